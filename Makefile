@@ -1,0 +1,42 @@
+# Quick start: `make play` (a game in the terminal) and `make test` (ruff, mypy, pytest).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PIP := $(BIN)/python -m pip
+
+.PHONY: play test lint typecheck pytest bench clean chromium
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(PIP) install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(PIP) install --quiet -e '.[test]'
+	touch $@ $(VENV)/.installed
+
+play: $(VENV)/.installed
+	$(BIN)/connect4 play --red human --yellow perfect
+
+chromium:
+	@command -v chromium >/dev/null 2>&1 || test -x /usr/bin/chromium || { \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check src tests benchmarks examples
+
+typecheck: $(VENV)/.installed-test
+	$(BIN)/mypy --strict src/connect4
+
+pytest: $(VENV)/.installed-test chromium
+	$(BIN)/pytest -m 'not slow' -q
+
+test: lint typecheck pytest
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

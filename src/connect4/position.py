@@ -1,0 +1,466 @@
+"""The Connect Four position: a bitboard for any ``width x height`` board.
+
+Bit layout (Pons' layout; 7x6 shown). Each column takes ``height + 1`` bits,
+bottom cell first, with one always-empty sentinel bit on top::
+
+      .  .  .  .  .  .  .     <- sentinel row (bits 6, 13, 20, ...)
+      5 12 19 26 33 40 47     <- top row
+      4 11 18 25 32 39 46
+      3 10 17 24 31 38 45
+      2  9 16 23 30 37 44
+      1  8 15 22 29 36 43
+      0  7 14 21 28 35 42     <- bottom row
+      col 0 (notation '1') ... col 6 (notation '7')
+
+Two integers describe a position: ``mask`` has a 1 for every stone and
+``current`` a 1 for every stone of the side to move. ``current + mask`` is a
+unique key (it adds a 1 just above each column's top stone). Four in a row is
+four shift-and-AND steps with shifts 1 (vertical), ``H+1`` (horizontal),
+``H`` and ``H+2`` (the two diagonals); the sentinel row stops wrap-around.
+
+Columns are 0-based in code and 1-based in move strings (``"4453"``).
+Widths above 9 write columns 10, 11, ... as ``a``, ``b``, ...
+
+>>> p = Position.from_moves("4453")
+>>> p.moves, p.ply, p.to_move
+('4453', 4, 1)
+>>> p.play(2); p.moves
+'44533'
+>>> p.undo()
+2
+>>> p
+Position.from_moves('4453')
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Literal
+
+from connect4.errors import IllegalMoveError, InvalidMoveError, move_error_prefix
+
+Rules = Literal["standard", "count-fours"]
+RULES: tuple[Rules, ...] = ("standard", "count-fours")
+COLUMN_SYMBOLS = "123456789abcdefghijklmnopqrstuvwxyz"
+DEFAULT_WIDTH = 7
+DEFAULT_HEIGHT = 6
+
+
+def check_board_size(width: int, height: int) -> None:
+    """Raise ``ValueError`` unless a ``width x height`` board fits the 64-bit layout.
+
+    >>> check_board_size(7, 6)
+    >>> check_board_size(8, 8)
+    Traceback (most recent call last):
+    ...
+    ValueError: board 8x8 is too large: width*(height+1) = 72 must be <= 64
+    """
+    if width < 1 or height < 1:
+        raise ValueError(f"board {width}x{height} is invalid: width and height must be >= 1")
+    if width * (height + 1) > 64:
+        raise ValueError(
+            f"board {width}x{height} is too large: width*(height+1) = "
+            f"{width * (height + 1)} must be <= 64"
+        )
+    if width > len(COLUMN_SYMBOLS):
+        raise ValueError(f"board {width}x{height} is too wide for the move notation")
+
+
+def bottom_mask(width: int, height: int) -> int:
+    """A 1 in the bottom cell of every column.
+
+    >>> bin(bottom_mask(3, 2))
+    '0b1001001'
+    """
+    return sum(1 << (c * (height + 1)) for c in range(width))
+
+
+def board_mask(width: int, height: int) -> int:
+    """A 1 in every playable cell (sentinels excluded)."""
+    return bottom_mask(width, height) * ((1 << height) - 1)
+
+
+def four_in_a_row(stones: int, height: int) -> bool:
+    """True when ``stones`` (one player's bitboard) hold four in a row.
+
+    >>> four_in_a_row(0b1111, 6)
+    True
+    """
+    for shift in (1, height + 1, height, height + 2):
+        pairs = stones & (stones >> shift)
+        if pairs & (pairs >> (2 * shift)):
+            return True
+    return False
+
+
+def count_fours(stones: int, height: int) -> int:
+    """The number of distinct four-cell lines fully owned (five in a row counts 2).
+
+    >>> count_fours(0b11111, 6)
+    2
+    """
+    total = 0
+    for shift in (1, height + 1, height, height + 2):
+        pairs = stones & (stones >> shift)
+        total += (pairs & (pairs >> (2 * shift))).bit_count()
+    return total
+
+
+def winning_cells(stones: int, height: int) -> int:
+    """The cells that are part of some four-in-a-row of ``stones`` (a bitboard).
+
+    >>> bin(winning_cells(0b11110, 6))
+    '0b11110'
+    """
+    cells = 0
+    for shift in (1, height + 1, height, height + 2):
+        pairs = stones & (stones >> shift)
+        starts = pairs & (pairs >> (2 * shift))
+        for k in range(4):
+            cells |= starts << (k * shift)
+    return cells
+
+
+def column_symbol(column: int) -> str:
+    """The notation character of a 0-based column: ``3 -> '4'``."""
+    return COLUMN_SYMBOLS[column]
+
+
+def parse_column(token: str, width: int, index: int) -> int:
+    """The 0-based column of one notation character, or ``InvalidMoveError``.
+
+    ``index`` is the 1-based place of the character in its move string, for the message.
+
+    >>> parse_column("4", 7, 1)
+    3
+    """
+    value = COLUMN_SYMBOLS.find(token.lower()) if len(token) == 1 else -1
+    if value < 0 or not token.isalnum():
+        raise InvalidMoveError(f"{move_error_prefix(index, token)}: not a column number")
+    if value >= width:
+        raise InvalidMoveError(
+            f"{move_error_prefix(index, token)}: column {value + 1} is out of range "
+            f"1-{width}"
+        )
+    return value
+
+
+class Position:
+    """A Connect Four position with a make/unmake move stack.
+
+    >>> p = Position(width=7, height=6)
+    >>> for c in (3, 3, 4, 4, 5, 5):
+    ...     p.play(c)
+    >>> p.is_winning_move(6), p.is_winning_move(2), p.winner()
+    (True, True, None)
+    >>> p.play(6); p.winner(), p.is_over()
+    (1, True)
+    """
+
+    __slots__ = (
+        "_bottom",
+        "_board",
+        "_heights",
+        "_history",
+        "_over",
+        "current",
+        "height",
+        "mask",
+        "rules",
+        "width",
+    )
+
+    def __init__(
+        self, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT, rules: Rules = "standard"
+    ) -> None:
+        check_board_size(width, height)
+        if rules not in RULES:
+            raise ValueError(f"unknown rules {rules!r}: choose one of {', '.join(RULES)}")
+        self.width = width
+        self.height = height
+        self.rules: Rules = rules
+        self.current = 0
+        self.mask = 0
+        self._bottom = bottom_mask(width, height)
+        self._board = board_mask(width, height)
+        self._heights = [0] * width
+        self._history: list[int] = []
+        # _over[i] is True when the game had ended after i plies (standard rules).
+        self._over: list[bool] = [False]
+
+    # ----------------------------------------------------------------- notation
+    @classmethod
+    def from_moves(
+        cls,
+        moves: str,
+        width: int = DEFAULT_WIDTH,
+        height: int = DEFAULT_HEIGHT,
+        rules: Rules = "standard",
+    ) -> Position:
+        """The position after a 1-indexed move string such as ``"4453"``.
+
+        Raises :class:`InvalidMoveError` for a character that is not a column and
+        :class:`IllegalMoveError` for a full column or a move after the game ended;
+        the message names the move's place in the string.
+
+        >>> Position.from_moves("4444444")
+        Traceback (most recent call last):
+        ...
+        connect4.errors.IllegalMoveError: move 7 ('4'): column 4 is full
+        """
+        position = cls(width, height, rules)
+        for index, token in enumerate(moves, start=1):
+            position.play(parse_column(token, width, index))
+        return position
+
+    @property
+    def moves(self) -> str:
+        """The move string that reaches this position (1-indexed columns)."""
+        return "".join(COLUMN_SYMBOLS[c] for c in self._history)
+
+    @property
+    def history(self) -> list[int]:
+        """The 0-based columns played so far, oldest first (a copy)."""
+        return list(self._history)
+
+    @property
+    def last_move(self) -> int | None:
+        """The 0-based column of the last move, or ``None`` on the empty board."""
+        return self._history[-1] if self._history else None
+
+    def parse_move(self, text: str) -> int:
+        """The 0-based column of a user-typed column number (``"4" -> 3``)."""
+        text = text.strip()
+        if text.isdigit() and 1 <= int(text) <= self.width:
+            return int(text) - 1
+        if len(text) == 1:
+            return parse_column(text, self.width, self.ply + 1)
+        raise InvalidMoveError(
+            f"{move_error_prefix(self.ply + 1, text)}: not a column number 1-{self.width}"
+        )
+
+    def move_label(self, move: int) -> str:
+        """The notation of a 0-based column (``3 -> '4'``)."""
+        return COLUMN_SYMBOLS[move]
+
+    # -------------------------------------------------------------- state
+    @property
+    def ply(self) -> int:
+        """The number of stones on the board."""
+        return len(self._history)
+
+    @property
+    def to_move(self) -> int:
+        """1 when red (the first player) is to move, 2 for yellow."""
+        return 1 + (len(self._history) & 1)
+
+    @property
+    def heights(self) -> list[int]:
+        """Stones in each column (a copy)."""
+        return list(self._heights)
+
+    @property
+    def size(self) -> int:
+        """The number of cells, ``width * height``."""
+        return self.width * self.height
+
+    def stones(self, player: int) -> int:
+        """The bitboard of ``player``'s stones (1 = red, 2 = yellow)."""
+        if player == self.to_move:
+            return self.current
+        return self.current ^ self.mask
+
+    def cell(self, column: int, row: int) -> int:
+        """0 for empty, 1 for red, 2 for yellow; row 0 is the bottom."""
+        bit = 1 << (column * (self.height + 1) + row)
+        if not self.mask & bit:
+            return 0
+        return self.to_move if self.current & bit else 3 - self.to_move
+
+    def key(self) -> int:
+        """An integer unique to this position on this board size (``current + mask``)."""
+        return self.current + self.mask
+
+    def can_play(self, column: int) -> bool:
+        """True when ``column`` (0-based) is on the board, not full, and the game is on."""
+        return (
+            0 <= column < self.width
+            and self._heights[column] < self.height
+            and not self._over[-1]
+        )
+
+    def legal_moves(self) -> list[int]:
+        """Playable 0-based columns, centre first; empty once the game is over.
+
+        >>> Position().legal_moves()
+        [3, 2, 4, 1, 5, 0, 6]
+        """
+        if self._over[-1]:
+            return []
+        return [c for c in centre_order(self.width) if self._heights[c] < self.height]
+
+    def is_winning_move(self, column: int) -> bool:
+        """True when playing ``column`` now makes four in a row for the side to move."""
+        if not self.can_play(column):
+            return False
+        bit = 1 << (column * (self.height + 1) + self._heights[column])
+        return four_in_a_row(self.current | bit, self.height)
+
+    # -------------------------------------------------------------- make / unmake
+    def play(self, column: int) -> None:
+        """Drop a stone of the side to move in 0-based ``column``.
+
+        Raises :class:`InvalidMoveError` (not a column) or :class:`IllegalMoveError`.
+        """
+        if not (isinstance(column, int) and 0 <= column < self.width):
+            token = str(column + 1) if isinstance(column, int) else str(column)
+            raise InvalidMoveError(
+                f"{move_error_prefix(self.ply + 1, token)}: column {token} is out of range "
+                f"1-{self.width}"
+            )
+        if self._over[-1]:
+            raise IllegalMoveError(
+                f"{move_error_prefix(self.ply + 1, COLUMN_SYMBOLS[column])}: the game is "
+                f"already over ({self.result_text()})"
+            )
+        h = self._heights[column]
+        if h >= self.height:
+            raise IllegalMoveError(
+                f"{move_error_prefix(self.ply + 1, COLUMN_SYMBOLS[column])}: column "
+                f"{column + 1} is full"
+            )
+        bit = 1 << (column * (self.height + 1) + h)
+        mover = self.current | bit
+        self.current ^= self.mask
+        self.mask |= bit
+        self._heights[column] = h + 1
+        self._history.append(column)
+        full = len(self._history) == self.size
+        if self.rules == "standard":
+            self._over.append(full or four_in_a_row(mover, self.height))
+        else:
+            self._over.append(full)
+
+    def undo(self) -> int:
+        """Take back the last move and return its 0-based column.
+
+        Raises :class:`IllegalMoveError` on the empty board.
+        """
+        if not self._history:
+            raise IllegalMoveError("nothing to undo: the board is empty")
+        column = self._history.pop()
+        self._over.pop()
+        h = self._heights[column] - 1
+        self._heights[column] = h
+        self.mask ^= 1 << (column * (self.height + 1) + h)
+        self.current ^= self.mask
+        return column
+
+    # -------------------------------------------------------------- results
+    def score_of(self, player: int) -> int:
+        """The count-fours score of ``player``: four-cell lines they own."""
+        return count_fours(self.stones(player), self.height)
+
+    def winner(self) -> int | None:
+        """1 (red) or 2 (yellow) once a player has won, else ``None``.
+
+        Under ``count-fours`` rules the winner is decided when the board is full,
+        by the number of four-cell lines each player owns.
+        """
+        if not self._over[-1]:
+            return None
+        if self.rules == "standard":
+            last = 2 - (len(self._history) & 1)  # the player who moved last
+            return last if four_in_a_row(self.stones(last), self.height) else None
+        red, yellow = self.score_of(1), self.score_of(2)
+        if red == yellow:
+            return None
+        return 1 if red > yellow else 2
+
+    def is_over(self) -> bool:
+        """True once the game has ended (a win, or a full board)."""
+        return self._over[-1]
+
+    def is_draw(self) -> bool:
+        """True when the game ended without a winner."""
+        return self._over[-1] and self.winner() is None
+
+    def winning_line(self) -> int:
+        """Bitboard of the cells in the winner's fours (0 when nobody has won)."""
+        who = self.winner()
+        return 0 if who is None else winning_cells(self.stones(who), self.height)
+
+    def result_text(self) -> str:
+        """A short human sentence about the result so far."""
+        who = self.winner()
+        if who is not None:
+            name = "red" if who == 1 else "yellow"
+            if self.rules == "count-fours":
+                return f"{name} wins {self.score_of(who)}-{self.score_of(3 - who)}"
+            return f"{name} has won"
+        if self.is_over():
+            if self.rules == "count-fours":
+                return f"draw {self.score_of(1)}-{self.score_of(2)}"
+            return "draw"
+        return f"{'red' if self.to_move == 1 else 'yellow'} to move"
+
+    # -------------------------------------------------------------- copies
+    def copy(self) -> Position:
+        """An independent copy with the same move stack."""
+        other = Position.__new__(Position)
+        other.width, other.height, other.rules = self.width, self.height, self.rules
+        other.current, other.mask = self.current, self.mask
+        other._bottom, other._board = self._bottom, self._board
+        other._heights = list(self._heights)
+        other._history = list(self._history)
+        other._over = list(self._over)
+        return other
+
+    def mirrored(self) -> Position:
+        """The left-right mirror image (reached by the mirrored move string)."""
+        other = Position(self.width, self.height, self.rules)
+        for column in self._history:
+            other.play(self.width - 1 - column)
+        return other
+
+    # -------------------------------------------------------------- display
+    def __repr__(self) -> str:
+        extra = ""
+        if (self.width, self.height) != (DEFAULT_WIDTH, DEFAULT_HEIGHT):
+            extra += f", width={self.width}, height={self.height}"
+        if self.rules != "standard":
+            extra += f", rules={self.rules!r}"
+        return f"Position.from_moves({self.moves!r}{extra})"
+
+    def __str__(self) -> str:
+        symbols = ".XO"
+        rows = [
+            " ".join(symbols[self.cell(c, r)] for c in range(self.width))
+            for r in reversed(range(self.height))
+        ]
+        rows.append(" ".join(COLUMN_SYMBOLS[c] for c in range(self.width)))
+        return "\n".join(rows)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Position):
+            return NotImplemented
+        return (self.width, self.height, self.rules, self.current, self.mask) == (
+            other.width,
+            other.height,
+            other.rules,
+            other.current,
+            other.mask,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.width, self.height, self.rules, self.current, self.mask))
+
+
+@functools.cache
+def centre_order(width: int) -> tuple[int, ...]:
+    """Columns ordered from the centre outwards, left before right on ties.
+
+    >>> centre_order(7)
+    (3, 2, 4, 1, 5, 0, 6)
+    """
+    return tuple(sorted(range(width), key=lambda c: (abs(2 * c - (width - 1)), c)))
