@@ -1,2 +1,113 @@
+"""The ``connect4`` command: play, solve, bench, tree, analyze, book, arena, serve.
+
+Each subcommand is a thin wrapper; the work lives in the module of its concept.
+Heavy modules are imported inside the commands so start-up stays fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(
+    name="connect4",
+    help="Connect Four and tic-tac-toe: play, solve, analyse search, run AI tournaments.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print ``error: message`` on stderr and return the Exit to raise."""
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+@app.callback()
+def root(
+    version: Annotated[bool, typer.Option("--version", help="show the version and exit")] = False,
+) -> None:
+    """Connect Four and tic-tac-toe: play, solve, analyse search, run AI tournaments."""
+    if version:
+        from connect4 import __version__
+
+        typer.echo(f"connect4 {__version__}")
+        raise typer.Exit()
+
+
+@app.command()
+def play(
+    red: Annotated[
+        str, typer.Option(help="red (first player) spec: human, random, perfect, ...")
+    ] = "human",
+    yellow: Annotated[
+        str, typer.Option(help="yellow spec; 'auto' = the strongest AI available")
+    ] = "auto",
+    game: Annotated[str, typer.Option(help="connect4 or tictactoe")] = "connect4",
+    width: Annotated[int, typer.Option(help="board width (connect4)")] = 7,
+    height: Annotated[int, typer.Option(help="board height (connect4)")] = 6,
+    rules: Annotated[str, typer.Option(help="standard or count-fours")] = "standard",
+    seed: Annotated[int | None, typer.Option(help="seed for reproducible random choices")] = None,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="print one JSON object when the game ends")
+    ] = False,
+    hint: Annotated[str | None, typer.Option(help="player spec used for 'h' hints")] = None,
+) -> None:
+    """Play a game in the terminal. Type a column number, u (undo), h (hint) or q (quit)."""
+    from rich.console import Console
+
+    from connect4.players import PlayerSpecError, make_player
+    from connect4.terminal import new_game, play_game, strongest_ai
+
+    try:
+        board = new_game(game, width, height, rules)
+    except ValueError as error:
+        raise fail(str(error)) from None
+    specs = [strongest_ai(game, rules) if spec == "auto" else spec for spec in (red, yellow)]
+    size = {"width": width, "height": height}
+    try:
+        players = [
+            make_player(
+                spec,
+                game=game,
+                rules=rules,
+                seed=None if seed is None else seed + index,
+                **size,
+            )
+            for index, spec in enumerate(specs)
+        ]
+    except PlayerSpecError as error:
+        raise fail(str(error)) from None
+    console = Console(stderr=json_output, highlight=False)
+    try:
+        record = play_game(
+            board,
+            players[0],
+            players[1],
+            game_name=game,
+            console=console,
+            hint_spec=hint,
+        )
+    except KeyboardInterrupt:
+        console.print("\ninterrupted")
+        raise typer.Exit(130) from None
+    finally:
+        for player in players:
+            player.close()
+    if json_output:
+        typer.echo(record.to_json())
+
+
 def main() -> None:
-    pass
+    """Entry point of the ``connect4`` console script."""
+    try:
+        app()
+    except BrokenPipeError:
+        sys.stderr.close()
+
+
+if __name__ == "__main__":
+    main()

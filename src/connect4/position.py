@@ -134,15 +134,15 @@ def parse_column(token: str, width: int, index: int) -> int:
     >>> parse_column("4", 7, 1)
     3
     """
-    value = COLUMN_SYMBOLS.find(token.lower()) if len(token) == 1 else -1
-    if value < 0 or not token.isalnum():
-        raise InvalidMoveError(f"{move_error_prefix(index, token)}: not a column number")
-    if value >= width:
-        raise InvalidMoveError(
-            f"{move_error_prefix(index, token)}: column {value + 1} is out of range "
-            f"1-{width}"
-        )
-    return value
+    symbol = token.lower()
+    if len(token) == 1 and symbol in COLUMN_SYMBOLS[:width]:
+        return COLUMN_SYMBOLS.index(symbol)
+    prefix = move_error_prefix(index, token)
+    digits = token.isascii() and token.isdigit()
+    if digits or (width > 9 and len(token) == 1 and symbol in COLUMN_SYMBOLS):
+        number = int(token) if digits else COLUMN_SYMBOLS.index(symbol) + 1
+        raise InvalidMoveError(f"{prefix}: column {number} is out of range 1-{width}")
+    raise InvalidMoveError(f"{prefix}: not a column number 1-{width}")
 
 
 class Position:
@@ -158,8 +158,8 @@ class Position:
     """
 
     __slots__ = (
-        "_bottom",
         "_board",
+        "_bottom",
         "_heights",
         "_history",
         "_over",
@@ -231,13 +231,9 @@ class Position:
     def parse_move(self, text: str) -> int:
         """The 0-based column of a user-typed column number (``"4" -> 3``)."""
         text = text.strip()
-        if text.isdigit() and 1 <= int(text) <= self.width:
+        if text.isascii() and text.isdigit() and 1 <= int(text) <= self.width:
             return int(text) - 1
-        if len(text) == 1:
-            return parse_column(text, self.width, self.ply + 1)
-        raise InvalidMoveError(
-            f"{move_error_prefix(self.ply + 1, text)}: not a column number 1-{self.width}"
-        )
+        return parse_column(text, self.width, self.ply + 1)
 
     def move_label(self, move: int) -> str:
         """The notation of a 0-based column (``3 -> '4'``)."""

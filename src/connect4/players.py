@@ -1,0 +1,289 @@
+"""Players and player specs: one string names a player everywhere.
+
+A spec is ``kind`` or ``kind:key=value,key=value`` (DESIGN.md): ``human``,
+``random``, ``alphabeta:depth=7,heuristic=windows/mollerhoj``, ``perfect``,
+``cmd:python examples/bot.py``. Each kind registers a :class:`PlayerKind`
+that lists its keys and their allowed values, so a bad spec gets an error
+listing the valid ones.
+
+>>> from connect4 import Position
+>>> player = make_player("random", seed=1)
+>>> player.choose(Position.from_moves("4444")).move in range(7)
+True
+>>> make_player("random:speed=3")
+Traceback (most recent call last):
+...
+connect4.players.PlayerSpecError: random: unknown key 'speed' (random takes: seed)
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from connect4.game import Game
+
+
+class PlayerSpecError(ValueError):
+    """A player spec that names no known player or has bad options."""
+
+
+@dataclass
+class MoveChoice:
+    """What a player answers for one position.
+
+    ``value`` is the player's own evaluation from the mover's point of view
+    (``None`` if it has none); ``proven`` is True for a move backed by an exact
+    solve, False when a search ran out of time, ``None`` when not applicable.
+    ``stats`` holds figures such as nodes, seconds and depth; ``tree`` a
+    recorded search tree as JSON-ready dict when one was asked for.
+    """
+
+    move: int
+    value: float | None = None
+    stats: dict[str, float | int | str] = field(default_factory=dict)
+    proven: bool | None = None
+    tree: dict[str, Any] | None = None
+    column_scores: list[int | None] | None = None
+
+
+class Player(Protocol):
+    """Anything that picks moves. ``is_human`` players are driven by the interface."""
+
+    spec: str
+    is_human: bool
+
+    def choose(self, game: Game) -> MoveChoice:
+        """Pick a move for the side to move in ``game`` (left unchanged)."""
+        ...
+
+    def close(self) -> None:
+        """Release resources (processes, pools)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Option:
+    """One key of a player kind: a description, a parser and the choices to list."""
+
+    description: str
+    parse: Callable[[str], object]
+    choices: tuple[str, ...] = ()
+    default: str | None = None
+
+
+@dataclass(frozen=True)
+class PlayerKind:
+    """A registered kind of player: how to build it from parsed options."""
+
+    name: str
+    description: str
+    options: dict[str, Option]
+    build: Callable[[str, dict[str, object], PlayerContext], Player]
+    games: tuple[str, ...] = ("connect4", "tictactoe")
+    free_argument: bool = False  # cmd:PROGRAM ARGS takes the rest verbatim
+
+
+@dataclass(frozen=True)
+class PlayerContext:
+    """Where a player will play: the game, board size, rules and RNG seed."""
+
+    game: str = "connect4"
+    width: int = 7
+    height: int = 6
+    rules: str = "standard"
+    seed: int | None = None
+
+
+KINDS: dict[str, PlayerKind] = {}
+
+
+def register(kind: PlayerKind) -> None:
+    """Add a player kind to the registry (later registrations replace earlier ones)."""
+    KINDS[kind.name] = kind
+
+
+def parse_int(low: int, high: int) -> Callable[[str], object]:
+    """A parser for an integer in ``[low, high]``."""
+
+    def parse(text: str) -> object:
+        if not text.lstrip("-").isdigit() or not low <= int(text) <= high:
+            raise ValueError(f"must be an integer {low}-{high}")
+        return int(text)
+
+    return parse
+
+
+def parse_float(low: float, high: float) -> Callable[[str], object]:
+    """A parser for a number in ``[low, high]``."""
+
+    def parse(text: str) -> object:
+        try:
+            value = float(text)
+        except ValueError:
+            raise ValueError(f"must be a number {low:g}-{high:g}") from None
+        if not low <= value <= high:
+            raise ValueError(f"must be a number {low:g}-{high:g}")
+        return value
+
+    return parse
+
+
+def parse_choice(*choices: str) -> Callable[[str], object]:
+    """A parser accepting one of ``choices``."""
+
+    def parse(text: str) -> object:
+        if text not in choices:
+            raise ValueError(f"must be one of {', '.join(choices)}")
+        return text
+
+    return parse
+
+
+def parse_switch(text: str) -> object:
+    """``on``/``off`` (also true/false, yes/no, 1/0) as a bool."""
+    lowered = text.lower()
+    if lowered in ("on", "true", "yes", "1"):
+        return True
+    if lowered in ("off", "false", "no", "0"):
+        return False
+    raise ValueError("must be on or off")
+
+
+def split_spec(spec: str) -> tuple[str, str]:
+    """``"alphabeta:depth=4"`` -> ``("alphabeta", "depth=4")``."""
+    kind, _, rest = spec.strip().partition(":")
+    return kind.strip().lower(), rest.strip()
+
+
+def parse_options(kind: PlayerKind, text: str) -> dict[str, object]:
+    """Parse ``key=value,key=value`` against a kind's options, defaults filled in."""
+    values: dict[str, object] = {}
+    valid = ", ".join(kind.options) or "no options"
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, eq, raw = item.partition("=")
+        key = key.strip().lower()
+        if key not in kind.options:
+            raise PlayerSpecError(f"{kind.name}: unknown key {key!r} ({kind.name} takes: {valid})")
+        if not eq:
+            raise PlayerSpecError(f"{kind.name}: {key} needs a value ({key}=...)")
+        option = kind.options[key]
+        try:
+            values[key] = option.parse(raw.strip())
+        except ValueError as error:
+            raise PlayerSpecError(f"{kind.name}: {key}={raw.strip()!r} {error}") from None
+    for key, option in kind.options.items():
+        if key not in values and option.default is not None:
+            values[key] = option.parse(option.default)
+    return values
+
+
+def make_player(
+    spec: str,
+    *,
+    game: str = "connect4",
+    width: int = 7,
+    height: int = 6,
+    rules: str = "standard",
+    seed: int | None = None,
+) -> Player:
+    """Build the player a spec names; raises :class:`PlayerSpecError` listing valid choices."""
+    kind_name, rest = split_spec(spec)
+    if kind_name not in KINDS:
+        raise PlayerSpecError(
+            f"unknown player {kind_name!r}: choose one of {', '.join(sorted(KINDS))}"
+        )
+    kind = KINDS[kind_name]
+    if game not in kind.games:
+        raise PlayerSpecError(f"{kind_name} cannot play {game} (it plays {', '.join(kind.games)})")
+    if kind.free_argument:
+        options: dict[str, object] = {"argument": rest}
+    else:
+        options = parse_options(kind, rest)
+    context = PlayerContext(game=game, width=width, height=height, rules=rules, seed=seed)
+    return kind.build(spec.strip(), options, context)
+
+
+def describe_players() -> list[dict[str, Any]]:
+    """Every registered kind with its keys and choices (for help text and web menus)."""
+    return [
+        {
+            "kind": kind.name,
+            "description": kind.description,
+            "games": list(kind.games),
+            "options": {
+                key: {
+                    "description": option.description,
+                    "choices": list(option.choices),
+                    "default": option.default,
+                }
+                for key, option in kind.options.items()
+            },
+        }
+        for kind in KINDS.values()
+    ]
+
+
+# ---------------------------------------------------------------- built-in kinds
+class HumanPlayer:
+    """A person at the interface; the interface asks them for moves."""
+
+    is_human = True
+
+    def __init__(self, spec: str = "human") -> None:
+        self.spec = spec
+
+    def choose(self, game: Game) -> MoveChoice:
+        raise PlayerSpecError("a human player's moves come from the interface")
+
+    def close(self) -> None:
+        pass
+
+
+class RandomPlayer:
+    """Plays a uniformly random legal move; reproducible with a seed.
+
+    >>> from connect4 import TicTacToe
+    >>> RandomPlayer(seed=3).choose(TicTacToe()).move in range(9)
+    True
+    """
+
+    is_human = False
+
+    def __init__(self, spec: str = "random", seed: int | None = None) -> None:
+        self.spec = spec
+        self.rng = random.Random(seed)
+
+    def choose(self, game: Game) -> MoveChoice:
+        moves = sorted(game.legal_moves())
+        if not moves:
+            raise ValueError("no legal move: the game is over")
+        return MoveChoice(move=self.rng.choice(moves))
+
+    def close(self) -> None:
+        pass
+
+
+def _build_random(spec: str, options: dict[str, object], context: PlayerContext) -> Player:
+    seed = options.get("seed", context.seed)
+    return RandomPlayer(spec, seed if isinstance(seed, int) else None)
+
+
+register(
+    PlayerKind(
+        name="human",
+        description="a person at the keyboard or in the browser",
+        options={},
+        build=lambda spec, options, context: HumanPlayer(spec),
+    )
+)
+register(
+    PlayerKind(
+        name="random",
+        description="plays a uniformly random legal move",
+        options={"seed": Option("random seed (defaults to --seed)", parse_int(0, 2**63))},
+        build=_build_random,
+    )
+)

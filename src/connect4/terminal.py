@@ -1,0 +1,286 @@
+"""Terminal play: a rich board, human input with undo/hints/quit, AI players.
+
+With stdin a terminal, humans are prompted; otherwise one move per line is read
+from stdin, so a whole game can be piped in::
+
+    printf '4\\n4\\n5\\n5\\n6\\n6\\n7\\n' | connect4 play --red human --yellow human
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from rich.console import Console
+from rich.text import Text
+
+from connect4.errors import IllegalMoveError, InvalidMoveError
+from connect4.game import Game
+from connect4.players import KINDS, MoveChoice, Player, PlayerSpecError, make_player
+from connect4.position import Position, Rules
+from connect4.tictactoe import TicTacToe
+
+PLAYER_NAMES = {"connect4": ("red", "yellow"), "tictactoe": ("X", "O")}
+
+
+def new_game(game: str, width: int, height: int, rules: str) -> Position | TicTacToe:
+    """The empty board of ``game`` (``connect4`` or ``tictactoe``).
+
+    >>> new_game("connect4", 7, 6, "standard")
+    Position.from_moves('')
+    """
+    if game == "tictactoe":
+        return TicTacToe()
+    if game != "connect4":
+        raise ValueError(f"unknown game {game!r}: choose connect4 or tictactoe")
+    if rules not in ("standard", "count-fours"):
+        raise ValueError(f"unknown rules {rules!r}: choose standard or count-fours")
+    checked: Rules = "standard" if rules == "standard" else "count-fours"
+    return Position(width, height, checked)
+
+
+def strongest_ai(game: str, rules: str = "standard") -> str:
+    """The spec of the strongest AI available for a game (used by ``make play`` and hints)."""
+    if game == "connect4" and rules == "standard" and "perfect" in KINDS:
+        return "perfect"
+    if "alphabeta" in KINDS:
+        return "alphabeta:depth=9" if game == "tictactoe" else "alphabeta:level=hard"
+    return "random"
+
+
+def render_board(game: Game) -> Text:
+    """The board as rich text: coloured discs, last move and winning line marked."""
+    text = Text()
+    if isinstance(game, TicTacToe):
+        last = game.last_move
+        for base in (6, 3, 0):
+            for i in range(3):
+                cell = base + i
+                owner = game.cell(cell)
+                symbol = ("·", "X", "O")[owner]
+                style = ("dim", "bold red", "bold yellow")[owner]
+                if cell == last:
+                    style += " reverse"
+                text.append(f" {symbol if owner else cell + 1} ", style=style if owner else "dim")
+            text.append("\n")
+        return text
+    assert isinstance(game, Position)
+    winning = game.winning_line()
+    last = game.last_move
+    for row in reversed(range(game.height)):
+        text.append("│", style="blue")
+        for column in range(game.width):
+            owner = game.cell(column, row)
+            bit = 1 << (column * (game.height + 1) + row)
+            style = ("dim", "bold red", "bold yellow")[owner]
+            symbol = "·●○"[owner]
+            if winning & bit:
+                style += " reverse"
+            is_last = last == column and game.heights[column] - 1 == row
+            text.append("(" if is_last else " ", style="bold white")
+            text.append(symbol, style=style)
+            text.append(")" if is_last else " ", style="bold white")
+        text.append("│\n", style="blue")
+    text.append("└" + "───" * game.width + "┘\n", style="blue")
+    text.append(" " + "".join(f" {game.move_label(c)} " for c in range(game.width)) + "\n")
+    return text
+
+
+@dataclass
+class GameRecord:
+    """The moves of a finished (or abandoned) game and the time each move took."""
+
+    moves: str = ""
+    winner: int | None = None
+    move_seconds: list[float] = field(default_factory=list)
+    finished: bool = False
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "moves": self.moves,
+                "winner": self.winner,
+                "move_seconds": [round(s, 6) for s in self.move_seconds],
+                "finished": self.finished,
+            }
+        )
+
+
+class LineReader:
+    """Reads human input: a prompt on a terminal, plain lines from a pipe."""
+
+    def __init__(self, stream: TextIO, console: Console) -> None:
+        self.stream = stream
+        self.console = console
+        self.interactive = stream.isatty()
+
+    def read(self, prompt: str) -> str | None:
+        """One line without its newline, or ``None`` at end of input."""
+        if self.interactive:
+            try:
+                return self.console.input(prompt)
+            except EOFError:
+                return None
+        self.console.print(prompt, end="")
+        line = self.stream.readline()
+        if not line:
+            self.console.print()
+            return None
+        self.console.print(line.rstrip("\n"), highlight=False)
+        return line.rstrip("\r\n")
+
+
+def format_choice(choice: MoveChoice) -> str:
+    """A short line of an AI move's figures: value, nodes, time, depth."""
+    parts = []
+    if choice.value is not None:
+        parts.append(f"value {choice.value:g}")
+    for key in ("nodes", "depth"):
+        if key in choice.stats:
+            parts.append(f"{key} {choice.stats[key]}")
+    if "seconds" in choice.stats:
+        parts.append(f"{float(choice.stats['seconds']):.3f} s")
+    if choice.proven is False:
+        parts.append("not proven")
+    return ", ".join(parts)
+
+
+def hint_text(game: Game, hint_player: Callable[[], Player]) -> str:
+    """What ``h`` prints: every column's score if the hint player gives them, else its move."""
+    player = hint_player()
+    choice = player.choose(game.copy())
+    if choice.column_scores is not None and isinstance(game, Position):
+        cells = []
+        for column, score in enumerate(choice.column_scores):
+            label = game.move_label(column)
+            cells.append(f"{label}: {'-' if score is None else f'{score:+d}'}")
+        return (
+            "scores (+n: win, 0: draw, -n: loss; larger = faster): "
+            + "  ".join(cells)
+            + f"  -> play {game.move_label(choice.move)}"
+        )
+    detail = format_choice(choice)
+    return f"hint ({player.spec}): play {game.move_label(choice.move)}" + (
+        f" ({detail})" if detail else ""
+    )
+
+
+def play_game(
+    game: Game,
+    red: Player,
+    yellow: Player,
+    *,
+    game_name: str = "connect4",
+    console: Console | None = None,
+    stdin: TextIO | None = None,
+    hint_spec: str | None = None,
+    show_board: bool = True,
+) -> GameRecord:
+    """Play one game to its end (or until the humans quit) and return its record."""
+    console = console or Console()
+    reader = LineReader(stdin or sys.stdin, console)
+    players = (red, yellow)
+    names = PLAYER_NAMES.get(game_name, ("red", "yellow"))
+    record = GameRecord()
+    hint_cache: list[Player] = []
+
+    def hint_player() -> Player:
+        if not hint_cache:
+            spec = hint_spec or strongest_ai(game_name, getattr(game, "rules", "standard"))
+            width, height = board_size(game)
+            hint_cache.append(make_player(spec, game=game_name, width=width, height=height))
+        return hint_cache[0]
+
+    if show_board:
+        console.print(render_board(game))
+    while not game.is_over():
+        mover = players[game.to_move - 1]
+        name = names[game.to_move - 1]
+        started = time.perf_counter()
+        if mover.is_human:
+            line = reader.read(f"{name} to move — column, u undo, h hint, q quit: ")
+            if line is None:
+                console.print(
+                    f"[bold]end of input[/] before the game ended: stopped after "
+                    f"{game.ply} moves ({game.moves or 'empty board'})"
+                )
+                break
+            command = line.strip().lower()
+            if command in ("q", "quit", "exit"):
+                console.print(f"quit after {game.ply} moves ({game.moves or 'empty board'})")
+                break
+            if command in ("u", "undo"):
+                undo_turn(game, players, record, console)
+                if show_board:
+                    console.print(render_board(game))
+                continue
+            if command in ("h", "hint", "?"):
+                try:
+                    console.print(hint_text(game, hint_player))
+                except (PlayerSpecError, ValueError) as error:
+                    console.print(f"[red]no hint available:[/] {error}")
+                continue
+            try:
+                move = game.parse_move(command)
+                game.play(move)
+            except (InvalidMoveError, IllegalMoveError) as error:
+                console.print(f"[red]{error}[/] — try again")
+                continue
+            record.move_seconds.append(time.perf_counter() - started)
+        else:
+            choice = mover.choose(game.copy())
+            game.play(choice.move)
+            record.move_seconds.append(time.perf_counter() - started)
+            detail = format_choice(choice)
+            console.print(
+                f"{name} ({mover.spec}) plays {game.move_label(choice.move)}"
+                + (f"  [dim]{detail}[/]" if detail else "")
+            )
+        if show_board:
+            console.print(render_board(game))
+    record.moves = game.moves
+    record.finished = game.is_over()
+    record.winner = game.winner() if record.finished else None
+    if record.finished:
+        console.print(result_line(game, names))
+    return record
+
+
+def board_size(game: Game) -> tuple[int, int]:
+    """``(width, height)`` of a game, for building players (3x3 for tic-tac-toe)."""
+    return getattr(game, "width", 7), getattr(game, "height", 6)
+
+
+def undo_turn(
+    game: Game, players: tuple[Player, Player], record: GameRecord, console: Console
+) -> None:
+    """Undo one ply against a human, or back to the human's previous turn against an AI."""
+    if game.ply == 0:
+        console.print("[red]nothing to undo[/]")
+        return
+    game.undo()
+    if record.move_seconds:
+        record.move_seconds.pop()
+    while game.ply > 0 and not players[game.to_move - 1].is_human:
+        game.undo()
+        if record.move_seconds:
+            record.move_seconds.pop()
+    console.print(f"undone: back to {game.moves or 'the empty board'}")
+
+
+def result_line(game: Game, names: tuple[str, str]) -> str:
+    """The closing line: who won, or a draw (with count-fours scores)."""
+    who = game.winner()
+    rules = getattr(game, "rules", "standard")
+    score = ""
+    if isinstance(game, Position) and rules == "count-fours":
+        score = f" ({game.score_of(1)}-{game.score_of(2)} fours)"
+    if who is None:
+        return f"[bold]Draw[/]{score} after {game.ply} moves: {game.moves}"
+    style = "bold red" if who == 1 else "bold yellow"
+    winner = names[who - 1].capitalize()
+    return f"[{style}]{winner} wins[/]{score} after {game.ply} moves: {game.moves}"
