@@ -287,3 +287,20 @@ register(
         build=_build_random,
     )
 )
+
+
+def _build_cmd(spec: str, options: dict[str, object], context: PlayerContext) -> Player:
+    from connect4.external import build_external  # imported lazily: spawns processes
+
+    return build_external(spec, options, context)
+
+
+register(
+    PlayerKind(
+        name="cmd",
+        description="an external program speaking the bot protocol: cmd:PROGRAM ARGS",
+        options={},
+        build=_build_cmd,
+        free_argument=True,
+    )
+)

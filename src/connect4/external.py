@@ -1,0 +1,274 @@
+"""External bots: any program that speaks the line protocol, as the ``cmd:`` player.
+
+The arena runs ``cmd:PROGRAM ARGS`` as a child process in its own process
+group and talks to it one line per message over stdin/stdout (docs/arena.md)::
+
+    arena -> bot   init <game> <width> <height> <colour> <rules>
+    bot -> arena   ready
+    arena -> bot   move <moves or -> <seconds or ->     (once per turn)
+    bot -> arena   <move>                               (1-based column; numpad cell)
+    arena -> bot   quit
+
+``<game>`` is ``connect4`` or ``tictactoe``, ``<colour>`` is ``red`` (moves
+first) or ``yellow``, ``<moves>`` is the game's move string so far (``-`` for
+none) and ``<seconds>`` the time left for this move (``-`` when unlimited).
+A bot that is too slow, dies, prints anything but a move, or plays an illegal
+move raises :class:`BotFault` with the forfeit reason: ``timeout``, ``crash``
+(non-zero exit or signal), ``exited`` (exit status 0 mid-game),
+``bad output 'hello'`` or ``illegal move 9``.
+
+>>> import sys
+>>> from connect4 import Position
+>>> bot = make_external(f"{sys.executable} examples/bot.py", time_limit=5.0)
+>>> bot.choose(Position.from_moves("44")).move in range(7)
+True
+>>> bot.close()
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import re
+import select
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from typing import IO
+
+from connect4.game import Game
+from connect4.players import MoveChoice, PlayerContext, PlayerSpecError
+
+STARTUP_SECONDS = 10.0  # a bot must answer ``init`` with ``ready`` within this
+QUIT_GRACE_SECONDS = 0.5  # after ``quit``, the process group is killed
+MAX_LINE = 200  # longer replies are bad output
+MOVE_PATTERN = re.compile(r"[+-]?\d{1,6}")
+
+
+class BotFault(Exception):
+    """A bot broke the protocol; ``reason`` is the forfeit reason recorded in results.
+
+    >>> BotFault("illegal move 9").reason
+    'illegal move 9'
+    """
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(reason + (f" ({detail})" if detail else ""))
+        self.reason = reason
+        self.detail = detail
+
+
+def bad_output(line: str) -> BotFault:
+    """The fault for a reply that is not what the protocol asks for."""
+    shown = line if len(line) <= 40 else line[:40] + "..."
+    return BotFault(f"bad output {shown!r}")
+
+
+def _set_parent_death_signal() -> None:
+    """In the child: get SIGKILL if the arena dies (Linux), so no bot outlives it."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+
+
+def parse_command(argument: str) -> list[str]:
+    """The argv of a ``cmd:`` spec's argument; raises :class:`PlayerSpecError`.
+
+    >>> parse_command("python3 bot.py --fast")
+    ['python3', 'bot.py', '--fast']
+    """
+    try:
+        argv = shlex.split(argument)
+    except ValueError as error:
+        raise PlayerSpecError(f"cmd: cannot parse command {argument!r}: {error}") from None
+    if not argv:
+        raise PlayerSpecError("cmd: needs a program to run, e.g. cmd:python3 examples/bot.py")
+    program = argv[0]
+    if shutil.which(program) is None and not (os.sep in program and os.path.exists(program)):
+        raise PlayerSpecError(f"cmd: program {program!r} not found")
+    return argv
+
+
+class ExternalPlayer:
+    """A bot in another process, driven through the line protocol.
+
+    The process starts on the first :meth:`choose` (the colour is known then)
+    and lives until :meth:`close`, which sends ``quit`` and kills its whole
+    process group. ``time_limit`` (seconds per move, ``None`` = unlimited) is
+    set by the arena's ``--time-per-move``.
+    """
+
+    is_human = False
+
+    def __init__(
+        self,
+        spec: str,
+        argv: list[str],
+        context: PlayerContext,
+        time_limit: float | None = None,
+        startup_seconds: float = STARTUP_SECONDS,
+    ) -> None:
+        self.spec = spec
+        self.argv = argv
+        self.context = context
+        self.time_limit = time_limit
+        self.startup_seconds = startup_seconds
+        self.process: subprocess.Popen[bytes] | None = None
+        self.colour: int | None = None
+        self._buffer = b""
+        self._stderr: IO[bytes] | None = None
+
+    # ---------------------------------------------------------------- process
+    def _start(self, colour: int) -> None:
+        self.close()
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed in close())
+        try:
+            self.process = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._stderr,
+                start_new_session=True,
+                preexec_fn=_set_parent_death_signal if sys.platform == "linux" else None,
+            )
+        except OSError as error:
+            raise BotFault("crash", f"cannot start {self.argv[0]!r}: {error}") from None
+        self._buffer = b""
+        self.colour = colour
+        context = self.context
+        name = "red" if colour == 1 else "yellow"
+        self._send(f"init {context.game} {context.width} {context.height} {name} {context.rules}")
+        reply = self._read_line(time.monotonic() + self.startup_seconds)
+        if reply.strip() != "ready":
+            raise bad_output(reply)
+
+    def _stderr_tail(self) -> str:
+        if self._stderr is None:
+            return ""
+        try:
+            self._stderr.seek(0)
+            lines = self._stderr.read().decode("utf-8", "replace").strip().splitlines()
+        except (OSError, ValueError):
+            return ""
+        return lines[-1][:200] if lines else ""
+
+    def _death(self) -> BotFault:
+        """The fault for a bot whose output ended: crash or exited, with its status."""
+        assert self.process is not None
+        try:
+            code = self.process.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            self._kill()
+            return BotFault("crash", "closed its output")
+        tail = self._stderr_tail()
+        detail = f"exit status {code}" + (f": {tail}" if tail else "")
+        return BotFault("exited" if code == 0 else "crash", detail)
+
+    def _send(self, line: str) -> None:
+        assert self.process is not None and self.process.stdin is not None
+        try:
+            self.process.stdin.write(line.encode() + b"\n")
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise self._death() from None
+
+    def _read_line(self, deadline: float | None) -> str:
+        assert self.process is not None and self.process.stdout is not None
+        fd = self.process.stdout.fileno()
+        while b"\n" not in self._buffer:
+            if len(self._buffer) > MAX_LINE:
+                raise bad_output(self._buffer.decode("utf-8", "replace"))
+            timeout = None if deadline is None else deadline - time.monotonic()
+            if timeout is not None and timeout <= 0:
+                raise BotFault("timeout")
+            ready, _, _ = select.select([fd], [], [], timeout)
+            if not ready:
+                raise BotFault("timeout")
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                if self._buffer:
+                    raise bad_output(self._buffer.decode("utf-8", "replace"))
+                raise self._death()
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line.decode("utf-8", "replace").rstrip("\r")
+
+    def _kill(self) -> None:
+        if self.process is None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            self.process.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=5.0)
+
+    # ---------------------------------------------------------------- Player
+    def choose(self, game: Game) -> MoveChoice:
+        """Ask the bot for a move; raises :class:`BotFault` with the forfeit reason."""
+        if self.process is None or self.colour != game.to_move:
+            self._start(game.to_move)
+        limit = self.time_limit
+        started = time.monotonic()
+        self._send(f"move {game.moves or '-'} {'-' if limit is None else f'{limit:.3f}'}")
+        line = self._read_line(None if limit is None else started + limit)
+        seconds = time.monotonic() - started
+        token = line.strip()
+        if not MOVE_PATTERN.fullmatch(token):
+            raise bad_output(line)
+        number = int(token)
+        move = number - 1
+        if move not in game.legal_moves():
+            raise BotFault(f"illegal move {number}")
+        return MoveChoice(move=move, stats={"seconds": round(seconds, 6)})
+
+    def close(self) -> None:
+        """Send ``quit``, give the bot a moment, then kill its process group."""
+        process = self.process
+        if process is not None:
+            if process.poll() is None:
+                with contextlib.suppress(Exception):
+                    assert process.stdin is not None
+                    process.stdin.write(b"quit\n")
+                    process.stdin.flush()
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    process.wait(timeout=QUIT_GRACE_SECONDS)
+            # Kill the group even after a clean exit: the bot's own children go too.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+            if process.poll() is None:
+                self._kill()
+            for stream in (process.stdin, process.stdout):
+                with contextlib.suppress(Exception):
+                    if stream is not None:
+                        stream.close()
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+        self.process = None
+        self.colour = None
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.close()
+
+
+def make_external(
+    argument: str,
+    context: PlayerContext | None = None,
+    time_limit: float | None = None,
+) -> ExternalPlayer:
+    """An :class:`ExternalPlayer` for ``PROGRAM ARGS`` (the text after ``cmd:``)."""
+    return ExternalPlayer(
+        f"cmd:{argument}", parse_command(argument), context or PlayerContext(), time_limit
+    )
+
+
+def build_external(spec: str, options: dict[str, object], context: PlayerContext) -> ExternalPlayer:
+    """The ``cmd`` kind's builder (registered in :mod:`connect4.players`)."""
+    argument = str(options.get("argument", ""))
+    return ExternalPlayer(spec, parse_command(argument), context)
