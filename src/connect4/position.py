@@ -296,10 +296,16 @@ class Position:
         return [c for c in centre_order(self.width) if self._heights[c] < self.height]
 
     def is_winning_move(self, column: int) -> bool:
-        """True when playing ``column`` now makes four in a row for the side to move."""
+        """True when playing ``column`` now makes four in a row for the side to move.
+
+        Under ``count-fours`` rules: when it completes a new four-cell line.
+        """
         if not self.can_play(column):
             return False
         bit = 1 << (column * (self.height + 1) + self._heights[column])
+        if self.rules == "count-fours":  # a move that completes a new four-cell line
+            before = count_fours(self.current, self.height)
+            return count_fours(self.current | bit, self.height) > before
         return four_in_a_row(self.current | bit, self.height)
 
     # -------------------------------------------------------------- make / unmake

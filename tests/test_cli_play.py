@@ -1,0 +1,115 @@
+"""`connect4 play` through a real subprocess with piped input."""
+
+from __future__ import annotations
+
+import json
+
+from tests.cli_helpers import run_cli
+
+
+def test_piped_game_red_wins() -> None:
+    result = run_cli("play", "--red", "human", "--yellow", "human", stdin="4\n4\n5\n5\n6\n6\n7\n")
+    assert result.returncode == 0, result.stderr
+    assert "Red wins after 7 moves: 4455667" in result.stdout
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_invalid_input_is_explained_and_asked_again() -> None:
+    moves = "x\n0\n9\n4\n4\n4\n4\n4\n4\n4\n5\nq\n"
+    result = run_cli("play", "--red", "human", "--yellow", "human", stdin=moves)
+    assert result.returncode == 0
+    out = result.stdout
+    assert "move 1 ('x'): not a column number 1-7 — try again" in out
+    assert "move 1 ('0'): column 0 is out of range 1-7 — try again" in out
+    assert "move 1 ('9'): column 9 is out of range 1-7 — try again" in out
+    assert "move 7 ('4'): column 4 is full — try again" in out
+    assert "quit after 7 moves (4444445)" in out
+    assert "Traceback" not in out + result.stderr
+
+
+def test_json_output_has_moves_winner_and_times() -> None:
+    result = run_cli(
+        "play", "--red", "human", "--yellow", "human", "--json", stdin="1\n2\n1\n2\n1\n2\n1\n"
+    )
+    assert result.returncode == 0
+    record = json.loads(result.stdout)
+    assert record["moves"] == "1212121"
+    assert record["winner"] == 1
+    assert record["finished"] is True
+    assert len(record["move_seconds"]) == 7
+    assert all(seconds >= 0 for seconds in record["move_seconds"])
+
+
+def test_random_players_are_reproducible_with_a_seed() -> None:
+    def run(seed: str) -> dict[str, object]:
+        result = run_cli("play", "--red", "random", "--yellow", "random", "--seed", seed, "--json")
+        assert result.returncode == 0, result.stderr
+        record: dict[str, object] = json.loads(result.stdout)
+        return record
+
+    first, second = run("11"), run("11")
+    assert first["moves"] == second["moves"]
+    assert first["finished"] is True
+
+
+def test_end_of_input_before_the_end_exits_cleanly() -> None:
+    result = run_cli("play", "--red", "human", "--yellow", "human", "--json", stdin="4\n4\n")
+    assert result.returncode == 0
+    assert "end of input before the game ended: stopped after 2 moves (44)" in result.stderr
+    record = json.loads(result.stdout)
+    assert record == {**record, "moves": "44", "winner": None, "finished": False}
+
+
+def test_undo_against_the_computer_takes_back_two_plies() -> None:
+    result = run_cli(
+        "play", "--red", "human", "--yellow", "random", "--seed", "3", "--json", stdin="4\nu\nq\n"
+    )
+    assert result.returncode == 0
+    assert "undone: back to the empty board" in result.stderr
+    assert json.loads(result.stdout)["moves"] == ""
+
+
+def test_undo_between_humans_takes_back_one_ply() -> None:
+    result = run_cli("play", "--red", "human", "--yellow", "human", stdin="4\n5\nu\n3\nq\n")
+    assert "undone: back to 4" in result.stdout
+    assert "quit after 2 moves (43)" in result.stdout
+
+
+def test_tictactoe_game() -> None:
+    result = run_cli(
+        "play", "--game", "tictactoe", "--red", "human", "--yellow", "human",
+        stdin="5\n5\n1\n9\n3\n7\n2\n",
+    )  # fmt: skip
+    assert result.returncode == 0
+    assert "cell 5 is taken" in result.stdout
+    assert "O wins after 6 moves: 519372" in result.stdout  # O: 1-2-3
+
+
+def test_count_fours_game_continues_after_a_four() -> None:
+    moves = "\n".join("1234" * 4) + "\n"  # fills a 4x4 board; red owns the odd columns
+    result = run_cli(
+        "play", "--rules", "count-fours", "--width", "4", "--height", "4",
+        "--red", "human", "--yellow", "human", "--json", stdin=moves,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)
+    assert record["moves"] == "1234" * 4
+    assert record["finished"] is True
+    assert record["winner"] is None  # two vertical fours each
+    assert "Draw (2-2 fours)" in result.stderr
+
+
+def test_bad_player_spec_is_a_clear_error() -> None:
+    result = run_cli("play", "--red", "genius", "--yellow", "human")
+    assert result.returncode == 2
+    assert "error: unknown player 'genius'" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_bad_board_size_and_rules_are_clear_errors() -> None:
+    result = run_cli("play", "--width", "9", "--height", "9")
+    assert result.returncode == 2
+    assert "error: board 9x9 is too large" in result.stderr
+    result = run_cli("play", "--rules", "nine-men")
+    assert result.returncode == 2
+    assert "error: unknown rules 'nine-men'" in result.stderr
