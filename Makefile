@@ -19,7 +19,7 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	touch $@ $(VENV)/.installed
 
 play: $(VENV)/.installed
-	$(BIN)/connect4 play --red human --yellow perfect
+	$(BIN)/connect4 play --red human --yellow auto
 
 chromium:
 	@command -v chromium >/dev/null 2>&1 || test -x /usr/bin/chromium || { \
