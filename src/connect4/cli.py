@@ -101,6 +101,29 @@ def play(
         typer.echo(record.to_json())
 
 
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port")] = 8000,
+    workers: Annotated[
+        int, typer.Option(help="solver/search threads per lane (quick and deep)", min=1, max=64)
+    ] = 2,
+    queue: Annotated[
+        int, typer.Option(help="waiting places per lane before HTTP 503", min=0, max=10000)
+    ] = 128,
+    time_limit: Annotated[
+        float, typer.Option(help="seconds per request before HTTP 503", min=0.1)
+    ] = 10.0,
+) -> None:
+    """Serve the browser app and the JSON API (docs at /docs) with uvicorn."""
+    from connect4.web.server import run_server
+
+    try:
+        run_server(host=host, port=port, workers=workers, queue=queue, time_limit=time_limit)
+    except (OSError, ValueError) as error:
+        raise fail(str(error)) from None
+
+
 def main() -> None:
     """Entry point of the ``connect4`` console script."""
     try:

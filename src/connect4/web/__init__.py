@@ -1,0 +1,10 @@
+"""The browser app and HTTP API: ``connect4 serve``, then open http://127.0.0.1:8000/.
+
+>>> from connect4.web import create_app
+>>> create_app(workers=1).title
+'connect4'
+"""
+
+from connect4.web.app import create_app
+
+__all__ = ["create_app"]

@@ -1,0 +1,134 @@
+"""A bounded worker pool for solver and search work, off the event loop.
+
+The numba solver kernel releases the GIL (``nogil=True``), so threads run
+solves in parallel. :class:`WorkerPool` holds a fixed number of threads and
+admits at most ``workers + queue`` jobs at a time: one more is refused at once
+with :class:`PoolSaturated` (HTTP 503) instead of piling up. A job that
+outlives its time limit makes the request fail with :class:`PoolTimeout`
+(HTTP 503); the job's slot is only freed when the thread really finishes, so
+the number of jobs in memory never exceeds the bound.
+
+Threads of a pool created with ``nice > 0`` lower their own OS priority
+(Linux gives each thread its own nice value), so long solves yield the CPU to
+the event loop and to quick requests.
+
+>>> import asyncio
+import contextlib
+>>> async def demo() -> int:
+...     pool = WorkerPool("demo", workers=1, queue=1, time_limit=5.0)
+...     try:
+...         return await pool.run(sum, [1, 2, 3])
+...     finally:
+...         pool.shutdown()
+>>> asyncio.run(demo())
+6
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import ParamSpec, TypeVar
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class PoolSaturated(RuntimeError):
+    """Every worker is busy and the queue is full (HTTP 503)."""
+
+
+class PoolTimeout(RuntimeError):
+    """A job did not finish within its time limit (HTTP 503)."""
+
+
+def _lower_priority(nice: int) -> None:
+    """Raise this thread's nice value by ``nice`` (Linux: per thread; elsewhere a no-op)."""
+    if nice <= 0 or not hasattr(os, "setpriority"):
+        return
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + nice)
+    except OSError:
+        pass
+
+
+class WorkerPool:
+    """``workers`` threads, at most ``workers + queue`` admitted jobs, a time limit per job."""
+
+    def __init__(
+        self, name: str, *, workers: int, queue: int, time_limit: float, nice: int = 0
+    ) -> None:
+        if workers < 1:
+            raise ValueError("workers must be >= 1")
+        if queue < 0:
+            raise ValueError("queue must be >= 0")
+        self.name = name
+        self.workers = workers
+        self.capacity = workers + queue
+        self.time_limit = time_limit
+        self.busy = 0
+        self.completed = 0
+        self.rejected = 0
+        self.timed_out = 0
+        self._executor = ThreadPoolExecutor(
+            max_workers=workers,
+            thread_name_prefix=f"connect4-{name}",
+            initializer=_lower_priority,
+            initargs=(nice,),
+        )
+
+    async def run(self, function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """Run ``function`` in a worker; raise PoolSaturated or PoolTimeout instead of waiting."""
+        if self.busy >= self.capacity:
+            self.rejected += 1
+            raise PoolSaturated(
+                f"the server is busy: all {self.workers} {self.name} workers and "
+                f"{self.capacity - self.workers} queue places are taken; retry shortly"
+            )
+        loop = asyncio.get_running_loop()
+        self.busy += 1
+        future: Future[T] = self._executor.submit(function, *args, **kwargs)
+
+        def release(_: Future[T]) -> None:
+            # RuntimeError: the event loop is gone, the server is shutting down.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._release)
+
+        future.add_done_callback(release)
+        try:
+            return await asyncio.wait_for(
+                asyncio.shield(asyncio.wrap_future(future)), self.time_limit
+            )
+        except TimeoutError:
+            self.timed_out += 1
+            future.cancel()  # frees the slot now if the job has not started yet
+            raise PoolTimeout(
+                f"time limit exceeded: the {self.name} work took longer than "
+                f"{self.time_limit:g} s"
+            ) from None
+
+    def _release(self) -> None:
+        self.busy -= 1
+        self.completed += 1
+
+    def status(self) -> dict[str, int | float | str]:
+        """Counters for the health endpoint."""
+        return {
+            "name": self.name,
+            "workers": self.workers,
+            "capacity": self.capacity,
+            "busy": self.busy,
+            "completed": self.completed,
+            "rejected": self.rejected,
+            "timed_out": self.timed_out,
+            "time_limit": self.time_limit,
+        }
+
+    def shutdown(self) -> None:
+        """Stop accepting work; running jobs finish in the background."""
+        self._executor.shutdown(wait=False, cancel_futures=True)

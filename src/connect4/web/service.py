@@ -1,0 +1,308 @@
+"""The synchronous work behind the HTTP API: parse, validate, solve, ask a player.
+
+Everything here runs in a worker thread (see :mod:`connect4.web.pool`) and
+raises :class:`BadRequest` for input the client got wrong; the app turns that
+into HTTP 400 with ``{"error": message}``. Solvers and players are cached per
+worker thread, so no two requests share a transposition table.
+
+>>> game = parse_position("4453", "connect4", 7, 6, "standard")
+>>> game.moves, game.ply
+('4453', 4)
+>>> parse_position("4444444", "connect4", 7, 6, "standard")
+Traceback (most recent call last):
+...
+connect4.web.service.BadRequest: move 7 ('4'): column 4 is full
+>>> score_label(2, 0, 7, 6), score_label(-1, 1, 7, 6), score_label(0, 5, 7, 6)
+('win in 20', 'loss in 21', 'draw')
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from connect4.game import Game
+from connect4.players import Player, PlayerSpecError, make_player, split_spec
+from connect4.position import RULES, Position, check_board_size
+from connect4.tictactoe import TicTacToe
+
+GAMES = ("connect4", "tictactoe")
+MAX_SPEC_LENGTH = 200
+# Player kinds the web API never builds: humans move in the page, and ``cmd``
+# would run a program named by the client.
+FORBIDDEN_KINDS = {"human": "a human player's moves come from the page", "cmd": ""}
+PLAYER_CACHE_SIZE = 8
+TREE_NODE_CAP = 2000
+FULL_COLUMN = 100  # the /solve endpoint's score for a column that cannot be played
+
+
+class BadRequest(ValueError):
+    """Input the client got wrong; the message says what (HTTP 400)."""
+
+
+class Unavailable(RuntimeError):
+    """The server cannot answer now: busy, over the time limit, solver missing (HTTP 503)."""
+
+
+class TimeLimitExceeded(Unavailable):
+    """The work did not finish within the request's time limit (HTTP 503)."""
+
+
+# ------------------------------------------------------------------ positions
+def check_size(game: str, width: int, height: int, rules: str) -> None:
+    """Raise :class:`BadRequest` for an unknown game or rules, or a board that does not fit."""
+    if game not in GAMES:
+        raise BadRequest(f"unknown game {game!r}: choose one of {', '.join(GAMES)}")
+    if rules not in RULES:
+        raise BadRequest(f"unknown rules {rules!r}: choose one of {', '.join(RULES)}")
+    if game == "tictactoe":  # always 3x3: width and height are ignored
+        if rules != "standard":
+            raise BadRequest("tic-tac-toe has only the standard rules")
+        return
+    try:
+        check_board_size(width, height)
+    except ValueError as error:
+        raise BadRequest(str(error)) from None
+    if width < 4 and height < 4:
+        raise BadRequest(f"board {width}x{height} is too small: four in a row cannot fit")
+
+
+def parse_position(
+    pos: str, game: str, width: int, height: int, rules: str
+) -> Position | TicTacToe:
+    """The position a move string reaches, or :class:`BadRequest` naming the bad move."""
+    check_size(game, width, height, rules)
+    cells = 9 if game == "tictactoe" else width * height
+    if len(pos) > cells:
+        raise BadRequest(
+            f"pos is too long: {len(pos)} moves but the board has only {cells} cells"
+        )
+    try:
+        if game == "tictactoe":
+            return TicTacToe.from_moves(pos)
+        return Position.from_moves(pos, width, height, "standard" if rules == "standard"
+                                   else "count-fours")
+    except ValueError as error:  # InvalidMoveError, IllegalMoveError
+        raise BadRequest(str(error)) from None
+
+
+def require_not_over(game: Game) -> None:
+    """Raise :class:`BadRequest` when there is nothing left to play."""
+    if game.is_over():
+        raise BadRequest(f"the game is over ({game.result_text()}): there is no move to make")
+
+
+# ------------------------------------------------------------------ scores
+def score_label(score: int | None, ply: int, width: int, height: int) -> str:
+    """A score in words for the side to move at ``ply``: ``win in n``, ``loss in n``, ``draw``.
+
+    ``n`` counts the winner's moves from now on, the winning one included
+    (Pons' convention: the winner wins with stone number ``(W*H+1)//2 + 1 - |score|``).
+    """
+    if score is None:
+        return "unknown"
+    if score == 0:
+        return "draw"
+    stone = (width * height + 1) // 2 + 1 - abs(score)
+    if score > 0:
+        return f"win in {max(1, stone - ply // 2)}"
+    return f"loss in {max(1, stone - (ply - ply // 2))}"
+
+
+@dataclass
+class Analysis:
+    """A solved position: its score, every column's score, best moves, effort."""
+
+    score: int | None
+    column_scores: list[int | None]
+    nodes: int
+    seconds: float
+    complete: bool
+
+    def best_moves(self) -> list[int]:
+        """The 0-based columns with the highest score (none when nothing was scored)."""
+        scored = [s for s in self.column_scores if s is not None]
+        if not scored:
+            return []
+        top = max(scored)
+        return [c for c, s in enumerate(self.column_scores) if s == top]
+
+
+# ------------------------------------------------------------------ solver
+_local = threading.local()
+
+
+def _solver(width: int, height: int) -> Any:
+    """This thread's solver for a board size (one transposition table per thread and size)."""
+    from connect4.solver import Solver
+
+    solvers: dict[tuple[int, int], Any] = _local.__dict__.setdefault("solvers", {})
+    key = (width, height)
+    if key not in solvers:
+        if len(solvers) >= 2:  # bound memory: keep at most two board sizes per thread
+            solvers.pop(next(iter(solvers)))
+        solvers[key] = Solver(width, height)
+    return solvers[key]
+
+
+def analyze_position(
+    position: Position, *, max_seconds: float, max_nodes: int | None = None
+) -> Analysis:
+    """Solve ``position`` and every move from it, within a time and node budget."""
+    if position.rules != "standard":
+        raise BadRequest("the solver handles the standard rules only, not count-fours")
+    require_not_over(position)
+    from connect4.solver import SolverError
+
+    solver = _solver(position.width, position.height)
+    try:
+        result = solver.run(position, analyze=True, max_seconds=max_seconds, max_nodes=max_nodes)
+    except SolverError as error:
+        raise BadRequest(str(error)) from None
+    columns = list(result.column_scores or [None] * position.width)
+    score = result.score
+    complete = bool(result.complete)
+    if score is None and complete:
+        scored = [s for s in columns if s is not None]
+        score = max(scored) if scored else None
+    return Analysis(score, columns, int(result.nodes), float(result.seconds), complete)
+
+
+# ------------------------------------------------------------------ players
+def check_spec(spec: str) -> None:
+    """Reject specs the web API never runs (too long, ``human``, ``cmd``)."""
+    if len(spec) > MAX_SPEC_LENGTH:
+        raise BadRequest(f"player spec is too long: {len(spec)} characters (at most "
+                         f"{MAX_SPEC_LENGTH})")
+    kind, _ = split_spec(spec)
+    if kind in FORBIDDEN_KINDS:
+        reason = FORBIDDEN_KINDS[kind] or f"{kind} players cannot run in the web app"
+        raise BadRequest(f"player {spec!r}: {reason}")
+
+
+def cached_player(spec: str, game: str, width: int, height: int, rules: str) -> Player:
+    """This thread's player for a spec and board, built on first use (LRU of a few)."""
+    check_spec(spec)
+    cache: OrderedDict[tuple[str, str, int, int, str], Player] = _local.__dict__.setdefault(
+        "players", OrderedDict()
+    )
+    key = (spec.strip(), game, width, height, rules)
+    if key in cache:
+        cache.move_to_end(key)
+        return cache[key]
+    try:
+        player = make_player(spec, game=game, width=width, height=height, rules=rules)
+    except PlayerSpecError as error:
+        raise BadRequest(str(error)) from None
+    except ValueError as error:
+        raise BadRequest(f"player {spec!r}: {error}") from None
+    cache[key] = player
+    while len(cache) > PLAYER_CACHE_SIZE:
+        _, old = cache.popitem(last=False)
+        old.close()
+    return player
+
+
+def record_tree(player: Player, on: bool) -> bool:
+    """Ask a classic-search player to record (or not) its search tree; False if it cannot."""
+    for name in ("record_tree", "tree"):
+        if hasattr(player, name) and isinstance(getattr(player, name), bool):
+            setattr(player, name, on)
+            return True
+    return False
+
+
+def cap_tree(tree: dict[str, Any], max_nodes: int = TREE_NODE_CAP) -> dict[str, Any]:
+    """A copy of a JSON search tree with at most ``max_nodes`` nodes, breadth first.
+
+    Nodes whose children were cut get ``"truncated": true``; the root gets
+    ``"node_count"`` (nodes kept).
+
+    >>> tree = {"id": 0, "children": [{"id": 1, "children": []}, {"id": 2, "children": []}]}
+    >>> small = cap_tree(tree, 2)
+    >>> [c["id"] for c in small["children"]], small["truncated"], small["node_count"]
+    ([1], True, 2)
+    """
+    root = {k: v for k, v in tree.items() if k != "children"}
+    root["children"] = []
+    kept = 1
+    queue: list[tuple[dict[str, Any], dict[str, Any]]] = [(tree, root)]
+    head = 0
+    while head < len(queue):
+        source, target = queue[head]
+        head += 1
+        for child in source.get("children") or []:
+            if kept >= max_nodes:
+                target["truncated"] = True
+                break
+            copy = {k: v for k, v in child.items() if k != "children"}
+            copy["children"] = []
+            target["children"].append(copy)
+            kept += 1
+            queue.append((child, copy))
+    root["node_count"] = kept
+    return root
+
+
+def _clean(value: object) -> float | int | str | None:
+    """A JSON-safe stat value (infinities become strings)."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int | str):
+        return value
+    if isinstance(value, float):
+        return value if value == value and abs(value) != float("inf") else str(value)
+    return None if value is None else str(value)
+
+
+def choose_move(
+    game_name: str,
+    position: Position | TicTacToe,
+    spec: str,
+    *,
+    width: int,
+    height: int,
+    rules: str,
+    want_tree: bool,
+    deadline: float,
+) -> dict[str, Any]:
+    """Ask the player a spec names for its move; a JSON-ready dict of move, value, stats, tree."""
+    require_not_over(position)
+    if time.monotonic() > deadline:
+        raise TimeLimitExceeded("the request waited too long for a free worker")
+    player = cached_player(spec, game_name, width, height, rules)
+    can_record = record_tree(player, want_tree)
+    started = time.perf_counter()
+    try:
+        choice = player.choose(position.copy())
+    except PlayerSpecError as error:
+        raise BadRequest(str(error)) from None
+    finally:
+        if can_record:
+            record_tree(player, False)
+    seconds = time.perf_counter() - started
+    stats = {key: _clean(value) for key, value in choice.stats.items()}
+    stats.setdefault("seconds", round(seconds, 6))
+    tree = None
+    if want_tree and choice.tree is not None:
+        tree = cap_tree(choice.tree)
+    label = position.move_label(choice.move)
+    after = position.copy()
+    after.play(choice.move)
+    return {
+        "pos": position.moves,
+        "move": choice.move,
+        "move_label": label,
+        "pos_after": after.moves,
+        "value": _clean(choice.value),
+        "proven": choice.proven,
+        "column_scores": choice.column_scores,
+        "stats": stats,
+        "tree": tree,
+        "tree_available": can_record,
+        "result": after.result_text(),
+        "over": after.is_over(),
+    }
