@@ -121,6 +121,7 @@ class ExternalPlayer:
         self.colour: int | None = None
         self._buffer = b""
         self._stderr: IO[bytes] | None = None
+        self._hung = False  # timed out: close() kills without waiting for ``quit``
 
     # ---------------------------------------------------------------- process
     def _start(self, colour: int) -> None:
@@ -184,9 +185,11 @@ class ExternalPlayer:
                 raise bad_output(self._buffer.decode("utf-8", "replace"))
             timeout = None if deadline is None else deadline - time.monotonic()
             if timeout is not None and timeout <= 0:
+                self._hung = True
                 raise BotFault("timeout")
             ready, _, _ = select.select([fd], [], [], timeout)
             if not ready:
+                self._hung = True
                 raise BotFault("timeout")
             chunk = os.read(fd, 4096)
             if not chunk:
@@ -230,11 +233,14 @@ class ExternalPlayer:
         """Send ``quit``, give the bot a moment, then kill its process group."""
         process = self.process
         if process is not None:
-            if process.poll() is None:
+            if process.poll() is None and not self._hung:
                 with contextlib.suppress(Exception):
                     assert process.stdin is not None
                     process.stdin.write(b"quit\n")
                     process.stdin.flush()
+                with contextlib.suppress(Exception):
+                    assert process.stdin is not None
+                    process.stdin.close()  # bots that read to end of input stop too
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     process.wait(timeout=QUIT_GRACE_SECONDS)
             # Kill the group even after a clean exit: the bot's own children go too.
@@ -251,6 +257,7 @@ class ExternalPlayer:
             self._stderr = None
         self.process = None
         self.colour = None
+        self._hung = False
 
     def __del__(self) -> None:
         with contextlib.suppress(Exception):
