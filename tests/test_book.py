@@ -1,0 +1,192 @@
+"""Opening books: our file format, mirror lookup, the bitbully databases' translation."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from connect4.book import (
+    Book,
+    BookError,
+    bitbully_book,
+    canonical_key,
+    key_plies,
+    mirror_key,
+    read_bitbully,
+    wdl_lookup,
+)
+from connect4.position import Position
+
+
+def random_position(rng: random.Random, plies: int, width: int = 7, height: int = 6) -> Position:
+    """A random game of ``plies`` moves that is not over (retried until one is found)."""
+    while True:
+        position = Position(width, height)
+        while position.ply < plies and not position.is_over():
+            position.play(rng.choice(position.legal_moves()))
+        if position.ply == plies and not position.is_over():
+            return position
+
+
+def small_book() -> Book:
+    scores = {Position.from_moves(m, 6, 5): s for m, s in [("", 0), ("1", 3), ("34", -2), ("3", 1)]}
+    return Book.from_scores(6, 5, 2, scores, meta={"source": "test"})
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    book = small_book()
+    path = tmp_path / "small.c4book"
+    book.save(path)
+    again = Book.load(path)
+    assert (again.width, again.height, again.plies, again.wdl) == (6, 5, 2, False)
+    assert again.meta == {"source": "test"}
+    assert np.array_equal(again.keys, book.keys)
+    assert np.array_equal(again.values, book.values)
+    assert again.lookup(Position.from_moves("34", 6, 5)) == -2
+    assert again.lookup(Position.from_moves("", 6, 5)) == 0
+    assert again.info()["entries_per_ply"] == {0: 1, 1: 2, 2: 1}
+
+
+def test_round_trip_large_keys(tmp_path: Path) -> None:
+    rng = random.Random(5)
+    positions = {random_position(rng, rng.randrange(0, 30)): rng.randrange(-18, 19)
+                 for _ in range(500)}
+    positions = {p: s for p, s in positions.items() if canonical_key(p) == p.key()}
+    book = Book.from_scores(7, 6, 30, positions)
+    path = tmp_path / "big.c4book"
+    book.save(path)
+    again = Book.load(path)
+    for position, score in positions.items():
+        assert again.lookup(position) == score
+        assert again.lookup(position.mirrored()) == score
+
+
+def test_checksum_failure_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "bad.c4book"
+    small_book().save(path)
+    data = bytearray(path.read_bytes())
+    data[-3] ^= 0x40
+    path.write_bytes(bytes(data))
+    with pytest.raises(BookError, match=r"bad.c4book is corrupted: checksum mismatch"):
+        Book.load(path)
+
+
+def test_other_file_errors(tmp_path: Path) -> None:
+    with pytest.raises(BookError, match=r"cannot read book .*missing\.c4book: No such file"):
+        Book.load(tmp_path / "missing.c4book")
+    text = tmp_path / "notes.txt"
+    text.write_text("hello, this is not a book at all, really")
+    with pytest.raises(BookError, match="not a connect4 book file"):
+        Book.load(text)
+    path = tmp_path / "cut.c4book"
+    path.write_bytes(small_book().to_bytes()[:-5])
+    with pytest.raises(BookError, match="truncated"):
+        Book.load(path)
+
+
+def test_mirror_lookup() -> None:
+    position = Position.from_moves("1123")
+    assert mirror_key(position.key(), 7, 6) == position.mirrored().key()
+    book = Book.from_scores(7, 6, 4, {position: 5})
+    assert len(book) == 1
+    assert book.lookup(Position.from_moves("7765")) == 5
+    assert book.lookup(Position.from_moves("1123")) == 5
+    assert book.lookup(Position.from_moves("1124")) is None
+    assert Position.from_moves("7765") in book
+    with pytest.raises(BookError, match="this book is for 7x6 boards, not 6x5"):
+        book.lookup(Position(6, 5))
+
+
+def test_conflicting_mirror_scores_rejected() -> None:
+    with pytest.raises(BookError, match="conflicting scores"):
+        Book.from_scores(7, 6, 1, {Position.from_moves("1"): 2, Position.from_moves("7"): 3})
+
+
+def test_key_plies_counts_stones() -> None:
+    rng = random.Random(1)
+    positions = [random_position(rng, n) for n in range(0, 25)]
+    keys = np.array([p.key() for p in positions], dtype=np.uint64)
+    assert key_plies(keys, 7, 6).tolist() == list(range(0, 25))
+
+
+# ---------------------------------------------------------------- bitbully
+def bitbully_rows(position: Position) -> list[str]:
+    """The board as bitbully's documentation draws it: top row first, 1 = first player."""
+    return [
+        "".join(str(position.cell(c, r)) for c in range(7)) for r in reversed(range(6))
+    ]
+
+
+def make_solver() -> Any:
+    solver_module = pytest.importorskip("connect4.solver")
+    if not hasattr(solver_module, "Solver"):
+        pytest.skip("the solver's API has not landed yet")
+    return solver_module.Solver(7, 6)
+
+
+def test_bitbully_dist_book_contents() -> None:
+    book = bitbully_book("12-ply-dist")
+    assert (book.width, book.height, book.plies, len(book)) == (7, 6, 12, 4200899)
+    assert book.info()["entries_per_ply"] == {12: 4200899}
+    # The package's documented examples: "player 1 wins in 29 moves" (stored 71) at
+    # 12 stones ends with the first player's 21st stone, score 1; "loses in 12
+    # moves" (stored -88) ends with the second player's 12th stone, score -10.
+    won = Position.from_moves("422446622446")
+    assert bitbully_rows(won) == [
+        "0000000", "0001000", "0102000", "0201020", "0102010", "0201020"
+    ]
+    lost = Position.from_moves("344323344627")
+    assert bitbully_rows(lost) == [
+        "0000000", "0000000", "0011000", "0022000", "0121000", "0112022"
+    ]
+    assert book.lookup(won) == 1
+    assert book.lookup(lost) == -10
+    assert book.lookup(won.mirrored()) == 1
+
+
+def test_bitbully_translation_matches_the_solver() -> None:
+    solver = make_solver()
+    book = bitbully_book("12-ply-dist")
+    rng = random.Random(2024)
+    checked = 0
+    for _ in range(40):
+        position = random_position(rng, 12)
+        value = book.lookup(position)
+        if value is None:
+            continue
+        result = solver.run(position, max_nodes=300_000)
+        if result.complete:
+            assert result.score == value, position.moves
+            checked += 1
+    assert checked >= 25
+
+
+def test_wdl_books_agree_with_the_distance_book() -> None:
+    exact = bitbully_book("12-ply-dist")
+    wdl = read_bitbully("12-ply")
+    rng = random.Random(7)
+    for _ in range(300):
+        position = random_position(rng, 12)
+        value = exact.lookup(position)
+        if value is None:  # not in the database: the side to move wins at once
+            assert any(position.is_winning_move(c) for c in position.legal_moves())
+            continue
+        assert wdl_lookup(wdl, position) == int(np.sign(value))
+
+
+def test_8ply_wdl_book_matches_the_solver() -> None:
+    solver = make_solver()
+    book = read_bitbully("8-ply")
+    rng = random.Random(3)
+    checked = 0
+    for _ in range(40):
+        position = random_position(rng, 8)
+        result = solver.run(position, weak=True, max_nodes=300_000)
+        if result.complete:
+            assert wdl_lookup(book, position) == result.score, position.moves
+            checked += 1
+    assert checked >= 20
