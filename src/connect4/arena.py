@@ -753,7 +753,7 @@ def render_summary(summary: dict[str, Any], max_crosstable: int = 16) -> list[An
         ("Elo", "right"),
         ("95 % interval", "right"),
         ("accuracy", "right"),
-        ("s/move", "right"),
+        ("ms/move", "right"),
         ("nodes/move", "right"),
         ("forfeits", "left"),
     ):
@@ -770,6 +770,7 @@ def render_summary(summary: dict[str, Any], max_crosstable: int = 16) -> list[An
             else f"{100 * row['accuracy']:.1f} % ({row['analysed_moves']})"
         )
         forfeits = ", ".join(f"{k} ×{v}" for k, v in sorted(row["forfeits"].items()))
+        per_move = row["seconds_per_move"]
         table.add_row(
             str(rank),
             row["player"],
@@ -780,7 +781,7 @@ def render_summary(summary: dict[str, Any], max_crosstable: int = 16) -> list[An
             _fmt(row["elo"], "+.0f"),
             interval,
             accuracy,
-            _fmt(row["seconds_per_move"], ".4f"),
+            _fmt(None if per_move is None else 1000 * per_move, ".3g"),
             _fmt(row["nodes_per_move"], ",.0f"),
             forfeits or "-",
         )
@@ -800,3 +801,134 @@ def render_summary(summary: dict[str, Any], max_crosstable: int = 16) -> list[An
             cross.add_row(str(rank), name, *cells)
         tables.append(cross)
     return tables
+
+
+# ------------------------------------------------------------------ command line
+@contextlib.contextmanager
+def progress_bar(console: Any, label: str) -> Iterator[Callable[[int, int], None]]:
+    """A rich progress bar (games done, rate, ETA); yields a ``progress(done, total)`` callback."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        Task,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.text import Text
+
+    class RateColumn(ProgressColumn):
+        def render(self, task: Task) -> Text:
+            speed = task.finished_speed or task.speed
+            return Text("-- games/s" if speed is None else f"{speed:.2f} games/s")
+
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        RateColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=False,
+    )
+    task_id = progress.add_task(label, total=None)
+    started: list[int] = []
+
+    def update(done: int, total: int) -> None:
+        if not started:
+            started.append(done)
+            # Games loaded from a resumed file do not count towards the rate.
+            progress.update(task_id, total=total - done, completed=0)
+            progress.update(task_id, description=f"{label} ({done} resumed)" if done else label)
+        else:
+            progress.update(task_id, completed=done - started[0])
+
+    with progress:
+        yield update
+
+
+def arena_main(
+    *,
+    players: list[str],
+    gauntlet: str | None = None,
+    games_per_pair: int = 2,
+    openings: str = "plies=2",
+    time_per_move: float | None = None,
+    results: Path | None = None,
+    resume: bool = False,
+    workers: int = 1,
+    scheduler: str | None = None,
+    seed: int = 0,
+    json_output: bool = False,
+    csv_path: Path | None = None,
+    game: str = "connect4",
+    width: int = 7,
+    height: int = 6,
+    rules: str = "standard",
+    accuracy_nodes: int = 200_000,
+) -> int:
+    """``connect4 arena``: run (or resume) a tournament and print its tables; the exit code.
+
+    Raises :class:`ArenaError` for bad input (the CLI prints it as ``error: ...``).
+    """
+    from rich.console import Console
+
+    if resume and results is None:
+        raise ArenaError("--resume needs --results FILE")
+    base = ArenaConfig(
+        players=tuple(players),
+        gauntlet=gauntlet,
+        games_per_pair=games_per_pair,
+        time_per_move=time_per_move,
+        game=game,
+        width=width,
+        height=height,
+        rules=rules,
+        seed=seed,
+        accuracy_nodes=accuracy_nodes,
+    )
+    try:
+        start_position(base)
+    except ValueError as error:
+        raise ArenaError(str(error)) from None
+    config = ArenaConfig(**{**asdict(base), "openings": load_openings(openings, base)})
+    err = Console(stderr=True, highlight=False)
+    wide = None if sys.stdout.isatty() else 250  # piped: whole tables, no ellipses
+    out = Console(highlight=False, width=wide)
+    with contextlib.ExitStack() as stack:
+        bar: list[Callable[[int, int], None]] = []
+
+        def update(done: int, total: int) -> None:
+            if not bar:  # the first call comes once the specs and the file are checked
+                bar.append(stack.enter_context(progress_bar(err, "games")))
+            bar[0](done, total)
+
+        try:
+            run = run_tournament(
+                config,
+                results,
+                resume=resume,
+                workers=workers,
+                scheduler=scheduler,
+                progress=update,
+            )
+        except KeyboardInterrupt:
+            stack.close()
+            where = f"; finished games are in {results}, continue with --resume" if results else ""
+            err.print(f"interrupted{where}")
+            return 130
+    if run.repaired:
+        err.print(f"note: cut a torn last line ({run.repaired} bytes) from {results}")
+    summary = summarize(config, run.records)
+    if csv_path is not None:
+        write_csv(summary, csv_path)
+    if json_output:
+        sys.stdout.write(json.dumps(summary, indent=2) + "\n")
+    else:
+        for table in render_summary(summary):
+            out.print(table)
+    return 0

@@ -7,6 +7,7 @@ Heavy modules are imported inside the commands so start-up stays fast.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -122,6 +123,75 @@ def serve(
         run_server(host=host, port=port, workers=workers, queue=queue, time_limit=time_limit)
     except (OSError, ValueError) as error:
         raise fail(str(error)) from None
+
+
+@app.command()
+def arena(
+    players: Annotated[
+        list[str] | None,
+        typer.Option("--players", "-p", help="player specs (quote specs with spaces)"),
+    ] = None,
+    more: Annotated[
+        list[str] | None, typer.Argument(help="more player specs", show_default=False)
+    ] = None,
+    gauntlet: Annotated[
+        str | None, typer.Option(help="play this spec against each of --players only")
+    ] = None,
+    games_per_pair: Annotated[
+        int, typer.Option(help="games per pair (both colours of each opening)", min=1)
+    ] = 2,
+    openings: Annotated[
+        str, typer.Option(help="plies=K (every position after K plies) or a file of move strings")
+    ] = "plies=2",
+    time_per_move: Annotated[
+        float | None, typer.Option(help="seconds per move; slower players forfeit")
+    ] = None,
+    results: Annotated[
+        Path | None, typer.Option(help="append each finished game to this JSONL file")
+    ] = None,
+    resume: Annotated[bool, typer.Option(help="continue the tournament in --results")] = False,
+    workers: Annotated[int, typer.Option(help="local worker processes", min=1)] = 1,
+    scheduler: Annotated[
+        str | None, typer.Option(help="Dask scheduler address (instead of local processes)")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="tournament seed (each game derives its own)")] = 0,
+    json_output: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+    csv: Annotated[Path | None, typer.Option(help="write the standings as CSV")] = None,
+    game: Annotated[str, typer.Option(help="connect4 or tictactoe")] = "connect4",
+    width: Annotated[int, typer.Option(help="board width (connect4)")] = 7,
+    height: Annotated[int, typer.Option(help="board height (connect4)")] = 6,
+    rules: Annotated[str, typer.Option(help="standard or count-fours")] = "standard",
+    accuracy_nodes: Annotated[
+        int, typer.Option(help="solver node budget per position for accuracy (0 = off)", min=0)
+    ] = 200_000,
+) -> None:
+    """AI-vs-AI tournament: round robin (or gauntlet), ratings, accuracy, resumable results."""
+    from connect4.arena import ArenaError, arena_main
+
+    try:
+        code = arena_main(
+            players=[*(players or []), *(more or [])],
+            gauntlet=gauntlet,
+            games_per_pair=games_per_pair,
+            openings=openings,
+            time_per_move=time_per_move,
+            results=results,
+            resume=resume,
+            workers=workers,
+            scheduler=scheduler,
+            seed=seed,
+            json_output=json_output,
+            csv_path=csv,
+            game=game,
+            width=width,
+            height=height,
+            rules=rules,
+            accuracy_nodes=accuracy_nodes,
+        )
+    except (ArenaError, OSError) as error:
+        raise fail(str(error)) from None
+    if code:
+        raise typer.Exit(code)
 
 
 def main() -> None:
