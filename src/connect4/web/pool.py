@@ -13,7 +13,6 @@ Threads of a pool created with ``nice > 0`` lower their own OS priority
 the event loop and to quick requests.
 
 >>> import asyncio
-import contextlib
 >>> async def demo() -> int:
 ...     pool = WorkerPool("demo", workers=1, queue=1, time_limit=5.0)
 ...     try:

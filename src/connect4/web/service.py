@@ -13,7 +13,7 @@ Traceback (most recent call last):
 ...
 connect4.web.service.BadRequest: move 7 ('4'): column 4 is full
 >>> score_label(2, 0, 7, 6), score_label(-1, 1, 7, 6), score_label(0, 5, 7, 6)
-('win in 20', 'loss in 21', 'draw')
+('win in 20', 'loss in 20', 'draw')
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ MAX_SPEC_LENGTH = 200
 # would run a program named by the client.
 FORBIDDEN_KINDS = {"human": "a human player's moves come from the page", "cmd": ""}
 PLAYER_CACHE_SIZE = 8
-TREE_NODE_CAP = 2000
+TREE_NODE_CAP = 5000
 FULL_COLUMN = 100  # the /solve endpoint's score for a column that cannot be played
 
 
@@ -247,6 +247,20 @@ def cap_tree(tree: dict[str, Any], max_nodes: int = TREE_NODE_CAP) -> dict[str, 
     return root
 
 
+def count_nodes(tree: dict[str, Any]) -> int:
+    """The number of nodes in a JSON search tree.
+
+    >>> count_nodes({"id": 0, "children": [{"id": 1, "children": []}]})
+    2
+    """
+    total, stack = 0, [tree]
+    while stack:
+        node = stack.pop()
+        total += 1
+        stack.extend(node.get("children") or [])
+    return total
+
+
 def _clean(value: object) -> float | int | str | None:
     """A JSON-safe stat value (infinities become strings)."""
     if isinstance(value, bool):
@@ -288,7 +302,14 @@ def choose_move(
     stats.setdefault("seconds", round(seconds, 6))
     tree = None
     if want_tree and choice.tree is not None:
-        tree = cap_tree(choice.tree)
+        tree = dict(choice.tree)
+        if isinstance(tree.get("tree"), dict):  # connect4.tree's wrapper around the root node
+            inner = tree["tree"]
+            if count_nodes(inner) > TREE_NODE_CAP:
+                tree["tree"] = cap_tree(inner)
+                tree["truncated"] = True
+        elif count_nodes(tree) > TREE_NODE_CAP:
+            tree = cap_tree(tree)
     label = position.move_label(choice.move)
     after = position.copy()
     after.play(choice.move)

@@ -449,7 +449,12 @@ function clearAiPanel() {
   $("tree").innerHTML = "";
 }
 
+const MATE = 1e9;
+
 function fmt(value) {
+  if (typeof value === "number" && Math.abs(value) > MATE - 1000) {
+    return `${value > 0 ? "win" : "loss"} at ply ${MATE - Math.abs(value)}`;
+  }
   if (typeof value === "number") {
     if (Number.isInteger(value)) return value.toLocaleString("en");
     return Math.abs(value) < 10 ? value.toFixed(4) : value.toFixed(1);
@@ -492,13 +497,23 @@ function showTree(tree, rootPos) {
     box.innerHTML = '<p class="note">This player records no search tree.</p>';
     return;
   }
+  // connect4.tree's JSON wraps the root node with the search's figures.
+  const root = tree.tree && typeof tree.tree === "object" ? tree.tree : tree;
+  const start = typeof tree.root === "string" ? tree.root : rootPos;
   const summary = document.createElement("p");
   summary.className = "note";
-  summary.textContent = `${tree.node_count || "?"} nodes shown${tree.truncated || hasTruncated(tree) ? " (capped)" : ""}. Grey = pruned.`;
+  const facts = [];
+  if (tree.algorithm) facts.push(tree.algorithm);
+  if (tree.heuristic) facts.push(`heuristic ${tree.heuristic}`);
+  if (tree.depth !== undefined) facts.push(`depth ${tree.depth}`);
+  facts.push(`${fmt(tree.node_count ?? "?")} nodes searched`);
+  if (tree.pruned_count) facts.push(`${fmt(tree.pruned_count)} branches pruned (grey)`);
+  if (tree.truncated || hasTruncated(root)) facts.push("recording capped");
+  summary.textContent = facts.join(", ") + ". Values are from the searching player's view.";
   box.append(summary);
   const list = document.createElement("ul");
   list.className = "tree-root";
-  list.append(treeNode(tree, rootPos, true));
+  list.append(treeNode(root, start, true));
   box.append(list);
 }
 

@@ -1,0 +1,374 @@
+"""The HTTP API over real HTTP: a uvicorn server on a free 127.0.0.1 port, driven by httpx.
+
+Every endpoint, every kind of bad input (always a JSON ``{"error": ...}`` with
+400/413/422, never a 500 or a traceback), and the 503 paths (time limit, full pool).
+"""
+
+from __future__ import annotations
+
+import doctest
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from connect4 import Position
+from connect4.web import app as web_app
+from connect4.web import create_app, models, pool, server, service
+from connect4.web.server import BackgroundServer
+
+PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
+PONS_SHARED = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "pons"
+
+
+def pons_lines(name: str, count: int) -> list[tuple[str, int]]:
+    """The first ``count`` positions and scores of a Pons benchmark file (repo copy first)."""
+    path = PONS / name if (PONS / name).exists() else PONS_SHARED / name
+    lines = path.read_text().splitlines()[:count]
+    return [(moves, int(score)) for moves, score in (line.split() for line in lines)]
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    with BackgroundServer(create_app(workers=2, time_limit=20.0)) as live:
+        yield live.url
+
+
+@pytest.fixture(scope="module")
+def client(url: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=url, timeout=60) as http:
+        yield http
+
+
+def error_of(response: httpx.Response, status: int | tuple[int, ...]) -> str:
+    """Check a JSON error answer (status, JSON body, no traceback) and return its message."""
+    allowed = status if isinstance(status, tuple) else (status,)
+    assert response.status_code in allowed, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    body = response.json()
+    assert set(body) == {"error"}
+    assert "Traceback" not in body["error"]
+    return str(body["error"])
+
+
+# ------------------------------------------------------------------ /solve
+def test_solve_has_gamesolver_shape(client: httpx.Client) -> None:
+    # "4455": red plays 3 or 6 for an open three and wins with its 4th stone: 22 - 4 = 18.
+    body = client.get("/solve", params={"pos": "4455"}).json()
+    assert body["pos"] == "4455"
+    assert len(body["score"]) == 7
+    assert body["score"][2] == body["score"][5] == 18
+    assert max(body["score"][c] for c in (0, 1, 3, 4, 6)) < 18
+
+
+def test_solve_marks_full_columns_with_100(client: httpx.Client) -> None:
+    body = client.get("/solve?pos=444444").json()
+    assert body["score"][3] == 100
+    assert all(-18 <= s <= 18 for c, s in enumerate(body["score"]) if c != 3)
+
+
+PONS_SAMPLE = pons_lines("Test_L3_R1", 4) + pons_lines("Test_L2_R1", 3)
+
+
+@pytest.mark.parametrize(("moves", "score"), PONS_SAMPLE)
+def test_solve_agrees_with_pons(client: httpx.Client, moves: str, score: int) -> None:
+    body = client.get("/solve", params={"pos": moves}).json()
+    assert max(s for s in body["score"] if s != 100) == score
+
+
+# ------------------------------------------------------------------ /api/analyze
+def test_analyze_reports_scores_best_moves_and_effort(client: httpx.Client) -> None:
+    moves, score = pons_lines("Test_L3_R1", 1)[0]
+    body = client.get("/api/analyze", params={"pos": moves}).json()
+    assert body["pos"] == moves
+    assert (body["width"], body["height"], body["ply"]) == (7, 6, len(moves))
+    assert body["score"] == score
+    assert body["complete"] is True
+    assert body["nodes"] >= 1
+    assert body["seconds"] >= 0
+    columns = body["column_scores"]
+    assert len(columns) == 7
+    assert body["best_moves"] == [c + 1 for c, s in enumerate(columns) if s == score]
+    assert body["score_text"] == service.score_label(score, len(moves), 7, 6)
+    for s, text in zip(columns, body["column_texts"], strict=True):
+        assert (s is None) == (text is None)
+
+
+def test_analyze_immediate_win_in_words(client: httpx.Client) -> None:
+    body = client.get("/api/analyze?pos=4455").json()
+    assert body["score"] == 18
+    assert body["best_moves"] == [3, 6]
+    assert body["column_texts"][2] == body["score_text"] == "win in 2"
+    assert body["to_move"] == 1
+
+
+def test_analyze_other_board_size(client: httpx.Client) -> None:
+    # Red has 1-2-3 on the bottom row of a 5x4 board; 4 completes the four at once.
+    body = client.get("/api/analyze", params={"pos": "112233", "width": 5, "height": 4}).json()
+    assert (body["width"], body["height"]) == (5, 4)
+    assert body["score"] == (5 * 4 + 1 - 6) // 2
+    assert body["best_moves"] == [4]
+
+
+def test_score_labels() -> None:
+    # Red to move on the empty board wins with its last (21st) stone: score 1.
+    assert service.score_label(1, 0, 7, 6) == "win in 21"
+    assert service.score_label(18, 4, 7, 6) == "win in 2"
+    assert service.score_label(-18, 5, 7, 6) == "loss in 1"
+    assert service.score_label(0, 10, 7, 6) == "draw"
+    assert service.score_label(None, 0, 7, 6) == "unknown"
+
+
+# ------------------------------------------------------------------ /api/move
+def test_move_random_player(client: httpx.Client) -> None:
+    body = client.post("/api/move", json={"pos": "4453", "player": "random:seed=3"}).json()
+    assert 0 <= body["move"] < 7
+    assert body["move_label"] == str(body["move"] + 1)
+    assert body["pos_after"] == "4453" + body["move_label"]
+    assert body["tree"] is None
+    assert body["stats"]["seconds"] >= 0
+    assert body["over"] is False
+
+
+def test_move_perfect_player_wins_at_once(client: httpx.Client) -> None:
+    body = client.post("/api/move", json={"pos": "445566", "player": "perfect"}).json()
+    assert body["move"] in (2, 6)  # 3 or 7 completes the bottom row
+    assert body["over"] is True
+    assert body["result"] == "red has won"
+
+
+def test_move_tictactoe_uses_numpad(client: httpx.Client) -> None:
+    # X has 7 and 8 (top row): 9 wins; the AI must find it.
+    body = client.post(
+        "/api/move", json={"pos": "7182", "player": "alphabeta", "game": "tictactoe"}
+    ).json()
+    assert body["move_label"] == "9"
+    assert body["pos_after"] == "71829"
+    assert body["result"] == "X has won"
+
+
+def test_move_alphabeta_returns_search_tree(client: httpx.Client) -> None:
+    spec = "alphabeta:depth=3"
+    body = client.post("/api/move", json={"pos": "4453", "player": spec, "tree": True}).json()
+    tree = body["tree"]
+    assert tree is not None and body["tree_available"] is True
+    root = tree["tree"]
+    assert root["path"] == "" and root["depth"] == 0
+    assert root["children"], "the root was expanded"
+    assert {"id", "path", "move", "depth", "alpha", "beta", "value", "pruned"} <= set(root)
+    assert body["stats"]["nodes"] >= len(root["children"])
+    assert any(node["pruned"] for node in walk(root))
+    without = client.post("/api/move", json={"pos": "4453", "player": spec}).json()
+    assert without["tree"] is None
+    assert without["move"] == body["move"]
+
+
+def test_move_minimax_tree_has_no_pruning(client: httpx.Client) -> None:
+    body = client.post(
+        "/api/move", json={"pos": "", "player": "minimax:depth=2", "tree": True}
+    ).json()
+    root = body["tree"]["tree"]
+    assert len(root["children"]) == 7
+    assert not any(node["pruned"] for node in walk(root))
+    assert body["tree"]["node_count"] == 57  # 1 + 7 + 49
+
+
+def walk(node: dict[str, Any]) -> list[dict[str, Any]]:
+    nodes = [node]
+    for child in node.get("children") or []:
+        nodes.extend(walk(child))
+    return nodes
+
+
+def test_cap_tree_keeps_the_top_of_the_tree() -> None:
+    leaf = {"id": 9, "children": []}
+    tree = {"id": 0, "children": [{"id": i, "children": [leaf, leaf]} for i in range(1, 4)]}
+    capped = service.cap_tree(tree, 5)
+    assert [child["id"] for child in capped["children"]] == [1, 2, 3]
+    assert capped["node_count"] == 5
+    assert capped["children"][0]["children"] == [{"id": 9, "children": []}]
+    assert service.count_nodes(tree) == 10
+
+
+# ------------------------------------------------------------------ /api/players
+def test_players_lists_kinds_for_the_menus(client: httpx.Client) -> None:
+    body = client.get("/api/players").json()
+    kinds = {kind["kind"]: kind for kind in body["players"]}
+    assert {"random", "minimax", "alphabeta", "perfect"} <= set(kinds)
+    assert "cmd" not in kinds and "human" not in kinds
+    assert body["games"] == ["connect4", "tictactoe"]
+    assert body["rules"] == ["standard", "count-fours"]
+    assert body["solver"] is True
+    assert set(kinds["perfect"]["options"]["level"]["choices"]) >= {"easy", "medium", "hard"}
+
+
+# ------------------------------------------------------------------ the page and the docs
+def test_page_and_static_files(client: httpx.Client) -> None:
+    page = client.get("/")
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    assert '<div id="board"' in page.text
+    for name, kind in (("app.js", "javascript"), ("style.css", "text/css")):
+        response = client.get(f"/static/{name}")
+        assert response.status_code == 200
+        assert kind in response.headers["content-type"]
+
+
+def test_openapi_docs(client: httpx.Client) -> None:
+    assert client.get("/docs").status_code == 200
+    schema = client.get("/openapi.json").json()
+    assert {"/solve", "/api/analyze", "/api/move", "/api/players"} <= set(schema["paths"])
+
+
+def test_health(client: httpx.Client) -> None:
+    body = client.get("/api/health").json()
+    assert body["ok"] is True
+    assert [p["name"] for p in body["pools"]] == ["quick", "deep"]
+
+
+# ------------------------------------------------------------------ bad input
+BAD_GETS = [
+    ("/solve?pos=4x53", 400, "move 2 ('x'): not a column number 1-7"),
+    ("/solve?pos=4444444", 400, "move 7 ('4'): column 4 is full"),
+    ("/solve?pos=48", 400, "move 2 ('8'): column 8 is out of range 1-7"),
+    ("/solve?pos=1212121", 400, "the game is over (red has won): there is no move to make"),
+    ("/api/analyze?pos=1&width=9&height=7", 400,
+     "board 9x7 is too large: width*(height+1) = 72 must be <= 64"),
+    ("/api/analyze?pos=" + "1234567" * 7, 400,
+     "pos is too long: 49 moves but the board has only 42 cells"),
+    ("/solve?pos=" + "1" * 2000, 422, "query parameter pos: String should have at most 1024"),
+    ("/api/analyze?pos=1&width=x", 422, "query parameter width: Input should be a valid integer"),
+    ("/api/analyze?pos=1&height=0", 422, "query parameter height: Input should be greater than"),
+    ("/api/analyze?pos=1&width=100", 422, "query parameter width: Input should be less than"),
+    ("/nowhere", 404, "Not Found"),
+]
+
+
+@pytest.mark.parametrize(("path", "status", "message"), BAD_GETS)
+def test_bad_queries(client: httpx.Client, path: str, status: int, message: str) -> None:
+    assert error_of(client.get(path), status).startswith(message)
+
+
+BAD_MOVES: list[tuple[dict[str, Any], int, str]] = [
+    ({"pos": "4444444"}, 400, "move 7 ('4'): column 4 is full"),
+    ({"pos": "12121212"}, 400, "move 8 ('2'): the game is already over (red has won)"),
+    ({"pos": "1212121"}, 400, "the game is over (red has won)"),
+    ({"pos": "4", "player": "genius"}, 400, "unknown player 'genius': choose one of "),
+    ({"pos": "4", "player": "random:speed=3"}, 400, "random: unknown key 'speed'"),
+    ({"pos": "4", "player": "human"}, 400, "player 'human': a human player's moves come from"),
+    ({"pos": "4", "player": "cmd:rm -rf /"}, 400, "player 'cmd:rm -rf /': cmd players cannot"),
+    ({"pos": "4", "player": "x" * 300}, 422, "body field player: String should have at most"),
+    ({"pos": "4", "game": "chess"}, 400, "unknown game 'chess': choose one of connect4"),
+    ({"pos": "4", "rules": "gomoku"}, 400, "unknown rules 'gomoku': choose one of standard"),
+    ({"pos": "5", "game": "tictactoe", "rules": "count-fours"}, 400,
+     "tic-tac-toe has only the standard rules"),
+    ({"pos": "55", "game": "tictactoe"}, 400, "move 2 ('5'): cell 5 is taken"),
+    ({"pos": "50", "game": "tictactoe"}, 400, "move 2 ('0'): not a cell number 1-9"),
+    ({"pos": "1", "width": 8, "height": 8}, 400, "board 8x8 is too large"),
+    ({"pos": "1", "width": 2, "height": 2}, 400, "board 2x2 is too small"),
+    ({"pos": "4", "tree": "maybe"}, 422, "body field tree: Input should be a valid boolean"),
+    ({"pos": 44}, 422, "body field pos: Input should be a valid string"),
+]
+
+
+@pytest.mark.parametrize(("body", "status", "message"), BAD_MOVES)
+def test_bad_move_requests(
+    client: httpx.Client, body: dict[str, Any], status: int, message: str
+) -> None:
+    assert error_of(client.post("/api/move", json=body), status).startswith(message)
+
+
+def test_bad_json_and_big_bodies(client: httpx.Client) -> None:
+    headers = {"content-type": "application/json"}
+    message = error_of(client.post("/api/move", content=b"{not json", headers=headers), 422)
+    assert message.startswith("request body: JSON decode error")
+    big = b'{"pos": "' + b"1" * 70_000 + b'"}'
+    assert "too large" in error_of(client.post("/api/move", content=big, headers=headers), 413)
+    assert error_of(client.get("/api/move"), 405) == "Method Not Allowed"
+
+
+def test_count_fours_games_get_moves_but_no_solution(client: httpx.Client) -> None:
+    body = client.post(
+        "/api/move", json={"pos": "4", "player": "random:seed=1", "rules": "count-fours"}
+    ).json()
+    assert body["pos"] == "4" and not body["over"]
+    position = service.parse_position("44", "connect4", 7, 6, "count-fours")
+    assert isinstance(position, Position) and position.rules == "count-fours"
+    with pytest.raises(service.BadRequest, match="standard rules only"):
+        service.analyze_position(position, max_seconds=1.0)
+
+
+# ------------------------------------------------------------------ 503
+HARD = "/solve?pos=&width=8&height=7"
+
+def test_time_limit_gives_503() -> None:
+    # The empty 8x7 board (no opening book) needs far more than 0.3 s.
+    with BackgroundServer(create_app(workers=1, time_limit=0.3, quick_nodes=1000)) as live:
+        response = httpx.get(live.url + HARD, timeout=30)
+        message = error_of(response, 503)
+        assert message.startswith("time limit exceeded")
+        assert response.headers["retry-after"] == "1"
+        # The server is still fine afterwards.
+        assert httpx.get(live.url + "/solve?pos=4455", timeout=30).status_code == 200
+
+
+def test_full_pool_gives_503() -> None:
+    app = create_app(workers=1, queue=0, time_limit=3.0, quick_nodes=1000)
+    with BackgroundServer(app) as live:
+        results: list[httpx.Response] = []
+        first = threading.Thread(
+            target=lambda: results.append(httpx.get(live.url + HARD, timeout=30))
+        )
+        first.start()
+        deadline = time.monotonic() + 20
+        while httpx.get(live.url + "/api/health").json()["pools"][1]["busy"] < 1:
+            assert time.monotonic() < deadline, "the first solve never reached the deep lane"
+            time.sleep(0.01)
+        message = error_of(httpx.get(live.url + HARD, timeout=30), 503)
+        assert message.startswith("the server is busy: all 1 deep workers and 0 queue places")
+        first.join()
+        assert error_of(results[0], 503).startswith("time limit exceeded")
+        health = httpx.get(live.url + "/api/health").json()["pools"][1]
+        assert health["rejected"] == 1
+
+
+def test_pool_rejects_and_times_out_directly() -> None:
+    import asyncio
+
+    gate = threading.Event()
+
+    async def scenario() -> tuple[str, str]:
+        workers = pool.WorkerPool("test", workers=1, queue=0, time_limit=0.05)
+        try:
+            slow = asyncio.ensure_future(workers.run(gate.wait, 5))
+            await asyncio.sleep(0)
+            with pytest.raises(pool.PoolSaturated) as busy:
+                await workers.run(sum, [1])
+            with pytest.raises(pool.PoolTimeout) as late:
+                await slow
+            assert workers.busy == 1  # the job still runs: its slot stays taken
+            gate.set()
+            for _ in range(100):
+                if workers.busy == 0:
+                    break
+                await asyncio.sleep(0.01)
+            assert workers.busy == 0
+            assert await workers.run(sum, [1, 2]) == 3
+            return str(busy.value), str(late.value)
+        finally:
+            workers.shutdown()
+
+    busy, late = asyncio.run(scenario())
+    assert busy.startswith("the server is busy")
+    assert late == "time limit exceeded: the test work took longer than 0.05 s"
+
+
+# ------------------------------------------------------------------ docs of the modules
+@pytest.mark.parametrize("module", [web_app, models, pool, server, service])
+def test_docstring_examples(module: Any) -> None:
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
