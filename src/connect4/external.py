@@ -142,7 +142,8 @@ class ExternalPlayer:
         self.colour = colour
         context = self.context
         name = "red" if colour == 1 else "yellow"
-        self._send(f"init {context.game} {context.width} {context.height} {name} {context.rules}")
+        width, height = (3, 3) if context.game == "tictactoe" else (context.width, context.height)
+        self._send(f"init {context.game} {width} {height} {name} {context.rules}")
         reply = self._read_line(time.monotonic() + self.startup_seconds)
         if reply.strip() != "ready":
             raise bad_output(reply)

@@ -98,23 +98,28 @@ def fit_ratings(
         hessian = weights.copy()
         np.fill_diagonal(hessian, 0.0)
         hessian[np.diag_indices(n)] = -weights.sum(axis=1) - prior_draws * q * (1.0 - q)
-        if prior_draws == 0:
-            # The likelihood alone ignores a common shift: pin the mean at 0.
-            gradient -= ratings.sum()
-            hessian -= 1.0
         gradient /= ELO_SCALE
         hessian /= ELO_SCALE**2
+        if prior_draws == 0:
+            # The likelihood alone ignores a common shift: pin the mean at 0.
+            gradient -= ratings.sum() / ELO_SCALE**2
+            hessian -= 1.0 / ELO_SCALE**2
         try:
             step = np.linalg.solve(hessian, gradient)
         except np.linalg.LinAlgError:
             raise ValueError(
                 "the results do not determine the ratings (a player with no games, or "
-                "all wins or all losses; use prior_draws > 0)"
+                "only wins or only losses); use prior_draws > 0"
             ) from None
         step = np.clip(step, -400.0, 400.0)
         ratings -= step
-        if float(np.max(np.abs(step))) < 1e-9:
+        if float(np.max(np.abs(step))) < 1e-7:
             break
+    else:
+        raise ValueError(
+            "the results do not determine the ratings (a player with no games, or "
+            "only wins or only losses); use prior_draws > 0"
+        )
     covariance = np.linalg.inv(-hessian)
     centre = np.eye(n) - np.full((n, n), 1.0 / n)
     centred = centre @ ratings

@@ -1,0 +1,174 @@
+"""The cmd: player: the line protocol, forfeits of misbehaving bots, no orphan processes."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from connect4 import Position, TicTacToe
+from connect4.external import BotFault, ExternalPlayer, make_external, parse_command
+from connect4.players import PlayerContext, PlayerSpecError, make_player
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = Path(__file__).resolve().parent / "fake_bots"
+PYTHON = sys.executable
+
+
+def bot(name: str, *args: str, time_limit: float | None = 5.0) -> ExternalPlayer:
+    argument = " ".join([PYTHON, str(BOTS / f"{name}.py"), *args])
+    return make_external(argument, time_limit=time_limit)
+
+
+def fault_of(player: ExternalPlayer, moves: str = "") -> BotFault:
+    try:
+        with pytest.raises(BotFault) as caught:
+            player.choose(Position.from_moves(moves))
+    finally:
+        player.close()
+    return caught.value
+
+
+def test_make_player_builds_a_cmd_player_with_the_whole_argument() -> None:
+    player = make_player(f"cmd:{PYTHON} examples/bot.py --unused 'two words'")
+    assert isinstance(player, ExternalPlayer)
+    assert player.argv == [PYTHON, "examples/bot.py", "--unused", "two words"]
+    assert player.spec == f"cmd:{PYTHON} examples/bot.py --unused 'two words'"
+    player.close()
+
+
+@pytest.mark.parametrize(
+    ("argument", "message"),
+    [
+        ("", "cmd: needs a program to run"),
+        ("no-such-program-xyz --x", "cmd: program 'no-such-program-xyz' not found"),
+        ("python3 'unclosed", "cmd: cannot parse command"),
+    ],
+)
+def test_bad_cmd_specs_are_precise_errors(argument: str, message: str) -> None:
+    with pytest.raises(PlayerSpecError, match=message):
+        make_player(f"cmd:{argument}")
+    with pytest.raises(PlayerSpecError):
+        parse_command(argument)
+
+
+def test_example_bot_wins_blocks_and_prefers_the_centre() -> None:
+    player = make_external(f"{PYTHON} {ROOT / 'examples' / 'bot.py'}", time_limit=10.0)
+    try:
+        assert player.choose(Position()).move == 3
+        assert player.choose(Position.from_moves("445566")).move == 2  # wins in column 3
+        assert player.choose(Position.from_moves("4455661")).move == 2  # blocks column 3
+    finally:
+        player.close()
+    assert player.process is None
+
+
+def test_protocol_transcript_is_exact(tmp_path: Path) -> None:
+    log = tmp_path / "log.txt"
+    context = PlayerContext(game="connect4", width=7, height=6, rules="standard")
+    player = ExternalPlayer(
+        "cmd:recorder", [PYTHON, str(BOTS / "recorder.py"), str(log)], context, time_limit=2.0
+    )
+    assert player.choose(Position.from_moves("4")).move == 0
+    assert player.choose(Position.from_moves("415")).move == 0
+    player.time_limit = None
+    assert player.choose(Position.from_moves("41516")).move == 0
+    player.close()
+    assert log.read_text().splitlines() == [
+        "init connect4 7 6 yellow standard",
+        "move 4 2.000",
+        "move 415 2.000",
+        "move 41516 -",
+        "quit",
+    ]
+
+
+def test_protocol_for_red_on_an_empty_tictactoe_board(tmp_path: Path) -> None:
+    log = tmp_path / "log.txt"
+    player = make_player(f"cmd:{PYTHON} {BOTS / 'recorder.py'} {log}", game="tictactoe")
+    assert player.choose(TicTacToe()).move == 0
+    player.close()
+    assert log.read_text().splitlines() == [
+        "init tictactoe 3 3 red standard",
+        "move - -",
+        "quit",
+    ]
+
+
+def test_crashing_bot_forfeits_with_crash_and_its_last_stderr_line() -> None:
+    fault = fault_of(bot("crash"))
+    assert fault.reason == "crash"
+    assert fault.detail == "exit status 1: RuntimeError: fake bot crashed"
+
+
+def test_hanging_bot_forfeits_with_timeout() -> None:
+    fault = fault_of(bot("hang", time_limit=0.3))
+    assert (fault.reason, fault.detail) == ("timeout", "")
+
+
+def test_illegal_column_forfeits_with_the_column_number() -> None:
+    assert fault_of(bot("illegal")).reason == "illegal move 9"
+
+
+def test_full_column_is_an_illegal_move() -> None:
+    player = bot("recorder", os.devnull)  # always plays column 1
+    assert fault_of(player, "1111112").reason == "illegal move 1"
+
+
+def test_garbage_forfeits_with_the_output_quoted() -> None:
+    assert fault_of(bot("garbage")).reason == "bad output 'hello'"
+
+
+def test_bot_exiting_mid_game_forfeits_with_exited() -> None:
+    player = bot("exits")
+    assert player.choose(Position()).move == 0
+    assert player.choose(Position.from_moves("12")).move == 0
+    fault = fault_of(player, "1212")
+    assert (fault.reason, fault.detail) == ("exited", "exit status 0")
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc").exists(), reason="needs /proc")
+def test_close_kills_the_bot_and_its_children(tmp_path: Path) -> None:
+    pids = tmp_path / "pids.txt"
+    player = bot("spawner", str(pids))
+    assert player.choose(Position()).move == 0
+    assert player.process is not None
+    bot_pid = player.process.pid
+    child_pid = int(pids.read_text().split()[0])
+    assert alive(bot_pid) and alive(child_pid)
+    player.close()
+    for _ in range(100):  # the orphaned grandchild is reaped by init a moment later
+        if not alive(child_pid):
+            break
+        time.sleep(0.05)
+    assert not alive(bot_pid)
+    assert not alive(child_pid)
+
+
+def test_a_new_colour_restarts_the_bot(tmp_path: Path) -> None:
+    log = tmp_path / "log.txt"
+    player = bot("recorder", str(log))
+    player.choose(Position())
+    player.choose(Position.from_moves("4"))
+    player.close()
+    lines = log.read_text().splitlines()
+    assert lines == [
+        "init connect4 7 6 red standard",
+        "move - 5.000",
+        "quit",
+        "init connect4 7 6 yellow standard",
+        "move 4 5.000",
+        "quit",
+    ]
