@@ -1,0 +1,297 @@
+"""Search trees: record the tree one search explored, render it as text, DOT or JSON.
+
+:class:`TreeRecorder` is filled in by :func:`connect4.search.search` when called
+with ``record_tree=True``. The JSON (also what the browser app shows) is::
+
+    {"root": "44",            # move string of the searched position
+     "game": "connect4", "width": 7, "height": 6,
+     "algorithm": "alphabeta", "heuristic": "windows", "depth": 2,
+     "value": 4, "move": "4", # the search's value and best move (notation)
+     "node_count": 33,        # searched nodes recorded (pruned ones not counted)
+     "pruned_count": 11,      # children marked as pruned
+     "truncated": false,      # true when the node cap stopped the recording
+     "cap": 5000,
+     "tree": NODE}
+
+    NODE = {"id": 0,          # 0, 1, 2, ... in visiting order
+            "path": "43",     # moves from the root (notation); "" for the root
+            "move": "3",      # the last move of the path (null for the root)
+            "depth": 2,       # plies from the root
+            "alpha": 1, "beta": null,  # window on entry; null = unbounded (and
+                                       # always null for minimax)
+            "value": 4,       # value backed up to this node (null when pruned)
+            "eval": 4,        # evaluation of a leaf (heuristic or game end), else null
+            "pruned": false,  # true for a child alpha-beta cut off (never searched)
+            "tt_hit": false,  # true when a transposition table entry answered
+            "children": [NODE, ...]}
+
+Values are from the root player's point of view: the root and every even depth
+maximise, odd depths minimise.
+
+>>> from connect4 import Position
+>>> tree = search_tree(Position(), depth=2, algorithm="minimax")
+>>> tree["node_count"], len(tree["tree"]["children"]), tree["truncated"]
+(57, 7, False)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from io import StringIO
+from typing import Any
+
+from connect4.game import Game
+
+FORMATS = ("text", "dot", "json")
+
+
+def _number(value: float | None) -> float | int | None:
+    """A JSON-safe number: infinities become null, integral floats ints."""
+    if value is None or not math.isfinite(value):
+        return None
+    return int(value) if value == int(value) else value
+
+
+class TreeRecorder:
+    """Collects nodes during a search, up to ``cap`` of them (the search goes on)."""
+
+    def __init__(self, game: Game, cap: int = 5000) -> None:
+        if cap < 1:
+            raise ValueError(f"the node cap must be >= 1, not {cap}")
+        self.root_moves = game.moves
+        self.game = game
+        self.cap = cap
+        self.recorded = 0
+        self.pruned_count = 0
+        self.truncated = False
+        self.root: dict[str, Any] | None = None
+        self.stack: list[dict[str, Any] | None] = []
+
+    def _new(self, game: Game, ply: int) -> dict[str, Any]:
+        history = game.history
+        path = "".join(game.move_label(m) for m in history[len(history) - ply :]) if ply else ""
+        return {
+            "id": self.recorded + self.pruned_count,
+            "path": path,
+            "move": game.move_label(history[-1]) if ply else None,
+            "depth": ply,
+            "alpha": None,
+            "beta": None,
+            "value": None,
+            "eval": None,
+            "pruned": False,
+            "tt_hit": False,
+            "children": [],
+        }
+
+    def enter(self, game: Game, ply: int, alpha: float, beta: float, prune: bool) -> int:
+        """Start a node; returns a handle for :meth:`leave`."""
+        parent = self.stack[-1] if self.stack else None
+        if (self.stack and parent is None) or self.recorded + self.pruned_count >= self.cap:
+            if self.recorded + self.pruned_count >= self.cap:
+                self.truncated = True
+            self.stack.append(None)
+            return len(self.stack) - 1
+        node = self._new(game, ply)
+        if prune:
+            node["alpha"], node["beta"] = _number(alpha), _number(beta)
+        self.recorded += 1
+        if parent is None:
+            self.root = node
+        else:
+            parent["children"].append(node)
+        self.stack.append(node)
+        return len(self.stack) - 1
+
+    def leave(self, handle: int, value: float, evaluation: float | None, note: str = "") -> None:
+        """Finish the node of ``handle`` with its value (and leaf evaluation)."""
+        node = self.stack.pop()
+        if node is not None:
+            node["value"] = _number(value)
+            node["eval"] = _number(evaluation)
+            node["tt_hit"] = note == "tt"
+
+    def pruned(self, handle: int, game: Game, moves: list[int]) -> None:
+        """Mark the untried ``moves`` of the current node as pruned children."""
+        node = self.stack[-1]
+        if node is None:
+            return
+        for move in moves:
+            if self.recorded + self.pruned_count >= self.cap:
+                self.truncated = True
+                return
+            game.play(move)
+            child = self._new(game, node["depth"] + 1)
+            game.undo()
+            child["pruned"] = True
+            self.pruned_count += 1
+            node["children"].append(child)
+
+    def to_json(self) -> dict[str, Any]:
+        """The recorded tree as a JSON-ready dict (schema in the module docstring)."""
+        game = self.game
+        return {
+            "root": self.root_moves,
+            "game": "tictactoe" if type(game).__name__ == "TicTacToe" else "connect4",
+            "width": getattr(game, "width", 3),
+            "height": getattr(game, "height", 3),
+            "node_count": self.recorded,
+            "pruned_count": self.pruned_count,
+            "truncated": self.truncated,
+            "cap": self.cap,
+            "tree": self.root,
+        }
+
+
+def search_tree(
+    game: Game,
+    *,
+    depth: int,
+    algorithm: str = "alphabeta",
+    heuristic: str = "windows",
+    ordering: str = "center",
+    tt: bool = False,
+    cap: int = 5000,
+) -> dict[str, Any]:
+    """Search ``game`` to ``depth`` and return the recorded tree (JSON-ready dict)."""
+    from connect4.search import ALGORITHMS, ORDERINGS, Limits, search
+
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algorithm!r}: choose one of {', '.join(ALGORITHMS)}")
+    if ordering not in ORDERINGS:
+        raise ValueError(f"unknown ordering {ordering!r}: choose one of {', '.join(ORDERINGS)}")
+    result = search(
+        game,
+        limits=Limits(depth=depth),
+        algorithm="minimax" if algorithm == "minimax" else "alphabeta",
+        heuristic=heuristic,
+        ordering="none" if ordering == "none" else "center",
+        tt=tt,
+        record_tree=True,
+        tree_cap=cap,
+    )
+    assert result.tree is not None
+    tree = result.tree
+    tree.update(
+        algorithm=algorithm,
+        heuristic=result.heuristic,
+        depth=depth,
+        value=_number(result.value),
+        move=None if result.move is None else game.move_label(result.move),
+        nodes=result.stats.nodes,
+        stats=result.stats.as_dict(),
+    )
+    return tree
+
+
+def iter_nodes(node: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every node of a (sub)tree in visiting order, pruned ones included."""
+    out = [node]
+    for child in node["children"]:
+        out.extend(iter_nodes(child))
+    return out
+
+
+def _bound(value: Any, sign: str) -> str:
+    return f"{sign}∞" if value is None else str(value)
+
+
+def _label(node: dict[str, Any], pruning: bool) -> str:
+    from connect4.search import describe_value
+
+    name = "root" if node["move"] is None else f"{node['path']}"
+    if node["pruned"]:
+        return f"{name}  pruned"
+    parts = [name, f"= {describe_value(node['value'])}" if node["value"] is not None else "= ?"]
+    if pruning:
+        parts.append(f"[α {_bound(node['alpha'], '-')}, β {_bound(node['beta'], '+')}]")
+    if node["eval"] is not None:
+        parts.append("leaf")
+    if node["tt_hit"]:
+        parts.append("tt")
+    return "  ".join(parts)
+
+
+def render_text(tree: dict[str, Any], *, color: bool = False) -> str:
+    """An indented text tree (rich), one line per node; pruned children marked.
+
+    >>> from connect4 import TicTacToe
+    >>> t = search_tree(TicTacToe.from_moves("5192"), depth=1, algorithm="minimax")
+    >>> print(render_text(t).splitlines()[1])
+    ├── 3  = 21  leaf
+    """
+    from rich.console import Console
+    from rich.tree import Tree
+
+    pruning = tree.get("algorithm") != "minimax"
+
+    def build(node: dict[str, Any], branch: Tree) -> None:
+        for child in node["children"]:
+            style = "dim strike" if child["pruned"] else ("bold" if child["depth"] % 2 else "")
+            sub = branch.add(_label(child, pruning), style=style)
+            build(child, sub)
+
+    root = tree["tree"]
+    top = Tree(_label(root, pruning))
+    build(root, top)
+    buffer = StringIO()
+    console = Console(file=buffer, width=200, color_system="standard" if color else None)
+    console.print(top)
+    text = buffer.getvalue()
+    footer = f"{tree['node_count']} nodes, {tree['pruned_count']} pruned"
+    if tree["truncated"]:
+        footer += f" (truncated at the cap of {tree['cap']})"
+    return text + footer + "\n"
+
+
+def render_dot(tree: dict[str, Any]) -> str:
+    """Graphviz DOT: max nodes are boxes, min nodes ellipses, pruned ones dashed grey.
+
+    >>> from connect4 import TicTacToe
+    >>> dot = render_dot(search_tree(TicTacToe.from_moves("5"), depth=2))
+    >>> dot.splitlines()[0], "style=dashed" in dot
+    ('digraph search {', True)
+    """
+    from connect4.search import describe_value
+
+    lines = [
+        "digraph search {",
+        '  node [fontname="Helvetica", fontsize=10];',
+        f'  label="{tree.get("algorithm", "")} depth {tree.get("depth", "")}, '
+        f'root \\"{tree["root"]}\\", {tree["node_count"]} nodes";',
+    ]
+    for node in iter_nodes(tree["tree"]):
+        shape = "box" if node["depth"] % 2 == 0 else "ellipse"
+        label = node["move"] or "root"
+        if node["pruned"]:
+            lines.append(
+                f'  n{node["id"]} [label="{label}\\npruned", shape={shape}, style=dashed, '
+                "color=gray, fontcolor=gray];"
+            )
+        else:
+            text = f"{label}\\n{describe_value(node['value'])}"
+            if node["alpha"] is not None or node["beta"] is not None:
+                text += f"\\n[{_bound(node['alpha'], '-')}, {_bound(node['beta'], '+')}]"
+            lines.append(f'  n{node["id"]} [label="{text}", shape={shape}];')
+        for child in node["children"]:
+            style = " [style=dashed, color=gray]" if child["pruned"] else ""
+            lines.append(f"  n{node['id']} -> n{child['id']}{style};")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def render_json(tree: dict[str, Any]) -> str:
+    """The tree as JSON text (schema in the module docstring)."""
+    return json.dumps(tree, ensure_ascii=False)
+
+
+def render(tree: dict[str, Any], fmt: str) -> str:
+    """Render in ``fmt`` (text, dot or json); a ``ValueError`` names the valid formats."""
+    if fmt == "text":
+        return render_text(tree)
+    if fmt == "dot":
+        return render_dot(tree)
+    if fmt == "json":
+        return render_json(tree) + "\n"
+    raise ValueError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
