@@ -556,8 +556,10 @@ def _play_pending(
     finally:
         for future in futures:
             future.cancel()
-        executor.shutdown(wait=False, cancel_futures=True)
-        if client is not None:
+        if client is None:
+            executor.shutdown(wait=False, cancel_futures=True)
+        else:  # Dask's executor has no cancel_futures; closing the client drops the rest
+            executor.shutdown(wait=False)
             client.close()
 
 

@@ -1,0 +1,400 @@
+"""The arena: schedule, forfeits, results store with resume after SIGKILL, executors, CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from connect4.arena import (
+    ArenaConfig,
+    ArenaError,
+    ResultsStore,
+    all_openings,
+    load_openings,
+    make_schedule,
+    optimal_moves,
+    play_scheduled,
+    run_tournament,
+    summarize,
+)
+from connect4.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = Path(__file__).resolve().parent / "fake_bots"
+PYTHON = sys.executable
+
+
+def cmd(name: str) -> str:
+    return f"cmd:{PYTHON} {BOTS / name}.py"
+
+
+def outcome(records: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """What must not depend on the executor (times do)."""
+    return [
+        (r["game"], r["red"], r["yellow"], r["opening"], r["moves"], r["winner"], r["reason"])
+        for r in sorted(records, key=lambda r: r["game"])
+    ]
+
+
+# ---------------------------------------------------------------- schedule
+def test_round_robin_schedule_plays_both_colours_of_each_opening() -> None:
+    config = ArenaConfig(
+        players=("random:seed=1", "random:seed=2", "random:seed=3"),
+        games_per_pair=4,
+        openings=("44", "17"),
+        seed=9,
+    )
+    games = make_schedule(config)
+    assert len(games) == 12
+    assert [g.index for g in games] == list(range(12))
+    first = [(g.red[-1], g.yellow[-1], g.opening) for g in games[:6]]
+    assert first == [
+        ("1", "2", "44"),
+        ("1", "3", "44"),
+        ("2", "3", "44"),
+        ("2", "1", "44"),
+        ("3", "1", "44"),
+        ("3", "2", "44"),
+    ]
+    assert {g.opening for g in games[6:]} == {"17"}
+    assert len({g.seed for g in games}) == 12
+    assert make_schedule(config) == games  # deterministic
+
+
+def test_gauntlet_plays_one_spec_against_each_other() -> None:
+    config = ArenaConfig(players=("random:seed=1", "random:seed=2"), gauntlet="random")
+    pairs = [(g.red, g.yellow) for g in make_schedule(config)]
+    assert pairs == [
+        ("random", "random:seed=1"),
+        ("random", "random:seed=2"),
+        ("random:seed=1", "random"),
+        ("random:seed=2", "random"),
+    ]
+
+
+def test_openings_after_k_plies_are_distinct_live_positions() -> None:
+    assert len(all_openings(ArenaConfig(players=()), 0)) == 1
+    assert len(all_openings(ArenaConfig(players=()), 2)) == 49
+    assert len(all_openings(ArenaConfig(players=()), 3)) == 238  # 7*7*7 minus transpositions
+    tictactoe = ArenaConfig(players=(), game="tictactoe")
+    assert len(all_openings(tictactoe, 2)) == 72
+    assert len(all_openings(tictactoe, 4)) == 756
+    shuffled = load_openings("plies=2", ArenaConfig(players=(), seed=4))
+    assert sorted(shuffled) == all_openings(ArenaConfig(players=()), 2)
+    assert load_openings("plies=2", ArenaConfig(players=(), seed=4)) == shuffled
+
+
+def test_openings_file_is_validated_line_by_line(tmp_path: Path) -> None:
+    good = tmp_path / "good.txt"
+    good.write_text("# my openings\n4453\n\n-\n17  # comment\n")
+    assert load_openings(str(good), ArenaConfig(players=())) == ("4453", "", "17")
+    bad = tmp_path / "bad.txt"
+    bad.write_text("44\n4484\n")
+    with pytest.raises(ArenaError, match=r"bad.txt line 2: move 3 \('8'\): column 8"):
+        load_openings(str(bad), ArenaConfig(players=()))
+    over = tmp_path / "over.txt"
+    over.write_text("1212121\n")
+    with pytest.raises(ArenaError, match="line 1: the game is already over"):
+        load_openings(str(over), ArenaConfig(players=()))
+    with pytest.raises(ArenaError, match="plies must be a number"):
+        load_openings("plies=x", ArenaConfig(players=()))
+    with pytest.raises(ArenaError, match="cannot read"):
+        load_openings(str(tmp_path / "missing.txt"), ArenaConfig(players=()))
+
+
+# ---------------------------------------------------------------- games and forfeits
+def test_misbehaving_bots_forfeit_with_the_right_reason_and_the_tournament_completes() -> None:
+    bad = {
+        cmd("crash"): "crash",
+        cmd("hang"): "timeout",
+        cmd("illegal"): "illegal move 9",
+        cmd("garbage"): "bad output 'hello'",
+        cmd("exits"): "exited",
+    }
+    # A gauntlet of the sane player against each misbehaving bot, both colours.
+    config = ArenaConfig(players=tuple(bad), gauntlet="random", time_per_move=0.3, seed=2)
+    run = run_tournament(config)
+    assert len(run.records) == 10
+    for record in run.records:
+        culprit = "yellow" if record["red"] == "random" else "red"
+        assert record["forfeit"] == culprit
+        assert record["winner"] == ("red" if culprit == "yellow" else "yellow")
+        assert record["reason"] == bad[record[culprit]]
+    summary = summarize(config, run.records)
+    top = summary["standings"][0]
+    assert (top["player"], top["wins"], top["losses"]) == ("random", 10, 0)
+    assert summary["crosstable"]["random"][cmd("hang")] == {"points": 2.0, "games": 2}
+
+
+def test_a_builtin_player_that_raises_forfeits_with_crash() -> None:
+    from connect4.players import PlayerKind, RandomPlayer, register
+
+    class Broken(RandomPlayer):
+        def choose(self, game: Any) -> Any:
+            raise RuntimeError("out of memory")
+
+    register(
+        PlayerKind(
+            name="broken-test",
+            description="always fails",
+            options={},
+            build=lambda spec, options, context: Broken(spec),
+        )
+    )
+    config = ArenaConfig(players=("random", "broken-test"), games_per_pair=1, openings=("4",))
+    record = play_scheduled(make_schedule(config)[0], config)
+    assert record["reason"] == "crash"
+    assert record["forfeit"] == "yellow"
+    assert record["detail"] == "RuntimeError: out of memory"
+    assert record["moves"] == "4"
+
+
+def test_record_fields_and_a_normal_finish() -> None:
+    config = ArenaConfig(players=("random:seed=1", cmd("slow")), games_per_pair=2, seed=5)
+    run = run_tournament(config)
+    red_random, red_bot = run.records
+    assert set(red_random) >= {
+        "game",
+        "tournament",
+        "red",
+        "yellow",
+        "opening",
+        "moves",
+        "winner",
+        "reason",
+        "move_seconds",
+    }
+    assert red_random["reason"] in ("connect four", "draw")
+    assert len(red_random["move_seconds"]) == len(red_random["moves"]) - len(
+        red_random["opening"]
+    )
+    assert red_bot["red"] == cmd("slow")
+    assert red_random["tournament"] == config.fingerprint()
+
+
+def test_tictactoe_accuracy_marks_each_move_against_exact_values() -> None:
+    config = ArenaConfig(players=(), game="tictactoe", accuracy_nodes=1)
+    assert optimal_moves(config, "5123", 0) == [True, True, True, False]
+    assert optimal_moves(config, "51", 1) == [True]
+    assert optimal_moves(config, "52", 0) == [True, False]  # an edge reply loses to 5
+    players = ("random:seed=1", "random:seed=2")
+    config = ArenaConfig(
+        players=players, game="tictactoe", games_per_pair=4, accuracy_nodes=1, seed=3
+    )
+    run = run_tournament(config)
+    summary = summarize(config, run.records)
+    for row in summary["standings"]:
+        moves = [
+            flag
+            for record in run.records
+            for colour in ("red", "yellow")
+            if record[colour] == row["player"]
+            for flag in record["optimal"][(len(record["opening"]) + (colour == "yellow")) % 2 :: 2]
+        ]
+        assert row["analysed_moves"] == len(moves)
+        assert row["accuracy"] == sum(moves) / len(moves)
+
+
+def test_builtin_time_control_forfeits_a_slow_builtin_player() -> None:
+    from connect4.players import PlayerKind, RandomPlayer, register
+
+    class Sleepy(RandomPlayer):
+        def choose(self, game: Any) -> Any:
+            time.sleep(0.2)
+            return super().choose(game)
+
+    register(
+        PlayerKind(
+            name="sleepy-test",
+            description="slow",
+            options={},
+            build=lambda spec, options, context: Sleepy(spec),
+        )
+    )
+    config = ArenaConfig(players=("sleepy-test", "random"), games_per_pair=1, time_per_move=0.05)
+    record = play_scheduled(make_schedule(config)[0], config)
+    assert (record["forfeit"], record["reason"], record["moves"]) == ("red", "timeout", "")
+
+
+def test_bad_tournaments_are_refused() -> None:
+    with pytest.raises(ArenaError, match="at least two players"):
+        run_tournament(ArenaConfig(players=("random",)))
+    with pytest.raises(ArenaError, match="appears twice"):
+        run_tournament(ArenaConfig(players=("random", "random")))
+    with pytest.raises(ArenaError, match="unknown player 'nobody'"):
+        run_tournament(ArenaConfig(players=("random", "nobody")))
+    with pytest.raises(ArenaError, match="humans cannot play"):
+        run_tournament(ArenaConfig(players=("random", "human")))
+
+
+# ---------------------------------------------------------------- results store
+def test_results_file_is_refused_without_resume_and_checked_with_it(tmp_path: Path) -> None:
+    results = tmp_path / "r.jsonl"
+    config = ArenaConfig(players=("random:seed=1", "random:seed=2"), games_per_pair=2)
+    run_tournament(config, results)
+    assert len(results.read_text().splitlines()) == 2
+    with pytest.raises(ArenaError, match="already exists: pass --resume"):
+        run_tournament(config, results)
+    again = run_tournament(config, results, resume=True)
+    assert again.resumed == 2 and len(again.records) == 2
+    assert len(results.read_text().splitlines()) == 2
+    other = ArenaConfig(players=("random:seed=1", "random:seed=2"), games_per_pair=2, seed=1)
+    with pytest.raises(ArenaError, match="belongs to another tournament"):
+        run_tournament(other, results, resume=True)
+
+
+def test_a_torn_last_line_is_cut_and_its_game_replayed(tmp_path: Path) -> None:
+    results = tmp_path / "r.jsonl"
+    config = ArenaConfig(players=("random:seed=1", "random:seed=2"), games_per_pair=4)
+    full = run_tournament(config, results)
+    lines = results.read_text().splitlines(keepends=True)
+    results.write_text("".join(lines[:2]) + lines[2][:25])  # killed while writing game 2
+    store = ResultsStore(results, config.fingerprint()).open(resume=True)
+    assert sorted(store.records) == [0, 1]
+    assert store.repaired == 25
+    resumed = run_tournament(config, results, resume=True)
+    assert outcome(resumed.records) == outcome(full.records)
+    assert [json.loads(line)["game"] for line in results.read_text().splitlines()] == [0, 1, 2, 3]
+
+
+def test_a_complete_but_unterminated_last_line_is_kept(tmp_path: Path) -> None:
+    results = tmp_path / "r.jsonl"
+    config = ArenaConfig(players=("random:seed=1", "random:seed=2"), games_per_pair=2)
+    run_tournament(config, results)
+    results.write_text(results.read_text().rstrip("\n"))
+    resumed = run_tournament(config, results, resume=True)
+    assert resumed.resumed == 2
+    assert len(results.read_text().splitlines()) == 2
+
+
+def test_sigkill_then_resume_plays_every_scheduled_game_exactly_once(tmp_path: Path) -> None:
+    results = tmp_path / "r.jsonl"
+    args = [
+        "-m",
+        "connect4.cli",
+        "arena",
+        "--players",
+        cmd("slow"),
+        "random",
+        "random:seed=3",
+        "--games-per-pair",
+        "6",
+        "--results",
+        str(results),
+        "--seed",
+        "7",
+        "--accuracy-nodes",
+        "0",
+    ]
+    env = {**os.environ, "SLOW_BOT_SECONDS": "0.02"}
+    process = subprocess.Popen(
+        [PYTHON, *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        for _ in range(600):
+            if results.exists() and len(results.read_bytes().splitlines()) >= 3:
+                break
+            if process.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert process.poll() is None, "the tournament ended before it could be killed"
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    finally:
+        if process.poll() is None:
+            process.kill()
+    done_before = {json.loads(line)["game"] for line in results.read_text().splitlines() if line}
+    assert 3 <= len(done_before) < 18
+    with results.open("a") as out:
+        out.write('{"game": 17, "tournam')  # and a torn line, as a kill mid-write leaves
+    resumed = subprocess.run(
+        [PYTHON, *args, "--resume", "--json"], capture_output=True, text=True, check=False
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    games = [json.loads(line)["game"] for line in results.read_text().splitlines()]
+    assert sorted(games) == list(range(18))
+    assert set(games[: len(done_before)]) == done_before
+    assert json.loads(resumed.stdout)["games_played"] == 18
+
+
+# ---------------------------------------------------------------- executors
+REPRO_PLAYERS = ("random", "random:seed=4", cmd("slow"))
+
+
+def repro_config() -> ArenaConfig:
+    return ArenaConfig(
+        players=REPRO_PLAYERS, games_per_pair=2, openings=("", "44", "17"), seed=12
+    )
+
+
+def test_same_seed_same_results_with_one_and_two_workers() -> None:
+    one = run_tournament(repro_config(), workers=1)
+    two = run_tournament(repro_config(), workers=2)
+    assert outcome(one.records) == outcome(two.records)
+    other = run_tournament(ArenaConfig(**{**repro_config().__dict__, "seed": 13}))
+    assert outcome(other.records) != outcome(one.records)
+
+
+def test_same_seed_same_results_on_a_dask_local_cluster() -> None:
+    distributed = pytest.importorskip("dask.distributed")
+    one = run_tournament(repro_config(), workers=1)
+    with distributed.LocalCluster(
+        processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None
+    ) as cluster:
+        dask = run_tournament(repro_config(), scheduler=cluster.scheduler_address)
+    assert outcome(dask.records) == outcome(one.records)
+
+
+# ---------------------------------------------------------------- command line
+def test_cli_arena_json_and_csv(tmp_path: Path) -> None:
+    csv_path = tmp_path / "s.csv"
+    result = CliRunner().invoke(
+        app,
+        [
+            "arena",
+            "--players",
+            "random:seed=1",
+            "random:seed=2",
+            "--game",
+            "tictactoe",
+            "--games-per-pair",
+            "4",
+            "--json",
+            "--csv",
+            str(csv_path),
+            "--accuracy-nodes",
+            "1",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout[result.stdout.index("{") :])
+    assert summary["games_played"] == 4
+    assert {row["player"] for row in summary["standings"]} == {"random:seed=1", "random:seed=2"}
+    rows = csv_path.read_text().splitlines()
+    assert rows[0].startswith("rank,player,games,wins,draws,losses,points,score,elo")
+    assert len(rows) == 3
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--players", "random"], "at least two players"),
+        (["--players", "random", "bogus"], "unknown player 'bogus'"),
+        (["--players", "random", "random:seed=1", "--resume"], "--resume needs --results"),
+        (["--players", "random", "random:seed=1", "--openings", "plies=9"], "must be 0-6"),
+        (["--players", "random", "random:seed=1", "--game", "chess"], "unknown game 'chess'"),
+    ],
+)
+def test_cli_arena_bad_usage(args: list[str], message: str) -> None:
+    result = CliRunner().invoke(app, ["arena", *args])
+    assert result.exit_code == 2
+    assert "error: " in result.stderr and message in result.stderr
