@@ -194,6 +194,83 @@ def arena(
         raise typer.Exit(code)
 
 
+@app.command()
+def tree(
+    moves: Annotated[str, typer.Argument(help='position to search, e.g. "44" ("" = empty)')],
+    depth: Annotated[int, typer.Option(help="search depth in plies", min=0, max=42)] = 2,
+    algorithm: Annotated[str, typer.Option(help="minimax or alphabeta")] = "alphabeta",
+    heuristic: Annotated[str, typer.Option(help="evaluation function")] = "windows",
+    ordering: Annotated[str, typer.Option(help="center or none")] = "center",
+    tt: Annotated[bool, typer.Option("--tt", help="use a transposition table")] = False,
+    cap: Annotated[int, typer.Option(help="most nodes recorded", min=1)] = 5000,
+    game: Annotated[str, typer.Option(help="connect4 or tictactoe")] = "connect4",
+    width: Annotated[int, typer.Option(help="board width (connect4)")] = 7,
+    height: Annotated[int, typer.Option(help="board height (connect4)")] = 6,
+    rules: Annotated[str, typer.Option(help="standard or count-fours")] = "standard",
+    fmt: Annotated[str, typer.Option("--format", help="text, dot or json")] = "text",
+) -> None:
+    """Print the tree one minimax or alpha-beta search explored (pruned children marked)."""
+    from connect4.analysis import load_position
+    from connect4.tree import FORMATS, render, search_tree
+
+    if fmt not in FORMATS:
+        raise fail(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    try:
+        position = load_position(game, moves, width, height, rules)
+        recorded = search_tree(
+            position, depth=depth, algorithm=algorithm, heuristic=heuristic,
+            ordering=ordering, tt=tt, cap=cap,
+        )  # fmt: skip
+    except ValueError as error:
+        raise fail(str(error)) from None
+    sys.stdout.write(render(recorded, fmt))
+
+
+@app.command()
+def analyze(
+    moves: Annotated[str, typer.Argument(help="position to analyse (default: empty)")] = "",
+    game: Annotated[str, typer.Option(help="connect4 or tictactoe")] = "connect4",
+    max_depth: Annotated[str, typer.Option(help="depths 1..D, or 'all' (tictactoe)")] = "6",
+    heuristic: Annotated[str, typer.Option(help="evaluation function")] = "windows",
+    budget: Annotated[int, typer.Option(help="minimax node budget per depth", min=1)] = 5_000_000,
+    tt: Annotated[bool, typer.Option("--tt", help="alpha-beta with a transposition table")] = False,
+    width: Annotated[int, typer.Option(help="board width (connect4)")] = 7,
+    height: Annotated[int, typer.Option(help="board height (connect4)")] = 6,
+    rules: Annotated[str, typer.Option(help="standard or count-fours")] = "standard",
+    json_output: Annotated[bool, typer.Option("--json", help="print the rows as JSON")] = False,
+    plot: Annotated[str | None, typer.Option(help="write a PNG plot to this file")] = None,
+) -> None:
+    """Minimax against alpha-beta by depth: nodes, seconds, value, move and their ratio."""
+    from connect4.analysis import compare, load_position, parse_depth, render_table, rows_json
+    from connect4.analysis import plot as write_plot
+
+    try:
+        position = load_position(game, moves, width, height, rules)
+        depths = parse_depth(max_depth, position)
+        rows = compare(position, depths, heuristic=heuristic, budget=budget, tt=tt)
+    except ValueError as error:
+        raise fail(str(error)) from None
+    title = f"{game} {moves or '(empty)'}: minimax vs alpha-beta, heuristic {heuristic}"
+    if plot is not None:
+        try:
+            write_plot(rows, plot, title)
+        except OSError as error:
+            raise fail(f"cannot write {plot}: {error}") from None
+    if json_output:
+        typer.echo(rows_json(rows))
+        return
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console.width = max(console.width, 120)
+    console.print(render_table(rows, title, budget))
+    if any(not r.complete for r in rows if r.algorithm == "minimax"):
+        console.print(f"minimax stopped at its budget of {budget:,} nodes (--budget to change)")
+    if plot is not None:
+        console.print(f"plot written to {plot}")
+
+
 def main() -> None:
     """Entry point of the ``connect4`` console script."""
     try:

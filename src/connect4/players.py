@@ -304,3 +304,6 @@ register(
         free_argument=True,
     )
 )
+
+# The minimax and alphabeta kinds (issue 3) register themselves on import.
+import connect4.search_players  # noqa: E402,F401

@@ -1,0 +1,206 @@
+"""The ``minimax`` and ``alphabeta`` player kinds (registered in :mod:`connect4.players`).
+
+Specs (keys may be combined; explicit keys override the level's settings)::
+
+    minimax:depth=4,heuristic=windows
+    alphabeta:depth=7,heuristic=windows/mollerhoj,ordering=center,tt=on
+    alphabeta:time=1.0                  iterative deepening for one second
+    alphabeta:schedule=4/5/6            depth by game phase (the contest seed)
+    alphabeta:level=hard                easy / medium / hard (see LEVELS)
+
+Set ``player.record_tree = True`` (the web app does) to get the explored tree
+as JSON in ``MoveChoice.tree`` (this runs the generic search, capped at
+``player.tree_cap`` nodes).
+
+>>> from connect4 import Position
+>>> from connect4.players import make_player
+>>> choice = make_player("alphabeta:depth=2").choose(Position.from_moves("445566"))
+>>> choice.move, choice.value, sorted(choice.stats)[:4]
+(2, 999999993, ['cutoffs', 'depth', 'engine', 'heuristic'])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from connect4.game import Game
+from connect4.heuristics import get_heuristic, heuristic_names
+from connect4.players import (
+    MoveChoice,
+    Option,
+    Player,
+    PlayerContext,
+    PlayerKind,
+    PlayerSpecError,
+    parse_choice,
+    parse_float,
+    parse_int,
+    parse_switch,
+    register,
+)
+from connect4.search import Limits, is_mate, search
+
+# level -> settings, per game; documented in docs/classic-ai.md
+LEVELS: dict[str, dict[str, dict[str, object]]] = {
+    "connect4": {
+        "easy": {"depth": 2, "heuristic": "windows"},
+        "medium": {"depth": 5, "heuristic": "windows", "tt": True},
+        "hard": {"depth": 7, "heuristic": "threats", "tt": True},
+    },
+    "tictactoe": {
+        "easy": {"depth": 1, "heuristic": "windows"},
+        "medium": {"depth": 3, "heuristic": "windows"},
+        "hard": {"depth": 9, "heuristic": "windows", "tt": True},
+    },
+}
+MINIMAX_HARD_DEPTH = 5  # minimax has no pruning: its hard level searches less deep
+
+
+def parse_schedule(text: str) -> object:
+    """``"4/5/6"`` -> ``(4, 5, 6)``: depths for the opening, middle and end of the game."""
+    parts = text.split("/")
+    if not all(p.isdigit() and 1 <= int(p) <= 42 for p in parts):
+        raise ValueError("must be depths 1-42 separated by '/', e.g. 4/5/6")
+    return tuple(int(p) for p in parts)
+
+
+def options() -> dict[str, Option]:
+    """The keys both kinds take."""
+    names = tuple(heuristic_names())
+    return {
+        "depth": Option("search depth in plies", parse_int(0, 42)),
+        "time": Option("seconds per move (iterative deepening)", parse_float(0.01, 3600)),
+        "schedule": Option("depths by game phase, e.g. 4/5/6", parse_schedule),
+        "heuristic": Option("evaluation function", parse_choice(*names), names),
+        "ordering": Option(
+            "move order: centre first or ascending",
+            parse_choice("center", "none"),
+            ("center", "none"),
+        ),
+        "tt": Option("transposition table", parse_switch, ("on", "off")),
+        "level": Option(
+            "preset strength", parse_choice("easy", "medium", "hard"), ("easy", "medium", "hard")
+        ),
+    }
+
+
+class SearchPlayer:
+    """A minimax or alpha-beta player.
+
+    ``record_tree`` (default False): when True, :meth:`choose` records the search
+    tree and returns it as JSON in ``MoveChoice.tree`` (``tree_cap`` nodes at most).
+    """
+
+    is_human = False
+
+    def __init__(
+        self,
+        spec: str,
+        algorithm: str,
+        limits: Limits,
+        heuristic: str,
+        ordering: str,
+        tt: bool,
+    ) -> None:
+        self.spec = spec
+        self.algorithm = "minimax" if algorithm == "minimax" else "alphabeta"
+        self.limits = limits
+        self.heuristic = heuristic
+        self.ordering = "none" if ordering == "none" else "center"
+        self.tt = tt
+        self.record_tree = False
+        self.tree_cap = 2000
+
+    def choose(self, game: Game) -> MoveChoice:
+        """Search a copy of ``game`` and answer its best move with value and stats."""
+        result = search(
+            game.copy(),
+            limits=self.limits,
+            algorithm="minimax" if self.algorithm == "minimax" else "alphabeta",
+            heuristic=self.heuristic,
+            ordering="none" if self.ordering == "none" else "center",
+            tt=self.tt,
+            record_tree=self.record_tree,
+            tree_cap=self.tree_cap,
+        )
+        if result.move is None:
+            raise ValueError("the search found no move")
+        stats: dict[str, float | int | str] = dict(result.stats.as_dict())
+        stats["engine"] = result.engine
+        stats["heuristic"] = result.heuristic
+        tree: dict[str, Any] | None = None
+        if result.tree is not None:
+            tree = result.tree
+            tree.update(
+                algorithm=self.algorithm,
+                heuristic=result.heuristic,
+                depth=result.stats.depth,
+                value=result.value,
+                move=game.move_label(result.move),
+            )
+        value = result.value
+        return MoveChoice(
+            move=result.move,
+            value=value,
+            stats=stats,
+            proven=True if value is not None and is_mate(value) else None,
+            tree=tree,
+        )
+
+    def close(self) -> None:
+        pass
+
+
+def build(algorithm: str) -> Any:
+    """The ``build`` function of a kind: options -> :class:`SearchPlayer`."""
+
+    def make(spec: str, values: dict[str, object], context: PlayerContext) -> Player:
+        settings: dict[str, object] = {"depth": 4, "heuristic": "windows"}
+        level = values.get("level")
+        if isinstance(level, str):
+            settings.update(LEVELS[context.game][level])
+            if algorithm == "minimax" and level == "hard" and context.game == "connect4":
+                settings.update(depth=MINIMAX_HARD_DEPTH, heuristic="windows")
+        settings.update({k: v for k, v in values.items() if k != "level"})
+        heuristic = str(settings["heuristic"])
+        try:
+            get_heuristic(heuristic, context.game)
+        except ValueError as error:
+            raise PlayerSpecError(f"{algorithm}: {error}") from None
+        depth = settings.get("depth")
+        seconds = settings.get("time")
+        schedule = settings.get("schedule")
+        limits = Limits(
+            depth=depth if isinstance(depth, int) and ("time" not in values or "depth" in values)
+            else None,
+            time=float(seconds) if isinstance(seconds, (int, float)) else None,
+            schedule=tuple(schedule) if isinstance(schedule, tuple) else None,
+        )  # fmt: skip
+        return SearchPlayer(
+            spec,
+            algorithm,
+            limits,
+            heuristic,
+            str(settings.get("ordering", "center")),
+            bool(settings.get("tt", False)),
+        )
+
+    return make
+
+
+register(
+    PlayerKind(
+        name="minimax",
+        description="plain minimax to a depth cut-off (no pruning; for teaching)",
+        options=options(),
+        build=build("minimax"),
+    )
+)
+register(
+    PlayerKind(
+        name="alphabeta",
+        description="alpha-beta search with a heuristic, move ordering and a transposition table",
+        options=options(),
+        build=build("alphabeta"),
+    )
+)
