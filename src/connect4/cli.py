@@ -115,12 +115,17 @@ def serve(
     time_limit: Annotated[
         float, typer.Option(help="seconds per request before HTTP 503", min=0.1)
     ] = 10.0,
+    cache: Annotated[
+        int, typer.Option(help="solved positions kept in memory (0 = no cache)", min=0)
+    ] = 20_000,
 ) -> None:
     """Serve the browser app and the JSON API (docs at /docs) with uvicorn."""
     from connect4.web.server import run_server
 
     try:
-        run_server(host=host, port=port, workers=workers, queue=queue, time_limit=time_limit)
+        run_server(
+            host=host, port=port, workers=workers, queue=queue, time_limit=time_limit, cache=cache
+        )
     except (OSError, ValueError) as error:
         raise fail(str(error)) from None
 
@@ -192,6 +197,88 @@ def arena(
         raise fail(str(error)) from None
     if code:
         raise typer.Exit(code)
+
+
+book_app = typer.Typer(
+    help="Opening books: build one for any board size, show what one holds.",
+    no_args_is_help=True,
+)
+app.add_typer(book_app, name="book")
+
+
+@book_app.command("build")
+def book_build(
+    out: Annotated[Path, typer.Option(help="book file to write (.c4book)")],
+    width: Annotated[int, typer.Option(help="board width")] = 7,
+    height: Annotated[int, typer.Option(help="board height")] = 6,
+    plies: Annotated[
+        int, typer.Option(help="solve every position with up to this many stones", min=0)
+    ] = 4,
+    workers: Annotated[
+        int | None, typer.Option(help="local worker processes (default: all cores)", min=1)
+    ] = None,
+    scheduler: Annotated[
+        str | None, typer.Option(help="Dask scheduler address (instead of local processes)")
+    ] = None,
+    resume: Annotated[
+        bool, typer.Option(help="continue an interrupted build (OUT.partial)")
+    ] = False,
+    base_book: Annotated[
+        str, typer.Option(help="book used inside the deepest searches: default, none, FILE")
+    ] = "default",
+    chunk: Annotated[int, typer.Option(help="positions per task", min=1)] = 64,
+    json_output: Annotated[bool, typer.Option("--json", help="print the summary as JSON")] = False,
+) -> None:
+    """Solve every position up to --plies stones and write a book (resumable, parallel)."""
+    import json
+
+    from connect4.book import BookError
+    from connect4.book_build import BuildInterrupted, build_command
+
+    try:
+        summary = build_command(
+            width, height, plies, out, workers=workers, scheduler=scheduler, resume=resume,
+            base_book=base_book, chunk=chunk, json_output=json_output,
+        )
+    except (BookError, ValueError, OSError) as error:
+        raise fail(str(error)) from None
+    except (BuildInterrupted, KeyboardInterrupt) as error:
+        typer.echo(f"interrupted: {error or 'resume with --resume'}", err=True)
+        raise typer.Exit(130) from None
+    if json_output:
+        typer.echo(json.dumps(summary))
+    else:
+        typer.echo(
+            f"wrote {summary['out']}: {summary['entries']:,} positions "
+            f"({summary['solved']:,} solved now, {summary['from_journal']:,} from the journal), "
+            f"{summary['solver_nodes']:,} nodes, {summary['seconds']:.1f} s, "
+            f"{summary['bytes']:,} bytes"
+        )
+
+
+@book_app.command("info")
+def book_info(
+    book: Annotated[
+        str, typer.Argument(help="a .c4book file, or bitbully:8-ply|12-ply|12-ply-dist")
+    ],
+    json_output: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Show what a book holds: board, depth, entries per ply, results, metadata."""
+    import json
+
+    from connect4.book import BookError, load_book
+    from connect4.book_build import format_info
+
+    try:
+        loaded = load_book(book)
+    except (BookError, OSError) as error:
+        raise fail(str(error)) from None
+    if loaded is None:
+        raise fail(f"no book: {book}")
+    info = loaded.info()
+    if not book.startswith("bitbully:") and book not in ("default", "none"):
+        info["file_bytes"] = Path(book).stat().st_size
+    typer.echo(json.dumps(info) if json_output else format_info(info))
 
 
 @app.command()

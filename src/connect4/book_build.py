@@ -1,0 +1,426 @@
+"""Build opening books: solve every position up to N plies on an executor.
+
+``connect4 book build --width 6 --height 5 --plies 8 --out book.c4book`` lists
+every position with at most N stones that is not over and whose side to move
+cannot win at once (mirror images merged; positions with an immediate win are
+left out because the solver answers them without searching), then solves them
+level by level, **deepest level first**:
+
+* the positions with N stones are solved by full searches (using a *base*
+  book of deeper positions inside the search when one is given, e.g.
+  bitbully's 12-ply database on 7x6);
+* a level with fewer stones is solved with the level below it as the book,
+  so each of its searches is one ply deep.
+
+Work is split into chunks run on a ``concurrent.futures`` executor: a local
+process pool by default, or a Dask distributed cluster when a scheduler
+address is given (``client.get_executor()``). Every finished chunk is appended
+to a journal (``OUT.partial``, fixed 16-byte records) before the progress bar
+moves, so an interrupted build loses at most the chunks in flight and
+``--resume`` continues from the journal. When all levels are done the book is
+written to ``OUT`` and the journal removed.
+
+>>> levels = enumerate_levels(4, 4, 2)
+>>> [len(level) for level in levels]
+[1, 2, 7]
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import struct
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from connect4.book import Book, BookError, canonical_key, load_book
+from connect4.position import Position, check_board_size
+
+JOURNAL_MAGIC = b"C4JRNL\r\n"
+_JOURNAL_HEADER = struct.Struct("<8sBBBx4xQ")  # magic, width, height, plies, base-book tag
+_RECORD = struct.Struct("<QbxxxI")  # canonical key, score, nodes (saturated)
+DEFAULT_CHUNK = 64
+
+
+# ---------------------------------------------------------------- positions
+def enumerate_levels(width: int, height: int, plies: int) -> list[dict[int, str]]:
+    """For each ply ``0..plies``: ``{canonical key: move string}`` of the book's positions.
+
+    A position is listed when it is not over and its side to move has no
+    immediate win; all positions that are not over are expanded.
+    """
+    check_board_size(width, height)
+    if not 0 <= plies <= width * height:
+        raise BookError(f"--plies must be 0-{width * height} on a {width}x{height} board")
+    frontier: dict[int, Position] = {0: Position(width, height)}
+    levels: list[dict[int, str]] = []
+    for ply in range(plies + 1):
+        level = {
+            key: position.moves
+            for key, position in frontier.items()
+            if not any(position.is_winning_move(c) for c in position.legal_moves())
+        }
+        levels.append(level)
+        if ply == plies:
+            break
+        children: dict[int, Position] = {}
+        for position in frontier.values():
+            for column in position.legal_moves():
+                child = position.copy()
+                child.play(column)
+                if child.is_over():
+                    continue
+                key = canonical_key(child)
+                if key not in children:
+                    children[key] = child
+        frontier = children
+    return levels
+
+
+# ---------------------------------------------------------------- workers
+_LOCAL = threading.local()  # one solver memory per worker thread and board size
+_BASE_BOOKS: dict[str, Book | None] = {}
+
+
+def _memory(width: int, height: int) -> Any:
+    from connect4.solver import kernel
+
+    memories: dict[tuple[int, int], Any] = _LOCAL.__dict__.setdefault("memories", {})
+    mem = memories.get((width, height))
+    if mem is None:
+        mem = kernel.new_memory(width, height, 1 << 20)
+        memories[(width, height)] = mem
+    return mem
+
+
+def solve_chunk(
+    width: int,
+    height: int,
+    moves: Sequence[str],
+    book: tuple[int, Any, Any] | str | None,
+) -> list[tuple[int, int, int]]:
+    """Solve positions (move strings) exactly; ``[(canonical key, score, nodes)]``.
+
+    ``book`` is ``(plies, keys, values)`` arrays probed in the search, or a book
+    spec for :func:`connect4.book.load_book` (loaded once per worker process).
+    Runs in worker processes: it must stay a picklable module-level function.
+    """
+    from connect4.solver import kernel
+
+    if isinstance(book, str):
+        if book not in _BASE_BOOKS:
+            _BASE_BOOKS[book] = load_book(book, width, height)
+        loaded = _BASE_BOOKS[book]
+        book = None if loaded is None else (loaded.plies, loaded.keys, loaded.values)
+    if book is None:
+        plies, keys, values = 0, np.zeros(0, np.uint64), np.zeros(0, np.int8)
+    else:
+        plies, keys, values = book
+    mem = _memory(width, height)
+    mem[kernel.BOOK_PLIES] = plies
+    results = []
+    # one table generation for the whole chunk: stored bounds hold whatever the
+    # root, so neighbouring positions share their searches
+    mem[kernel.GEN] += np.uint64(1)
+    for line in moves:
+        position = Position.from_moves(line, width, height)
+        mem[kernel.NODES] = 0
+        mem[kernel.ABORT] = 0
+        score = kernel.solve(
+            mem, keys, values, np.uint64(position.current), np.uint64(position.mask),
+            position.ply, False,
+        )
+        nodes = min(int(mem[kernel.NODES]), 2**32 - 1)
+        results.append((canonical_key(position), int(score), nodes))
+    return results
+
+
+# ---------------------------------------------------------------- journal
+@dataclass
+class Journal:
+    """Append-only record of solved positions beside the book being built."""
+
+    path: Path
+    width: int
+    height: int
+    plies: int
+    scores: dict[int, int] = field(default_factory=dict)
+    nodes: int = 0
+
+    def open(self, resume: bool) -> None:
+        """Start a new journal, or (``resume``) read the one on disk and continue it."""
+        header = _JOURNAL_HEADER.pack(JOURNAL_MAGIC, self.width, self.height, self.plies, 0)
+        if resume and self.path.exists():
+            data = self.path.read_bytes()
+            if data[: _JOURNAL_HEADER.size] != header:
+                raise BookError(
+                    f"{self.path} belongs to another build (board or --plies differ); "
+                    "delete it or build without --resume"
+                )
+            body = data[_JOURNAL_HEADER.size :]
+            whole = len(body) - len(body) % _RECORD.size
+            for key, score, nodes in _RECORD.iter_unpack(body[:whole]):
+                self.scores[key] = score
+                self.nodes += nodes
+            if whole != len(body):  # a record torn by the interruption
+                with self.path.open("r+b") as file:
+                    file.truncate(_JOURNAL_HEADER.size + whole)
+        else:
+            self.path.write_bytes(header)
+
+    def append(self, results: Sequence[tuple[int, int, int]]) -> None:
+        """Record finished positions durably (flushed and fsynced)."""
+        with self.path.open("ab") as file:
+            file.write(b"".join(_RECORD.pack(k, s, n) for k, s, n in results))
+            file.flush()
+            os.fsync(file.fileno())
+        for key, score, nodes in results:
+            self.scores[key] = score
+            self.nodes += nodes
+
+
+# ---------------------------------------------------------------- the build
+@dataclass
+class BuildReport:
+    """What a build did: entries, positions solved now (vs from the journal), figures."""
+
+    book: Book
+    solved: int
+    resumed: int
+    nodes: int
+    seconds: float
+
+
+@contextmanager
+def make_executor(workers: int | None, scheduler: str | None) -> Iterator[Executor]:
+    """A local process pool, or a Dask cluster's executor when ``scheduler`` is given."""
+    if scheduler:
+        try:
+            distributed: Any = importlib.import_module("distributed")
+        except ImportError:
+            raise BookError("--scheduler needs Dask: pip install 'connect4[dask]'") from None
+        try:
+            client = distributed.Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError) as error:
+            raise BookError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
+        try:
+            yield client.get_executor()
+        finally:
+            client.close()
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            yield pool
+
+
+def build_book(
+    width: int,
+    height: int,
+    plies: int,
+    out: str | os.PathLike[str],
+    *,
+    executor: Executor | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    resume: bool = False,
+    base_book: str | None = "default",
+    chunk: int = DEFAULT_CHUNK,
+    progress: bool = True,
+    stop_after: int | None = None,
+) -> BuildReport:
+    """Solve every book position up to ``plies`` stones and write the book to ``out``.
+
+    ``base_book`` names a book probed when solving the deepest level (``default``:
+    the one that ships for the board, ``none``: no book). ``stop_after`` stops
+    (as an interruption would) after that many chunks: for tests.
+    """
+    out_path = Path(out)
+    journal = Journal(out_path.with_name(out_path.name + ".partial"), width, height, plies)
+    levels = enumerate_levels(width, height, plies)
+    journal.open(resume)
+    resumed = sum(1 for level in levels for key in level if key in journal.scores)
+    if base_book not in (None, "none"):
+        base = load_book(base_book, width, height)
+        if base is None or base.wdl or base.plies <= plies:
+            base_book = None
+    started = time.perf_counter()
+    total = sum(len(level) for level in levels)
+    solved = 0
+
+    def run(pool: Executor, advance: Callable[[int], None]) -> bool:
+        nonlocal solved
+        chunks_done = 0
+        for ply in range(plies, -1, -1):
+            todo = [moves for key, moves in levels[ply].items() if key not in journal.scores]
+            if not todo:
+                continue
+            if ply == plies:
+                book: tuple[int, Any, Any] | str | None = base_book
+            else:
+                below = levels[ply + 1]
+                keys = np.array(sorted(below), dtype=np.uint64)
+                values = np.array([journal.scores[int(k)] for k in keys], dtype=np.int8)
+                book = (ply + 1, keys, values)
+            futures: list[Future[list[tuple[int, int, int]]]] = [
+                pool.submit(solve_chunk, width, height, todo[i : i + chunk], book)
+                for i in range(0, len(todo), chunk)
+            ]
+            try:
+                for future in as_completed(futures):
+                    results = future.result()
+                    journal.append(results)
+                    solved += len(results)
+                    advance(len(results))
+                    chunks_done += 1
+                    if stop_after is not None and chunks_done >= stop_after:
+                        return False
+            finally:
+                for future in futures:
+                    future.cancel()
+        return True
+
+    with _progress_bar(progress, total, resumed) as advance:
+        if executor is not None:
+            finished = run(executor, advance)
+        else:
+            with make_executor(workers, scheduler) as pool:
+                finished = run(pool, advance)
+    seconds = time.perf_counter() - started
+    if not finished:
+        raise BuildInterrupted(journal.path, solved)
+    keys_all = [key for level in levels for key in level]
+    book_out = Book.from_arrays(
+        width,
+        height,
+        plies,
+        np.array(keys_all, dtype=np.uint64),
+        np.array([journal.scores[k] for k in keys_all], dtype=np.int8),
+        meta={
+            "source": "connect4 book build",
+            "created": datetime.now(UTC).isoformat(timespec="seconds"),
+            "positions": "every position up to the depth that is not over and whose side "
+            "to move cannot win at once",
+            "base_book": base_book or "none",
+            "solver_nodes": journal.nodes,
+        },
+    )
+    book_out.save(out_path)
+    journal.path.unlink()
+    return BuildReport(book_out, solved, resumed, journal.nodes, seconds)
+
+
+class BuildInterrupted(RuntimeError):
+    """A build stopped before the end; its journal lets ``--resume`` continue."""
+
+    def __init__(self, journal: Path, solved: int) -> None:
+        super().__init__(f"build interrupted after {solved} positions; resume with --resume "
+                         f"(journal {journal})")
+        self.journal = journal
+
+
+@contextmanager
+def _progress_bar(show: bool, total: int, done: int) -> Iterator[Callable[[int], None]]:
+    """A rich progress bar with rate and ETA; ``advance(n)`` moves it."""
+    if not show:
+        yield lambda n: None
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = (
+        TextColumn("[bold]solving"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]} pos/s"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns) as bar:
+        task = bar.add_task("build", total=total, completed=done, rate="-")
+        start = time.perf_counter()
+        count = 0
+
+        def advance(n: int) -> None:
+            nonlocal count
+            count += n
+            rate = count / max(time.perf_counter() - start, 1e-9)
+            bar.update(task, advance=n, rate=f"{rate:,.0f}")
+
+        yield advance
+
+
+# ---------------------------------------------------------------- command line
+def build_command(
+    width: int,
+    height: int,
+    plies: int,
+    out: Path,
+    *,
+    workers: int | None,
+    scheduler: str | None,
+    resume: bool,
+    base_book: str,
+    chunk: int,
+    json_output: bool,
+) -> dict[str, Any]:
+    """``connect4 book build``: build, then print a summary (raises BookError on bad input)."""
+    check_board_size(width, height)
+    if not resume and Path(str(out) + ".partial").exists():
+        raise BookError(
+            f"{out}.partial holds an unfinished build: continue it with --resume or delete it"
+        )
+    report = build_book(
+        width,
+        height,
+        plies,
+        out,
+        workers=workers,
+        scheduler=scheduler,
+        resume=resume,
+        base_book=base_book,
+        chunk=chunk,
+        progress=not json_output,
+    )
+    summary = {
+        "out": str(out),
+        "entries": len(report.book),
+        "solved": report.solved,
+        "from_journal": report.resumed,
+        "solver_nodes": report.nodes,
+        "seconds": round(report.seconds, 3),
+        "bytes": Path(out).stat().st_size,
+    }
+    return summary
+
+
+def format_info(info: dict[str, Any]) -> str:
+    """``connect4 book info`` as text."""
+    lines = [
+        f"board        {info['board']}",
+        f"depth        {info['depth']} plies",
+        f"entries      {info['entries']:,} ({info['kind']}, mirror images merged)",
+        f"results      {info['wins']:,} wins, {info['draws']:,} draws, "
+        f"{info['losses']:,} losses for the side to move",
+        f"score range  {info['score_range']}",
+        "per ply      " + ", ".join(f"{p}: {n:,}" for p, n in info["entries_per_ply"].items()),
+    ]
+    if "file_bytes" in info:
+        lines.append(f"file         {info['file_bytes']:,} bytes, checksum ok")
+    for key, value in info.get("meta", {}).items():
+        lines.append(f"{key:<12} {value}")
+    return "\n".join(lines)
