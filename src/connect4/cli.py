@@ -199,6 +199,54 @@ def arena(
         raise typer.Exit(code)
 
 
+@app.command()
+def lab(
+    depths: Annotated[str, typer.Option(help="search depths, e.g. 1-8 or 2,4,6")] = "1-4",
+    games: Annotated[int, typer.Option(help="games per pair", min=1)] = 2,
+    out: Annotated[Path, typer.Option(help="directory for results, report.md and plots")] = Path(
+        "lab"
+    ),
+    heuristics: Annotated[
+        str | None, typer.Option(help="comma-separated heuristics (default: all)")
+    ] = None,
+    perfect: Annotated[bool, typer.Option(help="include the perfect player")] = True,
+    openings: Annotated[str, typer.Option(help="plies=K or a file of move strings")] = "plies=2",
+    time_per_move: Annotated[
+        float | None, typer.Option(help="seconds per move; slower players forfeit")
+    ] = None,
+    accuracy_nodes: Annotated[
+        int, typer.Option(help="solver node budget per position for accuracy (0 = off)", min=0)
+    ] = 200_000,
+    workers: Annotated[int, typer.Option(help="local worker processes", min=1)] = 1,
+    scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address")] = None,
+    seed: Annotated[int, typer.Option(help="tournament seed")] = 0,
+    resume: Annotated[bool, typer.Option(help="continue the lab in --out")] = False,
+) -> None:
+    """Heuristic lab: every classic heuristic at several depths plus perfect; Markdown + PNGs."""
+    from connect4.arena import ArenaError
+    from connect4.lab import lab_main
+
+    try:
+        code = lab_main(
+            depths=depths,
+            games=games,
+            out=out,
+            heuristics=heuristics,
+            perfect=perfect,
+            openings=openings,
+            time_per_move=time_per_move,
+            accuracy_nodes=accuracy_nodes,
+            workers=workers,
+            scheduler=scheduler,
+            seed=seed,
+            resume=resume,
+        )
+    except (ArenaError, OSError) as error:
+        raise fail(str(error)) from None
+    if code:
+        raise typer.Exit(code)
+
+
 book_app = typer.Typer(
     help="Opening books: build one for any board size, show what one holds.",
     no_args_is_help=True,
