@@ -18,8 +18,10 @@ move raises :class:`BotFault` with the forfeit reason: ``timeout``, ``crash``
 ``bad output 'hello'`` or ``illegal move 9``.
 
 >>> import sys
+>>> from pathlib import Path
 >>> from connect4 import Position
->>> bot = make_external(f"{sys.executable} examples/bot.py", time_limit=5.0)
+>>> example = Path(__file__).resolve().parents[2] / "examples" / "bot.py"
+>>> bot = make_external(f"{sys.executable} {example}", time_limit=5.0)
 >>> bot.choose(Position.from_moves("44")).move in range(7)
 True
 >>> bot.close()
