@@ -137,7 +137,8 @@ def arena(
         typer.Option("--players", "-p", help="player specs (quote specs with spaces)"),
     ] = None,
     more: Annotated[
-        list[str] | None, typer.Argument(help="more player specs", show_default=False)
+        list[str] | None,
+        typer.Argument(help="more player specs", show_default=False, metavar="SPEC"),
     ] = None,
     gauntlet: Annotated[
         str | None, typer.Option(help="play this spec against each of --players only")
