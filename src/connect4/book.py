@@ -508,25 +508,19 @@ def cache_dir() -> Path:
     return Path(base) / "connect4"
 
 
-@functools.cache
-def bitbully_book(name: str = "12-ply-dist") -> Book:
-    """:func:`read_bitbully`, cached on disk as plain arrays so later loads take ~20 ms."""
-    path = bitbully_path(name)
-    stat = path.stat()
-    tag = f"bitbully-{name}-v{VERSION}-{stat.st_size}"
+def _cached_arrays(tag: str, plies: int, wdl: bool, source: str, make: Any) -> Book:
+    """A 7x6 book from ``cache_dir()/TAG.{keys,values}.npy``, made by ``make()`` when absent."""
     folder = cache_dir()
     keys_file, values_file = folder / f"{tag}.keys.npy", folder / f"{tag}.values.npy"
-    stones = BITBULLY_DATABASES[name][1]
     if keys_file.exists() and values_file.exists():
         try:
             keys = np.load(keys_file)
             values = np.load(values_file)
             if keys.dtype == np.uint64 and values.dtype == np.int8 and keys.shape == values.shape:
-                meta = {"source": f"bitbully-databases {name} (cached translation)"}
-                return Book(7, 6, stones, keys, values, name != "12-ply-dist", meta)
+                return Book(7, 6, plies, keys, values, wdl, {"source": f"{source} (cached)"})
         except (OSError, ValueError):
             pass
-    book = read_bitbully(name)
+    book: Book = make()
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for file, array in ((keys_file, book.keys), (values_file, book.values)):
@@ -536,6 +530,17 @@ def bitbully_book(name: str = "12-ply-dist") -> Book:
     except OSError:
         pass  # a read-only home: translate again next time
     return book
+
+
+@functools.cache
+def bitbully_book(name: str = "12-ply-dist") -> Book:
+    """:func:`read_bitbully`, cached on disk as plain arrays so later loads take ~20 ms."""
+    size = bitbully_path(name).stat().st_size
+    stones = BITBULLY_DATABASES[name][1]
+    return _cached_arrays(
+        f"bitbully-{name}-v{VERSION}-{size}", stones, name != "12-ply-dist",
+        f"bitbully-databases {name}", lambda: read_bitbully(name),
+    )
 
 
 # ---------------------------------------------------------------- shipped books
@@ -557,10 +562,18 @@ def default_book(width: int = 7, height: int = 6) -> Book | None:
     book = Book.load(shipped) if shipped is not None else None
     if (width, height) == (7, 6):
         try:
-            big = bitbully_book("12-ply-dist")
-        except BookError:
+            size = bitbully_path("12-ply-dist").stat().st_size
+        except (BookError, OSError):
             return book
-        return big if book is None else big.merged(book)
+        if book is None:
+            return bitbully_book("12-ply-dist")
+        crc = zlib.crc32(shipped.read_bytes()) if shipped is not None else 0
+        small = book
+        return _cached_arrays(
+            f"default-7x6-v{VERSION}-{size}-{crc:08x}", 12, False,
+            "bitbully-databases 12-ply-dist + connect4/data/book_7x6.c4book",
+            lambda: bitbully_book("12-ply-dist").merged(small),
+        )
     return book
 
 

@@ -22,7 +22,7 @@ written to ``OUT`` and the journal removed.
 
 >>> levels = enumerate_levels(4, 4, 2)
 >>> [len(level) for level in levels]
-[1, 2, 7]
+[1, 2, 8]
 """
 
 from __future__ import annotations

@@ -305,5 +305,7 @@ register(
     )
 )
 
-# The minimax and alphabeta kinds (issue 3) register themselves on import.
+# The minimax and alphabeta kinds (issue 3) and the perfect kind (issue 5, which
+# replaces any basic one registered above) register themselves on import.
+import connect4.perfect  # noqa: E402
 import connect4.search_players  # noqa: E402,F401

@@ -1,0 +1,157 @@
+"""Perfect-player benchmark: move times and optimality over full 7x6 games.
+
+    nice python benchmarks/bench_player.py --games 100            # 25 per pairing
+    python benchmarks/bench_player.py --games 8 --check           # also re-solve each move
+    python benchmarks/bench_player.py --solve-empty               # `solve` of the empty board
+
+Pairings: the perfect player as red and as yellow against ``random`` and
+``alphabeta:depth=4`` (seeded). Prints move-time percentiles by source (book,
+solver, search), the results, and with ``--check`` whether every move had the
+best exact score (each chosen child re-solved by the kernel, compared with the
+root's score). Prints the machine (nproc, CPU model).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+
+import numpy as np
+
+from connect4.book import default_book
+from connect4.perfect import PerfectPlayer
+from connect4.players import make_player
+from connect4.position import Position
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as file:
+            for line in file:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
+
+
+class Checker:
+    """Independent optimality check: solve(root) == -solve(chosen child), by the kernel."""
+
+    def __init__(self) -> None:
+        from connect4.solver import kernel
+
+        self.kernel = kernel
+        self.book = default_book(7, 6)
+        self.mem = kernel.new_memory(7, 6, 1 << 22)
+        self.mem[kernel.BOOK_PLIES] = self.book.plies if self.book else 0
+
+    def solve(self, position: Position) -> int:
+        k = self.kernel
+        self.mem[k.GEN] += np.uint64(1)
+        self.mem[k.NODES] = 0
+        keys = self.book.keys if self.book else np.zeros(0, np.uint64)
+        values = self.book.values if self.book else np.zeros(0, np.int8)
+        return int(k.solve(self.mem, keys, values, np.uint64(position.current),
+                           np.uint64(position.mask), position.ply, False))
+
+    def optimal(self, position: Position, move: int) -> bool:
+        root = self.solve(position)
+        if position.is_winning_move(move):
+            return root == (position.size + 1 - position.ply) // 2
+        child = position.copy()
+        child.play(move)
+        if child.is_over():  # a draw by the full board
+            return root == 0
+        return -self.solve(child) == root
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=100, help="games in all (>= 4)")
+    parser.add_argument("--check", action="store_true", help="re-solve every move")
+    parser.add_argument("--solve-empty", action="store_true", help="time solving the empty board")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    print(f"machine: nproc={os.cpu_count()}, CPU {cpu_model()}")
+
+    start = time.perf_counter()
+    perfect = PerfectPlayer(seed=None)
+    perfect.engine.book_scores(Position())
+    print(f"start-up (book load): {time.perf_counter() - start:.3f} s")
+    warm = time.perf_counter()
+    perfect.engine.solve_columns(Position.from_moves("4444444"[:5] + "3"), None)
+    print(f"kernel warm-up: {time.perf_counter() - warm:.3f} s")
+
+    if args.solve_empty:
+        from connect4.book import canonical_key
+
+        book = perfect.engine.book
+        assert book is not None
+        times = []
+        for _ in range(20):
+            t = time.perf_counter()
+            value = book.lookup_key(canonical_key(Position()))
+            times.append(time.perf_counter() - t)
+        print(f"empty board from the book: score {value}, median {statistics.median(times)*1e3:.3f} ms")
+
+    checker = Checker() if args.check else None
+    pairings = [("random", True), ("random", False),
+                ("alphabeta:depth=4", True), ("alphabeta:depth=4", False)]
+    per = max(1, args.games // len(pairings))
+    times: dict[str, list[float]] = {}
+    all_times: list[float] = []
+    results: dict[str, list[str]] = {}
+    checked = optimal = 0
+    slowest: tuple[float, str] = (0.0, "")
+    for opponent_spec, perfect_red in pairings:
+        label = f"perfect {'red' if perfect_red else 'yellow'} vs {opponent_spec}"
+        for game_index in range(per):
+            seed = args.seed + game_index
+            opponent = make_player(opponent_spec, seed=seed)
+            position = Position()
+            while not position.is_over():
+                perfect_turn = (position.to_move == 1) == perfect_red
+                if perfect_turn:
+                    t = time.perf_counter()
+                    choice = perfect.choose(position)
+                    elapsed = time.perf_counter() - t
+                    source = str(choice.stats.get("source"))
+                    times.setdefault(source, []).append(elapsed)
+                    all_times.append(elapsed)
+                    if elapsed > slowest[0]:
+                        slowest = (elapsed, position.moves)
+                    if checker is not None:
+                        checked += 1
+                        optimal += checker.optimal(position, choice.move)
+                    position.play(choice.move)
+                else:
+                    position.play(opponent.choose(position).move)
+            winner = position.winner()
+            perfect_colour = 1 if perfect_red else 2
+            outcome = "draw" if winner is None else ("win" if winner == perfect_colour else "LOSS")
+            results.setdefault(label, []).append(outcome)
+    print(f"\n{per * len(pairings)} games, {len(all_times)} perfect moves")
+    for label, outcomes in results.items():
+        print(f"  {label:<40} wins {outcomes.count('win')}, draws {outcomes.count('draw')}, "
+              f"losses {outcomes.count('LOSS')}")
+    print("\nmove time (ms)      moves    mean   median     p99      max")
+    for source, values in sorted(times.items()) + [("all", all_times)]:
+        ms = [v * 1e3 for v in values]
+        print(f"  {source:<16} {len(ms):>6} {statistics.mean(ms):>7.2f} {statistics.median(ms):>8.3f}"
+              f" {percentile(ms, 99):>7.2f} {max(ms):>8.2f}")
+    print(f"slowest move: {slowest[0] * 1e3:.1f} ms at {slowest[1]!r}")
+    if checker is not None:
+        print(f"optimal moves (re-solved by the kernel): {optimal}/{checked}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,345 @@
+"""The perfect player: book first, then the exact solver, within a time budget per move.
+
+Specs::
+
+    perfect                      full strength: the best exact score (fastest win,
+                                 slowest loss); ties centre-first, or at random
+                                 when a seed is given (``--seed`` or ``seed=``)
+    perfect:level=hard           beatable levels: easy, medium, hard (see LEVELS)
+    perfect:time=0.5             seconds per move (default 1)
+
+Each move: every column's exact score comes from the opening book when the
+position's children are all in it (``source = "book"``); otherwise the solver
+searches, probing the book inside its search (``source = "solver"``). When it
+cannot finish within about three quarters of the budget, an iterative-deepening
+alpha-beta search (:mod:`connect4.search`) picks the move with the time left
+and the choice says so (``proven=False``, ``source = "search"``).
+
+Below ``perfect`` the player samples a column from a softmax over the exact
+column scores with the level's temperature, and with the level's blunder
+chance plays a uniformly random column instead (both reproducible with a seed).
+
+>>> from connect4 import Position
+>>> player = PerfectPlayer(level="perfect")
+>>> choice = player.choose(Position.from_moves("4455"))  # red completes 3-4-5-6
+>>> choice.move in (2, 5), choice.value, choice.proven, choice.stats["source"]
+(True, 18, True, 'book')
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from connect4.book import Book, default_book
+from connect4.game import Game
+from connect4.players import (
+    MoveChoice,
+    Option,
+    Player,
+    PlayerContext,
+    PlayerKind,
+    PlayerSpecError,
+    parse_choice,
+    parse_float,
+    parse_int,
+    register,
+)
+from connect4.position import Position, centre_order
+
+
+@dataclass(frozen=True)
+class Level:
+    """How a level picks among exact column scores."""
+
+    temperature: float  # softmax temperature over Pons scores (0 = always the best)
+    blunder: float  # chance of a uniformly random legal column instead
+
+
+LEVELS: dict[str, Level] = {
+    "easy": Level(temperature=4.0, blunder=0.3),
+    "medium": Level(temperature=2.0, blunder=0.1),
+    "hard": Level(temperature=0.7, blunder=0.0),
+    "perfect": Level(temperature=0.0, blunder=0.0),
+}
+SOLVER_SHARE = 0.75  # of the time budget; the rest is for the fallback search
+TT_ENTRIES = 1 << 22  # 64 MB of transposition table per player
+
+
+def immediate_column_scores(position: Position) -> list[int | bool | None]:
+    """Column scores known without search: ``None`` full, an int when known, ``False``
+    when the child must be looked up or solved.
+
+    >>> immediate_column_scores(Position.from_moves("445566"))[2]
+    18
+    """
+    size = position.size
+    ply = position.ply
+    out: list[int | bool | None] = []
+    for column in range(position.width):
+        if not position.can_play(column):
+            out.append(None)
+        elif position.is_winning_move(column):
+            out.append((size + 1 - ply) // 2)
+        elif ply + 1 == size:
+            out.append(0)
+        else:
+            out.append(False)
+    return out
+
+
+class PerfectEngine:
+    """Exact column scores of Connect Four positions: book lookups, then the solver kernel.
+
+    The transposition table is kept for the engine's lifetime (its bounds hold
+    whatever the root), so consecutive moves of a game reuse earlier work.
+    """
+
+    def __init__(self, width: int = 7, height: int = 6, book: Book | str | None = "default"):
+        self.width = width
+        self.height = height
+        if isinstance(book, str):
+            book = default_book(width, height)
+        if book is not None and (book.wdl or (book.width, book.height) != (width, height)):
+            raise ValueError("the perfect player needs an exact-score book of its board size")
+        self.book = book
+        self._mem: Any = None
+
+    def _memory(self) -> Any:
+        from connect4.solver import kernel
+
+        if self._mem is None:
+            self._mem = kernel.new_memory(self.width, self.height, TT_ENTRIES)
+            if self.book is not None:
+                self._mem[kernel.BOOK_PLIES] = self.book.plies
+        return self._mem
+
+    def book_scores(self, position: Position) -> list[int | None] | None:
+        """Every column's exact score from the book, or ``None`` if one is missing."""
+        scores: list[int | None] = []
+        for column, known in enumerate(immediate_column_scores(position)):
+            if known is None or not isinstance(known, bool):
+                scores.append(known)
+                continue
+            child = position.copy()
+            child.play(column)
+            wins = [c for c in child.legal_moves() if child.is_winning_move(c)]
+            if wins:  # the opponent wins at once
+                scores.append(-((child.size + 1 - child.ply) // 2))
+                continue
+            value = None if self.book is None else self.book.lookup(child)
+            if value is None:
+                return None
+            scores.append(-value)
+        return scores
+
+    def solve_columns(
+        self, position: Position, deadline: float | None, node_limit: int | None = None
+    ) -> tuple[list[int | None] | None, list[int | None], int]:
+        """``(scores or None if stopped, partial scores, nodes)`` by the solver kernel.
+
+        Runs in node slices so a wall-clock ``deadline`` can stop it; a stopped
+        column is ``None`` in the partial list (so is a full column).
+        """
+        from connect4.solver import kernel
+
+        mem = self._memory()
+        keys = self.book.keys if self.book is not None else np.zeros(0, np.uint64)
+        values = self.book.values if self.book is not None else np.zeros(0, np.int8)
+        out = np.zeros(self.width, dtype=np.int64)
+        total = 0
+        step = 100_000
+        while True:
+            mem[kernel.NODES] = 0
+            mem[kernel.ABORT] = 0
+            limit = step if node_limit is None else min(step, max(node_limit - total, 1))
+            mem[kernel.LIMIT] = limit
+            kernel.analyze(
+                mem, keys, values, np.uint64(position.current), np.uint64(position.mask),
+                position.ply, False, out,
+            )
+            total += int(mem[kernel.NODES])
+            aborted = bool(mem[kernel.ABORT])
+            partial: list[int | None] = [
+                None if v in (kernel.NONE_SCORE, kernel.UNKNOWN_SCORE) else int(v) for v in out
+            ]
+            if not aborted:
+                mem[kernel.LIMIT] = np.uint64(1 << 63)
+                return partial, partial, total
+            out_of_nodes = node_limit is not None and total >= node_limit
+            if out_of_nodes or (deadline is not None and time.perf_counter() >= deadline):
+                mem[kernel.LIMIT] = np.uint64(1 << 63)
+                mem[kernel.ABORT] = 0
+                return None, partial, total
+            step *= 2
+
+    def column_scores(
+        self, position: Position, deadline: float | None = None, use_book: bool = True
+    ) -> tuple[list[int | None] | None, list[int | None], int, str]:
+        """``(exact scores or None, partial scores, nodes, source)``; source book/solver."""
+        if position.is_over():
+            raise ValueError(f"the game is over ({position.result_text()}): no move to choose")
+        if use_book:
+            scores = self.book_scores(position)
+            if scores is not None:
+                return scores, scores, 0, "book"
+        exact, partial, nodes = self.solve_columns(position, deadline)
+        return exact, partial, nodes, "solver"
+
+
+def best_columns(scores: list[int | None], width: int) -> list[int]:
+    """The columns with the best score, centre first.
+
+    >>> best_columns([None, 1, 3, 3, -2, 3, None], 7)
+    [3, 2, 5]
+    """
+    best = max(s for s in scores if s is not None)
+    return [c for c in centre_order(width) if scores[c] == best]
+
+
+def softmax_choice(
+    scores: list[int | None], temperature: float, rng: random.Random
+) -> int:
+    """A column drawn with probability proportional to ``exp(score / temperature)``.
+
+    >>> softmax_choice([None, 0, 5], 0.01, random.Random(1))
+    2
+    """
+    columns = [c for c, s in enumerate(scores) if s is not None]
+    top = max(scores[c] or 0 for c in columns)
+    weights = [math.exp(((scores[c] or 0) - top) / temperature) for c in columns]
+    return rng.choices(columns, weights)[0]
+
+
+class PerfectPlayer:
+    """The perfect player and its beatable levels (see the module docstring)."""
+
+    is_human = False
+
+    def __init__(
+        self,
+        spec: str = "perfect",
+        *,
+        level: str = "perfect",
+        seconds: float = 1.0,
+        seed: int | None = None,
+        width: int = 7,
+        height: int = 6,
+        book: Book | str | None = "default",
+    ) -> None:
+        if level not in LEVELS:
+            raise ValueError(f"unknown level {level!r}: choose one of {', '.join(LEVELS)}")
+        self.spec = spec
+        self.level = level
+        self.seconds = seconds
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.engine = PerfectEngine(width, height, book)
+
+    def choose(self, game: Game) -> MoveChoice:
+        """Pick a move for the side to move (``game`` is left unchanged)."""
+        if not isinstance(game, Position):
+            raise PlayerSpecError("the perfect player plays Connect Four only")
+        if game.rules != "standard":
+            raise PlayerSpecError("the perfect player plays standard rules only")
+        start = time.perf_counter()
+        deadline = start + SOLVER_SHARE * self.seconds
+        exact, partial, nodes, source = self.engine.column_scores(game.copy(), deadline)
+        if exact is None:
+            return self._fallback(game, partial, nodes, start)
+        move = self._pick(game, exact)
+        stats: dict[str, float | int | str] = {
+            "nodes": nodes,
+            "seconds": time.perf_counter() - start,
+            "source": source,
+            "level": self.level,
+        }
+        return MoveChoice(
+            move=move,
+            value=exact[move],
+            stats=stats,
+            proven=True,
+            column_scores=list(exact),
+        )
+
+    def _pick(self, game: Position, scores: list[int | None]) -> int:
+        level = LEVELS[self.level]
+        legal = [c for c, s in enumerate(scores) if s is not None]
+        if level.blunder and self.rng.random() < level.blunder:
+            return self.rng.choice(legal)
+        if level.temperature > 0:
+            return softmax_choice(scores, level.temperature, self.rng)
+        best = best_columns(scores, game.width)
+        if self.seed is None or len(best) == 1:
+            return best[0]
+        return self.rng.choice(sorted(best))
+
+    def _fallback(
+        self, game: Position, partial: list[int | None], nodes: int, start: float
+    ) -> MoveChoice:
+        from connect4.search import Limits, search
+
+        known_wins = [c for c, s in enumerate(partial) if s is not None and s > 0]
+        if known_wins:
+            move = max(known_wins, key=lambda c: partial[c] or 0)
+            value: float | None = partial[move]
+            depth = 0
+        else:
+            left = max(self.seconds - (time.perf_counter() - start), 0.02)
+            result = search(game.copy(), limits=Limits(time=left), tt=True)
+            move = result.move if result.move is not None else game.legal_moves()[0]
+            value = result.value
+            nodes += result.stats.nodes
+            depth = result.stats.depth
+        stats: dict[str, float | int | str] = {
+            "nodes": nodes,
+            "seconds": time.perf_counter() - start,
+            "source": "search",
+            "level": self.level,
+            "depth": depth,
+        }
+        return MoveChoice(move=move, value=value, stats=stats, proven=False, column_scores=None)
+
+    def close(self) -> None:
+        pass
+
+
+def _build_perfect(spec: str, options: dict[str, object], context: PlayerContext) -> Player:
+    if context.rules != "standard":
+        raise PlayerSpecError("perfect plays standard rules only (not count-fours)")
+    seed = options.get("seed", context.seed)
+    level = options.get("level", "perfect")
+    seconds = options.get("time", 1.0)
+    return PerfectPlayer(
+        spec,
+        level=str(level),
+        seconds=float(seconds) if isinstance(seconds, (int, float)) else 1.0,
+        seed=seed if isinstance(seed, int) else None,
+        width=context.width,
+        height=context.height,
+    )
+
+
+register(
+    PlayerKind(
+        name="perfect",
+        description="plays the exact solver's best move (book first); beatable levels",
+        options={
+            "level": Option(
+                "easy, medium, hard (beatable) or perfect", parse_choice(*LEVELS), tuple(LEVELS),
+                "perfect",
+            ),
+            "time": Option("seconds per move (book, then solver, then search)",
+                           parse_float(0.001, 3600), (), "1"),
+            "seed": Option("random seed for ties and levels (defaults to --seed)",
+                           parse_int(0, 2**63)),
+        },
+        build=_build_perfect,
+        games=("connect4",),
+    )
+)
