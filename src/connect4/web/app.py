@@ -13,6 +13,8 @@ therefore never wait behind a long solve. AI moves run in the deep lane.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -44,7 +46,9 @@ from connect4.web.pool import PoolSaturated, PoolTimeout, WorkerPool
 
 log = logging.getLogger("connect4.web")
 MAX_BODY_BYTES = 64 * 1024
-QUICK_NODES = 200_000  # node budget of the quick lane (a few milliseconds)
+QUICK_NODES = 50_000  # node budget of the quick lane (about 10 ms)
+QUICK_AGE = 0.02  # seconds of queue precedence per empty cell fewer (quick lane)
+DEEP_AGE = 0.05  # the same in the deep lane
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorResponse, "description": "bad input (the error names it)"},
@@ -133,14 +137,25 @@ def create_app(
     queue: int = 128,
     time_limit: float = 10.0,
     quick_nodes: int = QUICK_NODES,
+    cache_size: int = 20_000,
+    warm_up: bool = True,
+    deep_workers: int | None = None,
+    deep_nice: int = 10,
 ) -> FastAPI:
     """The web app with ``workers`` threads per lane, ``queue`` waiting places per lane,
-    and ``time_limit`` seconds per request (HTTP 503 beyond)."""
+    ``time_limit`` seconds per request (HTTP 503 beyond) and an LRU cache of
+    ``cache_size`` solved positions (0 = none). ``warm_up`` compiles the solver
+    before the server accepts requests."""
+    cache = service.AnalysisCache(cache_size)
     quick = WorkerPool("quick", workers=workers, queue=queue, time_limit=time_limit)
-    deep = WorkerPool("deep", workers=workers, queue=queue, time_limit=time_limit, nice=5)
+    deep = WorkerPool(
+        "deep", workers=deep_workers or workers, queue=queue, time_limit=time_limit, nice=deep_nice
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if warm_up and solver_available():
+            await asyncio.to_thread(service.warm_up)
         yield
         quick.shutdown()
         deep.shutdown()
@@ -187,20 +202,35 @@ def create_app(
         service.require_not_over(position)
         if not solver_available():
             raise service.Unavailable("the perfect solver is not installed on this server")
+        cached = cache.get(position)
+        if cached is not None:
+            return cached
         started = time.monotonic()
-        analysis = await quick.run(
-            service.analyze_position, position, max_seconds=time_limit, max_nodes=quick_nodes
+        # Nearly full boards are cheap: each empty cell costs a waiting job QUICK_AGE
+        # (DEEP_AGE) seconds of precedence, so cheap positions overtake expensive ones
+        # while no job waits more than a bounded extra time.
+        empty = position.size - position.ply
+        analysis = await quick.run_ranked(
+            started + empty * QUICK_AGE,
+            functools.partial(
+                service.analyze_position, position, max_seconds=time_limit, max_nodes=quick_nodes
+            ),
         )
         if not analysis.complete:
-            left = time_limit - (time.monotonic() - started)
+            now = time.monotonic()
+            left = time_limit - (now - started)
             if left <= 0:
                 raise service.TimeLimitExceeded("time limit exceeded before the deep solve")
-            analysis = await deep.run(service.analyze_position, position, max_seconds=left)
+            analysis = await deep.run_ranked(
+                now + empty * DEEP_AGE,
+                functools.partial(service.analyze_position, position, max_seconds=left),
+            )
             if not analysis.complete:
                 raise service.TimeLimitExceeded(
                     f"time limit exceeded: the solver stopped after {time_limit:g} s "
                     f"({analysis.nodes} nodes) without an exact answer"
                 )
+        cache.put(position, analysis)
         return analysis
 
     def connect4_position(pos: str, width: int, height: int) -> Position:
@@ -277,7 +307,12 @@ def create_app(
     @app.get("/api/health", tags=["server"])
     async def health() -> dict[str, Any]:
         """Liveness and the worker pools' counters."""
-        return {"ok": True, "version": __version__, "pools": [quick.status(), deep.status()]}
+        return {
+            "ok": True,
+            "version": __version__,
+            "pools": [quick.status(), deep.status()],
+            "cache": cache.status(),
+        }
 
     # ------------------------------------------------------------ the page
     static = resources.files("connect4.web") / "static"

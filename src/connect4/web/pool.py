@@ -27,14 +27,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import itertools
 import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import ParamSpec, TypeVar
+from concurrent.futures import Future
+from queue import PriorityQueue
+from typing import Any, ParamSpec, TypeVar
 
 P = ParamSpec("P")
 T = TypeVar("T")
+
+
+Job = tuple[Future[Any], Callable[[], Any]]
 
 
 class PoolSaturated(RuntimeError):
@@ -57,7 +63,11 @@ def _lower_priority(nice: int) -> None:
 
 
 class WorkerPool:
-    """``workers`` threads, at most ``workers + queue`` admitted jobs, a time limit per job."""
+    """``workers`` threads, at most ``workers + queue`` admitted jobs, a time limit per job.
+
+    Waiting jobs start in order of ``priority`` (lower first; equal priorities in
+    arrival order), so the app can let cheap positions overtake expensive ones.
+    """
 
     def __init__(
         self, name: str, *, workers: int, queue: int, time_limit: float, nice: int = 0
@@ -74,15 +84,37 @@ class WorkerPool:
         self.completed = 0
         self.rejected = 0
         self.timed_out = 0
-        self._executor = ThreadPoolExecutor(
-            max_workers=workers,
-            thread_name_prefix=f"connect4-{name}",
-            initializer=_lower_priority,
-            initargs=(nice,),
-        )
+        self._jobs: PriorityQueue[tuple[float, int, Job | None]] = PriorityQueue()
+        self._order = itertools.count()
+        self._threads = [
+            threading.Thread(
+                target=self._work, args=(nice,), name=f"connect4-{name}-{i}", daemon=True
+            )
+            for i in range(workers)
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _work(self, nice: int) -> None:
+        _lower_priority(nice)
+        while True:
+            _, _, job = self._jobs.get()
+            if job is None:
+                return
+            future, call = job
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(call())
+            except BaseException as error:
+                future.set_exception(error)
 
     async def run(self, function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run ``function`` in a worker; raise PoolSaturated or PoolTimeout instead of waiting."""
+        return await self.run_ranked(0.0, functools.partial(function, *args, **kwargs))
+
+    async def run_ranked(self, priority: float, call: Callable[[], T]) -> T:
+        """Run ``call()`` in a worker, ahead of waiting jobs with a higher ``priority``."""
         if self.busy >= self.capacity:
             self.rejected += 1
             raise PoolSaturated(
@@ -91,7 +123,7 @@ class WorkerPool:
             )
         loop = asyncio.get_running_loop()
         self.busy += 1
-        future: Future[T] = self._executor.submit(function, *args, **kwargs)
+        future: Future[T] = Future()
 
         def release(_: Future[T]) -> None:
             # RuntimeError: the event loop is gone, the server is shutting down.
@@ -99,6 +131,7 @@ class WorkerPool:
                 loop.call_soon_threadsafe(self._release)
 
         future.add_done_callback(release)
+        self._jobs.put((priority, next(self._order), (future, call)))
         try:
             return await asyncio.wait_for(
                 asyncio.shield(asyncio.wrap_future(future)), self.time_limit
@@ -129,5 +162,6 @@ class WorkerPool:
         }
 
     def shutdown(self) -> None:
-        """Stop accepting work; running jobs finish in the background."""
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        """Stop the threads once the queued jobs are done (running jobs finish)."""
+        for _ in self._threads:
+            self._jobs.put((float("inf"), next(self._order), None))

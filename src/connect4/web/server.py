@@ -38,12 +38,13 @@ def run_server(
     workers: int = 2,
     queue: int = 128,
     time_limit: float = 10.0,
+    cache: int = 20_000,
 ) -> None:
     """Serve the app until interrupted (uvicorn's own access log is replaced by ours)."""
     if not 0 <= port <= 65535:
         raise ValueError(f"port {port} is out of range 0-65535")
     configure_logging()
-    app = create_app(workers=workers, queue=queue, time_limit=time_limit)
+    app = create_app(workers=workers, queue=queue, time_limit=time_limit, cache_size=cache)
     print(f"connect4 web app on http://{host}:{port}/ (API docs at /docs)", file=sys.stderr)
     uvicorn.run(app, host=host, port=port, access_log=False, log_level="warning")
 

@@ -131,8 +131,55 @@ class Analysis:
         return [c for c, s in enumerate(self.column_scores) if s == top]
 
 
+class AnalysisCache:
+    """A bounded LRU of solved positions, keyed by board size and move string.
+
+    Only the event loop touches it, so it needs no lock.
+
+    >>> cache = AnalysisCache(1)
+    >>> cache.put(Position.from_moves("4"), Analysis(0, [0] * 7, 10, 0.1, True))
+    >>> cache.get(Position.from_moves("4")).nodes, cache.get(Position.from_moves("5"))
+    (10, None)
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.hits = 0
+        self.misses = 0
+        self._items: OrderedDict[tuple[int, int, str], Analysis] = OrderedDict()
+
+    def get(self, position: Position) -> Analysis | None:
+        key = (position.width, position.height, position.moves)
+        found = self._items.get(key)
+        if found is None:
+            self.misses += 1
+            return None
+        self.hits += 1
+        self._items.move_to_end(key)
+        return found
+
+    def put(self, position: Position, analysis: Analysis) -> None:
+        if self.size <= 0:
+            return
+        self._items[(position.width, position.height, position.moves)] = analysis
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+
+    def status(self) -> dict[str, int]:
+        return {"size": self.size, "entries": len(self._items), "hits": self.hits,
+                "misses": self.misses}
+
+
 # ------------------------------------------------------------------ solver
 _local = threading.local()
+
+
+def warm_up() -> None:
+    """Compile the solver kernel (numba) by solving one small position."""
+    from connect4.solver import Solver
+
+    Solver(7, 6).run(Position.from_moves("4455"), analyze=True, max_seconds=60.0,
+                     max_nodes=10_000)
 
 
 def _solver(width: int, height: int) -> Any:

@@ -162,8 +162,29 @@ function fillOptions(side, values = {}) {
   const fieldset = document.querySelector(`fieldset.player[data-side="${side}"]`);
   const box = fieldset.querySelector(".options");
   box.innerHTML = "";
-  const info = kindInfo(fieldset.querySelector(".kind").value);
+  const kind = fieldset.querySelector(".kind").value;
+  const info = kindInfo(kind);
   if (!info) return;
+  if ((kind === "alphabeta" || kind === "minimax") && kindInfo("alphabeta") && kindInfo("minimax")) {
+    // Pruning on = alpha-beta, off = plain minimax (same depth and heuristic).
+    const wrap = document.createElement("label");
+    wrap.title = "alpha-beta pruning: same value, far fewer nodes";
+    const box2 = document.createElement("input");
+    box2.type = "checkbox";
+    box2.className = "pruning";
+    box2.checked = kind === "alphabeta";
+    box2.addEventListener("change", () => {
+      const kept = {};
+      fieldset.querySelectorAll(".options [data-key]").forEach((el) => { if (el.value) kept[el.dataset.key] = el.value; });
+      fieldset.querySelector(".kind").value = box2.checked ? "alphabeta" : "minimax";
+      const other = kindInfo(fieldset.querySelector(".kind").value);
+      for (const key of Object.keys(kept)) if (!(key in other.options)) delete kept[key];
+      fillOptions(side, kept);
+      onPlayersChanged();
+    });
+    wrap.append(box2, " pruning");
+    box.append(wrap);
+  }
   for (const [key, option] of Object.entries(info.options)) {
     if (key === "seed") continue;
     const wrap = document.createElement("label");
@@ -172,6 +193,7 @@ function fillOptions(side, values = {}) {
     let input;
     if (option.choices && option.choices.length) {
       input = document.createElement("select");
+      if (!option.default) input.add(new Option("(default)", ""));
       for (const choice of option.choices) input.add(new Option(choice, choice));
     } else {
       input = document.createElement("input");
@@ -500,6 +522,7 @@ function showTree(tree, rootPos) {
   // connect4.tree's JSON wraps the root node with the search's figures.
   const root = tree.tree && typeof tree.tree === "object" ? tree.tree : tree;
   const start = typeof tree.root === "string" ? tree.root : rootPos;
+  pruning = tree.algorithm !== "minimax";
   const summary = document.createElement("p");
   summary.className = "note";
   const facts = [];
@@ -516,6 +539,8 @@ function showTree(tree, rootPos) {
   list.append(treeNode(root, start, true));
   box.append(list);
 }
+
+let pruning = true;  // whether the shown tree comes from alpha-beta (show the windows)
 
 function hasTruncated(node) {
   return Boolean(node.truncated) || (node.children || []).some(hasTruncated);
@@ -547,11 +572,14 @@ function treeNode(node, rootPos, open) {
   const text = document.createElement("span");
   text.className = "tree-text";
   const move = node.move === null || node.move === undefined ? "root" : `move ${typeof node.move === "number" ? label(node.move) : node.move}`;
-  const bits = [move, `value ${fmt(node.value)}`];
-  if (node.alpha !== undefined && node.alpha !== null) bits.push(`α ${fmt(node.alpha)}`);
-  if (node.beta !== undefined && node.beta !== null) bits.push(`β ${fmt(node.beta)}`);
+  const bits = [move, node.pruned ? "not searched" : `value ${fmt(node.value)}`];
+  if (pruning && !node.pruned) {
+    bits.push(`α ${node.alpha === null || node.alpha === undefined ? "−∞" : fmt(node.alpha)}`);
+    bits.push(`β ${node.beta === null || node.beta === undefined ? "+∞" : fmt(node.beta)}`);
+  }
   if (node.eval !== undefined && node.eval !== null) bits.push(`eval ${fmt(node.eval)}`);
-  if (node.pruned) bits.push("pruned");
+  if (node.pruned) bits.push("(pruned)");
+  if (node.tt_hit) bits.push("(table hit)");
   if (node.truncated) bits.push(`(more not shown)`);
   text.textContent = bits.join("  ");
   row.append(text);

@@ -1,0 +1,241 @@
+"""Load test of the web API: N concurrent clients on GET /solve for a mix of Pons' positions.
+
+Starts ``connect4 serve`` on a free 127.0.0.1 port (or uses ``--url``), then runs
+``--clients`` keep-alive HTTP/1.1 connections for ``--seconds``, each sending one
+request after another for positions drawn at random from Pons' benchmark sets
+(End-Easy, Middle-Easy, Middle-Medium and Begin-Easy by default). Every answer is
+checked against the file's score, so a wrong answer counts as an error, like a
+non-200 status or a broken connection. Prints throughput and latency percentiles,
+overall and split at 20 stones, and the machine::
+
+    nice -n 10 .venv/bin/python benchmarks/load_web.py --clients 50 --seconds 30
+
+Only 127.0.0.1 is ever contacted; the run stops by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+HERE = Path(__file__).resolve().parent
+PONS_DIRS = (HERE / "pons", HERE.parents[1] / "shared" / "benchmarks" / "pons")
+DEFAULT_SETS = ("Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1")
+SPLIT = 20  # stones: the latency target applies to positions with at least this many
+
+
+def pons_file(name: str) -> Path:
+    """A Pons benchmark file: the repository's copy first, then the shared one."""
+    for folder in PONS_DIRS:
+        if (folder / name).exists():
+            return folder / name
+    raise SystemExit(f"error: {name} not found in {', '.join(str(d) for d in PONS_DIRS)}")
+
+
+def load_positions(sets: list[str]) -> list[tuple[str, int]]:
+    positions = []
+    for name in sets:
+        for line in pons_file(name).read_text().splitlines():
+            moves, score = line.split()
+            positions.append((moves, int(score)))
+    return positions
+
+
+def machine() -> str:
+    model = platform.processor() or "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} cores ({model}), Python {platform.python_version()}"
+
+
+@dataclass
+class Tally:
+    latencies: dict[bool, list[float]] = field(default_factory=lambda: {True: [], False: []})
+    errors: list[str] = field(default_factory=list)
+    statuses: dict[int, int] = field(default_factory=dict)
+
+
+async def read_response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+    head = await reader.readuntil(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1])
+    length = 0
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+    return status, await reader.readexactly(length)
+
+
+async def client(
+    host: str, port: int, positions: list[tuple[str, int]], stop: float, seed: int, tally: Tally
+) -> None:
+    rng = random.Random(seed)
+    reader, writer = await asyncio.open_connection(host, port)
+    try:
+        while time.monotonic() < stop:
+            moves, score = rng.choice(positions)
+            request = f"GET /solve?pos={moves} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode()
+            started = time.perf_counter()
+            try:
+                writer.write(request)
+                await writer.drain()
+                status, body = await read_response(reader)
+            except (OSError, asyncio.IncompleteReadError, ValueError) as error:
+                tally.errors.append(f"{moves}: {type(error).__name__} {error}")
+                writer.close()
+                reader, writer = await asyncio.open_connection(host, port)
+                continue
+            elapsed = time.perf_counter() - started
+            tally.statuses[status] = tally.statuses.get(status, 0) + 1
+            if status != 200:
+                tally.errors.append(f"{moves}: HTTP {status} {body[:120]!r}")
+                continue
+            best = max(s for s in json.loads(body)["score"] if s != 100)
+            if best != score:
+                tally.errors.append(f"{moves}: best column score {best}, Pons says {score}")
+                continue
+            tally.latencies[len(moves) >= SPLIT].append(elapsed)
+    finally:
+        writer.close()
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q / 100 * len(ordered)))]
+
+
+def summary(name: str, values: list[float], seconds: float) -> dict[str, float | int | str]:
+    ms = [v * 1000 for v in values]
+    return {
+        "positions": name,
+        "requests": len(ms),
+        "per_second": round(len(ms) / seconds, 1),
+        "mean_ms": round(sum(ms) / len(ms), 2) if ms else float("nan"),
+        "p50_ms": round(percentile(ms, 50), 2),
+        "p90_ms": round(percentile(ms, 90), 2),
+        "p99_ms": round(percentile(ms, 99), 2),
+        "max_ms": round(max(ms), 2) if ms else float("nan"),
+    }
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_server(workers: int, log: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    command = [sys.executable, "-m", "connect4.cli", "serve", "--port", str(port),
+               "--workers", str(workers)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url + "/solve?pos=4455", timeout=30):  # warms numba too
+                return process, url
+        except OSError:
+            if process.poll() is not None:
+                raise SystemExit(f"error: the server exited; see {log}") from None
+            time.sleep(0.2)
+    process.kill()
+    raise SystemExit("error: the server did not start within 60 s")
+
+
+async def run(url: str, clients: int, seconds: float, positions: list[tuple[str, int]]) -> Tally:
+    parts = urlsplit(url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        raise SystemExit("error: this load test only targets the local machine (127.0.0.1)")
+    tally = Tally()
+    stop = time.monotonic() + seconds
+    await asyncio.gather(
+        *(client(host, port, positions, stop, seed, tally) for seed in range(clients))
+    )
+    return tally
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--url", help="an already running server (default: start one)")
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--workers", type=int, default=2, help="--workers of the started server")
+    parser.add_argument("--sets", nargs="+", default=list(DEFAULT_SETS), help="Pons set names")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--log", type=Path, default=Path("/tmp/connect4-load-server.log"))
+    args = parser.parse_args()
+    if not 1 <= args.clients <= 1000 or not 0 < args.seconds <= 600:
+        raise SystemExit("error: --clients must be 1-1000 and --seconds 0-600")
+
+    positions = load_positions(args.sets)
+    process = None
+    url = args.url
+    if url is None:
+        process, url = start_server(args.workers, args.log)
+    try:
+        started = time.monotonic()
+        tally = asyncio.run(run(url, args.clients, args.seconds, positions))
+        elapsed = time.monotonic() - started
+    finally:
+        if process is not None:
+            process.terminate()
+            process.wait(timeout=30)
+
+    everything = tally.latencies[True] + tally.latencies[False]
+    rows = [
+        summary("all", everything, elapsed),
+        summary(f">= {SPLIT} stones", tally.latencies[True], elapsed),
+        summary(f"< {SPLIT} stones", tally.latencies[False], elapsed),
+    ]
+    report = {
+        "machine": machine(),
+        "clients": args.clients,
+        "seconds": round(elapsed, 1),
+        "sets": args.sets,
+        "server_workers": args.workers if args.url is None else "external",
+        "errors": len(tally.errors),
+        "statuses": tally.statuses,
+        "rows": rows,
+        "first_errors": tally.errors[:5],
+    }
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return
+    print(f"machine: {report['machine']}")
+    print(f"{args.clients} clients for {elapsed:.1f} s on {', '.join(args.sets)} "
+          f"({len(positions)} positions); server --workers {report['server_workers']}")
+    print(f"errors: {len(tally.errors)}  statuses: {tally.statuses}")
+    for error in tally.errors[:5]:
+        print(f"  {error}")
+    header = f"{'positions':<14}{'requests':>9}{'req/s':>9}{'mean':>9}{'p50':>9}{'p90':>9}"
+    print(header + f"{'p99':>9}{'max':>9}  (ms)")
+    for row in rows:
+        print(f"{row['positions']!s:<14}{row['requests']:>9}{row['per_second']:>9}"
+              f"{row['mean_ms']:>9}{row['p50_ms']:>9}{row['p90_ms']:>9}{row['p99_ms']:>9}"
+              f"{row['max_ms']:>9}")
+
+
+if __name__ == "__main__":
+    main()
