@@ -144,10 +144,9 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(workers: int, log: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(options: list[str], log: Path) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
-    command = [sys.executable, "-m", "connect4.cli", "serve", "--port", str(port),
-               "--workers", str(workers)]
+    command = [sys.executable, "-m", "connect4.cli", "serve", "--port", str(port), *options]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
@@ -181,7 +180,10 @@ def main() -> None:
     parser.add_argument("--url", help="an already running server (default: start one)")
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=30.0)
-    parser.add_argument("--workers", type=int, default=2, help="--workers of the started server")
+    parser.add_argument("--workers", type=int, default=1, help="--workers of the started server")
+    parser.add_argument("--threads", type=int, default=2, help="--threads of the started server")
+    parser.add_argument("--cache", type=int, default=0,
+                        help="--cache of the started server (default 0: every request solves)")
     parser.add_argument("--sets", nargs="+", default=list(DEFAULT_SETS), help="Pons set names")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--log", type=Path, default=Path("/tmp/connect4-load-server.log"))
@@ -193,7 +195,9 @@ def main() -> None:
     process = None
     url = args.url
     if url is None:
-        process, url = start_server(args.workers, args.log)
+        options = ["--workers", str(args.workers), "--threads", str(args.threads),
+                   "--cache", str(args.cache)]
+        process, url = start_server(options, args.log)
     try:
         started = time.monotonic()
         tally = asyncio.run(run(url, args.clients, args.seconds, positions))
@@ -214,7 +218,8 @@ def main() -> None:
         "clients": args.clients,
         "seconds": round(elapsed, 1),
         "sets": args.sets,
-        "server_workers": args.workers if args.url is None else "external",
+        "server": (f"--workers {args.workers} --threads {args.threads} --cache {args.cache}"
+                   if args.url is None else args.url),
         "errors": len(tally.errors),
         "statuses": tally.statuses,
         "rows": rows,
@@ -225,7 +230,7 @@ def main() -> None:
         return
     print(f"machine: {report['machine']}")
     print(f"{args.clients} clients for {elapsed:.1f} s on {', '.join(args.sets)} "
-          f"({len(positions)} positions); server --workers {report['server_workers']}")
+          f"({len(positions)} positions); server {report['server']}")
     print(f"errors: {len(tally.errors)}  statuses: {tally.statuses}")
     for error in tally.errors[:5]:
         print(f"  {error}")

@@ -34,7 +34,7 @@ def pons_lines(name: str, count: int) -> list[tuple[str, int]]:
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    with BackgroundServer(create_app(workers=2, time_limit=20.0)) as live:
+    with BackgroundServer(create_app(threads=2, time_limit=20.0)) as live:
         yield live.url
 
 
@@ -307,7 +307,7 @@ HARD = "/solve?pos=&width=8&height=7"
 
 def test_time_limit_gives_503() -> None:
     # The empty 8x7 board (no opening book) needs far more than 0.3 s.
-    with BackgroundServer(create_app(workers=1, time_limit=0.3, quick_nodes=1000)) as live:
+    with BackgroundServer(create_app(threads=1, time_limit=0.3, quick_nodes=1000)) as live:
         response = httpx.get(live.url + HARD, timeout=30)
         message = error_of(response, 503)
         assert message.startswith("time limit exceeded")
@@ -317,7 +317,7 @@ def test_time_limit_gives_503() -> None:
 
 
 def test_full_pool_gives_503() -> None:
-    app = create_app(workers=1, queue=0, time_limit=3.0, quick_nodes=1000)
+    app = create_app(threads=1, queue=0, time_limit=3.0, quick_nodes=1000)
     with BackgroundServer(app) as live:
         results: list[httpx.Response] = []
         first = threading.Thread(

@@ -107,7 +107,10 @@ def serve(
     host: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port")] = 8000,
     workers: Annotated[
-        int, typer.Option(help="solver/search threads per lane (quick and deep)", min=1, max=64)
+        int, typer.Option(help="server processes (uvicorn workers)", min=1, max=64)
+    ] = 1,
+    threads: Annotated[
+        int, typer.Option(help="solver/search threads per lane in each process", min=1, max=64)
     ] = 2,
     queue: Annotated[
         int, typer.Option(help="waiting places per lane before HTTP 503", min=0, max=10000)
@@ -124,7 +127,13 @@ def serve(
 
     try:
         run_server(
-            host=host, port=port, workers=workers, queue=queue, time_limit=time_limit, cache=cache
+            host=host,
+            port=port,
+            workers=workers,
+            threads=threads,
+            queue=queue,
+            time_limit=time_limit,
+            cache=cache,
         )
     except (OSError, ValueError) as error:
         raise fail(str(error)) from None

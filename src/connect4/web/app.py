@@ -1,6 +1,6 @@
 """The FastAPI app: the JSON API, the static page, errors as JSON, one log line per request.
 
->>> app = create_app(workers=1)
+>>> app = create_app(threads=1)
 >>> sorted(r.path for r in app.routes if r.path.startswith("/api"))
 ['/api/analyze', '/api/health', '/api/move', '/api/players']
 
@@ -133,23 +133,23 @@ def _validation_message(error: RequestValidationError) -> str:
 
 def create_app(
     *,
-    workers: int = 2,
+    threads: int = 2,
     queue: int = 128,
     time_limit: float = 10.0,
     quick_nodes: int = QUICK_NODES,
     cache_size: int = 20_000,
     warm_up: bool = True,
-    deep_workers: int | None = None,
+    deep_threads: int | None = None,
     deep_nice: int = 10,
 ) -> FastAPI:
-    """The web app with ``workers`` threads per lane, ``queue`` waiting places per lane,
+    """The web app with ``threads`` solver threads per lane, ``queue`` waiting places per lane,
     ``time_limit`` seconds per request (HTTP 503 beyond) and an LRU cache of
     ``cache_size`` solved positions (0 = none). ``warm_up`` compiles the solver
     before the server accepts requests."""
     cache = service.AnalysisCache(cache_size)
-    quick = WorkerPool("quick", workers=workers, queue=queue, time_limit=time_limit)
+    quick = WorkerPool("quick", workers=threads, queue=queue, time_limit=time_limit)
     deep = WorkerPool(
-        "deep", workers=deep_workers or workers, queue=queue, time_limit=time_limit, nice=deep_nice
+        "deep", workers=deep_threads or threads, queue=queue, time_limit=time_limit, nice=deep_nice
     )
 
     @asynccontextmanager

@@ -8,7 +8,9 @@ logs one line per request on stderr::
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import socket
 import sys
 import threading
@@ -16,6 +18,7 @@ import time
 from typing import Any
 
 import uvicorn
+from fastapi import FastAPI
 
 from connect4.web.app import create_app
 
@@ -31,28 +34,57 @@ def configure_logging(level: int = logging.INFO) -> None:
     logger.propagate = False
 
 
+OPTIONS_VARIABLE = "CONNECT4_WEB_OPTIONS"
+
+
+def app_from_environment() -> FastAPI:
+    """The app built from the JSON options in ``$CONNECT4_WEB_OPTIONS`` (one per worker process)."""
+    configure_logging()
+    options = json.loads(os.environ.get(OPTIONS_VARIABLE, "{}"))
+    return create_app(**options)
+
+
 def run_server(
     *,
     host: str = "127.0.0.1",
     port: int = 8000,
-    workers: int = 2,
+    workers: int = 1,
+    threads: int = 2,
     queue: int = 128,
     time_limit: float = 10.0,
     cache: int = 20_000,
 ) -> None:
-    """Serve the app until interrupted (uvicorn's own access log is replaced by ours)."""
+    """Serve the app until interrupted: ``workers`` processes, each with ``threads`` solver
+    threads per lane (uvicorn's own access log is replaced by ours)."""
     if not 0 <= port <= 65535:
         raise ValueError(f"port {port} is out of range 0-65535")
     configure_logging()
-    app = create_app(workers=workers, queue=queue, time_limit=time_limit, cache_size=cache)
-    print(f"connect4 web app on http://{host}:{port}/ (API docs at /docs)", file=sys.stderr)
-    uvicorn.run(app, host=host, port=port, access_log=False, log_level="warning")
+    options = {"threads": threads, "queue": queue, "time_limit": time_limit, "cache_size": cache}
+    print(
+        f"connect4 web app on http://{host}:{port}/ (API docs at /docs); {workers} process(es), "
+        f"{threads} solver threads per lane",
+        file=sys.stderr,
+    )
+    if workers == 1:
+        app = create_app(threads=threads, queue=queue, time_limit=time_limit, cache_size=cache)
+        uvicorn.run(app, host=host, port=port, access_log=False, log_level="warning")
+        return
+    os.environ[OPTIONS_VARIABLE] = json.dumps(options)
+    uvicorn.run(
+        "connect4.web.server:app_from_environment",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        access_log=False,
+        log_level="warning",
+    )
 
 
 class BackgroundServer:
     """The app served by uvicorn in a daemon thread on a free 127.0.0.1 port (tests, benchmarks).
 
-    >>> with BackgroundServer(create_app(workers=1)) as server:  # doctest: +SKIP
+    >>> with BackgroundServer(create_app(threads=1)) as server:  # doctest: +SKIP
     ...     httpx.get(server.url + "/api/health").status_code
     200
     """

@@ -1,0 +1,263 @@
+"""End-to-end tests of the page in a real headless Chromium (Debian's, driven by Playwright).
+
+The server is a real uvicorn on a free 127.0.0.1 port. The last test saves the
+README's screenshot to docs/screenshot.png.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from connect4.web import create_app
+from connect4.web.server import BackgroundServer
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOT = Path(__file__).resolve().parent.parent / "docs" / "screenshot.png"
+TIMEOUT_MS = 30_000
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    with BackgroundServer(create_app(threads=2, time_limit=20.0)) as live:
+        yield live.url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed: run `make chromium`")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any, url: str) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=url)
+    tab = context.new_page()
+    tab.set_default_timeout(TIMEOUT_MS)
+    errors: list[str] = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    yield tab
+    context.close()
+    assert errors == [], f"JavaScript errors: {errors}"
+
+
+def open_page(page: Any, query: str) -> None:
+    page.goto("/" + query)
+    page.wait_for_selector("body[data-ready='1']")
+
+
+def idle(page: Any) -> None:
+    """Wait until no AI is thinking."""
+    page.wait_for_selector("#thinking", state="hidden")
+
+
+def moves(page: Any) -> str:
+    text = str(page.text_content("#pos-text"))
+    return "" if text == "(empty)" else text
+
+
+def owner(page: Any, column: int, row: int) -> int:
+    """0 empty, 1 red, 2 yellow: what the page draws in a cell (0-based, row 0 at the bottom)."""
+    cell = page.locator(f"[data-cell='{column},{row}'] .disc")
+    if cell.count() == 0:
+        return 0
+    return 1 if "p1" in str(cell.get_attribute("class")) else 2
+
+
+def test_page_loads_with_an_empty_board(page: Any) -> None:
+    open_page(page, "?p1=human&p2=human")
+    assert page.title().startswith("connect4")
+    assert page.locator("#board .column").count() == 7
+    assert page.locator("#board .cell").count() == 42
+    assert page.text_content("#status") == "Red to move — click a column."
+    kinds = page.locator("#p2-kind option").all_text_contents()
+    assert {"human (click to move)", "perfect", "alphabeta", "minimax", "random"} <= set(kinds)
+
+
+def test_full_game_against_the_perfect_ai_then_undo_and_redo(page: Any) -> None:
+    open_page(page, "?p1=human&p2=perfect")
+    for _ in range(22):
+        idle(page)
+        if page.get_attribute("#status", "data-over") == "1":
+            break
+        before = len(moves(page))
+        page.locator("#board .column:enabled").first.click()  # always the leftmost column
+        page.wait_for_function(
+            f"document.getElementById('pos-text').textContent.length > {before}"
+        )
+    idle(page)
+    assert page.text_content("#status") == "Yellow wins!"
+    assert page.locator(".disc.win").count() >= 4
+    played = moves(page)
+    assert len(played) % 2 == 0 and 8 <= len(played) <= 42
+    assert f"pos={played}" in page.url
+    assert page.is_disabled("#board .column >> nth=3")  # the game is over: no more moves
+
+    page.click("#undo")  # back to the human's turn: the AI's move and ours
+    assert moves(page) == played[:-2]
+    assert page.text_content("#status") == "Red to move — click a column."
+    assert f"pos={played[:-2]}&" in page.url
+    assert page.locator(".disc.win").count() == 0
+    page.click("#redo")
+    page.click("#redo")
+    assert moves(page) == played
+    assert page.text_content("#status") == "Yellow wins!"
+    assert page.is_disabled("#redo")
+
+
+def test_solution_spells_out_every_column(page: Any) -> None:
+    # "4455": red completes an open three with column 3 or 6 and wins with its 4th stone.
+    open_page(page, "?pos=4455&p1=human&p2=human")
+    page.check("#show-solution")
+    page.wait_for_selector("#solution .score.best")
+    scores = page.locator("#solution .score")
+    assert scores.count() == 7
+    texts = [text.strip() for text in scores.all_inner_texts()]
+    for column in (2, 5):
+        assert texts[column].split("\n") == ["+18", "win in 2", "★ best"]
+    for column in (0, 1, 3, 4, 6):
+        words = texts[column].split("\n")[1]
+        assert re.fullmatch(r"(win|loss) in \d+|draw", words), words
+    assert "win in 2 for Red (score 18)" in str(page.text_content("#solution-note"))
+    page.uncheck("#show-solution")
+    assert page.is_hidden("#solution")
+
+
+def test_alphabeta_search_tree_explorer(page: Any) -> None:
+    open_page(page, "?pos=4453&p1=human&p2=alphabeta:depth=3")
+    page.click("[data-col='3']")
+    page.wait_for_selector("#tree .tree-row")
+    idle(page)
+    assert page.text_content("#stats [data-stat='player'] td") == "Yellow: alphabeta:depth=3"
+    assert int(str(page.text_content("#stats [data-stat='nodes'] td")).replace(",", "")) > 7
+    root = page.locator("#tree .tree-root > li > .tree-row .tree-text")
+    assert root.inner_text() == "root value 92 α −∞ β +∞"
+    children = page.locator("#tree .tree-root > li > ul > li")
+    assert children.count() == 7  # every column at the root
+    second = children.nth(1)
+    second.locator(".tree-toggle").first.click()  # expand
+    grandchildren = second.locator(":scope > ul > li")
+    assert grandchildren.count() >= 1
+    assert "α" in grandchildren.first.inner_text() and "β" in grandchildren.first.inner_text()
+    assert page.locator("#tree .tree-node.pruned").count() >= 1  # greyed cut-off branches
+    second.locator(".tree-row").first.hover()
+    page.wait_for_selector("#mini", state="visible")
+    caption = str(page.text_content("#mini .mini-caption"))
+    assert caption.startswith("44534") and len(caption) == 6
+    assert page.locator("#mini .mini-cell.p1").count() == 3
+    second.locator(".tree-toggle").first.click()  # collapse
+    assert grandchildren.first.is_hidden()
+
+
+def test_minimax_when_pruning_is_off(page: Any) -> None:
+    open_page(page, "?pos=44&p1=human&p2=alphabeta:depth=2")
+    page.uncheck("fieldset[data-side='2'] .pruning")
+    assert page.input_value("#p2-kind") == "minimax"
+    assert "p2=minimax%3Adepth%3D2" in page.url
+    page.click("[data-col='1']")
+    page.wait_for_selector("#tree .tree-row")
+    assert page.locator("#tree .tree-node.pruned").count() == 0
+    assert "α" not in page.locator("#tree .tree-row").first.inner_text()
+
+
+def test_reload_from_a_position_url(page: Any) -> None:
+    open_page(page, "?pos=4453&p1=human&p2=human")
+    assert [owner(page, 3, 0), owner(page, 3, 1), owner(page, 4, 0), owner(page, 2, 0)] == [
+        1, 2, 1, 2,
+    ]
+    assert owner(page, 3, 2) == 0
+    assert page.locator(".disc.last").count() == 1
+    assert page.get_attribute(".disc.last >> xpath=..", "data-cell") == "2,0"
+    page.click("[data-col='6']")
+    assert moves(page) == "44537"
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    assert moves(page) == "44537" and owner(page, 6, 0) == 1
+    open_page(page, "?pos=4444444&p1=human&p2=human")
+    assert "move 7 ('4'): column 4 is full" in str(page.text_content("#error"))
+
+
+def test_spinner_blocks_moves_while_the_ai_thinks(page: Any) -> None:
+    held: list[Any] = []
+    page.route("**/api/move", lambda route: held.append(route))  # hold the AI's answer
+    open_page(page, "?pos=&p1=human&p2=alphabeta:depth=2")
+    page.click("[data-col='3']")
+    page.wait_for_selector("#thinking", state="visible")
+    assert page.get_attribute("#board", "aria-busy") == "true"
+    assert page.locator("#board .column:enabled").count() == 0
+    assert "Yellow (alphabeta:depth=2) is thinking" in str(page.text_content("#thinking"))
+    page.check("#show-solution")  # the page still answers while the AI thinks
+    page.uncheck("#show-solution")
+    assert len(held) == 1
+    held[0].continue_()
+    idle(page)
+    page.wait_for_function("document.getElementById('pos-text').textContent.length === 2")
+    assert page.locator("#board .column:enabled").count() == 7
+    page.unroute("**/api/move")
+
+
+def test_undo_while_the_ai_thinks_cancels_its_move(page: Any) -> None:
+    held: list[Any] = []
+    page.route("**/api/move", lambda route: held.append(route))
+    open_page(page, "?pos=&p1=human&p2=alphabeta:depth=2")
+    page.click("[data-col='3']")
+    page.wait_for_selector("#thinking", state="visible")
+    page.click("#undo")
+    assert moves(page) == "" and page.is_hidden("#thinking")
+    held[0].continue_()
+    page.wait_for_timeout(300)
+    assert moves(page) == ""  # the late answer is dropped
+    page.unroute("**/api/move")
+
+
+def test_tictactoe_and_count_fours(page: Any) -> None:
+    open_page(page, "?game=tictactoe&p1=human&p2=alphabeta")
+    assert page.locator("#board .ttt-cell").count() == 9
+    page.click("[data-col='4']")  # the centre (numpad 5)
+    page.wait_for_function("document.getElementById('pos-text').textContent.length === 2")
+    assert moves(page)[0] == "5"
+    assert page.text_content("[data-col='4']") == "X"
+    page.check("#show-solution")
+    assert page.locator("#solution .score").count() == 9
+    assert page.locator("#solution .score.full").count() == 2
+    assert "draw" in page.locator("#solution").inner_text()
+
+    open_page(page, "?rules=count-fours&p1=human&p2=human")
+    assert page.input_value("#rules") == "count-fours"
+    page.click("[data-col='0']")
+    assert "Fours so far: 0–0" in str(page.text_content("#status"))
+
+
+def test_screenshot_for_the_readme(page: Any) -> None:
+    open_page(page, "?pos=4453&p1=human&p2=alphabeta:depth=4")
+    page.click("[data-col='4']")
+    page.wait_for_selector("#tree .tree-row")
+    idle(page)
+    page.check("#show-solution")
+    page.wait_for_selector("#solution .score.best")
+    page.locator("#tree .tree-root > li > ul > li").nth(0).locator(".tree-toggle").first.click()
+    page.locator("#tree .tree-root > li > ul > li > ul > li .tree-row").nth(1).hover()
+    page.wait_for_selector("#mini", state="visible")
+    SCREENSHOT.parent.mkdir(exist_ok=True)
+    page.screenshot(path=str(SCREENSHOT), full_page=True)
+    assert SCREENSHOT.stat().st_size > 10_000
