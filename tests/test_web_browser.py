@@ -159,7 +159,7 @@ def test_alphabeta_search_tree_explorer(page: Any) -> None:
     grandchildren = second.locator(":scope > ul > li")
     assert grandchildren.count() >= 1
     assert "α" in grandchildren.first.inner_text() and "β" in grandchildren.first.inner_text()
-    assert page.locator("#tree .tree-node.pruned").count() >= 1  # greyed cut-off branches
+    assert page.locator("#tree .tree-node.pruned").count() == 0  # deeper levels not built yet
     second.locator(".tree-row").first.hover()
     page.wait_for_selector("#mini", state="visible")
     caption = str(page.text_content("#mini .mini-caption"))
@@ -167,6 +167,14 @@ def test_alphabeta_search_tree_explorer(page: Any) -> None:
     assert page.locator("#mini .mini-cell.p1").count() == 3
     second.locator(".tree-toggle").first.click()  # collapse
     assert grandchildren.first.is_hidden()
+    page.click("#expand-all")
+    pruned = page.locator("#tree .tree-node.pruned")
+    summary = str(page.text_content("#tree .note"))
+    count = int(re.search(r"(\d+) branches pruned", summary).group(1))  # type: ignore[union-attr]
+    assert pruned.count() == count > 0  # greyed cut-off branches, as many as the search reports
+    assert "pruned" in pruned.first.inner_text()
+    page.click("#collapse-all")
+    assert grandchildren.first.is_hidden() and children.first.is_visible()
 
 
 def test_minimax_when_pruning_is_off(page: Any) -> None:

@@ -533,11 +533,35 @@ function showTree(tree, rootPos) {
   if (tree.pruned_count) facts.push(`${fmt(tree.pruned_count)} branches pruned (grey)`);
   if (tree.truncated || hasTruncated(root)) facts.push("recording capped");
   summary.textContent = facts.join(", ") + ". Values are from the searching player's view.";
-  box.append(summary);
+  const tools = document.createElement("div");
+  tools.className = "tree-tools";
+  for (const [id, text, open] of [["expand-all", "Expand all", true], ["collapse-all", "Collapse all", false]]) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.id = id;
+    button.textContent = text;
+    button.addEventListener("click", () => setAllOpen(box, open));
+    tools.append(button);
+  }
+  box.append(summary, tools);
   const list = document.createElement("ul");
   list.className = "tree-root";
   list.append(treeNode(root, start, true));
   box.append(list);
+}
+
+// Open (or close) every node below the root; opening builds the lazy levels as it goes.
+function setAllOpen(box, open) {
+  let toggles = [...box.querySelectorAll(".tree-root ul .tree-toggle:not(:disabled)")];
+  const seen = new Set();
+  while (toggles.length) {
+    for (const toggle of toggles) {
+      seen.add(toggle);
+      const isOpen = toggle.textContent === "▾";
+      if (isOpen !== open) toggle.click();
+    }
+    toggles = open ? [...box.querySelectorAll(".tree-root ul .tree-toggle:not(:disabled)")].filter((t) => !seen.has(t)) : [];
+  }
 }
 
 let pruning = true;  // whether the shown tree comes from alpha-beta (show the windows)
