@@ -1,0 +1,562 @@
+# mypy: disable-error-code="call-arg,no-untyped-call,import-untyped"
+"""The numba kernel of the perfect solver: negamax, alpha-beta, null-window search.
+
+Everything the search needs lives in one ``uint64`` array ``mem`` (see
+:func:`new_memory`), so the recursive search passes few arguments and allocates
+nothing per node:
+
+======================  =======================================================
+``mem[0:HDR]``          header: board constants, counters, limits, options
+``mem[MOVES:...]``      move lists, one row of ``MAXW`` words per ply
+``mem[TT0:]``           transposition table, two words per entry
+======================  =======================================================
+
+A table entry is ``(key, data)``: ``key`` is the canonical position key
+``min(current + mask, mirror)`` and ``data`` packs the lower bound (bits 0-7,
+offset by 128), the upper bound (bits 8-15), the best column + 1 in the
+canonical orientation (bits 16-23, 0 = none) and the generation (bits 24-63).
+An entry from another generation counts as empty, so a new search costs one
+increment of ``mem[GEN]`` instead of a clear of the table.
+
+Scores follow Pons' convention (see ``DESIGN.md``). Every node of the search
+keeps the invariant that the side to move cannot win at once (the root checks
+it; later nodes only get there through moves that do not lose at once).
+
+An opening book is two arrays, ``book_keys`` (sorted ``uint64`` canonical keys,
+see :func:`canonical_key`) and ``book_values`` (``int8`` exact scores), probed
+inside the search at ``ply <= mem[BOOK_PLIES]``; pass empty arrays for no book.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+# ---------------------------------------------------------------- memory layout
+W_ = 0  # width
+H_ = 1  # height
+BOTTOM = 2  # a 1 in the bottom cell of every column
+BOARD = 3  # a 1 in every playable cell
+TT_SHIFT = 4  # 64 - log2(table entries): the index is the hash's top bits
+GEN = 5  # current generation (>= 1)
+NODES = 6  # nodes searched since the counter was reset
+LIMIT = 7  # abort once NODES reaches this
+ABORT = 8  # 1 once the search was aborted
+BOOK_PLIES = 9  # probe the book at ply <= this
+OPT_SYM = 10  # 1: mirror positions share a table entry
+OPT_TTMOVE = 11  # 1: search the table's best move first
+OPT_ETC = 12  # 1: enhanced transposition cut-off
+ORDER = 16  # columns centre first (MAXW words)
+HDR = 64
+MAXW = 32
+MAXPLY = 64
+MOVES = HDR
+TT0 = MOVES + MAXW * MAXPLY
+
+NONE_SCORE = -1000  # analyze: full column
+UNKNOWN_SCORE = -999  # analyze: stopped by a limit
+
+U1 = np.uint64(1)
+U2 = np.uint64(2)
+U3 = np.uint64(3)
+U8 = np.uint64(8)
+U16 = np.uint64(16)
+U24 = np.uint64(24)
+UFF = np.uint64(0xFF)
+U128 = np.uint64(128)
+HASH_MUL = np.uint64(0x9E3779B97F4A7C15)
+
+
+@intrinsic
+def popcount(typingctx, x):  # type: ignore[no-untyped-def]
+    """The number of set bits of a ``uint64`` (LLVM's ``ctpop``)."""
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        return builder.ctpop(args[0])
+
+    return sig, codegen
+
+
+@intrinsic
+def ld(typingctx, ptr, idx):  # type: ignore[no-untyped-def]
+    """``ptr[idx]`` for a raw pointer to ``uint64`` words (no reference counting)."""
+    sig = types.uint64(types.intp, types.intp)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        base = builder.inttoptr(args[0], ir.IntType(64).as_pointer())
+        return builder.load(builder.gep(base, [args[1]]))
+
+    return sig, codegen
+
+
+@intrinsic
+def st(typingctx, ptr, idx, value):  # type: ignore[no-untyped-def]
+    """``ptr[idx] = value`` for a raw pointer to ``uint64`` words."""
+    sig = types.void(types.intp, types.intp, types.uint64)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        base = builder.inttoptr(args[0], ir.IntType(64).as_pointer())
+        builder.store(args[2], builder.gep(base, [args[1]]))
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def ld8(typingctx, ptr, idx):  # type: ignore[no-untyped-def]
+    """``ptr[idx]`` for a raw pointer to ``int8`` values, widened to ``int64``."""
+    sig = types.int64(types.intp, types.intp)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        base = builder.inttoptr(args[0], ir.IntType(8).as_pointer())
+        return builder.sext(builder.load(builder.gep(base, [args[1]])), ir.IntType(64))
+
+    return sig, codegen
+
+
+@intrinsic
+def prefetch(typingctx, ptr, idx):  # type: ignore[no-untyped-def]
+    """Ask the CPU to fetch the cache line of ``ptr[idx]`` (``uint64`` words)."""
+    sig = types.void(types.intp, types.intp)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        base = builder.inttoptr(args[0], ir.IntType(64).as_pointer())
+        addr = builder.gep(base, [args[1]])
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [addr.type, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [addr, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+# ---------------------------------------------------------------- bitboards
+@njit(cache=True, nogil=True, inline="always")
+def winning_cells(
+    pos: np.uint64, mask: np.uint64, h: np.uint64, wide: bool, board: np.uint64
+) -> np.uint64:
+    """Empty cells that would complete a four for the stones ``pos``."""
+    r = (pos << U1) & (pos << U2) & (pos << U3)
+    if wide:
+        s = h
+        for _ in range(3):
+            s2 = s * U2
+            p = (pos << s) & (pos << s2)
+            r |= p & (pos << (s2 + s))
+            r |= p & (pos >> s)
+            p = (pos >> s) & (pos >> s2)
+            r |= p & (pos << s)
+            r |= p & (pos >> (s2 + s))
+            s += U1
+    return r & (board ^ mask)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def mirror_key(key: np.uint64, width: int, h1: np.uint64) -> np.uint64:
+    """The key of the left-right mirror image (columns of ``h1`` bits each)."""
+    col = (U1 << h1) - U1
+    r = np.uint64(0)
+    lo = np.uint64(0)
+    hi = np.uint64(width - 1) * h1
+    for _ in range(width):
+        r |= ((key >> lo) & col) << hi
+        lo += h1
+        hi -= h1
+    return r
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _mirror_move(mv: np.uint64, c: int, width: int, h1: np.uint64) -> np.uint64:
+    """A move bit in column ``c`` moved to the mirror column ``width - 1 - c``."""
+    d = width - 1 - 2 * c
+    if d > 0:
+        return mv << (np.uint64(d) * h1)
+    if d < 0:
+        return mv >> (np.uint64(-d) * h1)
+    return mv
+
+
+@njit(cache=True, nogil=True)
+def canonical_key(current: np.uint64, mask: np.uint64, width: int, height: int) -> np.uint64:
+    """``min(key, mirrored key)`` with ``key = current + mask``: the book's key."""
+    key = current + mask
+    m = mirror_key(key, width, np.uint64(height + 1))
+    return m if m < key else key
+
+
+# ---------------------------------------------------------------- search
+# The recursive search reads and writes ``mem`` through a raw pointer ``m``:
+# array arguments would cost reference counting on every call.
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _store(
+    m: int, idx: int, key: np.uint64, gen: np.uint64, lower: int, upper: int, col: int
+) -> None:
+    """Write bounds for ``key`` in slot ``idx``, merging with an entry of the same search."""
+    if ld(m, idx) == key:
+        old = ld(m, idx + 1)
+        if (old >> U24) == gen:
+            lower = max(lower, np.int64(old & UFF) - 128)
+            upper = min(upper, np.int64((old >> U8) & UFF) - 128)
+            if col < 0:
+                col = np.int64((old >> U16) & UFF) - 1
+    st(m, idx, key)
+    st(
+        m,
+        idx + 1,
+        np.uint64(lower + 128)
+        | (np.uint64(upper + 128) << U8)
+        | (np.uint64(col + 1) << U16)
+        | (gen << U24),
+    )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _book_probe(bk: int, bv: int, nbook: int, key: np.uint64) -> int:
+    """The book's score of ``key`` (binary search), or ``NONE_SCORE``."""
+    lo = 0
+    hi = nbook
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if ld(bk, mid) < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < nbook and ld(bk, lo) == key:
+        return ld8(bv, lo)
+    return NONE_SCORE
+
+
+@njit(cache=True, nogil=True)
+def negamax(
+    m: int,
+    bk: int,
+    bv: int,
+    nbook: int,
+    current: np.uint64,
+    mask: np.uint64,
+    mcur: np.uint64,
+    mmask: np.uint64,
+    ply: int,
+    alpha: int,
+    beta: int,
+) -> int:
+    """Fail-soft alpha-beta: a score ``v`` with ``v <= alpha`` an upper bound,
+    ``v >= beta`` a lower bound, otherwise exact. Returns 0 after an abort.
+
+    ``m`` points at ``mem``; ``bk``/``bv`` at the book's keys/values (``nbook`` of them);
+    ``mcur``/``mmask`` are ``current``/``mask`` mirrored left-right.
+    """
+    nodes = ld(m, NODES) + U1
+    st(m, NODES, nodes)
+    if nodes >= ld(m, LIMIT):
+        st(m, ABORT, U1)
+        return 0
+    width = np.int64(ld(m, W_))
+    h = ld(m, H_)
+    h1 = h + U1
+    wide = width >= 4
+    board = ld(m, BOARD)
+    size = width * np.int64(h)
+
+    # moves that do not hand the opponent an immediate win
+    possible = (mask + ld(m, BOTTOM)) & board
+    opp = current ^ mask
+    opp_win = winning_cells(opp, mask, h, wide, board)
+    forced = possible & opp_win
+    if forced:
+        if forced & (forced - U1):
+            return -((size - ply) // 2)  # two threats to block: lost
+        possible = forced
+    nxt = possible & ~(opp_win >> U1)
+    if nxt == 0:
+        return -((size - ply) // 2)
+    if ply >= size - 2:
+        return 0
+
+    lo = -((size - 2 - ply) // 2)
+    if alpha < lo:
+        alpha = lo
+        if alpha >= beta:
+            return alpha
+    hi = (size - 1 - ply) // 2
+    if beta > hi:
+        beta = hi
+        if alpha >= beta:
+            return beta
+
+    # transposition table
+    key = current + mask
+    sym = ld(m, OPT_SYM) != 0
+    mirrored = False
+    if sym:
+        mkey = mcur + mmask
+        if mkey < key:
+            key = mkey
+            mirrored = True
+    gen = ld(m, GEN)
+    shift = ld(m, TT_SHIFT)
+    idx = TT0 + 2 * np.int64((key * HASH_MUL) >> shift)
+    tt_col = -1
+    if ld(m, idx) == key:
+        data = ld(m, idx + 1)
+        if (data >> U24) == gen:
+            tl = np.int64(data & UFF) - 128
+            tu = np.int64((data >> U8) & UFF) - 128
+            if tl > alpha:
+                alpha = tl
+                if alpha >= beta:
+                    return alpha
+            if tu < beta:
+                beta = tu
+                if alpha >= beta:
+                    return beta
+            tt_col = np.int64((data >> U16) & UFF) - 1
+            if tt_col >= 0 and mirrored:
+                tt_col = width - 1 - tt_col
+
+    # opening book: exact scores
+    if nbook > 0 and ply <= np.int64(ld(m, BOOK_PLIES)):
+        bkey = key
+        if not sym:
+            mk = mirror_key(bkey, width, h1)
+            if mk < bkey:
+                bkey = mk
+        v = _book_probe(bk, bv, nbook, bkey)
+        if v != NONE_SCORE:
+            return v
+
+    # order the moves: table move first, then by threats created, centre first
+    colmask = (U1 << h) - U1
+    base = MOVES + ply * MAXW
+    n = 0
+    use_ttmove = ld(m, OPT_TTMOVE) != 0
+    mopp = mcur ^ mmask
+    for i in range(width):
+        c = np.int64(ld(m, ORDER + i))
+        mv = nxt & (colmask << (np.uint64(c) * h1))
+        if mv:
+            # fetch the child's table slot now, while the moves get scored
+            ck = opp + (mask | mv)
+            if sym:
+                cmk = mopp + (mmask | _mirror_move(mv, c, width, h1))
+                if cmk < ck:
+                    ck = cmk
+            prefetch(m, TT0 + 2 * np.int64((ck * HASH_MUL) >> shift))
+            if use_ttmove and c == tt_col:
+                s = np.uint64(255)
+            else:
+                s = popcount(winning_cells(current | mv, mask, h, wide, board))
+            v = (s << U8) | np.uint64(255 - i)
+            j = n
+            while j > 0 and ld(m, base + j - 1) < v:
+                st(m, base + j, ld(m, base + j - 1))
+                j -= 1
+            st(m, base + j, v)
+            n += 1
+
+    # enhanced transposition cut-off: a child already known to refute
+    if ld(m, OPT_ETC) != 0 and n > 1:
+        for j in range(n):
+            c = np.int64(ld(m, ORDER + 255 - np.int64(ld(m, base + j) & UFF)))
+            mv = nxt & (colmask << (np.uint64(c) * h1))
+            ck = opp + (mask | mv)
+            if sym:
+                cmk = mopp + (mmask | _mirror_move(mv, c, width, h1))
+                if cmk < ck:
+                    ck = cmk
+            cidx = TT0 + 2 * np.int64((ck * HASH_MUL) >> shift)
+            if ld(m, cidx) == ck:
+                cd = ld(m, cidx + 1)
+                if (cd >> U24) == gen:
+                    cu = np.int64((cd >> U8) & UFF) - 128
+                    if -cu >= beta:
+                        return -cu
+
+    a0 = alpha
+    best = -1000
+    best_col = -1
+    for j in range(n):
+        c = np.int64(ld(m, ORDER + 255 - np.int64(ld(m, base + j) & UFF)))
+        mv = nxt & (colmask << (np.uint64(c) * h1))
+        score = -negamax(
+            m,
+            bk,
+            bv,
+            nbook,
+            opp,
+            mask | mv,
+            mopp,
+            mmask | _mirror_move(mv, c, width, h1),
+            ply + 1,
+            -beta,
+            -alpha,
+        )
+        if ld(m, ABORT) != 0:
+            return 0
+        if score > best:
+            best = score
+            best_col = c
+            if score >= beta:
+                break
+            if score > alpha:
+                alpha = score
+
+    store_col = best_col
+    if mirrored and store_col >= 0:
+        store_col = width - 1 - store_col
+    if best >= beta:
+        _store(m, idx, key, gen, best, hi, store_col)
+    elif best > a0:
+        _store(m, idx, key, gen, best, best, store_col)
+    else:
+        _store(m, idx, key, gen, lo, best, -1)
+    return best
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _half(x: int) -> int:
+    """``x / 2`` rounded toward zero (C's integer division)."""
+    return x // 2 if x >= 0 else -((-x) // 2)
+
+
+@njit(cache=True, nogil=True)
+def solve(
+    mem: np.ndarray,
+    book_keys: np.ndarray,
+    book_values: np.ndarray,
+    current: np.uint64,
+    mask: np.uint64,
+    ply: int,
+    weak: bool,
+) -> int:
+    """The exact score (or its sign when ``weak``) of a position that is not over."""
+    return _solve(
+        mem.ctypes.data,
+        book_keys.ctypes.data,
+        book_values.ctypes.data,
+        book_keys.shape[0],
+        current,
+        mask,
+        ply,
+        weak,
+    )
+
+
+@njit(cache=True, nogil=True)
+def _solve(
+    m: int, bk: int, bv: int, nbook: int, current: np.uint64, mask: np.uint64, ply: int, weak: bool
+) -> int:
+    """The exact score (or its sign when ``weak``) of a position that is not over.
+
+    A sequence of null-window searches narrows ``[min, max]`` (binary search,
+    biased toward 0 where most scores are). Check ``mem[ABORT]`` afterwards.
+    """
+    width = np.int64(ld(m, W_))
+    height = np.int64(ld(m, H_))
+    h = np.uint64(height)
+    board = ld(m, BOARD)
+    size = width * height
+    possible = (mask + ld(m, BOTTOM)) & board
+    if winning_cells(current, mask, h, width >= 4, board) & possible:
+        win = (size + 1 - ply) // 2
+        return 1 if weak else win
+    if ply >= size:
+        return 0
+    lo = -((size - ply) // 2)
+    hi = (size + 1 - ply) // 2
+    h1 = h + U1
+    mcur = mirror_key(current, width, h1)
+    mmask = mirror_key(mask, width, h1)
+    if weak:
+        lo = -1
+        hi = 1
+    while lo < hi:
+        med = lo + (hi - lo) // 2
+        if med <= 0 and _half(lo) < med:
+            med = _half(lo)
+        elif med >= 0 and _half(hi) > med:
+            med = _half(hi)
+        r = negamax(m, bk, bv, nbook, current, mask, mcur, mmask, ply, med, med + 1)
+        if ld(m, ABORT) != 0:
+            return 0
+        if r <= med:
+            hi = r
+        else:
+            lo = r
+    if weak:
+        return 1 if lo > 0 else (-1 if lo < 0 else 0)
+    return lo
+
+
+@njit(cache=True, nogil=True)
+def analyze(
+    mem: np.ndarray,
+    book_keys: np.ndarray,
+    book_values: np.ndarray,
+    current: np.uint64,
+    mask: np.uint64,
+    ply: int,
+    weak: bool,
+    out: np.ndarray,
+) -> None:
+    """Fill ``out[c]`` with the score of playing column ``c`` (``NONE_SCORE`` when
+    full, ``UNKNOWN_SCORE`` when a limit stopped the search)."""
+    m = mem.ctypes.data
+    bk = book_keys.ctypes.data
+    bv = book_values.ctypes.data
+    nbook = book_keys.shape[0]
+    width = np.int64(ld(m, W_))
+    height = np.int64(ld(m, H_))
+    h = np.uint64(height)
+    h1 = h + U1
+    board = ld(m, BOARD)
+    size = width * height
+    possible = (mask + ld(m, BOTTOM)) & board
+    wins = winning_cells(current, mask, h, width >= 4, board) & possible
+    colmask = (U1 << h) - U1
+    for c in range(width):
+        out[c] = NONE_SCORE
+    for i in range(width):
+        c = np.int64(ld(m, ORDER + i))
+        mv = possible & (colmask << (np.uint64(c) * h1))
+        if mv == 0:
+            continue
+        if ld(m, ABORT) != 0:
+            out[c] = UNKNOWN_SCORE
+            continue
+        if wins & mv:
+            out[c] = 1 if weak else (size + 1 - ply) // 2
+            continue
+        if ply + 1 >= size:
+            out[c] = 0
+            continue
+        r = -_solve(m, bk, bv, nbook, current ^ mask, mask | mv, ply + 1, weak)
+        out[c] = UNKNOWN_SCORE if ld(m, ABORT) != 0 else r
+
+
+def new_memory(width: int, height: int, tt_entries: int) -> np.ndarray:
+    """A zeroed ``mem`` array for a board and a table of ``tt_entries`` (a power of 2)."""
+    if tt_entries & (tt_entries - 1) or tt_entries < 2:
+        raise ValueError("tt_entries must be a power of two >= 2")
+    mem = np.zeros(TT0 + 2 * tt_entries, dtype=np.uint64)
+    bottom = sum(1 << (c * (height + 1)) for c in range(width))
+    mem[W_] = width
+    mem[H_] = height
+    mem[BOTTOM] = bottom
+    mem[BOARD] = bottom * ((1 << height) - 1)
+    mem[TT_SHIFT] = 64 - (tt_entries.bit_length() - 1)
+    mem[GEN] = 1
+    mem[LIMIT] = 1 << 63
+    mem[OPT_SYM] = 1
+    mem[OPT_TTMOVE] = 1
+    order = sorted(range(width), key=lambda c: (abs(2 * c - (width - 1)), c))
+    for i, c in enumerate(order):
+        mem[ORDER + i] = c
+    return mem
