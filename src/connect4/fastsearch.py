@@ -40,7 +40,7 @@ EXACT, LOWER, UPPER = 0, 1, 2
 NODES, LEAVES, CUTOFFS, TT_HITS, ABORTED, LIMIT = 0, 1, 2, 3, 4, 5
 # parameter slots
 P_WIDTH, P_HEIGHT, P_PRUNE, P_SORTED, P_USE_TT, P_HEUR, P_COUNT_FOURS, P_SIZE = range(8)
-P_BOTTOM, P_BOARD = 8, 9
+P_BOTTOM, P_BOARD, P_GEN = 8, 9, 10
 HEUR_WINDOWS, HEUR_CELLS = 0, 1
 FAST_HEURISTICS = (
     "windows",
@@ -236,11 +236,11 @@ def _node(  # pragma: no cover - compiled
         if ttt:
             key = (cur | (last << 9)) if (stones & 1) == 0 else (last | (cur << 9))
         slot = key % TT_SLOTS
-        if tt_key[slot] == key:
+        if tt_key[slot] == key and (tt_data[slot] >> 32) == params[P_GEN]:
             data = tt_data[slot]
             entry_depth = data & 0xFFFF
             flag = (data >> 16) & 0xFF
-            best_move = (data >> 24) - 1
+            best_move = ((data >> 24) & 0xFF) - 1
             stored = tt_value[slot]
             if entry_depth == depth:
                 hit = False
@@ -324,7 +324,7 @@ def _node(  # pragma: no cover - compiled
         else:
             flag = EXACT
         tt_key[slot] = key
-        tt_data[slot] = depth | (flag << 16) | ((best_move + 1) << 24)
+        tt_data[slot] = depth | (flag << 16) | ((best_move + 1) << 24) | (params[P_GEN] << 32)
         tt_value[slot] = best
     return best
 
@@ -335,6 +335,19 @@ def _stats(st: np.ndarray) -> SearchStats:
         nodes=int(st[NODES]), leaves=int(st[LEAVES]), cutoffs=int(st[CUTOFFS]),
         tt_hits=int(st[TT_HITS]),
     )  # fmt: skip
+
+
+_TABLE: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+_GENERATION = [0]
+
+
+def shared_table() -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], int]:
+    """The process's table and a new generation: entries of older generations count as
+    empty, so each search starts from an empty table without clearing 24 MB."""
+    if not _TABLE:
+        _TABLE.append(new_table())
+    _GENERATION[0] += 1
+    return _TABLE[0], _GENERATION[0]
 
 
 def new_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -358,7 +371,7 @@ def _setup(game: Game, heuristic: str) -> dict[str, Any]:
     heur = HEUR_CELLS if name == "cell-weights" else HEUR_WINDOWS
     if isinstance(game, TicTacToe):
         order = np.array(MOVE_ORDER, dtype=np.int64)
-        params = np.array([9, 0, 0, 0, 0, heur, 0, 9, 0, 0], dtype=np.int64)
+        params = np.array([9, 0, 0, 0, 0, heur, 0, 9, 0, 0, 0], dtype=np.int64)
         dirs = np.zeros((1, 2), dtype=np.int64)
         wmasks = np.array([[2, 0b010101010], [3, 0b101000101], [4, 0b000010000]], np.int64)
         lines = np.array(LINES, dtype=np.int64)
@@ -371,7 +384,7 @@ def _setup(game: Game, heuristic: str) -> dict[str, Any]:
         order = np.array(centre_order(game.width), dtype=np.int64)
         params = np.array(
             [game.width, game.height, 0, 0, 0, heur, int(game.rules == "count-fours"),
-             game.width * game.height, g.bottom, g.board],
+             game.width * game.height, g.bottom, g.board, 0],
             dtype=np.int64,
         )  # fmt: skip
         dirs = np.array(g.directions, dtype=np.int64)
@@ -411,8 +424,9 @@ def run(
     params[P_USE_TT] = int(tt)
     if tt:
         if "table" not in state:
-            state["table"] = new_table()
+            state["table"], state["generation"] = shared_table()
         table = state["table"]
+        params[P_GEN] = state["generation"]
     else:
         table = _EMPTY_TABLE
     st = np.zeros(6, dtype=np.int64)
