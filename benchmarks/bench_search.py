@@ -34,7 +34,8 @@ def machine() -> str:
                     break
     except OSError:
         pass
-    return f"{platform.python_implementation()} {platform.python_version()}, nproc {os.cpu_count()}, {model}"
+    python = f"{platform.python_implementation()} {platform.python_version()}"
+    return f"{python}, nproc {os.cpu_count()}, {model}"
 
 
 def timed(game: Game, repeats: int, **options: object) -> tuple[SearchResult, float]:
