@@ -398,3 +398,15 @@ def test_cli_arena_bad_usage(args: list[str], message: str) -> None:
     result = CliRunner().invoke(app, ["arena", *args])
     assert result.exit_code == 2
     assert "error: " in result.stderr and message in result.stderr
+
+
+def test_connect4_accuracy_uses_the_solver_scores() -> None:
+    solver = pytest.importorskip("connect4.solver")
+    if not hasattr(solver, "Solver"):
+        pytest.skip("the solver has not landed")
+    config = ArenaConfig(players=(), accuracy_nodes=100_000)
+    # After 4455 red wins at once in column 3 or 6 (score 18); column 1 scores -4.
+    assert optimal_moves(config, "44553", 4) == [True]
+    assert optimal_moves(config, "44556", 4) == [True]
+    assert optimal_moves(config, "44551", 4) == [False]
+    assert optimal_moves(ArenaConfig(players=(), accuracy_nodes=0), "44551", 4) == [None]

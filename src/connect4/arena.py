@@ -378,25 +378,52 @@ def _tictactoe_scores(game: TicTacToe) -> list[int | None]:
 
 
 _SOLVERS: dict[tuple[int, int], Any] = {}
-_SCORE_CACHE: dict[tuple[int, int, int], list[int | None] | None] = {}
+_SCORE_CACHE: dict[tuple[int, int, int, int], list[int | None] | None] = {}
+ACCURACY_TABLE_MEGABYTES = 16  # cleared before each position: small keeps that cheap
+
+
+def accuracy_solver(width: int, height: int) -> Any:
+    """This process's solver for judging moves (with the default opening book if one ships).
+
+    It clears its table before each position, so a judgement does not depend
+    on which positions the worker saw before (the same on every executor).
+    """
+    size = (width, height)
+    if size not in _SOLVERS:
+        from connect4.solver import Solver
+
+        book: Any = None
+        try:
+            from connect4.book import default_book
+
+            book = default_book(width, height)
+        except Exception:  # no book: the solver alone, fewer early positions judged
+            book = None
+        if book is not None and not getattr(book, "wdl", False):
+            _SOLVERS[size] = Solver(
+                width,
+                height,
+                ACCURACY_TABLE_MEGABYTES,
+                book_keys=book.keys,
+                book_values=book.values,
+                book_plies=book.plies,
+            )
+        else:
+            _SOLVERS[size] = Solver(width, height, ACCURACY_TABLE_MEGABYTES)
+    return _SOLVERS[size]
 
 
 def _connect4_scores(position: Position, budget: int) -> list[int | None] | None:
     """Per-column solver scores, or ``None`` when the solver is missing or out of budget."""
-    cache_key = (position.width, position.height, position.key())
+    cache_key = (position.width, position.height, position.key(), budget)
     if cache_key in _SCORE_CACHE:
         return _SCORE_CACHE[cache_key]
     try:
-        from connect4.solver import Solver  # type: ignore[attr-defined,unused-ignore]
+        solver = accuracy_solver(position.width, position.height)
     except ImportError:
         return None
-    size = (position.width, position.height)
-    if size not in _SOLVERS:
-        _SOLVERS[size] = Solver(*size)
-    result = _SOLVERS[size].run(position, analyze=True, max_nodes=budget)
-    scores = result.column_scores if result.complete else None
-    if scores is not None:
-        scores = list(scores)
+    result = solver.run(position, analyze=True, max_nodes=budget)
+    scores = list(result.column_scores) if result.complete and result.column_scores else None
     if len(_SCORE_CACHE) > 200_000:
         _SCORE_CACHE.clear()
     _SCORE_CACHE[cache_key] = scores
