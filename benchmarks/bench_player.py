@@ -2,6 +2,7 @@
 
     nice python benchmarks/bench_player.py --games 100            # 25 per pairing
     python benchmarks/bench_player.py --games 8 --check           # also re-solve each move
+    python benchmarks/bench_player.py --ties centre               # deterministic perfect player
     python benchmarks/bench_player.py --solve-empty               # `solve` of the empty board
 
 Pairings: the perfect player as red and as yellow against ``random`` and
@@ -40,7 +41,7 @@ def cpu_model() -> str:
 
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
 class Checker:
@@ -80,6 +81,8 @@ def main() -> None:
     parser.add_argument("--check", action="store_true", help="re-solve every move")
     parser.add_argument("--solve-empty", action="store_true", help="time solving the empty board")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--ties", choices=("random", "centre"), default="random",
+                        help="perfect player's tie-break: random (seeded per game) or centre")
     args = parser.parse_args()
     print(f"machine: nproc={os.cpu_count()}, CPU {cpu_model()}")
 
@@ -101,7 +104,8 @@ def main() -> None:
             t = time.perf_counter()
             value = book.lookup_key(canonical_key(Position()))
             times.append(time.perf_counter() - t)
-        print(f"empty board from the book: score {value}, median {statistics.median(times)*1e3:.3f} ms")
+        median = statistics.median(times) * 1e3
+        print(f"empty board from the book: score {value}, median {median:.3f} ms")
 
     checker = Checker() if args.check else None
     pairings = [("random", True), ("random", False),
@@ -117,6 +121,8 @@ def main() -> None:
         for game_index in range(per):
             seed = args.seed + game_index
             opponent = make_player(opponent_spec, seed=seed)
+            if args.ties == "random":  # a fresh seeded player: games differ, table is cold
+                perfect = PerfectPlayer(seed=seed + 1000 * perfect_red)
             position = Position()
             while not position.is_over():
                 perfect_turn = (position.to_move == 1) == perfect_red
@@ -144,10 +150,10 @@ def main() -> None:
         print(f"  {label:<40} wins {outcomes.count('win')}, draws {outcomes.count('draw')}, "
               f"losses {outcomes.count('LOSS')}")
     print("\nmove time (ms)      moves    mean   median     p99      max")
-    for source, values in sorted(times.items()) + [("all", all_times)]:
+    for source, values in [*sorted(times.items()), ("all", all_times)]:
         ms = [v * 1e3 for v in values]
-        print(f"  {source:<16} {len(ms):>6} {statistics.mean(ms):>7.2f} {statistics.median(ms):>8.3f}"
-              f" {percentile(ms, 99):>7.2f} {max(ms):>8.2f}")
+        print(f"  {source:<16} {len(ms):>6} {statistics.mean(ms):>7.2f} "
+              f"{statistics.median(ms):>8.3f} {percentile(ms, 99):>7.2f} {max(ms):>8.2f}")
     print(f"slowest move: {slowest[0] * 1e3:.1f} ms at {slowest[1]!r}")
     if checker is not None:
         print(f"optimal moves (re-solved by the kernel): {optimal}/{checked}")

@@ -28,6 +28,7 @@ chance plays a uniformly random column instead (both reproducible with a seed).
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import time
@@ -69,6 +70,7 @@ LEVELS: dict[str, Level] = {
 }
 SOLVER_SHARE = 0.75  # of the time budget; the rest is for the fallback search
 TT_ENTRIES = 1 << 22  # 64 MB of transposition table per player
+QUICK_NODES = 30_000  # full strength: every column's score if this many nodes suffice
 
 
 def immediate_column_scores(position: Position) -> list[int | bool | None]:
@@ -178,8 +180,103 @@ class PerfectEngine:
                 return None, partial, total
             step *= 2
 
+    def _sliced(self, call: Any, deadline: float | None, nodes: list[int]) -> int | None:
+        """Run ``call()`` (a kernel search) in growing node slices until it finishes
+        (its result) or the deadline passes (``None``); the table keeps the work."""
+        from connect4.solver import kernel
+
+        mem = self._memory()
+        step = 50_000
+        try:
+            while True:
+                mem[kernel.NODES] = 0
+                mem[kernel.ABORT] = 0
+                mem[kernel.LIMIT] = step
+                result = int(call())
+                nodes[0] += int(mem[kernel.NODES])
+                if not mem[kernel.ABORT]:
+                    return result
+                if deadline is not None and time.perf_counter() >= deadline:
+                    return None
+                step *= 2
+        finally:
+            mem[kernel.LIMIT] = np.uint64(1 << 63)
+            mem[kernel.ABORT] = 0
+
+    def _probe(self, position: Position, alpha: int, keys: Any, values: Any) -> int:
+        """One null-window search ``(alpha, alpha + 1)`` of a position whose side to
+        move cannot win at once: ``<= alpha`` means its score is at most ``alpha``.
+
+        Uses ``kernel.probe`` when the solver provides it, else a compiled wrapper
+        of the kernel's ``negamax`` (:func:`_probe_entry`).
+        """
+        from connect4.solver import kernel
+
+        mem = self._memory()
+        cur, msk = np.uint64(position.current), np.uint64(position.mask)
+        probe = getattr(kernel, "probe", None) or _probe_entry()
+        return int(probe(mem, keys, values, cur, msk, position.ply, alpha, alpha + 1))
+
+    def best_move(
+        self, position: Position, deadline: float | None, order: list[int] | None = None
+    ) -> tuple[int | None, int | None, int]:
+        """``(a best column, score, nodes)`` by null-window tests.
+
+        The position's score comes from the book or one solve; then each column,
+        in ``order`` (default centre first), is tested with one null-window search
+        "does it keep the score?" until one does: much cheaper than every column's
+        exact score. A uniformly shuffled ``order`` gives a uniformly random best
+        column. ``(None, None, nodes)`` past the deadline.
+        """
+        from connect4.solver import kernel
+
+        mem = self._memory()
+        keys = self.book.keys if self.book is not None else np.zeros(0, np.uint64)
+        values = self.book.values if self.book is not None else np.zeros(0, np.int8)
+        nodes = [0]
+        size, ply = position.size, position.ply
+        score = self.book.lookup(position) if self.book is not None else None
+        if score is None:
+            cur, msk = np.uint64(position.current), np.uint64(position.mask)
+            score = self._sliced(
+                lambda: kernel.solve(mem, keys, values, cur, msk, ply, False), deadline, nodes
+            )
+            if score is None:
+                return None, None, nodes[0]
+        target = score
+        for column in order if order is not None else position.legal_moves():
+            if position.is_winning_move(column):
+                value = (size + 1 - ply) // 2
+            elif ply + 1 == size:
+                value = 0
+            else:
+                child = position.copy()
+                child.play(column)
+                if any(child.is_winning_move(c) for c in child.legal_moves()):
+                    value = -((size - ply) // 2)
+                else:
+                    known = self.book.lookup(child) if self.book is not None else None
+                    if known is not None:
+                        value = -known
+                    else:
+                        r = self._sliced(
+                            lambda child=child: self._probe(child, -target, keys, values),
+                            deadline,
+                            nodes,
+                        )
+                        if r is None:
+                            return None, None, nodes[0]
+                        value = target if r <= -target else target - 1
+            if value >= target:
+                return column, target, nodes[0]
+        raise AssertionError(f"no column keeps the score {target} of {position!r}")
+
     def column_scores(
-        self, position: Position, deadline: float | None = None, use_book: bool = True
+        self,
+        position: Position,
+        deadline: float | None = None,
+        use_book: bool = True,
+        node_limit: int | None = None,
     ) -> tuple[list[int | None] | None, list[int | None], int, str]:
         """``(exact scores or None, partial scores, nodes, source)``; source book/solver."""
         if position.is_over():
@@ -188,8 +285,31 @@ class PerfectEngine:
             scores = self.book_scores(position)
             if scores is not None:
                 return scores, scores, 0, "book"
-        exact, partial, nodes = self.solve_columns(position, deadline)
+        exact, partial, nodes = self.solve_columns(position, deadline, node_limit)
         return exact, partial, nodes, "solver"
+
+
+def _probe_body(
+    mem: Any, keys: Any, values: Any, current: Any, mask: Any, ply: int, alpha: int, beta: int
+) -> int:  # pragma: no cover - compiled by numba
+    """``kernel.negamax`` on arrays (the kernel's own entry points take raw pointers)."""
+    from connect4.solver import kernel
+
+    width: Any = np.int64(mem[kernel.W_])
+    h1 = np.uint64(mem[kernel.H_] + np.uint64(1))
+    mcur = kernel.mirror_key(current, width, h1)
+    mmask = kernel.mirror_key(mask, width, h1)
+    return kernel.negamax(
+        mem.ctypes.data, keys.ctypes.data, values.ctypes.data, keys.shape[0], current, mask,
+        mcur, mmask, ply, alpha, beta,
+    )
+
+
+@functools.cache
+def _probe_entry() -> Any:
+    from numba import njit
+
+    return njit(cache=True, nogil=True)(_probe_body)
 
 
 def best_columns(scores: list[int | None], width: int) -> list[int]:
@@ -249,11 +369,38 @@ class PerfectPlayer:
             raise PlayerSpecError("the perfect player plays standard rules only")
         start = time.perf_counter()
         deadline = start + SOLVER_SHARE * self.seconds
-        exact, partial, nodes, source = self.engine.column_scores(game.copy(), deadline)
+        position = game.copy()
+        if self.level == "perfect":
+            # every column's exact score when cheap (book, or a small search) ...
+            exact, partial, nodes, source = self.engine.column_scores(
+                position, deadline, node_limit=QUICK_NODES
+            )
+            if exact is None:
+                # ... else only the best move, by null-window tests
+                order = position.legal_moves()
+                if self.seed is not None:
+                    order = self.rng.sample(sorted(order), len(order))
+                try:
+                    move_or_none, score, more = self.engine.best_move(position, deadline, order)
+                except Exception:  # the kernel's entry changed: fall back to exact scores
+                    move_or_none, score, more = self._by_analysis(position, deadline)
+                nodes += more
+                if move_or_none is None or score is None:
+                    return self._fallback(game, partial, nodes, start)
+                move = move_or_none
+                stats: dict[str, float | int | str] = {
+                    "nodes": nodes,
+                    "seconds": time.perf_counter() - start,
+                    "source": "solver",
+                    "level": self.level,
+                }
+                return MoveChoice(move=move, value=score, stats=stats, proven=True)
+        else:
+            exact, partial, nodes, source = self.engine.column_scores(position, deadline)
         if exact is None:
             return self._fallback(game, partial, nodes, start)
         move = self._pick(game, exact)
-        stats: dict[str, float | int | str] = {
+        stats = {
             "nodes": nodes,
             "seconds": time.perf_counter() - start,
             "source": source,
@@ -266,6 +413,15 @@ class PerfectPlayer:
             proven=True,
             column_scores=list(exact),
         )
+
+    def _by_analysis(
+        self, position: Position, deadline: float
+    ) -> tuple[int | None, int | None, int]:
+        exact, _, nodes, _ = self.engine.column_scores(position, deadline)
+        if exact is None:
+            return None, None, nodes
+        move = self._pick(position, exact)
+        return move, exact[move], nodes
 
     def _pick(self, game: Position, scores: list[int | None]) -> int:
         level = LEVELS[self.level]
@@ -290,7 +446,7 @@ class PerfectPlayer:
             value: float | None = partial[move]
             depth = 0
         else:
-            left = max(self.seconds - (time.perf_counter() - start), 0.02)
+            left = max(0.95 * self.seconds - (time.perf_counter() - start), 0.01)
             result = search(game.copy(), limits=Limits(time=left), tt=True)
             move = result.move if result.move is not None else game.legal_moves()[0]
             value = result.value
