@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 import math
 import random
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -312,6 +313,37 @@ def _probe_entry() -> Any:
     return njit(cache=True, nogil=True)(_probe_body)
 
 
+_WARM_LOCK = threading.Lock()
+_WARMED = False
+
+
+def warm_up() -> None:
+    """Load (or on a first run compile) the solver kernel, the probe wrapper and the
+    fallback search, so the first move past the book does not pay for it."""
+    global _WARMED
+    with _WARM_LOCK:
+        if _WARMED:
+            return
+        try:
+            import connect4.solver as solver_api
+            from connect4.search import Limits, search
+
+            solver_api.Solver(4, 4, 1).solve(Position.from_moves("12", 4, 4))
+            engine = PerfectEngine(4, 4, None)
+            engine._probe(Position.from_moves("1", 4, 4), 0, np.zeros(0, np.uint64),
+                          np.zeros(0, np.int8))
+            search(Position.from_moves("44"), limits=Limits(depth=1))
+        except Exception:  # a warm-up must never break a game: the real call will report
+            pass
+        _WARMED = True
+
+
+def start_warm_up() -> None:
+    """:func:`warm_up` in a background thread (returns at once)."""
+    if not _WARMED:
+        threading.Thread(target=warm_up, name="connect4-warm-up", daemon=True).start()
+
+
 def best_columns(scores: list[int | None], width: int) -> list[int]:
     """The columns with the best score, centre first.
 
@@ -360,6 +392,7 @@ class PerfectPlayer:
         self.seed = seed
         self.rng = random.Random(seed)
         self.engine = PerfectEngine(width, height, book)
+        start_warm_up()
 
     def choose(self, game: Game) -> MoveChoice:
         """Pick a move for the side to move (``game`` is left unchanged)."""
