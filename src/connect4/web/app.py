@@ -47,6 +47,7 @@ from connect4.web.pool import PoolSaturated, PoolTimeout, WorkerPool
 log = logging.getLogger("connect4.web")
 MAX_BODY_BYTES = 64 * 1024
 QUICK_NODES = 50_000  # node budget of the quick lane (about 10 ms)
+QUICK_TABLE_MB = 8  # transposition table of a quick-lane solver (deep lane: 64 MB)
 QUICK_AGE = 0.02  # seconds of queue precedence per empty cell fewer (quick lane)
 DEEP_AGE = 0.05  # the same in the deep lane
 
@@ -213,7 +214,11 @@ def create_app(
         analysis = await quick.run_ranked(
             started + empty * QUICK_AGE,
             functools.partial(
-                service.analyze_position, position, max_seconds=time_limit, max_nodes=quick_nodes
+                service.analyze_position,
+                position,
+                max_seconds=time_limit,
+                max_nodes=quick_nodes,
+                table_megabytes=QUICK_TABLE_MB,
             ),
         )
         if not analysis.complete:

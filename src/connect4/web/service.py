@@ -18,6 +18,7 @@ connect4.web.service.BadRequest: move 7 ('4'): column 4 is full
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections import OrderedDict
@@ -36,6 +37,8 @@ MAX_SPEC_LENGTH = 200
 FORBIDDEN_KINDS = {"human": "a human player's moves come from the page", "cmd": ""}
 PLAYER_CACHE_SIZE = 8
 TREE_NODE_CAP = 5000
+SEARCH_NODES_TREE = 150_000  # node budget of a search that records its tree (pure Python)
+SEARCH_NODES = 1_000_000  # node budget of other searches (mostly the numba engine)
 FULL_COLUMN = 100  # the /solve endpoint's score for a column that cannot be played
 
 
@@ -175,14 +178,34 @@ _local = threading.local()
 
 
 def warm_up() -> None:
-    """Compile the solver kernel (numba) by solving one small position."""
+    """Compile the solver kernel (numba) and load the 7x6 opening book."""
     from connect4.solver import Solver
 
-    Solver(7, 6).run(Position.from_moves("4455"), analyze=True, max_seconds=60.0,
-                     max_nodes=10_000)
+    book_for(7, 6)
+    Solver(4, 4, 1).run(Position.from_moves("1122", 4, 4), analyze=True, max_seconds=60.0)
 
 
-def _solver(width: int, height: int) -> Any:
+_books: dict[tuple[int, int], Any] = {}
+_books_lock = threading.Lock()
+
+
+def book_for(width: int, height: int) -> Any:
+    """The opening book with exact scores for a board size, loaded once per process
+    and shared read-only by every thread's solver (``None`` when none ships)."""
+    with _books_lock:
+        if (width, height) not in _books:
+            book = None
+            try:
+                from connect4.book import default_book
+
+                book = default_book(width, height)
+            except Exception:  # a missing or broken book only makes early positions slower
+                book = None
+            _books[(width, height)] = None if book is None or book.wdl else book
+        return _books[(width, height)]
+
+
+def _solver(width: int, height: int, table_megabytes: int) -> Any:
     """This thread's solver for a board size (one transposition table per thread and size)."""
     from connect4.solver import Solver
 
@@ -191,12 +214,27 @@ def _solver(width: int, height: int) -> Any:
     if key not in solvers:
         if len(solvers) >= 2:  # bound memory: keep at most two board sizes per thread
             solvers.pop(next(iter(solvers)))
-        solvers[key] = Solver(width, height)
+        book = book_for(width, height)
+        if book is None:
+            solvers[key] = Solver(width, height, table_megabytes)
+        else:
+            solvers[key] = Solver(
+                width,
+                height,
+                table_megabytes,
+                book_keys=book.keys,
+                book_values=book.values,
+                book_plies=book.plies,
+            )
     return solvers[key]
 
 
 def analyze_position(
-    position: Position, *, max_seconds: float, max_nodes: int | None = None
+    position: Position,
+    *,
+    max_seconds: float,
+    max_nodes: int | None = None,
+    table_megabytes: int = 64,
 ) -> Analysis:
     """Solve ``position`` and every move from it, within a time and node budget."""
     if position.rules != "standard":
@@ -204,7 +242,7 @@ def analyze_position(
     require_not_over(position)
     from connect4.solver import SolverError
 
-    solver = _solver(position.width, position.height)
+    solver = _solver(position.width, position.height, table_megabytes)
     try:
         result = solver.run(position, analyze=True, max_seconds=max_seconds, max_nodes=max_nodes)
     except SolverError as error:
@@ -260,6 +298,22 @@ def record_tree(player: Player, on: bool) -> bool:
             setattr(player, name, on)
             return True
     return False
+
+
+def bound_search(player: Player, nodes: int, seconds: float) -> Any:
+    """Give a classic-search player a node budget and cap its time at ``seconds``, so no
+    request keeps a worker busy long after its time limit; returns the old limits
+    (``None`` when the player has no search limits)."""
+    from connect4.search import Limits
+
+    limits = getattr(player, "limits", None)
+    if not isinstance(limits, Limits):
+        return None
+    time_cap = limits.time if limits.time is None else min(limits.time, max(seconds, 0.01))
+    player.limits = dataclasses.replace(  # type: ignore[attr-defined]
+        limits, nodes=limits.nodes or nodes, time=time_cap
+    )
+    return limits
 
 
 def cap_tree(tree: dict[str, Any], max_nodes: int = TREE_NODE_CAP) -> dict[str, Any]:
@@ -336,14 +390,25 @@ def choose_move(
         raise TimeLimitExceeded("the request waited too long for a free worker")
     player = cached_player(spec, game_name, width, height, rules)
     can_record = record_tree(player, want_tree)
+    budget = SEARCH_NODES_TREE if want_tree and can_record else SEARCH_NODES
+    limits = bound_search(player, budget, deadline - time.monotonic())
     started = time.perf_counter()
     try:
         choice = player.choose(position.copy())
     except PlayerSpecError as error:
         raise BadRequest(str(error)) from None
+    except ValueError:
+        if limits is None:
+            raise
+        raise TimeLimitExceeded(
+            f"the search stopped at the web app's budget of {budget:,} nodes without a move: "
+            "choose a smaller depth or a time= limit"
+        ) from None
     finally:
         if can_record:
             record_tree(player, False)
+        if limits is not None:
+            player.limits = limits  # type: ignore[attr-defined]
     seconds = time.perf_counter() - started
     stats = {key: _clean(value) for key, value in choice.stats.items()}
     stats.setdefault("seconds", round(seconds, 6))
