@@ -258,7 +258,8 @@ def report_markdown(
         "",
         "## Standings",
         "",
-        "| # | player | games | W-D-L | score % | Elo | 95 % interval | accuracy % | nodes/move |",
+        "| # | player | games | W-D-L | score % | Elo | 95 % interval | accuracy % (moves judged) "
+        "| nodes/move |",
         "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for rank, row in enumerate(summary["standings"], start=1):
@@ -269,7 +270,8 @@ def report_markdown(
             f"| {rank} | `{row['player']}` | {row['games']} | "
             f"{row['wins']}-{row['draws']}-{row['losses']} | "
             f"{_cell(row['score'], '.1f', 100)} | {_cell(row['elo'], '+.0f')} | {interval} | "
-            f"{_cell(row['accuracy'], '.1f', 100)} | {_cell(row['nodes_per_move'], ',.0f')} |"
+            f"{_cell(row['accuracy'], '.1f', 100)} ({row['analysed_moves']}) | "
+            f"{_cell(row['nodes_per_move'], ',.0f')} |"
         )
     for title, key, pattern, scale in (
         ("Rating (Elo) by heuristic and depth", "elo", "+.0f", 1.0),
