@@ -786,7 +786,7 @@ function drawSolution(scores, texts, board, answer) {
   const note = $("solution-note");
   if (answer) {
     note.hidden = false;
-    note.textContent = `Position: ${answer.score_text} for ${NAMES[state.game][board.toMove - 1]} (score ${answer.score}); solved in ${fmt(answer.nodes)} nodes, ${(answer.seconds * 1000).toFixed(1)} ms.`;
+    note.textContent = `Solver: ${answer.score_text} for ${NAMES[state.game][board.toMove - 1]} (score ${answer.score}); solved in ${fmt(answer.nodes)} nodes, ${(answer.seconds * 1000).toFixed(1)} ms.`;
   }
 }
 
