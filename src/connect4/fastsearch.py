@@ -8,8 +8,9 @@ allocation per node. It returns the same value, principal variation and node,
 leaf, cut-off and table-hit counts as the generic code (the tests check this).
 
 Supported: Connect Four boards with ``width * (height + 1) <= 63`` (both rule
-sets) and tic-tac-toe, with the ``windows`` presets and ``cell-weights``.
-Everything else runs on the generic search.
+sets) and tic-tac-toe, with the ``windows`` presets and ``cell-weights``, and
+``threats`` on Connect Four. Everything else (``recent-lines`` looks at the move
+history, ``adjacency``, a recorded tree) runs on the generic search.
 
 >>> from connect4 import Position
 >>> value, pv, stats, complete = run(Position(), depth=4, algorithm="alphabeta",
@@ -27,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from connect4.game import Game
-from connect4.heuristics import WINDOW_PRESETS, geometry
+from connect4.heuristics import THREAT_WEIGHTS, THREAT_WINDOWS, WINDOW_PRESETS, geometry
 from connect4.position import Position, centre_order
 from connect4.search import SearchStats
 from connect4.tictactoe import LINES, MOVE_ORDER, TicTacToe
@@ -40,14 +41,15 @@ EXACT, LOWER, UPPER = 0, 1, 2
 NODES, LEAVES, CUTOFFS, TT_HITS, ABORTED, LIMIT = 0, 1, 2, 3, 4, 5
 # parameter slots
 P_WIDTH, P_HEIGHT, P_PRUNE, P_SORTED, P_USE_TT, P_HEUR, P_COUNT_FOURS, P_SIZE = range(8)
-P_BOTTOM, P_BOARD, P_GEN = 8, 9, 10
-HEUR_WINDOWS, HEUR_CELLS = 0, 1
+P_BOTTOM, P_BOARD, P_GEN, P_ODD, P_ROOT_RED = 8, 9, 10, 11, 12
+HEUR_WINDOWS, HEUR_CELLS, HEUR_THREATS = 0, 1, 2
 FAST_HEURISTICS = (
     "windows",
     "windows/mollerhoj",
     "windows/zer0lose",
     "windows/report",
     "cell-weights",
+    "threats",
 )
 
 
@@ -56,7 +58,7 @@ def supports(game: Game, heuristic: str) -> bool:
     if heuristic not in FAST_HEURISTICS:
         return False
     if isinstance(game, TicTacToe):
-        return True
+        return heuristic != "threats"
     return isinstance(game, Position) and game.width * (game.height + 1) <= 63
 
 
@@ -131,6 +133,77 @@ def _cells(own: int, opp: int, wmasks: np.ndarray) -> int:  # pragma: no cover -
     return total
 
 
+@njit(cache=True)
+def _threat_cells(s: int, mask: int, height: int, board: int) -> int:  # pragma: no cover
+    r = (s << 1) & (s << 2) & (s << 3)
+    for shift in (height + 1, height, height + 2):
+        p = (s << shift) & (s << (2 * shift))
+        r |= p & (s << (3 * shift))
+        r |= p & (s >> shift)
+        p = (s >> shift) & (s >> (2 * shift))
+        r |= p & (s << shift)
+        r |= p & (s >> (3 * shift))
+    return r & board & ~mask
+
+
+@njit(cache=True)
+def _above(cells: int, height: int, board: int) -> int:  # pragma: no cover - compiled
+    out = 0
+    for _ in range(height - 1):
+        cells = (cells << 1) & board
+        out |= cells
+    return out
+
+
+@njit(cache=True)
+def _threat_side(  # pragma: no cover - compiled
+    t: int, dead: int, rows: int, mover: bool, playable: int, w: np.ndarray
+) -> int:
+    live = t & ~dead
+    score = w[8] * _popcount(live & rows) + w[9] * _popcount(live & ~rows)
+    score += w[10] * _popcount(t & dead)
+    score += w[11] * _popcount(live & (live << 1))
+    if not mover and _popcount(t & playable) >= 2:
+        score += w[12]
+    return score
+
+
+@njit(cache=True)
+def _threats(  # pragma: no cover - compiled
+    own: int,
+    opp: int,
+    mask: int,
+    own_moves: bool,
+    own_red: bool,
+    params: np.ndarray,
+    dirs: np.ndarray,
+    weights: np.ndarray,
+    wmasks: np.ndarray,
+) -> int:
+    """:func:`connect4.heuristics.threats` on int64 bitboards (same weights, same value)."""
+    height = params[P_HEIGHT]
+    board = params[P_BOARD]
+    t_own = _threat_cells(own, mask, height, board)
+    t_opp = _threat_cells(opp, mask, height, board)
+    playable = (mask + params[P_BOTTOM]) & board
+    dead_own = _above(t_opp, height, board)
+    dead_opp = _above(t_own, height, board)
+    red_rows = params[P_ODD]
+    yellow_rows = board & ~red_rows
+    own_rows = red_rows if own_red else yellow_rows
+    opp_rows = yellow_rows if own_red else red_rows
+    value = _threat_side(t_own, dead_own, own_rows, own_moves, playable, weights)
+    value -= _threat_side(t_opp, dead_opp, opp_rows, not own_moves, playable, weights)
+    red_live = (t_own & ~dead_own) if own_red else (t_opp & ~dead_opp)
+    yellow_live = (t_opp & ~dead_opp) if own_red else (t_own & ~dead_own)
+    if red_live & red_rows:
+        value += weights[13] if own_red else -weights[13]
+    elif yellow_live & yellow_rows:
+        value += -weights[13] if own_red else weights[13]
+    value += _windows(own, opp, dirs, weights)
+    return value + _cells(own, opp, wmasks)
+
+
 # ---------------------------------------------------------------- the search
 @njit(cache=True)
 def _node(  # pragma: no cover - compiled
@@ -202,6 +275,11 @@ def _node(  # pragma: no cover - compiled
         opp = last if maximizing else cur
         if params[P_HEUR] == HEUR_CELLS:
             return _cells(own, opp, wmasks)
+        if params[P_HEUR] == HEUR_THREATS:
+            return _threats(
+                own, opp, mask, maximizing, params[P_ROOT_RED] == 1, params, dirs, weights,
+                wmasks,
+            )  # fmt: skip
         if ttt:
             total = 0
             for i in range(lines.shape[0]):
@@ -364,14 +442,20 @@ _EMPTY_TABLE = (np.full(1, -1, dtype=np.int64), np.zeros(1, np.int64), np.zeros(
 
 def _setup(game: Game, heuristic: str) -> dict[str, Any]:
     name = "windows/mollerhoj" if heuristic == "windows" else heuristic
-    weights = np.zeros(8, dtype=np.int64)
+    weights = np.zeros(16, dtype=np.int64)
     if name.startswith("windows/"):
         mine, theirs = WINDOW_PRESETS[name.split("/", 1)[1]]
-        weights[:] = (*mine, *theirs)
-    heur = HEUR_CELLS if name == "cell-weights" else HEUR_WINDOWS
+        weights[:8] = (*mine, *theirs)
+    heur = {"cell-weights": HEUR_CELLS, "threats": HEUR_THREATS}.get(name, HEUR_WINDOWS)
+    if name == "threats":
+        w = THREAT_WEIGHTS
+        weights[:8] = (0, THREAT_WINDOWS[0], THREAT_WINDOWS[1], 0, 0, -THREAT_WINDOWS[0],
+                       -THREAT_WINDOWS[1], 0)  # fmt: skip
+        weights[8:14] = (w["good"], w["other"], w["dead"], w["stacked"], w["double"],
+                         w["zugzwang"])  # fmt: skip
     if isinstance(game, TicTacToe):
         order = np.array(MOVE_ORDER, dtype=np.int64)
-        params = np.array([9, 0, 0, 0, 0, heur, 0, 9, 0, 0, 0], dtype=np.int64)
+        params = np.array([9, 0, 0, 0, 0, heur, 0, 9, 0, 0, 0, 0, 0], dtype=np.int64)
         dirs = np.zeros((1, 2), dtype=np.int64)
         wmasks = np.array([[2, 0b010101010], [3, 0b101000101], [4, 0b000010000]], np.int64)
         lines = np.array(LINES, dtype=np.int64)
@@ -384,7 +468,8 @@ def _setup(game: Game, heuristic: str) -> dict[str, Any]:
         order = np.array(centre_order(game.width), dtype=np.int64)
         params = np.array(
             [game.width, game.height, 0, 0, 0, heur, int(game.rules == "count-fours"),
-             game.width * game.height, g.bottom, g.board, 0],
+             game.width * game.height, g.bottom, g.board, 0, g.odd_rows,
+             int(game.to_move == 1)],
             dtype=np.int64,
         )  # fmt: skip
         dirs = np.array(g.directions, dtype=np.int64)

@@ -361,6 +361,7 @@ THREAT_WEIGHTS = {
     "double": 500,  # two playable threats of the side not to move: cannot block both
     "zugzwang": 180,  # holds the zugzwang (Allis' simple rule)
 }
+THREAT_WINDOWS = (4, 9)  # tie-breaks: points per open window of 2 and of 3 discs
 
 
 def threat_cells(stones: int, mask: int, g: Geometry) -> int:
@@ -444,7 +445,7 @@ def threats(game: Game, player: int) -> float:
         value += w["zugzwang"] if player == 2 else -w["zugzwang"]
     a = window_counts(own, opp, g)
     b = window_counts(opp, own, g)
-    value += 4 * (a[1] - b[1]) + 9 * (a[2] - b[2])
+    value += THREAT_WINDOWS[0] * (a[1] - b[1]) + THREAT_WINDOWS[1] * (a[2] - b[2])
     return value + cell_weights(game, player)
 
 

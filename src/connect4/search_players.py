@@ -45,7 +45,7 @@ LEVELS: dict[str, dict[str, dict[str, object]]] = {
     "connect4": {
         "easy": {"depth": 2, "heuristic": "windows"},
         "medium": {"depth": 5, "heuristic": "windows", "tt": True},
-        "hard": {"depth": 7, "heuristic": "threats", "tt": True},
+        "hard": {"depth": 8, "heuristic": "threats", "tt": True},
     },
     "tictactoe": {
         "easy": {"depth": 1, "heuristic": "windows"},
