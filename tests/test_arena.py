@@ -326,6 +326,48 @@ def test_sigkill_then_resume_plays_every_scheduled_game_exactly_once(tmp_path: P
     assert json.loads(resumed.stdout)["games_played"] == 18
 
 
+@pytest.mark.skipif(not Path("/proc").exists(), reason="needs /proc")
+def test_ctrl_c_stops_the_tournament_and_leaves_no_bot_running(tmp_path: Path) -> None:
+    pids = tmp_path / "pids.txt"
+    results = tmp_path / "r.jsonl"
+    spawner = f"cmd:{PYTHON} {BOTS / 'spawner.py'} {pids}"
+    process = subprocess.Popen(
+        [PYTHON, "-m", "connect4.cli", "arena", "--players", spawner, cmd("slow"),
+         "--games-per-pair", "40", "--results", str(results), "--accuracy-nodes", "0"],
+        env={**os.environ, "SLOW_BOT_SECONDS": "0.05"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        for _ in range(600):
+            if pids.exists() and len(pids.read_text().splitlines()) >= 2:
+                break
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130
+    assert "continue with --resume" in stderr
+    spawned = [int(pid) for pid in pids.read_text().split()]
+    for _ in range(100):
+        if not any(alive(pid) for pid in spawned):
+            break
+        time.sleep(0.05)
+    assert [pid for pid in spawned if alive(pid)] == []
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
 # ---------------------------------------------------------------- executors
 REPRO_PLAYERS = ("random", "random:seed=4", cmd("slow"))
 

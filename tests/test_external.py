@@ -146,7 +146,8 @@ def test_close_kills_the_bot_and_its_children(tmp_path: Path) -> None:
     assert player.choose(Position()).move == 0
     assert player.process is not None
     bot_pid = player.process.pid
-    child_pid = int(pids.read_text().split()[0])
+    assert int(pids.read_text().split()[0]) == bot_pid
+    child_pid = int(pids.read_text().split()[1])
     assert alive(bot_pid) and alive(child_pid)
     player.close()
     for _ in range(100):  # the orphaned grandchild is reaped by init a moment later

@@ -948,10 +948,11 @@ def arena_main(
         except KeyboardInterrupt:
             stack.close()
             where = f"; finished games are in {results}, continue with --resume" if results else ""
-            err.print(f"interrupted{where}")
+            err.print(f"interrupted{where}", soft_wrap=True)
             return 130
     if run.repaired:
-        err.print(f"note: cut a torn last line ({run.repaired} bytes) from {results}")
+        note = f"note: cut a torn last line ({run.repaired} bytes) from {results}"
+        err.print(note, soft_wrap=True)
     summary = summarize(config, run.records)
     if csv_path is not None:
         write_csv(summary, csv_path)

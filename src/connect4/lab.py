@@ -347,7 +347,8 @@ def lab_main(
         except KeyboardInterrupt:
             stack.close()
             saved = out / "results.jsonl"
-            err.print(f"interrupted; finished games are in {saved}: rerun with --resume")
+            note = f"interrupted; finished games are in {saved}: rerun with --resume"
+            err.print(note, soft_wrap=True)
             return 130
     console = Console(highlight=False)
     for line in headline(result.summary):

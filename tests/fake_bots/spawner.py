@@ -1,15 +1,16 @@
 """Starts a long-sleeping child of its own, then plays column 1 forever.
 
 The arena must kill the bot's whole process group, grandchildren included.
-The child's pid is written to the file named by the first argument.
+Its own pid and its child's are written to the file named by the first argument.
 """
 
+import os
 import subprocess
 import sys
 
 child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
 with open(sys.argv[1], "a") as out:
-    out.write(f"{child.pid}\n")
+    out.write(f"{os.getpid()} {child.pid}\n")
 for line in sys.stdin:
     if line.startswith("init"):
         print("ready", flush=True)
