@@ -160,7 +160,7 @@ def _threat_side(  # pragma: no cover - compiled
     t: int, dead: int, rows: int, mover: bool, playable: int, w: np.ndarray
 ) -> int:
     live = t & ~dead
-    score = w[8] * _popcount(live & rows) + w[9] * _popcount(live & ~rows)
+    score: int = w[8] * _popcount(live & rows) + w[9] * _popcount(live & ~rows)
     score += w[10] * _popcount(t & dead)
     score += w[11] * _popcount(live & (live << 1))
     if not mover and _popcount(t & playable) >= 2:
