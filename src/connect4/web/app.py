@@ -46,10 +46,10 @@ from connect4.web.pool import PoolSaturated, PoolTimeout, WorkerPool
 
 log = logging.getLogger("connect4.web")
 MAX_BODY_BYTES = 64 * 1024
-QUICK_NODES = 50_000  # node budget of the quick lane (about 10 ms)
+QUICK_NODES = 100_000  # node budget of the quick lane (about 20 ms)
 QUICK_TABLE_MB = 8  # transposition table of a quick-lane solver (deep lane: 64 MB)
 QUICK_AGE = 0.02  # seconds of queue precedence per empty cell fewer (quick lane)
-DEEP_AGE = 0.05  # the same in the deep lane
+DEEP_AGE = 0.1  # the same in the deep lane
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorResponse, "description": "bad input (the error names it)"},
