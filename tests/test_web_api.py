@@ -7,6 +7,7 @@ Every endpoint, every kind of bad input (always a JSON ``{"error": ...}`` with
 from __future__ import annotations
 
 import doctest
+import functools
 import threading
 import time
 from collections.abc import Iterator
@@ -365,6 +366,32 @@ def test_pool_rejects_and_times_out_directly() -> None:
     busy, late = asyncio.run(scenario())
     assert busy.startswith("the server is busy")
     assert late == "time limit exceeded: the test work took longer than 0.05 s"
+
+
+def test_pool_starts_waiting_jobs_by_priority() -> None:
+    import asyncio
+
+    gate = threading.Event()
+    order: list[str] = []
+
+    async def scenario() -> None:
+        workers = pool.WorkerPool("test", workers=1, queue=5, time_limit=10.0)
+        try:
+            blocker = asyncio.ensure_future(workers.run(gate.wait, 5))
+            await asyncio.sleep(0.05)  # the one thread is now busy
+            jobs = [
+                asyncio.ensure_future(workers.run_ranked(rank, functools.partial(order.append, name)))
+                for name, rank in (("late", 3.0), ("first", 1.0), ("second", 2.0))
+            ]
+            await asyncio.sleep(0.05)
+            assert workers.busy == 4
+            gate.set()
+            await asyncio.gather(blocker, *jobs)
+        finally:
+            workers.shutdown()
+
+    asyncio.run(scenario())
+    assert order == ["first", "second", "late"]
 
 
 # ------------------------------------------------------------------ docs of the modules

@@ -31,6 +31,7 @@ import functools
 import itertools
 import os
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from queue import PriorityQueue
@@ -110,11 +111,16 @@ class WorkerPool:
                 future.set_exception(error)
 
     async def run(self, function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        """Run ``function`` in a worker; raise PoolSaturated or PoolTimeout instead of waiting."""
-        return await self.run_ranked(0.0, functools.partial(function, *args, **kwargs))
+        """Run ``function`` in a worker; raise PoolSaturated or PoolTimeout instead of waiting.
+
+        Its priority is the time now: first come, first served among such jobs.
+        """
+        call = functools.partial(function, *args, **kwargs)
+        return await self.run_ranked(time.monotonic(), call)
 
     async def run_ranked(self, priority: float, call: Callable[[], T]) -> T:
-        """Run ``call()`` in a worker, ahead of waiting jobs with a higher ``priority``."""
+        """Run ``call()`` in a worker, ahead of waiting jobs with a higher ``priority``
+        (in seconds on the ``time.monotonic()`` clock: a start-by time)."""
         if self.busy >= self.capacity:
             self.rejected += 1
             raise PoolSaturated(
