@@ -379,10 +379,9 @@ def test_pool_starts_waiting_jobs_by_priority() -> None:
         try:
             blocker = asyncio.ensure_future(workers.run(gate.wait, 5))
             await asyncio.sleep(0.05)  # the one thread is now busy
-            jobs = [
-                asyncio.ensure_future(workers.run_ranked(rank, functools.partial(order.append, name)))
-                for name, rank in (("late", 3.0), ("first", 1.0), ("second", 2.0))
-            ]
+            ranks = (("late", 3.0), ("first", 1.0), ("second", 2.0))
+            calls = [(rank, functools.partial(order.append, name)) for name, rank in ranks]
+            jobs = [asyncio.ensure_future(workers.run_ranked(*call)) for call in calls]
             await asyncio.sleep(0.05)
             assert workers.busy == 4
             gate.set()
