@@ -4,6 +4,7 @@
     python benchmarks/bench_player.py --games 8 --check           # also re-solve each move
     python benchmarks/bench_player.py --ties centre               # deterministic perfect player
     python benchmarks/bench_player.py --solve-empty               # `solve` of the empty board
+    python benchmarks/bench_player.py --levels 40                 # win rates of the levels
 
 Pairings: the perfect player as red and as yellow against ``random`` and
 ``alphabeta:depth=4`` (seeded). Prints move-time percentiles by source (book,
@@ -75,6 +76,33 @@ class Checker:
         return -self.solve(child) == root
 
 
+def level_rates(games: int, seed: int) -> None:
+    """Win/draw/loss rates of each level against random and alphabeta:depth=4
+    (half the games as red, half as yellow)."""
+    print(f"\nlevels: {games} games per level and opponent (half as red)")
+    print("  level     opponent              wins  draws losses   win rate")
+    for level in ("easy", "medium", "hard", "perfect"):
+        for opponent_spec in ("random", "alphabeta:depth=4"):
+            tally = {"win": 0, "draw": 0, "loss": 0}
+            for index in range(games):
+                game_seed = seed + index
+                player = PerfectPlayer(level=level, seed=game_seed, seconds=5.0)
+                opponent = make_player(opponent_spec, seed=game_seed)
+                level_red = index % 2 == 0
+                position = Position()
+                while not position.is_over():
+                    mine = (position.to_move == 1) == level_red
+                    mover = player if mine else opponent
+                    position.play(mover.choose(position).move)
+                winner = position.winner()
+                colour = 1 if level_red else 2
+                key = "draw" if winner is None else ("win" if winner == colour else "loss")
+                tally[key] += 1
+            rate = tally["win"] / games
+            print(f"  {level:<9} {opponent_spec:<20} {tally['win']:>5} {tally['draw']:>6} "
+                  f"{tally['loss']:>6} {rate:>9.0%}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=100, help="games in all (>= 4)")
@@ -83,8 +111,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--ties", choices=("random", "centre"), default="random",
                         help="perfect player's tie-break: random (seeded per game) or centre")
+    parser.add_argument("--levels", type=int, default=0, metavar="N",
+                        help="only measure each level's win rates over N games per opponent")
     args = parser.parse_args()
     print(f"machine: nproc={os.cpu_count()}, CPU {cpu_model()}")
+    if args.levels:
+        level_rates(args.levels, args.seed)
+        return
 
     start = time.perf_counter()
     perfect = PerfectPlayer(seed=None)

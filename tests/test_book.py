@@ -14,12 +14,16 @@ from connect4.book import (
     BookError,
     bitbully_book,
     canonical_key,
+    data_book_path,
+    default_book,
     key_plies,
     mirror_key,
     read_bitbully,
     wdl_lookup,
 )
 from connect4.position import Position
+
+PONS = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "pons"
 
 
 def random_position(rng: random.Random, plies: int, width: int = 7, height: int = 6) -> Position:
@@ -122,10 +126,13 @@ def bitbully_rows(position: Position) -> list[str]:
 
 
 def make_solver() -> Any:
-    solver_module = pytest.importorskip("connect4.solver")
-    if not hasattr(solver_module, "Solver"):
-        pytest.skip("the solver's API has not landed yet")
-    return solver_module.Solver(7, 6)
+    return make_solver_for(7, 6)
+
+
+def make_solver_for(width: int, height: int) -> Any:
+    from connect4.solver import Solver
+
+    return Solver(width, height)
 
 
 def test_bitbully_dist_book_contents() -> None:
@@ -203,3 +210,43 @@ def test_8ply_wdl_book_matches_the_solver() -> None:
         assert wdl_lookup(book, position) == result.score, position.moves
         checked += 1
     assert checked == 40
+
+
+# ---------------------------------------------------------------- shipped books
+def test_shipped_7x6_book_matches_pons_benchmarks() -> None:
+    book = Book.load(data_book_path(7, 6) or "missing")
+    assert (book.plies, len(book)) == (8, 113934)
+    checked = 0
+    for name in ("Test_L1_R1", "Test_L1_R2", "Test_L1_R3"):
+        path = PONS / name
+        if not path.exists():
+            pytest.skip("Pons' benchmark sets are not beside the repository")
+        for line in path.read_text().splitlines():
+            moves, score = line.split()
+            if len(moves) <= 8:
+                assert book.lookup(Position.from_moves(moves)) == int(score), moves
+                checked += 1
+    assert checked == 1120
+
+
+def test_shipped_6x5_book_matches_the_solver() -> None:
+    book = Book.load(data_book_path(6, 5) or "missing")
+    assert (book.width, book.height, book.plies, len(book)) == (6, 5, 8, 46918)
+    assert book.lookup(Position(6, 5)) == 0
+    solver = make_solver_for(6, 5)
+    rng = random.Random(11)
+    for _ in range(12):
+        position = random_position(rng, 8, 6, 5)
+        value = book.lookup(position)
+        if value is not None:
+            assert solver.solve(position) == value, position.moves
+
+
+def test_default_books() -> None:
+    seven = default_book(7, 6)
+    assert seven is not None and seven.plies == 12
+    assert seven.lookup(Position()) == 1
+    assert seven.lookup(Position.from_moves("44")) == 1
+    six = default_book(6, 5)
+    assert six is not None and six.plies == 8
+    assert default_book(5, 4) is None

@@ -114,6 +114,15 @@ def test_out_of_time_falls_back_to_search() -> None:
     assert choice.move in range(7)
 
 
+def test_6x5_plays_from_its_shipped_book() -> None:
+    player = make_player("perfect", width=6, height=5)
+    choice = player.choose(Position(6, 5))
+    assert choice.stats["source"] == "book"
+    assert choice.value == 0
+    assert choice.column_scores is not None
+    assert max(s for s in choice.column_scores if s is not None) == 0
+
+
 def test_other_board_sizes_play_without_a_7x6_book() -> None:
     player = make_player("perfect", width=5, height=4)
     choice = player.choose(Position.from_moves("3", 5, 4))
