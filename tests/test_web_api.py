@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import doctest
 import functools
+import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -391,6 +394,49 @@ def test_pool_starts_waiting_jobs_by_priority() -> None:
 
     asyncio.run(scenario())
     assert order == ["first", "second", "late"]
+
+
+# ------------------------------------------------------------------ the serve command
+def test_serve_command_logs_one_line_per_request(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log = tmp_path / "server.log"
+    command = [sys.executable, "-m", "connect4.cli", "serve", "--port", str(port), "--threads", "1"]
+    with log.open("wb") as sink:
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=sink)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                assert httpx.get(base + "/solve?pos=4455", timeout=30).status_code == 200
+                break
+            except httpx.TransportError:
+                assert process.poll() is None and time.monotonic() < deadline, log.read_text()
+                time.sleep(0.1)
+        assert httpx.get(base + "/solve?pos=48").status_code == 400
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    lines = log.read_text().splitlines()
+    assert lines[0].startswith(f"connect4 web app on http://127.0.0.1:{port}/")
+    assert sum('"GET /solve?pos=4455" 200' in line for line in lines) == 1
+    assert sum('"GET /solve?pos=48" 400' in line for line in lines) == 1
+    assert not any("Traceback" in line for line in lines)
+
+
+def test_serve_command_rejects_a_busy_port() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "connect4.cli", "serve", "--port", str(port)],
+            capture_output=True, text=True, timeout=60, check=False,
+        )
+    assert result.returncode == 2
+    assert result.stderr == f"error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
 
 
 # ------------------------------------------------------------------ docs of the modules

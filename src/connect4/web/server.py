@@ -37,6 +37,21 @@ def configure_logging(level: int = logging.INFO) -> None:
 OPTIONS_VARIABLE = "CONNECT4_WEB_OPTIONS"
 
 
+def check_address(host: str, port: int) -> None:
+    """Raise ``OSError`` with a plain message when ``host:port`` cannot be listened on."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as error:
+        raise OSError(f"cannot listen on {host}:{port}: {error.strerror}") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as error:
+            raise OSError(f"cannot listen on {host}:{port}: {error.strerror}") from None
+
+
 def app_from_environment() -> FastAPI:
     """The app built from the JSON options in ``$CONNECT4_WEB_OPTIONS`` (one per worker process)."""
     configure_logging()
@@ -58,6 +73,7 @@ def run_server(
     threads per lane (uvicorn's own access log is replaced by ours)."""
     if not 0 <= port <= 65535:
         raise ValueError(f"port {port} is out of range 0-65535")
+    check_address(host, port)
     configure_logging()
     options = {"threads": threads, "queue": queue, "time_limit": time_limit, "cache_size": cache}
     print(
