@@ -26,8 +26,8 @@ HEURISTICS = (
     "cell-weights+recent-lines",
     "adjacency",
 )
-# balanced short openings: both colours play each, so a biased opening cancels out
-OPENINGS = ("4", "3", "5", "44", "43", "45", "42", "33", "34", "35")
+# every two-move opening (49); both colours play each, so a biased opening cancels out
+OPENINGS = tuple(a + b for a in "1234567" for b in "1234567")
 
 
 def play(red: str, yellow: str, opening: str, depth: int) -> tuple[str, str, str, int | None]:
@@ -68,7 +68,7 @@ def main() -> None:
             cross[(name, other)] = cross.get((name, other), 0.0) + s
     games_each = 2 * len(openings) * (len(names) - 1)
     print(
-        f"alpha-beta depth {args.depth}, tt on, centre ordering; {len(openings)} openings "
+        f"alpha-beta depth {args.depth}, tt on, centre ordering; {len(openings)} two-move openings "
         f"x 2 colours; {len(results)} games in {seconds:.0f} s\n"
     )
     print("| rank | heuristic | points | of | W | D | L |")
