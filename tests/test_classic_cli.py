@@ -87,4 +87,4 @@ def test_play_against_search_players() -> None:
     result = json.loads(ttt.stdout)
     assert result["finished"] and result["winner"] is None  # perfect play draws
     bad = run_cli("play", "--red", "alphabeta:depth=99", "--yellow", "random")
-    assert bad.returncode == 2 and "depth='99' must be an integer 0-42" in bad.stderr
+    assert bad.returncode == 2 and "depth='99' must be an integer 1-42" in bad.stderr

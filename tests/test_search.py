@@ -306,7 +306,7 @@ def test_player_specs() -> None:
     ttt = make_player(strongest_ai("tictactoe"), game="tictactoe")
     choice = ttt.choose(TicTacToe())
     assert choice.value == 0 and choice.stats["depth"] == 9
-    with pytest.raises(PlayerSpecError, match=r"depth='x' must be an integer 0-42"):
+    with pytest.raises(PlayerSpecError, match=r"depth='x' must be an integer 1-42"):
         make_player("alphabeta:depth=x")
     with pytest.raises(PlayerSpecError, match="takes: depth, time, schedule"):
         make_player("minimax:speed=2")

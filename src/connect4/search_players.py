@@ -68,7 +68,7 @@ def options() -> dict[str, Option]:
     """The keys both kinds take."""
     names = tuple(heuristic_names())
     return {
-        "depth": Option("search depth in plies", parse_int(0, 42)),
+        "depth": Option("search depth in plies", parse_int(1, 42)),
         "time": Option("seconds per move (iterative deepening)", parse_float(0.01, 3600)),
         "schedule": Option("depths by game phase, e.g. 4/5/6", parse_schedule),
         "heuristic": Option("evaluation function", parse_choice(*names), names),
