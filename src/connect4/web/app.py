@@ -141,6 +141,7 @@ def create_app(
     cache_size: int = 20_000,
     warm_up: bool = True,
     deep_threads: int | None = None,
+    quick_threads: int | None = None,
     deep_nice: int = 10,
 ) -> FastAPI:
     """The web app with ``threads`` solver threads per lane, ``queue`` waiting places per lane,
@@ -148,7 +149,11 @@ def create_app(
     ``cache_size`` solved positions (0 = none). ``warm_up`` compiles the solver
     before the server accepts requests."""
     cache = service.AnalysisCache(cache_size)
-    quick = WorkerPool("quick", workers=threads, queue=queue, time_limit=time_limit)
+    # Quick jobs are short: more threads than cores let the OS time-share them, so a
+    # cheap position starts at once instead of waiting for a 100k-node job to end.
+    quick = WorkerPool(
+        "quick", workers=quick_threads or 3 * threads, queue=queue, time_limit=time_limit
+    )
     deep = WorkerPool(
         "deep", workers=deep_threads or threads, queue=queue, time_limit=time_limit, nice=deep_nice
     )
