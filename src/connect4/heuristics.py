@@ -294,28 +294,33 @@ def cell_weights(game: Game, player: int) -> float:
 RECENT_WEIGHTS = (0, 1, 3, 1000)  # for 1, 2, 3, 4 aligned discs
 
 
-def _cell_bit(game: Position, back: int) -> int | None:
-    """The bit index of the disc played ``back`` moves ago (1 = the last move)."""
-    history = game.history
-    if len(history) < back:
-        return None
-    column = history[-back]
-    row = history[-back:].count(column) - 1  # discs played in that column since
-    row = game.heights[column] - 1 - row
-    return column * (game.height + 1) + row
+def _last_two_bits(game: Position) -> list[int]:
+    """The bit indexes of the discs of the last two moves (fewer at the start)."""
+    history = game.history[-2:]
+    heights = game.heights
+    bits = [history[-1] * (game.height + 1) + heights[history[-1]] - 1] if history else []
+    if len(history) == 2:
+        column = history[0]
+        row = heights[column] - 1 - (history[1] == column)
+        bits.append(column * (game.height + 1) + row)
+    return bits
 
 
-def _starts_through(bits: list[int], g: Geometry) -> int:
-    """For each direction, the window starts whose window covers one of ``bits``."""
-    packed = 0
-    for index, (shift, starts) in enumerate(g.directions):
-        mask = 0
-        for bit in bits:
+@functools.cache
+def _covering(width: int, height: int) -> tuple[int, ...]:
+    """For each bit, the window starts (packed 64 bits per direction) covering it."""
+    g = geometry(width, height)
+    out = []
+    for bit in range(width * (height + 1)):
+        packed = 0
+        for index, (shift, starts) in enumerate(g.directions):
+            mask = 0
             for k in range(4):
                 if bit - k * shift >= 0:
                     mask |= 1 << (bit - k * shift)
-        packed |= (mask & starts) << (index * 64)
-    return packed
+            packed |= (mask & starts) << (index * 64)
+        out.append(packed)
+    return tuple(out)
 
 
 def recent_lines(game: Game, player: int) -> float:
@@ -330,11 +335,14 @@ def recent_lines(game: Game, player: int) -> float:
     """
     if not isinstance(game, Position):
         raise TypeError("recent-lines needs a Connect Four position")
-    bits = [b for b in (_cell_bit(game, 1), _cell_bit(game, 2)) if b is not None]
+    bits = _last_two_bits(game)
     if not bits:
         return 0
     g = geometry(game.width, game.height)
-    only = _starts_through(bits, g)
+    cover = _covering(game.width, game.height)
+    only = 0
+    for bit in bits:
+        only |= cover[bit]
     own, opp = _split(game, player)
     a = window_counts(own, opp, g, only)
     b = window_counts(opp, own, g, only)
