@@ -444,8 +444,8 @@ def minimax(
     """Plain minimax to ``depth`` (no pruning).
 
     >>> from connect4 import TicTacToe
-    >>> minimax(TicTacToe(), 9, engine="python").stats.nodes
-    549946
+    >>> minimax(TicTacToe.from_moves("51"), 7, engine="python").stats.nodes
+    6812
     """
     return search(
         game, limits=Limits(depth=depth), algorithm="minimax", heuristic=heuristic, **options
