@@ -224,6 +224,23 @@ def test_spinner_blocks_moves_while_the_ai_thinks(page: Any) -> None:
     page.unroute("**/api/move")
 
 
+def test_changing_players_while_the_ai_thinks(page: Any) -> None:
+    held: list[Any] = []
+    page.route("**/api/move", lambda route: held.append(route))
+    open_page(page, "?pos=&p1=human&p2=alphabeta:depth=2")
+    page.click("[data-col='3']")
+    page.wait_for_selector("#thinking", state="visible")
+    page.select_option("#p2-kind", "human")  # now nobody thinks: the board is free again
+    assert page.is_hidden("#thinking")
+    held[0].continue_()
+    page.wait_for_timeout(300)
+    assert moves(page) == "4"
+    assert page.text_content("#status") == "Yellow to move — click a column."
+    page.click("[data-col='3']")
+    assert moves(page) == "44"
+    page.unroute("**/api/move")
+
+
 def test_undo_while_the_ai_thinks_cancels_its_move(page: Any) -> None:
     held: list[Any] = []
     page.route("**/api/move", lambda route: held.append(route))

@@ -829,6 +829,7 @@ function onSettingsChanged() {
 }
 
 function onPlayersChanged() {
+  cancelThinking();  // an answer for the old players is dropped
   state.paused = false;
   clearAiPanel();
   afterChange(true);
