@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from connect4 import Position, TicTacToe
 from connect4.fastsearch import supports
@@ -324,3 +326,33 @@ def test_player_records_the_tree_on_request() -> None:
     assert choice.tree is not None
     assert choice.tree["node_count"] == choice.stats["nodes"]
     assert choice.tree["move"] == str(choice.move + 1)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    moves=st.lists(st.integers(0, 4), max_size=18),
+    depth=st.integers(1, 4),
+    heuristic=st.sampled_from(heuristic_names("connect4")),
+    ordering=st.sampled_from(["center", "none"]),
+)
+def test_property_alphabeta_with_table_equals_minimax_5x4(
+    moves: list[int], depth: int, heuristic: str, ordering: str
+) -> None:
+    game = Position(5, 4)
+    for move in moves:
+        if game.is_over():
+            break
+        if game.can_play(move):
+            game.play(move)
+    if game.is_over():
+        return
+    mm = minimax(game, depth, heuristic, engine="python")
+    ab = search(
+        game,
+        limits=Limits(depth=depth),
+        heuristic=heuristic,
+        ordering=ordering,
+        tt=True,
+        engine="python",
+    )
+    assert ab.value == mm.value
