@@ -144,10 +144,11 @@ def create_app(
     quick_threads: int | None = None,
     deep_nice: int = 10,
 ) -> FastAPI:
-    """The web app with ``threads`` solver threads per lane, ``queue`` waiting places per lane,
-    ``time_limit`` seconds per request (HTTP 503 beyond) and an LRU cache of
-    ``cache_size`` solved positions (0 = none). ``warm_up`` compiles the solver
-    before the server accepts requests."""
+    """The web app: ``threads`` deep-lane threads (``3 * threads`` quick-lane ones unless
+    given), ``queue`` waiting places per lane, ``time_limit`` seconds per request
+    (HTTP 503 beyond) and an LRU cache of ``cache_size`` solved positions (0 =
+    none). ``warm_up`` compiles the solver and loads the book before the server
+    accepts requests."""
     cache = service.AnalysisCache(cache_size)
     # Quick jobs are short: more threads than cores let the OS time-share them, so a
     # cheap position starts at once instead of waiting for a 100k-node job to end.
