@@ -517,7 +517,8 @@ def run(
     st = np.zeros(6, dtype=np.int64)
     limit = INF if node_limit is None else node_limit
     if deadline is not None:
-        rate = state.get("rate", 2_000_000.0)
+        spent = state.get("seconds", 0.0)
+        rate = state.get("nodes", 0) / spent if spent > 0.002 else 500_000.0
         limit = min(limit, max(1, int((deadline - time.perf_counter()) * rate)))
     st[LIMIT] = limit
     size = 9 if isinstance(game, TicTacToe) else game.width * game.height  # type: ignore[attr-defined]
@@ -531,8 +532,8 @@ def run(
         table[0], table[1], table[2], movebuf, pv, pvlen,
     )  # fmt: skip
     elapsed = time.perf_counter() - start
-    if st[NODES] > 1000 and elapsed > 0:
-        state["rate"] = st[NODES] / elapsed
+    state["nodes"] = state.get("nodes", 0) + int(st[NODES])
+    state["seconds"] = state.get("seconds", 0.0) + elapsed
     stats = _stats(st)
     if st[ABORTED]:
         return float("nan"), [], stats, False
