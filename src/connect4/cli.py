@@ -301,7 +301,7 @@ def book_build(
     except (BookError, ValueError, OSError) as error:
         raise fail(str(error)) from None
     except (BuildInterrupted, KeyboardInterrupt) as error:
-        typer.echo(f"interrupted: {error or 'resume with --resume'}", err=True)
+        typer.echo(f"interrupted: {str(error) or 'continue with --resume'}", err=True)
         raise typer.Exit(130) from None
     if json_output:
         typer.echo(json.dumps(summary))
@@ -348,6 +348,9 @@ def tree(
     ordering: Annotated[str, typer.Option(help="center or none")] = "center",
     tt: Annotated[bool, typer.Option("--tt", help="use a transposition table")] = False,
     cap: Annotated[int, typer.Option(help="most nodes recorded", min=1)] = 5000,
+    budget: Annotated[
+        int, typer.Option(help="stop a search that visits more nodes", min=1)
+    ] = 500_000,
     game: Annotated[str, typer.Option(help="connect4 or tictactoe")] = "connect4",
     width: Annotated[int, typer.Option(help="board width (connect4)")] = 7,
     height: Annotated[int, typer.Option(help="board height (connect4)")] = 6,
@@ -364,7 +367,7 @@ def tree(
         position = load_position(game, moves, width, height, rules)
         recorded = search_tree(
             position, depth=depth, algorithm=algorithm, heuristic=heuristic,
-            ordering=ordering, tt=tt, cap=cap,
+            ordering=ordering, tt=tt, cap=cap, budget=budget,
         )  # fmt: skip
     except ValueError as error:
         raise fail(str(error)) from None
