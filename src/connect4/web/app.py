@@ -46,10 +46,11 @@ from connect4.web.pool import PoolSaturated, PoolTimeout, WorkerPool
 
 log = logging.getLogger("connect4.web")
 MAX_BODY_BYTES = 64 * 1024
-QUICK_NODES = 100_000  # node budget of the quick lane (about 20 ms)
+QUICK_NODES = 100_000  # quick-lane node budget of a position at least 45 % full (~20 ms)
 QUICK_TABLE_MB = 8  # transposition table of a quick-lane solver (deep lane: 64 MB)
 QUICK_AGE = 0.02  # seconds of queue precedence per empty cell fewer (quick lane)
 DEEP_AGE = 0.1  # the same in the deep lane
+QUICK_NICE = 0  # OS priority of the quick lane's threads below the event loop (deep: 10)
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorResponse, "description": "bad input (the error names it)"},
@@ -152,8 +153,13 @@ def create_app(
     cache = service.AnalysisCache(cache_size)
     # Quick jobs are short: more threads than cores let the OS time-share them, so a
     # cheap position starts at once instead of waiting for a 100k-node job to end.
+    # They run one notch below the event loop, which every request goes through.
     quick = WorkerPool(
-        "quick", workers=quick_threads or 3 * threads, queue=queue, time_limit=time_limit
+        "quick",
+        workers=quick_threads or 3 * threads,
+        queue=queue,
+        time_limit=time_limit,
+        nice=QUICK_NICE,
     )
     deep = WorkerPool(
         "deep", workers=deep_threads or threads, queue=queue, time_limit=time_limit, nice=deep_nice
@@ -217,13 +223,16 @@ def create_app(
         # (DEEP_AGE) seconds of precedence, so cheap positions overtake expensive ones
         # while no job waits more than a bounded extra time.
         empty = position.size - position.ply
+        # A position less than 45 % full that is not done within a few milliseconds
+        # usually needs far more: it gets a fifth of the budget, less work thrown away.
+        budget = quick_nodes if 20 * position.ply >= 9 * position.size else quick_nodes // 5
         analysis = await quick.run_ranked(
             started + empty * QUICK_AGE,
             functools.partial(
                 service.analyze_position,
                 position,
                 max_seconds=time_limit,
-                max_nodes=quick_nodes,
+                max_nodes=budget,
                 table_megabytes=QUICK_TABLE_MB,
             ),
         )
