@@ -40,6 +40,10 @@ def test_tree_bad_input_is_a_clean_error() -> None:
         (("tree", "", "--algorithm", "negamax"), "error: unknown algorithm 'negamax'"),
         (("tree", "", "--heuristic", "magic"), "error: unknown heuristic 'magic'"),
         (("tree", "4455667", "--depth", "1"), "error: the game is over"),
+        (
+            ("tree", "", "--depth", "5", "--algorithm", "minimax", "--budget", "1000"),
+            "error: the search stopped at its budget of 1,000 nodes",
+        ),
     ):
         done = run_cli(*args)
         assert done.returncode == 2 and done.stderr.startswith(message), done.stderr
