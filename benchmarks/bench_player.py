@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 from connect4.book import default_book
-from connect4.perfect import PerfectPlayer
+from connect4.perfect import _POOL, PerfectPlayer
 from connect4.players import make_player
 from connect4.position import Position
 
@@ -38,6 +38,11 @@ def cpu_model() -> str:
     except OSError:
         pass
     return platform.processor() or "unknown"
+
+
+def perfect_pool_clear() -> None:
+    """Forget the pooled solver tables (every game starts with a cold table)."""
+    _POOL.clear()
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -111,6 +116,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--ties", choices=("random", "centre"), default="random",
                         help="perfect player's tie-break: random (seeded per game) or centre")
+    parser.add_argument("--cold", action="store_true",
+                        help="with random ties: a cold solver table for every game")
     parser.add_argument("--levels", type=int, default=0, metavar="N",
                         help="only measure each level's win rates over N games per opponent")
     args = parser.parse_args()
@@ -154,8 +161,11 @@ def main() -> None:
         for game_index in range(per):
             seed = args.seed + game_index
             opponent = make_player(opponent_spec, seed=seed)
-            if args.ties == "random":  # a fresh seeded player: games differ, table is cold
+            if args.ties == "random":  # a fresh seeded player: games differ
+                perfect.close()  # its table goes back to the pool (unless --cold)
                 perfect = PerfectPlayer(seed=seed + 1000 * perfect_red)
+                if args.cold:
+                    perfect_pool_clear()
             position = Position()
             while not position.is_over():
                 perfect_turn = (position.to_move == 1) == perfect_red

@@ -71,7 +71,12 @@ LEVELS: dict[str, Level] = {
 }
 SOLVER_SHARE = 0.75  # of the time budget; the rest is for the fallback search
 TT_ENTRIES = 1 << 21  # 32 MB of transposition table per player
+POOL_SIZE = 2  # free tables kept per board size
 QUICK_NODES = 30_000  # full strength: every column's score if this many nodes suffice
+
+
+_POOL_LOCK = threading.Lock()
+_POOL: dict[tuple[int, int], list[Any]] = {}
 
 
 def immediate_column_scores(position: Position) -> list[int | bool | None]:
@@ -117,28 +122,46 @@ class PerfectEngine:
     def _new_memory(self) -> Any:
         from connect4.solver import kernel
 
-        mem = kernel.new_memory(self.width, self.height, TT_ENTRIES)
-        if self.book is not None:
-            mem[kernel.BOOK_PLIES] = self.book.plies
-        return mem
+        return kernel.new_memory(self.width, self.height, TT_ENTRIES)
 
     def _memory(self) -> Any:
+        """This engine's table: a free one from the process-wide pool (warm with the
+        work of earlier games: bounds hold whatever the root and the book), or new."""
+        from connect4.solver import kernel
+
         with self._mem_lock:
             if self._mem is None:
-                self._mem = self._new_memory()
+                with _POOL_LOCK:
+                    free = _POOL.get((self.width, self.height))
+                    self._mem = free.pop() if free else None
+                if self._mem is None:
+                    self._mem = self._new_memory()
+            self._mem[kernel.BOOK_PLIES] = self.book.plies if self.book is not None else 0
             return self._mem
 
+    def release(self) -> None:
+        """Give the table back to the pool for the next engine of this board size."""
+        with self._mem_lock:
+            if self._mem is not None:
+                with _POOL_LOCK:
+                    free = _POOL.setdefault((self.width, self.height), [])
+                    if len(free) < POOL_SIZE:
+                        free.append(self._mem)
+                self._mem = None
+
     def prepare(self) -> None:
-        """Allocate the table and touch every page before the first search uses it
-        (a page fault costs ~10 us here: better paid in the background than during
-        a move). Does nothing once a search has its table."""
-        if self._mem is not None:
-            return
+        """Have a table ready before the first search: if the pool has none, allocate
+        one and touch every page (a page fault costs ~10 us here: better paid in the
+        background than during a move)."""
+        with _POOL_LOCK:
+            if self._mem is not None or _POOL.get((self.width, self.height)):
+                return
         mem = self._new_memory()
         mem[64:] = 0
-        with self._mem_lock:
-            if self._mem is None:
-                self._mem = mem
+        with _POOL_LOCK:
+            free = _POOL.setdefault((self.width, self.height), [])
+            if len(free) < POOL_SIZE:
+                free.append(mem)
 
     def book_scores(self, position: Position) -> list[int | None] | None:
         """Every column's exact score from the book, or ``None`` if one is missing."""
@@ -518,7 +541,8 @@ class PerfectPlayer:
         return MoveChoice(move=move, value=value, stats=stats, proven=False, column_scores=None)
 
     def close(self) -> None:
-        pass
+        """Return the solver table to the pool (the next player starts warm)."""
+        self.engine.release()
 
 
 def _build_perfect(spec: str, options: dict[str, object], context: PlayerContext) -> Player:
