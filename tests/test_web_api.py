@@ -69,6 +69,11 @@ def test_solve_has_gamesolver_shape(client: httpx.Client) -> None:
     assert max(body["score"][c] for c in (0, 1, 3, 4, 6)) < 18
 
 
+def test_solve_is_readable_from_other_sites(client: httpx.Client) -> None:
+    response = client.get("/solve?pos=4455", headers={"Origin": "https://example.org"})
+    assert response.headers["access-control-allow-origin"] == "*"
+
+
 def test_solve_marks_full_columns_with_100(client: httpx.Client) -> None:
     body = client.get("/solve?pos=444444").json()
     assert body["score"][3] == 100

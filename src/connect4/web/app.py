@@ -24,6 +24,7 @@ from typing import Annotated, Any
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -181,6 +182,8 @@ def create_app(
         "browser. Positions are move strings: `4453` = columns 4, 4, 5, 3 (1-based).",
     )
     app.state.pools = (quick, deep)
+    # Pages on other sites may read the solver (GET), like gamesolver.org's endpoint.
+    app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET"])
     app.add_middleware(RequestLog)
 
     # ------------------------------------------------------------ errors as JSON
