@@ -195,6 +195,7 @@ def main() -> None:
         raise SystemExit("error: --clients must be 1-1000 and --seconds 0-600")
 
     positions = load_positions(args.sets)
+    load_before = os.getloadavg()[0]
     process = None
     url = args.url
     if url is None:
@@ -218,6 +219,7 @@ def main() -> None:
     ]
     report = {
         "machine": machine(),
+        "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],
         "clients": args.clients,
         "seconds": round(elapsed, 1),
         "sets": args.sets,
@@ -231,7 +233,8 @@ def main() -> None:
     if args.json:
         print(json.dumps(report, indent=2))
         return
-    print(f"machine: {report['machine']}")
+    print(f"machine: {report['machine']}; load average {load_before:.2f} before, "
+          f"{os.getloadavg()[0]:.2f} after (1 min)")
     print(f"{args.clients} clients for {elapsed:.1f} s on {', '.join(args.sets)} "
           f"({len(positions)} positions); server {report['server']}")
     print(f"errors: {len(tally.errors)}  statuses: {tally.statuses}")
