@@ -24,7 +24,22 @@ from connect4.position import Position, Rules
 from connect4.search import Limits, describe_value, search
 from connect4.tictactoe import TicTacToe
 
-DEFAULT_BUDGET = 5_000_000  # minimax nodes per depth before it stops
+DEFAULT_BUDGET = 5_000_000  # minimax nodes per depth before it stops (compiled search)
+PYTHON_BUDGET = 500_000  # the same for heuristics only the generic search runs
+
+
+def default_budget(game: Game, heuristic: str) -> int:
+    """The minimax node budget: a few seconds of work on the engine that will run.
+
+    >>> default_budget(Position(), "windows"), default_budget(Position(), "adjacency")
+    (5000000, 500000)
+    """
+    from connect4.fastsearch import supports
+    from connect4.heuristics import get_heuristic
+
+    kind = "tictactoe" if isinstance(game, TicTacToe) else "connect4"
+    name = get_heuristic(heuristic, kind).name
+    return DEFAULT_BUDGET if supports(game, name) else PYTHON_BUDGET
 
 
 @dataclass

@@ -380,7 +380,14 @@ def analyze(
     game: Annotated[str, typer.Option(help="connect4 or tictactoe")] = "connect4",
     max_depth: Annotated[str, typer.Option(help="depths 1..D, or 'all' (tictactoe)")] = "6",
     heuristic: Annotated[str, typer.Option(help="evaluation function")] = "windows",
-    budget: Annotated[int, typer.Option(help="minimax node budget per depth", min=1)] = 5_000_000,
+    budget: Annotated[
+        int | None,
+        typer.Option(
+            help="minimax node budget per depth (default 5,000,000; 500,000 "
+            "for heuristics without a compiled version)",
+            min=1,
+        ),
+    ] = None,
     tt: Annotated[bool, typer.Option("--tt", help="alpha-beta with a transposition table")] = False,
     width: Annotated[int, typer.Option(help="board width (connect4)")] = 7,
     height: Annotated[int, typer.Option(help="board height (connect4)")] = 6,
@@ -389,12 +396,20 @@ def analyze(
     plot: Annotated[str | None, typer.Option(help="write a PNG plot to this file")] = None,
 ) -> None:
     """Minimax against alpha-beta by depth: nodes, seconds, value, move and their ratio."""
-    from connect4.analysis import compare, load_position, parse_depth, render_table, rows_json
+    from connect4.analysis import (
+        compare,
+        default_budget,
+        load_position,
+        parse_depth,
+        render_table,
+        rows_json,
+    )
     from connect4.analysis import plot as write_plot
 
     try:
         position = load_position(game, moves, width, height, rules)
         depths = parse_depth(max_depth, position)
+        budget = budget or default_budget(position, heuristic)
         rows = compare(position, depths, heuristic=heuristic, budget=budget, tt=tt)
     except ValueError as error:
         raise fail(str(error)) from None
