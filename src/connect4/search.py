@@ -358,7 +358,7 @@ def search(
     if limits.time is None:
         depths = [max_depth]
     else:
-        top = min(limits.depth or 64, remaining) if limits.depth is not None else remaining
+        top = remaining if limits.depth is None else min(limits.depth, remaining)
         depths = list(range(1, max(top, 1) + 1))
     deadline = None if limits.time is None else start + limits.time
     result: SearchResult | None = None
@@ -408,7 +408,8 @@ def search(
                     None, None, [], total, algorithm, heuristic.name, complete=False,
                     engine="numba" if use_fast else "python",
                 )  # fmt: skip
-            result.stopped = "node budget" if limits.nodes is not None else "time limit"
+            over_budget = node_limit is not None and stats.nodes > node_limit
+            result.stopped = "node budget" if over_budget else "time limit"
             break
         total.depth = depth
         result = SearchResult(
