@@ -434,6 +434,42 @@ def analyze(
         console.print(f"plot written to {plot}")
 
 
+@app.command()
+def solve(
+    analyze_columns: Annotated[
+        bool, typer.Option("-a", "--analyze", help="print every column's score ('-' = full)")
+    ] = False,
+    weak: Annotated[bool, typer.Option("-w", "--weak", help="win/draw/loss only (1/0/-1)")] = False,
+    width: Annotated[int, typer.Option(help="board width")] = 7,
+    height: Annotated[int, typer.Option(help="board height")] = 6,
+) -> None:
+    """Pons' protocol: read move strings on stdin, print 'moves score' per line."""
+    from connect4.solver.cli_commands import solve_command
+
+    raise typer.Exit(
+        solve_command(sys.stdin, analyze=analyze_columns, weak=weak, width=width, height=height)
+    )
+
+
+@app.command()
+def bench(
+    files: Annotated[list[Path], typer.Argument(help="benchmark files of 'moves score' lines")],
+    limit: Annotated[int | None, typer.Option(help="first N positions per file", min=1)] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="one JSON object per file")] = False,
+    weak: Annotated[bool, typer.Option("-w", "--weak", help="check win/draw/loss only")] = False,
+    width: Annotated[int, typer.Option(help="board width")] = 7,
+    height: Annotated[int, typer.Option(help="board height")] = 6,
+) -> None:
+    """Solve every position of benchmark files, check the scores, print the timings."""
+    from connect4.bench import bench_command
+
+    raise typer.Exit(
+        bench_command(
+            [str(f) for f in files], limit, json_output, width=width, height=height, weak=weak
+        )
+    )
+
+
 def main() -> None:
     """Entry point of the ``connect4`` console script."""
     try:

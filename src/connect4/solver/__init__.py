@@ -7,9 +7,9 @@ wraps it in a typed :class:`Solver` with limits, statistics and clear errors.
 >>> solver = Solver()
 >>> solver.solve(Position.from_moves("4455"))
 18
->>> solver.analyze(Position.from_moves("4455"))
-[-4, -3, 18, 2, 2, 18, -3]
->>> solver.best_move(Position.from_moves("4455"))
+>>> solver.analyze(Position.from_moves("445566"))
+[17, 17, 18, 17, 17, 17, 18]
+>>> solver.best_move(Position.from_moves("445566"))
 2
 >>> solve(Position.from_moves("44455554221"))
 -15
@@ -251,8 +251,8 @@ class Solver:
     def analyze(self, position: Position, *, weak: bool = False) -> list[int | None]:
         """The score of playing each column (``None`` for a full column).
 
-        >>> Solver().analyze(Position.from_moves("4455"))
-        [-4, -3, 18, 2, 2, 18, -3]
+        >>> Solver().analyze(Position.from_moves("445566"))
+        [17, 17, 18, 17, 17, 17, 18]
         """
         result = self.run(position, weak=weak, analyze=True)
         assert result.column_scores is not None
@@ -268,7 +268,7 @@ class Solver:
     ) -> int:
         """A 0-based column with the best score; ties go to the centre or at random.
 
-        >>> Solver().best_move(Position.from_moves("4455"))
+        >>> Solver().best_move(Position.from_moves("445566"))
         2
         """
         if tie_break not in TIE_BREAKS:
@@ -291,7 +291,7 @@ class Solver:
 
         A limit that stops the search gives ``score=None`` and ``complete=False``.
 
-        >>> r = Solver().run(Position.from_moves("4455"), analyze=True)
+        >>> r = Solver().run(Position.from_moves("445566"), analyze=True)
         >>> r.score, r.column_scores[2], r.complete
         (18, 18, True)
         """

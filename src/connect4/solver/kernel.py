@@ -1,4 +1,4 @@
-# mypy: disable-error-code="call-arg,no-untyped-call,import-untyped"
+# mypy: disable-error-code="call-arg,no-untyped-call,import-untyped,arg-type"
 """The numba kernel of the perfect solver: negamax, alpha-beta, null-window search.
 
 Everything the search needs lives in one ``uint64`` array ``mem`` (see
@@ -560,3 +560,33 @@ def new_memory(width: int, height: int, tt_entries: int) -> np.ndarray:
     for i, c in enumerate(order):
         mem[ORDER + i] = c
     return mem
+
+
+@njit(cache=True, nogil=True)
+def probe(
+    mem: np.ndarray,
+    book_keys: np.ndarray,
+    book_values: np.ndarray,
+    current: np.uint64,
+    mask: np.uint64,
+    ply: int,
+    alpha: int,
+    beta: int,
+) -> int:
+    """One :func:`negamax` search of ``(alpha, beta)`` from arrays (a null window when
+    ``beta = alpha + 1``). The side to move must not be able to win at once."""
+    width = np.int64(mem[W_])
+    h1 = mem[H_] + U1
+    return negamax(
+        mem.ctypes.data,
+        book_keys.ctypes.data,
+        book_values.ctypes.data,
+        book_keys.shape[0],
+        current,
+        mask,
+        mirror_key(current, width, h1),
+        mirror_key(mask, width, h1),
+        ply,
+        alpha,
+        beta,
+    )

@@ -1,0 +1,75 @@
+"""Solve the empty board exactly, without an opening book, and report time and nodes.
+
+    nice .venv/bin/python benchmarks/solve_empty_board.py [--tt-mb 1024] [--width 7 --height 6]
+
+Prints the score (+1 on 7x6), nodes, seconds, nodes/second and the machine.
+References on this kind of 2-core machine: Pons' C++ solver 362 s (3.1 G nodes),
+the Rust solver connect-four-ai 277 s (1.9 G nodes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+
+from connect4.position import Position
+from connect4.solver import Solver
+
+
+def machine() -> str:
+    """``nproc`` and the CPU model."""
+    model = platform.processor() or "unknown CPU"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} cores, {model}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--width", type=int, default=7)
+    parser.add_argument("--height", type=int, default=6)
+    parser.add_argument("--tt-mb", type=int, default=1024, help="table size in MB")
+    parser.add_argument("--moves", default="", help="start from this move string instead")
+    parser.add_argument("--weak", action="store_true", help="win/draw/loss only")
+    parser.add_argument("--no-symmetry", action="store_true")
+    parser.add_argument("--etc", action="store_true", help="enhanced transposition cut-off")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    solver = Solver(
+        args.width, args.height, args.tt_mb, symmetry=not args.no_symmetry, etc=args.etc
+    )
+    solver.solve(Position.from_moves("4455", 7, 6)) if (args.width, args.height) == (7, 6) else None
+    position = Position.from_moves(args.moves, args.width, args.height)
+    start = time.perf_counter()
+    result = solver.run(position, weak=args.weak)
+    wall = time.perf_counter() - start
+    report = {
+        "board": f"{args.width}x{args.height}",
+        "moves": args.moves,
+        "score": result.score,
+        "nodes": result.nodes,
+        "seconds": round(wall, 2),
+        "nodes_per_second": round(result.nodes / wall),
+        "tt_mb": args.tt_mb,
+        "symmetry": not args.no_symmetry,
+        "etc": args.etc,
+        "machine": machine(),
+    }
+    if args.json:
+        print(json.dumps(report))
+    else:
+        for key, value in report.items():
+            print(f"{key:>17}: {value:,}" if type(value) is int else f"{key:>17}: {value}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,240 @@
+"""Run solver benchmark files (``moves score`` lines, Pons' format) and check every score.
+
+>>> import tempfile, os
+>>> path = os.path.join(tempfile.mkdtemp(), "tiny")
+>>> _ = open(path, "w").write("4455 18\\n44455554221 -15\\n")
+>>> report = run_file(path)
+>>> report.n, report.correct, report.ok
+(2, 2, True)
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, TextIO
+
+from connect4.position import Position
+
+if TYPE_CHECKING:
+    from connect4.solver import Solver
+
+PROGRESS_THRESHOLD = 200  # show a progress bar from this many positions on
+
+
+@dataclass
+class BenchCase:
+    """One benchmark line: the move string, the expected score, its line number."""
+
+    moves: str
+    score: int
+    line: int
+
+
+@dataclass
+class FileReport:
+    """The figures of one benchmark file (times per position, in microseconds)."""
+
+    file: str
+    n: int
+    correct: int
+    mean_us: float
+    median_us: float
+    max_us: float
+    mean_nodes: float
+    nodes_per_second: float
+    wrong: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when every score was right."""
+        return self.correct == self.n
+
+    def as_json(self) -> dict[str, Any]:
+        """The keys of ``connect4 bench --json`` (plus the wrong lines, if any)."""
+        data = asdict(self)
+        if not self.wrong:
+            del data["wrong"]
+        return data
+
+
+def read_cases(path: str, limit: int | None = None) -> list[BenchCase]:
+    """The cases of a benchmark file; ``ValueError`` naming the line on a bad one.
+
+    Blank lines are skipped; ``limit`` keeps the first ``limit`` cases.
+    """
+    cases: list[BenchCase] = []
+    with open(path, encoding="utf-8") as handle:
+        for number, raw in enumerate(handle, start=1):
+            text = raw.strip()
+            if not text:
+                continue
+            parts = text.split()
+            if len(parts) != 2:
+                raise ValueError(f"{path}:{number}: expected 'moves score', got {text!r}")
+            try:
+                score = int(parts[1])
+            except ValueError:
+                raise ValueError(f"{path}:{number}: score {parts[1]!r} is not an integer") from None
+            cases.append(BenchCase(parts[0], score, number))
+            if limit is not None and len(cases) >= limit:
+                break
+    return cases
+
+
+def run_cases(
+    name: str,
+    cases: Sequence[BenchCase],
+    solver: Solver | None = None,
+    *,
+    width: int = 7,
+    height: int = 6,
+    weak: bool = False,
+    on_case: Callable[[], None] | None = None,
+) -> FileReport:
+    """Solve every case, time it (the solver call only) and count correct scores.
+
+    With ``weak``, a case is correct when the sign of the score is right.
+    """
+    from connect4.solver import Solver
+
+    if solver is None:
+        solver = Solver(width, height)
+    times: list[float] = []
+    nodes: list[int] = []
+    wrong: list[dict[str, Any]] = []
+    for case in cases:
+        position = Position.from_moves(case.moves, width, height)
+        solver.check(position)
+        start = time.perf_counter()
+        got = solver.run_raw(position.current, position.mask, position.ply, weak=weak)
+        times.append(time.perf_counter() - start)
+        nodes.append(solver.last_nodes)
+        expected = (case.score > 0) - (case.score < 0) if weak else case.score
+        if got != expected:
+            wrong.append({"line": case.line, "moves": case.moves, "expected": expected, "got": got})
+        if on_case is not None:
+            on_case()
+    n = len(cases)
+    total = sum(times)
+    return FileReport(
+        file=name,
+        n=n,
+        correct=n - len(wrong),
+        mean_us=1e6 * total / n if n else 0.0,
+        median_us=1e6 * statistics.median(times) if n else 0.0,
+        max_us=1e6 * max(times) if n else 0.0,
+        mean_nodes=sum(nodes) / n if n else 0.0,
+        nodes_per_second=sum(nodes) / total if total > 0 else 0.0,
+        wrong=wrong,
+    )
+
+
+def run_file(path: str, limit: int | None = None, solver: Solver | None = None) -> FileReport:
+    """Read and run one benchmark file."""
+    return run_cases(path, read_cases(path, limit), solver)
+
+
+def format_report(report: FileReport) -> str:
+    """One human-readable line per file.
+
+    >>> format_report(FileReport("f", 2, 2, 3.0, 2.5, 4.0, 51.0, 1.7e7))
+    'f: n=2 correct=2 mean=3.0 µs median=2.5 µs max=4.0 µs nodes=51 nodes/s=17.0M'
+    """
+    return (
+        f"{report.file}: n={report.n} correct={report.correct} "
+        f"mean={_us(report.mean_us)} median={_us(report.median_us)} max={_us(report.max_us)} "
+        f"nodes={report.mean_nodes:,.0f} nodes/s={report.nodes_per_second / 1e6:.1f}M"
+    )
+
+
+def _us(value: float) -> str:
+    if value >= 1e6:
+        return f"{value / 1e6:.2f} s"
+    if value >= 1e3:
+        return f"{value / 1e3:.2f} ms"
+    return f"{value:.1f} µs"
+
+
+def bench_command(
+    files: Iterable[str],
+    limit: int | None = None,
+    as_json: bool = False,
+    *,
+    width: int = 7,
+    height: int = 6,
+    weak: bool = False,
+    tt_megabytes: int | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """``connect4 bench``: run each file, print its figures; 1 if any score is wrong.
+
+    A file that cannot be read prints an error and also gives exit status 1.
+    """
+    from connect4.solver import Solver
+
+    out = out or sys.stdout
+    err = err or sys.stderr
+    solver = Solver(width, height) if tt_megabytes is None else Solver(width, height, tt_megabytes)
+    status = 0
+    loaded: list[tuple[str, list[BenchCase]]] = []
+    for path in files:
+        try:
+            loaded.append((path, read_cases(path, limit)))
+        except (OSError, ValueError) as exc:
+            print(f"error: {exc}", file=err)
+            status = 1
+    total = sum(len(cases) for _, cases in loaded)
+    reports: list[FileReport] = []
+    with _progress(total, err) as advance:
+        for path, cases in loaded:
+            try:
+                report = run_cases(path, cases, solver, weak=weak, on_case=advance)
+            except ValueError as exc:  # an illegal move string in the file
+                print(f"error: {path}: {exc}", file=err)
+                status = 1
+                continue
+            reports.append(report)
+            if not report.ok:
+                status = 1
+            if not as_json:
+                print(format_report(report), file=out, flush=True)
+                for bad in report.wrong[:10]:
+                    print(
+                        f"  wrong: line {bad['line']} {bad['moves']}: expected {bad['expected']}, "
+                        f"got {bad['got']}",
+                        file=out,
+                    )
+    if as_json:
+        print(json.dumps([r.as_json() for r in reports], indent=2), file=out)
+    return status
+
+
+class _progress:
+    """A rich progress bar on stderr for long runs; a no-op for short ones."""
+
+    def __init__(self, total: int, err: TextIO) -> None:
+        self.total = total
+        self.err = err
+        self.bar: Any = None
+
+    def __enter__(self) -> Callable[[], None]:
+        if self.total < PROGRESS_THRESHOLD:
+            return lambda: None
+        from rich.console import Console
+        from rich.progress import Progress
+
+        self.bar = Progress(console=Console(file=self.err), transient=True)
+        self.bar.start()
+        task = self.bar.add_task("solving", total=self.total)
+        bar = self.bar
+        return lambda: bar.advance(task)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()

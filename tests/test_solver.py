@@ -1,0 +1,322 @@
+"""The perfect solver: Pons' benchmark sets, an exhaustive minimax on small boards,
+analyze/solve agreement, weak mode, limits, the table, the book hook, errors."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from connect4.position import Position
+from connect4.solver import (
+    Solver,
+    SolverError,
+    SolveResult,
+    analyze,
+    best_move,
+    pick_best,
+    position_key,
+    solve,
+)
+
+PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
+
+
+def pons_cases(name: str, every: int = 1) -> list[tuple[str, int]]:
+    """``(moves, score)`` of a Pons set, every ``every``-th line (a fixed sample)."""
+    lines = (PONS / name).read_text().splitlines()
+    assert len(lines) == 1000
+    cases = []
+    for line in lines[::every]:
+        moves, score = line.split()
+        cases.append((moves, int(score)))
+    return cases
+
+
+@pytest.fixture(scope="module")
+def solver() -> Solver:
+    return Solver(7, 6, 64)
+
+
+# ---------------------------------------------------------------- Pons' sets
+@pytest.mark.parametrize(
+    ("name", "every", "max_mean_nodes"),
+    [
+        ("Test_L3_R1", 1, 51),  # End-Easy in full; Pons' solver: 51 nodes
+        ("Test_L2_R1", 1, 449),  # Middle-Easy in full; 449
+        ("Test_L1_R1", 1, 3300),  # Begin-Easy in full; 3.3k
+        ("Test_L2_R2", 25, None),  # Middle-Medium: a fixed sample of 40
+        ("Test_L1_R2", 100, None),  # Begin-Medium: a fixed sample of 10
+    ],
+)
+def test_pons_sets_exact(solver: Solver, name: str, every: int, max_mean_nodes: int | None) -> None:
+    cases = pons_cases(name, every)
+    wrong = []
+    nodes = 0
+    for moves, expected in cases:
+        result = solver.run(Position.from_moves(moves))
+        nodes += result.nodes
+        if result.score != expected:
+            wrong.append((moves, expected, result.score))
+    assert wrong == []
+    if max_mean_nodes is not None:  # the move ordering is at least as good as Pons'
+        assert nodes / len(cases) <= max_mean_nodes
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["Test_L2_R2", "Test_L1_R2"])
+def test_pons_medium_sets_in_full(solver: Solver, name: str) -> None:
+    for moves, expected in pons_cases(name):
+        assert solver.solve(Position.from_moves(moves)) == expected, moves
+
+
+@pytest.mark.slow
+def test_pons_begin_hard_sample(solver: Solver) -> None:
+    for moves, expected in pons_cases("Test_L1_R3", 100):
+        assert solver.solve(Position.from_moves(moves)) == expected, moves
+
+
+# ---------------------------------------------------------------- small boards
+def reference_score(position: Position, memo: dict[tuple[int, int], int]) -> int:
+    """Plain exhaustive negamax in Pons' convention (no pruning, memoised)."""
+    key = (position.current, position.mask)
+    if key in memo:
+        return memo[key]
+    moves = position.legal_moves()
+    win = (position.size + 1 - position.ply) // 2
+    if any(position.is_winning_move(c) for c in moves):
+        value = win
+    elif position.ply == position.size:
+        value = 0
+    else:
+        value = -position.size
+        for column in moves:
+            position.play(column)
+            value = max(value, -reference_score(position, memo))
+            position.undo()
+    memo[key] = value
+    return value
+
+
+def random_position(rng: random.Random, width: int, height: int, plies: int) -> Position | None:
+    """A random game of ``plies`` moves that is not over (``None`` if it ended)."""
+    position = Position(width, height)
+    for _ in range(plies):
+        moves = position.legal_moves()
+        if not moves:
+            return None
+        position.play(rng.choice(moves))
+    return None if position.is_over() else position
+
+
+@pytest.mark.parametrize(("width", "height", "min_ply"), [(4, 4, 0), (5, 4, 7), (6, 4, 12)])
+def test_small_boards_match_exhaustive_minimax(width: int, height: int, min_ply: int) -> None:
+    rng = random.Random(width * 100 + height)
+    small = Solver(width, height, 4)
+    memo: dict[tuple[int, int], int] = {}
+    checked = 0
+    while checked < 200:
+        position = random_position(rng, width, height, rng.randint(min_ply, width * height - 1))
+        if position is None:
+            continue
+        expected = reference_score(position, memo)
+        assert small.solve(position) == expected, position.moves
+        scores = small.analyze(position)
+        assert max(s for s in scores if s is not None) == expected
+        for column, score in enumerate(scores):
+            if not position.can_play(column):
+                assert score is None
+                continue
+            child = position.copy()
+            child.play(column)
+            if position.is_winning_move(column):
+                child_score = (position.size + 1 - position.ply) // 2
+            elif child.is_over():
+                child_score = 0
+            else:
+                child_score = -reference_score(child, memo)
+            assert score == child_score, (position.moves, column)
+        weak = small.solve(position, weak=True)
+        assert weak == (expected > 0) - (expected < 0)
+        checked += 1
+
+
+# ---------------------------------------------------------------- API on 7x6
+def test_analyze_agrees_with_solve_of_every_child(solver: Solver) -> None:
+    for moves, expected in pons_cases("Test_L2_R1", 50):
+        position = Position.from_moves(moves)
+        scores = solver.analyze(position)
+        assert max(s for s in scores if s is not None) == expected
+        for column, score in enumerate(scores):
+            if not position.can_play(column):
+                assert score is None
+            elif position.is_winning_move(column):
+                assert score == (position.size + 1 - position.ply) // 2
+            else:
+                child = position.copy()
+                child.play(column)
+                assert score == (0 if child.is_over() else -solver.solve(child))
+
+
+def test_weak_mode_gives_the_sign(solver: Solver) -> None:
+    for moves, expected in pons_cases("Test_L2_R2", 50):
+        position = Position.from_moves(moves)
+        assert solver.solve(position, weak=True) == (expected > 0) - (expected < 0)
+        weak_scores = solver.analyze(position, weak=True)
+        assert max(s for s in weak_scores if s is not None) == (expected > 0) - (expected < 0)
+
+
+def test_mirror_positions_score_the_same(solver: Solver) -> None:
+    for moves, expected in pons_cases("Test_L2_R1", 100):
+        position = Position.from_moves(moves)
+        assert solver.solve(position.mirrored()) == expected
+        assert solver.analyze(position.mirrored()) == solver.analyze(position)[::-1]
+
+
+def test_options_do_not_change_scores() -> None:
+    variants = [
+        Solver(7, 6, 8, symmetry=False),
+        Solver(7, 6, 8, tt_move=False),
+        Solver(7, 6, 8, etc=True),
+        Solver(7, 6, 1),  # a tiny table: many collisions
+    ]
+    for moves, expected in pons_cases("Test_L2_R2", 100):
+        position = Position.from_moves(moves)
+        for variant in variants:
+            assert variant.solve(position) == expected
+
+
+def test_blog_examples_and_module_helpers() -> None:
+    assert solve(Position.from_moves("4455")) == 18
+    assert solve(Position.from_moves("44455554221")) == -15
+    late = Position.from_moves("2252576253462244111563365343671351441")
+    assert analyze(late) == Solver().analyze(late)
+    assert best_move(late) == Solver().best_move(late)
+    assert solve(Position(4, 4)) == 0  # one shared solver per board size
+
+
+def test_run_result_and_stats(solver: Solver) -> None:
+    result = solver.run(Position.from_moves("2252576253462244111563365343671351441"), analyze=True)
+    assert isinstance(result, SolveResult)
+    assert result.complete and not result.weak
+    assert result.column_scores is not None
+    assert result.score == max(s for s in result.column_scores if s is not None)
+    assert result.nodes == solver.last_nodes and result.seconds == solver.last_seconds
+    assert solver.stats["nodes"] == result.nodes
+
+
+def test_fresh_table_per_call_gives_repeatable_node_counts() -> None:
+    position = Position.from_moves(pons_cases("Test_L2_R2")[0][0])
+    fresh = Solver(7, 6, 16)
+    first = fresh.run(position).nodes
+    assert fresh.run(position).nodes == first
+    warm = Solver(7, 6, 16, reuse_table=True)
+    assert warm.run(position).nodes == first
+    assert warm.run(position).nodes < first  # the table's bounds stay valid
+
+
+def test_best_move_tie_breaks() -> None:
+    position = Position.from_moves("445566")  # columns 3 and 7 both win at once
+    assert analyze(position)[2] == analyze(position)[6] == 18
+    assert best_move(position) == 2
+    picks = {best_move(position, "random", random.Random(seed)) for seed in range(20)}
+    assert picks == {2, 6}
+    assert pick_best([None, 3, 3, None], "center") in (1, 2)
+    with pytest.raises(SolverError, match="tie_break"):
+        best_move(position, "left")
+
+
+# ---------------------------------------------------------------- limits
+def test_node_limit_stops_with_unknown() -> None:
+    limited = Solver(7, 6, 16)
+    position = Position.from_moves(pons_cases("Test_L1_R3")[0][0])
+    result = limited.run(position, max_nodes=10_000)
+    assert not result.complete and result.score is None
+    assert 10_000 <= result.nodes <= 10_001
+    partial = limited.run(position, analyze=True, max_nodes=5_000)
+    assert partial.score is None and not partial.complete
+    assert partial.column_scores is not None and None in partial.column_scores
+    # the solver still answers exactly afterwards
+    easy, expected = pons_cases("Test_L2_R1")[0]
+    assert limited.solve(Position.from_moves(easy)) == expected
+
+
+def test_time_limit_stops_cleanly() -> None:
+    limited = Solver(7, 6, 16)
+    result = limited.run(Position(), max_seconds=0.05)
+    assert not result.complete and result.score is None and result.nodes > 0
+    done = limited.run(Position.from_moves("4455"), max_seconds=10)
+    assert done.complete and done.score == 18
+
+
+# ---------------------------------------------------------------- book hook
+def test_book_is_probed_inside_the_search() -> None:
+    plain = Solver(7, 6, 16)
+    root = Position.from_moves(pons_cases("Test_L2_R2")[3][0])
+    expected = plain.solve(root)
+    plain_nodes = plain.last_nodes
+    # a book of every grandchild of the root, scored by the solver
+    entries: dict[int, int] = {}
+    for a in root.legal_moves():
+        child = root.copy()
+        child.play(a)
+        if child.is_over():
+            continue
+        for b in child.legal_moves():
+            grandchild = child.copy()
+            grandchild.play(b)
+            if not grandchild.is_over():
+                entries[position_key(grandchild)] = plain.solve(grandchild)
+    keys = np.array(sorted(entries), dtype=np.uint64)
+    values = np.array([entries[int(k)] for k in keys], dtype=np.int8)
+    booked = Solver(7, 6, 16, book_keys=keys, book_values=values, book_plies=root.ply + 2)
+    assert booked.solve(root) == expected
+    assert booked.last_nodes < plain_nodes
+    with pytest.raises(SolverError, match="sorted"):
+        Solver(7, 6, 1, book_keys=keys[::-1].copy(), book_values=values, book_plies=3)
+
+
+# ---------------------------------------------------------------- errors
+def test_game_over_positions_are_errors(solver: Solver) -> None:
+    won = Position.from_moves("4455667")
+    with pytest.raises(SolverError, match="already over"):
+        solver.solve(won)
+    with pytest.raises(SolverError, match="already over"):
+        solver.analyze(won)
+    drawn = Position(2, 1)
+    drawn.play(0)
+    drawn.play(1)
+    with pytest.raises(SolverError, match="already over"):
+        Solver(2, 1).solve(drawn)
+
+
+def test_board_size_errors() -> None:
+    with pytest.raises(SolverError, match="too large"):
+        Solver(8, 8)
+    with pytest.raises(SolverError, match="too large"):
+        Solver(16, 4)
+    with pytest.raises(SolverError, match="7x6"):
+        Solver(7, 6, 1).solve(Position(6, 7))
+    assert isinstance(SolverError("x"), ValueError)
+
+
+def test_other_rules_are_errors() -> None:
+    position = Position(rules="count-fours")
+    with pytest.raises(SolverError, match="standard rules only"):
+        solve(position)
+    with pytest.raises(SolverError, match="standard rules only"):
+        Solver(7, 6, 1).run(position)
+
+
+@pytest.mark.parametrize(("width", "height"), [(8, 7), (7, 8), (4, 15), (1, 1), (2, 2), (3, 20)])
+def test_unusual_board_sizes(width: int, height: int) -> None:
+    odd = Solver(width, height, 4)
+    rng = random.Random(7)
+    memo: dict[tuple[int, int], int] = {}
+    for _ in range(10):
+        position = random_position(rng, width, height, max(0, width * height - 9))
+        if position is None:
+            continue
+        assert odd.solve(position) == reference_score(position, memo)

@@ -1,0 +1,114 @@
+"""``connect4 solve`` (Pons' stdin protocol) and ``connect4 bench``."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from connect4.bench import bench_command, read_cases
+from connect4.cli import app
+from connect4.solver.cli_commands import solve_command
+
+PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
+runner = CliRunner()
+
+
+def run_solve(text: str, *args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    analyze = "-a" in args
+    weak = "-w" in args
+    code = solve_command(io.StringIO(text), analyze=analyze, weak=weak, out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_solve_prints_moves_and_score() -> None:
+    code, out, err = run_solve("4455\n44455554221\n")
+    assert (code, err) == (0, "")
+    assert out == "4455 18\n44455554221 -15\n"
+
+
+def test_solve_analyze_shows_full_columns_as_dash() -> None:
+    code, out, _ = run_solve("4444445\n", "-a")
+    assert code == 0
+    assert out == "4444445 -16 -16 -2 - -16 -1 -16\n"
+
+
+def test_solve_weak() -> None:
+    code, out, _ = run_solve("44455554221\n445566\n", "-w")
+    assert code == 0
+    assert out == "44455554221 -1\n445566 1\n"
+
+
+def test_bad_lines_are_reported_and_the_run_goes_on() -> None:
+    text = "4455\n48\n4444444\n4455667\nx1\n44455554221\n"
+    code, out, err = run_solve(text)
+    assert code == 1
+    assert out == "4455 18\n44455554221 -15\n"
+    lines = err.splitlines()
+    assert lines[0] == "line 2: move 2 ('8'): column 8 is out of range 1-7"
+    assert lines[1] == "line 3: move 7 ('4'): column 4 is full"
+    assert lines[2].startswith("line 4: ") and "already over" in lines[2]
+    assert lines[3].startswith("line 5: move 1 ('x')")
+
+
+def test_solve_through_the_cli_with_board_size() -> None:
+    result = runner.invoke(app, ["solve", "-a", "--width", "4", "--height", "4"], input="1122\n")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("1122 ")
+    assert len(result.stdout.split()) == 5
+    bad = runner.invoke(app, ["solve"], input="4455\n9\n")
+    assert bad.exit_code == 1
+    assert "line 2:" in bad.stderr
+
+
+def test_solve_oversize_board_is_an_error() -> None:
+    result = runner.invoke(app, ["solve", "--width", "9", "--height", "9"], input="1\n")
+    assert result.exit_code == 1
+    assert "too large" in result.stderr
+
+
+def test_bench_checks_every_score(tmp_path: Path) -> None:
+    good = tmp_path / "good"
+    good.write_text((PONS / "Test_L3_R1").read_text().splitlines()[0] + "\n4455 18\n")
+    bad = tmp_path / "bad"
+    bad.write_text("4455 18\n44455554221 -14\n")
+    out, err = io.StringIO(), io.StringIO()
+    assert bench_command([str(good)], out=out, err=err) == 0
+    assert "n=2 correct=2" in out.getvalue()
+    out = io.StringIO()
+    assert bench_command([str(good), str(bad)], out=out, err=err) == 1
+    assert "n=2 correct=1" in out.getvalue()
+    assert "line 2 44455554221: expected -14, got -15" in out.getvalue()
+
+
+def test_bench_json_and_limit() -> None:
+    result = runner.invoke(
+        app,
+        ["bench", str(PONS / "Test_L3_R1"), str(PONS / "Test_L2_R1"), "--limit", "20", "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    reports = json.loads(result.stdout)
+    assert [r["n"] for r in reports] == [20, 20]
+    assert set(reports[0]) >= {
+        "file",
+        "n",
+        "correct",
+        "mean_us",
+        "median_us",
+        "max_us",
+        "mean_nodes",
+        "nodes_per_second",
+    }
+    assert all(r["correct"] == 20 for r in reports)
+
+
+def test_bench_reports_unreadable_files(tmp_path: Path) -> None:
+    broken = tmp_path / "broken"
+    broken.write_text("4455 x\n")
+    out, err = io.StringIO(), io.StringIO()
+    assert bench_command([str(broken), str(tmp_path / "missing")], out=out, err=err) == 1
+    assert "broken:1: score 'x' is not an integer" in err.getvalue()
+    assert read_cases(str(PONS / "Test_L1_R1"), limit=3)[2].line == 3
