@@ -21,6 +21,8 @@ history, ``adjacency``, a recorded tree) runs on the generic search.
 
 from __future__ import annotations
 
+import itertools
+import threading
 import time
 from typing import Any
 
@@ -416,16 +418,19 @@ def _stats(st: np.ndarray) -> SearchStats:
 
 
 _TABLE: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-_GENERATION = [0]
+_GENERATIONS = itertools.count(1)  # next() is atomic: threads never share a generation
+_TABLE_LOCK = threading.Lock()
 
 
 def shared_table() -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], int]:
-    """The process's table and a new generation: entries of older generations count as
-    empty, so each search starts from an empty table without clearing 24 MB."""
-    if not _TABLE:
-        _TABLE.append(new_table())
-    _GENERATION[0] += 1
-    return _TABLE[0], _GENERATION[0]
+    """The process's table and a new generation: entries of other generations count as
+    empty, so each search starts from an empty table without clearing 24 MB. The
+    kernel holds the GIL, so searches in several threads only evict each other's
+    entries (more nodes, never a different value)."""
+    with _TABLE_LOCK:
+        if not _TABLE:
+            _TABLE.append(new_table())
+    return _TABLE[0], next(_GENERATIONS)
 
 
 def new_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
