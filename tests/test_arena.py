@@ -266,6 +266,17 @@ def test_a_torn_last_line_is_cut_and_its_game_replayed(tmp_path: Path) -> None:
     assert [json.loads(line)["game"] for line in results.read_text().splitlines()] == [0, 1, 2, 3]
 
 
+def test_an_unreadable_middle_line_is_skipped_and_its_game_replayed(tmp_path: Path) -> None:
+    results = tmp_path / "r.jsonl"
+    config = ArenaConfig(players=("random:seed=1", "random:seed=2"), games_per_pair=3)
+    full = run_tournament(config, results)
+    lines = results.read_text().splitlines(keepends=True)
+    results.write_text(lines[0] + "not json at all\n" + lines[2])
+    resumed = run_tournament(config, results, resume=True)
+    assert (resumed.resumed, resumed.skipped) == (2, 1)
+    assert outcome(resumed.records) == outcome(full.records)
+
+
 def test_a_complete_but_unterminated_last_line_is_kept(tmp_path: Path) -> None:
     results = tmp_path / "r.jsonl"
     config = ArenaConfig(players=("random:seed=1", "random:seed=2"), games_per_pair=2)

@@ -547,6 +547,7 @@ class TournamentRun:
     records: list[Record]
     resumed: int = 0
     repaired: int = 0
+    skipped: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -575,11 +576,19 @@ def _play_pending(
             yield play_scheduled(scheduled, config)
         return
     executor, client = _executor(workers, scheduler)
-    futures: list[concurrent.futures.Future[Record]] = []
+    futures: dict[concurrent.futures.Future[Record], ScheduledGame] = {}
     try:
-        futures = [executor.submit(play_scheduled, game, config) for game in pending]
+        futures = {executor.submit(play_scheduled, game, config): game for game in pending}
         for future in concurrent.futures.as_completed(futures):
-            yield future.result()
+            try:
+                record = future.result()
+            except Exception as error:  # a worker died (or a bug): stop, keep what finished
+                raise ArenaError(
+                    f"game {futures[future].index} failed in a worker "
+                    f"({type(error).__name__}: {error}); finished games are saved, "
+                    "rerun with --resume"
+                ) from error
+            yield record
     finally:
         for future in futures:
             future.cancel()
@@ -622,7 +631,14 @@ def run_tournament(
         if progress is not None:
             progress(done, total)
     records = [store.records[game.index] for game in schedule if game.index in store.records]
-    return TournamentRun(config, schedule, records, resumed=done_before, repaired=store.repaired)
+    return TournamentRun(
+        config,
+        schedule,
+        records,
+        resumed=done_before,
+        repaired=store.repaired,
+        skipped=store.skipped,
+    )
 
 
 # ------------------------------------------------------------------ report
@@ -952,6 +968,9 @@ def arena_main(
             return 130
     if run.repaired:
         note = f"note: cut a torn last line ({run.repaired} bytes) from {results}"
+        err.print(note, soft_wrap=True)
+    if run.skipped:
+        note = f"note: ignored {run.skipped} unreadable line(s) in {results}"
         err.print(note, soft_wrap=True)
     summary = summarize(config, run.records)
     if csv_path is not None:
