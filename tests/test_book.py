@@ -132,7 +132,7 @@ def make_solver() -> Any:
 def make_solver_for(width: int, height: int) -> Any:
     from connect4.solver import Solver
 
-    return Solver(width, height)
+    return Solver(width, height, tt_megabytes=8)
 
 
 def test_bitbully_dist_book_contents() -> None:

@@ -104,7 +104,7 @@ def test_dask_local_cluster_build_equals_local_build(tmp_path: Path) -> None:
     with ThreadPoolExecutor(1) as pool:
         build_book(5, 4, 4, tmp_path / "local.c4book", executor=pool, progress=False)
     with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
     ) as cluster:
         build_book(5, 4, 4, tmp_path / "dask.c4book", scheduler=cluster.scheduler_address,
                    progress=False, chunk=16)
