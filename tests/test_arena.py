@@ -57,6 +57,7 @@ def test_round_robin_schedule_plays_both_colours_of_each_opening() -> None:
     assert len(games) == 12
     assert [g.index for g in games] == list(range(12))
     first = [(g.red[-1], g.yellow[-1], g.opening) for g in games[:6]]
+    # Pair p starts at opening 2p (two openings per pair), cycling through the list.
     assert first == [
         ("1", "2", "44"),
         ("1", "3", "44"),
@@ -65,7 +66,9 @@ def test_round_robin_schedule_plays_both_colours_of_each_opening() -> None:
         ("3", "1", "44"),
         ("3", "2", "44"),
     ]
-    assert {g.opening for g in games[6:]} == {"17"}
+    assert [g.opening for g in games[6:]] == ["17"] * 6
+    three = ArenaConfig(players=config.players, games_per_pair=2, openings=("a", "b", "c"))
+    assert [g.opening for g in make_schedule(three)] == ["a", "b", "c", "a", "b", "c"]
     assert len({g.seed for g in games}) == 12
     assert make_schedule(config) == games  # deterministic
 

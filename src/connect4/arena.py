@@ -115,14 +115,17 @@ def pairings(config: ArenaConfig) -> list[tuple[str, str]]:
 def make_schedule(config: ArenaConfig) -> list[ScheduledGame]:
     """Every game in order: round ``k`` of all pairs, then round ``k + 1``.
 
-    Rounds ``2m`` and ``2m + 1`` play opening ``m`` (cycling through the list)
-    with colours swapped, so a tournament cut short is still balanced.
+    Pair ``p`` plays its openings ``p*R, p*R + 1, ...`` of the list (``R`` =
+    ``ceil(games_per_pair / 2)``, cycling), each twice in a row with colours
+    swapped (rounds ``2m`` and ``2m + 1``): pairs meet on different positions,
+    and a tournament cut short is still colour-balanced.
     """
     games: list[ScheduledGame] = []
     pairs = pairings(config)
+    rounds = (config.games_per_pair + 1) // 2
     for k in range(config.games_per_pair):
-        opening = config.openings[(k // 2) % len(config.openings)]
-        for a, b in pairs:
+        for p, (a, b) in enumerate(pairs):
+            opening = config.openings[(p * rounds + k // 2) % len(config.openings)]
             red, yellow = (a, b) if k % 2 == 0 else (b, a)
             index = len(games)
             seed = derive_seed(config.seed, index)
