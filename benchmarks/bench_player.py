@@ -135,17 +135,23 @@ def main() -> None:
     print(f"kernel warm-up: {time.perf_counter() - warm:.3f} s")
 
     if args.solve_empty:
-        from connect4.book import canonical_key
+        # what `connect4 solve` does per line once started: the solver with the book
+        from connect4.solver import Solver
 
         book = perfect.engine.book
         assert book is not None
-        times = []
-        for _ in range(20):
-            t = time.perf_counter()
-            value = book.lookup_key(canonical_key(Position()))
-            times.append(time.perf_counter() - t)
-        median = statistics.median(times) * 1e3
-        print(f"empty board from the book: score {value}, median {median:.3f} ms")
+        solver = Solver(7, 6)
+        solver.set_book(book.keys, book.values, book.plies)
+        solver.solve(Position.from_moves("4444"))  # load the kernel
+        for label, analyze in (("solve", False), ("solve -a", True)):
+            times = []
+            for _ in range(20):
+                t = time.perf_counter()
+                result = solver.run(Position(), analyze=analyze)
+                times.append(time.perf_counter() - t)
+            median = statistics.median(times) * 1e3
+            print(f"empty board, {label} with the book: score {result.score}, "
+                  f"{result.nodes} nodes, median {median:.3f} ms, max {max(times) * 1e3:.3f} ms")
 
     checker = Checker() if args.check else None
     pairings = [("random", True), ("random", False),

@@ -250,3 +250,16 @@ def test_default_books() -> None:
     six = default_book(6, 5)
     assert six is not None and six.plies == 8
     assert default_book(5, 4) is None
+
+
+def test_solve_command_uses_the_book() -> None:
+    from tests.cli_helpers import run_cli
+
+    # the empty board's columns without a book would take minutes; with it, lookups
+    result = run_cli("solve", "-a", stdin="\n4\n")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [" -2 -1 0 1 0 -1 -2", "4 -4 -2 -2 -1 -2 -2 -4"]
+    late = "44455554221\n4455\n"
+    with_book = run_cli("solve", stdin=late)
+    without = run_cli("solve", "--no-book", stdin=late)
+    assert with_book.stdout == without.stdout == "44455554221 -15\n4455 18\n"

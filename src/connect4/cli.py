@@ -442,12 +442,18 @@ def solve(
     weak: Annotated[bool, typer.Option("-w", "--weak", help="win/draw/loss only (1/0/-1)")] = False,
     width: Annotated[int, typer.Option(help="board width")] = 7,
     height: Annotated[int, typer.Option(help="board height")] = 6,
+    no_book: Annotated[
+        bool, typer.Option("--no-book", help="search without the opening book")
+    ] = False,
 ) -> None:
     """Pons' protocol: read move strings on stdin, print 'moves score' per line."""
     from connect4.solver.cli_commands import solve_command
 
     raise typer.Exit(
-        solve_command(sys.stdin, analyze=analyze_columns, weak=weak, width=width, height=height)
+        solve_command(
+            sys.stdin, analyze=analyze_columns, weak=weak, width=width, height=height,
+            book=not no_book,
+        )
     )
 
 

@@ -42,8 +42,13 @@ def solve_command(
     height: int = 6,
     out: TextIO | None = None,
     err: TextIO | None = None,
+    book: bool = True,
 ) -> int:
-    """Answer each line of ``lines``; return the exit status (1 if a line was bad)."""
+    """Answer each line of ``lines``; return the exit status (1 if a line was bad).
+
+    With ``book`` (the default) the board size's opening book
+    (:func:`connect4.book.default_book`) is probed inside the search.
+    """
     from connect4.solver import Solver, SolverError
 
     out = out or sys.stdout
@@ -53,6 +58,16 @@ def solve_command(
     except SolverError as exc:
         print(f"error: {exc}", file=err)
         return 1
+    if book:
+        from connect4.book import BookError, default_book
+
+        try:
+            loaded = default_book(width, height)
+        except BookError as exc:
+            print(f"error: {exc}", file=err)
+            return 1
+        if loaded is not None:
+            solver.set_book(loaded.keys, loaded.values, loaded.plies)
     status = 0
     for number, raw in enumerate(lines, start=1):
         moves = raw.strip()
