@@ -28,7 +28,6 @@ chance plays a uniformly random column instead (both reproducible with a seed).
 
 from __future__ import annotations
 
-import functools
 import math
 import random
 import threading
@@ -249,15 +248,12 @@ class PerfectEngine:
         """One null-window search ``(alpha, alpha + 1)`` of a position whose side to
         move cannot win at once: ``<= alpha`` means its score is at most ``alpha``.
 
-        Uses ``kernel.probe`` when the solver provides it, else a compiled wrapper
-        of the kernel's ``negamax`` (:func:`_probe_entry`).
         """
         from connect4.solver import kernel
 
         mem = self._memory()
         cur, msk = np.uint64(position.current), np.uint64(position.mask)
-        probe = getattr(kernel, "probe", None) or _probe_entry()
-        return int(probe(mem, keys, values, cur, msk, position.ply, alpha, alpha + 1))
+        return int(kernel.probe(mem, keys, values, cur, msk, position.ply, alpha, alpha + 1))
 
     def best_move(
         self, position: Position, deadline: float | None, order: list[int] | None = None
@@ -329,29 +325,6 @@ class PerfectEngine:
                 return scores, scores, 0, "book"
         exact, partial, nodes = self.solve_columns(position, deadline, node_limit)
         return exact, partial, nodes, "solver"
-
-
-def _probe_body(
-    mem: Any, keys: Any, values: Any, current: Any, mask: Any, ply: int, alpha: int, beta: int
-) -> int:  # pragma: no cover - compiled by numba
-    """``kernel.negamax`` on arrays (the kernel's own entry points take raw pointers)."""
-    from connect4.solver import kernel
-
-    width: Any = np.int64(mem[kernel.W_])
-    h1 = np.uint64(mem[kernel.H_] + np.uint64(1))
-    mcur = kernel.mirror_key(current, width, h1)
-    mmask = kernel.mirror_key(mask, width, h1)
-    return kernel.negamax(
-        mem.ctypes.data, keys.ctypes.data, values.ctypes.data, keys.shape[0], current, mask,
-        mcur, mmask, ply, alpha, beta,
-    )
-
-
-@functools.cache
-def _probe_entry() -> Any:
-    from numba import njit
-
-    return njit(cache=True, nogil=True)(_probe_body)
 
 
 _WARM_LOCK = threading.Lock()
