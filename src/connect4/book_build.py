@@ -419,6 +419,9 @@ def format_info(info: dict[str, Any]) -> str:
         f"score range  {info['score_range']}",
         "per ply      " + ", ".join(f"{p}: {n:,}" for p, n in info["entries_per_ply"].items()),
     ]
+    if info["kind"] == "win/draw/loss":
+        lines.append("note         stores draws and losses only: a position of this depth "
+                     "that is not over and not stored is a win")
     if "file_bytes" in info:
         lines.append(f"file         {info['file_bytes']:,} bytes, checksum ok")
     for key, value in info.get("meta", {}).items():
