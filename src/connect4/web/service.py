@@ -1,9 +1,10 @@
 """The synchronous work behind the HTTP API: parse, validate, solve, ask a player.
 
-Everything here runs in a worker thread (see :mod:`connect4.web.pool`) and
-raises :class:`BadRequest` for input the client got wrong; the app turns that
-into HTTP 400 with ``{"error": message}``. Solvers and players are cached per
-worker thread, so no two requests share a transposition table.
+Parsing and checks are cheap and run on the event loop; solves and AI moves
+run in worker threads (see :mod:`connect4.web.pool`). Input the client got
+wrong raises :class:`BadRequest`, which the app turns into HTTP 400 with
+``{"error": message}``. Solvers and players are cached per worker thread, so no
+two requests share a transposition table.
 
 >>> game = parse_position("4453", "connect4", 7, 6, "standard")
 >>> game.moves, game.ply
