@@ -41,7 +41,7 @@ def main() -> None:
     parser.add_argument("--moves", default="", help="start from this move string instead")
     parser.add_argument("--weak", action="store_true", help="win/draw/loss only")
     parser.add_argument("--no-symmetry", action="store_true")
-    parser.add_argument("--etc", action="store_true", help="enhanced transposition cut-off")
+    parser.add_argument("--etc", type=int, default=16, help="ETC at >= N empty cells (0 = off)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     solver = Solver(

@@ -48,6 +48,7 @@ class FileReport:
     mean_nodes: float
     nodes_per_second: float
     wrong: list[dict[str, Any]] = field(default_factory=list)
+    cpu_mean_us: float = 0.0  # process CPU time per position (robust on a busy machine)
 
     @property
     def ok(self) -> bool:
@@ -104,15 +105,19 @@ def run_cases(
 
     if solver is None:
         solver = Solver(width, height)
+    solver.warm_up()
     times: list[float] = []
+    cpu = 0.0
     nodes: list[int] = []
     wrong: list[dict[str, Any]] = []
     for case in cases:
         position = Position.from_moves(case.moves, width, height)
         solver.check(position)
+        cpu_start = time.process_time()
         start = time.perf_counter()
         got = solver.run_raw(position.current, position.mask, position.ply, weak=weak)
         times.append(time.perf_counter() - start)
+        cpu += time.process_time() - cpu_start
         nodes.append(solver.last_nodes)
         expected = (case.score > 0) - (case.score < 0) if weak else case.score
         if got != expected:
@@ -131,6 +136,7 @@ def run_cases(
         mean_nodes=sum(nodes) / n if n else 0.0,
         nodes_per_second=sum(nodes) / total if total > 0 else 0.0,
         wrong=wrong,
+        cpu_mean_us=1e6 * cpu / n if n else 0.0,
     )
 
 
@@ -142,13 +148,14 @@ def run_file(path: str, limit: int | None = None, solver: Solver | None = None) 
 def format_report(report: FileReport) -> str:
     """One human-readable line per file.
 
-    >>> format_report(FileReport("f", 2, 2, 3.0, 2.5, 4.0, 51.0, 1.7e7))
-    'f: n=2 correct=2 mean=3.0 µs median=2.5 µs max=4.0 µs nodes=51 nodes/s=17.0M'
+    >>> format_report(FileReport("f", 2, 2, 3.0, 2.5, 4.0, 51.0, 1.7e7, cpu_mean_us=2.9))
+    'f: n=2 correct=2 mean=3.0 µs median=2.5 µs max=4.0 µs nodes=51 nodes/s=17.0M cpu=2.9 µs'
     """
     return (
         f"{report.file}: n={report.n} correct={report.correct} "
         f"mean={_us(report.mean_us)} median={_us(report.median_us)} max={_us(report.max_us)} "
-        f"nodes={report.mean_nodes:,.0f} nodes/s={report.nodes_per_second / 1e6:.1f}M"
+        f"nodes={report.mean_nodes:,.0f} nodes/s={report.nodes_per_second / 1e6:.1f}M "
+        f"cpu={_us(report.cpu_mean_us)}"
     )
 
 

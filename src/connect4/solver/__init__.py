@@ -45,6 +45,7 @@ __all__ = [
 DEFAULT_TT_MEGABYTES = 64
 MAX_TT_MEGABYTES = 4096
 TIE_BREAKS = ("center", "random")
+ETC_MIN_EMPTY = 16  # enhanced transposition cut-offs where at least this many cells are empty
 
 
 class SolverError(ValueError):
@@ -91,7 +92,7 @@ def _kernel() -> Any:
                     file=sys.stderr,
                     flush=True,
                 )
-            mem = kernel.new_memory(4, 4, 2)
+            mem = kernel.new_memory(4, 4, 4)
             empty_keys = np.zeros(0, dtype=np.uint64)
             empty_values = np.zeros(0, dtype=np.int8)
             out = np.zeros(4, dtype=np.int64)
@@ -99,6 +100,7 @@ def _kernel() -> Any:
                 mem, empty_keys, empty_values, np.uint64(0), np.uint64(0), 15, False, out
             )
             kernel.solve(mem, empty_keys, empty_values, np.uint64(0), np.uint64(0), 15, False)
+            kernel.solve_fresh(mem, empty_keys, empty_values, 0, 0, 15, False, True)
             _compiled = True
     return kernel
 
@@ -106,7 +108,7 @@ def _kernel() -> Any:
 def _cache_is_warm(kernel: Any) -> bool:
     """True when numba's on-disk cache holds the entry points (no compile needed)."""
     try:
-        for dispatcher in (kernel.solve, kernel.analyze):
+        for dispatcher in (kernel.solve, kernel.analyze, kernel.solve_fresh):
             if not os.path.exists(dispatcher._cache._cache_path) or not os.path.exists(
                 dispatcher._cache._index_path
             ):
@@ -151,7 +153,8 @@ class Solver:
         reuse_table: bool = False,
         symmetry: bool = True,
         tt_move: bool = True,
-        etc: bool = False,
+        etc: bool | int = True,
+        two_slots: bool = True,
     ) -> None:
         try:
             check_board_size(width, height)
@@ -160,6 +163,7 @@ class Solver:
         if not 1 <= tt_megabytes <= MAX_TT_MEGABYTES:
             raise SolverError(f"tt_megabytes must be in 1..{MAX_TT_MEGABYTES}, not {tt_megabytes}")
         from connect4.solver.kernel import (
+            OPT_BUCKET,
             OPT_ETC,
             OPT_SYM,
             OPT_TTMOVE,
@@ -173,7 +177,8 @@ class Solver:
         self._mem = new_memory(width, height, _tt_entries(tt_megabytes))
         self._mem[OPT_SYM] = int(symmetry)
         self._mem[OPT_TTMOVE] = int(tt_move)
-        self._mem[OPT_ETC] = int(etc)
+        self._mem[OPT_ETC] = (ETC_MIN_EMPTY if etc else 0) if isinstance(etc, bool) else etc
+        self._mem[OPT_BUCKET] = int(two_slots)
         self._out = np.zeros(width, dtype=np.int64)
         self._lock = threading.Lock()
         self.set_book(book_keys, book_values, book_plies)
@@ -182,6 +187,10 @@ class Solver:
         self.total_nodes = 0
         self.total_seconds = 0.0
         self.calls = 0
+
+    def warm_up(self) -> None:
+        """Load (or compile) the kernel now, so the first solve is not slow."""
+        _kernel()
 
     # ------------------------------------------------------------------ book hook
     def set_book(
@@ -306,9 +315,27 @@ class Solver:
         The position must not be over; nodes and seconds land in ``last_nodes``
         and ``last_seconds``.
         """
-        result = self._run(current, mask, ply, weak, False, None, None)
-        assert result.score is not None
-        return result.score
+        kernel = _kernel()
+        with self._lock:
+            start = time.perf_counter()
+            score = kernel.solve_fresh(
+                self._mem,
+                self._book_keys,
+                self._book_values,
+                current,
+                mask,
+                ply,
+                weak,
+                not self.reuse_table,
+            )
+            seconds = time.perf_counter() - start
+            nodes = int(self._mem[kernel.NODES])
+        self.last_nodes = nodes
+        self.last_seconds = seconds
+        self.total_nodes += nodes
+        self.total_seconds += seconds
+        self.calls += 1
+        return int(score)
 
     # ------------------------------------------------------------------ internals
     def _run(

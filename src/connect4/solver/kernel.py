@@ -14,7 +14,9 @@ nothing per node:
 A table entry is ``(key, data)``: ``key`` is the canonical position key
 ``min(current + mask, mirror)`` and ``data`` packs the lower bound (bits 0-7,
 offset by 128), the upper bound (bits 8-15), the best column + 1 in the
-canonical orientation (bits 16-23, 0 = none) and the generation (bits 24-63).
+canonical orientation (bits 16-23, 0 = none), the ply (bits 24-31) and the
+generation (bits 32-63). Entries come in buckets of two (32 bytes, within one
+cache line): slot 0 keeps the entry nearest the root, slot 1 the newest.
 An entry from another generation counts as empty, so a new search costs one
 increment of ``mem[GEN]`` instead of a clear of the table.
 
@@ -48,7 +50,8 @@ ABORT = 8  # 1 once the search was aborted
 BOOK_PLIES = 9  # probe the book at ply <= this
 OPT_SYM = 10  # 1: mirror positions share a table entry
 OPT_TTMOVE = 11  # 1: search the table's best move first
-OPT_ETC = 12  # 1: enhanced transposition cut-off
+OPT_ETC = 12  # enhanced transposition cut-off at nodes with >= this many empty cells (0 = off)
+OPT_BUCKET = 13  # 1: two-slot buckets (nearest-root + newest); 0: one slot, always replace
 ORDER = 16  # columns centre first (MAXW words)
 HDR = 64
 MAXW = 32
@@ -65,6 +68,7 @@ U3 = np.uint64(3)
 U8 = np.uint64(8)
 U16 = np.uint64(16)
 U24 = np.uint64(24)
+U32 = np.uint64(32)
 UFF = np.uint64(0xFF)
 U128 = np.uint64(128)
 HASH_MUL = np.uint64(0x9E3779B97F4A7C15)
@@ -195,25 +199,61 @@ def canonical_key(current: np.uint64, mask: np.uint64, width: int, height: int) 
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _find(m: int, bidx: int, key: np.uint64, gen: np.uint64) -> int:
+    """The slot of ``key`` (this generation) in the bucket at ``bidx``, or -1."""
+    if ld(m, bidx) == key and (ld(m, bidx + 1) >> U32) == gen:
+        return bidx
+    if ld(m, bidx + 2) == key and (ld(m, bidx + 3) >> U32) == gen:
+        return bidx + 2
+    return -1
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _store(
-    m: int, idx: int, key: np.uint64, gen: np.uint64, lower: int, upper: int, col: int
+    m: int,
+    bidx: int,
+    key: np.uint64,
+    gen: np.uint64,
+    ply: int,
+    lower: int,
+    upper: int,
+    col: int,
+    two_slots: bool,
 ) -> None:
-    """Write bounds for ``key`` in slot ``idx``, merging with an entry of the same search."""
-    if ld(m, idx) == key:
-        old = ld(m, idx + 1)
-        if (old >> U24) == gen:
-            lower = max(lower, np.int64(old & UFF) - 128)
-            upper = min(upper, np.int64((old >> U8) & UFF) - 128)
-            if col < 0:
-                col = np.int64((old >> U16) & UFF) - 1
-    st(m, idx, key)
+    """Write bounds for ``key`` in the bucket at ``bidx``.
+
+    An entry of the same search is merged (bounds intersected). Otherwise, with
+    ``two_slots``, slot 0 keeps the entry nearest the root (the most work
+    saved) and slot 1 always takes the newest; without, slot 0 is overwritten.
+    """
+    slot = _find(m, bidx, key, gen)
+    if slot >= 0:
+        old = ld(m, slot + 1)
+        lower = max(lower, np.int64(old & UFF) - 128)
+        upper = min(upper, np.int64((old >> U8) & UFF) - 128)
+        if col < 0:
+            col = np.int64((old >> U16) & UFF) - 1
+    elif not two_slots:
+        slot = bidx
+    else:
+        d0 = ld(m, bidx + 1)
+        if (d0 >> U32) != gen:
+            slot = bidx
+        elif ply <= np.int64((d0 >> U24) & UFF):
+            st(m, bidx + 2, ld(m, bidx))  # the old deep entry moves to slot 1
+            st(m, bidx + 3, d0)
+            slot = bidx
+        else:
+            slot = bidx + 2
+    st(m, slot, key)
     st(
         m,
-        idx + 1,
+        slot + 1,
         np.uint64(lower + 128)
         | (np.uint64(upper + 128) << U8)
         | (np.uint64(col + 1) << U16)
-        | (gen << U24),
+        | (np.uint64(ply) << U24)
+        | (gen << U32),
     )
 
 
@@ -302,24 +342,24 @@ def negamax(
             mirrored = True
     gen = ld(m, GEN)
     shift = ld(m, TT_SHIFT)
-    idx = TT0 + 2 * np.int64((key * HASH_MUL) >> shift)
+    bidx = TT0 + 4 * np.int64((key * HASH_MUL) >> shift)
     tt_col = -1
-    if ld(m, idx) == key:
-        data = ld(m, idx + 1)
-        if (data >> U24) == gen:
-            tl = np.int64(data & UFF) - 128
-            tu = np.int64((data >> U8) & UFF) - 128
-            if tl > alpha:
-                alpha = tl
-                if alpha >= beta:
-                    return alpha
-            if tu < beta:
-                beta = tu
-                if alpha >= beta:
-                    return beta
-            tt_col = np.int64((data >> U16) & UFF) - 1
-            if tt_col >= 0 and mirrored:
-                tt_col = width - 1 - tt_col
+    slot = _find(m, bidx, key, gen)
+    if slot >= 0:
+        data = ld(m, slot + 1)
+        tl = np.int64(data & UFF) - 128
+        tu = np.int64((data >> U8) & UFF) - 128
+        if tl > alpha:
+            alpha = tl
+            if alpha >= beta:
+                return alpha
+        if tu < beta:
+            beta = tu
+            if alpha >= beta:
+                return beta
+        tt_col = np.int64((data >> U16) & UFF) - 1
+        if tt_col >= 0 and mirrored:
+            tt_col = width - 1 - tt_col
 
     # opening book: exact scores
     if nbook > 0 and ply <= np.int64(ld(m, BOOK_PLIES)):
@@ -348,7 +388,7 @@ def negamax(
                 cmk = mopp + (mmask | _mirror_move(mv, c, width, h1))
                 if cmk < ck:
                     ck = cmk
-            prefetch(m, TT0 + 2 * np.int64((ck * HASH_MUL) >> shift))
+            prefetch(m, TT0 + 4 * np.int64((ck * HASH_MUL) >> shift))
             if use_ttmove and c == tt_col:
                 s = np.uint64(255)
             else:
@@ -362,7 +402,8 @@ def negamax(
             n += 1
 
     # enhanced transposition cut-off: a child already known to refute
-    if ld(m, OPT_ETC) != 0 and n > 1:
+    etc_min = np.int64(ld(m, OPT_ETC))
+    if etc_min > 0 and n > 1 and size - ply >= etc_min:
         for j in range(n):
             c = np.int64(ld(m, ORDER + 255 - np.int64(ld(m, base + j) & UFF)))
             mv = nxt & (colmask << (np.uint64(c) * h1))
@@ -371,14 +412,14 @@ def negamax(
                 cmk = mopp + (mmask | _mirror_move(mv, c, width, h1))
                 if cmk < ck:
                     ck = cmk
-            cidx = TT0 + 2 * np.int64((ck * HASH_MUL) >> shift)
-            if ld(m, cidx) == ck:
-                cd = ld(m, cidx + 1)
-                if (cd >> U24) == gen:
-                    cu = np.int64((cd >> U8) & UFF) - 128
-                    if -cu >= beta:
-                        return -cu
+            cslot = _find(m, TT0 + 4 * np.int64((ck * HASH_MUL) >> shift), ck, gen)
+            if cslot >= 0:
+                cd = ld(m, cslot + 1)
+                cu = np.int64((cd >> U8) & UFF) - 128
+                if -cu >= beta:
+                    return -cu
 
+    two_slots = ld(m, OPT_BUCKET) != 0
     a0 = alpha
     best = -1000
     best_col = -1
@@ -412,11 +453,11 @@ def negamax(
     if mirrored and store_col >= 0:
         store_col = width - 1 - store_col
     if best >= beta:
-        _store(m, idx, key, gen, best, hi, store_col)
+        _store(m, bidx, key, gen, ply, best, hi, store_col, two_slots)
     elif best > a0:
-        _store(m, idx, key, gen, best, best, store_col)
+        _store(m, bidx, key, gen, ply, best, best, store_col, two_slots)
     else:
-        _store(m, idx, key, gen, lo, best, -1)
+        _store(m, bidx, key, gen, ply, lo, best, -1, two_slots)
     return best
 
 
@@ -543,19 +584,24 @@ def analyze(
 
 def new_memory(width: int, height: int, tt_entries: int) -> np.ndarray:
     """A zeroed ``mem`` array for a board and a table of ``tt_entries`` (a power of 2)."""
-    if tt_entries & (tt_entries - 1) or tt_entries < 2:
-        raise ValueError("tt_entries must be a power of two >= 2")
-    mem = np.zeros(TT0 + 2 * tt_entries, dtype=np.uint64)
+    if tt_entries & (tt_entries - 1) or tt_entries < 4:
+        raise ValueError("tt_entries must be a power of two >= 4")
+    size = TT0 + 2 * tt_entries
+    raw = np.zeros(size + 8, dtype=np.uint64)
+    skip = (-raw.ctypes.data % 64) // 8  # buckets must not straddle cache lines
+    mem = raw[skip : skip + size]
+    mem.fill(0)  # touch every page now, not during the first searches
     bottom = sum(1 << (c * (height + 1)) for c in range(width))
     mem[W_] = width
     mem[H_] = height
     mem[BOTTOM] = bottom
     mem[BOARD] = bottom * ((1 << height) - 1)
-    mem[TT_SHIFT] = 64 - (tt_entries.bit_length() - 1)
+    mem[TT_SHIFT] = 64 - (tt_entries.bit_length() - 2)  # two entries per bucket
     mem[GEN] = 1
     mem[LIMIT] = 1 << 63
     mem[OPT_SYM] = 1
     mem[OPT_TTMOVE] = 1
+    mem[OPT_BUCKET] = 1
     order = sorted(range(width), key=lambda c: (abs(2 * c - (width - 1)), c))
     for i, c in enumerate(order):
         mem[ORDER + i] = c
@@ -590,3 +636,24 @@ def probe(
         alpha,
         beta,
     )
+
+
+@njit(cache=True, nogil=True)
+def solve_fresh(
+    mem: np.ndarray,
+    book_keys: np.ndarray,
+    book_values: np.ndarray,
+    current: int,
+    mask: int,
+    ply: int,
+    weak: bool,
+    new_generation: bool,
+) -> int:
+    """:func:`solve` without limits, counting nodes from 0; with ``new_generation``
+    the table starts logically empty. One call, for batches from Python."""
+    if new_generation:
+        mem[GEN] += U1
+    mem[NODES] = 0
+    mem[ABORT] = 0
+    mem[LIMIT] = U1 << np.uint64(63)
+    return solve(mem, book_keys, book_values, np.uint64(current), np.uint64(mask), ply, weak)
