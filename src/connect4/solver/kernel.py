@@ -1,4 +1,4 @@
-# mypy: disable-error-code="call-arg,no-untyped-call,import-untyped,arg-type"
+# mypy: disable-error-code="call-arg,no-untyped-call,import-untyped,arg-type,var-annotated"
 """The numba kernel of the perfect solver: negamax, alpha-beta, null-window search.
 
 Everything the search needs lives in one ``uint64`` array ``mem`` (see
