@@ -9,8 +9,8 @@ leaf, cut-off and table-hit counts as the generic code (the tests check this).
 
 Supported: Connect Four boards with ``width * (height + 1) <= 63`` (both rule
 sets) and tic-tac-toe, with the ``windows`` presets and ``cell-weights``, and
-``threats`` on Connect Four. Everything else (``recent-lines`` looks at the move
-history, ``adjacency``, a recorded tree) runs on the generic search.
+``threats`` and ``adjacency`` on Connect Four. Everything else (``recent-lines``,
+which looks at the move history, and a recorded tree) runs on the generic search.
 
 >>> from connect4 import Position
 >>> value, pv, stats, complete = run(Position(), depth=4, algorithm="alphabeta",
@@ -30,7 +30,16 @@ import numpy as np
 from numba import njit
 
 from connect4.game import Game
-from connect4.heuristics import THREAT_WEIGHTS, THREAT_WINDOWS, WINDOW_PRESETS, geometry
+from connect4.heuristics import (
+    ADJ_FOURS,
+    ADJ_LATER,
+    ADJ_PLAYABLE,
+    ADJ_SAME,
+    THREAT_WEIGHTS,
+    THREAT_WINDOWS,
+    WINDOW_PRESETS,
+    geometry,
+)
 from connect4.position import Position, centre_order
 from connect4.search import SearchStats
 from connect4.tictactoe import LINES, MOVE_ORDER, TicTacToe
@@ -44,7 +53,7 @@ NODES, LEAVES, CUTOFFS, TT_HITS, ABORTED, LIMIT = 0, 1, 2, 3, 4, 5
 # parameter slots
 P_WIDTH, P_HEIGHT, P_PRUNE, P_SORTED, P_USE_TT, P_HEUR, P_COUNT_FOURS, P_SIZE = range(8)
 P_BOTTOM, P_BOARD, P_GEN, P_ODD, P_ROOT_RED = 8, 9, 10, 11, 12
-HEUR_WINDOWS, HEUR_CELLS, HEUR_THREATS = 0, 1, 2
+HEUR_WINDOWS, HEUR_CELLS, HEUR_THREATS, HEUR_ADJACENCY = 0, 1, 2, 3
 FAST_HEURISTICS = (
     "windows",
     "windows/mollerhoj",
@@ -52,6 +61,7 @@ FAST_HEURISTICS = (
     "windows/report",
     "cell-weights",
     "threats",
+    "adjacency",
 )
 
 
@@ -60,7 +70,7 @@ def supports(game: Game, heuristic: str) -> bool:
     if heuristic not in FAST_HEURISTICS:
         return False
     if isinstance(game, TicTacToe):
-        return heuristic != "threats"
+        return heuristic not in ("threats", "adjacency")
     return isinstance(game, Position) and game.width * (game.height + 1) <= 63
 
 
@@ -206,6 +216,35 @@ def _threats(  # pragma: no cover - compiled
     return value + _cells(own, opp, wmasks)
 
 
+@njit(cache=True)
+def _adjacency_side(  # pragma: no cover - compiled
+    stones: int, now: int, later: int, height: int, w: np.ndarray
+) -> int:
+    total = 0
+    for shift in (1, height + 1, height, height + 2):
+        for side in range(2):
+            moved = (stones << shift) if side == 0 else (stones >> shift)
+            total += w[0] * _popcount(moved & stones)
+            total += w[1] * _popcount(moved & now)
+            total += w[2] * _popcount(moved & later)
+    return total
+
+
+@njit(cache=True)
+def _adjacency(  # pragma: no cover - compiled
+    own: int, opp: int, mask: int, params: np.ndarray, w: np.ndarray
+) -> int:
+    """:func:`connect4.heuristics.adjacency` on int64 bitboards."""
+    height = params[P_HEIGHT]
+    board = params[P_BOARD]
+    now = (mask + params[P_BOTTOM]) & board
+    later = board & ~mask & ~now
+    value: int = _adjacency_side(own, now, later, height, w)
+    value -= _adjacency_side(opp, now, later, height, w)
+    fours: int = w[3] * (_count_fours(own, height) - _count_fours(opp, height))
+    return value + fours
+
+
 # ---------------------------------------------------------------- the search
 @njit(cache=True)
 def _node(  # pragma: no cover - compiled
@@ -277,6 +316,8 @@ def _node(  # pragma: no cover - compiled
         opp = last if maximizing else cur
         if params[P_HEUR] == HEUR_CELLS:
             return _cells(own, opp, wmasks)
+        if params[P_HEUR] == HEUR_ADJACENCY:
+            return _adjacency(own, opp, mask, params, weights)
         if params[P_HEUR] == HEUR_THREATS:
             return _threats(
                 own, opp, mask, maximizing, params[P_ROOT_RED] == 1, params, dirs, weights,
@@ -451,7 +492,11 @@ def _setup(game: Game, heuristic: str) -> dict[str, Any]:
     if name.startswith("windows/"):
         mine, theirs = WINDOW_PRESETS[name.split("/", 1)[1]]
         weights[:8] = (*mine, *theirs)
-    heur = {"cell-weights": HEUR_CELLS, "threats": HEUR_THREATS}.get(name, HEUR_WINDOWS)
+    heur = {
+        "cell-weights": HEUR_CELLS, "threats": HEUR_THREATS, "adjacency": HEUR_ADJACENCY,
+    }.get(name, HEUR_WINDOWS)  # fmt: skip
+    if name == "adjacency":
+        weights[:4] = (ADJ_SAME, ADJ_PLAYABLE, ADJ_LATER, ADJ_FOURS)
     if name == "threats":
         w = THREAT_WEIGHTS
         weights[:8] = (0, THREAT_WINDOWS[0], THREAT_WINDOWS[1], 0, 0, -THREAT_WINDOWS[0],
