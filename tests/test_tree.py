@@ -91,3 +91,13 @@ def test_dot_and_json() -> None:
     assert data["node_count"] == tree["node_count"] and data["game"] == "tictactoe"
     with pytest.raises(ValueError, match="unknown format 'svg'"):
         render(tree, "svg")
+
+
+def test_tree_with_a_table_marks_hits() -> None:
+    tree = search_tree(Position.from_moves("4453"), depth=4, algorithm="alphabeta", tt=True)
+    hits = [n for n in iter_nodes(tree["tree"]) if n["tt_hit"]]
+    assert hits and tree["stats"]["tt_hits"] >= len(hits)
+    assert all(n["eval"] is None and n["children"] == [] for n in hits)
+    assert tree["node_count"] == tree["stats"]["nodes"]
+    plain = search(Position.from_moves("4453"), limits=Limits(depth=4))
+    assert tree["value"] == plain.value
