@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from typer.testing import CliRunner
 
@@ -112,3 +116,27 @@ def test_bench_reports_unreadable_files(tmp_path: Path) -> None:
     assert bench_command([str(broken), str(tmp_path / "missing")], out=out, err=err) == 1
     assert "broken:1: score 'x' is not an integer" in err.getvalue()
     assert read_cases(str(PONS / "Test_L1_R1"), limit=3)[2].line == 3
+
+
+def test_cold_compile_prints_a_notice(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import connect4.solver as solver_module
+
+    monkeypatch.setattr(solver_module, "_compiled", False)
+    monkeypatch.setattr(solver_module, "_cache_is_warm", lambda kernel: False)
+    solver_module._kernel()
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "compiling the solver" in err
+    solver_module._kernel()  # once compiled, silent
+    assert capsys.readouterr().err == ""
+
+
+def test_cli_import_stays_light() -> None:
+    code = (
+        "import sys, connect4.cli, connect4.bench; a = sorted(m for m in ('numba', 'numpy') "
+        "if m in sys.modules); import connect4.solver; print(a, 'numba' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[] False"  # numba loads on the first solve only

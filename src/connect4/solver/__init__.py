@@ -106,14 +106,13 @@ def _kernel() -> Any:
 
 
 def _cache_is_warm(kernel: Any) -> bool:
-    """True when numba's on-disk cache holds the entry points (no compile needed)."""
+    """True when numba's on-disk cache holds current code for the entry points."""
     try:
         for dispatcher in (kernel.solve, kernel.analyze, kernel.solve_fresh):
-            if not os.path.exists(dispatcher._cache._cache_path) or not os.path.exists(
-                dispatcher._cache._index_path
-            ):
+            # an empty index: no cache file, or one for an older source (stamp differs)
+            if not dispatcher._cache._cache_file._load_index():
                 return False
-    except AttributeError:  # numba internals moved: assume warm, say nothing
+    except Exception:  # numba internals moved: assume warm, say nothing
         return True
     return True
 
