@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from typer.testing import CliRunner
 
 from connect4.bench import bench_command, read_cases

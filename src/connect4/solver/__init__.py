@@ -17,7 +17,6 @@ wraps it in a typed :class:`Solver` with limits, statistics and clear errors.
 
 from __future__ import annotations
 
-import os
 import random
 import sys
 import threading
