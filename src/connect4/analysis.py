@@ -31,7 +31,7 @@ PYTHON_BUDGET = 500_000  # the same for heuristics only the generic search runs
 def default_budget(game: Game, heuristic: str) -> int:
     """The minimax node budget: a few seconds of work on the engine that will run.
 
-    >>> default_budget(Position(), "windows"), default_budget(Position(), "adjacency")
+    >>> default_budget(Position(), "windows"), default_budget(Position(), "recent-lines")
     (5000000, 500000)
     """
     from connect4.fastsearch import supports
