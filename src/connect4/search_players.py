@@ -68,16 +68,16 @@ def options() -> dict[str, Option]:
     """The keys both kinds take."""
     names = tuple(heuristic_names())
     return {
-        "depth": Option("search depth in plies", parse_int(1, 42)),
+        "depth": Option("search depth in plies (default 4, or the level's)", parse_int(1, 42)),
         "time": Option("seconds per move (iterative deepening)", parse_float(0.01, 3600)),
         "schedule": Option("depths by game phase, e.g. 4/5/6", parse_schedule),
-        "heuristic": Option("evaluation function", parse_choice(*names), names),
+        "heuristic": Option("evaluation function (default windows)", parse_choice(*names), names),
         "ordering": Option(
-            "move order: centre first or ascending",
+            "move order: centre first (default) or ascending",
             parse_choice("center", "none"),
             ("center", "none"),
         ),
-        "tt": Option("transposition table", parse_switch, ("on", "off")),
+        "tt": Option("transposition table (default off)", parse_switch, ("on", "off")),
         "level": Option(
             "preset strength", parse_choice("easy", "medium", "hard"), ("easy", "medium", "hard")
         ),
