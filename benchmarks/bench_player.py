@@ -158,6 +158,7 @@ def main() -> None:
                 ("alphabeta:depth=4", True), ("alphabeta:depth=4", False)]
     per = max(1, args.games // len(pairings))
     times: dict[str, list[float]] = {}
+    nodes: dict[str, list[float]] = {}
     all_times: list[float] = []
     results: dict[str, list[str]] = {}
     checked = optimal = 0
@@ -181,6 +182,7 @@ def main() -> None:
                     elapsed = time.perf_counter() - t
                     source = str(choice.stats.get("source"))
                     times.setdefault(source, []).append(elapsed)
+                    nodes.setdefault(source, []).append(float(choice.stats.get("nodes", 0)))
                     all_times.append(elapsed)
                     if elapsed > slowest[0]:
                         slowest = (elapsed, position.moves)
@@ -203,6 +205,10 @@ def main() -> None:
         ms = [v * 1e3 for v in values]
         print(f"  {source:<16} {len(ms):>6} {statistics.mean(ms):>7.2f} "
               f"{statistics.median(ms):>8.3f} {percentile(ms, 99):>7.2f} {max(ms):>8.2f}")
+    print("\nnodes per move      moves   median      p99      max   (load-independent)")
+    for source, values in sorted(nodes.items()):
+        print(f"  {source:<16} {len(values):>6} {statistics.median(values):>8.0f} "
+              f"{percentile(values, 99):>8.0f} {max(values):>8.0f}")
     print(f"slowest move: {slowest[0] * 1e3:.1f} ms at {slowest[1]!r}")
     if checker is not None:
         print(f"optimal moves (re-solved by the kernel): {optimal}/{checked}")
