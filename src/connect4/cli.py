@@ -389,6 +389,7 @@ def analyze(
         ),
     ] = None,
     tt: Annotated[bool, typer.Option("--tt", help="alpha-beta with a transposition table")] = False,
+    ordering: Annotated[str, typer.Option(help="move order: center or none")] = "center",
     width: Annotated[int, typer.Option(help="board width (connect4)")] = 7,
     height: Annotated[int, typer.Option(help="board height (connect4)")] = 6,
     rules: Annotated[str, typer.Option(help="standard or count-fours")] = "standard",
@@ -410,7 +411,11 @@ def analyze(
         position = load_position(game, moves, width, height, rules)
         depths = parse_depth(max_depth, position)
         budget = budget or default_budget(position, heuristic)
-        rows = compare(position, depths, heuristic=heuristic, budget=budget, tt=tt)
+        if ordering not in ("center", "none"):
+            raise ValueError(f"unknown ordering {ordering!r}: choose one of center, none")
+        rows = compare(
+            position, depths, heuristic=heuristic, budget=budget, tt=tt, ordering=ordering
+        )
     except ValueError as error:
         raise fail(str(error)) from None
     title = f"{game} {moves or '(empty)'}: minimax vs alpha-beta, heuristic {heuristic}"
