@@ -131,12 +131,14 @@ def test_other_board_sizes_play_without_a_7x6_book() -> None:
 
 
 def test_never_loses_as_red_and_every_move_is_optimal(referee: Referee) -> None:
-    for seed in range(3):
+    for seed in range(4):
         perfect = PerfectPlayer(seed=seed, seconds=SLOW)
         final = play_game(perfect, make_player("random", seed=seed), referee, 1)
         assert final.winner() == 1
-    final = play_game(PerfectPlayer(seconds=SLOW), make_player("alphabeta:depth=4"), referee, 1)
-    assert final.winner() == 1
+    for seed, spec in enumerate(("alphabeta:depth=4", "alphabeta:depth=2", "alphabeta:depth=6")):
+        perfect = PerfectPlayer(seed=None if seed == 0 else seed, seconds=SLOW)
+        final = play_game(perfect, make_player(spec, seed=seed), referee, 1)
+        assert final.winner() == 1
 
 
 def test_as_yellow_it_beats_random(referee: Referee) -> None:
