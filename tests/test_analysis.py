@@ -58,3 +58,11 @@ def test_bad_input() -> None:
         load_position("chess", "")
     with pytest.raises(ValueError, match="nothing to analyse"):
         compare(TicTacToe.from_moves("14253"), [1])
+
+
+def test_ordering_changes_nodes_not_values() -> None:
+    centre = compare(Position(), [4])
+    plain = compare(Position(), [4], ordering="none")
+    assert [r.nodes for r in centre] == [2801, 239]
+    assert [r.nodes for r in plain] == [2801, 979]
+    assert [r.value for r in centre] == [r.value for r in plain] == [-4, -4]
