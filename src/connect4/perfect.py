@@ -370,7 +370,7 @@ _WARMED = False
 
 
 def warm_up() -> None:
-    """Load (or on a first run compile) the solver kernel, the probe wrapper and the
+    """Load (or on a first run compile) the solver kernel, its probe entry and the
     fallback search, so the first move past the book does not pay for it."""
     global _WARMED
     with _WARM_LOCK:
@@ -379,11 +379,13 @@ def warm_up() -> None:
         try:
             import connect4.solver as solver_api
             from connect4.search import Limits, search
+            from connect4.solver import kernel
 
             solver_api.Solver(4, 4, 1).solve(Position.from_moves("12", 4, 4))
-            engine = PerfectEngine(4, 4, None)
-            engine._probe(Position.from_moves("1", 4, 4), 0, np.zeros(0, np.uint64),
-                          np.zeros(0, np.int8))
+            tiny = Position.from_moves("1", 4, 4)
+            kernel.probe(kernel.new_memory(4, 4, 4), np.zeros(0, np.uint64),
+                         np.zeros(0, np.int8), np.uint64(tiny.current), np.uint64(tiny.mask),
+                         tiny.ply, 0, 1)
             search(Position.from_moves("44"), limits=Limits(depth=1))
         except Exception:  # a warm-up must never break a game: the real call will report
             pass
