@@ -21,6 +21,7 @@ import json
 import os
 import platform
 import random
+import re
 import socket
 import subprocess
 import sys
@@ -91,7 +92,10 @@ async def client(
     host: str, port: int, positions: list[tuple[str, int]], stop: float, seed: int, tally: Tally
 ) -> None:
     rng = random.Random(seed)
-    reader, writer = await asyncio.open_connection(host, port)
+    try:
+        reader, writer = await asyncio.open_connection(host, port)
+    except OSError as error:
+        raise SystemExit(f"error: cannot connect to {host}:{port}: {error.strerror}") from None
     try:
         while time.monotonic() < stop:
             moves, score = rng.choice(positions)
@@ -139,6 +143,17 @@ def summary(name: str, values: list[float], seconds: float) -> dict[str, float |
         "p99_ms": round(percentile(ms, 99), 2),
         "max_ms": round(max(ms), 2) if ms else float("nan"),
     }
+
+
+def server_side(log: Path) -> dict[bool, list[float]]:
+    """Latencies the server measured itself (its request log), split at SPLIT stones."""
+    found: dict[bool, list[float]] = {True: [], False: []}
+    pattern = re.compile(r'"GET /solve\?pos=(\w*)" 200 ([\d.]+) ms')
+    for line in log.read_text(errors="replace").splitlines():
+        match = pattern.search(line)
+        if match:
+            found[len(match.group(1)) >= SPLIT].append(float(match.group(2)) / 1000)
+    return found
 
 
 def free_port() -> int:
@@ -217,6 +232,10 @@ def main() -> None:
         summary(f">= {SPLIT} stones", tally.latencies[True], elapsed),
         summary(f"< {SPLIT} stones", tally.latencies[False], elapsed),
     ]
+    if process is not None:  # the same requests as timed inside the server (its log)
+        inside = server_side(args.log)
+        rows.append(summary(f"server >= {SPLIT}", inside[True], elapsed))
+        rows.append(summary(f"server < {SPLIT}", inside[False], elapsed))
     report = {
         "machine": machine(),
         "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],
@@ -240,10 +259,10 @@ def main() -> None:
     print(f"errors: {len(tally.errors)}  statuses: {tally.statuses}")
     for error in tally.errors[:5]:
         print(f"  {error}")
-    header = f"{'positions':<14}{'requests':>9}{'req/s':>9}{'mean':>9}{'p50':>9}{'p90':>9}"
+    header = f"{'positions':<16}{'requests':>9}{'req/s':>9}{'mean':>9}{'p50':>9}{'p90':>9}"
     print(header + f"{'p99':>9}{'max':>9}  (ms)")
     for row in rows:
-        print(f"{row['positions']!s:<14}{row['requests']:>9}{row['per_second']:>9}"
+        print(f"{row['positions']!s:<16}{row['requests']:>9}{row['per_second']:>9}"
               f"{row['mean_ms']:>9}{row['p50_ms']:>9}{row['p90_ms']:>9}{row['p99_ms']:>9}"
               f"{row['max_ms']:>9}")
 
