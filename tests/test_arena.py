@@ -124,7 +124,7 @@ def test_misbehaving_bots_forfeit_with_the_right_reason_and_the_tournament_compl
         cmd("exits"): "exited",
     }
     # A gauntlet of the sane player against each misbehaving bot, both colours.
-    config = ArenaConfig(players=tuple(bad), gauntlet="random", time_per_move=0.3, seed=2)
+    config = ArenaConfig(players=tuple(bad), gauntlet="random", time_per_move=1.0, seed=2)
     run = run_tournament(config)
     assert len(run.records) == 10
     for record in run.records:

@@ -252,6 +252,22 @@ def end_reason(game: Game, config: ArenaConfig) -> str:
     return "three in a row" if config.game == "tictactoe" else "connect four"
 
 
+def close_all(players: Iterable[Player | None]) -> None:
+    """Close every player (killing external bots), even if Ctrl-C hits one close."""
+    interrupted: BaseException | None = None
+    for player in players:
+        if player is None:
+            continue
+        try:
+            player.close()
+        except KeyboardInterrupt as error:
+            interrupted = error
+        except Exception:  # a player that fails to close must not stop the others
+            pass
+    if interrupted is not None:
+        raise interrupted
+
+
 def play_scheduled(scheduled: ScheduledGame, config: ArenaConfig) -> Record:
     """Play one scheduled game to its end or a forfeit; return its result record.
 
@@ -318,10 +334,7 @@ def play_scheduled(scheduled: ScheduledGame, config: ArenaConfig) -> Record:
             count = choice.stats.get("nodes")
             nodes.append(int(count) if isinstance(count, int | float) else None)
     finally:
-        for used in players:
-            if used is not None:
-                with contextlib.suppress(Exception):
-                    used.close()
+        close_all(players)
     if forfeit is not None:
         winner: str | None = COLOURS[2 - forfeit]
     else:

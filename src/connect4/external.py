@@ -233,10 +233,13 @@ class ExternalPlayer:
         return MoveChoice(move=move, stats={"seconds": round(seconds, 6)})
 
     def close(self) -> None:
-        """Send ``quit``, give the bot a moment, then kill its process group."""
+        """Send ``quit``, give the bot a moment, then kill its process group.
+
+        The kill happens even when the grace period is interrupted (Ctrl-C).
+        """
         process = self.process
-        if process is not None:
-            if process.poll() is None and not self._hung:
+        try:
+            if process is not None and process.poll() is None and not self._hung:
                 with contextlib.suppress(Exception):
                     assert process.stdin is not None
                     process.stdin.write(b"quit\n")
@@ -246,21 +249,23 @@ class ExternalPlayer:
                     process.stdin.close()  # bots that read to end of input stop too
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     process.wait(timeout=QUIT_GRACE_SECONDS)
-            # Kill the group even after a clean exit: the bot's own children go too.
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGKILL)
-            if process.poll() is None:
-                self._kill()
-            for stream in (process.stdin, process.stdout):
-                with contextlib.suppress(Exception):
-                    if stream is not None:
-                        stream.close()
-        if self._stderr is not None:
-            self._stderr.close()
-            self._stderr = None
-        self.process = None
-        self.colour = None
-        self._hung = False
+        finally:
+            if process is not None:
+                # Kill the group even after a clean exit: the bot's own children go too.
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                if process.poll() is None:
+                    self._kill()
+                for stream in (process.stdin, process.stdout):
+                    with contextlib.suppress(Exception):
+                        if stream is not None:
+                            stream.close()
+            if self._stderr is not None:
+                self._stderr.close()
+                self._stderr = None
+            self.process = None
+            self.colour = None
+            self._hung = False
 
     def __del__(self) -> None:
         with contextlib.suppress(Exception):
