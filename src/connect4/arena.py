@@ -505,7 +505,15 @@ class ResultsStore:
             )
         if resume and path.exists():
             self._load(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.touch()
+            with contextlib.suppress(OSError):  # make the new file's name durable too
+                directory = os.open(path.parent, os.O_RDONLY)
+                try:
+                    os.fsync(directory)
+                finally:
+                    os.close(directory)
         return self
 
     def _load(self, path: Path) -> None:
