@@ -245,6 +245,7 @@ def build_book(
     out_path = Path(out)
     journal = Journal(out_path.with_name(out_path.name + ".partial"), width, height, plies)
     levels = enumerate_levels(width, height, plies)
+    fresh = not (resume and journal.path.exists())
     journal.open(resume)
     resumed = sum(1 for level in levels for key in level if key in journal.scores)
     if base_book not in (None, "none"):
@@ -287,12 +288,17 @@ def build_book(
                     future.cancel()
         return True
 
-    with _progress_bar(progress, total, resumed) as advance:
-        if executor is not None:
-            finished = run(executor, advance)
-        else:
-            with make_executor(workers, scheduler) as pool:
-                finished = run(pool, advance)
+    try:
+        with _progress_bar(progress, total, resumed) as advance:
+            if executor is not None:
+                finished = run(executor, advance)
+            else:
+                with make_executor(workers, scheduler) as pool:
+                    finished = run(pool, advance)
+    except BaseException:
+        if fresh and not journal.scores:  # nothing to resume: leave no journal behind
+            journal.path.unlink(missing_ok=True)
+        raise
     seconds = time.perf_counter() - started
     if not finished:
         raise BuildInterrupted(journal.path, solved)
