@@ -345,6 +345,39 @@ def test_full_pool_gives_503() -> None:
         assert health["rejected"] == 1
 
 
+def test_cheap_positions_pass_a_busy_deep_lane() -> None:
+    app = create_app(threads=1, queue=4, time_limit=3.0, quick_nodes=1000, cache_size=0)
+    with BackgroundServer(app) as live:
+        results: list[httpx.Response] = []
+        hard = threading.Thread(
+            target=lambda: results.append(httpx.get(live.url + HARD, timeout=30))
+        )
+        hard.start()
+        deadline = time.monotonic() + 20
+        while httpx.get(live.url + "/api/health").json()["pools"][1]["busy"] < 1:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        moves, score = pons_lines("Test_L3_R1", 1)[0]
+        cheap = httpx.get(live.url + "/api/analyze", params={"pos": moves}, timeout=30)
+        assert cheap.status_code == 200 and cheap.json()["score"] == score
+        assert not results, "the cheap position waited for the hard one"
+        assert httpx.get(live.url + "/api/health").json()["pools"][1]["busy"] == 1
+        hard.join()
+        assert results[0].status_code == 503
+
+
+def test_solved_positions_are_cached(client: httpx.Client) -> None:
+    moves, _ = pons_lines("Test_L2_R1", 5)[4]
+    before = client.get("/api/health").json()["cache"]
+    first = client.get("/api/analyze", params={"pos": moves}).json()
+    second = client.get("/api/analyze", params={"pos": moves}).json()
+    after = client.get("/api/health").json()["cache"]
+    assert first == second
+    assert after["hits"] == before["hits"] + 1
+    assert after["misses"] == before["misses"] + 1
+    assert after["entries"] == before["entries"] + 1
+
+
 def test_pool_rejects_and_times_out_directly() -> None:
     import asyncio
 
