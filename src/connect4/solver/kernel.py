@@ -377,6 +377,7 @@ def negamax(
     base = MOVES + ply * MAXW
     n = 0
     use_ttmove = ld(m, OPT_TTMOVE) != 0
+    single = (nxt & (nxt - U1)) == 0
     mopp = mcur ^ mmask
     for i in range(width):
         c = np.int64(ld(m, ORDER + i))
@@ -389,7 +390,9 @@ def negamax(
                 if cmk < ck:
                     ck = cmk
             prefetch(m, TT0 + 4 * np.int64((ck * HASH_MUL) >> shift))
-            if use_ttmove and c == tt_col:
+            if single:
+                s = np.uint64(0)  # a forced move: nothing to order
+            elif use_ttmove and c == tt_col:
                 s = np.uint64(255)
             else:
                 s = popcount(winning_cells(current | mv, mask, h, wide, board))
