@@ -8,6 +8,8 @@ logs one line per request on stderr::
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -19,8 +21,26 @@ from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from connect4.web.app import create_app
+
+
+class NoDelayH11Protocol(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol with Nagle's algorithm off on every connection.
+
+    asyncio only turns ``TCP_NODELAY`` on for sockets created with an explicit
+    TCP protocol number; uvicorn's own sockets for ``workers > 1`` (and sockets
+    handed over by callers) have none, and then a keep-alive client waits for the
+    delayed-ACK timer (about 40 ms) on many answers.
+    """
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        sock = transport.get_extra_info("socket")
+        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        super().connection_made(transport)  # type: ignore[arg-type]
 
 
 def configure_logging(level: int = logging.INFO) -> None:
@@ -83,7 +103,14 @@ def run_server(
     )
     if workers == 1:
         app = create_app(threads=threads, queue=queue, time_limit=time_limit, cache_size=cache)
-        uvicorn.run(app, host=host, port=port, access_log=False, log_level="warning")
+        uvicorn.run(
+            app,
+            host=host,
+            port=port,
+            http=NoDelayH11Protocol,
+            access_log=False,
+            log_level="warning",
+        )
         return
     os.environ[OPTIONS_VARIABLE] = json.dumps(options)
     uvicorn.run(
@@ -92,6 +119,7 @@ def run_server(
         host=host,
         port=port,
         workers=workers,
+        http=NoDelayH11Protocol,
         access_log=False,
         log_level="warning",
     )
@@ -111,7 +139,9 @@ class BackgroundServer:
         self.socket.bind((host, port))
         self.host, self.port = self.socket.getsockname()[:2]
         self.url = f"http://{self.host}:{self.port}"
-        config = uvicorn.Config(app, access_log=False, log_level="warning", lifespan="on")
+        config = uvicorn.Config(
+            app, http=NoDelayH11Protocol, access_log=False, log_level="warning", lifespan="on"
+        )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(
             target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True
