@@ -320,3 +320,15 @@ def test_unusual_board_sizes(width: int, height: int) -> None:
         if position is None:
             continue
         assert odd.solve(position) == reference_score(position, memo)
+
+
+def test_run_batch_matches_single_runs() -> None:
+    batch_solver = Solver(7, 6, 16)
+    cases = pons_cases("Test_L2_R1", 40)
+    positions = [Position.from_moves(moves) for moves, _ in cases]
+    scores, nodes, seconds = batch_solver.run_batch(positions)
+    assert scores == [score for _, score in cases]
+    assert nodes == [batch_solver.run(p).nodes for p in positions]
+    assert len(seconds) == len(cases) and all(s >= 0 for s in seconds)
+    with pytest.raises(SolverError, match="already over"):
+        batch_solver.run_batch([Position.from_moves("4455667")])

@@ -146,6 +146,12 @@ class Solver:
     stones. ``reuse_table=True`` keeps the table's entries between calls
     (faster batches; node counts then depend on what came before).
 
+    Search options (the defaults are the fastest measured, see ``docs/solver.md``):
+    ``symmetry`` (mirror positions share an entry), ``tt_move`` (the table's
+    move first), ``etc`` (enhanced transposition cut-offs at nodes with at
+    least 16 empty cells; an int sets the threshold, 0 = off) and
+    ``two_slots`` (two-entry buckets instead of one always-replaced entry).
+
     >>> s = Solver(4, 4)
     >>> s.solve(Position(4, 4))
     0
