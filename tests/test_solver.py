@@ -179,7 +179,9 @@ def test_options_do_not_change_scores() -> None:
     variants = [
         Solver(7, 6, 8, symmetry=False),
         Solver(7, 6, 8, tt_move=False),
-        Solver(7, 6, 8, etc=True),
+        Solver(7, 6, 8, etc=False),
+        Solver(7, 6, 8, etc=1),  # at every node
+        Solver(7, 6, 8, two_slots=False),
         Solver(7, 6, 1),  # a tiny table: many collisions
     ]
     for moves, expected in pons_cases("Test_L2_R2", 100):
