@@ -198,7 +198,7 @@ def main() -> None:
     parser.add_argument("--url", help="an already running server (default: start one)")
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=30.0)
-    parser.add_argument("--workers", type=int, default=1, help="--workers of the started server")
+    parser.add_argument("--workers", type=int, default=2, help="--workers of the started server")
     parser.add_argument("--threads", type=int, default=2, help="--threads of the started server")
     parser.add_argument("--cache", type=int, default=0,
                         help="--cache of the started server (default 0: every request solves)")
