@@ -297,6 +297,13 @@ def test_bad_json_and_big_bodies(client: httpx.Client) -> None:
     assert message.startswith("request body: JSON decode error")
     big = b'{"pos": "' + b"1" * 70_000 + b'"}'
     assert "too large" in error_of(client.post("/api/move", content=big, headers=headers), 413)
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: the body arrives in pieces
+        for _ in range(100):
+            yield b"x" * 1000
+
+    chunked = client.post("/api/move", content=chunks(), headers=headers)
+    assert error_of(chunked, 413) == "Content Too Large"
     assert error_of(client.get("/api/move"), 405) == "Method Not Allowed"
 
 

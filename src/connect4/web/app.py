@@ -176,6 +176,7 @@ def create_app(
 
     app = FastAPI(
         lifespan=lifespan,
+        max_body_size=MAX_BODY_BYTES,  # also bodies sent in chunks, without a length
         title="connect4",
         version=__version__,
         description="Connect Four and tic-tac-toe: perfect solver, classic AIs, play in the "
