@@ -303,7 +303,7 @@ def test_bad_json_and_big_bodies(client: httpx.Client) -> None:
             yield b"x" * 1000
 
     chunked = client.post("/api/move", content=chunks(), headers=headers)
-    assert error_of(chunked, 413) == "Content Too Large"
+    assert error_of(chunked, 413) == "request body too large (at most 65536 bytes)"
     assert error_of(client.get("/api/move"), 405) == "Method Not Allowed"
 
 

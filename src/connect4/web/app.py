@@ -97,14 +97,24 @@ class RequestLog:
                 status = message["status"]
             await send(message)
 
+        too_large = f"request body too large (at most {MAX_BODY_BYTES} bytes)"
+        received = 0
+
+        async def receive_limited() -> Message:
+            # A body sent in chunks has no length to check up front: count it.
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > MAX_BODY_BYTES:
+                    raise StarletteHTTPException(413, too_large)
+            return message
+
         try:
             if not length.isdigit() or int(length) > MAX_BODY_BYTES:
-                response = JSONResponse(
-                    {"error": f"request body too large (at most {MAX_BODY_BYTES} bytes)"}, 413
-                )
-                await response(scope, receive, send_logged)
+                await JSONResponse({"error": too_large}, 413)(scope, receive, send_logged)
             else:
-                await self.app(scope, receive, send_logged)
+                await self.app(scope, receive_limited, send_logged)
         finally:
             query = scope.get("query_string", b"").decode("latin-1")
             path = scope["path"] + (f"?{query}" if query else "")
@@ -176,7 +186,6 @@ def create_app(
 
     app = FastAPI(
         lifespan=lifespan,
-        max_body_size=MAX_BODY_BYTES,  # also bodies sent in chunks, without a length
         title="connect4",
         version=__version__,
         description="Connect Four and tic-tac-toe: perfect solver, classic AIs, play in the "
