@@ -185,3 +185,12 @@ def test_many_games_never_lost_and_always_optimal(referee: Referee) -> None:
             perfect = PerfectPlayer(seed=seed, seconds=SLOW)
             final = play_game(perfect, make_player(opponent, seed=seed), referee, 1)
             assert final.winner() == 1
+
+
+def test_play_command_perfect_against_a_human() -> None:
+    from tests.cli_helpers import run_cli
+
+    result = run_cli("play", "--red", "perfect", "--yellow", "human", stdin="4\nq\n")
+    assert result.returncode == 0, result.stderr
+    assert "red (perfect) plays 4" in result.stdout
+    assert result.stdout.count("red (perfect) plays") == 2  # answered the human at once
