@@ -6,7 +6,9 @@ admits at most ``workers + queue`` jobs at a time: one more is refused at once
 with :class:`PoolSaturated` (HTTP 503) instead of piling up. A job that
 outlives its time limit makes the request fail with :class:`PoolTimeout`
 (HTTP 503); the job's slot is only freed when the thread really finishes, so
-the number of jobs in memory never exceeds the bound.
+the number of jobs in memory never exceeds the bound. Waiting jobs start in
+order of a priority (a start-by time: :meth:`WorkerPool.run_ranked`), so cheap
+work can overtake expensive work.
 
 Threads of a pool created with ``nice > 0`` lower their own OS priority
 (Linux gives each thread its own nice value), so long solves yield the CPU to
