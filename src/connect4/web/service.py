@@ -36,7 +36,7 @@ MAX_SPEC_LENGTH = 200
 # Player kinds the web API never builds: humans move in the page, and ``cmd``
 # would run a program named by the client.
 FORBIDDEN_KINDS = {"human": "a human player's moves come from the page", "cmd": ""}
-PLAYER_CACHE_SIZE = 8
+PLAYER_CACHE_SIZE = 4  # per worker thread: a perfect player holds a 32 MB table
 TREE_NODE_CAP = 5000
 SEARCH_NODES_TREE = 150_000  # node budget of a search that records its tree (pure Python)
 SEARCH_NODES = 1_000_000  # node budget of other searches (mostly the numba engine)
