@@ -434,7 +434,7 @@ class Solver:
             msk = np.uint64(mask)
             deadline = None if max_seconds is None else start + max(0.0, max_seconds)
             cap = (1 << 62) if max_nodes is None else max(0, int(max_nodes))
-            chunk = 1 << 20  # nodes between clock checks when a time limit is set
+            chunk = 1 << 16  # nodes before the first clock check when a time limit is set
             score: int | None = None
             complete = False
             while True:
