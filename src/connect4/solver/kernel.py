@@ -12,11 +12,12 @@ nothing per node:
 ======================  =======================================================
 
 A table entry is ``(key, data)``: ``key`` is the canonical position key
-``min(current + mask, mirror)`` and ``data`` packs the lower bound (bits 0-7,
-offset by 128), the upper bound (bits 8-15), the best column + 1 in the
-canonical orientation (bits 16-23, 0 = none), the ply (bits 24-31) and the
-generation (bits 32-63). Entries come in buckets of two (32 bytes, within one
-cache line): slot 0 keeps the entry nearest the root, slot 1 the newest.
+``min(current + mask, mirror)`` (``current + mask`` with symmetry off) and
+``data`` packs the lower bound (bits 0-7, offset by 128), the upper bound
+(bits 8-15), the best column + 1 in the canonical orientation (bits 16-23,
+0 = none), the ply (bits 24-31) and the generation (bits 32-63). Entries come
+in buckets of two (32 bytes, within one cache line): slot 0 keeps the entry
+nearest the root, slot 1 the newest.
 An entry from another generation counts as empty, so a new search costs one
 increment of ``mem[GEN]`` instead of a clear of the table.
 
@@ -27,6 +28,13 @@ it; later nodes only get there through moves that do not lose at once).
 An opening book is two arrays, ``book_keys`` (sorted ``uint64`` canonical keys,
 see :func:`canonical_key`) and ``book_values`` (``int8`` exact scores), probed
 inside the search at ``ply <= mem[BOOK_PLIES]``; pass empty arrays for no book.
+
+>>> from connect4 import Position
+>>> mem = new_memory(7, 6, 1 << 16)
+>>> no_book = np.zeros(0, np.uint64), np.zeros(0, np.int8)
+>>> p = Position.from_moves("44455554221")
+>>> solve_fresh(mem, *no_book, p.current, p.mask, p.ply, False, True), int(mem[NODES])
+(-15, 1)
 """
 
 from __future__ import annotations
