@@ -14,26 +14,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from machine import cpu_model
+
 from connect4.arena import ArenaConfig, load_openings, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as file:
-            for line in file:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def config(players: tuple[str, ...], games: int, accuracy: int = 0) -> ArenaConfig:

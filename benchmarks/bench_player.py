@@ -17,27 +17,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import time
 
 import numpy as np
+from machine import cpu_model
 
 from connect4.book import default_book
 from connect4.perfect import _POOL, PerfectPlayer
 from connect4.players import make_player
 from connect4.position import Position
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as file:
-            for line in file:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def perfect_pool_clear() -> None:

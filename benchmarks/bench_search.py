@@ -13,29 +13,15 @@ minimax >= 200,000 nodes/s on 7x6 with windows.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import statistics
 import time
+
+from machine import describe_machine
 
 from connect4 import Position, TicTacToe
 from connect4.fastsearch import warm_up
 from connect4.game import Game
 from connect4.search import Limits, SearchResult, search
-
-
-def machine() -> str:
-    model = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as handle:
-            for line in handle:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    python = f"{platform.python_implementation()} {platform.python_version()}"
-    return f"{python}, nproc {os.cpu_count()}, {model}"
 
 
 def timed(game: Game, repeats: int, **options: object) -> tuple[SearchResult, float]:
@@ -64,7 +50,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer repeats, skip slow lines")
     args = parser.parse_args()
     repeats = 1 if args.quick else 3
-    print(machine())
+    print(describe_machine())
     warm_up()
     empty = Position()
 

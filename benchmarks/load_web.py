@@ -19,7 +19,6 @@ import argparse
 import asyncio
 import json
 import os
-import platform
 import random
 import re
 import socket
@@ -30,6 +29,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from machine import describe_machine
 
 HERE = Path(__file__).resolve().parent
 PONS_DIRS = (HERE / "pons", HERE.parents[1] / "shared" / "benchmarks" / "pons")
@@ -55,18 +56,6 @@ def load_positions(sets: list[str]) -> list[tuple[str, int]]:
             moves, score = line.split()
             positions.append((moves, int(score)))
     return positions
-
-
-def machine() -> str:
-    model = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{os.cpu_count()} cores ({model}), Python {platform.python_version()}"
 
 
 @dataclass
@@ -237,7 +226,7 @@ def main() -> None:
         rows.append(summary(f"server >= {SPLIT}", inside[True], elapsed))
         rows.append(summary(f"server < {SPLIT}", inside[False], elapsed))
     report = {
-        "machine": machine(),
+        "machine": describe_machine(),
         "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],
         "clients": args.clients,
         "seconds": round(elapsed, 1),

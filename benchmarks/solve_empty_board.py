@@ -12,26 +12,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import time
+
+from machine import describe_machine
 
 from connect4.position import Position
 from connect4.solver import Solver
-
-
-def machine() -> str:
-    """``nproc`` and the CPU model."""
-    model = platform.processor() or "unknown CPU"
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as handle:
-            for line in handle:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{os.cpu_count()} cores, {model}"
 
 
 def main() -> None:
@@ -67,7 +53,7 @@ def main() -> None:
         "tt_mb": args.tt_mb,
         "symmetry": not args.no_symmetry,
         "etc": args.etc,
-        "machine": machine(),
+        "machine": describe_machine(),
     }
     if args.json:
         print(json.dumps(report))
