@@ -39,6 +39,9 @@ inside the search at ``ply <= mem[BOOK_PLIES]``; pass empty arrays for no book.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from types import FunctionType
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -80,6 +83,12 @@ U32 = np.uint64(32)
 UFF = np.uint64(0xFF)
 U128 = np.uint64(128)
 HASH_MUL = np.uint64(0x9E3779B97F4A7C15)
+
+# board constants of a specialised search (0 = read them from the header)
+SPEC_W = 0
+SPEC_H = 0
+SPEC_BOTTOM = 0
+SPEC_ORDER = np.zeros(MAXW, dtype=np.int64)
 
 
 @intrinsic
@@ -306,15 +315,22 @@ def negamax(
     if nodes >= ld(m, LIMIT):
         st(m, ABORT, U1)
         return 0
-    width = np.int64(ld(m, W_))
-    h = ld(m, H_)
+    if SPEC_W:
+        width = SPEC_W
+        h = np.uint64(SPEC_H)
+        bottom = np.uint64(SPEC_BOTTOM)
+        board = bottom * ((U1 << h) - U1)
+    else:
+        width = np.int64(ld(m, W_))
+        h = ld(m, H_)
+        bottom = ld(m, BOTTOM)
+        board = ld(m, BOARD)
     h1 = h + U1
     wide = width >= 4
-    board = ld(m, BOARD)
     size = width * np.int64(h)
 
     # moves that do not hand the opponent an immediate win
-    possible = (mask + ld(m, BOTTOM)) & board
+    possible = (mask + bottom) & board
     opp = current ^ mask
     opp_win = winning_cells(opp, mask, h, wide, board)
     forced = possible & opp_win
@@ -388,7 +404,7 @@ def negamax(
     single = (nxt & (nxt - U1)) == 0
     mopp = mcur ^ mmask
     for i in range(width):
-        c = np.int64(ld(m, ORDER + i))
+        c = SPEC_ORDER[i] if SPEC_W else np.int64(ld(m, ORDER + i))
         mv = nxt & (colmask << (np.uint64(c) * h1))
         if mv:
             # fetch the child's table slot now, while the moves get scored
@@ -404,7 +420,7 @@ def negamax(
                 s = np.uint64(255)
             else:
                 s = popcount(winning_cells(current | mv, mask, h, wide, board))
-            v = (s << U8) | np.uint64(255 - i)
+            v = (s << U16) | (np.uint64(255 - i) << U8) | np.uint64(c)
             j = n
             while j > 0 and ld(m, base + j - 1) < v:
                 st(m, base + j, ld(m, base + j - 1))
@@ -416,7 +432,7 @@ def negamax(
     etc_min = np.int64(ld(m, OPT_ETC))
     if etc_min > 0 and n > 1 and size - ply >= etc_min:
         for j in range(n):
-            c = np.int64(ld(m, ORDER + 255 - np.int64(ld(m, base + j) & UFF)))
+            c = np.int64(ld(m, base + j) & UFF)
             mv = nxt & (colmask << (np.uint64(c) * h1))
             ck = opp + (mask | mv)
             if sym:
@@ -435,7 +451,7 @@ def negamax(
     best = -1000
     best_col = -1
     for j in range(n):
-        c = np.int64(ld(m, ORDER + 255 - np.int64(ld(m, base + j) & UFF)))
+        c = np.int64(ld(m, base + j) & UFF)
         mv = nxt & (colmask << (np.uint64(c) * h1))
         score = -negamax(
             m,
@@ -470,6 +486,32 @@ def negamax(
     else:
         _store(m, bidx, key, gen, ply, lo, best, -1, two_slots)
     return best
+
+
+def _specialise(width: int, height: int) -> Callable[..., int]:
+    """A copy of :func:`negamax` compiled with the board's constants built in.
+
+    The copy runs the same code with other globals (``SPEC_*``), so the width,
+    height, masks and centre order are compile-time constants: constant shifts,
+    no header loads, unrollable column loops. Its ``__qualname__`` gives it its own
+    entry in numba's on-disk cache.
+    """
+    g = dict(globals())
+    g["SPEC_W"] = width
+    g["SPEC_H"] = height
+    g["SPEC_BOTTOM"] = sum(1 << (c * (height + 1)) for c in range(width))
+    order = sorted(range(width), key=lambda c: (abs(2 * c - (width - 1)), c))
+    g["SPEC_ORDER"] = np.array(order + [0] * (MAXW - width), dtype=np.int64)
+    f = negamax.py_func
+    fn = FunctionType(f.__code__, g, f.__name__, f.__defaults__, f.__closure__)
+    fn.__qualname__ = f"negamax_{width}x{height}"
+    fn.__doc__ = f.__doc__
+    dispatcher: Callable[..., int] = njit(cache=True, nogil=True)(fn)
+    g["negamax"] = dispatcher  # the copy's recursive calls stay in the copy
+    return dispatcher
+
+
+negamax_7x6 = _specialise(7, 6)  # the standard board: searched by this copy
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -535,7 +577,10 @@ def _solve(
             med = _half(lo)
         elif med >= 0 and _half(hi) > med:
             med = _half(hi)
-        r = negamax(m, bk, bv, nbook, current, mask, mcur, mmask, ply, med, med + 1)
+        if width == 7 and height == 6:
+            r = negamax_7x6(m, bk, bv, nbook, current, mask, mcur, mmask, ply, med, med + 1)
+        else:
+            r = negamax(m, bk, bv, nbook, current, mask, mcur, mmask, ply, med, med + 1)
         if ld(m, ABORT) != 0:
             return 0
         if r <= med:
@@ -634,6 +679,20 @@ def probe(
     ``beta = alpha + 1``). The side to move must not be able to win at once."""
     width = np.int64(mem[W_])
     h1 = mem[H_] + U1
+    if width == 7 and mem[H_] == 6:
+        return negamax_7x6(
+            mem.ctypes.data,
+            book_keys.ctypes.data,
+            book_values.ctypes.data,
+            book_keys.shape[0],
+            current,
+            mask,
+            mirror_key(current, width, h1),
+            mirror_key(mask, width, h1),
+            ply,
+            alpha,
+            beta,
+        )
     return negamax(
         mem.ctypes.data,
         book_keys.ctypes.data,
