@@ -334,3 +334,28 @@ def test_run_batch_matches_single_runs() -> None:
     assert len(seconds) == len(cases) and all(s >= 0 for s in seconds)
     with pytest.raises(SolverError, match="already over"):
         batch_solver.run_batch([Position.from_moves("4455667")])
+
+
+def test_7x6_copy_searches_like_the_generic_kernel() -> None:
+    """The 7x6 copy of ``negamax`` (board constants built in) visits the same nodes
+    and returns the same bounds as the generic one reading them from the header."""
+    from connect4.solver import kernel
+
+    mem = kernel.new_memory(7, 6, 1 << 16)
+    mem[kernel.OPT_ETC] = 16
+    keys, values = np.zeros(0, np.uint64), np.zeros(0, np.int8)
+    h1 = np.uint64(7)
+    for moves, score in pons_cases("Test_L2_R1", 50):
+        p = Position.from_moves(moves)
+        cur, msk = np.uint64(p.current), np.uint64(p.mask)
+        mcur = np.uint64(kernel.mirror_key(cur, 7, h1))
+        mmask = np.uint64(kernel.mirror_key(msk, 7, h1))
+        found = []
+        for search in (kernel.negamax, kernel.negamax_7x6):
+            mem[kernel.GEN] += np.uint64(1)
+            mem[kernel.NODES] = 0
+            args = (mem.ctypes.data, keys.ctypes.data, values.ctypes.data, 0, cur, msk)
+            value = search(*args, mcur, mmask, p.ply, score - 1, score + 1)
+            found.append((value, int(mem[kernel.NODES])))
+        assert found[0] == found[1]
+        assert found[0][0] == score

@@ -25,6 +25,11 @@ Scores follow Pons' convention (see ``DESIGN.md``). Every node of the search
 keeps the invariant that the side to move cannot win at once (the root checks
 it; later nodes only get there through moves that do not lose at once).
 
+The standard 7x6 board is searched by :data:`negamax_7x6`, a copy of
+:func:`negamax` compiled with the board's constants (width, height, masks,
+centre order) built in; other sizes read them from the header. Both search the
+same nodes.
+
 An opening book is two arrays, ``book_keys`` (sorted ``uint64`` canonical keys,
 see :func:`canonical_key`) and ``book_values`` (``int8`` exact scores), probed
 inside the search at ``ply <= mem[BOOK_PLIES]``; pass empty arrays for no book.
