@@ -27,7 +27,7 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
-@app.callback()
+@app.callback(invoke_without_command=True)
 def root(
     version: Annotated[bool, typer.Option("--version", help="show the version and exit")] = False,
 ) -> None:
@@ -439,27 +439,19 @@ def analyze(
         console.print(f"plot written to {plot}")
 
 
-@app.command()
-def solve(
-    analyze_columns: Annotated[
-        bool, typer.Option("-a", "--analyze", help="print every column's score ('-' = full)")
-    ] = False,
-    weak: Annotated[bool, typer.Option("-w", "--weak", help="win/draw/loss only (1/0/-1)")] = False,
-    width: Annotated[int, typer.Option(help="board width")] = 7,
-    height: Annotated[int, typer.Option(help="board height")] = 6,
-    no_book: Annotated[
-        bool, typer.Option("--no-book", help="search without the opening book")
-    ] = False,
-) -> None:
-    """Pons' protocol: read move strings on stdin, print 'moves score' per line."""
-    from connect4.solver.cli_commands import solve_command
+@app.command(
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    add_help_option=False,
+)
+def solve(ctx: typer.Context) -> None:
+    """Pons' protocol: read move strings on stdin, print 'moves score' per line.
 
-    raise typer.Exit(
-        solve_command(
-            sys.stdin, analyze=analyze_columns, weak=weak, width=width, height=height,
-            book=not no_book,
-        )
-    )
+    Options: -a/--analyze, -w/--weak, --width W, --height H, --no-book
+    (``connect4 solve --help``).
+    """
+    from connect4.solver.cli_commands import solve_main
+
+    raise typer.Exit(solve_main(list(ctx.args)))
 
 
 @app.command()
@@ -481,12 +473,19 @@ def bench(
     )
 
 
-def main() -> None:
-    """Entry point of the ``connect4`` console script."""
+def run_app() -> None:
+    """Run the typer app (``connect4.__main__.main`` is the console script)."""
     try:
         app()
     except BrokenPipeError:
         sys.stderr.close()
+
+
+def main() -> None:
+    """Entry point of the ``connect4`` command (with the fast path for ``solve``)."""
+    from connect4.__main__ import main as entry
+
+    entry()
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ the run goes on; the exit status is 1 if any line was bad.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Iterable
 from typing import TextIO
@@ -83,3 +84,40 @@ def solve_command(
             continue
         print(f"{moves} {answer}", file=out, flush=True)
     return status
+
+
+def solve_parser() -> argparse.ArgumentParser:
+    """The options of ``connect4 solve`` (plain argparse: the command must start fast).
+
+    >>> solve_parser().parse_args(["-a", "--width", "6"]).width
+    6
+    """
+    parser = argparse.ArgumentParser(
+        prog="connect4 solve",
+        description="Pons' protocol: read move strings on stdin (an empty line is the empty "
+        "board), print 'moves score' per line; a bad line is reported on stderr with its "
+        "line number and the run goes on (exit status 1).",
+    )
+    parser.add_argument(
+        "-a", "--analyze", action="store_true", help="print every column's score ('-' = full)"
+    )
+    parser.add_argument("-w", "--weak", action="store_true", help="win/draw/loss only (1/0/-1)")
+    parser.add_argument("--width", type=int, default=7, help="board width (default 7)")
+    parser.add_argument("--height", type=int, default=6, help="board height (default 6)")
+    parser.add_argument(
+        "--no-book", action="store_true", help="search without the opening book"
+    )
+    return parser
+
+
+def solve_main(argv: list[str]) -> int:
+    """Run ``connect4 solve ARGV`` on stdin; return the exit status."""
+    options = solve_parser().parse_args(argv)
+    return solve_command(
+        sys.stdin,
+        analyze=options.analyze,
+        weak=options.weak,
+        width=options.width,
+        height=options.height,
+        book=not options.no_book,
+    )

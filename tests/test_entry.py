@@ -1,0 +1,44 @@
+"""The console entry point: `connect4 solve` skips the typer app so it starts fast."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def run_entry(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "connect4", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def imported(stderr: str) -> set[str]:
+    """Module names from ``-X importtime`` output."""
+    return {line.rsplit("|", 1)[-1].strip() for line in stderr.splitlines() if "|" in line}
+
+
+def test_solve_takes_the_fast_path_without_typer() -> None:
+    result = run_entry("solve", stdin="44455554221\n")
+    assert result.returncode == 0
+    assert result.stdout == "44455554221 -15\n"
+    modules = imported(result.stderr)
+    assert "connect4.solver.kernel" in modules
+    assert "typer" not in modules and "connect4.cli" not in modules
+
+
+def test_other_commands_go_through_the_typer_app() -> None:
+    result = run_entry("--version")
+    assert result.returncode == 0
+    assert result.stdout.startswith("connect4 ")
+    assert "typer" in imported(result.stderr)
+
+
+def test_solve_usage_errors_exit_2() -> None:
+    result = run_entry("solve", "--bogus")
+    assert result.returncode == 2
+    assert "unrecognized arguments: --bogus" in result.stderr
