@@ -7,7 +7,7 @@
 Solves run in two bounded lanes (:class:`~connect4.web.pool.WorkerPool`):
 every solve first gets a small node budget in the *quick* lane, and only a
 position that needs more moves to the *deep* lane, whose threads run at a
-lower OS priority. Quick positions (most positions with 20 or more stones)
+lower OS priority (SCHED_IDLE on Linux). Quick positions (most positions with 20 or more stones)
 therefore never wait behind a long solve. AI moves run in the deep lane.
 """
 
@@ -51,7 +51,7 @@ QUICK_NODES = 100_000  # quick-lane node budget of a position at least 45 % full
 QUICK_TABLE_MB = 8  # transposition table of a quick-lane solver (deep lane: 64 MB)
 QUICK_AGE = 0.02  # seconds of queue precedence per empty cell fewer (quick lane)
 DEEP_AGE = 0.1  # the same in the deep lane
-QUICK_NICE = 0  # OS priority of the quick lane's threads below the event loop (deep: 10)
+QUICK_NICE = 3  # OS priority of the quick lane's threads below the event loop (deep: idle)
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorResponse, "description": "bad input (the error names it)"},
@@ -173,7 +173,12 @@ def create_app(
         nice=QUICK_NICE,
     )
     deep = WorkerPool(
-        "deep", workers=deep_threads or threads, queue=queue, time_limit=time_limit, nice=deep_nice
+        "deep",
+        workers=deep_threads or threads,
+        queue=queue,
+        time_limit=time_limit,
+        nice=deep_nice,
+        idle=deep_nice > 0,
     )
 
     @asynccontextmanager
