@@ -406,26 +406,10 @@ def accuracy_solver(width: int, height: int) -> Any:
     """
     size = (width, height)
     if size not in _SOLVERS:
-        from connect4.solver import Solver
+        from connect4.book import exact_default_book, solver_with_book
 
-        book: Any = None
-        try:
-            from connect4.book import default_book
-
-            book = default_book(width, height)
-        except Exception:  # no book: the solver alone, fewer early positions judged
-            book = None
-        if book is not None and not getattr(book, "wdl", False):
-            _SOLVERS[size] = Solver(
-                width,
-                height,
-                ACCURACY_TABLE_MEGABYTES,
-                book_keys=book.keys,
-                book_values=book.values,
-                book_plies=book.plies,
-            )
-        else:
-            _SOLVERS[size] = Solver(width, height, ACCURACY_TABLE_MEGABYTES)
+        book = exact_default_book(width, height)  # None: fewer early positions judged
+        _SOLVERS[size] = solver_with_book(width, height, ACCURACY_TABLE_MEGABYTES, book)
     return _SOLVERS[size]
 
 

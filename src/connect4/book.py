@@ -586,3 +586,34 @@ def load_book(spec: str, width: int = 7, height: int = 6) -> Book | None:
     if spec.startswith("bitbully:"):
         return bitbully_book(spec.partition(":")[2])
     return Book.load(spec)
+
+
+def exact_default_book(width: int, height: int) -> Book | None:
+    """The board size's default book if it holds exact scores, else ``None``.
+
+    Never raises: a missing, win/draw/loss-only or unreadable book only makes
+    early positions slower to solve.
+
+    >>> exact_default_book(5, 4) is None
+    True
+    """
+    try:
+        book = default_book(width, height)
+    except Exception:  # a broken book must not stop play: the solver works alone
+        return None
+    return None if book is None or book.wdl else book
+
+
+def solver_with_book(width: int, height: int, tt_megabytes: int, book: Book | None) -> Any:
+    """A :class:`connect4.solver.Solver` that probes ``book`` inside its search (if given).
+
+    >>> from connect4 import Position
+    >>> solver_with_book(4, 4, 1, None).solve(Position.from_moves("1122", 4, 4))
+    0
+    """
+    from connect4.solver import Solver
+
+    solver = Solver(width, height, tt_megabytes)
+    if book is not None:
+        solver.set_book(book.keys, book.values, book.plies)
+    return solver

@@ -195,38 +195,23 @@ def book_for(width: int, height: int) -> Any:
     and shared read-only by every thread's solver (``None`` when none ships)."""
     with _books_lock:
         if (width, height) not in _books:
-            book = None
-            try:
-                from connect4.book import default_book
+            from connect4.book import exact_default_book
 
-                book = default_book(width, height)
-            except Exception:  # a missing or broken book only makes early positions slower
-                book = None
-            _books[(width, height)] = None if book is None or book.wdl else book
+            _books[(width, height)] = exact_default_book(width, height)
         return _books[(width, height)]
 
 
 def _solver(width: int, height: int, table_megabytes: int) -> Any:
     """This thread's solver for a board size (one transposition table per thread and size)."""
-    from connect4.solver import Solver
 
     solvers: dict[tuple[int, int], Any] = _local.__dict__.setdefault("solvers", {})
     key = (width, height)
     if key not in solvers:
         if len(solvers) >= 2:  # bound memory: keep at most two board sizes per thread
             solvers.pop(next(iter(solvers)))
-        book = book_for(width, height)
-        if book is None:
-            solvers[key] = Solver(width, height, table_megabytes)
-        else:
-            solvers[key] = Solver(
-                width,
-                height,
-                table_megabytes,
-                book_keys=book.keys,
-                book_values=book.values,
-                book_plies=book.plies,
-            )
+        from connect4.book import solver_with_book
+
+        solvers[key] = solver_with_book(width, height, table_megabytes, book_for(width, height))
     return solvers[key]
 
 
