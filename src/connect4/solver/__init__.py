@@ -45,6 +45,7 @@ DEFAULT_TT_MEGABYTES = 64
 MAX_TT_MEGABYTES = 4096
 TIE_BREAKS = ("center", "random")
 ETC_MIN_EMPTY = 16  # enhanced transposition cut-offs where at least this many cells are empty
+ETC_AFTER_NODES = 20_000  # ... and only once a search has visited this many nodes
 
 
 class SolverError(ValueError):
@@ -156,7 +157,8 @@ class Solver:
     Search options (the defaults are the fastest measured, see ``docs/solver.md``):
     ``symmetry`` (mirror positions share an entry), ``tt_move`` (the table's
     move first), ``etc`` (enhanced transposition cut-offs at nodes with at
-    least 16 empty cells; an int sets the threshold, 0 = off) and
+    least 16 empty cells, once a search has visited 20,000 nodes; an int sets
+    the empty-cell threshold, 0 = off) and
     ``two_slots`` (two-entry buckets instead of one always-replaced entry).
 
     >>> s = Solver(4, 4)
@@ -190,6 +192,7 @@ class Solver:
         from connect4.solver.kernel import (
             OPT_BUCKET,
             OPT_ETC,
+            OPT_ETC_AFTER,
             OPT_SYM,
             OPT_TTMOVE,
             new_memory,
@@ -203,6 +206,7 @@ class Solver:
         self._mem[OPT_SYM] = int(symmetry)
         self._mem[OPT_TTMOVE] = int(tt_move)
         self._mem[OPT_ETC] = (ETC_MIN_EMPTY if etc else 0) if isinstance(etc, bool) else etc
+        self._mem[OPT_ETC_AFTER] = ETC_AFTER_NODES
         self._mem[OPT_BUCKET] = int(two_slots)
         self._out = np.zeros(width, dtype=np.int64)
         self._lock = threading.Lock()

@@ -68,6 +68,7 @@ OPT_SYM = 10  # 1: mirror positions share a table entry
 OPT_TTMOVE = 11  # 1: search the table's best move first
 OPT_ETC = 12  # enhanced transposition cut-off at nodes with >= this many empty cells (0 = off)
 OPT_BUCKET = 13  # 1: two-slot buckets (nearest-root + newest); 0: one slot, always replace
+OPT_ETC_AFTER = 14  # ETC only once the search has visited this many nodes
 ORDER = 16  # columns centre first (MAXW words)
 HDR = 64
 MAXW = 32
@@ -433,9 +434,10 @@ def negamax(
             st(m, base + j, v)
             n += 1
 
-    # enhanced transposition cut-off: a child already known to refute
+    # enhanced transposition cut-off: a child already known to refute. Probing
+    # every child costs table misses that only a long search earns back
     etc_min = np.int64(ld(m, OPT_ETC))
-    if etc_min > 0 and n > 1 and size - ply >= etc_min:
+    if etc_min > 0 and n > 1 and size - ply >= etc_min and nodes >= ld(m, OPT_ETC_AFTER):
         for j in range(n):
             c = np.int64(ld(m, base + j) & UFF)
             mv = nxt & (colmask << (np.uint64(c) * h1))
