@@ -47,7 +47,7 @@ from connect4.web.pool import PoolSaturated, PoolTimeout, WorkerPool
 
 log = logging.getLogger("connect4.web")
 MAX_BODY_BYTES = 64 * 1024
-QUICK_NODES = 100_000  # quick-lane node budget of a position at least 45 % full (~20 ms)
+QUICK_NODES = 400_000  # quick-lane node budget of a position with >= 20 stones on 7x6 (~40 ms)
 QUICK_TABLE_MB = 8  # transposition table of a quick-lane solver (deep lane: 64 MB)
 QUICK_AGE = 0.02  # seconds of queue precedence per empty cell fewer (quick lane)
 DEEP_AGE = 0.1  # the same in the deep lane
@@ -241,9 +241,11 @@ def create_app(
         # (DEEP_AGE) seconds of precedence, so cheap positions overtake expensive ones
         # while no job waits more than a bounded extra time.
         empty = position.size - position.ply
-        # A position less than 45 % full that is not done within a few milliseconds
-        # usually needs far more: it gets a fifth of the budget, less work thrown away.
-        budget = quick_nodes if 20 * position.ply >= 9 * position.size else quick_nodes // 5
+        # Positions at least 20/42 full fit the budget (every such position of Pons'
+        # sets needs <= 300k nodes to analyse). A position with fewer stones that is
+        # not done within a few milliseconds usually needs far more: it gets a
+        # twentieth of the budget, less quick-lane time thrown away.
+        budget = quick_nodes if 21 * position.ply >= 10 * position.size else quick_nodes // 20
         analysis = await quick.run_ranked(
             started + empty * QUICK_AGE,
             functools.partial(
