@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import doctest
 import functools
+import re
 import socket
 import subprocess
 import sys
@@ -231,6 +232,18 @@ def test_openapi_docs(client: httpx.Client) -> None:
     assert client.get("/docs").status_code == 200
     schema = client.get("/openapi.json").json()
     assert {"/solve", "/api/analyze", "/api/move", "/api/players"} <= set(schema["paths"])
+
+
+@pytest.mark.parametrize("page", ["/docs", "/redoc"])
+def test_api_docs_load_nothing_from_the_internet(client: httpx.Client, page: str) -> None:
+    html = client.get(page).text
+    assert "http://" not in html and "https://" not in html, html
+    scripts = re.findall(r'(?:src|href)="(/[^"]+)"', html)
+    assert any(path.endswith(".js") for path in scripts), html
+    for path in scripts:
+        response = client.get(path)
+        assert response.status_code == 200, path
+        assert len(response.content) > 1000, path
 
 
 def test_health(client: httpx.Client) -> None:

@@ -274,6 +274,17 @@ def test_tictactoe_and_count_fours(page: Any) -> None:
     assert "Fours so far: 0–0" in str(page.text_content("#status"))
 
 
+def test_swagger_ui_renders_the_api_offline(page: Any) -> None:
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto("/docs")
+    page.wait_for_selector(".opblock-summary-path")
+    paths = page.locator(".opblock-summary-path").all_text_contents()
+    assert {"/solve", "/api/analyze", "/api/move", "/api/players"} <= {p.strip() for p in paths}
+    base = page.url.split("/docs")[0]
+    assert requests and all(url.startswith(base) for url in requests), requests
+
+
 def test_screenshot_for_the_readme(page: Any, tmp_path: Path) -> None:
     """The README's picture; written to docs/ with CONNECT4_UPDATE_SCREENSHOT=1."""
     open_page(page, "?pos=4453&p1=human&p2=alphabeta:depth=4")

@@ -25,7 +25,8 @@ from typing import Annotated, Any
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -191,6 +192,8 @@ def create_app(
 
     app = FastAPI(
         lifespan=lifespan,
+        docs_url=None,  # served below from local files, not a CDN
+        redoc_url=None,
         title="connect4",
         version=__version__,
         description="Connect Four and tic-tac-toe: perfect solver, classic AIs, play in the "
@@ -363,5 +366,33 @@ def create_app(
         return FileResponse(str(static / "index.html"), media_type="text/html")
 
     app.mount("/static", StaticFiles(directory=str(static)), name="static")
+    mount_api_docs(app)
     return app
 
+
+def mount_api_docs(app: FastAPI) -> None:
+    """The OpenAPI docs at ``/docs`` (Swagger UI) and ``/redoc`` from the files of
+    the ``fastapi-offline`` package, not a CDN: they work without the internet."""
+    files = resources.files("fastapi_offline") / "static"
+    app.mount("/docs-files", StaticFiles(directory=str(files)), name="docs-files")
+    title = f"{app.title} API"
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json",
+            title=title,
+            swagger_js_url="/docs-files/swagger-ui-bundle.js",
+            swagger_css_url="/docs-files/swagger-ui.css",
+            swagger_favicon_url="/docs-files/favicon.png",
+        )
+
+    @app.get("/redoc", include_in_schema=False)
+    async def redoc() -> HTMLResponse:
+        return get_redoc_html(
+            openapi_url="/openapi.json",
+            title=title,
+            redoc_js_url="/docs-files/redoc.standalone.js",
+            redoc_favicon_url="/docs-files/favicon.png",
+            with_google_fonts=False,
+        )
