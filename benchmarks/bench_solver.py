@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import sys
 from pathlib import Path
+
+from machine import describe_machine
 
 from connect4.bench import format_report, read_cases, run_cases
 from connect4.solver import Solver
@@ -31,20 +31,6 @@ SETS = {
     "L1_R2": ("Begin-Medium", 0.163, 1_190_000, None),
     "L1_R3": ("Begin-Hard", 6.6, 58_000_000, 100),
 }
-
-
-def machine() -> str:
-    """``nproc`` and the CPU model from /proc/cpuinfo."""
-    model = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    return f"{os.cpu_count()} cores, {model}, load average {load:.1f} at the end"
 
 
 def main() -> None:
@@ -97,10 +83,11 @@ def main() -> None:
         "two_slots": not args.one_slot,
     }
     if args.json:
-        print(json.dumps({"machine": machine(), "options": options, "sets": rows}, indent=2))
+        report = {"machine": describe_machine(), "options": options, "sets": rows}
+        print(json.dumps(report, indent=2))
     else:
         print(f"options: {options}")
-        print(f"machine: {machine()}")
+        print(f"machine: {describe_machine()}")
     if any(row["correct"] != row["n"] for row in rows):
         sys.exit(1)
 

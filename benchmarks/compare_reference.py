@@ -46,9 +46,13 @@ SETS = {
 def run_reference(command: str, cases: list[BenchCase]) -> tuple[float, float]:
     """Mean microseconds and mean nodes per position of the reference; checks its scores."""
     text = "".join(f"{case.moves}\n" for case in cases)
-    done = subprocess.run(
-        command.split(), input=text, capture_output=True, text=True, check=True
-    )
+    try:
+        done = subprocess.run(command.split(), input=text, capture_output=True, text=True)
+    except OSError as error:
+        sys.exit(f"error: cannot run the reference {command!r}: {error.strerror}")
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        sys.exit(f"error: the reference exited with status {done.returncode}: {last}")
     rows = [line.split() for line in done.stdout.splitlines() if line.strip()]
     if len(rows) != len(cases):
         sys.exit(f"error: the reference printed {len(rows)} lines for {len(cases)} positions")
@@ -74,8 +78,14 @@ def main() -> None:
     args = parser.parse_args()
     solver = Solver(7, 6, args.tt_mb)
     solver.warm_up()
+    keys = args.sets.split(",")
+    unknown = [key for key in keys if key not in SETS]
+    if unknown:
+        parser.error(f"unknown set {unknown[0]!r}: choose from {', '.join(SETS)}")
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
     rows = []
-    for key in args.sets.split(","):
+    for key in keys:
         name, default_limit = SETS[key]
         limit = args.limit if args.limit is not None else default_limit
         cases = read_cases(str(PONS / f"Test_{key}"), limit)
