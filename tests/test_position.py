@@ -5,8 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from connect4 import IllegalMoveError, InvalidMoveError, Position
 from connect4.position import check_board_size

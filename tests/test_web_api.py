@@ -22,8 +22,7 @@ import httpx
 import pytest
 
 from connect4 import Position
-from connect4.web import app as web_app
-from connect4.web import create_app, models, pool, server, service
+from connect4.web import app as web_app, create_app, models, pool, server, service
 from connect4.web.server import BackgroundServer
 
 PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"

@@ -402,10 +402,10 @@ def analyze(
         default_budget,
         load_position,
         parse_depth,
+        plot as write_plot,
         render_table,
         rows_json,
     )
-    from connect4.analysis import plot as write_plot
 
     try:
         position = load_position(game, moves, width, height, rules)

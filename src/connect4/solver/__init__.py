@@ -27,6 +27,21 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from connect4.position import Position, centre_order, check_board_size
+from connect4.solver.layout import (
+    ABORT,
+    BOOK_PLIES,
+    GEN,
+    LIMIT,
+    NODES,
+    NONE_SCORE,
+    OPT_BUCKET,
+    OPT_ETC,
+    OPT_ETC_AFTER,
+    OPT_SYM,
+    OPT_TTMOVE,
+    UNKNOWN_SCORE,
+    new_memory,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -93,7 +108,7 @@ def _kernel() -> Any:
                 file=sys.stderr,
                 flush=True,
             )
-            mem = kernel.new_memory(4, 4, 4)
+            mem = new_memory(4, 4, 4)
             empty_keys = np.zeros(0, dtype=np.uint64)
             empty_values = np.zeros(0, dtype=np.int8)
             out = np.zeros(4, dtype=np.int64)
@@ -118,6 +133,36 @@ def _kernel() -> Any:
             kernel.probe(mem, empty_keys, empty_values, zero, zero, 15, 0, 1)
         _compiled = True
     return kernel
+
+
+_backend_lock = threading.Lock()
+_backend_kernel: Any = None
+
+
+def _backend() -> Any:
+    """What :class:`Solver` searches with: the cached native kernel when there is one
+    (:mod:`connect4.solver.native`: no numba import, fast start-up), else numba's
+    kernel, which then caches the native one for the next process.
+
+    Both have ``solve`` and ``analyze`` with the same arguments and results.
+    """
+    global _backend_kernel
+    if _backend_kernel is not None:
+        return _backend_kernel
+    with _backend_lock:
+        if _backend_kernel is None:
+            from connect4.solver import native
+
+            chosen = native.load() if native.enabled() else None
+            if chosen is None:
+                chosen = _kernel()
+                if native.enabled():
+                    try:
+                        native.build(chosen)
+                    except Exception as exc:  # only start-up time is lost: say why
+                        print(f"connect4: native solver kernel not cached ({exc})", file=sys.stderr)
+            _backend_kernel = chosen
+    return _backend_kernel
 
 
 def _cache_is_warm(kernel: Any) -> bool:
@@ -189,15 +234,6 @@ class Solver:
             raise SolverError(str(exc)) from None
         if not 1 <= tt_megabytes <= MAX_TT_MEGABYTES:
             raise SolverError(f"tt_megabytes must be in 1..{MAX_TT_MEGABYTES}, not {tt_megabytes}")
-        from connect4.solver.kernel import (
-            OPT_BUCKET,
-            OPT_ETC,
-            OPT_ETC_AFTER,
-            OPT_SYM,
-            OPT_TTMOVE,
-            new_memory,
-        )
-
         self.width = width
         self.height = height
         self.tt_megabytes = tt_megabytes
@@ -237,8 +273,6 @@ class Solver:
         ``keys`` must be sorted canonical keys (:func:`position_key`) and
         ``values`` the exact scores of those positions.
         """
-        from connect4.solver.kernel import BOOK_PLIES
-
         if keys is None or values is None:
             keys = np.zeros(0, dtype=np.uint64)
             values = np.zeros(0, dtype=np.int8)
@@ -427,13 +461,13 @@ class Solver:
         max_seconds: float | None,
         max_nodes: int | None,
     ) -> SolveResult:
-        kernel = _kernel()
+        kernel = _backend()
         mem = self._mem
         with self._lock:
             start = time.perf_counter()
             if not self.reuse_table:
-                mem[kernel.GEN] += 1
-            mem[kernel.NODES] = 0
+                mem[GEN] += 1
+            mem[NODES] = 0
             cur = np.uint64(current)
             msk = np.uint64(mask)
             deadline = None if max_seconds is None else start + max(0.0, max_seconds)
@@ -442,9 +476,9 @@ class Solver:
             score: int | None = None
             complete = False
             while True:
-                limit = cap if deadline is None else min(cap, int(mem[kernel.NODES]) + chunk)
-                mem[kernel.LIMIT] = limit
-                mem[kernel.ABORT] = 0
+                limit = cap if deadline is None else min(cap, int(mem[NODES]) + chunk)
+                mem[LIMIT] = limit
+                mem[ABORT] = 0
                 if analyze:
                     kernel.analyze(
                         mem, self._book_keys, self._book_values, cur, msk, ply, weak, self._out
@@ -453,10 +487,10 @@ class Solver:
                     score = int(
                         kernel.solve(mem, self._book_keys, self._book_values, cur, msk, ply, weak)
                     )
-                if not mem[kernel.ABORT]:
+                if not mem[ABORT]:
                     complete = True
                     break
-                nodes = int(mem[kernel.NODES])
+                nodes = int(mem[NODES])
                 now = time.perf_counter()
                 if nodes >= cap or deadline is None or now >= deadline:
                     break
@@ -464,11 +498,11 @@ class Solver:
                 rate = nodes / max(now - start, 1e-6)
                 chunk = max(1 << 16, int(rate * min(0.1, deadline - now)))
             seconds = time.perf_counter() - start
-            nodes = int(mem[kernel.NODES])
+            nodes = int(mem[NODES])
         column_scores: list[int | None] | None = None
         if analyze:
             column_scores = [
-                None if v in (kernel.NONE_SCORE, kernel.UNKNOWN_SCORE) else int(v)
+                None if v in (NONE_SCORE, UNKNOWN_SCORE) else int(v)
                 for v in self._out
             ]
             known = [v for v in column_scores if v is not None]

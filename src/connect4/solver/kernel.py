@@ -1,15 +1,10 @@
 # mypy: disable-error-code="call-arg,no-untyped-call,import-untyped,arg-type,var-annotated"
+# mypy: disable-error-code="untyped-decorator"
 """The numba kernel of the perfect solver: negamax, alpha-beta, null-window search.
 
-Everything the search needs lives in one ``uint64`` array ``mem`` (see
-:func:`new_memory`), so the recursive search passes few arguments and allocates
-nothing per node:
-
-======================  =======================================================
-``mem[0:HDR]``          header: board constants, counters, limits, options
-``mem[MOVES:...]``      move lists, one row of ``MAXW`` words per ply
-``mem[TT0:]``           transposition table, two words per entry
-======================  =======================================================
+Everything the search needs lives in one ``uint64`` array ``mem`` (its layout
+and :func:`new_memory` are in :mod:`connect4.solver.layout`), so the recursive
+search passes few arguments and allocates nothing per node.
 
 A table entry is ``(key, data)``: ``key`` is the canonical position key
 ``min(current + mask, mirror)`` (``current + mask`` with symmetry off) and
@@ -46,6 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from types import FunctionType
+from typing import Any
 
 import numpy as np
 from llvmlite import ir
@@ -54,30 +50,33 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 # ---------------------------------------------------------------- memory layout
-W_ = 0  # width
-H_ = 1  # height
-BOTTOM = 2  # a 1 in the bottom cell of every column
-BOARD = 3  # a 1 in every playable cell
-TT_SHIFT = 4  # 64 - log2(table entries): the index is the hash's top bits
-GEN = 5  # current generation (>= 1)
-NODES = 6  # nodes searched since the counter was reset
-LIMIT = 7  # abort once NODES reaches this
-ABORT = 8  # 1 once the search was aborted
-BOOK_PLIES = 9  # probe the book at ply <= this
-OPT_SYM = 10  # 1: mirror positions share a table entry
-OPT_TTMOVE = 11  # 1: search the table's best move first
-OPT_ETC = 12  # enhanced transposition cut-off at nodes with >= this many empty cells (0 = off)
-OPT_BUCKET = 13  # 1: two-slot buckets (nearest-root + newest); 0: one slot, always replace
-OPT_ETC_AFTER = 14  # ETC only once the search has visited this many nodes
-ORDER = 16  # columns centre first (MAXW words)
-HDR = 64
-MAXW = 32
-MAXPLY = 64
-MOVES = HDR
-TT0 = MOVES + MAXW * MAXPLY
-
-NONE_SCORE = -1000  # analyze: full column
-UNKNOWN_SCORE = -999  # analyze: stopped by a limit
+# (re-exported: perfect.py, book_build.py and the tests read them from here)
+from connect4.solver.layout import (
+    ABORT as ABORT,
+    BOARD as BOARD,
+    BOOK_PLIES as BOOK_PLIES,
+    BOTTOM as BOTTOM,
+    GEN as GEN,
+    H_ as H_,
+    HDR as HDR,
+    LIMIT as LIMIT,
+    MAXPLY as MAXPLY,
+    MAXW as MAXW,
+    MOVES as MOVES,
+    NODES as NODES,
+    NONE_SCORE as NONE_SCORE,
+    OPT_BUCKET as OPT_BUCKET,
+    OPT_ETC as OPT_ETC,
+    OPT_ETC_AFTER as OPT_ETC_AFTER,
+    OPT_SYM as OPT_SYM,
+    OPT_TTMOVE as OPT_TTMOVE,
+    ORDER as ORDER,
+    TT0 as TT0,
+    TT_SHIFT as TT_SHIFT,
+    UNKNOWN_SCORE as UNKNOWN_SCORE,
+    W_ as W_,
+    new_memory as new_memory,
+)
 
 U1 = np.uint64(1)
 U2 = np.uint64(2)
@@ -610,12 +609,34 @@ def analyze(
     weak: bool,
     out: np.ndarray,
 ) -> None:
-    """Fill ``out[c]`` with the score of playing column ``c`` (``NONE_SCORE`` when
-    full, ``UNKNOWN_SCORE`` when a limit stopped the search)."""
-    m = mem.ctypes.data
-    bk = book_keys.ctypes.data
-    bv = book_values.ctypes.data
-    nbook = book_keys.shape[0]
+    """Fill ``out[c]`` (``int64``) with the score of playing column ``c``
+    (``NONE_SCORE`` when full, ``UNKNOWN_SCORE`` when a limit stopped the search)."""
+    _analyze(
+        mem.ctypes.data,
+        book_keys.ctypes.data,
+        book_values.ctypes.data,
+        book_keys.shape[0],
+        current,
+        mask,
+        ply,
+        weak,
+        out.ctypes.data,
+    )
+
+
+@njit(cache=True, nogil=True)
+def _analyze(
+    m: int,
+    bk: int,
+    bv: int,
+    nbook: int,
+    current: np.uint64,
+    mask: np.uint64,
+    ply: int,
+    weak: bool,
+    out: int,
+) -> None:
+    """:func:`analyze` on raw pointers: ``out`` points to ``width`` ``int64`` words."""
     width = np.int64(ld(m, W_))
     height = np.int64(ld(m, H_))
     h = np.uint64(height)
@@ -626,49 +647,23 @@ def analyze(
     wins = winning_cells(current, mask, h, width >= 4, board) & possible
     colmask = (U1 << h) - U1
     for c in range(width):
-        out[c] = NONE_SCORE
+        st(out, c, np.uint64(NONE_SCORE))
     for i in range(width):
         c = np.int64(ld(m, ORDER + i))
         mv = possible & (colmask << (np.uint64(c) * h1))
         if mv == 0:
             continue
         if ld(m, ABORT) != 0:
-            out[c] = UNKNOWN_SCORE
-            continue
-        if wins & mv:
-            out[c] = 1 if weak else (size + 1 - ply) // 2
-            continue
-        if ply + 1 >= size:
-            out[c] = 0
-            continue
-        r = -_solve(m, bk, bv, nbook, current ^ mask, mask | mv, ply + 1, weak)
-        out[c] = UNKNOWN_SCORE if ld(m, ABORT) != 0 else r
-
-
-def new_memory(width: int, height: int, tt_entries: int) -> np.ndarray:
-    """A zeroed ``mem`` array for a board and a table of ``tt_entries`` (a power of 2)."""
-    if tt_entries & (tt_entries - 1) or tt_entries < 4:
-        raise ValueError("tt_entries must be a power of two >= 4")
-    size = TT0 + 2 * tt_entries
-    raw = np.zeros(size + 8, dtype=np.uint64)
-    skip = (-raw.ctypes.data % 64) // 8  # buckets must not straddle cache lines
-    mem = raw[skip : skip + size]
-    mem.fill(0)  # touch every page now, not during the first searches
-    bottom = sum(1 << (c * (height + 1)) for c in range(width))
-    mem[W_] = width
-    mem[H_] = height
-    mem[BOTTOM] = bottom
-    mem[BOARD] = bottom * ((1 << height) - 1)
-    mem[TT_SHIFT] = 64 - (tt_entries.bit_length() - 2)  # two entries per bucket
-    mem[GEN] = 1
-    mem[LIMIT] = 1 << 63
-    mem[OPT_SYM] = 1
-    mem[OPT_TTMOVE] = 1
-    mem[OPT_BUCKET] = 1
-    order = sorted(range(width), key=lambda c: (abs(2 * c - (width - 1)), c))
-    for i, c in enumerate(order):
-        mem[ORDER + i] = c
-    return mem
+            r = UNKNOWN_SCORE
+        elif wins & mv:
+            r = 1 if weak else (size + 1 - ply) // 2
+        elif ply + 1 >= size:
+            r = 0
+        else:
+            r = -_solve(m, bk, bv, nbook, current ^ mask, mask | mv, ply + 1, weak)
+            if ld(m, ABORT) != 0:
+                r = UNKNOWN_SCORE
+        st(out, c, np.uint64(r))
 
 
 @njit(cache=True, nogil=True)
@@ -773,3 +768,44 @@ def solve_batch(
         )
         ticks[i] = cycles() - start
         nodes[i] = mem[NODES]
+
+
+# ---------------------------------------------------------------- native entries
+# The entry points of the native kernel (see connect4.solver.native): integer
+# arguments only, numba's own calling convention (a status code, a pointer for
+# the result, a pointer for exception info) and no Python wrapper, so the object
+# code built from them runs without numba. The ``weak`` flag is an int64 (0/1).
+_NATIVE_OPTIONS: dict[str, Any] = {
+    "nogil": True,
+    "no_cpython_wrapper": True,
+    "no_cfunc_wrapper": True,
+}
+NATIVE_SIGNATURES = {
+    "solve": "int64(int64, int64, int64, int64, uint64, uint64, int64, int64)",
+    "analyze": "int64(int64, int64, int64, int64, uint64, uint64, int64, int64, int64)",
+}
+
+
+@njit(**_NATIVE_OPTIONS)
+def native_solve(
+    m: int, bk: int, bv: int, nbook: int, current: np.uint64, mask: np.uint64, ply: int, weak: int
+) -> int:
+    """:func:`_solve` as a native entry point."""
+    return _solve(m, bk, bv, nbook, current, mask, ply, weak != 0)
+
+
+@njit(**_NATIVE_OPTIONS)
+def native_analyze(
+    m: int,
+    bk: int,
+    bv: int,
+    nbook: int,
+    current: np.uint64,
+    mask: np.uint64,
+    ply: int,
+    weak: int,
+    out: int,
+) -> int:
+    """:func:`_analyze` as a native entry point (returns 0)."""
+    _analyze(m, bk, bv, nbook, current, mask, ply, weak != 0, out)
+    return 0

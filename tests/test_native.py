@@ -1,0 +1,196 @@
+"""The native kernel (numba's code loaded without numba): build and load, the same
+scores, nodes and limits as numba's kernel, damaged or stale files ignored, and a
+``connect4 solve`` that never imports numba."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from connect4.position import Position
+from connect4.solver import _kernel, native
+from connect4.solver.layout import ABORT, GEN, LIMIT, NODES, new_memory
+from tests.test_solver import random_position
+
+PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
+NO_BOOK = np.zeros(0, np.uint64), np.zeros(0, np.int8)
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("native-cache")
+
+
+@pytest.fixture
+def in_cache(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("CONNECT4_CACHE_DIR", str(cache_dir))
+    monkeypatch.delenv("CONNECT4_NATIVE", raising=False)
+    return cache_dir
+
+
+@pytest.fixture
+def built(in_cache: Path) -> native.NativeKernel:
+    """A native kernel built into the test's own cache directory and loaded back."""
+    path = native.build(_kernel())
+    assert path.parent == in_cache
+    loaded = native.load()
+    assert loaded is not None
+    assert loaded.path == path
+    return loaded
+
+
+def fresh(mem: np.ndarray, limit: int = 1 << 62) -> None:
+    mem[GEN] += 1
+    mem[NODES] = 0
+    mem[ABORT] = 0
+    mem[LIMIT] = limit
+
+
+def test_same_scores_and_nodes_as_numba_on_pons_positions(built: native.NativeKernel) -> None:
+    kernel = _kernel()
+    lines = (PONS / "Test_L2_R1").read_text().splitlines()[::10]
+    mem_native = new_memory(7, 6, 1 << 16)
+    mem_numba = new_memory(7, 6, 1 << 16)
+    for line in lines:
+        moves, expected = line.split()
+        p = Position.from_moves(moves)
+        fresh(mem_native)
+        fresh(mem_numba)
+        ours = built.solve(mem_native, *NO_BOOK, p.current, p.mask, p.ply, False)
+        theirs = kernel.solve(
+            mem_numba, *NO_BOOK, np.uint64(p.current), np.uint64(p.mask), p.ply, False
+        )
+        assert ours == theirs == int(expected), moves
+        assert mem_native[NODES] == mem_numba[NODES], moves
+
+
+@pytest.mark.parametrize(("width", "height"), [(4, 4), (5, 4), (6, 5), (7, 6)])
+def test_analyze_and_weak_agree_with_numba_on_any_board(
+    built: native.NativeKernel, width: int, height: int
+) -> None:
+    kernel = _kernel()
+    rng = random.Random(width * 100 + height)
+    mem_native = new_memory(width, height, 1 << 14)
+    mem_numba = new_memory(width, height, 1 << 14)
+    checked = 0
+    while checked < 25:
+        size = width * height
+        p = random_position(rng, width, height, rng.randrange(size // 2, size - 1))
+        if p is None:
+            continue
+        for weak in (False, True):
+            out_native = np.zeros(width, np.int64)
+            out_numba = np.zeros(width, np.int64)
+            fresh(mem_native)
+            fresh(mem_numba)
+            built.analyze(mem_native, *NO_BOOK, p.current, p.mask, p.ply, weak, out_native)
+            cur, msk = np.uint64(p.current), np.uint64(p.mask)
+            kernel.analyze(mem_numba, *NO_BOOK, cur, msk, p.ply, weak, out_numba)
+            assert out_native.tolist() == out_numba.tolist(), (p.moves, weak)
+        checked += 1
+
+
+def test_node_limit_aborts_like_numba(built: native.NativeKernel) -> None:
+    kernel = _kernel()
+    p = Position.from_moves("4")
+    mem_native = new_memory(7, 6, 1 << 16)
+    mem_numba = new_memory(7, 6, 1 << 16)
+    fresh(mem_native, limit=5000)
+    fresh(mem_numba, limit=5000)
+    out_native = np.zeros(7, np.int64)
+    out_numba = np.zeros(7, np.int64)
+    built.analyze(mem_native, *NO_BOOK, p.current, p.mask, p.ply, False, out_native)
+    cur, msk = np.uint64(p.current), np.uint64(p.mask)
+    kernel.analyze(mem_numba, *NO_BOOK, cur, msk, p.ply, False, out_numba)
+    assert mem_native[ABORT] == mem_numba[ABORT] == 1
+    assert mem_native[NODES] == mem_numba[NODES]
+    assert out_native.tolist() == out_numba.tolist()
+
+
+def test_a_damaged_file_is_not_loaded(built: native.NativeKernel) -> None:
+    data = bytearray(built.path.read_bytes())
+    try:
+        data[-100] ^= 0xFF  # one flipped byte of machine code
+        built.path.write_bytes(bytes(data))
+        assert native.load() is None
+        built.path.write_bytes(b"not a native kernel")
+        assert native.load() is None
+    finally:
+        built.path.unlink()
+
+
+def test_a_changed_code_generation_setting_needs_a_new_file(
+    built: native.NativeKernel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NUMBA_OPT", "1")
+    assert native.load() is None
+    monkeypatch.delenv("NUMBA_OPT")
+    assert native.load() is not None
+
+
+def test_connect4_native_0_turns_it_off(
+    built: native.NativeKernel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CONNECT4_NATIVE", "0")
+    assert not native.enabled()
+    assert native.load() is None
+
+
+def test_an_unwritable_cache_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("CONNECT4_CACHE_DIR", str(blocker / "cache"))
+    with pytest.raises(OSError, match="cannot write the native kernel"):
+        native.build(_kernel())
+
+
+def run_solve(env: dict[str, str], lines: str, code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        input=lines,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=300,
+        check=False,
+    )
+
+
+SOLVE_AND_REPORT_NUMBA = (
+    "import sys\n"
+    "from connect4.solver.cli_commands import solve_main\n"
+    "status = solve_main(['-a'])\n"
+    "print('numba imported' if 'numba' in sys.modules else 'no numba', file=sys.stderr)\n"
+    "sys.exit(status)\n"
+)
+
+
+def test_connect4_solve_runs_without_numba_once_the_file_exists(
+    built: native.NativeKernel, in_cache: Path
+) -> None:
+    result = run_solve({}, "44455554221\n4455\n", SOLVE_AND_REPORT_NUMBA)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "44455554221 -15 -15 -15 -15 -15 -15 -15",
+        "4455 -4 -3 18 2 2 18 -3",
+    ]
+    assert result.stderr.strip() == "no numba"
+
+
+def test_connect4_solve_builds_the_file_when_missing(tmp_path: Path) -> None:
+    env = {"CONNECT4_CACHE_DIR": str(tmp_path)}
+    first = run_solve(env, "4455\n", SOLVE_AND_REPORT_NUMBA)
+    assert first.returncode == 0, first.stderr
+    assert first.stderr.strip().splitlines()[-1] == "numba imported"
+    assert len(list(tmp_path.glob("kernel-*.native"))) == 1
+    second = run_solve(env, "4455\n", SOLVE_AND_REPORT_NUMBA)
+    assert second.stdout == first.stdout == "4455 -4 -3 18 2 2 18 -3\n"
+    assert second.stderr.strip() == "no numba"
