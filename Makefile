@@ -40,3 +40,4 @@ test: lint typecheck pytest
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	find src tests benchmarks -name __pycache__ -prune -exec rm -rf {} +  # numba's and the native kernel's caches too

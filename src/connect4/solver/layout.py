@@ -11,7 +11,7 @@ This module has no numba import, so code that only needs the layout (the
 ======================  =======================================================
 
 numba's on-disk cache of :mod:`connect4.solver.kernel` is keyed on
-``kernel.py`` alone: after changing a constant here, touch ``kernel.py`` (or
+``kernel.py`` alone: after changing a constant here, touch ``kernel.py`` (or run
 ``make clean``) so the kernel is compiled again.
 
 >>> mem = new_memory(7, 6, 1 << 10)
