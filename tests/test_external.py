@@ -109,6 +109,13 @@ def test_hanging_bot_forfeits_with_timeout() -> None:
     assert (fault.reason, fault.detail) == ("timeout", "")
 
 
+def test_hanging_bot_without_a_time_limit_forfeits_after_the_silence_limit() -> None:
+    player = bot("hang", time_limit=None)
+    player.silence_seconds = 0.3
+    fault = fault_of(player)
+    assert (fault.reason, fault.detail) == ("timeout", "no reply in 0.3 s (no time limit was set)")
+
+
 def test_illegal_column_forfeits_with_the_column_number() -> None:
     assert fault_of(bot("illegal")).reason == "illegal move 9"
 

@@ -48,6 +48,7 @@ from connect4.players import MoveChoice, PlayerContext, PlayerSpecError
 
 STARTUP_SECONDS = 10.0  # a bot must answer ``init`` with ``ready`` within this
 QUIT_GRACE_SECONDS = 0.5  # after ``quit``, the process group is killed
+SILENCE_SECONDS = 600.0  # without a time limit, a bot silent this long on a move forfeits
 MAX_LINE = 200  # longer replies are bad output
 MOVE_PATTERN = re.compile(r"[+-]?\d{1,6}")
 
@@ -100,8 +101,9 @@ class ExternalPlayer:
 
     The process starts on the first :meth:`choose` (the colour is known then)
     and lives until :meth:`close`, which sends ``quit`` and kills its whole
-    process group. ``time_limit`` (seconds per move, ``None`` = unlimited) is
-    set by the arena's ``--time-per-move``.
+    process group. ``time_limit`` (seconds per move) is set by the arena's
+    ``--time-per-move``; without one the bot is told it has no limit, and only a
+    bot silent for ``silence_seconds`` (10 minutes) on one move forfeits.
     """
 
     is_human = False
@@ -113,12 +115,14 @@ class ExternalPlayer:
         context: PlayerContext,
         time_limit: float | None = None,
         startup_seconds: float = STARTUP_SECONDS,
+        silence_seconds: float = SILENCE_SECONDS,
     ) -> None:
         self.spec = spec
         self.argv = argv
         self.context = context
         self.time_limit = time_limit
         self.startup_seconds = startup_seconds
+        self.silence_seconds = silence_seconds
         self.process: subprocess.Popen[bytes] | None = None
         self.colour: int | None = None
         self._buffer = b""
@@ -221,7 +225,18 @@ class ExternalPlayer:
         limit = self.time_limit
         started = time.monotonic()
         self._send(f"move {game.moves or '-'} {'-' if limit is None else f'{limit:.3f}'}")
-        line = self._read_line(None if limit is None else started + limit)
+        if limit is not None:
+            line = self._read_line(started + limit)
+        else:  # no time control: still never wait forever on a hung bot
+            try:
+                line = self._read_line(started + self.silence_seconds)
+            except BotFault as fault:
+                if fault.reason == "timeout":
+                    fault = BotFault(
+                        "timeout",
+                        f"no reply in {self.silence_seconds:g} s (no time limit was set)",
+                    )
+                raise fault from None
         seconds = time.monotonic() - started
         token = line.strip()
         if not MOVE_PATTERN.fullmatch(token):
