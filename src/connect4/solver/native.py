@@ -79,18 +79,8 @@ class NativeKernel:
     ) -> int:
         """The exact score (or its sign when ``weak``); check ``mem[ABORT]`` afterwards."""
         result = _i64()
-        status = self._solve(
-            ctypes.byref(result),
-            ctypes.c_void_p(),
-            mem.ctypes.data,
-            book_keys.ctypes.data,
-            book_values.ctypes.data,
-            len(book_keys),
-            int(current),
-            int(mask),
-            ply,
-            int(weak),
-        )
+        arguments = _arguments(mem, book_keys, book_values, current, mask, ply, weak)
+        status = self._solve(ctypes.byref(result), ctypes.c_void_p(), *arguments)
         _check(status)
         return result.value
 
@@ -109,20 +99,26 @@ class NativeKernel:
         if out.dtype != np.int64 or not out.flags.c_contiguous:
             raise ValueError("out must be a contiguous int64 array")
         result = _i64()
-        status = self._analyze(
-            ctypes.byref(result),
-            ctypes.c_void_p(),
-            mem.ctypes.data,
-            book_keys.ctypes.data,
-            book_values.ctypes.data,
-            len(book_keys),
-            int(current),
-            int(mask),
-            ply,
-            int(weak),
-            out.ctypes.data,
-        )
+        arguments = _arguments(mem, book_keys, book_values, current, mask, ply, weak)
+        status = self._analyze(ctypes.byref(result), ctypes.c_void_p(), *arguments, out.ctypes.data)
         _check(status)
+
+
+def _arguments(
+    mem: NDArray[np.uint64],
+    book_keys: NDArray[np.uint64],
+    book_values: NDArray[np.int8],
+    current: int | np.uint64,
+    mask: int | np.uint64,
+    ply: int,
+    weak: bool,
+) -> tuple[int, ...]:
+    """The kernel's integer arguments: the arrays as pointers, then the position."""
+    for name, array in (("mem", mem), ("book_keys", book_keys), ("book_values", book_values)):
+        if not array.flags.c_contiguous:
+            raise ValueError(f"{name} must be a contiguous array")
+    pointers = (mem.ctypes.data, book_keys.ctypes.data, book_values.ctypes.data)
+    return (*pointers, len(book_keys), int(current), int(mask), ply, int(weak))
 
 
 def _check(status: int) -> None:
