@@ -29,6 +29,7 @@ chromium:
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/ruff format --check src tests benchmarks examples
 
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy --strict src/connect4

@@ -64,9 +64,7 @@ def main() -> None:
         print("dask not installed: skipped")
     bot = f"cmd:{sys.executable} {ROOT / 'examples' / 'bot.py'}"
     timed("example bot (process per game) vs random", config((bot, "random"), args.games))
-    timed(
-        "example bot vs random, 2 processes", config((bot, "random"), args.games), workers=2
-    )
+    timed("example bot vs random, 2 processes", config((bot, "random"), args.games), workers=2)
     judged = config(("random", "random:seed=1"), max(args.games // 4, 2), accuracy=200_000)
     timed("random vs random + accuracy (200k nodes)", judged)
 

@@ -56,8 +56,17 @@ class Checker:
         self.mem[k.NODES] = 0
         keys = self.book.keys if self.book else np.zeros(0, np.uint64)
         values = self.book.values if self.book else np.zeros(0, np.int8)
-        return int(k.solve(self.mem, keys, values, np.uint64(position.current),
-                           np.uint64(position.mask), position.ply, False))
+        return int(
+            k.solve(
+                self.mem,
+                keys,
+                values,
+                np.uint64(position.current),
+                np.uint64(position.mask),
+                position.ply,
+                False,
+            )
+        )
 
     def optimal(self, position: Position, move: int) -> bool:
         root = self.solve(position)
@@ -93,8 +102,10 @@ def level_rates(games: int, seed: int) -> None:
                 key = "draw" if winner is None else ("win" if winner == colour else "loss")
                 tally[key] += 1
             rate = tally["win"] / games
-            print(f"  {level:<9} {opponent_spec:<20} {tally['win']:>5} {tally['draw']:>6} "
-                  f"{tally['loss']:>6} {rate:>9.0%}")
+            print(
+                f"  {level:<9} {opponent_spec:<20} {tally['win']:>5} {tally['draw']:>6} "
+                f"{tally['loss']:>6} {rate:>9.0%}"
+            )
 
 
 def main() -> None:
@@ -103,12 +114,22 @@ def main() -> None:
     parser.add_argument("--check", action="store_true", help="re-solve every move")
     parser.add_argument("--solve-empty", action="store_true", help="time solving the empty board")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--ties", choices=("random", "centre"), default="random",
-                        help="perfect player's tie-break: random (seeded per game) or centre")
-    parser.add_argument("--cold", action="store_true",
-                        help="with random ties: a cold solver table for every game")
-    parser.add_argument("--levels", type=int, default=0, metavar="N",
-                        help="only measure each level's win rates over N games per opponent")
+    parser.add_argument(
+        "--ties",
+        choices=("random", "centre"),
+        default="random",
+        help="perfect player's tie-break: random (seeded per game) or centre",
+    )
+    parser.add_argument(
+        "--cold", action="store_true", help="with random ties: a cold solver table for every game"
+    )
+    parser.add_argument(
+        "--levels",
+        type=int,
+        default=0,
+        metavar="N",
+        help="only measure each level's win rates over N games per opponent",
+    )
     args = parser.parse_args()
     print(f"machine: nproc={os.cpu_count()}, CPU {cpu_model()}")
     if args.levels:
@@ -139,12 +160,18 @@ def main() -> None:
                 result = solver.run(Position(), analyze=analyze)
                 times.append(time.perf_counter() - t)
             median = statistics.median(times) * 1e3
-            print(f"empty board, {label} with the book: score {result.score}, "
-                  f"{result.nodes} nodes, median {median:.3f} ms, max {max(times) * 1e3:.3f} ms")
+            print(
+                f"empty board, {label} with the book: score {result.score}, "
+                f"{result.nodes} nodes, median {median:.3f} ms, max {max(times) * 1e3:.3f} ms"
+            )
 
     checker = Checker() if args.check else None
-    pairings = [("random", True), ("random", False),
-                ("alphabeta:depth=4", True), ("alphabeta:depth=4", False)]
+    pairings = [
+        ("random", True),
+        ("random", False),
+        ("alphabeta:depth=4", True),
+        ("alphabeta:depth=4", False),
+    ]
     per = max(1, args.games // len(pairings))
     times: dict[str, list[float]] = {}
     nodes: dict[str, list[float]] = {}
@@ -187,17 +214,23 @@ def main() -> None:
             results.setdefault(label, []).append(outcome)
     print(f"\n{per * len(pairings)} games, {len(all_times)} perfect moves")
     for label, outcomes in results.items():
-        print(f"  {label:<40} wins {outcomes.count('win')}, draws {outcomes.count('draw')}, "
-              f"losses {outcomes.count('LOSS')}")
+        print(
+            f"  {label:<40} wins {outcomes.count('win')}, draws {outcomes.count('draw')}, "
+            f"losses {outcomes.count('LOSS')}"
+        )
     print("\nmove time (ms)      moves    mean   median     p99      max")
     for source, values in [*sorted(times.items()), ("all", all_times)]:
         ms = [v * 1e3 for v in values]
-        print(f"  {source:<16} {len(ms):>6} {statistics.mean(ms):>7.2f} "
-              f"{statistics.median(ms):>8.3f} {percentile(ms, 99):>7.2f} {max(ms):>8.2f}")
+        print(
+            f"  {source:<16} {len(ms):>6} {statistics.mean(ms):>7.2f} "
+            f"{statistics.median(ms):>8.3f} {percentile(ms, 99):>7.2f} {max(ms):>8.2f}"
+        )
     print("\nnodes per move      moves   median      p99      max   (load-independent)")
     for source, values in sorted(nodes.items()):
-        print(f"  {source:<16} {len(values):>6} {statistics.median(values):>8.0f} "
-              f"{percentile(values, 99):>8.0f} {max(values):>8.0f}")
+        print(
+            f"  {source:<16} {len(values):>6} {statistics.median(values):>8.0f} "
+            f"{percentile(values, 99):>8.0f} {max(values):>8.0f}"
+        )
     print(f"slowest move: {slowest[0] * 1e3:.1f} ms at {slowest[1]!r}")
     if checker is not None:
         print(f"optimal moves (re-solved by the kernel): {optimal}/{checked}")

@@ -189,8 +189,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--workers", type=int, default=2, help="--workers of the started server")
     parser.add_argument("--threads", type=int, default=2, help="--threads of the started server")
-    parser.add_argument("--cache", type=int, default=0,
-                        help="--cache of the started server (default 0: every request solves)")
+    parser.add_argument(
+        "--cache",
+        type=int,
+        default=0,
+        help="--cache of the started server (default 0: every request solves)",
+    )
     parser.add_argument("--sets", nargs="+", default=list(DEFAULT_SETS), help="Pons set names")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--log", type=Path, default=Path("/tmp/connect4-load-server.log"))
@@ -203,8 +207,14 @@ def main() -> None:
     process = None
     url = args.url
     if url is None:
-        options = ["--workers", str(args.workers), "--threads", str(args.threads),
-                   "--cache", str(args.cache)]
+        options = [
+            "--workers",
+            str(args.workers),
+            "--threads",
+            str(args.threads),
+            "--cache",
+            str(args.cache),
+        ]
         process, url = start_server(options, args.log)
     try:
         started = time.monotonic()
@@ -231,8 +241,11 @@ def main() -> None:
         "clients": args.clients,
         "seconds": round(elapsed, 1),
         "sets": args.sets,
-        "server": (f"--workers {args.workers} --threads {args.threads} --cache {args.cache}"
-                   if args.url is None else args.url),
+        "server": (
+            f"--workers {args.workers} --threads {args.threads} --cache {args.cache}"
+            if args.url is None
+            else args.url
+        ),
         "errors": len(tally.errors),
         "statuses": tally.statuses,
         "rows": rows,
@@ -241,19 +254,25 @@ def main() -> None:
     if args.json:
         print(json.dumps(report, indent=2))
         return
-    print(f"machine: {report['machine']}; load average {load_before:.2f} before, "
-          f"{os.getloadavg()[0]:.2f} after (1 min)")
-    print(f"{args.clients} clients for {elapsed:.1f} s on {', '.join(args.sets)} "
-          f"({len(positions)} positions); server {report['server']}")
+    print(
+        f"machine: {report['machine']}; load average {load_before:.2f} before, "
+        f"{os.getloadavg()[0]:.2f} after (1 min)"
+    )
+    print(
+        f"{args.clients} clients for {elapsed:.1f} s on {', '.join(args.sets)} "
+        f"({len(positions)} positions); server {report['server']}"
+    )
     print(f"errors: {len(tally.errors)}  statuses: {tally.statuses}")
     for error in tally.errors[:5]:
         print(f"  {error}")
     header = f"{'positions':<16}{'requests':>9}{'req/s':>9}{'mean':>9}{'p50':>9}{'p90':>9}"
     print(header + f"{'p99':>9}{'max':>9}  (ms)")
     for row in rows:
-        print(f"{row['positions']!s:<16}{row['requests']:>9}{row['per_second']:>9}"
-              f"{row['mean_ms']:>9}{row['p50_ms']:>9}{row['p90_ms']:>9}{row['p99_ms']:>9}"
-              f"{row['max_ms']:>9}")
+        print(
+            f"{row['positions']!s:<16}{row['requests']:>9}{row['per_second']:>9}"
+            f"{row['mean_ms']:>9}{row['p50_ms']:>9}{row['p90_ms']:>9}{row['p99_ms']:>9}"
+            f"{row['max_ms']:>9}"
+        )
 
 
 if __name__ == "__main__":

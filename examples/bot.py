@@ -9,8 +9,11 @@ import sys
 
 def four(cells: set[tuple[int, int]]) -> bool:
     steps = ((1, 0), (0, 1), (1, 1), (1, -1))
-    return any(all((c + i * dc, r + i * dr) in cells for i in range(4))
-               for c, r in cells for dc, dr in steps)
+    return any(
+        all((c + i * dc, r + i * dr) in cells for i in range(4))
+        for c, r in cells
+        for dc, dr in steps
+    )
 
 
 for line in sys.stdin:
@@ -26,10 +29,13 @@ for line in sys.stdin:
             stones[ply % 2][(column, heights[column])] = True
             heights[column] += 1
         me = len(moves) % 2
-        free = sorted((c for c in range(width) if heights[c] < height),
-                      key=lambda c: abs(2 * c - width + 1))
-        best = next((c for who in (me, 1 - me) for c in free
-                     if four(set(stones[who]) | {(c, heights[c])})), free[0])
+        free = sorted(
+            (c for c in range(width) if heights[c] < height), key=lambda c: abs(2 * c - width + 1)
+        )
+        best = next(
+            (c for who in (me, 1 - me) for c in free if four(set(stones[who]) | {(c, heights[c])})),
+            free[0],
+        )
         print(best + 1, flush=True)
     elif word == "quit":
         break

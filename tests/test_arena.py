@@ -177,9 +177,7 @@ def test_record_fields_and_a_normal_finish() -> None:
         "move_seconds",
     }
     assert red_random["reason"] in ("connect four", "draw")
-    assert len(red_random["move_seconds"]) == len(red_random["moves"]) - len(
-        red_random["opening"]
-    )
+    assert len(red_random["move_seconds"]) == len(red_random["moves"]) - len(red_random["opening"])
     assert red_bot["red"] == cmd("slow")
     assert red_random["tournament"] == config.fingerprint()
 
@@ -387,9 +385,7 @@ REPRO_PLAYERS = ("random", "random:seed=4", cmd("slow"))
 
 
 def repro_config() -> ArenaConfig:
-    return ArenaConfig(
-        players=REPRO_PLAYERS, games_per_pair=2, openings=("", "44", "17"), seed=12
-    )
+    return ArenaConfig(players=REPRO_PLAYERS, games_per_pair=2, openings=("", "44", "17"), seed=12)
 
 
 def test_same_seed_same_results_with_one_and_two_workers() -> None:

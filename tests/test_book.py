@@ -57,8 +57,9 @@ def test_round_trip(tmp_path: Path) -> None:
 
 def test_round_trip_large_keys(tmp_path: Path) -> None:
     rng = random.Random(5)
-    positions = {random_position(rng, rng.randrange(0, 30)): rng.randrange(-18, 19)
-                 for _ in range(500)}
+    positions = {
+        random_position(rng, rng.randrange(0, 30)): rng.randrange(-18, 19) for _ in range(500)
+    }
     positions = {p: s for p, s in positions.items() if canonical_key(p) == p.key()}
     book = Book.from_scores(7, 6, 30, positions)
     path = tmp_path / "big.c4book"
@@ -120,9 +121,7 @@ def test_key_plies_counts_stones() -> None:
 # ---------------------------------------------------------------- bitbully
 def bitbully_rows(position: Position) -> list[str]:
     """The board as bitbully's documentation draws it: top row first, 1 = first player."""
-    return [
-        "".join(str(position.cell(c, r)) for c in range(7)) for r in reversed(range(6))
-    ]
+    return ["".join(str(position.cell(c, r)) for c in range(7)) for r in reversed(range(6))]
 
 
 def make_solver() -> Any:
@@ -143,13 +142,9 @@ def test_bitbully_dist_book_contents() -> None:
     # 12 stones ends with the first player's 21st stone, score 1; "loses in 12
     # moves" (stored -88) ends with the second player's 12th stone, score -10.
     won = Position.from_moves("422446622446")
-    assert bitbully_rows(won) == [
-        "0000000", "0001000", "0102000", "0201020", "0102010", "0201020"
-    ]
+    assert bitbully_rows(won) == ["0000000", "0001000", "0102000", "0201020", "0102010", "0201020"]
     lost = Position.from_moves("344323344627")
-    assert bitbully_rows(lost) == [
-        "0000000", "0000000", "0011000", "0022000", "0121000", "0112022"
-    ]
+    assert bitbully_rows(lost) == ["0000000", "0000000", "0011000", "0022000", "0121000", "0112022"]
     assert book.lookup(won) == 1
     assert book.lookup(lost) == -10
     assert book.lookup(won.mirrored()) == 1

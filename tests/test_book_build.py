@@ -93,8 +93,9 @@ def test_process_pool_build_and_resume(tmp_path: Path) -> None:
 def test_resume_refuses_another_builds_journal(tmp_path: Path) -> None:
     out = tmp_path / "x.c4book"
     with pytest.raises(BuildInterrupted):
-        build_book(4, 4, 4, out, executor=ThreadPoolExecutor(1), progress=False, chunk=4,
-                   stop_after=1)
+        build_book(
+            4, 4, 4, out, executor=ThreadPoolExecutor(1), progress=False, chunk=4, stop_after=1
+        )
     with pytest.raises(BookError, match="belongs to another build"):
         build_book(4, 4, 5, out, executor=ThreadPoolExecutor(1), progress=False, resume=True)
 
@@ -106,8 +107,15 @@ def test_dask_local_cluster_build_equals_local_build(tmp_path: Path) -> None:
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
     ) as cluster:
-        build_book(5, 4, 4, tmp_path / "dask.c4book", scheduler=cluster.scheduler_address,
-                   progress=False, chunk=16)
+        build_book(
+            5,
+            4,
+            4,
+            tmp_path / "dask.c4book",
+            scheduler=cluster.scheduler_address,
+            progress=False,
+            chunk=16,
+        )
     local = Book.load(tmp_path / "local.c4book")
     dask = Book.load(tmp_path / "dask.c4book")
     assert len(local) == 243
@@ -117,8 +125,21 @@ def test_dask_local_cluster_build_equals_local_build(tmp_path: Path) -> None:
 
 def test_cli_build_and_info(tmp_path: Path) -> None:
     out = tmp_path / "cli.c4book"
-    result = run_cli("book", "build", "--width", "4", "--height", "4", "--plies", "3",
-                     "--out", str(out), "--workers", "1", "--json")
+    result = run_cli(
+        "book",
+        "build",
+        "--width",
+        "4",
+        "--height",
+        "4",
+        "--plies",
+        "3",
+        "--out",
+        str(out),
+        "--workers",
+        "1",
+        "--json",
+    )
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["entries"] == 37

@@ -32,9 +32,17 @@ class Referee:
         k = self.kernel
         assert self.book is not None
         self.mem[k.GEN] += np.uint64(1)
-        return int(k.solve(self.mem, self.book.keys, self.book.values,
-                           np.uint64(position.current), np.uint64(position.mask),
-                           position.ply, False))
+        return int(
+            k.solve(
+                self.mem,
+                self.book.keys,
+                self.book.values,
+                np.uint64(position.current),
+                np.uint64(position.mask),
+                position.ply,
+                False,
+            )
+        )
 
     def move_score(self, position: Position, column: int) -> int:
         if position.is_winning_move(column):

@@ -46,9 +46,7 @@ SIZES = [(4, 4), (5, 4), (6, 5), (7, 6), (8, 7), (9, 6)]
     rules=st.sampled_from(["standard", "count-fours"]),
     choices=st.lists(st.integers(min_value=0, max_value=10**6), max_size=70),
 )
-def test_agrees_with_naive_board(
-    size: tuple[int, int], rules: str, choices: list[int]
-) -> None:
+def test_agrees_with_naive_board(size: tuple[int, int], rules: str, choices: list[int]) -> None:
     width, height = size
     position = Position(width, height, "standard" if rules == "standard" else "count-fours")
     naive = NaiveBoard(width, height, count_fours=rules == "count-fours")

@@ -257,10 +257,16 @@ BAD_GETS = [
     ("/solve?pos=4444444", 400, "move 7 ('4'): column 4 is full"),
     ("/solve?pos=48", 400, "move 2 ('8'): column 8 is out of range 1-7"),
     ("/solve?pos=1212121", 400, "the game is over (red has won): there is no move to make"),
-    ("/api/analyze?pos=1&width=9&height=7", 400,
-     "board 9x7 is too large: width*(height+1) = 72 must be <= 64"),
-    ("/api/analyze?pos=" + "1234567" * 7, 400,
-     "pos is too long: 49 moves but the board has only 42 cells"),
+    (
+        "/api/analyze?pos=1&width=9&height=7",
+        400,
+        "board 9x7 is too large: width*(height+1) = 72 must be <= 64",
+    ),
+    (
+        "/api/analyze?pos=" + "1234567" * 7,
+        400,
+        "pos is too long: 49 moves but the board has only 42 cells",
+    ),
     ("/solve?pos=" + "1" * 2000, 422, "query parameter pos: String should have at most 1024"),
     ("/api/analyze?pos=1&width=x", 422, "query parameter width: Input should be a valid integer"),
     ("/api/analyze?pos=1&height=0", 422, "query parameter height: Input should be greater than"),
@@ -285,8 +291,11 @@ BAD_MOVES: list[tuple[dict[str, Any], int, str]] = [
     ({"pos": "4", "player": "x" * 300}, 422, "body field player: String should have at most"),
     ({"pos": "4", "game": "chess"}, 400, "unknown game 'chess': choose one of connect4"),
     ({"pos": "4", "rules": "gomoku"}, 400, "unknown rules 'gomoku': choose one of standard"),
-    ({"pos": "5", "game": "tictactoe", "rules": "count-fours"}, 400,
-     "tic-tac-toe has only the standard rules"),
+    (
+        {"pos": "5", "game": "tictactoe", "rules": "count-fours"},
+        400,
+        "tic-tac-toe has only the standard rules",
+    ),
     ({"pos": "55", "game": "tictactoe"}, 400, "move 2 ('5'): cell 5 is taken"),
     ({"pos": "50", "game": "tictactoe"}, 400, "move 2 ('0'): not a cell number 1-9"),
     ({"pos": "1", "width": 8, "height": 8}, 400, "board 8x8 is too large"),
@@ -332,6 +341,7 @@ def test_count_fours_games_get_moves_but_no_solution(client: httpx.Client) -> No
 
 # ------------------------------------------------------------------ 503
 HARD = "/solve?pos=&width=8&height=7"
+
 
 def test_time_limit_gives_503() -> None:
     # The empty 8x7 board (no opening book) needs far more than 0.3 s.
@@ -490,7 +500,10 @@ def test_serve_command_rejects_a_busy_port() -> None:
         port = taken.getsockname()[1]
         result = subprocess.run(
             [sys.executable, "-m", "connect4.cli", "serve", "--port", str(port)],
-            capture_output=True, text=True, timeout=60, check=False,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
         )
     assert result.returncode == 2
     assert result.stderr == f"error: cannot listen on 127.0.0.1:{port}: Address already in use\n"

@@ -103,9 +103,7 @@ def test_full_game_against_the_perfect_ai_then_undo_and_redo(page: Any) -> None:
             break
         before = len(moves(page))
         page.locator("#board .column:enabled").first.click()  # always the leftmost column
-        page.wait_for_function(
-            f"document.getElementById('pos-text').textContent.length > {before}"
-        )
+        page.wait_for_function(f"document.getElementById('pos-text').textContent.length > {before}")
     idle(page)
     assert page.text_content("#status") == "Yellow wins!"
     assert page.locator(".disc.win").count() >= 4
@@ -192,7 +190,10 @@ def test_minimax_when_pruning_is_off(page: Any) -> None:
 def test_reload_from_a_position_url(page: Any) -> None:
     open_page(page, "?pos=4453&p1=human&p2=human")
     assert [owner(page, 3, 0), owner(page, 3, 1), owner(page, 4, 0), owner(page, 2, 0)] == [
-        1, 2, 1, 2,
+        1,
+        2,
+        1,
+        2,
     ]
     assert owner(page, 3, 2) == 0
     assert page.locator(".disc.last").count() == 1

@@ -813,9 +813,7 @@ def render_summary(summary: dict[str, Any], max_crosstable: int = 16) -> list[An
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for rank, row in enumerate(standings, start=1):
         interval = (
-            "-"
-            if row["elo_low"] is None
-            else f"{row['elo_low']:+.0f} … {row['elo_high']:+.0f}"
+            "-" if row["elo_low"] is None else f"{row['elo_low']:+.0f} … {row['elo_high']:+.0f}"
         )
         accuracy = (
             "-"

@@ -169,9 +169,7 @@ class Book:
 
         A position and its mirror image given with different scores is an error.
         """
-        pairs = (
-            [(p.key(), s) for p, s in scores.items()] if isinstance(scores, Mapping) else scores
-        )
+        pairs = [(p.key(), s) for p, s in scores.items()] if isinstance(scores, Mapping) else scores
         keys_list: list[int] = []
         values_list: list[int] = []
         for key, score in pairs:
@@ -309,8 +307,8 @@ class Book:
         """Parse a ``.c4book`` image; :class:`BookError` names what is wrong."""
         if len(data) < HEADER_SIZE or data[:8] != MAGIC:
             raise BookError(f"{name} is not a connect4 book file (bad magic bytes)")
-        _, version, width, height, plies, flags, meta_len, count, payload_len = (
-            _HEADER.unpack_from(data)
+        _, version, width, height, plies, flags, meta_len, count, payload_len = _HEADER.unpack_from(
+            data
         )
         if version != VERSION:
             raise BookError(
@@ -463,8 +461,9 @@ def read_bitbully(name: str = "12-ply-dist") -> Book:
     except OSError as error:
         raise BookError(f"cannot read {path}: {error.strerror}") from None
     if raw.size % record:
-        raise BookError(f"{path} is not a bitbully database: size {raw.size} is not a multiple "
-                        f"of {record}")
+        raise BookError(
+            f"{path} is not a bitbully database: size {raw.size} is not a multiple of {record}"
+        )
     rows = raw.reshape(-1, record)
     codes = np.zeros(rows.shape[0], dtype=np.uint64)
     for k in range(width):
@@ -538,8 +537,11 @@ def bitbully_book(name: str = "12-ply-dist") -> Book:
     size = bitbully_path(name).stat().st_size
     stones = BITBULLY_DATABASES[name][1]
     return _cached_arrays(
-        f"bitbully-{name}-v{VERSION}-{size}", stones, name != "12-ply-dist",
-        f"bitbully-databases {name}", lambda: read_bitbully(name),
+        f"bitbully-{name}-v{VERSION}-{size}",
+        stones,
+        name != "12-ply-dist",
+        f"bitbully-databases {name}",
+        lambda: read_bitbully(name),
     )
 
 
@@ -570,7 +572,9 @@ def default_book(width: int = 7, height: int = 6) -> Book | None:
         crc = zlib.crc32(shipped.read_bytes()) if shipped is not None else 0
         small = book
         return _cached_arrays(
-            f"default-7x6-v{VERSION}-{size}-{crc:08x}", 12, False,
+            f"default-7x6-v{VERSION}-{size}-{crc:08x}",
+            12,
+            False,
             "bitbully-databases 12-ply-dist + connect4/data/book_7x6.c4book",
             lambda: bitbully_book("12-ply-dist").merged(small),
         )

@@ -136,8 +136,13 @@ def solve_chunk(
         mem[kernel.NODES] = 0
         mem[kernel.ABORT] = 0
         score = kernel.solve(
-            mem, keys, values, np.uint64(position.current), np.uint64(position.mask),
-            position.ply, False,
+            mem,
+            keys,
+            values,
+            np.uint64(position.current),
+            np.uint64(position.mask),
+            position.ply,
+            False,
         )
         nodes = min(int(mem[kernel.NODES]), 2**32 - 1)
         results.append((canonical_key(position), int(score), nodes))
@@ -327,8 +332,9 @@ class BuildInterrupted(RuntimeError):
     """A build stopped before the end; its journal lets ``--resume`` continue."""
 
     def __init__(self, journal: Path, solved: int) -> None:
-        super().__init__(f"build interrupted after {solved} positions; resume with --resume "
-                         f"(journal {journal})")
+        super().__init__(
+            f"build interrupted after {solved} positions; resume with --resume (journal {journal})"
+        )
         self.journal = journal
 
 
@@ -426,8 +432,10 @@ def format_info(info: dict[str, Any]) -> str:
         "per ply      " + ", ".join(f"{p}: {n:,}" for p, n in info["entries_per_ply"].items()),
     ]
     if info["kind"] == "win/draw/loss":
-        lines.append("note         stores draws and losses only: a position of this depth "
-                     "that is not over and not stored is a win")
+        lines.append(
+            "note         stores draws and losses only: a position of this depth "
+            "that is not over and not stored is a win"
+        )
     if "file_bytes" in info:
         lines.append(f"file         {info['file_bytes']:,} bytes, checksum ok")
     for key, value in info.get("meta", {}).items():

@@ -295,8 +295,16 @@ def book_build(
 
     try:
         summary = build_command(
-            width, height, plies, out, workers=workers, scheduler=scheduler, resume=resume,
-            base_book=base_book, chunk=chunk, json_output=json_output,
+            width,
+            height,
+            plies,
+            out,
+            workers=workers,
+            scheduler=scheduler,
+            resume=resume,
+            base_book=base_book,
+            chunk=chunk,
+            json_output=json_output,
         )
     except (BookError, ValueError, OSError) as error:
         raise fail(str(error)) from None

@@ -286,9 +286,7 @@ def report_markdown(
             "|---|" + "---:|" * len(depths),
         ]
         for heuristic, rows in sorted(groups.items()):
-            cells = [
-                _cell(rows[d][key], pattern, scale) if d in rows else "" for d in depths
-            ]
+            cells = [_cell(rows[d][key], pattern, scale) if d in rows else "" for d in depths]
             lines.append(f"| {heuristic} | " + " | ".join(cells) + " |")
     lines += ["", "## Plots", ""]
     lines += [f"![{path.stem}]({path.name})" for path in plots]

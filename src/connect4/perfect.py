@@ -203,8 +203,14 @@ class PerfectEngine:
             limit = step if node_limit is None else min(step, max(node_limit - total, 1))
             mem[kernel.LIMIT] = limit
             kernel.analyze(
-                mem, keys, values, np.uint64(position.current), np.uint64(position.mask),
-                position.ply, False, out,
+                mem,
+                keys,
+                values,
+                np.uint64(position.current),
+                np.uint64(position.mask),
+                position.ply,
+                False,
+                out,
             )
             total += int(mem[kernel.NODES])
             aborted = bool(mem[kernel.ABORT])
@@ -268,8 +274,9 @@ class PerfectEngine:
                     med = int(lo / 2)
                 elif med >= 0 and int(hi / 2) > med:
                     med = int(hi / 2)
-            r = self._sliced(lambda med=med: self._probe(position, med, keys, values),
-                             deadline, nodes)
+            r = self._sliced(
+                lambda med=med: self._probe(position, med, keys, values), deadline, nodes
+            )
             if r is None:
                 return None
             if r <= med:
@@ -383,9 +390,16 @@ def warm_up() -> None:
 
             solver_api.Solver(4, 4, 1).solve(Position.from_moves("12", 4, 4))
             tiny = Position.from_moves("1", 4, 4)
-            kernel.probe(kernel.new_memory(4, 4, 4), np.zeros(0, np.uint64),
-                         np.zeros(0, np.int8), np.uint64(tiny.current), np.uint64(tiny.mask),
-                         tiny.ply, 0, 1)
+            kernel.probe(
+                kernel.new_memory(4, 4, 4),
+                np.zeros(0, np.uint64),
+                np.zeros(0, np.int8),
+                np.uint64(tiny.current),
+                np.uint64(tiny.mask),
+                tiny.ply,
+                0,
+                1,
+            )
             search(Position.from_moves("44"), limits=Limits(depth=1))
         except Exception:  # a warm-up must never break a game: the real call will report
             pass
@@ -413,9 +427,7 @@ def best_columns(scores: list[int | None], width: int) -> list[int]:
     return [c for c in centre_order(width) if scores[c] == best]
 
 
-def softmax_choice(
-    scores: list[int | None], temperature: float, rng: random.Random
-) -> int:
+def softmax_choice(scores: list[int | None], temperature: float, rng: random.Random) -> int:
     """A column drawn with probability proportional to ``exp(score / temperature)``.
 
     >>> softmax_choice([None, 0, 5], 0.01, random.Random(1))
@@ -598,13 +610,20 @@ register(
         description="plays the exact solver's best move (book first); beatable levels",
         options={
             "level": Option(
-                "easy, medium, hard (beatable) or perfect", parse_choice(*LEVELS), tuple(LEVELS),
+                "easy, medium, hard (beatable) or perfect",
+                parse_choice(*LEVELS),
+                tuple(LEVELS),
                 "perfect",
             ),
-            "time": Option("seconds per move (book, then solver, then search)",
-                           parse_float(0.001, 3600), (), "1"),
-            "seed": Option("random seed for ties and levels (defaults to --seed)",
-                           parse_int(0, 2**63)),
+            "time": Option(
+                "seconds per move (book, then solver, then search)",
+                parse_float(0.001, 3600),
+                (),
+                "1",
+            ),
+            "seed": Option(
+                "random seed for ties and levels (defaults to --seed)", parse_int(0, 2**63)
+            ),
         },
         build=_build_perfect,
         games=("connect4",),

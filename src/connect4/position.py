@@ -280,9 +280,7 @@ class Position:
     def can_play(self, column: int) -> bool:
         """True when ``column`` (0-based) is on the board, not full, and the game is on."""
         return (
-            0 <= column < self.width
-            and self._heights[column] < self.height
-            and not self._over[-1]
+            0 <= column < self.width and self._heights[column] < self.height and not self._over[-1]
         )
 
     def legal_moves(self) -> list[int]:

@@ -60,9 +60,7 @@ class TicTacToe:
         game = cls()
         for index, token in enumerate(moves, start=1):
             if not (len(token) == 1 and token in "123456789"):
-                raise InvalidMoveError(
-                    f"{move_error_prefix(index, token)}: not a cell number 1-9"
-                )
+                raise InvalidMoveError(f"{move_error_prefix(index, token)}: not a cell number 1-9")
             game.play(int(token) - 1)
         return game
 
@@ -102,8 +100,10 @@ class TicTacToe:
         return [m for m in MOVE_ORDER if not taken & (1 << m)]
 
     def can_play(self, move: int) -> bool:
-        return 0 <= move < 9 and not self.is_over() and not (
-            (self._stones[0] | self._stones[1]) & (1 << move)
+        return (
+            0 <= move < 9
+            and not self.is_over()
+            and not ((self._stones[0] | self._stones[1]) & (1 << move))
         )
 
     def play(self, move: int) -> None:
@@ -155,9 +155,7 @@ class TicTacToe:
         text = text.strip()
         if len(text) == 1 and text in "123456789":
             return int(text) - 1
-        raise InvalidMoveError(
-            f"{move_error_prefix(self.ply + 1, text)}: not a cell number 1-9"
-        )
+        raise InvalidMoveError(f"{move_error_prefix(self.ply + 1, text)}: not a cell number 1-9")
 
     def move_label(self, move: int) -> str:
         return str(move + 1)

@@ -502,8 +502,7 @@ class Solver:
         column_scores: list[int | None] | None = None
         if analyze:
             column_scores = [
-                None if v in (NONE_SCORE, UNKNOWN_SCORE) else int(v)
-                for v in self._out
+                None if v in (NONE_SCORE, UNKNOWN_SCORE) else int(v) for v in self._out
             ]
             known = [v for v in column_scores if v is not None]
             score = max(known) if complete and known else None

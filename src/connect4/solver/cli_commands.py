@@ -104,9 +104,7 @@ def solve_parser() -> argparse.ArgumentParser:
     parser.add_argument("-w", "--weak", action="store_true", help="win/draw/loss only (1/0/-1)")
     parser.add_argument("--width", type=int, default=7, help="board width (default 7)")
     parser.add_argument("--height", type=int, default=6, help="board height (default 6)")
-    parser.add_argument(
-        "--no-book", action="store_true", help="search without the opening book"
-    )
+    parser.add_argument("--no-book", action="store_true", help="search without the opening book")
     return parser
 
 

@@ -338,9 +338,7 @@ def create_app(
     @app.get("/api/players", response_model=PlayersResponse, tags=["players"])
     async def players() -> PlayersResponse:
         """The player kinds, their options and choices (``human`` moves in the page)."""
-        kinds = [
-            kind for kind in describe_players() if kind["kind"] not in service.FORBIDDEN_KINDS
-        ]
+        kinds = [kind for kind in describe_players() if kind["kind"] not in service.FORBIDDEN_KINDS]
         return PlayersResponse(
             games=list(service.GAMES),
             rules=list(RULES),

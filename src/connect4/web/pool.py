@@ -167,8 +167,7 @@ class WorkerPool:
             self.timed_out += 1
             future.cancel()  # frees the slot now if the job has not started yet
             raise PoolTimeout(
-                f"time limit exceeded: the {self.name} work took longer than "
-                f"{self.time_limit:g} s"
+                f"time limit exceeded: the {self.name} work took longer than {self.time_limit:g} s"
             ) from None
 
     def _release(self) -> None:

@@ -81,14 +81,13 @@ def parse_position(
     check_size(game, width, height, rules)
     cells = 9 if game == "tictactoe" else width * height
     if len(pos) > cells:
-        raise BadRequest(
-            f"pos is too long: {len(pos)} moves but the board has only {cells} cells"
-        )
+        raise BadRequest(f"pos is too long: {len(pos)} moves but the board has only {cells} cells")
     try:
         if game == "tictactoe":
             return TicTacToe.from_moves(pos)
-        return Position.from_moves(pos, width, height, "standard" if rules == "standard"
-                                   else "count-fours")
+        return Position.from_moves(
+            pos, width, height, "standard" if rules == "standard" else "count-fours"
+        )
     except ValueError as error:  # InvalidMoveError, IllegalMoveError
         raise BadRequest(str(error)) from None
 
@@ -170,8 +169,12 @@ class AnalysisCache:
             self._items.popitem(last=False)
 
     def status(self) -> dict[str, int]:
-        return {"size": self.size, "entries": len(self._items), "hits": self.hits,
-                "misses": self.misses}
+        return {
+            "size": self.size,
+            "entries": len(self._items),
+            "hits": self.hits,
+            "misses": self.misses,
+        }
 
 
 # ------------------------------------------------------------------ solver
@@ -246,8 +249,9 @@ def analyze_position(
 def check_spec(spec: str) -> None:
     """Reject specs the web API never runs (too long, ``human``, ``cmd``)."""
     if len(spec) > MAX_SPEC_LENGTH:
-        raise BadRequest(f"player spec is too long: {len(spec)} characters (at most "
-                         f"{MAX_SPEC_LENGTH})")
+        raise BadRequest(
+            f"player spec is too long: {len(spec)} characters (at most {MAX_SPEC_LENGTH})"
+        )
     kind, _ = split_spec(spec)
     if kind in FORBIDDEN_KINDS:
         reason = FORBIDDEN_KINDS[kind] or f"{kind} players cannot run in the web app"
