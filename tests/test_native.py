@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from connect4.position import Position
-from connect4.solver import _kernel, native
+from connect4.solver import Solver, _kernel, native
 from connect4.solver.layout import ABORT, GEN, LIMIT, NODES, new_memory
 from tests.test_solver import random_position
 
@@ -194,3 +194,24 @@ def test_connect4_solve_builds_the_file_when_missing(tmp_path: Path) -> None:
     second = run_solve(env, "4455\n", SOLVE_AND_REPORT_NUMBA)
     assert second.stdout == first.stdout == "4455 -4 -3 18 2 2 18 -3\n"
     assert second.stderr.strip() == "no numba"
+
+
+def test_solver_falls_back_to_numba_when_the_native_kernel_fails(
+    in_cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import connect4.solver as solver_module
+
+    def broken_load() -> native.NativeKernel | None:
+        raise RuntimeError("no MCJIT here")
+
+    def broken_build(kernel: object) -> Path:
+        raise OSError("read-only")
+
+    monkeypatch.setattr(solver_module, "_backend_kernel", None)
+    monkeypatch.setattr(native, "load", broken_load)
+    monkeypatch.setattr(native, "build", broken_build)
+    assert Solver(4, 4).solve(Position(4, 4)) == 0
+    assert solver_module._backend() is _kernel()
+    err = capsys.readouterr().err
+    assert "connect4: native solver kernel not loaded (no MCJIT here)" in err
+    assert "connect4: native solver kernel not cached (read-only)" in err

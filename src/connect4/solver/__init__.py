@@ -153,7 +153,12 @@ def _backend() -> Any:
         if _backend_kernel is None:
             from connect4.solver import native
 
-            chosen = native.load() if native.enabled() else None
+            chosen = None
+            if native.enabled():
+                try:
+                    chosen = native.load()
+                except Exception as exc:  # numba's kernel still works: say why
+                    print(f"connect4: native solver kernel not loaded ({exc})", file=sys.stderr)
             if chosen is None:
                 chosen = _kernel()
                 if native.enabled():
