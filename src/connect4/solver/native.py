@@ -51,7 +51,9 @@ _NUMBA_CODEGEN_VARS = ("NUMBA_OPT", "NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES", "NUM
 
 _i64 = ctypes.c_int64
 _u64 = ctypes.c_uint64
-_HEAD = (ctypes.POINTER(_i64), ctypes.c_void_p, _i64, _i64, _i64, _i64, _u64, _u64, _i64, _i64)
+_RESULT = ctypes.POINTER(_i64)
+_EXCEPTION_INFO = ctypes.POINTER(ctypes.c_void_p)
+_HEAD = (_RESULT, _EXCEPTION_INFO, _i64, _i64, _i64, _i64, _u64, _u64, _i64, _i64)
 # numba's calling convention: status = f(&result, &exception_info, arguments...)
 _SOLVE_TYPE = ctypes.CFUNCTYPE(ctypes.c_int32, *_HEAD)
 _ANALYZE_TYPE = ctypes.CFUNCTYPE(ctypes.c_int32, *_HEAD, _i64)
@@ -80,7 +82,8 @@ class NativeKernel:
         """The exact score (or its sign when ``weak``); check ``mem[ABORT]`` afterwards."""
         result = _i64()
         arguments = _arguments(mem, book_keys, book_values, current, mask, ply, weak)
-        status = self._solve(ctypes.byref(result), ctypes.c_void_p(), *arguments)
+        exception_info = ctypes.byref(ctypes.c_void_p())
+        status = self._solve(ctypes.byref(result), exception_info, *arguments)
         _check(status)
         return result.value
 
@@ -100,7 +103,8 @@ class NativeKernel:
             raise ValueError("out must be a contiguous int64 array")
         result = _i64()
         arguments = _arguments(mem, book_keys, book_values, current, mask, ply, weak)
-        status = self._analyze(ctypes.byref(result), ctypes.c_void_p(), *arguments, out.ctypes.data)
+        exception_info = ctypes.byref(ctypes.c_void_p())
+        status = self._analyze(ctypes.byref(result), exception_info, *arguments, out.ctypes.data)
         _check(status)
 
 
