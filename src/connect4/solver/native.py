@@ -19,14 +19,16 @@ a file whose checksum does not match is never loaded.
 ``CONNECT4_CACHE_DIR`` chooses the directory (default: ``__pycache__`` beside
 this module, or ``~/.cache/connect4`` when that is not writable).
 
->>> from connect4 import Position
+>>> from connect4 import Position, Solver
 >>> from connect4.solver import layout
->>> native = load()  # None until a Solver has built the file once
->>> if native is not None:
-...     mem = layout.new_memory(7, 6, 1 << 10)
-...     no_book = np.zeros(0, np.uint64), np.zeros(0, np.int8)
-...     p = Position.from_moves("44455554221")
-...     assert native.solve(mem, *no_book, p.current, p.mask, p.ply, False) == -15
+>>> p = Position.from_moves("44455554221")
+>>> Solver(7, 6, 1).solve(p)  # the first Solver of a machine writes the file
+-15
+>>> native = load()
+>>> mem = layout.new_memory(7, 6, 1 << 10)
+>>> no_book = np.zeros(0, np.uint64), np.zeros(0, np.int8)
+>>> native.solve(mem, *no_book, p.current, p.mask, p.ply, False)
+-15
 """
 
 from __future__ import annotations
