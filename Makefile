@@ -1,10 +1,11 @@
-# Quick start: `make play` (a game in the terminal) and `make test` (ruff, mypy, pytest).
+# Quick start: `make play` (a game in the terminal) and `make test` (ruff, mypy, the import
+# contract, pytest).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip
 
-.PHONY: play test lint typecheck pytest bench clean chromium
+.PHONY: play test lint typecheck imports pytest bench clean chromium
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,10 +35,13 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy --strict src/connect4
 
-pytest: $(VENV)/.installed-test chromium
-	$(BIN)/pytest -m 'not slow' -q
+imports: $(VENV)/.installed-test
+	$(BIN)/lint-imports
 
-test: lint typecheck pytest
+pytest: $(VENV)/.installed-test chromium
+	$(BIN)/pytest -m 'not slow' -q -n 2
+
+test: lint typecheck imports pytest
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

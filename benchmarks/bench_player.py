@@ -23,10 +23,10 @@ import time
 import numpy as np
 from machine import cpu_model
 
-from connect4.book import default_book
-from connect4.perfect import _POOL, PerfectPlayer
+from connect4.core.position import Position
 from connect4.players import make_player
-from connect4.position import Position
+from connect4.players.perfect import _POOL, PerfectPlayer
+from connect4.solver.book.format import default_book
 
 
 def perfect_pool_clear() -> None:

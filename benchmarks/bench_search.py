@@ -19,9 +19,9 @@ import time
 from machine import describe_machine
 
 from connect4 import Position, TicTacToe
-from connect4.fastsearch import warm_up
-from connect4.game import Game
-from connect4.search import Limits, SearchResult, search
+from connect4.classic.fastsearch import warm_up
+from connect4.classic.search import Limits, SearchResult, search
+from connect4.core.game import Game
 
 
 def timed(game: Game, repeats: int, **options: object) -> tuple[SearchResult, float]:

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from machine import describe_machine
 
-from connect4.bench import format_report, read_cases, run_cases
 from connect4.solver import Solver
+from connect4.solver.bench import format_report, read_cases, run_cases
 
 PONS = Path(__file__).resolve().parent / "pons"
 # set: (name, reference mean seconds, reference mean nodes, default line limit)

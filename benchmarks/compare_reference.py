@@ -29,8 +29,8 @@ from pathlib import Path
 
 from machine import describe_machine
 
-from connect4.bench import BenchCase, read_cases, run_cases
 from connect4.solver import Solver
+from connect4.solver.bench import BenchCase, read_cases, run_cases
 
 PONS = Path(__file__).resolve().parent / "pons"
 SETS = {

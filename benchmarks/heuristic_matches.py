@@ -15,7 +15,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 from connect4 import Position
-from connect4.search import Limits, search
+from connect4.classic.search import Limits, search
 
 HEURISTICS = (
     "threats",

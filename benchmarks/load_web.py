@@ -153,7 +153,7 @@ def free_port() -> int:
 
 def start_server(options: list[str], log: Path) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
-    command = [sys.executable, "-m", "connect4.cli", "serve", "--port", str(port), *options]
+    command = [sys.executable, "-m", "connect4", "serve", "--port", str(port), *options]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60

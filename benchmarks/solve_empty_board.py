@@ -16,7 +16,7 @@ import time
 
 from machine import describe_machine
 
-from connect4.position import Position
+from connect4.core.position import Position
 from connect4.solver import Solver
 
 

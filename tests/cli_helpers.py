@@ -11,7 +11,7 @@ def run_cli(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.Com
     """``connect4 ARGS`` with ``stdin`` piped in (not a terminal); output captured as text."""
     env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}
     return subprocess.run(
-        [sys.executable, "-m", "connect4.cli", *args],
+        [sys.executable, "-m", "connect4", *args],
         input=stdin,
         capture_output=True,
         text=True,

@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from connect4 import Position, TicTacToe
-from connect4.analysis import compare, load_position, parse_depth, plot, render_table, rows_json
+from connect4.classic.analysis import (
+    compare,
+    load_position,
+    parse_depth,
+    plot,
+    render_table,
+    rows_json,
+)
 
 
 def test_full_tictactoe_comparison() -> None:

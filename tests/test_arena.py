@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from connect4.arena import (
+from connect4.arena.tournament import (
     ArenaConfig,
     ArenaError,
     ResultsStore,
@@ -26,7 +26,7 @@ from connect4.arena import (
     run_tournament,
     summarize,
 )
-from connect4.cli import app
+from connect4.cli.app import app
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = Path(__file__).resolve().parent / "fake_bots"
@@ -292,7 +292,7 @@ def test_sigkill_then_resume_plays_every_scheduled_game_exactly_once(tmp_path: P
     results = tmp_path / "r.jsonl"
     args = [
         "-m",
-        "connect4.cli",
+        "connect4",
         "arena",
         "--players",
         cmd("slow"),
@@ -344,7 +344,7 @@ def test_ctrl_c_stops_the_tournament_and_leaves_no_bot_running(tmp_path: Path) -
     results = tmp_path / "r.jsonl"
     spawner = f"cmd:{PYTHON} {BOTS / 'spawner.py'} {pids}"
     process = subprocess.Popen(
-        [PYTHON, "-m", "connect4.cli", "arena", "--players", spawner, cmd("slow"),
+        [PYTHON, "-m", "connect4", "arena", "--players", spawner, cmd("slow"),
          "--games-per-pair", "40", "--results", str(results), "--accuracy-nodes", "0"],
         env={**os.environ, "SLOW_BOT_SECONDS": "0.05"},
         stdout=subprocess.DEVNULL,

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from connect4.book import (
+from connect4.core.position import Position
+from connect4.solver.book.format import (
     Book,
     BookError,
     bitbully_book,
@@ -21,7 +22,6 @@ from connect4.book import (
     read_bitbully,
     wdl_lookup,
 )
-from connect4.position import Position
 
 PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
 

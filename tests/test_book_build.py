@@ -10,15 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from connect4.book import Book, BookError, canonical_key
-from connect4.book_build import (
+from connect4.core.errors import IllegalMoveError
+from connect4.core.position import Position
+from connect4.solver.book.build import (
     BuildInterrupted,
     build_book,
     enumerate_levels,
     solve_chunk,
 )
-from connect4.errors import IllegalMoveError
-from connect4.position import Position
+from connect4.solver.book.format import Book, BookError, canonical_key
 from tests.cli_helpers import run_cli
 
 

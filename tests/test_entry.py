@@ -28,7 +28,7 @@ def test_solve_takes_the_fast_path_without_typer() -> None:
     assert result.stdout == "44455554221 -15\n"
     modules = imported(result.stderr)
     assert "connect4.solver.native" in modules  # the solver ran (numba or native kernel)
-    assert "typer" not in modules and "connect4.cli" not in modules
+    assert "typer" not in modules and "connect4.cli.app" not in modules
 
 
 def test_other_commands_go_through_the_typer_app() -> None:

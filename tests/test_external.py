@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from connect4 import Position, TicTacToe
-from connect4.external import BotFault, ExternalPlayer, make_external, parse_command
 from connect4.players import PlayerContext, PlayerSpecError, make_player
+from connect4.players.external import BotFault, ExternalPlayer, make_external, parse_command
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = Path(__file__).resolve().parent / "fake_bots"

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from connect4 import Position, TicTacToe
-from connect4.heuristics import (
+from connect4.classic.heuristics import (
     HEURISTICS,
     WINDOW_PRESETS,
     adjacency,

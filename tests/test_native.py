@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from connect4.position import Position
+from connect4.core.position import Position
 from connect4.solver import Solver, _kernel, native
 from connect4.solver.layout import ABORT, GEN, LIMIT, NODES, new_memory
 from tests.test_solver import random_position
@@ -166,7 +166,7 @@ def run_solve(env: dict[str, str], lines: str, code: str) -> subprocess.Complete
 
 SOLVE_AND_REPORT_NUMBA = (
     "import sys\n"
-    "from connect4.solver.cli_commands import solve_main\n"
+    "from connect4.cli.solve import solve_main\n"
     "status = solve_main(['-a'])\n"
     "print('numba imported' if 'numba' in sys.modules else 'no numba', file=sys.stderr)\n"
     "sys.exit(status)\n"

@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from connect4.book import default_book
-from connect4.perfect import LEVELS, PerfectPlayer, best_columns, softmax_choice
+from connect4.core.position import Position
 from connect4.players import PlayerSpecError, make_player
-from connect4.position import Position
+from connect4.players.perfect import LEVELS, PerfectPlayer, best_columns, softmax_choice
+from connect4.solver.book.format import default_book
 
 SLOW = 600.0  # a budget no test position needs: results must not depend on the clock
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from connect4 import IllegalMoveError, InvalidMoveError, Position
-from connect4.position import check_board_size
+from connect4.core.position import check_board_size
 from tests.naive import NaiveBoard
 
 PERFT = [1, 7, 49, 238, 1120, 4263, 16422, 54859]

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from connect4.ratings import expected_score, fit_ratings
+from connect4.arena.ratings import expected_score, fit_ratings
 
 
 def synthetic_games(

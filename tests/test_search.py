@@ -9,11 +9,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from connect4 import Position, TicTacToe
-from connect4.fastsearch import supports
-from connect4.game import Game
-from connect4.heuristics import heuristic_names
-from connect4.players import PlayerSpecError, make_player
-from connect4.search import (
+from connect4.classic.fastsearch import supports
+from connect4.classic.heuristics import heuristic_names
+from connect4.classic.search import (
     MATE,
     Limits,
     SearchResult,
@@ -22,6 +20,8 @@ from connect4.search import (
     minimax,
     search,
 )
+from connect4.core.game import Game
+from connect4.players import PlayerSpecError, make_player
 from connect4.terminal import strongest_ai
 
 
@@ -113,7 +113,7 @@ def test_alphabeta_equals_minimax_on_random_positions(
 
 def _minimax_from_root_view(game: Game, depth: int, heuristic: str, root: int) -> float:
     """Plain recursive minimax, written independently, values for ``root``."""
-    from connect4.heuristics import HEURISTICS
+    from connect4.classic.heuristics import HEURISTICS
 
     h = HEURISTICS[heuristic]
 

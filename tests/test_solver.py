@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from connect4.position import Position
+from connect4.core.position import Position
 from connect4.solver import (
     Solver,
     SolverError,

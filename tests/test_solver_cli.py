@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from connect4.bench import bench_command, read_cases
-from connect4.cli import app
-from connect4.solver.cli_commands import solve_command
+from connect4.cli.app import app
+from connect4.cli.solve import solve_command
+from connect4.solver.bench import bench_command, read_cases
 
 PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
 runner = CliRunner()
@@ -133,8 +133,9 @@ def test_cold_compile_prints_a_notice(
 
 def test_cli_import_stays_light() -> None:
     code = (
-        "import sys, connect4.cli, connect4.bench; a = sorted(m for m in ('numba', 'numpy') "
-        "if m in sys.modules); import connect4.solver; print(a, 'numba' in sys.modules)"
+        "import sys, connect4.cli.app; a = sorted(m for m in ('numba', 'numpy') "
+        "if m in sys.modules); "
+        "import connect4.solver.bench, connect4.solver; print(a, 'numba' in sys.modules)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr

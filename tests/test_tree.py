@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from connect4 import Position, TicTacToe
-from connect4.search import Limits, search
-from connect4.tree import iter_nodes, render, render_dot, render_text, search_tree
+from connect4.classic.search import Limits, search
+from connect4.classic.tree import iter_nodes, render, render_dot, render_text, search_tree
 
 NODE_KEYS = {
     "id", "path", "move", "depth", "alpha", "beta", "value", "eval", "pruned", "tt_hit",

@@ -469,7 +469,16 @@ def test_serve_command_logs_one_line_per_request(tmp_path: Path) -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     log = tmp_path / "server.log"
-    command = [sys.executable, "-m", "connect4.cli", "serve", "--port", str(port), "--threads", "1"]
+    command = [
+        sys.executable,
+        "-m",
+        "connect4",
+        "serve",
+        "--port",
+        str(port),
+        "--threads",
+        "1",
+    ]
     with log.open("wb") as sink:
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=sink)
     try:
@@ -499,7 +508,7 @@ def test_serve_command_rejects_a_busy_port() -> None:
         taken.listen()
         port = taken.getsockname()[1]
         result = subprocess.run(
-            [sys.executable, "-m", "connect4.cli", "serve", "--port", str(port)],
+            [sys.executable, "-m", "connect4", "serve", "--port", str(port)],
             capture_output=True,
             text=True,
             timeout=60,

@@ -7,7 +7,7 @@
 -15
 
 The solver, the search and the players load on first use (``connect4.Solver``,
-``connect4.search``, ...), so ``import connect4`` stays fast.
+``connect4.classic.search``, ...), so ``import connect4`` stays fast.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from connect4.errors import IllegalMoveError, InvalidMoveError
-from connect4.game import Game
-from connect4.position import Position
-from connect4.tictactoe import TicTacToe
+from connect4.core.errors import IllegalMoveError, InvalidMoveError
+from connect4.core.game import Game
+from connect4.core.position import Position
+from connect4.core.tictactoe import TicTacToe
 
 if TYPE_CHECKING:
+    from connect4.classic.search import Limits, SearchResult, alphabeta, minimax
     from connect4.players import MoveChoice, Player, make_player
-    from connect4.search import Limits, SearchResult, alphabeta, minimax
     from connect4.solver import Solver, SolverError, SolveResult, analyze, best_move, solve
 
 # name -> module that defines it, imported on first access (numba is slow to import)
@@ -33,10 +33,10 @@ _LAZY = {
     "solve": "connect4.solver",
     "analyze": "connect4.solver",
     "best_move": "connect4.solver",
-    "Limits": "connect4.search",
-    "SearchResult": "connect4.search",
-    "minimax": "connect4.search",
-    "alphabeta": "connect4.search",
+    "Limits": "connect4.classic.search",
+    "SearchResult": "connect4.classic.search",
+    "minimax": "connect4.classic.search",
+    "alphabeta": "connect4.classic.search",
     "make_player": "connect4.players",
     "Player": "connect4.players",
     "MoveChoice": "connect4.players",

@@ -1,28 +1,6 @@
-"""Entry point of the ``connect4`` command (``python -m connect4`` too).
+"""``python -m connect4``: the ``connect4`` command."""
 
-``connect4 solve`` takes a fast path that skips loading the typer app, so a
-late position is answered within about a second, interpreter start included.
-"""
-
-from __future__ import annotations
-
-import sys
-
-
-def main() -> None:
-    """Run the ``connect4`` command line."""
-    if sys.argv[1:2] == ["solve"]:
-        from connect4.solver.cli_commands import solve_main
-
-        try:
-            sys.exit(solve_main(sys.argv[2:]))
-        except BrokenPipeError:
-            sys.stderr.close()
-            return
-    from connect4.cli import run_app
-
-    run_app()
-
+from connect4.cli import main
 
 if __name__ == "__main__":
     main()

@@ -18,11 +18,11 @@ from typing import TextIO
 from rich.console import Console
 from rich.text import Text
 
-from connect4.errors import IllegalMoveError, InvalidMoveError
-from connect4.game import Game
+from connect4.core.errors import IllegalMoveError, InvalidMoveError
+from connect4.core.game import Game, Rules
+from connect4.core.position import Position
+from connect4.core.tictactoe import TicTacToe
 from connect4.players import KINDS, MoveChoice, Player, PlayerSpecError, make_player
-from connect4.position import Position, Rules
-from connect4.tictactoe import TicTacToe
 
 PLAYER_NAMES = {"connect4": ("red", "yellow"), "tictactoe": ("X", "O")}
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from connect4.position import Position, centre_order, check_board_size
+from connect4.core.position import Position, centre_order, check_board_size
 from connect4.solver.layout import (
     ABORT,
     BOOK_PLIES,

@@ -32,8 +32,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from connect4 import __version__
+from connect4.core.game import RULES
+from connect4.core.position import Position
 from connect4.players import describe_players
-from connect4.position import RULES, Position
 from connect4.web import service
 from connect4.web.models import (
     MAX_POS_CHARS,

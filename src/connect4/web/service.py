@@ -26,10 +26,10 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from connect4.game import Game
+from connect4.core.game import RULES, Game
+from connect4.core.position import Position, check_board_size
+from connect4.core.tictactoe import TicTacToe
 from connect4.players import Player, PlayerSpecError, make_player, split_spec
-from connect4.position import RULES, Position, check_board_size
-from connect4.tictactoe import TicTacToe
 
 GAMES = ("connect4", "tictactoe")
 MAX_SPEC_LENGTH = 200
@@ -198,7 +198,7 @@ def book_for(width: int, height: int) -> Any:
     and shared read-only by every thread's solver (``None`` when none ships)."""
     with _books_lock:
         if (width, height) not in _books:
-            from connect4.book import exact_default_book
+            from connect4.solver.book import exact_default_book
 
             _books[(width, height)] = exact_default_book(width, height)
         return _books[(width, height)]
@@ -212,7 +212,7 @@ def _solver(width: int, height: int, table_megabytes: int) -> Any:
     if key not in solvers:
         if len(solvers) >= 2:  # bound memory: keep at most two board sizes per thread
             solvers.pop(next(iter(solvers)))
-        from connect4.book import solver_with_book
+        from connect4.solver.book import solver_with_book
 
         solvers[key] = solver_with_book(width, height, table_megabytes, book_for(width, height))
     return solvers[key]
@@ -294,7 +294,7 @@ def bound_search(player: Player, nodes: int, seconds: float) -> Any:
     """Give a classic-search player a node budget and cap its time at ``seconds``, so no
     request keeps a worker busy long after its time limit; returns the old limits
     (``None`` when the player has no search limits)."""
-    from connect4.search import Limits
+    from connect4.classic.search import Limits
 
     limits = getattr(player, "limits", None)
     if not isinstance(limits, Limits):
@@ -405,7 +405,9 @@ def choose_move(
     tree = None
     if want_tree and choice.tree is not None:
         tree = dict(choice.tree)
-        if isinstance(tree.get("tree"), dict):  # connect4.tree's wrapper around the root node
+        if isinstance(
+            tree.get("tree"), dict
+        ):  # connect4.classic.tree's wrapper around the root node
             inner = tree["tree"]
             if count_nodes(inner) > TREE_NODE_CAP:
                 tree["tree"] = cap_tree(inner)

@@ -519,7 +519,7 @@ function showTree(tree, rootPos) {
     box.innerHTML = '<p class="note">This player records no search tree.</p>';
     return;
   }
-  // connect4.tree's JSON wraps the root node with the search's figures.
+  // connect4.classic.tree's JSON wraps the root node with the search's figures.
   const root = tree.tree && typeof tree.tree === "object" ? tree.tree : tree;
   const start = typeof tree.root === "string" ? tree.root : rootPos;
   pruning = tree.algorithm !== "minimax";

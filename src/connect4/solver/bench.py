@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
-from connect4.position import Position
+from connect4.core.position import Position
 
 if TYPE_CHECKING:
     from connect4.solver import Solver

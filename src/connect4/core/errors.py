@@ -6,7 +6,7 @@ Both are :class:`ValueError` subclasses, so ``except ValueError`` catches them.
 >>> Position.from_moves("48")
 Traceback (most recent call last):
 ...
-connect4.errors.InvalidMoveError: move 2 ('8'): column 8 is out of range 1-7
+connect4.core.errors.InvalidMoveError: move 2 ('8'): column 8 is out of range 1-7
 """
 
 from __future__ import annotations

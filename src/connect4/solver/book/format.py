@@ -11,7 +11,7 @@ is never searched.
 Two sources of books:
 
 * our own files (``.c4book``, any board size), written by :meth:`Book.save` and
-  by ``connect4 book build`` (:mod:`connect4.book_build`);
+  by ``connect4 book build`` (:mod:`connect4.solver.book.build`);
 * the published 7x6 databases of the ``bitbully-databases`` package (MIT,
   Markus Thill), read by :func:`read_bitbully` and translated to our scores.
 
@@ -58,7 +58,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from connect4.position import Position, check_board_size
+from connect4.core.position import Position, check_board_size
 
 MAGIC = b"C4BOOK\r\n"
 VERSION = 1

@@ -1,6 +1,6 @@
 """Search trees: record the tree one search explored, render it as text, DOT or JSON.
 
-:class:`TreeRecorder` is filled in by :func:`connect4.search.search` when called
+:class:`TreeRecorder` is filled in by :func:`connect4.classic.search.search` when called
 with ``record_tree=True``. The JSON (also what the browser app shows) is::
 
     {"root": "44",            # move string of the searched position
@@ -41,7 +41,7 @@ import math
 from io import StringIO
 from typing import Any
 
-from connect4.game import Game
+from connect4.core.game import Game
 
 FORMATS = ("text", "dot", "json")
 
@@ -160,7 +160,7 @@ def search_tree(
     ``budget`` stops a search that would visit more nodes (a ``ValueError`` says so):
     recording runs the generic search, some 20,000 nodes a second.
     """
-    from connect4.search import ALGORITHMS, ORDERINGS, Limits, search
+    from connect4.classic.search import ALGORITHMS, ORDERINGS, Limits, search
 
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}: choose one of {', '.join(ALGORITHMS)}")
@@ -207,7 +207,7 @@ def _bound(value: Any, sign: str) -> str:
 
 
 def _label(node: dict[str, Any], pruning: bool) -> str:
-    from connect4.search import describe_value
+    from connect4.classic.search import describe_value
 
     name = "root" if node["move"] is None else f"{node['path']}"
     if node["pruned"]:
@@ -262,7 +262,7 @@ def render_dot(tree: dict[str, Any]) -> str:
     >>> dot.splitlines()[0], "style=dashed" in dot
     ('digraph search {', True)
     """
-    from connect4.search import describe_value
+    from connect4.classic.search import describe_value
 
     lines = [
         "digraph search {",

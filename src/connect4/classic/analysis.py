@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from connect4.game import Game
-from connect4.position import Position, Rules
-from connect4.search import Limits, describe_value, search
-from connect4.tictactoe import TicTacToe
+from connect4.classic.search import Limits, describe_value, search
+from connect4.core.game import Game, Rules
+from connect4.core.position import Position
+from connect4.core.tictactoe import TicTacToe
 
 DEFAULT_BUDGET = 5_000_000  # minimax nodes per depth before it stops (compiled search)
 PYTHON_BUDGET = 500_000  # the same for heuristics only the generic search runs
@@ -34,8 +34,8 @@ def default_budget(game: Game, heuristic: str) -> int:
     >>> default_budget(Position(), "windows"), default_budget(Position(), "recent-lines")
     (5000000, 500000)
     """
-    from connect4.fastsearch import supports
-    from connect4.heuristics import get_heuristic
+    from connect4.classic.fastsearch import supports
+    from connect4.classic.heuristics import get_heuristic
 
     kind = "tictactoe" if isinstance(game, TicTacToe) else "connect4"
     name = get_heuristic(heuristic, kind).name
@@ -102,7 +102,7 @@ def compare(
     and is not run deeper once it has stopped."""
     if game.is_over():
         raise ValueError(f"the game is over ({game.result_text()}): there is nothing to analyse")
-    from connect4 import fastsearch
+    from connect4.classic import fastsearch
 
     fastsearch.warm_up()
     rows: list[Row] = []

@@ -42,9 +42,9 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from connect4.game import Game
-from connect4.position import Position, board_mask, bottom_mask, count_fours
-from connect4.tictactoe import LINES, TicTacToe
+from connect4.core.game import Game
+from connect4.core.position import Position, board_mask, bottom_mask, count_fours
+from connect4.core.tictactoe import LINES, TicTacToe
 
 Evaluate = Callable[[Game, int], float]
 

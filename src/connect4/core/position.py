@@ -35,12 +35,10 @@ Position.from_moves('4453')
 from __future__ import annotations
 
 import functools
-from typing import Literal
 
-from connect4.errors import IllegalMoveError, InvalidMoveError, move_error_prefix
+from connect4.core.errors import IllegalMoveError, InvalidMoveError, move_error_prefix
+from connect4.core.game import RULES, GameKind, Rules
 
-Rules = Literal["standard", "count-fours"]
-RULES: tuple[Rules, ...] = ("standard", "count-fours")
 COLUMN_SYMBOLS = "123456789abcdefghijklmnopqrstuvwxyz"
 DEFAULT_WIDTH = 7
 DEFAULT_HEIGHT = 6
@@ -158,8 +156,6 @@ class Position:
     """
 
     __slots__ = (
-        "_board",
-        "_bottom",
         "_heights",
         "_history",
         "_over",
@@ -181,8 +177,6 @@ class Position:
         self.rules: Rules = rules
         self.current = 0
         self.mask = 0
-        self._bottom = bottom_mask(width, height)
-        self._board = board_mask(width, height)
         self._heights = [0] * width
         self._history: list[int] = []
         # _over[i] is True when the game had ended after i plies (standard rules).
@@ -206,7 +200,7 @@ class Position:
         >>> Position.from_moves("4444444")
         Traceback (most recent call last):
         ...
-        connect4.errors.IllegalMoveError: move 7 ('4'): column 4 is full
+        connect4.core.errors.IllegalMoveError: move 7 ('4'): column 4 is full
         """
         position = cls(width, height, rules)
         for index, token in enumerate(moves, start=1):
@@ -259,6 +253,11 @@ class Position:
     def size(self) -> int:
         """The number of cells, ``width * height``."""
         return self.width * self.height
+
+    @property
+    def kind(self) -> GameKind:
+        """``"connect4"``: the game this position belongs to."""
+        return "connect4"
 
     def stones(self, player: int) -> int:
         """The bitboard of ``player``'s stones (1 = red, 2 = yellow)."""
@@ -410,7 +409,6 @@ class Position:
         other = Position.__new__(Position)
         other.width, other.height, other.rules = self.width, self.height, self.rules
         other.current, other.mask = self.current, self.mask
-        other._bottom, other._board = self._bottom, self._board
         other._heights = list(self._heights)
         other._history = list(self._history)
         other._over = list(self._over)

@@ -22,7 +22,7 @@ import sys
 from collections.abc import Iterable
 from typing import TextIO
 
-from connect4.position import Position
+from connect4.core.position import Position
 
 
 def format_scores(scores: list[int | None]) -> str:
@@ -48,7 +48,7 @@ def solve_command(
     """Answer each line of ``lines``; return the exit status (1 if a line was bad).
 
     With ``book`` (the default) the board size's opening book
-    (:func:`connect4.book.default_book`) is probed inside the search.
+    (:func:`connect4.solver.book.default_book`) is probed inside the search.
     """
     from connect4.solver import Solver, SolverError
 
@@ -60,7 +60,7 @@ def solve_command(
         print(f"error: {exc}", file=err)
         return 1
     if book:
-        from connect4.book import BookError, default_book
+        from connect4.solver.book import BookError, default_book
 
         try:
             loaded = default_book(width, height)

@@ -1,4 +1,4 @@
-"""Minimax and alpha-beta over the :class:`~connect4.game.Game` protocol, instrumented.
+"""Minimax and alpha-beta over the :class:`~connect4.core.game.Game` protocol, instrumented.
 
 One search runs unchanged on Connect Four of any size, the count-fours variant and
 tic-tac-toe. It is the textbook max/min form: the side to move at the root is the
@@ -13,7 +13,7 @@ point of view. Options (all keyword arguments of :func:`search`):
 * ``ordering``: ``"center"`` (the game's own order: centre columns first, or
   tic-tac-toe's centre, corners, edges) or ``"none"`` (ascending moves);
 * ``tt``: a transposition table (its best move is tried first);
-* ``record_tree``: record the explored tree (see :mod:`connect4.tree`).
+* ``record_tree``: record the explored tree (see :mod:`connect4.classic.tree`).
 
 Game ends are scored by distance: a win for the root player is ``MATE - ply``
 (``ply`` = stones on the board), a loss ``-(MATE - ply)``, a draw 0, so a faster
@@ -41,10 +41,10 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from connect4.game import Game
-from connect4.heuristics import Heuristic, get_heuristic
-from connect4.tictactoe import TicTacToe
-from connect4.tree import TreeRecorder
+from connect4.classic.heuristics import Heuristic, get_heuristic
+from connect4.classic.tree import TreeRecorder
+from connect4.core.game import Game
+from connect4.core.tictactoe import TicTacToe
 
 Algorithm = Literal["minimax", "alphabeta"]
 Ordering = Literal["center", "none"]
@@ -328,7 +328,7 @@ def search(
     """Search ``game`` (left unchanged) and return a :class:`SearchResult`.
 
     ``engine`` is ``"python"`` (the generic search), ``"numba"`` (the compiled
-    Connect Four / tic-tac-toe kernels of :mod:`connect4.fastsearch`, same
+    Connect Four / tic-tac-toe kernels of :mod:`connect4.classic.fastsearch`, same
     semantics and node counts) or ``"auto"`` (numba when it supports the request).
 
     >>> from connect4 import TicTacToe
@@ -347,7 +347,7 @@ def search(
     if engine not in ("auto", "python", "numba"):
         raise ValueError(f"unknown engine {engine!r}: choose auto, python or numba")
     if engine != "python" and not record_tree:
-        from connect4 import fastsearch
+        from connect4.classic import fastsearch
 
         use_fast = fastsearch.supports(game, heuristic.name)
         if engine == "numba" and not use_fast:
@@ -372,7 +372,7 @@ def search(
             node_limit = max(limits.nodes - total.nodes, 1)
         recorder = TreeRecorder(game, tree_cap) if record_tree else None
         if use_fast:
-            from connect4 import fastsearch
+            from connect4.classic import fastsearch
 
             outcome = fastsearch.run(
                 game,

@@ -13,7 +13,7 @@ True
 >>> make_player("random:speed=3")
 Traceback (most recent call last):
 ...
-connect4.players.PlayerSpecError: random: unknown key 'speed' (random takes: seed)
+connect4.players.registry.PlayerSpecError: random: unknown key 'speed' (random takes: seed)
 """
 
 from __future__ import annotations
@@ -21,13 +21,34 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
-from connect4.game import Game
+from connect4.core.game import Game
 
 
 class PlayerSpecError(ValueError):
     """A player spec that names no known player or has bad options."""
+
+
+class MoveStats(TypedDict, total=False):
+    """What a player reports about one move, JSON-ready; each player fills what it knows.
+
+    ``seconds`` the time taken; ``nodes``, ``leaves``, ``cutoffs``, ``tt_hits`` and
+    ``depth`` the search's figures; ``source`` where a perfect player's answer came
+    from (``book``, ``solver``, ``search``) and ``level`` its level; ``engine`` and
+    ``heuristic`` which classic search ran.
+    """
+
+    seconds: float
+    nodes: int
+    leaves: int
+    cutoffs: int
+    tt_hits: int
+    depth: int
+    source: str
+    level: str
+    engine: str
+    heuristic: str
 
 
 @dataclass
@@ -43,7 +64,7 @@ class MoveChoice:
 
     move: int
     value: float | None = None
-    stats: dict[str, float | int | str] = field(default_factory=dict)
+    stats: MoveStats = field(default_factory=lambda: MoveStats())
     proven: bool | None = None
     tree: dict[str, Any] | None = None
     column_scores: list[int | None] | None = None
@@ -271,41 +292,15 @@ def _build_random(spec: str, options: dict[str, object], context: PlayerContext)
     return RandomPlayer(spec, seed if isinstance(seed, int) else None)
 
 
-register(
-    PlayerKind(
-        name="human",
-        description="a person at the keyboard or in the browser",
-        options={},
-        build=lambda spec, options, context: HumanPlayer(spec),
-    )
+HUMAN = PlayerKind(
+    name="human",
+    description="a person at the keyboard or in the browser",
+    options={},
+    build=lambda spec, options, context: HumanPlayer(spec),
 )
-register(
-    PlayerKind(
-        name="random",
-        description="plays a uniformly random legal move",
-        options={"seed": Option("random seed (defaults to --seed)", parse_int(0, 2**63))},
-        build=_build_random,
-    )
+RANDOM = PlayerKind(
+    name="random",
+    description="plays a uniformly random legal move",
+    options={"seed": Option("random seed (defaults to --seed)", parse_int(0, 2**63))},
+    build=_build_random,
 )
-
-
-def _build_cmd(spec: str, options: dict[str, object], context: PlayerContext) -> Player:
-    from connect4.external import build_external  # imported lazily: spawns processes
-
-    return build_external(spec, options, context)
-
-
-register(
-    PlayerKind(
-        name="cmd",
-        description="an external program speaking the bot protocol: cmd:PROGRAM ARGS",
-        options={},
-        build=_build_cmd,
-        free_argument=True,
-    )
-)
-
-# The minimax and alphabeta kinds (issue 3) and the perfect kind (issue 5, which
-# replaces any basic one registered above) register themselves on import.
-import connect4.perfect  # noqa: E402
-import connect4.search_players  # noqa: E402,F401

@@ -1,7 +1,7 @@
 """The game protocol that every search, player and interface works on.
 
-:class:`~connect4.position.Position` (Connect Four, any size, both rule sets)
-and :class:`~connect4.tictactoe.TicTacToe` implement it, so one minimax or
+:class:`~connect4.core.position.Position` (Connect Four, any size, both rule sets)
+and :class:`~connect4.core.tictactoe.TicTacToe` implement it, so one minimax or
 alpha-beta runs on both unchanged. Moves are small non-negative ints (a 0-based
 column, or a 0-based cell); move strings use each game's own notation.
 
@@ -21,7 +21,15 @@ column, or a 0-based cell); move strings use each game's own notation.
 
 from __future__ import annotations
 
-from typing import Protocol, Self, runtime_checkable
+from typing import Literal, Protocol, Self, runtime_checkable
+
+GameKind = Literal["connect4", "tictactoe"]
+"""The games the package plays: Connect Four (any size, both rule sets) and tic-tac-toe."""
+
+Rules = Literal["standard", "count-fours"]
+"""Connect Four's rule sets: first four in a row wins, or count every four at the end."""
+
+RULES: tuple[Rules, ...] = ("standard", "count-fours")
 
 
 @runtime_checkable
@@ -29,8 +37,39 @@ class Game(Protocol):
     """A two-player, zero-sum, perfect-information game with make/unmake.
 
     Player 1 moves first. ``winner()`` is 1 or 2 once someone has won and
-    ``None`` otherwise; ``is_over()`` is also true for a draw.
+    ``None`` otherwise; ``is_over()`` is also true for a draw. ``kind``,
+    ``width``, ``height``, ``rules`` and ``stones()`` tell callers what board
+    they hold, so no caller needs to test the concrete type.
     """
+
+    @property
+    def kind(self) -> GameKind:
+        """Which game this is: ``"connect4"`` or ``"tictactoe"``."""
+        ...
+
+    @property
+    def width(self) -> int:
+        """Columns of the board (3 for tic-tac-toe)."""
+        ...
+
+    @property
+    def height(self) -> int:
+        """Rows of the board (3 for tic-tac-toe)."""
+        ...
+
+    @property
+    def size(self) -> int:
+        """Cells on the board, ``width * height``."""
+        ...
+
+    @property
+    def rules(self) -> Rules:
+        """The rule set (tic-tac-toe has only ``"standard"``)."""
+        ...
+
+    def stones(self, player: int) -> int:
+        """The bitboard of ``player``'s stones (1 or 2), in the game's own bit layout."""
+        ...
 
     @property
     def to_move(self) -> int:

@@ -34,13 +34,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from connect4.errors import IllegalMoveError, InvalidMoveError
-from connect4.external import BotFault, ExternalPlayer
-from connect4.game import Game
+from connect4.arena.ratings import fit_ratings
+from connect4.core.errors import IllegalMoveError, InvalidMoveError
+from connect4.core.game import Game, Rules
+from connect4.core.position import Position
+from connect4.core.tictactoe import TicTacToe
 from connect4.players import MoveChoice, Player, PlayerSpecError, make_player
-from connect4.position import Position, Rules
-from connect4.ratings import fit_ratings
-from connect4.tictactoe import TicTacToe
+from connect4.players.external import BotFault, ExternalPlayer
 
 COLOURS = ("red", "yellow")
 MAX_OPENING_PLIES = 6
@@ -406,7 +406,7 @@ def accuracy_solver(width: int, height: int) -> Any:
     """
     size = (width, height)
     if size not in _SOLVERS:
-        from connect4.book import exact_default_book, solver_with_book
+        from connect4.solver.book import exact_default_book, solver_with_book
 
         book = exact_default_book(width, height)  # None: fewer early positions judged
         _SOLVERS[size] = solver_with_book(width, height, ACCURACY_TABLE_MEGABYTES, book)

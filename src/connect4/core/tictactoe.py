@@ -18,7 +18,8 @@ O . O
 
 from __future__ import annotations
 
-from connect4.errors import IllegalMoveError, InvalidMoveError, move_error_prefix
+from connect4.core.errors import IllegalMoveError, InvalidMoveError, move_error_prefix
+from connect4.core.game import GameKind, Rules
 
 LINES = (
     0b000000111, 0b000111000, 0b111000000,  # rows (bottom, middle, top)
@@ -36,19 +37,21 @@ def three_in_a_row(stones: int) -> bool:
 
 
 class TicTacToe:
-    """A tic-tac-toe position with a move stack; implements :class:`connect4.game.Game`.
+    """A tic-tac-toe position with a move stack; implements :class:`connect4.core.game.Game`.
 
     >>> TicTacToe.from_moves("121")
     Traceback (most recent call last):
     ...
-    connect4.errors.IllegalMoveError: move 3 ('1'): cell 1 is taken
+    connect4.core.errors.IllegalMoveError: move 3 ('1'): cell 1 is taken
     """
 
     __slots__ = ("_history", "_stones")
 
     width = 3
     height = 3
-    rules = "standard"
+    size = 9
+    rules: Rules = "standard"
+    kind: GameKind = "tictactoe"
 
     def __init__(self) -> None:
         self._stones = [0, 0]  # X (player 1), O (player 2)

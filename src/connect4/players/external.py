@@ -20,7 +20,7 @@ move raises :class:`BotFault` with the forfeit reason: ``timeout``, ``crash``
 >>> import sys
 >>> from pathlib import Path
 >>> from connect4 import Position
->>> example = Path(__file__).resolve().parents[2] / "examples" / "bot.py"
+>>> example = Path(__file__).resolve().parents[3] / "examples" / "bot.py"
 >>> bot = make_external(f"{sys.executable} {example}", time_limit=5.0)
 >>> bot.choose(Position.from_moves("44")).move in range(7)
 True
@@ -43,8 +43,8 @@ import tempfile
 import time
 from typing import IO
 
-from connect4.game import Game
-from connect4.players import MoveChoice, PlayerContext, PlayerSpecError
+from connect4.core.game import Game
+from connect4.players.registry import MoveChoice, PlayerContext, PlayerKind, PlayerSpecError
 
 STARTUP_SECONDS = 10.0  # a bot must answer ``init`` with ``ready`` within this
 QUIT_GRACE_SECONDS = 0.5  # after ``quit``, the process group is killed
@@ -299,6 +299,15 @@ def make_external(
 
 
 def build_external(spec: str, options: dict[str, object], context: PlayerContext) -> ExternalPlayer:
-    """The ``cmd`` kind's builder (registered in :mod:`connect4.players`)."""
+    """The ``cmd`` kind's builder (registered in :mod:`connect4.players.registry`)."""
     argument = str(options.get("argument", ""))
     return ExternalPlayer(spec, parse_command(argument), context)
+
+
+CMD = PlayerKind(
+    name="cmd",
+    description="an external program speaking the bot protocol: cmd:PROGRAM ARGS",
+    options={},
+    build=build_external,
+    free_argument=True,
+)

@@ -1,4 +1,4 @@
-"""Compiled fast path of :mod:`connect4.search`: numba bitboard minimax and alpha-beta.
+"""Compiled fast path of :mod:`connect4.classic.search`: numba bitboard minimax and alpha-beta.
 
 The same algorithm as the generic search (max/min form, root player maximises,
 fail-soft alpha-beta, distance-scored game ends, the same move orders, the same
@@ -29,8 +29,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from connect4.game import Game
-from connect4.heuristics import (
+from connect4.classic.heuristics import (
     ADJ_FOURS,
     ADJ_LATER,
     ADJ_PLAYABLE,
@@ -40,9 +39,10 @@ from connect4.heuristics import (
     WINDOW_PRESETS,
     geometry,
 )
-from connect4.position import Position, centre_order
-from connect4.search import SearchStats
-from connect4.tictactoe import LINES, MOVE_ORDER, TicTacToe
+from connect4.classic.search import SearchStats
+from connect4.core.game import Game
+from connect4.core.position import Position, centre_order
+from connect4.core.tictactoe import LINES, MOVE_ORDER, TicTacToe
 
 MATE = 1_000_000_000
 INF = 1 << 62
@@ -192,7 +192,7 @@ def _threats(  # pragma: no cover - compiled
     weights: np.ndarray,
     wmasks: np.ndarray,
 ) -> int:
-    """:func:`connect4.heuristics.threats` on int64 bitboards (same weights, same value)."""
+    """:func:`connect4.classic.heuristics.threats` on int64 bitboards (same weights, same value)."""
     height = params[P_HEIGHT]
     board = params[P_BOARD]
     t_own = _threat_cells(own, mask, height, board)
@@ -234,7 +234,7 @@ def _adjacency_side(  # pragma: no cover - compiled
 def _adjacency(  # pragma: no cover - compiled
     own: int, opp: int, mask: int, params: np.ndarray, w: np.ndarray
 ) -> int:
-    """:func:`connect4.heuristics.adjacency` on int64 bitboards."""
+    """:func:`connect4.classic.heuristics.adjacency` on int64 bitboards."""
     height = params[P_HEIGHT]
     board = params[P_BOARD]
     now = (mask + params[P_BOTTOM]) & board
@@ -571,7 +571,7 @@ def run(
         rate = state.get("nodes", 0) / spent if spent > 0.002 else 500_000.0
         limit = min(limit, max(1, int((deadline - time.perf_counter()) * rate)))
     st[LIMIT] = limit
-    size = 9 if isinstance(game, TicTacToe) else game.width * game.height  # type: ignore[attr-defined]
+    size = 9 if isinstance(game, TicTacToe) else game.width * game.height
     movebuf = np.zeros((size + 2, max(9, getattr(game, "width", 9))), dtype=np.int64)
     pv = np.zeros((size + 2, size + 2), dtype=np.int64)
     pvlen = np.zeros(size + 2, dtype=np.int64)
@@ -593,7 +593,7 @@ def run(
 
 def search_python(game: Game, depth: int) -> Any:
     """The generic alpha-beta (windows, centre order) for comparison in examples."""
-    from connect4.search import Limits, search
+    from connect4.classic.search import Limits, search
 
     return search(game, limits=Limits(depth=depth), engine="python")
 

@@ -181,7 +181,7 @@ def arena(
     ] = 200_000,
 ) -> None:
     """AI-vs-AI tournament: round robin (or gauntlet), ratings, accuracy, resumable results."""
-    from connect4.arena import ArenaError, arena_main
+    from connect4.arena.tournament import ArenaError, arena_main
 
     try:
         code = arena_main(
@@ -233,8 +233,8 @@ def lab(
     resume: Annotated[bool, typer.Option(help="continue the lab in --out")] = False,
 ) -> None:
     """Heuristic lab: every classic heuristic at several depths plus perfect; Markdown + PNGs."""
-    from connect4.arena import ArenaError
-    from connect4.lab import lab_main
+    from connect4.arena.lab import lab_main
+    from connect4.arena.tournament import ArenaError
 
     try:
         code = lab_main(
@@ -290,8 +290,8 @@ def book_build(
     """Solve every position up to --plies stones and write a book (resumable, parallel)."""
     import json
 
-    from connect4.book import BookError
-    from connect4.book_build import BuildInterrupted, build_command
+    from connect4.solver.book import BookError
+    from connect4.solver.book.build import BuildInterrupted, build_command
 
     try:
         summary = build_command(
@@ -332,8 +332,8 @@ def book_info(
     """Show what a book holds: board, depth, entries per ply, results, metadata."""
     import json
 
-    from connect4.book import BookError, load_book
-    from connect4.book_build import format_info
+    from connect4.solver.book import BookError, load_book
+    from connect4.solver.book.build import format_info
 
     try:
         loaded = load_book(book)
@@ -366,8 +366,8 @@ def tree(
     fmt: Annotated[str, typer.Option("--format", help="text, dot or json")] = "text",
 ) -> None:
     """Print the tree one minimax or alpha-beta search explored (pruned children marked)."""
-    from connect4.analysis import load_position
-    from connect4.tree import FORMATS, render, search_tree
+    from connect4.classic.analysis import load_position
+    from connect4.classic.tree import FORMATS, render, search_tree
 
     if fmt not in FORMATS:
         raise fail(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
@@ -405,7 +405,7 @@ def analyze(
     plot: Annotated[str | None, typer.Option(help="write a PNG plot to this file")] = None,
 ) -> None:
     """Minimax against alpha-beta by depth: nodes, seconds, value, move and their ratio."""
-    from connect4.analysis import (
+    from connect4.classic.analysis import (
         compare,
         default_budget,
         load_position,
@@ -457,7 +457,7 @@ def solve(ctx: typer.Context) -> None:
     Options: -a/--analyze, -w/--weak, --width W, --height H, --no-book
     (``connect4 solve --help``).
     """
-    from connect4.solver.cli_commands import solve_main
+    from connect4.cli.solve import solve_main
 
     raise typer.Exit(solve_main(list(ctx.args)))
 
@@ -472,7 +472,7 @@ def bench(
     height: Annotated[int, typer.Option(help="board height")] = 6,
 ) -> None:
     """Solve every position of benchmark files, check the scores, print the timings."""
-    from connect4.bench import bench_command
+    from connect4.solver.bench import bench_command
 
     raise typer.Exit(
         bench_command(
@@ -482,19 +482,8 @@ def bench(
 
 
 def run_app() -> None:
-    """Run the typer app (``connect4.__main__.main`` is the console script)."""
+    """Run the typer app (:func:`connect4.cli.main` is the console script)."""
     try:
         app()
     except BrokenPipeError:
         sys.stderr.close()
-
-
-def main() -> None:
-    """Entry point of the ``connect4`` command (with the fast path for ``solve``)."""
-    from connect4.__main__ import main as entry
-
-    entry()
-
-
-if __name__ == "__main__":
-    main()

@@ -42,8 +42,8 @@ from typing import Any
 
 import numpy as np
 
-from connect4.book import Book, BookError, canonical_key, load_book
-from connect4.position import Position, check_board_size
+from connect4.core.position import Position, check_board_size
+from connect4.solver.book import Book, BookError, canonical_key, load_book
 
 JOURNAL_MAGIC = b"C4JRNL\r\n"
 _JOURNAL_HEADER = struct.Struct("<8sBBBx4xQ")  # magic, width, height, plies, base-book tag
@@ -111,7 +111,7 @@ def solve_chunk(
     """Solve positions (move strings) exactly; ``[(canonical key, score, nodes)]``.
 
     ``book`` is ``(plies, keys, values)`` arrays probed in the search, or a book
-    spec for :func:`connect4.book.load_book` (loaded once per worker process).
+    spec for :func:`connect4.solver.book.load_book` (loaded once per worker process).
     Runs in worker processes: it must stay a picklable module-level function.
     """
     from connect4.solver import kernel

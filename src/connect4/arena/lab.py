@@ -22,7 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from connect4.arena import ArenaConfig, ArenaError, load_openings, run_tournament, summarize
+from connect4.arena.tournament import (
+    ArenaConfig,
+    ArenaError,
+    load_openings,
+    run_tournament,
+    summarize,
+)
 
 SPEC_PATTERN = re.compile(r"alphabeta:depth=(\d+),heuristic=(.+)")
 PERFECT = "perfect"
@@ -48,7 +54,7 @@ def parse_depths(text: str) -> list[int]:
 def available_heuristics() -> list[str]:
     """The Classic AI heuristics for Connect Four (``windows`` is an alias, left out)."""
     try:
-        from connect4.heuristics import heuristic_names
+        from connect4.classic.heuristics import heuristic_names
     except ImportError:
         return []
     return [name for name in heuristic_names("connect4") if name != "windows"]
@@ -96,7 +102,7 @@ def run_lab(
 
     known = available_heuristics()
     if not known:
-        raise ArenaError("the lab needs the classic AI (connect4.heuristics) installed")
+        raise ArenaError("the lab needs the classic AI (connect4.classic.heuristics) installed")
     chosen = heuristics or known
     unknown = [h for h in chosen if h not in known]
     if unknown:
@@ -313,7 +319,7 @@ def lab_main(
 
     from rich.console import Console
 
-    from connect4.arena import progress_bar
+    from connect4.arena.tournament import progress_bar
 
     depth_list = parse_depths(depths)
     chosen = [h.strip() for h in heuristics.split(",") if h.strip()] if heuristics else None

@@ -1,4 +1,4 @@
-"""The ``minimax`` and ``alphabeta`` player kinds (registered in :mod:`connect4.players`).
+"""The ``minimax`` and ``alphabeta`` player kinds (registered in :mod:`connect4.players.registry`).
 
 Specs (keys may be combined; explicit keys override the level's settings)::
 
@@ -23,10 +23,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from connect4.game import Game
-from connect4.heuristics import get_heuristic, heuristic_names
-from connect4.players import (
+from connect4.classic.heuristics import get_heuristic, heuristic_names
+from connect4.classic.search import Limits, is_mate, search
+from connect4.core.game import Game
+from connect4.players.registry import (
     MoveChoice,
+    MoveStats,
     Option,
     Player,
     PlayerContext,
@@ -36,9 +38,7 @@ from connect4.players import (
     parse_float,
     parse_int,
     parse_switch,
-    register,
 )
-from connect4.search import Limits, is_mate, search
 
 # level -> settings, per game; documented in docs/classic-ai.md
 LEVELS: dict[str, dict[str, dict[str, object]]] = {
@@ -125,9 +125,17 @@ class SearchPlayer:
         )
         if result.move is None:
             raise ValueError("the search found no move")
-        stats: dict[str, float | int | str] = dict(result.stats.as_dict())
-        stats["engine"] = result.engine
-        stats["heuristic"] = result.heuristic
+        figures = result.stats
+        stats = MoveStats(
+            nodes=figures.nodes,
+            leaves=figures.leaves,
+            cutoffs=figures.cutoffs,
+            tt_hits=figures.tt_hits,
+            depth=figures.depth,
+            seconds=figures.seconds,
+            engine=result.engine,
+            heuristic=result.heuristic,
+        )
         tree: dict[str, Any] | None = None
         if result.tree is not None:
             tree = result.tree
@@ -188,19 +196,15 @@ def build(algorithm: str) -> Any:
     return make
 
 
-register(
-    PlayerKind(
-        name="minimax",
-        description="plain minimax to a depth cut-off (no pruning; for teaching)",
-        options=options(),
-        build=build("minimax"),
-    )
+MINIMAX = PlayerKind(
+    name="minimax",
+    description="plain minimax to a depth cut-off (no pruning; for teaching)",
+    options=options(),
+    build=build("minimax"),
 )
-register(
-    PlayerKind(
-        name="alphabeta",
-        description="alpha-beta search with a heuristic, move ordering and a transposition table",
-        options=options(),
-        build=build("alphabeta"),
-    )
+ALPHABETA = PlayerKind(
+    name="alphabeta",
+    description="alpha-beta search with a heuristic, move ordering and a transposition table",
+    options=options(),
+    build=build("alphabeta"),
 )

@@ -12,7 +12,7 @@ Each move: every column's exact score comes from the opening book when the
 position's children are all in it (``source = "book"``); otherwise the solver
 searches, probing the book inside its search (``source = "solver"``). When it
 cannot finish within about three quarters of the budget, an iterative-deepening
-alpha-beta search (:mod:`connect4.search`) picks the move with the time left
+alpha-beta search (:mod:`connect4.classic.search`) picks the move with the time left
 and the choice says so (``proven=False``, ``source = "search"``).
 
 Below ``perfect`` the player samples a column from a softmax over the exact
@@ -37,10 +37,11 @@ from typing import Any
 
 import numpy as np
 
-from connect4.book import Book, default_book
-from connect4.game import Game
-from connect4.players import (
+from connect4.core.game import Game
+from connect4.core.position import Position, centre_order
+from connect4.players.registry import (
     MoveChoice,
+    MoveStats,
     Option,
     Player,
     PlayerContext,
@@ -49,9 +50,8 @@ from connect4.players import (
     parse_choice,
     parse_float,
     parse_int,
-    register,
 )
-from connect4.position import Position, centre_order
+from connect4.solver.book import Book, default_book
 
 
 @dataclass(frozen=True)
@@ -385,7 +385,7 @@ def warm_up() -> None:
             return
         try:
             import connect4.solver as solver_api
-            from connect4.search import Limits, search
+            from connect4.classic.search import Limits, search
             from connect4.solver import kernel
 
             solver_api.Solver(4, 4, 1).solve(Position.from_moves("12", 4, 4))
@@ -496,12 +496,12 @@ class PerfectPlayer:
                 if move_or_none is None or score is None:
                     return self._fallback(game, partial, nodes, start)
                 move = move_or_none
-                stats: dict[str, float | int | str] = {
-                    "nodes": nodes,
-                    "seconds": time.perf_counter() - start,
-                    "source": "solver",
-                    "level": self.level,
-                }
+                stats = MoveStats(
+                    nodes=nodes,
+                    seconds=time.perf_counter() - start,
+                    source="solver",
+                    level=self.level,
+                )
                 self._remember(position, score)
                 return MoveChoice(move=move, value=score, stats=stats, proven=True)
         else:
@@ -509,12 +509,12 @@ class PerfectPlayer:
         if exact is None:
             return self._fallback(game, partial, nodes, start)
         move = self._pick(game, exact)
-        stats = {
-            "nodes": nodes,
-            "seconds": time.perf_counter() - start,
-            "source": source,
-            "level": self.level,
-        }
+        stats = MoveStats(
+            nodes=nodes,
+            seconds=time.perf_counter() - start,
+            source=source,
+            level=self.level,
+        )
         self._remember(position, exact[move])
         return MoveChoice(
             move=move,
@@ -560,7 +560,7 @@ class PerfectPlayer:
     def _fallback(
         self, game: Position, partial: list[int | None], nodes: int, start: float
     ) -> MoveChoice:
-        from connect4.search import Limits, search
+        from connect4.classic.search import Limits, search
 
         known_wins = [c for c, s in enumerate(partial) if s is not None and s > 0]
         if known_wins:
@@ -574,13 +574,13 @@ class PerfectPlayer:
             value = result.value
             nodes += result.stats.nodes
             depth = result.stats.depth
-        stats: dict[str, float | int | str] = {
-            "nodes": nodes,
-            "seconds": time.perf_counter() - start,
-            "source": "search",
-            "level": self.level,
-            "depth": depth,
-        }
+        stats = MoveStats(
+            nodes=nodes,
+            seconds=time.perf_counter() - start,
+            source="search",
+            level=self.level,
+            depth=depth,
+        )
         return MoveChoice(move=move, value=value, stats=stats, proven=False, column_scores=None)
 
     def close(self) -> None:
@@ -604,28 +604,24 @@ def _build_perfect(spec: str, options: dict[str, object], context: PlayerContext
     )
 
 
-register(
-    PlayerKind(
-        name="perfect",
-        description="plays the exact solver's best move (book first); beatable levels",
-        options={
-            "level": Option(
-                "easy, medium, hard (beatable) or perfect",
-                parse_choice(*LEVELS),
-                tuple(LEVELS),
-                "perfect",
-            ),
-            "time": Option(
-                "seconds per move (book, then solver, then search)",
-                parse_float(0.001, 3600),
-                (),
-                "1",
-            ),
-            "seed": Option(
-                "random seed for ties and levels (defaults to --seed)", parse_int(0, 2**63)
-            ),
-        },
-        build=_build_perfect,
-        games=("connect4",),
-    )
+PERFECT = PlayerKind(
+    name="perfect",
+    description="plays the exact solver's best move (book first); beatable levels",
+    options={
+        "level": Option(
+            "easy, medium, hard (beatable) or perfect",
+            parse_choice(*LEVELS),
+            tuple(LEVELS),
+            "perfect",
+        ),
+        "time": Option(
+            "seconds per move (book, then solver, then search)",
+            parse_float(0.001, 3600),
+            (),
+            "1",
+        ),
+        "seed": Option("random seed for ties and levels (defaults to --seed)", parse_int(0, 2**63)),
+    },
+    build=_build_perfect,
+    games=("connect4",),
 )

@@ -1,0 +1,1 @@
+"""Tournaments between players: schedule, play, results, ratings and the heuristic lab."""

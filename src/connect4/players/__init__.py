@@ -1,0 +1,58 @@
+"""Players and player specs: one string names a player everywhere.
+
+The kinds a spec can name are registered here, from one explicit list:
+``human``, ``random``, ``cmd`` (external programs), ``perfect`` (the solver
+with beatable levels), ``minimax`` and ``alphabeta`` (the classic search).
+
+>>> from connect4 import Position
+>>> make_player("alphabeta:depth=2").choose(Position.from_moves("112233")).move
+3
+>>> sorted(KINDS)
+['alphabeta', 'cmd', 'human', 'minimax', 'perfect', 'random']
+"""
+
+from __future__ import annotations
+
+from connect4.players.external import CMD
+from connect4.players.perfect import PERFECT
+from connect4.players.registry import (
+    HUMAN,
+    KINDS,
+    RANDOM,
+    MoveChoice,
+    MoveStats,
+    Option,
+    Player,
+    PlayerContext,
+    PlayerKind,
+    PlayerSpecError,
+    RandomPlayer,
+    describe_players,
+    make_player,
+    register,
+    split_spec,
+)
+from connect4.players.search import ALPHABETA, MINIMAX
+
+BUILTIN_KINDS: tuple[PlayerKind, ...] = (HUMAN, RANDOM, CMD, PERFECT, MINIMAX, ALPHABETA)
+"""The kinds every program knows, in the order menus list them."""
+
+for _kind in BUILTIN_KINDS:
+    register(_kind)
+
+__all__ = [
+    "BUILTIN_KINDS",
+    "KINDS",
+    "MoveChoice",
+    "MoveStats",
+    "Option",
+    "Player",
+    "PlayerContext",
+    "PlayerKind",
+    "PlayerSpecError",
+    "RandomPlayer",
+    "describe_players",
+    "make_player",
+    "register",
+    "split_spec",
+]
