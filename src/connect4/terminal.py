@@ -53,40 +53,37 @@ def strongest_ai(game: str, rules: str = "standard") -> str:
 
 
 def render_board(game: Game) -> Text:
-    """The board as rich text: coloured discs, last move and winning line marked."""
+    """The board as rich text: coloured discs, last move and winning line marked.
+
+    >>> from connect4 import TicTacToe
+    >>> render_board(TicTacToe.from_moves("5")).plain.split()
+    ['7', '8', '9', '4', 'X', '6', '1', '2', '3']
+    """
     text = Text()
-    if isinstance(game, TicTacToe):
-        last = game.last_move
-        for base in (6, 3, 0):
-            for i in range(3):
-                cell = base + i
-                owner = game.cell(cell)
-                symbol = ("·", "X", "O")[owner]
-                style = ("dim", "bold red", "bold yellow")[owner]
-                if cell == last:
-                    style += " reverse"
-                text.append(f" {symbol if owner else cell + 1} ", style=style if owner else "dim")
-            text.append("\n")
-        return text
-    assert isinstance(game, Position)
-    winning = game.winning_line()
-    last = game.last_move
+    winning = game.winning_cells()
+    last = game.last_cell()
+    styles = ("dim", "bold red", "bold yellow")
+    framed = game.kind == "connect4"  # a Connect Four frame, column labels below it
     for row in reversed(range(game.height)):
-        text.append("│", style="blue")
+        if framed:
+            text.append("│", style="blue")
         for column in range(game.width):
-            owner = game.cell(column, row)
-            bit = 1 << (column * (game.height + 1) + row)
-            style = ("dim", "bold red", "bold yellow")[owner]
-            symbol = "·●○"[owner]
-            if winning & bit:
+            owner = game.owner(column, row)
+            style = styles[owner]
+            if (column, row) in winning or (not framed and (column, row) == last):
                 style += " reverse"
-            is_last = last == column and game.heights[column] - 1 == row
-            text.append("(" if is_last else " ", style="bold white")
-            text.append(symbol, style=style)
-            text.append(")" if is_last else " ", style="bold white")
-        text.append("│\n", style="blue")
-    text.append("└" + "───" * game.width + "┘\n", style="blue")
-    text.append(" " + "".join(f" {game.move_label(c)} " for c in range(game.width)) + "\n")
+            if framed:
+                is_last = (column, row) == last
+                text.append("(" if is_last else " ", style="bold white")
+                text.append("·●○"[owner], style=style)
+                text.append(")" if is_last else " ", style="bold white")
+            else:
+                label = "·XO"[owner] if owner else game.move_label(game.cell_move(column, row))
+                text.append(f" {label} ", style=style)
+        text.append("│\n" if framed else "\n", style="blue")
+    if framed:
+        text.append("└" + "───" * game.width + "┘\n", style="blue")
+        text.append(" " + "".join(f" {game.move_label(c)} " for c in range(game.width)) + "\n")
     return text
 
 
@@ -153,7 +150,7 @@ def hint_text(game: Game, hint_player: Callable[[], Player]) -> str:
     """What ``h`` prints: every column's score if the hint player gives them, else its move."""
     player = hint_player()
     choice = player.choose(game.copy())
-    if choice.column_scores is not None and isinstance(game, Position):
+    if choice.column_scores is not None and game.kind == "connect4":
         cells = []
         for column, score in enumerate(choice.column_scores):
             label = game.move_label(column)
@@ -190,7 +187,7 @@ def play_game(
 
     def hint_player() -> Player:
         if not hint_cache:
-            spec = hint_spec or strongest_ai(game_name, getattr(game, "rules", "standard"))
+            spec = hint_spec or strongest_ai(game_name, game.rules)
             width, height = board_size(game)
             hint_cache.append(make_player(spec, game=game_name, width=width, height=height))
         return hint_cache[0]
@@ -252,7 +249,7 @@ def play_game(
 
 def board_size(game: Game) -> tuple[int, int]:
     """``(width, height)`` of a game, for building players (3x3 for tic-tac-toe)."""
-    return getattr(game, "width", 7), getattr(game, "height", 6)
+    return game.width, game.height
 
 
 def undo_turn(
@@ -275,9 +272,8 @@ def undo_turn(
 def result_line(game: Game, names: tuple[str, str]) -> str:
     """The closing line: who won, or a draw (with count-fours scores)."""
     who = game.winner()
-    rules = getattr(game, "rules", "standard")
     score = ""
-    if isinstance(game, Position) and rules == "count-fours":
+    if game.rules == "count-fours":
         score = f" ({game.score_of(1)}-{game.score_of(2)} fours)"
     if who is None:
         return f"[bold]Draw[/]{score} after {game.ply} moves: {game.moves}"

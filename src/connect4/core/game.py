@@ -71,6 +71,26 @@ class Game(Protocol):
         """The bitboard of ``player``'s stones (1 or 2), in the game's own bit layout."""
         ...
 
+    def owner(self, column: int, row: int) -> int:
+        """0 for an empty cell, else the player (1 or 2) on it; row 0 is the bottom."""
+        ...
+
+    def cell_move(self, column: int, row: int) -> int:
+        """The move that aims at a cell (Connect Four: its column; tic-tac-toe: the cell)."""
+        ...
+
+    def last_cell(self) -> tuple[int, int] | None:
+        """``(column, row)`` of the stone the last move placed, if any."""
+        ...
+
+    def winning_cells(self) -> frozenset[tuple[int, int]]:
+        """``(column, row)`` of every cell in the winner's lines (empty without a winner)."""
+        ...
+
+    def score_of(self, player: int) -> int:
+        """Lines ``player`` owns: fours for count-fours scoring, threes in tic-tac-toe."""
+        ...
+
     @property
     def to_move(self) -> int:
         """1 or 2: the player whose turn it is."""

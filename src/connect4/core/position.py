@@ -356,6 +356,35 @@ class Position:
         return column
 
     # -------------------------------------------------------------- results
+    def owner(self, column: int, row: int) -> int:
+        """0 for empty, 1 for red, 2 for yellow; row 0 is the bottom (as :meth:`cell`)."""
+        return self.cell(column, row)
+
+    def cell_move(self, column: int, row: int) -> int:
+        """The move that fills a cell: its column."""
+        return column
+
+    def last_cell(self) -> tuple[int, int] | None:
+        """``(column, row)`` of the last stone played.
+
+        >>> Position.from_moves("443").last_cell()
+        (2, 0)
+        """
+        column = self.last_move
+        return None if column is None else (column, self._heights[column] - 1)
+
+    def winning_cells(self) -> frozenset[tuple[int, int]]:
+        """``(column, row)`` of each cell in the winner's fours.
+
+        >>> sorted(Position.from_moves("4455667").winning_cells())
+        [(3, 0), (4, 0), (5, 0), (6, 0)]
+        """
+        line = self.winning_line()
+        stride = self.height + 1
+        return frozenset(
+            (bit // stride, bit % stride) for bit in range(line.bit_length()) if line >> bit & 1
+        )
+
     def score_of(self, player: int) -> int:
         """The count-fours score of ``player``: four-cell lines they own."""
         return count_fours(self.stones(player), self.height)

@@ -96,6 +96,44 @@ class TicTacToe:
         bit = 1 << index
         return 1 if self._stones[0] & bit else 2 if self._stones[1] & bit else 0
 
+    def owner(self, column: int, row: int) -> int:
+        """0 empty, 1 X, 2 O; row 0 is the bottom row (cells 1-3 on the keypad)."""
+        return self.cell(self.cell_move(column, row))
+
+    def cell_move(self, column: int, row: int) -> int:
+        """The 0-based cell at ``(column, row)``: ``row * 3 + column``."""
+        return row * 3 + column
+
+    def last_cell(self) -> tuple[int, int] | None:
+        """``(column, row)`` of the last mark.
+
+        >>> TicTacToe.from_moves("57").last_cell()
+        (0, 2)
+        """
+        move = self.last_move
+        return None if move is None else (move % 3, move // 3)
+
+    def winning_cells(self) -> frozenset[tuple[int, int]]:
+        """``(column, row)`` of each cell in the winner's lines of three.
+
+        >>> sorted(TicTacToe.from_moves("14253").winning_cells())
+        [(0, 0), (1, 0), (2, 0)]
+        """
+        who = self.winner()
+        if who is None:
+            return frozenset()
+        stones = self._stones[who - 1]
+        cells = 0
+        for line in LINES:
+            if stones & line == line:
+                cells |= line
+        return frozenset((cell % 3, cell // 3) for cell in range(9) if cells >> cell & 1)
+
+    def score_of(self, player: int) -> int:
+        """Lines of three ``player`` owns."""
+        stones = self._stones[player - 1]
+        return sum(stones & line == line for line in LINES)
+
     def legal_moves(self) -> list[int]:
         if self.is_over():
             return []

@@ -1,6 +1,6 @@
 """Players and player specs: one string names a player everywhere.
 
-A spec is ``kind`` or ``kind:key=value,key=value`` (DESIGN.md): ``human``,
+A spec is ``kind`` or ``kind:key=value,key=value``: ``human``,
 ``random``, ``alphabeta:depth=7,heuristic=windows/mollerhoj``, ``perfect``,
 ``cmd:python examples/bot.py``. Each kind registers a :class:`PlayerKind`
 that lists its keys and their allowed values, so a bad spec gets an error
