@@ -27,6 +27,18 @@ def test_invalid_input_is_explained_and_asked_again() -> None:
     assert "Traceback" not in out + result.stderr
 
 
+def test_a_line_of_any_length_is_asked_again() -> None:
+    # int() refuses digit strings over 4,300 characters: this ended in a traceback
+    moves = "4" * 4301 + "\n" + "x" * 100_000 + "\n4\n4\n5\n5\n6\n6\n7\n"
+    for game in ("connect4", "tictactoe"):
+        stdin = moves if game == "connect4" else "9" * 5000 + "\n1\n4\n2\n5\n3\n"
+        result = run_cli("play", "--game", game, "--red", "human", "--yellow", "human", stdin=stdin)
+        assert result.returncode == 0, result.stderr
+        assert "characters): " in result.stdout and "try again" in result.stdout
+        assert "wins after" in result.stdout
+        assert "Traceback" not in result.stdout + result.stderr
+
+
 def test_json_output_has_moves_winner_and_times() -> None:
     result = run_cli(
         "play", "--red", "human", "--yellow", "human", "--json", stdin="1\n2\n1\n2\n1\n2\n1\n"

@@ -273,3 +273,10 @@ def test_fuzz_digit_strings(moves: str) -> None:
         assert 1 <= index <= len(moves)
         # everything before the bad move is a legal game prefix
         Position.from_moves(moves[: index - 1])
+
+
+def test_huge_digit_strings_are_invalid_moves_not_int_overflows() -> None:
+    position = Position()
+    for text in ("4" * 4301, "9" * 10_000, "0" * 50):
+        with pytest.raises(InvalidMoveError, match="characters\\): column number out of range 1-7"):
+            position.parse_move(text)

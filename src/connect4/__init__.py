@@ -13,7 +13,7 @@ The solver, the search and the players load on first use (``connect4.Solver``,
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from connect4.core.errors import IllegalMoveError, InvalidMoveError
 from connect4.core.game import Game
@@ -65,7 +65,7 @@ __all__ = [
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'connect4' has no attribute {name!r}")

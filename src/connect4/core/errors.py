@@ -23,7 +23,14 @@ class IllegalMoveError(ValueError):
 def move_error_prefix(index: int, token: str) -> str:
     """The start of an error message naming the move's 1-based ``index`` in the string.
 
+    A long token is cut to its first 20 characters, so a pasted novel gets a
+    one-line message.
+
     >>> move_error_prefix(7, "4")
     "move 7 ('4')"
+    >>> move_error_prefix(1, "9" * 5000)
+    "move 1 ('99999999999999999999...', 5000 characters)"
     """
+    if len(token) > 20:
+        return f"move {index} ({token[:20] + '...'!r}, {len(token)} characters)"
     return f"move {index} ({token!r})"

@@ -131,12 +131,19 @@ def parse_column(token: str, width: int, index: int) -> int:
 
     >>> parse_column("4", 7, 1)
     3
+    >>> parse_column("4" * 5000, 7, 1)
+    Traceback (most recent call last):
+    ...
+    connect4.core.errors.InvalidMoveError: move 1 ('44444444444444444444...', 5000 characters): \
+column number out of range 1-7
     """
     symbol = token.lower()
     if len(token) == 1 and symbol in COLUMN_SYMBOLS[:width]:
         return COLUMN_SYMBOLS.index(symbol)
     prefix = move_error_prefix(index, token)
     digits = token.isascii() and token.isdigit()
+    if digits and len(token) > 2:  # int() of a huge digit string is slow, then refused
+        raise InvalidMoveError(f"{prefix}: column number out of range 1-{width}")
     if digits or (width > 9 and len(token) == 1 and symbol in COLUMN_SYMBOLS):
         number = int(token) if digits else COLUMN_SYMBOLS.index(symbol) + 1
         raise InvalidMoveError(f"{prefix}: column {number} is out of range 1-{width}")
@@ -225,7 +232,7 @@ class Position:
     def parse_move(self, text: str) -> int:
         """The 0-based column of a user-typed column number (``"4" -> 3``)."""
         text = text.strip()
-        if text.isascii() and text.isdigit() and 1 <= int(text) <= self.width:
+        if text.isascii() and text.isdigit() and len(text) <= 2 and 1 <= int(text) <= self.width:
             return int(text) - 1
         return parse_column(text, self.width, self.ply + 1)
 
