@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 from tests.cli_helpers import run_cli
 
@@ -125,3 +127,33 @@ def test_bad_board_size_and_rules_are_clear_errors() -> None:
     result = run_cli("play", "--rules", "nine-men")
     assert result.returncode == 2
     assert "error: unknown rules 'nine-men'" in result.stderr
+
+
+def test_a_failing_bot_forfeits_with_its_reason_and_exit_status_1() -> None:
+    bots = Path(__file__).resolve().parent / "fake_bots"
+    expected = {
+        "crash": "crash (exit status 1: RuntimeError: fake bot crashed)",
+        "exits": "exited (exit status 0)",
+        "garbage": "bad output 'hello'",
+        "illegal": "illegal move 9",
+    }
+    for bot, reason in expected.items():
+        spec = f"cmd:{sys.executable} {bots / bot}.py"
+        result = run_cli("play", "--red", "human", "--yellow", spec, "--json", stdin="4\n4\n4\n")
+        assert result.returncode == 1, (bot, result.stderr)
+        record = json.loads(result.stdout)
+        assert record["forfeit"] == 2 and record["winner"] == 1 and record["reason"] == reason
+        said = " ".join(result.stderr.split())  # the console wraps long lines
+        assert f"forfeits: {reason}" in said
+        assert "Red wins by forfeit after" in said
+        assert "Traceback (most recent call last)" not in result.stderr
+
+
+def test_a_failing_hint_bot_is_reported_and_the_game_goes_on() -> None:
+    spec = f"cmd:{sys.executable} {Path(__file__).resolve().parent / 'fake_bots' / 'crash.py'}"
+    stdin = "h\n4\n4\n5\n5\n6\n6\n7\n"
+    result = run_cli("play", "--red", "human", "--yellow", "human", "--hint", spec, stdin=stdin)
+    assert result.returncode == 0, result.stderr
+    said = " ".join(result.stdout.split())
+    assert "no hint available: the hint bot" in said and "failed: crash" in said
+    assert "Red wins after 7 moves: 4455667" in result.stdout

@@ -23,6 +23,7 @@ from connect4.core.game import Game, Rules
 from connect4.core.position import Position
 from connect4.core.tictactoe import TicTacToe
 from connect4.players import KINDS, MoveChoice, Player, PlayerSpecError, make_player
+from connect4.players.external import BotFault
 
 PLAYER_NAMES = {"connect4": ("red", "yellow"), "tictactoe": ("X", "O")}
 
@@ -89,22 +90,29 @@ def render_board(game: Game) -> Text:
 
 @dataclass
 class GameRecord:
-    """The moves of a finished (or abandoned) game and the time each move took."""
+    """The moves of a finished (or abandoned) game and the time each move took.
+
+    ``forfeit`` is the player (1 or 2) whose program failed, ``reason`` why; the
+    other player then wins, as in an arena game.
+    """
 
     moves: str = ""
     winner: int | None = None
     move_seconds: list[float] = field(default_factory=list)
     finished: bool = False
+    forfeit: int | None = None
+    reason: str | None = None
 
     def to_json(self) -> str:
-        return json.dumps(
-            {
-                "moves": self.moves,
-                "winner": self.winner,
-                "move_seconds": [round(s, 6) for s in self.move_seconds],
-                "finished": self.finished,
-            }
-        )
+        record: dict[str, object] = {
+            "moves": self.moves,
+            "winner": self.winner,
+            "move_seconds": [round(s, 6) for s in self.move_seconds],
+            "finished": self.finished,
+        }
+        if self.forfeit is not None:
+            record.update(forfeit=self.forfeit, reason=self.reason)
+        return json.dumps(record)
 
 
 class LineReader:
@@ -220,6 +228,11 @@ def play_game(
                     console.print(hint_text(game, hint_player))
                 except (PlayerSpecError, ValueError) as error:
                     console.print(f"[red]no hint available:[/] {error}")
+                except BotFault as fault:
+                    console.print(
+                        f"[red]no hint available:[/] the hint bot ({hint_player().spec}) "
+                        f"failed: {fault_text(fault)}"
+                    )
                 continue
             try:
                 move = game.parse_move(command)
@@ -229,8 +242,18 @@ def play_game(
                 continue
             record.move_seconds.append(time.perf_counter() - started)
         else:
-            choice = mover.choose(game.copy())
-            game.play(choice.move)
+            try:
+                choice = mover.choose(game.copy())
+                game.play(choice.move)
+            except BotFault as fault:
+                record.forfeit, record.reason = game.to_move, fault_text(fault)
+            except (InvalidMoveError, IllegalMoveError) as error:
+                record.forfeit, record.reason = game.to_move, f"illegal move ({error})"
+            if record.forfeit is not None:
+                console.print(
+                    f"[bold red]{name.capitalize()} ({mover.spec}) forfeits:[/] {record.reason}"
+                )
+                break
             record.move_seconds.append(time.perf_counter() - started)
             detail = format_choice(choice)
             console.print(
@@ -240,11 +263,21 @@ def play_game(
         if show_board:
             console.print(render_board(game))
     record.moves = game.moves
+    if record.forfeit is not None:
+        record.finished, record.winner = True, 3 - record.forfeit
+        winner = names[record.winner - 1].capitalize()
+        console.print(f"[bold]{winner} wins by forfeit[/] after {game.ply} moves: {game.moves}")
+        return record
     record.finished = game.is_over()
     record.winner = game.winner() if record.finished else None
     if record.finished:
         console.print(result_line(game, names))
     return record
+
+
+def fault_text(fault: BotFault) -> str:
+    """A bot's failure in a few words: ``crash (exit status 1: ...)``."""
+    return fault.reason + (f" ({fault.detail})" if fault.detail else "")
 
 
 def board_size(game: Game) -> tuple[int, int]:

@@ -100,6 +100,8 @@ def play(
             player.close()
     if json_output:
         typer.echo(record.to_json())
+    if record.forfeit is not None:
+        raise typer.Exit(1)
 
 
 @app.command()
