@@ -365,9 +365,21 @@ def tree(
     width: Annotated[int, typer.Option(help="board width (connect4)")] = 7,
     height: Annotated[int, typer.Option(help="board height (connect4)")] = 6,
     rules: Annotated[str, typer.Option(help="standard or count-fours")] = "standard",
-    fmt: Annotated[str, typer.Option("--format", help="text, dot or json")] = "text",
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="text, dot or json; draw dot with Graphviz: connect4 tree 44 --format dot "
+            "| dot -Tsvg > tree.svg (Debian/Ubuntu: apt install graphviz)",
+        ),
+    ] = "text",
 ) -> None:
-    """Print the tree one minimax or alpha-beta search explored (pruned children marked)."""
+    """Print the tree one minimax or alpha-beta search explored (pruned children marked).
+
+    ``--format dot`` writes Graphviz's language: ``dot`` (from the graphviz
+    package) turns it into SVG or PNG. ``--format json`` is the same tree the
+    browser's tree explorer draws.
+    """
     from connect4.classic.analysis import load_position
     from connect4.classic.tree import FORMATS, render, search_tree
 
