@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from connect4.arena.tournament import (
+from connect4.arena.schedule import (
     ArenaConfig,
     ArenaError,
     ResultsStore,

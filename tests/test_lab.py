@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from connect4.arena.lab import lab_players, parse_depths, parse_lab_spec, run_lab
-from connect4.arena.tournament import ArenaError
+from connect4.arena.schedule import ArenaError
 from connect4.cli.app import app
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from connect4.arena.tournament import (
+from connect4.arena.schedule import (
     ArenaConfig,
     ArenaError,
     load_openings,
@@ -319,7 +319,7 @@ def lab_main(
 
     from rich.console import Console
 
-    from connect4.arena.tournament import progress_bar
+    from connect4.arena.schedule import progress_bar
 
     depth_list = parse_depths(depths)
     chosen = [h.strip() for h in heuristics.split(",") if h.strip()] if heuristics else None

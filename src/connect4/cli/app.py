@@ -181,7 +181,7 @@ def arena(
     ] = 200_000,
 ) -> None:
     """AI-vs-AI tournament: round robin (or gauntlet), ratings, accuracy, resumable results."""
-    from connect4.arena.tournament import ArenaError, arena_main
+    from connect4.arena.schedule import ArenaError, arena_main
 
     try:
         code = arena_main(
@@ -234,7 +234,7 @@ def lab(
 ) -> None:
     """Heuristic lab: every classic heuristic at several depths plus perfect; Markdown + PNGs."""
     from connect4.arena.lab import lab_main
-    from connect4.arena.tournament import ArenaError
+    from connect4.arena.schedule import ArenaError
 
     try:
         code = lab_main(
