@@ -21,7 +21,7 @@ from pathlib import Path
 
 from machine import cpu_model
 
-from connect4.arena.schedule import ArenaConfig, load_openings, run_tournament
+from connect4.arena import ArenaConfig, load_openings, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 

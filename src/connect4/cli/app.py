@@ -181,7 +181,7 @@ def arena(
     ] = 200_000,
 ) -> None:
     """AI-vs-AI tournament: round robin (or gauntlet), ratings, accuracy, resumable results."""
-    from connect4.arena.schedule import ArenaError, arena_main
+    from connect4.arena import ArenaError, arena_main
 
     try:
         code = arena_main(
@@ -233,8 +233,8 @@ def lab(
     resume: Annotated[bool, typer.Option(help="continue the lab in --out")] = False,
 ) -> None:
     """Heuristic lab: every classic heuristic at several depths plus perfect; Markdown + PNGs."""
+    from connect4.arena import ArenaError
     from connect4.arena.lab import lab_main
-    from connect4.arena.schedule import ArenaError
 
     try:
         code = lab_main(
