@@ -2,10 +2,11 @@
 
 One module per concern, each importing only those before it:
 ``schedule`` (config, openings, the game list), ``record`` (the stored game),
-``accuracy`` (the optimal-move judge), ``store`` (the resumable results file),
-``play`` (a game with forfeits, executors, the run), ``summary`` (standings,
-crosstable), ``report`` (CSV, tables, progress bar), ``command`` (``connect4
-arena``), ``ratings`` (Bradley–Terry Elo) and ``lab`` (the heuristic lab).
+``ratings`` (Bradley–Terry Elo), ``accuracy`` (the optimal-move judge),
+``store`` (the resumable results file), ``play`` (a game with forfeits,
+executors, the run), ``summary`` (standings, crosstable), ``report`` (CSV,
+tables, progress bar), ``command`` (``connect4 arena``) and ``lab`` (the
+heuristic lab).
 
 >>> from connect4.arena import ArenaConfig, run_tournament, summarize
 >>> config = ArenaConfig(players=("random", "random:seed=1"), game="tictactoe", seed=1)
