@@ -141,21 +141,20 @@ def test_misbehaving_bots_forfeit_with_the_right_reason_and_the_tournament_compl
     assert summary.crosstable["random"][cmd("hang")] == CrossCell(points=2.0, games=2)
 
 
-def test_a_builtin_player_that_raises_forfeits_with_crash() -> None:
-    from connect4.players import PlayerKind, RandomPlayer, register
+def test_a_builtin_player_that_raises_forfeits_with_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    from connect4.players import KINDS, PlayerKind, RandomPlayer
 
     class Broken(RandomPlayer):
         def choose(self, game: Any) -> Any:
             raise RuntimeError("out of memory")
 
-    register(
-        PlayerKind(
-            name="broken-test",
-            description="always fails",
-            options={},
-            build=lambda spec, options, context: Broken(spec),
-        )
+    kind = PlayerKind(
+        name="broken-test",
+        description="always fails",
+        options={},
+        build=lambda spec, options, context: Broken(spec),
     )
+    monkeypatch.setitem(KINDS, kind.name, kind)  # registered for this test only
     config = ArenaConfig(players=("random", "broken-test"), games_per_pair=1, openings=("4",))
     record = play_scheduled(make_schedule(config)[0], config)
     assert record["reason"] == "crash"
@@ -208,22 +207,23 @@ def test_tictactoe_accuracy_marks_each_move_against_exact_values() -> None:
         assert row.accuracy == sum(1 for flag in moves if flag) / len(moves)
 
 
-def test_builtin_time_control_forfeits_a_slow_builtin_player() -> None:
-    from connect4.players import PlayerKind, RandomPlayer, register
+def test_builtin_time_control_forfeits_a_slow_builtin_player(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from connect4.players import KINDS, PlayerKind, RandomPlayer
 
     class Sleepy(RandomPlayer):
         def choose(self, game: Any) -> Any:
             time.sleep(0.2)
             return super().choose(game)
 
-    register(
-        PlayerKind(
-            name="sleepy-test",
-            description="slow",
-            options={},
-            build=lambda spec, options, context: Sleepy(spec),
-        )
+    kind = PlayerKind(
+        name="sleepy-test",
+        description="slow",
+        options={},
+        build=lambda spec, options, context: Sleepy(spec),
     )
+    monkeypatch.setitem(KINDS, kind.name, kind)
     config = ArenaConfig(players=("sleepy-test", "random"), games_per_pair=1, time_per_move=0.05)
     record = play_scheduled(make_schedule(config)[0], config)
     assert (record["forfeit"], record["reason"], record["moves"]) == ("red", "timeout", "")
