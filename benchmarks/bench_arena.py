@@ -17,24 +17,28 @@ import os
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from machine import cpu_model
 
-from connect4.arena.tournament import ArenaConfig, load_openings, run_tournament
+from connect4.arena import ArenaConfig, load_openings, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def config(players: tuple[str, ...], games: int, accuracy: int = 0) -> ArenaConfig:
     base = ArenaConfig(players=players, games_per_pair=games, seed=1, accuracy_nodes=accuracy)
-    return ArenaConfig(**{**base.__dict__, "openings": load_openings("plies=2", base)})
+    return replace(base, openings=load_openings("plies=2", base))
 
 
-def timed(label: str, tournament: ArenaConfig, **kwargs: object) -> None:
+def timed(
+    label: str, tournament: ArenaConfig, workers: int = 1, scheduler: str | None = None
+) -> None:
     with tempfile.TemporaryDirectory() as directory:
         started = time.perf_counter()
-        run = run_tournament(tournament, Path(directory) / "r.jsonl", **kwargs)  # type: ignore[arg-type]
+        results = Path(directory) / "r.jsonl"
+        run = run_tournament(tournament, results, workers=workers, scheduler=scheduler)
         seconds = time.perf_counter() - started
     games = len(run.records)
     moves = sum(len(r["move_seconds"]) for r in run.records)

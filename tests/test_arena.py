@@ -14,9 +14,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from connect4.arena.tournament import (
+from connect4.arena import (
+    COLOURS,
     ArenaConfig,
     ArenaError,
+    CrossCell,
+    GameRecord,
     ResultsStore,
     all_openings,
     load_openings,
@@ -37,7 +40,7 @@ def cmd(name: str) -> str:
     return f"cmd:{PYTHON} {BOTS / name}.py"
 
 
-def outcome(records: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+def outcome(records: list[GameRecord]) -> list[tuple[object, ...]]:
     """What must not depend on the executor (times do)."""
     return [
         (r["game"], r["red"], r["yellow"], r["opening"], r["moves"], r["winner"], r["reason"])
@@ -133,26 +136,25 @@ def test_misbehaving_bots_forfeit_with_the_right_reason_and_the_tournament_compl
         assert record["winner"] == ("red" if culprit == "yellow" else "yellow")
         assert record["reason"] == bad[record[culprit]]
     summary = summarize(config, run.records)
-    top = summary["standings"][0]
-    assert (top["player"], top["wins"], top["losses"]) == ("random", 10, 0)
-    assert summary["crosstable"]["random"][cmd("hang")] == {"points": 2.0, "games": 2}
+    top = summary.standings[0]
+    assert (top.player, top.wins, top.losses) == ("random", 10, 0)
+    assert summary.crosstable["random"][cmd("hang")] == CrossCell(points=2.0, games=2)
 
 
-def test_a_builtin_player_that_raises_forfeits_with_crash() -> None:
-    from connect4.players import PlayerKind, RandomPlayer, register
+def test_a_builtin_player_that_raises_forfeits_with_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    from connect4.players import KINDS, PlayerKind, RandomPlayer
 
     class Broken(RandomPlayer):
         def choose(self, game: Any) -> Any:
             raise RuntimeError("out of memory")
 
-    register(
-        PlayerKind(
-            name="broken-test",
-            description="always fails",
-            options={},
-            build=lambda spec, options, context: Broken(spec),
-        )
+    kind = PlayerKind(
+        name="broken-test",
+        description="always fails",
+        options={},
+        build=lambda spec, options, context: Broken(spec),
     )
+    monkeypatch.setitem(KINDS, kind.name, kind)  # registered for this test only
     config = ArenaConfig(players=("random", "broken-test"), games_per_pair=1, openings=("4",))
     record = play_scheduled(make_schedule(config)[0], config)
     assert record["reason"] == "crash"
@@ -193,34 +195,35 @@ def test_tictactoe_accuracy_marks_each_move_against_exact_values() -> None:
     )
     run = run_tournament(config)
     summary = summarize(config, run.records)
-    for row in summary["standings"]:
+    for row in summary.standings:
         moves = [
             flag
             for record in run.records
-            for colour in ("red", "yellow")
-            if record[colour] == row["player"]
+            for colour in COLOURS
+            if record[colour] == row.player
             for flag in record["optimal"][(len(record["opening"]) + (colour == "yellow")) % 2 :: 2]
         ]
-        assert row["analysed_moves"] == len(moves)
-        assert row["accuracy"] == sum(moves) / len(moves)
+        assert row.analysed_moves == len(moves)
+        assert row.accuracy == sum(1 for flag in moves if flag) / len(moves)
 
 
-def test_builtin_time_control_forfeits_a_slow_builtin_player() -> None:
-    from connect4.players import PlayerKind, RandomPlayer, register
+def test_builtin_time_control_forfeits_a_slow_builtin_player(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from connect4.players import KINDS, PlayerKind, RandomPlayer
 
     class Sleepy(RandomPlayer):
         def choose(self, game: Any) -> Any:
             time.sleep(0.2)
             return super().choose(game)
 
-    register(
-        PlayerKind(
-            name="sleepy-test",
-            description="slow",
-            options={},
-            build=lambda spec, options, context: Sleepy(spec),
-        )
+    kind = PlayerKind(
+        name="sleepy-test",
+        description="slow",
+        options={},
+        build=lambda spec, options, context: Sleepy(spec),
     )
+    monkeypatch.setitem(KINDS, kind.name, kind)
     config = ArenaConfig(players=("sleepy-test", "random"), games_per_pair=1, time_per_move=0.05)
     record = play_scheduled(make_schedule(config)[0], config)
     assert (record["forfeit"], record["reason"], record["moves"]) == ("red", "timeout", "")

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from connect4.arena import ArenaError
 from connect4.arena.lab import lab_players, parse_depths, parse_lab_spec, run_lab
-from connect4.arena.tournament import ArenaError
 from connect4.cli.app import app
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -66,8 +66,8 @@ def test_tiny_lab_writes_report_tables_and_plots(tmp_path: Path) -> None:
     lines = (tmp_path / "results.jsonl").read_text().splitlines()
     assert len(lines) == 12  # 4 players: 6 pairs x 2 games
     assert {json.loads(line)["game"] for line in lines} == set(range(12))
-    depth_one = [row for row in result.summary["standings"] if "depth=1," in row["player"]]
-    assert all(row["nodes_per_move"] is not None for row in depth_one)
+    depth_one = [row for row in result.summary.standings if "depth=1," in row.player]
+    assert all(row.nodes_per_move is not None for row in depth_one)
 
 
 def test_lab_cli_errors_are_precise(tmp_path: Path) -> None:

@@ -1,1 +1,62 @@
-"""Tournaments between players: schedule, play, results, ratings and the heuristic lab."""
+"""Tournaments between players: schedule, play, results, summaries, ratings and the lab.
+
+One module per concern, each importing only those before it:
+``schedule`` (config, openings, the game list), ``record`` (the stored game),
+``ratings`` (Bradley–Terry Elo), ``accuracy`` (the optimal-move judge),
+``store`` (the resumable results file), ``play`` (a game with forfeits,
+executors, the run), ``summary`` (standings, crosstable), ``report`` (CSV,
+tables, progress bar), ``command`` (``connect4 arena``) and ``lab`` (the
+heuristic lab).
+
+>>> from connect4.arena import ArenaConfig, run_tournament, summarize
+>>> config = ArenaConfig(players=("random", "random:seed=1"), game="tictactoe", seed=1)
+>>> summarize(config, run_tournament(config).records).games_played
+2
+"""
+
+from __future__ import annotations
+
+from connect4.arena.accuracy import optimal_moves
+from connect4.arena.command import arena_main
+from connect4.arena.play import TournamentRun, play_scheduled, run_tournament
+from connect4.arena.ratings import Rating, fit_ratings
+from connect4.arena.record import COLOURS, Colour, GameRecord
+from connect4.arena.report import progress_bar, render_summary, write_csv
+from connect4.arena.schedule import (
+    ArenaConfig,
+    ArenaError,
+    ScheduledGame,
+    all_openings,
+    load_openings,
+    make_schedule,
+)
+from connect4.arena.store import ResultsStore
+from connect4.arena.summary import CrossCell, PlayerStats, Standing, Summary, summarize
+
+__all__ = [
+    "COLOURS",
+    "ArenaConfig",
+    "ArenaError",
+    "Colour",
+    "CrossCell",
+    "GameRecord",
+    "PlayerStats",
+    "Rating",
+    "ResultsStore",
+    "ScheduledGame",
+    "Standing",
+    "Summary",
+    "TournamentRun",
+    "all_openings",
+    "arena_main",
+    "fit_ratings",
+    "load_openings",
+    "make_schedule",
+    "optimal_moves",
+    "play_scheduled",
+    "progress_bar",
+    "render_summary",
+    "run_tournament",
+    "summarize",
+    "write_csv",
+]

@@ -18,17 +18,13 @@ import os
 import platform
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
-from connect4.arena.tournament import (
-    ArenaConfig,
-    ArenaError,
-    load_openings,
-    run_tournament,
-    summarize,
-)
+from connect4.arena.play import run_tournament
+from connect4.arena.report import lazy_progress_bar
+from connect4.arena.schedule import ArenaConfig, ArenaError, load_openings
+from connect4.arena.summary import Standing, Summary, summarize
 
 SPEC_PATTERN = re.compile(r"alphabeta:depth=(\d+),heuristic=(.+)")
 PERFECT = "perfect"
@@ -72,13 +68,23 @@ def parse_lab_spec(spec: str) -> tuple[str, int] | None:
     return (match.group(2), int(match.group(1))) if match else None
 
 
-@dataclass
+@dataclass(frozen=True)
 class LabResult:
     """Where the lab wrote its report and what it found."""
 
     report: Path
     plots: list[Path]
-    summary: dict[str, Any]
+    summary: Summary
+
+
+Metric = Callable[[Standing], float | None]
+"""A figure of a standings row that the lab tabulates and plots against depth."""
+
+METRICS: dict[str, Metric] = {
+    "elo": lambda row: row.elo,
+    "accuracy": lambda row: row.accuracy,
+    "nodes_per_move": lambda row: row.nodes_per_move,
+}
 
 
 def run_lab(
@@ -116,7 +122,7 @@ def run_lab(
         seed=seed,
         accuracy_nodes=accuracy_nodes,
     )
-    config = ArenaConfig(**{**base.__dict__, "openings": load_openings(openings, base)})
+    config = replace(base, openings=load_openings(openings, base))
     out.mkdir(parents=True, exist_ok=True)
     results = out / "results.jsonl"
     run = run_tournament(
@@ -131,22 +137,24 @@ def run_lab(
     return LabResult(report, plots, summary)
 
 
-def by_heuristic(summary: dict[str, Any]) -> dict[str, dict[int, dict[str, Any]]]:
+def by_heuristic(summary: Summary) -> dict[str, dict[int, Standing]]:
     """Standings rows regrouped as ``{heuristic: {depth: row}}``."""
-    table: dict[str, dict[int, dict[str, Any]]] = {}
-    for row in summary["standings"]:
-        parsed = parse_lab_spec(row["player"])
+    table: dict[str, dict[int, Standing]] = {}
+    for row in summary.standings:
+        parsed = parse_lab_spec(row.player)
         if parsed is not None:
             table.setdefault(parsed[0], {})[parsed[1]] = row
     return table
 
 
-def perfect_row(summary: dict[str, Any]) -> dict[str, Any] | None:
-    """The perfect player's standings row, if it played."""
-    return next((row for row in summary["standings"] if row["player"] == PERFECT), None)
+def _elo_margins(row: Standing) -> tuple[float, float]:
+    """How far the 95 % interval reaches below and above the rating (Elo points)."""
+    if row.elo is None or row.elo_low is None or row.elo_high is None:
+        return 0.0, 0.0
+    return row.elo - row.elo_low, row.elo_high - row.elo
 
 
-def write_plots(summary: dict[str, Any], out: Path) -> list[Path]:
+def write_plots(summary: Summary, out: Path) -> list[Path]:
     """Rating, accuracy and nodes per move against depth, one line per heuristic (PNG)."""
     import matplotlib
 
@@ -155,7 +163,7 @@ def write_plots(summary: dict[str, Any], out: Path) -> list[Path]:
     from matplotlib.ticker import MaxNLocator
 
     groups = by_heuristic(summary)
-    perfect = perfect_row(summary)
+    perfect = summary.standing(PERFECT)
     figures = [
         ("rating_vs_depth.png", "elo", "rating (Elo, centred; bars: 95 % interval)", False),
         ("accuracy_vs_depth.png", "accuracy", "accuracy (share of optimal moves, %)", False),
@@ -164,24 +172,25 @@ def write_plots(summary: dict[str, Any], out: Path) -> list[Path]:
     paths = []
     for filename, key, label, log_scale in figures:
         figure, axes = plt.subplots(figsize=(8, 5))
+        metric = METRICS[key]
+        scale = 100.0 if key == "accuracy" else 1.0
         for number, (heuristic, rows) in enumerate(sorted(groups.items())):
-            depths = sorted(d for d in rows if rows[d][key] is not None)
+            known = {d: value for d, row in rows.items() if (value := metric(row)) is not None}
+            depths = sorted(known)
             shift = 0.04 * (number - (len(groups) - 1) / 2)  # keep error bars apart
             if not depths:
                 continue
-            scale = 100.0 if key == "accuracy" else 1.0
-            values = [rows[d][key] * scale for d in depths]
+            values = [known[d] * scale for d in depths]
             if key == "elo":
-                low = [rows[d]["elo"] - rows[d]["elo_low"] for d in depths]
-                high = [rows[d]["elo_high"] - rows[d]["elo"] for d in depths]
+                low, high = zip(*(_elo_margins(rows[d]) for d in depths), strict=True)
                 shifted = [d + shift for d in depths]
                 axes.errorbar(shifted, values, yerr=[low, high], marker="o", capsize=3,
                               label=heuristic)  # fmt: skip
             else:
                 axes.plot(depths, values, marker="o", label=heuristic)
-        if perfect is not None and perfect[key] is not None and key != "nodes_per_move":
-            scale = 100.0 if key == "accuracy" else 1.0
-            axes.axhline(perfect[key] * scale, color="black", linestyle="--", label="perfect")
+        best = None if perfect is None else metric(perfect)
+        if best is not None and key != "nodes_per_move":
+            axes.axhline(best * scale, color="black", linestyle="--", label="perfect")
         if log_scale:
             axes.set_yscale("log")
         axes.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -203,20 +212,20 @@ def _cell(value: float | None, pattern: str, scale: float = 1.0) -> str:
     return "–" if value is None else format(value * scale, pattern)
 
 
-def headline(summary: dict[str, Any]) -> list[str]:
+def headline(summary: Summary) -> list[str]:
     """Findings in sentences, computed from the tables (not hand-written)."""
     groups = by_heuristic(summary)
     lines: list[str] = []
     depths = sorted({d for rows in groups.values() for d in rows})
     for depth in depths:
         rows = [(h, rows[depth]) for h, rows in groups.items() if depth in rows]
-        best = max(rows, key=lambda item: item[1]["elo"] or -1e9)
+        name, best = max(rows, key=lambda item: item[1].elo or -1e9)
         lines.append(
-            f"At depth {depth} the strongest heuristic is **{best[0]}** "
-            f"({best[1]['elo']:+.0f} Elo, score {100 * (best[1]['score'] or 0):.0f} %)."
+            f"At depth {depth} the strongest heuristic is **{name}** "
+            f"({best.elo or 0.0:+.0f} Elo, score {100 * (best.score or 0):.0f} %)."
         )
     mean_by_heuristic = {
-        h: sum(r["elo"] for r in rows.values()) / len(rows) for h, rows in groups.items()
+        h: sum(r.elo or 0.0 for r in rows.values()) / len(rows) for h, rows in groups.items()
     }
     if mean_by_heuristic:
         ranked = sorted(mean_by_heuristic, key=lambda h: -mean_by_heuristic[h])
@@ -225,17 +234,17 @@ def headline(summary: dict[str, Any]) -> list[str]:
             + ", ".join(f"{h} {mean_by_heuristic[h]:+.0f}" for h in ranked)
             + "."
         )
-    perfect = perfect_row(summary)
+    perfect = summary.standing(PERFECT)
     if perfect is not None:
         lines.append(
-            f"The perfect player scores {100 * (perfect['score'] or 0):.0f} % "
-            f"({perfect['wins']}-{perfect['draws']}-{perfect['losses']})."
+            f"The perfect player scores {100 * (perfect.score or 0):.0f} % "
+            f"({perfect.wins}-{perfect.draws}-{perfect.losses})."
         )
     return lines
 
 
 def report_markdown(
-    summary: dict[str, Any],
+    summary: Summary,
     config: ArenaConfig,
     plots: list[Path],
     perfect_missing: bool = False,
@@ -247,7 +256,7 @@ def report_markdown(
     lines = [
         "# Heuristic lab",
         "",
-        f"{len(config.players)} players, {summary['games_played']} games "
+        f"{len(config.players)} players, {summary.games_played} games "
         f"({config.games_per_pair} per pair, {len(config.openings)} openings), seed {config.seed}, "
         f"time per move {f'{config.time_per_move:g} s' if config.time_per_move else 'unlimited'}, "
         f"accuracy budget "
@@ -268,16 +277,17 @@ def report_markdown(
         "| nodes/move |",
         "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for rank, row in enumerate(summary["standings"], start=1):
+    for rank, row in enumerate(summary.standings, start=1):
         interval = (
-            "–" if row["elo_low"] is None else f"{row['elo_low']:+.0f} … {row['elo_high']:+.0f}"
+            "–"
+            if row.elo_low is None or row.elo_high is None
+            else f"{row.elo_low:+.0f} … {row.elo_high:+.0f}"
         )
         lines.append(
-            f"| {rank} | `{row['player']}` | {row['games']} | "
-            f"{row['wins']}-{row['draws']}-{row['losses']} | "
-            f"{_cell(row['score'], '.1f', 100)} | {_cell(row['elo'], '+.0f')} | {interval} | "
-            f"{_cell(row['accuracy'], '.1f', 100)} ({row['analysed_moves']}) | "
-            f"{_cell(row['nodes_per_move'], ',.0f')} |"
+            f"| {rank} | `{row.player}` | {row.games} | {row.wins}-{row.draws}-{row.losses} | "
+            f"{_cell(row.score, '.1f', 100)} | {_cell(row.elo, '+.0f')} | {interval} | "
+            f"{_cell(row.accuracy, '.1f', 100)} ({row.analysed_moves}) | "
+            f"{_cell(row.nodes_per_move, ',.0f')} |"
         )
     for title, key, pattern, scale in (
         ("Rating (Elo) by heuristic and depth", "elo", "+.0f", 1.0),
@@ -292,7 +302,8 @@ def report_markdown(
             "|---|" + "---:|" * len(depths),
         ]
         for heuristic, rows in sorted(groups.items()):
-            cells = [_cell(rows[d][key], pattern, scale) if d in rows else "" for d in depths]
+            metric = METRICS[key]
+            cells = [_cell(metric(rows[d]), pattern, scale) if d in rows else "" for d in depths]
             lines.append(f"| {heuristic} | " + " | ".join(cells) + " |")
     lines += ["", "## Plots", ""]
     lines += [f"![{path.stem}]({path.name})" for path in plots]
@@ -315,24 +326,13 @@ def lab_main(
     resume: bool = False,
 ) -> int:
     """``connect4 lab``: run the lab with a progress bar, print the headline; the exit code."""
-    import contextlib
-
     from rich.console import Console
-
-    from connect4.arena.tournament import progress_bar
 
     depth_list = parse_depths(depths)
     chosen = [h.strip() for h in heuristics.split(",") if h.strip()] if heuristics else None
     err = Console(stderr=True, highlight=False)
-    with contextlib.ExitStack() as stack:
-        bar: list[Callable[[int, int], None]] = []
-
-        def update(done: int, total: int) -> None:
-            if not bar:
-                bar.append(stack.enter_context(progress_bar(err, "lab games")))
-            bar[0](done, total)
-
-        try:
+    try:
+        with lazy_progress_bar(err, "lab games") as progress:
             result = run_lab(
                 out,
                 depths=depth_list,
@@ -346,14 +346,13 @@ def lab_main(
                 scheduler=scheduler,
                 seed=seed,
                 resume=resume,
-                progress=update,
+                progress=progress,
             )
-        except KeyboardInterrupt:
-            stack.close()
-            saved = out / "results.jsonl"
-            note = f"interrupted; finished games are in {saved}: rerun with --resume"
-            err.print(note, soft_wrap=True)
-            return 130
+    except KeyboardInterrupt:
+        saved = out / "results.jsonl"
+        note = f"interrupted; finished games are in {saved}: rerun with --resume"
+        err.print(note, soft_wrap=True)
+        return 130
     console = Console(highlight=False)
     for line in headline(result.summary):
         console.print(f"- {line.replace('**', '')}")

@@ -183,7 +183,7 @@ def arena(
     ] = 200_000,
 ) -> None:
     """AI-vs-AI tournament: round robin (or gauntlet), ratings, accuracy, resumable results."""
-    from connect4.arena.tournament import ArenaError, arena_main
+    from connect4.arena import ArenaError, arena_main
 
     try:
         code = arena_main(
@@ -235,8 +235,8 @@ def lab(
     resume: Annotated[bool, typer.Option(help="continue the lab in --out")] = False,
 ) -> None:
     """Heuristic lab: every classic heuristic at several depths plus perfect; Markdown + PNGs."""
+    from connect4.arena import ArenaError
     from connect4.arena.lab import lab_main
-    from connect4.arena.tournament import ArenaError
 
     try:
         code = lab_main(

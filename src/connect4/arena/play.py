@@ -1,0 +1,277 @@
+"""Playing the schedule: one game with forfeits, the executors, and the resumable run.
+
+A game ends normally or by a forfeit (a crash, a timeout, an illegal move or
+garbage from a bot); either way it yields a :class:`GameRecord`. The games
+run in-process, on a local process pool, or on a Dask cluster; each game
+builds its players from seeds derived from its own seed, so the records are
+the same whichever executor plays them. Finished games go to the results
+store as they arrive, so a run that is killed loses only the games in flight.
+
+>>> from connect4.arena.schedule import ArenaConfig, make_schedule
+>>> config = ArenaConfig(players=("random", "random:seed=7"), game="tictactoe",
+...                      openings=("5",), games_per_pair=2, seed=1)
+>>> record = play_scheduled(make_schedule(config)[0], config)
+>>> record["red"], record["opening"], record["moves"].startswith("5")
+('random', '5', True)
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import importlib
+import multiprocessing
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from connect4.arena.accuracy import optimal_moves
+from connect4.arena.record import COLOURS, Colour, GameRecord
+from connect4.arena.schedule import (
+    ArenaConfig,
+    ArenaError,
+    ScheduledGame,
+    check_specs,
+    derive_seed,
+    make_schedule,
+    start_position,
+)
+from connect4.arena.store import ResultsStore
+from connect4.core.game import Game
+from connect4.core.position import count_fours
+from connect4.players import MoveChoice, Player, make_player
+from connect4.players.external import BotFault, ExternalPlayer
+
+
+def end_reason(game: Game) -> str:
+    """Why a finished game ended: ``connect four``, ``three in a row``, ``draw``, ``fours 5-3``."""
+    if game.rules == "count-fours":
+        fours = [count_fours(game.stones(player), game.height) for player in (1, 2)]
+        return f"fours {fours[0]}-{fours[1]}"
+    if game.winner() is None:
+        return "draw"
+    return "three in a row" if game.kind == "tictactoe" else "connect four"
+
+
+def close_all(players: Iterable[Player | None]) -> None:
+    """Close every player (killing external bots), even if Ctrl-C hits one close."""
+    interrupted: BaseException | None = None
+    for player in players:
+        if player is None:
+            continue
+        try:
+            player.close()
+        except KeyboardInterrupt as error:
+            interrupted = error
+        except Exception:  # a player that fails to close must not stop the others
+            pass
+    if interrupted is not None:
+        raise interrupted
+
+
+def play_scheduled(scheduled: ScheduledGame, config: ArenaConfig) -> GameRecord:
+    """Play one scheduled game to its end or a forfeit; return its result record.
+
+    Runs in a worker (process or Dask). The players are built here with seeds
+    derived from the game's seed and closed (external bots killed) at the end.
+    """
+    board = start_position(config, scheduled.opening)
+    specs = (scheduled.red, scheduled.yellow)
+    players: list[Player | None] = [None, None]
+    seconds: list[float] = []
+    nodes: list[int | None] = []
+    forfeit: int | None = None
+    reason = ""
+    detail = ""
+    try:
+        for colour in (1, 2):
+            try:
+                built = make_player(
+                    specs[colour - 1],
+                    game=config.game,
+                    width=config.width,
+                    height=config.height,
+                    rules=config.rules,
+                    seed=derive_seed(scheduled.seed, colour),
+                )
+            except Exception as error:  # a player that cannot even be built
+                forfeit, reason, detail = colour, "crash", f"cannot start: {error}"
+                break
+            if isinstance(built, ExternalPlayer):
+                built.time_limit = config.time_per_move
+            players[colour - 1] = built
+        while forfeit is None and not board.is_over():
+            colour = board.to_move
+            mover = players[colour - 1]
+            assert mover is not None
+            started = time.perf_counter()
+            try:
+                choice: MoveChoice = mover.choose(board.copy())
+            except BotFault as fault:
+                forfeit, reason, detail = colour, fault.reason, fault.detail
+                break
+            except KeyboardInterrupt:
+                raise
+            except Exception as error:  # a built-in player that failed
+                forfeit, reason = colour, "crash"
+                detail = f"{type(error).__name__}: {error}"
+                break
+            elapsed = time.perf_counter() - started
+            if not isinstance(mover, ExternalPlayer):
+                limit = config.time_per_move
+                if limit is not None and elapsed > limit:
+                    forfeit, reason = colour, "timeout"
+                    detail = f"{elapsed:.3f} s for a {limit:g} s move"
+                    break
+            elif "seconds" in choice.stats:
+                elapsed = float(choice.stats["seconds"])
+            move = choice.move
+            if not isinstance(move, int) or move not in board.legal_moves():
+                label = move + 1 if isinstance(move, int) else move
+                forfeit, reason = colour, f"illegal move {label}"
+                break
+            board.play(move)
+            seconds.append(round(elapsed, 6))
+            count = choice.stats.get("nodes")
+            nodes.append(int(count) if isinstance(count, int | float) else None)
+    finally:
+        close_all(players)
+    winner: Colour | None
+    if forfeit is not None:
+        winner = COLOURS[2 - forfeit]
+    else:
+        reason = end_reason(board)
+        who = board.winner()
+        winner = None if who is None else COLOURS[who - 1]
+    record = GameRecord(
+        game=scheduled.index,
+        tournament=config.fingerprint(),
+        red=scheduled.red,
+        yellow=scheduled.yellow,
+        opening=scheduled.opening,
+        moves=board.moves,
+        winner=winner,
+        reason=reason,
+        forfeit=None if forfeit is None else COLOURS[forfeit - 1],
+        detail=detail,
+        move_seconds=seconds,
+        move_nodes=nodes,
+        seed=scheduled.seed,
+    )
+    if config.accuracy_nodes > 0:
+        record["optimal"] = optimal_moves(config, board.moves, len(scheduled.opening))
+    return record
+
+
+# ------------------------------------------------------------------ executors
+def _executor(
+    workers: int, scheduler: str | None
+) -> tuple[concurrent.futures.Executor, Callable[[], None] | None]:
+    """A process pool of ``workers``, or a Dask cluster's executor and its client's close."""
+    if scheduler is not None:
+        try:
+            distributed = importlib.import_module("dask.distributed")
+        except ImportError:
+            raise ArenaError("--scheduler needs dask: pip install 'connect4[dask]'") from None
+        try:
+            client = distributed.Client(scheduler, timeout=10)
+        except (OSError, TimeoutError, ValueError) as error:
+            raise ArenaError(f"cannot reach the Dask scheduler {scheduler}: {error}") from None
+        executor: concurrent.futures.Executor = client.get_executor()
+        close: Callable[[], None] = client.close
+        return executor, close
+    method = "forkserver" if sys.platform == "linux" else None
+    context = multiprocessing.get_context(method)
+    return concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context), None
+
+
+def play_pending(
+    pending: list[ScheduledGame], config: ArenaConfig, workers: int, scheduler: str | None
+) -> Iterator[GameRecord]:
+    """Play ``pending`` in-process (one worker) or on an executor; records as they finish."""
+    if scheduler is None and workers <= 1:
+        for scheduled in pending:
+            yield play_scheduled(scheduled, config)
+        return
+    executor, close_client = _executor(workers, scheduler)
+    futures: dict[concurrent.futures.Future[GameRecord], ScheduledGame] = {}
+    try:
+        futures = {executor.submit(play_scheduled, game, config): game for game in pending}
+        for future in concurrent.futures.as_completed(futures):
+            try:
+                record = future.result()
+            except Exception as error:  # a worker died (or a bug): stop, keep what finished
+                raise ArenaError(
+                    f"game {futures[future].index} failed in a worker "
+                    f"({type(error).__name__}: {error}); finished games are saved, "
+                    "rerun with --resume"
+                ) from error
+            yield record
+    finally:
+        for future in futures:
+            future.cancel()
+        if close_client is None:
+            executor.shutdown(wait=False, cancel_futures=True)
+        else:  # Dask's executor has no cancel_futures; closing the client drops the rest
+            executor.shutdown(wait=False)
+            close_client()
+
+
+# ------------------------------------------------------------------ running
+@dataclass(frozen=True)
+class TournamentRun:
+    """What :func:`run_tournament` returns: the config, schedule and records in schedule order.
+
+    ``resumed`` games came from the results file; ``repaired`` bytes of a torn
+    last line were cut from it and ``skipped`` unreadable lines ignored.
+    """
+
+    config: ArenaConfig
+    schedule: list[ScheduledGame]
+    records: list[GameRecord]
+    resumed: int = 0
+    repaired: int = 0
+    skipped: int = 0
+
+
+def run_tournament(
+    config: ArenaConfig,
+    results: Path | None = None,
+    *,
+    resume: bool = False,
+    workers: int = 1,
+    scheduler: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> TournamentRun:
+    """Play every scheduled game not already in ``results``; return all records.
+
+    ``progress(done, total)`` is called at the start and after each game. A
+    KeyboardInterrupt stops the run after cancelling the queued games; the
+    finished ones are already in the results file.
+    """
+    check_specs(config)
+    if workers < 1:
+        raise ArenaError("--workers must be at least 1")
+    schedule = make_schedule(config)
+    store = ResultsStore(results, config.fingerprint()).open(resume)
+    done_before = sum(1 for game in schedule if game.index in store.records)
+    pending = [game for game in schedule if game.index not in store.records]
+    total = len(schedule)
+    done = done_before
+    if progress is not None:
+        progress(done, total)
+    for record in play_pending(pending, config, workers, scheduler):
+        store.append(record)
+        done += 1
+        if progress is not None:
+            progress(done, total)
+    records = [store.records[game.index] for game in schedule if game.index in store.records]
+    return TournamentRun(
+        config,
+        schedule,
+        records,
+        resumed=done_before,
+        repaired=store.repaired,
+        skipped=store.skipped,
+    )

@@ -1,0 +1,192 @@
+"""Showing a tournament: standings as CSV, rich tables, and the live progress bar.
+
+>>> import io
+>>> from rich.console import Console
+>>> from connect4.arena.schedule import ArenaConfig
+>>> from connect4.arena.summary import summarize
+>>> console = Console(file=io.StringIO(), width=100)
+>>> for table in render_summary(summarize(ArenaConfig(players=("a", "b")), [])):
+...     console.print(table)
+>>> "Standings (0 games)" in console.file.getvalue()
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from connect4.arena.summary import Summary
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+CSV_FIELDS = (
+    "rank",
+    "player",
+    "games",
+    "wins",
+    "draws",
+    "losses",
+    "points",
+    "score",
+    "elo",
+    "elo_low",
+    "elo_high",
+    "accuracy",
+    "analysed_moves",
+    "forfeits",
+    "seconds_per_move",
+    "nodes_per_move",
+)
+
+
+def write_csv(summary: Summary, path: Path) -> None:
+    """The standings as CSV, one row per player, best first."""
+    with path.open("w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out)
+        writer.writerow(CSV_FIELDS)
+        for rank, row in enumerate(summary.standings, start=1):
+            forfeits = ";".join(f"{k}={v}" for k, v in sorted(row.forfeits.items()))
+            values = {**row.as_dict(), "rank": rank, "forfeits": forfeits}
+            writer.writerow(["" if values[key] is None else values[key] for key in CSV_FIELDS])
+
+
+def _fmt(value: float | None, pattern: str) -> str:
+    return "-" if value is None else format(value, pattern)
+
+
+def render_summary(summary: Summary, max_crosstable: int = 16) -> list[Table]:
+    """Rich tables: the standings, and the crosstable when there are few enough players."""
+    from rich.table import Table
+
+    standings = summary.standings
+    table = Table(title=f"Standings ({summary.games_played} games)")
+    for column, justify in (
+        ("#", "right"),
+        ("player", "left"),
+        ("games", "right"),
+        ("W-D-L", "right"),
+        ("points", "right"),
+        ("score", "right"),
+        ("Elo", "right"),
+        ("95 % interval", "right"),
+        ("accuracy", "right"),
+        ("ms/move", "right"),
+        ("nodes/move", "right"),
+        ("forfeits", "left"),
+    ):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for rank, row in enumerate(standings, start=1):
+        interval = (
+            "-"
+            if row.elo_low is None or row.elo_high is None
+            else f"{row.elo_low:+.0f} … {row.elo_high:+.0f}"
+        )
+        accuracy = (
+            "-" if row.accuracy is None else f"{100 * row.accuracy:.1f} % ({row.analysed_moves})"
+        )
+        forfeits = ", ".join(f"{k} ×{v}" for k, v in sorted(row.forfeits.items()))
+        per_move = row.seconds_per_move
+        table.add_row(
+            str(rank),
+            row.player,
+            str(row.games),
+            f"{row.wins}-{row.draws}-{row.losses}",
+            f"{row.points:g}",
+            _fmt(None if row.score is None else 100 * row.score, ".1f") + " %",
+            _fmt(row.elo, "+.0f"),
+            interval,
+            accuracy,
+            _fmt(None if per_move is None else 1000 * per_move, ".3g"),
+            _fmt(row.nodes_per_move, ",.0f"),
+            forfeits or "-",
+        )
+    tables = [table]
+    if len(standings) <= max_crosstable:
+        order = [row.player for row in standings]
+        cross = Table(title="Crosstable (row's points / games against column)")
+        cross.add_column("#", justify="right")
+        cross.add_column("player")
+        for rank in range(1, len(order) + 1):
+            cross.add_column(str(rank), justify="center")
+        for rank, name in enumerate(order, start=1):
+            cells = []
+            for other in order:
+                cell = summary.crosstable.get(name, {}).get(other)
+                cells.append("·" if cell is None else f"{cell.points:g}/{cell.games}")
+            cross.add_row(str(rank), name, *cells)
+        tables.append(cross)
+    return tables
+
+
+@contextlib.contextmanager
+def progress_bar(console: Console, label: str) -> Iterator[Callable[[int, int], None]]:
+    """A rich progress bar (games done, rate, ETA); yields a ``progress(done, total)`` callback.
+
+    Games already in a resumed results file are shown in the label and do
+    not count towards the rate.
+    """
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        Task,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.text import Text
+
+    class RateColumn(ProgressColumn):
+        def render(self, task: Task) -> Text:
+            speed = task.finished_speed or task.speed
+            return Text("-- games/s" if speed is None else f"{speed:.2f} games/s")
+
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        RateColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=False,
+    )
+    task_id = progress.add_task(label, total=None)
+    started: list[int] = []
+
+    def update(done: int, total: int) -> None:
+        if not started:
+            started.append(done)
+            progress.update(task_id, total=total - done, completed=0)
+            progress.update(task_id, description=f"{label} ({done} resumed)" if done else label)
+        else:
+            progress.update(task_id, completed=done - started[0])
+
+    with progress:
+        yield update
+
+
+@contextlib.contextmanager
+def lazy_progress_bar(console: Console, label: str) -> Iterator[Callable[[int, int], None]]:
+    """Like :func:`progress_bar`, but the bar appears only at the first ``progress`` call.
+
+    A run calls ``progress`` once the specs and the results file are checked,
+    so an input error is printed without a bar drawn above it.
+    """
+    with contextlib.ExitStack() as stack:
+        bar: list[Callable[[int, int], None]] = []
+
+        def update(done: int, total: int) -> None:
+            if not bar:
+                bar.append(stack.enter_context(progress_bar(console, label)))
+            bar[0](done, total)
+
+        yield update

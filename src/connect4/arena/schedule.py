@@ -1,0 +1,223 @@
+"""A tournament's configuration and schedule: who meets whom, from which openings.
+
+A tournament is a round robin (or a gauntlet: one player against the rest)
+where each pair plays each of a set of openings with both colours, so
+deterministic players do not replay one game. Every game gets a schedule
+index and a seed derived from the tournament seed and that index, so the
+results are the same whichever executor plays them.
+
+>>> config = ArenaConfig(players=("random", "random:seed=7"), game="tictactoe",
+...                      openings=("5",), games_per_pair=2, seed=1)
+>>> [(g.index, g.red, g.yellow, g.opening) for g in make_schedule(config)]
+[(0, 'random', 'random:seed=7', '5'), (1, 'random:seed=7', 'random', '5')]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from connect4.core.errors import IllegalMoveError, InvalidMoveError
+from connect4.core.game import Game, Rules
+from connect4.core.position import Position
+from connect4.core.tictactoe import TicTacToe
+from connect4.players import PlayerSpecError, make_player
+
+MAX_OPENING_PLIES = 6
+
+
+class ArenaError(ValueError):
+    """Bad tournament input: specs, openings, a results file that does not fit."""
+
+
+@dataclass(frozen=True)
+class ArenaConfig:
+    """Everything that decides a tournament's games (and so its fingerprint).
+
+    ``openings`` are move strings (``""`` = the empty board); ``accuracy_nodes``
+    is the solver's node budget per position for the accuracy figures (0 = off).
+    """
+
+    players: tuple[str, ...]
+    gauntlet: str | None = None
+    games_per_pair: int = 2
+    openings: tuple[str, ...] = ("",)
+    time_per_move: float | None = None
+    game: str = "connect4"
+    width: int = 7
+    height: int = 6
+    rules: str = "standard"
+    seed: int = 0
+    accuracy_nodes: int = 0
+
+    def fingerprint(self) -> str:
+        """A short hash naming this tournament; stored with every result line."""
+        text = json.dumps(asdict(self), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    @property
+    def names(self) -> list[str]:
+        """Every participant, the gauntlet player first."""
+        return ([self.gauntlet] if self.gauntlet else []) + list(self.players)
+
+
+@dataclass(frozen=True)
+class ScheduledGame:
+    """One game of the schedule: its index, who plays which colour, from which opening."""
+
+    index: int
+    red: str
+    yellow: str
+    opening: str
+    seed: int
+
+
+def derive_seed(seed: int, index: int) -> int:
+    """A game's seed from the tournament seed and its schedule index (stable everywhere).
+
+    >>> derive_seed(0, 5) == derive_seed(0, 5) != derive_seed(1, 5)
+    True
+    """
+    digest = hashlib.sha256(f"connect4-arena:{seed}:{index}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") & (2**63 - 1)
+
+
+def pairings(config: ArenaConfig) -> list[tuple[str, str]]:
+    """The pairs that meet: every pair (round robin), or the gauntlet player against each."""
+    if config.gauntlet:
+        return [(config.gauntlet, other) for other in config.players]
+    players = config.players
+    return [(a, b) for i, a in enumerate(players) for b in players[i + 1 :]]
+
+
+def make_schedule(config: ArenaConfig) -> list[ScheduledGame]:
+    """Every game in order: round ``k`` of all pairs, then round ``k + 1``.
+
+    Pair ``p`` plays its openings ``p*R, p*R + 1, ...`` of the list (``R`` =
+    ``ceil(games_per_pair / 2)``, cycling), each twice in a row with colours
+    swapped (rounds ``2m`` and ``2m + 1``): pairs meet on different positions,
+    and a tournament cut short is still colour-balanced.
+    """
+    games: list[ScheduledGame] = []
+    pairs = pairings(config)
+    rounds = (config.games_per_pair + 1) // 2
+    for k in range(config.games_per_pair):
+        for p, (a, b) in enumerate(pairs):
+            opening = config.openings[(p * rounds + k // 2) % len(config.openings)]
+            red, yellow = (a, b) if k % 2 == 0 else (b, a)
+            index = len(games)
+            seed = derive_seed(config.seed, index)
+            games.append(ScheduledGame(index, red, yellow, opening, seed))
+    return games
+
+
+def start_position(config: ArenaConfig, moves: str = "") -> Game:
+    """The board of ``config`` after ``moves``; raises InvalidMoveError/IllegalMoveError."""
+    if config.game == "tictactoe":
+        return TicTacToe.from_moves(moves)
+    if config.game != "connect4":
+        raise ArenaError(f"unknown game {config.game!r}: choose connect4 or tictactoe")
+    rules: Rules = "count-fours" if config.rules == "count-fours" else "standard"
+    if config.rules not in ("standard", "count-fours"):
+        raise ArenaError(f"unknown rules {config.rules!r}: choose standard or count-fours")
+    return Position.from_moves(moves, config.width, config.height, rules)
+
+
+def all_openings(config: ArenaConfig, plies: int) -> list[str]:
+    """Every distinct position after ``plies`` moves with the game still on, one move string each.
+
+    >>> len(all_openings(ArenaConfig(players=()), 2))
+    49
+    """
+    if not 0 <= plies <= MAX_OPENING_PLIES:
+        raise ArenaError(f"openings plies={plies}: must be 0-{MAX_OPENING_PLIES}")
+    found: dict[int, str] = {}
+
+    def walk(game: Game, depth: int) -> None:
+        if depth == 0:
+            found.setdefault(game.key(), game.moves)
+            return
+        for move in sorted(game.legal_moves()):
+            game.play(move)
+            if not game.is_over():
+                walk(game, depth - 1)
+            game.undo()
+
+    walk(start_position(config), plies)
+    return sorted(found.values())
+
+
+def load_openings(text: str, config: ArenaConfig) -> tuple[str, ...]:
+    """Resolve ``--openings``: ``plies=K`` or a file of move strings (``-`` = empty board).
+
+    ``plies=K`` lists every position after K plies, shuffled with the
+    tournament seed so the first ones used are varied.
+    """
+    if text.startswith("plies="):
+        value = text.removeprefix("plies=")
+        if not value.isdigit():
+            raise ArenaError(f"--openings {text}: plies must be a number 0-{MAX_OPENING_PLIES}")
+        openings = all_openings(config, int(value))
+        random.Random(config.seed).shuffle(openings)
+        if not openings:
+            raise ArenaError(f"--openings {text}: no position with the game still on")
+        return tuple(openings)
+    path = Path(text)
+    try:
+        lines = path.read_text().splitlines()
+    except OSError as error:
+        raise ArenaError(
+            f"--openings {text}: cannot read ({error.strerror}); give a file or plies=K"
+        ) from None
+    openings_list: list[str] = []
+    for number, line in enumerate(lines, start=1):
+        moves = line.split("#", 1)[0].strip()
+        if not moves:
+            continue
+        moves = "" if moves == "-" else moves
+        try:
+            position = start_position(config, moves)
+        except (InvalidMoveError, IllegalMoveError) as error:
+            raise ArenaError(f"{text} line {number}: {error}") from None
+        if position.is_over():
+            raise ArenaError(f"{text} line {number}: the game is already over after {moves}")
+        openings_list.append(moves)
+    if not openings_list:
+        raise ArenaError(f"{text}: no openings in the file")
+    return tuple(openings_list)
+
+
+def check_specs(config: ArenaConfig) -> None:
+    """Build (and close) every player once so a bad spec fails before any game."""
+    names = config.names
+    if config.gauntlet is None and len(names) < 2:
+        raise ArenaError("a tournament needs at least two players (--players SPEC SPEC ...)")
+    if config.gauntlet is not None and not names[1:]:
+        raise ArenaError("--gauntlet needs opponents (--players SPEC ...)")
+    twice = [name for i, name in enumerate(names) if name in names[:i]]
+    if twice:
+        raise ArenaError(
+            f"player {twice[0]!r} appears twice; make the specs differ (e.g. random:seed=2)"
+        )
+    if config.games_per_pair < 1:
+        raise ArenaError("--games-per-pair must be at least 1")
+    if config.time_per_move is not None and config.time_per_move <= 0:
+        raise ArenaError("--time-per-move must be positive")
+    for spec in names:
+        try:
+            player = make_player(
+                spec,
+                game=config.game,
+                width=config.width,
+                height=config.height,
+                rules=config.rules,
+            )
+        except (PlayerSpecError, ValueError) as error:
+            raise ArenaError(str(error)) from None
+        if player.is_human:
+            player.close()
+            raise ArenaError(f"{spec}: humans cannot play in the arena")
+        player.close()
