@@ -264,10 +264,12 @@ def test_tictactoe_and_count_fours(page: Any) -> None:
     page.wait_for_function("document.getElementById('pos-text').textContent.length === 2")
     assert moves(page)[0] == "5"
     assert page.text_content("[data-col='4']") == "X"
-    page.check("#show-solution")
+    page.check("#show-solution")  # the server's solver scores every cell
+    page.wait_for_selector("#solution .score.best")
     assert page.locator("#solution .score").count() == 9
     assert page.locator("#solution .score.full").count() == 2
     assert "draw" in page.locator("#solution").inner_text()
+    assert "draw for X (score 0)" in str(page.text_content("#solution-note"))
 
     open_page(page, "?rules=count-fours&p1=human&p2=human")
     assert page.input_value("#rules") == "count-fours"
