@@ -34,8 +34,7 @@ from connect4.web import (
     server,
     service,
 )
-from connect4.web.routes import page as page_routes, players, solver
-from connect4.web.routes import server as server_routes
+from connect4.web.routes import page as page_routes, players, server as server_routes, solver
 from connect4.web.server import BackgroundServer
 
 PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"

@@ -490,7 +490,8 @@ def analyze_by_search(game: Game) -> Analysis:
             # The mover won with the stone it just played, or the board is full: a draw.
             end, value = child.ply, (MATE if child.winner() else 0)
         else:
-            found = search(child, limits=Limits(depth=child.size - child.ply), tt=True)
+            depth = child.size - child.ply  # to the end: every leaf is a finished game
+            found = search(child, limits=Limits(depth=depth), tt=True, engine="python")
             nodes += found.stats.nodes
             assert found.value is not None
             value = -int(found.value)  # the child's value is the opponent's
