@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
+import connect4.web
 from connect4 import Position
 from connect4.web import (
     api,
@@ -567,7 +568,7 @@ def test_serve_command_rejects_a_busy_port() -> None:
 
 
 # ------------------------------------------------------------------ docs of the modules
-DOCUMENTED = [web_app, api, errors, middleware, models, pool, routes, server, service]
+DOCUMENTED = [connect4.web, web_app, api, errors, middleware, models, pool, routes, server, service]
 ROUTE_MODULES = [page_routes, players, server_routes, solver]
 
 

@@ -56,22 +56,23 @@ DEEP_AGE = 0.1  # the same in the deep lane
 QUICK_NICE = 3  # OS priority of the quick lane's threads below the event loop (deep: idle)
 
 # Each game's default board, side names and move symbols, as the page shows them.
+_CONNECT4, _TICTACTOE = Position(), TicTacToe()
 GAME_INFO = (
     GameInfo(
-        kind="connect4",
+        kind=_CONNECT4.kind,
         title="Connect Four",
         sides=["Red", "Yellow"],
-        width=Position().width,
-        height=Position().height,
+        width=_CONNECT4.width,
+        height=_CONNECT4.height,
         notation=COLUMN_SYMBOLS,
     ),
     GameInfo(
-        kind="tictactoe",
+        kind=_TICTACTOE.kind,
         title="Tic-tac-toe",
         sides=["X", "O"],
-        width=3,
-        height=3,
-        notation="".join(TicTacToe().move_label(cell) for cell in range(TicTacToe().size)),
+        width=_TICTACTOE.width,
+        height=_TICTACTOE.height,
+        notation="".join(_TICTACTOE.move_label(cell) for cell in range(_TICTACTOE.size)),
     ),
 )
 # How far from +-MATE a classic search value still scores a finished game.

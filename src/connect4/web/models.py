@@ -36,7 +36,7 @@ class AnalyzeResponse(BaseModel):
     effort. Tic-tac-toe moves are the cells 1-9 in numpad order."""
 
     pos: str
-    game: str = Field(default="connect4", examples=["connect4"])
+    game: str = Field(examples=["connect4"])
     width: int
     height: int
     ply: int

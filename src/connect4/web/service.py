@@ -88,7 +88,7 @@ def parse_position(pos: str, game: str, width: int, height: int, rules: str) -> 
     check_size(game, width, height, rules)
     if game == "connect4":
         return parse_connect4(pos, width, height, rules)
-    return _replay(pos, 9, lambda: TicTacToe.from_moves(pos))
+    return _replay(pos, TicTacToe().size, lambda: TicTacToe.from_moves(pos))
 
 
 def parse_connect4(pos: str, width: int, height: int, rules: str = "standard") -> Position:
@@ -467,7 +467,8 @@ def choose_move(
 # ------------------------------------------------------------------ small games
 def analyze_by_search(game: Game) -> Analysis:
     """Every move's exact score in Pons' convention, by a full-depth classic search of
-    each move (tic-tac-toe: a few thousand nodes). A full board has no score.
+    each move, for a small game whose moves are its cells (tic-tac-toe: a few
+    thousand nodes from the empty board). A taken cell has no score.
 
     >>> from connect4 import TicTacToe
     >>> analysis = analyze_by_search(TicTacToe.from_moves("7182"))
@@ -480,8 +481,9 @@ def analyze_by_search(game: Game) -> Analysis:
     started = time.perf_counter()
     scores: list[int | None] = []
     nodes = 0
+    legal = set(game.legal_moves())
     for move in range(game.size):
-        if move not in game.legal_moves():
+        if move not in legal:
             scores.append(None)
             continue
         child = game.copy()
