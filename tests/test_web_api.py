@@ -279,7 +279,19 @@ def test_page_and_static_files(client: httpx.Client) -> None:
 def test_openapi_docs(client: httpx.Client) -> None:
     assert client.get("/docs").status_code == 200
     schema = client.get("/openapi.json").json()
-    assert {"/solve", "/api/analyze", "/api/move", "/api/players"} <= set(schema["paths"])
+    paths = schema["paths"]
+    assert set(paths) == {
+        "/solve",
+        "/api/analyze",
+        "/api/move",
+        "/api/players",
+        "/api/health",
+        "/api/info",
+    }
+    for path, method in (("/solve", "get"), ("/api/analyze", "get"), ("/api/move", "post")):
+        assert {"200", "400", "422", "503"} <= set(paths[path][method]["responses"]), path
+    parameters = [p["name"] for p in paths["/api/analyze"]["get"]["parameters"]]
+    assert parameters == ["pos", "width", "height", "game"]
 
 
 @pytest.mark.parametrize("page", ["/docs", "/redoc"])
@@ -320,6 +332,9 @@ BAD_GETS = [
     ("/api/analyze?pos=1&width=x", 422, "query parameter width: Input should be a valid integer"),
     ("/api/analyze?pos=1&height=0", 422, "query parameter height: Input should be greater than"),
     ("/api/analyze?pos=1&width=100", 422, "query parameter width: Input should be less than"),
+    ("/api/analyze?pos=1&game=chess", 400, "unknown game 'chess': choose one of connect4"),
+    ("/api/analyze?pos=55&game=tictactoe", 400, "move 2 ('5'): cell 5 is taken"),
+    ("/api/analyze?pos=14253&game=tictactoe", 400, "the game is over (X has won)"),
     ("/nowhere", 404, "Not Found"),
 ]
 
