@@ -277,6 +277,24 @@ def test_tictactoe_and_count_fours(page: Any) -> None:
     assert "Fours so far: 0–0" in str(page.text_content("#status"))
 
 
+def test_the_page_draws_with_the_servers_facts(page: Any) -> None:
+    # The page keeps no copy of the side names or the move symbols: it uses /api/info's.
+    def renamed(route: Any) -> None:
+        info = route.fetch().json()
+        connect4 = next(game for game in info["games"] if game["kind"] == "connect4")
+        connect4["sides"] = ["Rouge", "Jaune"]
+        connect4["notation"] = "abcdefghijklmnopqrstuvwxyz0123456789"
+        route.fulfill(json=info)
+
+    page.route("**/api/info", renamed)
+    open_page(page, "?pos=ab&p1=human&p2=human")
+    assert page.text_content("#status") == "Rouge to move — click a column."
+    assert [owner(page, 0, 0), owner(page, 1, 0)] == [1, 2]
+    page.click("[data-col='2']")
+    assert moves(page) == "abc"
+    page.unroute("**/api/info")
+
+
 def test_swagger_ui_renders_the_api_offline(page: Any) -> None:
     requests: list[str] = []
     page.on("request", lambda request: requests.append(request.url))
