@@ -214,7 +214,7 @@ class Api:
             position = service.parse_connect4(pos, width, height)
             analysis = await self.solve_position(position)
         else:
-            position = service.parse_position(pos, game, 3, 3, "standard")
+            position = service.parse_position(pos, game, width, height, "standard")
             analysis = await self.search_position(position)
         ply, width, height = position.ply, position.width, position.height
         return AnalyzeResponse(

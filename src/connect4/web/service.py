@@ -25,11 +25,11 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, get_args
 
 from pydantic import JsonValue
 
-from connect4.core.game import RULES, Game, Rules
+from connect4.core.game import RULES, Game, GameKind, Rules
 from connect4.core.position import Position, check_board_size
 from connect4.core.tictactoe import TicTacToe
 from connect4.players import Player, PlayerSpecError, make_player, split_spec
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 G = TypeVar("G", bound=Game)
 
-GAMES = ("connect4", "tictactoe")
+GAMES: tuple[str, ...] = get_args(GameKind)
 MAX_SPEC_LENGTH = 200
 # Player kinds the web API never builds: humans move in the page, and ``cmd``
 # would run a program named by the client.
@@ -85,9 +85,9 @@ def check_size(game: str, width: int, height: int, rules: str) -> None:
 
 def parse_position(pos: str, game: str, width: int, height: int, rules: str) -> Game:
     """The position a move string reaches, or :class:`BadRequest` naming the bad move."""
-    check_size(game, width, height, rules)
     if game == "connect4":
         return parse_connect4(pos, width, height, rules)
+    check_size(game, width, height, rules)
     return _replay(pos, TicTacToe().size, lambda: TicTacToe.from_moves(pos))
 
 
