@@ -21,8 +21,21 @@ from typing import Any
 import httpx
 import pytest
 
+import connect4.web
 from connect4 import Position
-from connect4.web import app as web_app, create_app, models, pool, server, service
+from connect4.web import (
+    api,
+    app as web_app,
+    create_app,
+    errors,
+    middleware,
+    models,
+    pool,
+    routes,
+    server,
+    service,
+)
+from connect4.web.routes import page as page_routes, players, server as server_routes, solver
 from connect4.web.server import BackgroundServer
 
 PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
@@ -215,22 +228,70 @@ def test_players_lists_kinds_for_the_menus(client: httpx.Client) -> None:
     assert set(kinds["perfect"]["options"]["level"]["choices"]) >= {"easy", "medium", "hard"}
 
 
+def test_analyze_tictactoe_cells_in_numpad_order(client: httpx.Client) -> None:
+    # X (7, 8) completes the top row with 9 at once; 3 blocks O's bottom row and wins
+    # one move later on the 3-5-7 diagonal; anything else lets O complete 1-2-3.
+    body = client.get("/api/analyze", params={"pos": "7182", "game": "tictactoe"}).json()
+    assert (body["game"], body["width"], body["height"], body["ply"]) == ("tictactoe", 3, 3, 4)
+    assert body["column_scores"] == [None, None, 2, -2, -2, -2, None, None, 3]
+    assert body["column_texts"][8] == body["score_text"] == "win in 1"
+    assert body["best_moves"] == [9]
+    empty = client.get("/api/analyze", params={"game": "tictactoe"}).json()
+    assert empty["column_scores"] == [0] * 9 and empty["score_text"] == "draw"
+
+
+def test_info_has_what_the_page_draws_with(client: httpx.Client) -> None:
+    body = client.get("/api/info").json()
+    games = {game["kind"]: game for game in body["games"]}
+    assert games["connect4"]["sides"] == ["Red", "Yellow"]
+    assert (games["connect4"]["width"], games["connect4"]["height"]) == (7, 6)
+    assert games["connect4"]["notation"].startswith("123456789abc")
+    assert games["tictactoe"] == {
+        "kind": "tictactoe",
+        "title": "Tic-tac-toe",
+        "sides": ["X", "O"],
+        "width": 3,
+        "height": 3,
+        "notation": "123456789",
+    }
+    assert body["rules"] == ["standard", "count-fours"]
+    assert (body["mate"], body["mate_window"]) == (1_000_000_000, 1000)
+    assert body["solver"] is True
+
+
 # ------------------------------------------------------------------ the page and the docs
 def test_page_and_static_files(client: httpx.Client) -> None:
     page = client.get("/")
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")
     assert '<div id="board"' in page.text
-    for name, kind in (("app.js", "javascript"), ("style.css", "text/css")):
+    assert '<script type="module" src="/static/js/main.js">' in page.text
+    names = re.findall(r'from "\./(\w+\.js)"', client.get("/static/js/main.js").text)
+    assert {"api.js", "board.js", "tree.js", "solution.js"} <= set(names)
+    files = [f"js/{name}" for name in names] + ["js/main.js", "style.css"]
+    for name in files:
         response = client.get(f"/static/{name}")
         assert response.status_code == 200
+        kind = "text/css" if name.endswith(".css") else "javascript"
         assert kind in response.headers["content-type"]
 
 
 def test_openapi_docs(client: httpx.Client) -> None:
     assert client.get("/docs").status_code == 200
     schema = client.get("/openapi.json").json()
-    assert {"/solve", "/api/analyze", "/api/move", "/api/players"} <= set(schema["paths"])
+    paths = schema["paths"]
+    assert set(paths) == {
+        "/solve",
+        "/api/analyze",
+        "/api/move",
+        "/api/players",
+        "/api/health",
+        "/api/info",
+    }
+    for path, method in (("/solve", "get"), ("/api/analyze", "get"), ("/api/move", "post")):
+        assert {"200", "400", "422", "503"} <= set(paths[path][method]["responses"]), path
+    parameters = [p["name"] for p in paths["/api/analyze"]["get"]["parameters"]]
+    assert parameters == ["pos", "width", "height", "game"]
 
 
 @pytest.mark.parametrize("page", ["/docs", "/redoc"])
@@ -271,6 +332,9 @@ BAD_GETS = [
     ("/api/analyze?pos=1&width=x", 422, "query parameter width: Input should be a valid integer"),
     ("/api/analyze?pos=1&height=0", 422, "query parameter height: Input should be greater than"),
     ("/api/analyze?pos=1&width=100", 422, "query parameter width: Input should be less than"),
+    ("/api/analyze?pos=1&game=chess", 400, "unknown game 'chess': choose one of connect4"),
+    ("/api/analyze?pos=55&game=tictactoe", 400, "move 2 ('5'): cell 5 is taken"),
+    ("/api/analyze?pos=14253&game=tictactoe", 400, "the game is over (X has won)"),
     ("/nowhere", 404, "Not Found"),
 ]
 
@@ -519,7 +583,11 @@ def test_serve_command_rejects_a_busy_port() -> None:
 
 
 # ------------------------------------------------------------------ docs of the modules
-@pytest.mark.parametrize("module", [web_app, models, pool, server, service])
+DOCUMENTED = [connect4.web, web_app, api, errors, middleware, models, pool, routes, server, service]
+ROUTE_MODULES = [page_routes, players, server_routes, solver]
+
+
+@pytest.mark.parametrize("module", DOCUMENTED + ROUTE_MODULES)
 def test_docstring_examples(module: Any) -> None:
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0

@@ -264,15 +264,35 @@ def test_tictactoe_and_count_fours(page: Any) -> None:
     page.wait_for_function("document.getElementById('pos-text').textContent.length === 2")
     assert moves(page)[0] == "5"
     assert page.text_content("[data-col='4']") == "X"
-    page.check("#show-solution")
+    page.check("#show-solution")  # the server's solver scores every cell
+    page.wait_for_selector("#solution .score.best")
     assert page.locator("#solution .score").count() == 9
     assert page.locator("#solution .score.full").count() == 2
     assert "draw" in page.locator("#solution").inner_text()
+    assert "draw for X (score 0)" in str(page.text_content("#solution-note"))
 
     open_page(page, "?rules=count-fours&p1=human&p2=human")
     assert page.input_value("#rules") == "count-fours"
     page.click("[data-col='0']")
     assert "Fours so far: 0–0" in str(page.text_content("#status"))
+
+
+def test_the_page_draws_with_the_servers_facts(page: Any) -> None:
+    # The page keeps no copy of the side names or the move symbols: it uses /api/info's.
+    def renamed(route: Any) -> None:
+        info = route.fetch().json()
+        connect4 = next(game for game in info["games"] if game["kind"] == "connect4")
+        connect4["sides"] = ["Rouge", "Jaune"]
+        connect4["notation"] = "abcdefghijklmnopqrstuvwxyz0123456789"
+        route.fulfill(json=info)
+
+    page.route("**/api/info", renamed)
+    open_page(page, "?pos=ab&p1=human&p2=human")
+    assert page.text_content("#status") == "Rouge to move — click a column."
+    assert [owner(page, 0, 0), owner(page, 1, 0)] == [1, 2]
+    page.click("[data-col='2']")
+    assert moves(page) == "abc"
+    page.unroute("**/api/info")
 
 
 def test_swagger_ui_renders_the_api_offline(page: Any) -> None:

@@ -1,7 +1,7 @@
 """The browser app and HTTP API: ``connect4 serve``, then open http://127.0.0.1:8000/.
 
 >>> from connect4.web import create_app
->>> create_app(workers=1).title
+>>> create_app(threads=1).title
 'connect4'
 """
 

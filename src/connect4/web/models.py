@@ -1,4 +1,7 @@
-"""Request and response models of the HTTP API (they also make the OpenAPI docs at /docs).
+"""Request and response shapes of the HTTP API (they also make the OpenAPI docs at /docs).
+
+Pydantic models are what clients send and get; the TypedDicts are JSON the
+server builds itself (counters, search trees), typed without a second copy.
 
 >>> MoveRequest(pos="4453", player="perfect").game
 'connect4'
@@ -6,11 +9,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, JsonValue
+from typing_extensions import TypedDict  # pydantic reads these on Python 3.11 too
 
 MAX_POS_CHARS = 1024  # hard cap before any parsing; the board size gives the real limit
+
+JsonObject = dict[str, JsonValue]
+"""A JSON object of any shape (a search tree as the classic search records it)."""
 
 
 class ErrorResponse(BaseModel):
@@ -27,9 +32,11 @@ class SolveResponse(BaseModel):
 
 
 class AnalyzeResponse(BaseModel):
-    """A solved position, every column's score (``null`` = full column) and the effort."""
+    """A solved position, every move's score (``null`` = full column or taken cell) and the
+    effort. Tic-tac-toe moves are the cells 1-9 in numpad order."""
 
     pos: str
+    game: str = Field(examples=["connect4"])
     width: int
     height: int
     ply: int
@@ -38,7 +45,7 @@ class AnalyzeResponse(BaseModel):
     score_text: str = Field(examples=["win in 3"], description="the score in words")
     column_scores: list[int | None]
     column_texts: list[str | None]
-    best_moves: list[int] = Field(description="best columns, 1-based as in move strings")
+    best_moves: list[int] = Field(description="best moves, 1-based as in move strings")
     nodes: int
     seconds: float
     complete: bool
@@ -58,6 +65,26 @@ class MoveRequest(BaseModel):
     tree: bool = Field(default=False, description="return the search tree (classic AIs)")
 
 
+Stat = float | int | str | None
+
+
+class MoveResult(TypedDict):
+    """An AI's move as the worker thread reports it (the body of :class:`MoveResponse`)."""
+
+    pos: str
+    move: int
+    move_label: str
+    pos_after: str
+    value: Stat
+    proven: bool | None
+    column_scores: list[int | None] | None
+    stats: dict[str, Stat]
+    tree: JsonObject | None
+    tree_available: bool
+    result: str
+    over: bool
+
+
 class MoveResponse(BaseModel):
     """The AI's move (0-based and as notation), its value, stats and optional search tree."""
 
@@ -65,14 +92,31 @@ class MoveResponse(BaseModel):
     move: int
     move_label: str = Field(description="the move in the game's notation ('4', or a numpad cell)")
     pos_after: str
-    value: float | int | str | None
+    value: Stat
     proven: bool | None
     column_scores: list[int | None] | None
-    stats: dict[str, float | int | str | None]
-    tree: dict[str, Any] | None
+    stats: dict[str, Stat]
+    tree: JsonObject | None
     tree_available: bool = Field(description="whether this player can record a search tree")
     result: str
     over: bool
+
+
+class OptionInfo(BaseModel):
+    """One key of a player spec: what it does, its choices (empty = free) and default."""
+
+    description: str
+    choices: list[str]
+    default: str | None
+
+
+class KindInfo(BaseModel):
+    """A player kind for the page's menus: name, description, games, spec keys."""
+
+    kind: str
+    description: str
+    games: list[str]
+    options: dict[str, OptionInfo]
 
 
 class PlayersResponse(BaseModel):
@@ -80,5 +124,59 @@ class PlayersResponse(BaseModel):
 
     games: list[str]
     rules: list[str]
-    players: list[dict[str, Any]]
+    players: list[KindInfo]
     solver: bool = Field(description="whether the perfect solver is installed")
+
+
+class GameInfo(BaseModel):
+    """What the page needs to know about a game to draw it and name its sides."""
+
+    kind: str = Field(examples=["connect4"])
+    title: str = Field(examples=["Connect Four"])
+    sides: list[str] = Field(examples=[["Red", "Yellow"]])
+    width: int = Field(description="default board width")
+    height: int = Field(description="default board height")
+    notation: str = Field(description="the move symbols, move 0 first", examples=["1234567"])
+
+
+class InfoResponse(BaseModel):
+    """The facts the page shares with the server: games, rules, and how classic search
+    values encode a finished game (``mate - ply`` for a win at ``ply`` stones)."""
+
+    version: str
+    games: list[GameInfo]
+    rules: list[str]
+    mate: int = Field(description="the classic search's value of a win on the empty board")
+    mate_window: int = Field(description="values within this of +-mate score a finished game")
+    solver: bool = Field(description="whether the perfect solver is installed")
+
+
+class PoolStatus(TypedDict):
+    """A worker pool's counters."""
+
+    name: str
+    workers: int
+    capacity: int
+    busy: int
+    completed: int
+    rejected: int
+    timed_out: int
+    time_limit: float
+
+
+class CacheStatus(TypedDict):
+    """The analysis cache's counters."""
+
+    size: int
+    entries: int
+    hits: int
+    misses: int
+
+
+class HealthResponse(TypedDict):
+    """Liveness and the worker pools' and the cache's counters."""
+
+    ok: bool
+    version: str
+    pools: list[PoolStatus]
+    cache: CacheStatus

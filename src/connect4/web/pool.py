@@ -39,13 +39,15 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from queue import PriorityQueue
-from typing import Any, ParamSpec, TypeVar
+from typing import ParamSpec, TypeVar
+
+from connect4.web.models import PoolStatus
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
-
-Job = tuple[Future[Any], Callable[[], Any]]
+Job = Callable[[], None]
+"""A queued call that reports its outcome to its own future."""
 
 
 class PoolSaturated(RuntimeError):
@@ -123,13 +125,7 @@ class WorkerPool:
             _, _, job = self._jobs.get()
             if job is None:
                 return
-            future, call = job
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                future.set_result(call())
-            except BaseException as error:
-                future.set_exception(error)
+            job()
 
     async def run(self, function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run ``function`` in a worker; raise PoolSaturated or PoolTimeout instead of waiting.
@@ -158,7 +154,16 @@ class WorkerPool:
                 loop.call_soon_threadsafe(self._release)
 
         future.add_done_callback(release)
-        self._jobs.put((priority, next(self._order), (future, call)))
+
+        def job() -> None:
+            if not future.set_running_or_notify_cancel():
+                return  # cancelled while it waited
+            try:
+                future.set_result(call())
+            except BaseException as error:
+                future.set_exception(error)
+
+        self._jobs.put((priority, next(self._order), job))
         try:
             return await asyncio.wait_for(
                 asyncio.shield(asyncio.wrap_future(future)), self.time_limit
@@ -174,7 +179,7 @@ class WorkerPool:
         self.busy -= 1
         self.completed += 1
 
-    def status(self) -> dict[str, int | float | str]:
+    def status(self) -> PoolStatus:
         """Counters for the health endpoint."""
         return {
             "name": self.name,

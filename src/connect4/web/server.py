@@ -17,10 +17,10 @@ import socket
 import sys
 import threading
 import time
-from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
+from starlette.types import ASGIApp
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from connect4.web.app import create_app
@@ -135,7 +135,7 @@ class BackgroundServer:
     200
     """
 
-    def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, app: ASGIApp, host: str = "127.0.0.1", port: int = 0) -> None:
         self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.socket.bind((host, port))

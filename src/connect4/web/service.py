@@ -23,15 +23,24 @@ import dataclasses
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, get_args
 
-from connect4.core.game import RULES, Game
+from pydantic import JsonValue
+
+from connect4.core.game import RULES, Game, GameKind, Rules
 from connect4.core.position import Position, check_board_size
 from connect4.core.tictactoe import TicTacToe
 from connect4.players import Player, PlayerSpecError, make_player, split_spec
+from connect4.web.models import CacheStatus, JsonObject, MoveResult, Stat
 
-GAMES = ("connect4", "tictactoe")
+if TYPE_CHECKING:
+    from connect4.classic.search import Limits
+
+G = TypeVar("G", bound=Game)
+
+GAMES: tuple[str, ...] = get_args(GameKind)
 MAX_SPEC_LENGTH = 200
 # Player kinds the web API never builds: humans move in the page, and ``cmd``
 # would run a program named by the client.
@@ -74,20 +83,31 @@ def check_size(game: str, width: int, height: int, rules: str) -> None:
         raise BadRequest(f"board {width}x{height} is too small: four in a row cannot fit")
 
 
-def parse_position(
-    pos: str, game: str, width: int, height: int, rules: str
-) -> Position | TicTacToe:
+def parse_position(pos: str, game: str, width: int, height: int, rules: str) -> Game:
     """The position a move string reaches, or :class:`BadRequest` naming the bad move."""
+    if game == "connect4":
+        return parse_connect4(pos, width, height, rules)
     check_size(game, width, height, rules)
-    cells = 9 if game == "tictactoe" else width * height
+    return _replay(pos, TicTacToe().size, lambda: TicTacToe.from_moves(pos))
+
+
+def parse_connect4(pos: str, width: int, height: int, rules: str = "standard") -> Position:
+    """:func:`parse_position` for Connect Four, typed as the :class:`Position` the solver takes.
+
+    >>> parse_connect4("112233", 5, 4).ply
+    6
+    """
+    check_size("connect4", width, height, rules)
+    rule_set: Rules = "standard" if rules == "standard" else "count-fours"
+    return _replay(pos, width * height, lambda: Position.from_moves(pos, width, height, rule_set))
+
+
+def _replay(pos: str, cells: int, build: Callable[[], G]) -> G:
+    """``build()``, with a too-long move string or a bad move as :class:`BadRequest`."""
     if len(pos) > cells:
         raise BadRequest(f"pos is too long: {len(pos)} moves but the board has only {cells} cells")
     try:
-        if game == "tictactoe":
-            return TicTacToe.from_moves(pos)
-        return Position.from_moves(
-            pos, width, height, "standard" if rules == "standard" else "count-fours"
-        )
+        return build()
     except ValueError as error:  # InvalidMoveError, IllegalMoveError
         raise BadRequest(str(error)) from None
 
@@ -135,7 +155,7 @@ class Analysis:
 
 
 class AnalysisCache:
-    """A bounded LRU of solved positions, keyed by board size and move string.
+    """A bounded LRU of solved positions, keyed by game, board size and move string.
 
     Only the event loop touches it, so it needs no lock.
 
@@ -149,10 +169,10 @@ class AnalysisCache:
         self.size = size
         self.hits = 0
         self.misses = 0
-        self._items: OrderedDict[tuple[int, int, str], Analysis] = OrderedDict()
+        self._items: OrderedDict[tuple[str, int, int, str], Analysis] = OrderedDict()
 
-    def get(self, position: Position) -> Analysis | None:
-        key = (position.width, position.height, position.moves)
+    def get(self, game: Game) -> Analysis | None:
+        key = (game.kind, game.width, game.height, game.moves)
         found = self._items.get(key)
         if found is None:
             self.misses += 1
@@ -161,14 +181,14 @@ class AnalysisCache:
         self._items.move_to_end(key)
         return found
 
-    def put(self, position: Position, analysis: Analysis) -> None:
+    def put(self, game: Game, analysis: Analysis) -> None:
         if self.size <= 0:
             return
-        self._items[(position.width, position.height, position.moves)] = analysis
+        self._items[(game.kind, game.width, game.height, game.moves)] = analysis
         while len(self._items) > self.size:
             self._items.popitem(last=False)
 
-    def status(self) -> dict[str, int]:
+    def status(self) -> CacheStatus:
         return {
             "size": self.size,
             "entries": len(self._items),
@@ -290,7 +310,7 @@ def record_tree(player: Player, on: bool) -> bool:
     return False
 
 
-def bound_search(player: Player, nodes: int, seconds: float) -> Any:
+def bound_search(player: Player, nodes: int, seconds: float) -> Limits | None:
     """Give a classic-search player a node budget and cap its time at ``seconds``, so no
     request keeps a worker busy long after its time limit; returns the old limits
     (``None`` when the player has no search limits)."""
@@ -306,7 +326,21 @@ def bound_search(player: Player, nodes: int, seconds: float) -> Any:
     return limits
 
 
-def cap_tree(tree: dict[str, Any], max_nodes: int = TREE_NODE_CAP) -> dict[str, Any]:
+def _children(node: JsonObject) -> list[JsonObject]:
+    """The child nodes of a JSON search-tree node."""
+    kids = node.get("children")
+    return [kid for kid in kids if isinstance(kid, dict)] if isinstance(kids, list) else []
+
+
+def _shell(node: JsonObject) -> tuple[JsonObject, list[JsonValue]]:
+    """A copy of a tree node without its children, and the copy's (empty) child list."""
+    copy: JsonObject = {k: v for k, v in node.items() if k != "children"}
+    children: list[JsonValue] = []
+    copy["children"] = children
+    return copy, children
+
+
+def cap_tree(tree: JsonObject, max_nodes: int = TREE_NODE_CAP) -> JsonObject:
     """A copy of a JSON search tree with at most ``max_nodes`` nodes, breadth first.
 
     Nodes whose children were cut get ``"truncated": true``; the root gets
@@ -317,28 +351,26 @@ def cap_tree(tree: dict[str, Any], max_nodes: int = TREE_NODE_CAP) -> dict[str, 
     >>> [c["id"] for c in small["children"]], small["truncated"], small["node_count"]
     ([1], True, 2)
     """
-    root = {k: v for k, v in tree.items() if k != "children"}
-    root["children"] = []
+    root, children = _shell(tree)
     kept = 1
-    queue: list[tuple[dict[str, Any], dict[str, Any]]] = [(tree, root)]
+    queue: list[tuple[JsonObject, JsonObject, list[JsonValue]]] = [(tree, root, children)]
     head = 0
     while head < len(queue):
-        source, target = queue[head]
+        source, target, target_children = queue[head]
         head += 1
-        for child in source.get("children") or []:
+        for child in _children(source):
             if kept >= max_nodes:
                 target["truncated"] = True
                 break
-            copy = {k: v for k, v in child.items() if k != "children"}
-            copy["children"] = []
-            target["children"].append(copy)
+            copy, copy_children = _shell(child)
+            target_children.append(copy)
             kept += 1
-            queue.append((child, copy))
+            queue.append((child, copy, copy_children))
     root["node_count"] = kept
     return root
 
 
-def count_nodes(tree: dict[str, Any]) -> int:
+def count_nodes(tree: JsonObject) -> int:
     """The number of nodes in a JSON search tree.
 
     >>> count_nodes({"id": 0, "children": [{"id": 1, "children": []}]})
@@ -348,11 +380,11 @@ def count_nodes(tree: dict[str, Any]) -> int:
     while stack:
         node = stack.pop()
         total += 1
-        stack.extend(node.get("children") or [])
+        stack.extend(_children(node))
     return total
 
 
-def _clean(value: object) -> float | int | str | None:
+def _clean(value: object) -> Stat:
     """A JSON-safe stat value (infinities become strings)."""
     if isinstance(value, bool):
         return int(value)
@@ -363,9 +395,20 @@ def _clean(value: object) -> float | int | str | None:
     return None if value is None else str(value)
 
 
+def _capped(tree: JsonObject) -> JsonObject:
+    """A recorded search tree cut to ``TREE_NODE_CAP`` nodes (the classic search's JSON
+    wraps the root node with the search's figures under ``"tree"``)."""
+    inner = tree.get("tree")
+    if isinstance(inner, dict):
+        if count_nodes(inner) > TREE_NODE_CAP:
+            return {**tree, "tree": cap_tree(inner), "truncated": True}
+        return tree
+    return cap_tree(tree) if count_nodes(tree) > TREE_NODE_CAP else tree
+
+
 def choose_move(
     game_name: str,
-    position: Position | TicTacToe,
+    position: Game,
     spec: str,
     *,
     width: int,
@@ -373,8 +416,8 @@ def choose_move(
     rules: str,
     want_tree: bool,
     deadline: float,
-) -> dict[str, Any]:
-    """Ask the player a spec names for its move; a JSON-ready dict of move, value, stats, tree."""
+) -> MoveResult:
+    """Ask the player a spec names for its move: move, value, stats and search tree."""
     require_not_over(position)
     if time.monotonic() > deadline:
         raise TimeLimitExceeded("the request waited too long for a free worker")
@@ -402,25 +445,13 @@ def choose_move(
     seconds = time.perf_counter() - started
     stats = {key: _clean(value) for key, value in choice.stats.items()}
     stats.setdefault("seconds", round(seconds, 6))
-    tree = None
-    if want_tree and choice.tree is not None:
-        tree = dict(choice.tree)
-        if isinstance(
-            tree.get("tree"), dict
-        ):  # connect4.classic.tree's wrapper around the root node
-            inner = tree["tree"]
-            if count_nodes(inner) > TREE_NODE_CAP:
-                tree["tree"] = cap_tree(inner)
-                tree["truncated"] = True
-        elif count_nodes(tree) > TREE_NODE_CAP:
-            tree = cap_tree(tree)
-    label = position.move_label(choice.move)
+    tree = _capped(dict(choice.tree)) if want_tree and choice.tree is not None else None
     after = position.copy()
     after.play(choice.move)
     return {
         "pos": position.moves,
         "move": choice.move,
-        "move_label": label,
+        "move_label": position.move_label(choice.move),
         "pos_after": after.moves,
         "value": _clean(choice.value),
         "proven": choice.proven,
@@ -431,3 +462,45 @@ def choose_move(
         "result": after.result_text(),
         "over": after.is_over(),
     }
+
+
+# ------------------------------------------------------------------ small games
+def analyze_by_search(game: Game) -> Analysis:
+    """Every move's exact score in Pons' convention, by a full-depth classic search of
+    each move, for a small game whose moves are its cells (tic-tac-toe: a few
+    thousand nodes from the empty board). A taken cell has no score.
+
+    >>> from connect4 import TicTacToe
+    >>> analysis = analyze_by_search(TicTacToe.from_moves("7182"))
+    >>> analysis.score, analysis.column_scores[8], analysis.best_moves()
+    (3, 3, [8])
+    """
+    from connect4.classic.search import MATE, Limits, is_mate, search
+
+    require_not_over(game)
+    started = time.perf_counter()
+    scores: list[int | None] = []
+    nodes = 0
+    legal = set(game.legal_moves())
+    for move in range(game.size):
+        if move not in legal:
+            scores.append(None)
+            continue
+        child = game.copy()
+        child.play(move)
+        if child.is_over():
+            # The mover won with the stone it just played, or the board is full: a draw.
+            end, value = child.ply, (MATE if child.winner() else 0)
+        else:
+            depth = child.size - child.ply  # to the end: every leaf is a finished game
+            found = search(child, limits=Limits(depth=depth), tt=True, engine="python")
+            nodes += found.stats.nodes
+            assert found.value is not None
+            value = -int(found.value)  # the child's value is the opponent's
+            end = MATE - abs(value)
+        # A win with stone number ``end`` scores (size + 1 - stones before it) // 2.
+        score = (game.size + 2 - end) // 2 if is_mate(value) else 0
+        scores.append(score if value >= 0 else -score)
+    known = [s for s in scores if s is not None]
+    best = max(known) if known else None
+    return Analysis(best, scores, nodes + 1, time.perf_counter() - started, True)

@@ -1,0 +1,299 @@
+"""The service object behind the routes: settings, the two worker lanes, the analysis cache.
+
+Every route is a few lines that hand validated input to one :class:`Api` method
+(FastAPI injects the app's instance through :data:`ApiDep`).
+
+Solves run in two bounded lanes (:class:`~connect4.web.pool.WorkerPool`):
+every solve first gets a small node budget in the *quick* lane, and only a
+position that needs more moves to the *deep* lane, whose threads run at a
+lower OS priority (SCHED_IDLE on Linux). Quick positions (most positions with
+20 or more stones) therefore never wait behind a long solve. AI moves and
+tic-tac-toe analyses run in the deep lane.
+
+>>> import asyncio
+>>> api = Api(Settings(threads=1, warm_up=False))
+>>> asyncio.run(api.analyze("4455")).best_moves
+[3, 6]
+>>> asyncio.run(api.analyze("7182", game="tictactoe")).score_text
+'win in 1'
+>>> api.stop()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import time
+from dataclasses import dataclass
+from itertools import count
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from connect4 import __version__
+from connect4.classic.search import MATE, is_mate
+from connect4.core.game import RULES, Game
+from connect4.core.position import COLUMN_SYMBOLS, Position
+from connect4.core.tictactoe import TicTacToe
+from connect4.players import describe_players
+from connect4.web import service
+from connect4.web.models import (
+    AnalyzeResponse,
+    GameInfo,
+    HealthResponse,
+    InfoResponse,
+    KindInfo,
+    MoveRequest,
+    MoveResponse,
+    PlayersResponse,
+)
+from connect4.web.pool import WorkerPool
+
+QUICK_NODES = 400_000  # quick-lane node budget of a position with >= 20 stones on 7x6 (~40 ms)
+QUICK_TABLE_MB = 8  # transposition table of a quick-lane solver (deep lane: 64 MB)
+QUICK_AGE = 0.02  # seconds of queue precedence per empty cell fewer (quick lane)
+DEEP_AGE = 0.1  # the same in the deep lane
+QUICK_NICE = 3  # OS priority of the quick lane's threads below the event loop (deep: idle)
+
+# Each game's default board, side names and move symbols, as the page shows them.
+_CONNECT4, _TICTACTOE = Position(), TicTacToe()
+GAME_INFO = (
+    GameInfo(
+        kind=_CONNECT4.kind,
+        title="Connect Four",
+        sides=["Red", "Yellow"],
+        width=_CONNECT4.width,
+        height=_CONNECT4.height,
+        notation=COLUMN_SYMBOLS,
+    ),
+    GameInfo(
+        kind=_TICTACTOE.kind,
+        title="Tic-tac-toe",
+        sides=["X", "O"],
+        width=_TICTACTOE.width,
+        height=_TICTACTOE.height,
+        notation="".join(_TICTACTOE.move_label(cell) for cell in range(_TICTACTOE.size)),
+    ),
+)
+# How far from +-MATE a classic search value still scores a finished game.
+MATE_WINDOW = next(offset for offset in count() if not is_mate(MATE - offset))
+
+
+def solver_available() -> bool:
+    """True when the perfect solver package can be imported."""
+    try:
+        from connect4.solver import Solver  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How the server works: ``threads`` deep-lane threads (``3 * threads`` quick-lane
+    ones unless given), ``queue`` waiting places per lane, ``time_limit`` seconds per
+    request (HTTP 503 beyond), an LRU cache of ``cache_size`` solved positions
+    (0 = none); ``warm_up`` compiles the solver and loads the book at start-up."""
+
+    threads: int = 2
+    queue: int = 128
+    time_limit: float = 10.0
+    quick_nodes: int = QUICK_NODES
+    cache_size: int = 20_000
+    warm_up: bool = True
+    deep_threads: int | None = None
+    quick_threads: int | None = None
+    deep_nice: int = 10
+
+
+class Api:
+    """The web API's work: one method per endpoint, over two worker lanes and a cache."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.cache = service.AnalysisCache(settings.cache_size)
+        # Quick jobs are short: more threads than cores let the OS time-share them, so a
+        # cheap position starts at once instead of waiting for a 100k-node job to end.
+        # They run one notch below the event loop, which every request goes through.
+        self.quick = WorkerPool(
+            "quick",
+            workers=settings.quick_threads or 3 * settings.threads,
+            queue=settings.queue,
+            time_limit=settings.time_limit,
+            nice=QUICK_NICE,
+        )
+        self.deep = WorkerPool(
+            "deep",
+            workers=settings.deep_threads or settings.threads,
+            queue=settings.queue,
+            time_limit=settings.time_limit,
+            nice=settings.deep_nice,
+            idle=settings.deep_nice > 0,
+        )
+
+    async def start(self) -> None:
+        """Warm the solver up (when the settings ask for it) before requests arrive."""
+        if self.settings.warm_up and solver_available():
+            await asyncio.to_thread(service.warm_up)
+
+    def stop(self) -> None:
+        """Let the worker threads end once their queued jobs are done."""
+        self.quick.shutdown()
+        self.deep.shutdown()
+
+    # ------------------------------------------------------------ solving
+    async def solve_position(self, position: Position) -> service.Analysis:
+        """The perfect solver's analysis: cached, else the quick lane, else the deep lane."""
+        if position.rules != "standard":
+            raise service.BadRequest("the solver handles the standard rules only, not count-fours")
+        service.require_not_over(position)
+        if not solver_available():
+            raise service.Unavailable("the perfect solver is not installed on this server")
+        cached = self.cache.get(position)
+        if cached is not None:
+            return cached
+        time_limit = self.settings.time_limit
+        started = time.monotonic()
+        # Nearly full boards are cheap: each empty cell costs a waiting job QUICK_AGE
+        # (DEEP_AGE) seconds of precedence, so cheap positions overtake expensive ones
+        # while no job waits more than a bounded extra time.
+        empty = position.size - position.ply
+        # Positions at least 20/42 full fit the budget (every such position of Pons'
+        # sets needs <= 300k nodes to analyse). A position with fewer stones that is
+        # not done within a few milliseconds usually needs far more: it gets a
+        # twentieth of the budget, less quick-lane time thrown away.
+        quick_nodes = self.settings.quick_nodes
+        budget = quick_nodes if 21 * position.ply >= 10 * position.size else quick_nodes // 20
+        analysis = await self.quick.run_ranked(
+            started + empty * QUICK_AGE,
+            functools.partial(
+                service.analyze_position,
+                position,
+                max_seconds=time_limit,
+                max_nodes=budget,
+                table_megabytes=QUICK_TABLE_MB,
+            ),
+        )
+        if not analysis.complete:
+            now = time.monotonic()
+            left = time_limit - (now - started)
+            if left <= 0:
+                raise service.TimeLimitExceeded("time limit exceeded before the deep solve")
+            analysis = await self.deep.run_ranked(
+                now + empty * DEEP_AGE,
+                functools.partial(service.analyze_position, position, max_seconds=left),
+            )
+            if not analysis.complete:
+                raise service.TimeLimitExceeded(
+                    f"time limit exceeded: the solver stopped after {time_limit:g} s "
+                    f"({analysis.nodes} nodes) without an exact answer"
+                )
+        self.cache.put(position, analysis)
+        return analysis
+
+    async def search_position(self, game: Game) -> service.Analysis:
+        """A small game's analysis by a full-depth classic search (deep lane, cached)."""
+        service.require_not_over(game)
+        cached = self.cache.get(game)
+        if cached is None:
+            cached = await self.deep.run(service.analyze_by_search, game)
+            self.cache.put(game, cached)
+        return cached
+
+    async def solve(self, pos: str, width: int, height: int) -> list[int]:
+        """Every column's score, ``FULL_COLUMN`` for a full one (gamesolver.org's shape)."""
+        analysis = await self.solve_position(service.parse_connect4(pos, width, height))
+        return [service.FULL_COLUMN if s is None else s for s in analysis.column_scores]
+
+    async def analyze(
+        self, pos: str, game: str = "connect4", width: int = 7, height: int = 6
+    ) -> AnalyzeResponse:
+        """The position's score, every move's score in numbers and words, the best moves."""
+        position: Game
+        if game == "connect4":
+            position = service.parse_connect4(pos, width, height)
+            analysis = await self.solve_position(position)
+        else:
+            position = service.parse_position(pos, game, width, height, "standard")
+            analysis = await self.search_position(position)
+        ply, width, height = position.ply, position.width, position.height
+        return AnalyzeResponse(
+            pos=pos,
+            game=position.kind,
+            width=width,
+            height=height,
+            ply=ply,
+            to_move=position.to_move,
+            score=analysis.score,
+            score_text=service.score_label(analysis.score, ply, width, height),
+            column_scores=analysis.column_scores,
+            column_texts=[
+                None if s is None else service.score_label(s, ply, width, height)
+                for s in analysis.column_scores
+            ],
+            best_moves=[c + 1 for c in analysis.best_moves()],
+            nodes=analysis.nodes,
+            seconds=analysis.seconds,
+            complete=analysis.complete,
+        )
+
+    # ------------------------------------------------------------ players
+    async def move(self, request: MoveRequest) -> MoveResponse:
+        """The AI's move in a position (deep lane), with its stats and search tree."""
+        tictactoe = request.game == "tictactoe"
+        width, height = (3, 3) if tictactoe else (request.width, request.height)
+        position = service.parse_position(request.pos, request.game, width, height, request.rules)
+        service.require_not_over(position)
+        service.check_spec(request.player)
+        answer = await self.deep.run(
+            service.choose_move,
+            request.game,
+            position,
+            request.player,
+            width=width,
+            height=height,
+            rules=request.rules,
+            want_tree=request.tree,
+            deadline=time.monotonic() + self.settings.time_limit,
+        )
+        return MoveResponse(**answer)
+
+    def players(self) -> PlayersResponse:
+        """The player kinds the web app runs, with their options (``human`` moves in the page)."""
+        kinds = [
+            KindInfo.model_validate(kind)
+            for kind in describe_players()
+            if kind["kind"] not in service.FORBIDDEN_KINDS
+        ]
+        return PlayersResponse(
+            games=list(service.GAMES), rules=list(RULES), players=kinds, solver=solver_available()
+        )
+
+    def info(self) -> InfoResponse:
+        """The facts the page draws with: games, rules, the classic search's win values."""
+        return InfoResponse(
+            version=__version__,
+            games=list(GAME_INFO),
+            rules=list(RULES),
+            mate=MATE,
+            mate_window=MATE_WINDOW,
+            solver=solver_available(),
+        )
+
+    def health(self) -> HealthResponse:
+        """Liveness and the counters of the lanes and the cache."""
+        return {
+            "ok": True,
+            "version": __version__,
+            "pools": [self.quick.status(), self.deep.status()],
+            "cache": self.cache.status(),
+        }
+
+
+async def get_api(request: Request) -> Api:
+    """The app's :class:`Api` (a dependency: routes declare a parameter of type ``ApiDep``)."""
+    api: Api = request.app.state.api
+    return api
+
+
+ApiDep = Annotated[Api, Depends(get_api)]

@@ -1,0 +1,14 @@
+"""The HTTP routes, one router per concern; each handler hands its input to the
+:class:`~connect4.web.api.Api` service object.
+
+>>> [router.tags for router in ROUTERS]
+[['solver'], ['players'], ['server'], []]
+"""
+
+from __future__ import annotations
+
+from connect4.web.routes import page, players, server, solver
+
+ROUTERS = [solver.router, players.router, server.router, page.router]
+
+__all__ = ["ROUTERS"]

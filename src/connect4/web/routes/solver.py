@@ -1,0 +1,48 @@
+"""The perfect solver over HTTP: ``/solve`` (gamesolver.org's shape) and ``/api/analyze``.
+
+>>> sorted(route.path for route in router.routes)
+['/api/analyze', '/solve']
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse
+
+from connect4.web.api import ApiDep
+from connect4.web.errors import RESPONSES
+from connect4.web.models import MAX_POS_CHARS, AnalyzeResponse, SolveResponse
+
+router = APIRouter(tags=["solver"], responses=RESPONSES)
+
+Pos = Annotated[
+    str,
+    Query(max_length=MAX_POS_CHARS, description="move string, e.g. 4453 (1-based columns)"),
+]
+Width = Annotated[int, Query(ge=1, le=64, description="board width")]
+Height = Annotated[int, Query(ge=1, le=64, description="board height")]
+GameName = Annotated[
+    str, Query(max_length=20, description="connect4, or tictactoe (3x3, numpad cells)")
+]
+
+
+@router.get("/solve", response_model=SolveResponse)
+async def solve(api: ApiDep, pos: Pos = "", width: Width = 7, height: Height = 6) -> JSONResponse:
+    """Every column's score, 100 for a full column: the shape of gamesolver.org's API."""
+    scores = await api.solve(pos, width, height)
+    # The hot path: a ready response skips re-validating what was just built.
+    return JSONResponse({"pos": pos, "score": scores})
+
+
+@router.get("/api/analyze", response_model=AnalyzeResponse)
+async def analyze(
+    api: ApiDep,
+    pos: Pos = "",
+    width: Width = 7,
+    height: Height = 6,
+    game: GameName = "connect4",
+) -> AnalyzeResponse:
+    """The position's score, every move's score, the best moves, nodes and seconds."""
+    return await api.analyze(pos, game, width, height)

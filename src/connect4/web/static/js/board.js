@@ -1,0 +1,105 @@
+// Drawing boards: the big board the players click, and the small one the tree
+// explorer shows on hover. `game` is { kind, width, height, sides, notation }.
+
+// Tic-tac-toe cells as drawn, row by row from the top (numpad: 7 8 9 / 4 5 6 / 1 2 3);
+// Connect Four columns left to right.
+export function displayOrder(game) {
+  if (game.kind === "tictactoe") return [6, 7, 8, 3, 4, 5, 0, 1, 2];
+  return Array.from({ length: game.width }, (_, c) => c);
+}
+
+// Fill `boardEl` with the board; `legal(move)` enables a move, `onMove(move)` plays it,
+// `animate` marks the last stone as just played.
+export function drawBoard(boardEl, game, board, { legal, onMove, animate }) {
+  boardEl.innerHTML = "";
+  boardEl.className = game.kind;
+  if (game.kind === "tictactoe") drawTicTacToe(boardEl, game, board, legal, onMove, animate);
+  else drawConnect4(boardEl, game, board, legal, onMove, animate);
+}
+
+function drawConnect4(boardEl, game, board, legal, onMove, animate) {
+  const w = game.width, h = game.height;
+  boardEl.style.setProperty("--cols", w);
+  boardEl.style.setProperty("--rows", h);
+  for (const c of displayOrder(game)) {
+    const col = document.createElement("button");
+    col.type = "button";
+    col.className = "column";
+    col.dataset.col = String(c);
+    col.setAttribute("aria-label", `column ${c + 1}`);
+    col.disabled = !legal(c);
+    col.addEventListener("click", () => onMove(c));
+    for (let r = h - 1; r >= 0; r--) {
+      const cell = document.createElement("span");
+      cell.className = "cell";
+      cell.dataset.cell = `${c},${r}`;
+      const owner = board.grid[c][r] || 0;
+      if (owner) {
+        const disc = document.createElement("span");
+        disc.className = `disc p${owner}`;
+        if (board.winCells.has(`${c},${r}`)) { disc.classList.add("win"); cell.classList.add("win"); }
+        if (board.last && board.last[0] === c && board.last[1] === r) {
+          disc.classList.add("last");
+          cell.classList.add("last");
+          if (animate) {
+            disc.style.setProperty("--fall", String(h - r));
+            disc.classList.add("drop");
+          }
+        }
+        cell.append(disc);
+      }
+      col.append(cell);
+    }
+    boardEl.append(col);
+  }
+}
+
+function drawTicTacToe(boardEl, game, board, legal, onMove, animate) {
+  for (const k of displayOrder(game)) {
+    const cell = document.createElement("button");
+    cell.type = "button";
+    cell.className = "ttt-cell";
+    cell.dataset.col = String(k);
+    cell.setAttribute("aria-label", `cell ${k + 1}`);
+    cell.disabled = !legal(k);
+    const owner = board.cells[k];
+    cell.textContent = owner ? game.sides[owner - 1] : "";
+    if (owner) cell.classList.add(`p${owner}`);
+    if (board.winCells.has(String(k))) cell.classList.add("win");
+    if (board.last === k) cell.classList.add("last");
+    if (animate && board.last === k) cell.classList.add("pop");
+    cell.addEventListener("click", () => onMove(k));
+    boardEl.append(cell);
+  }
+}
+
+// A small picture of `board` (replayed from `moves`): a caption and a grid of cells.
+export function drawMini(miniEl, game, board, moves) {
+  miniEl.innerHTML = "";
+  const caption = document.createElement("div");
+  caption.className = "mini-caption";
+  caption.textContent = moves || "(empty)";
+  const grid = document.createElement("div");
+  grid.className = "mini-grid";
+  const cell = (owner, text) => {
+    const s = document.createElement("span");
+    s.className = `mini-cell ${owner ? "p" + owner : ""}`;
+    s.textContent = text;
+    grid.append(s);
+    return s;
+  };
+  if (game.kind === "tictactoe") {
+    grid.style.setProperty("--cols", 3);
+    for (const k of displayOrder(game)) {
+      const owner = board.cells[k];
+      cell(owner, owner ? game.sides[owner - 1] : "");
+    }
+  } else {
+    grid.style.setProperty("--cols", game.width);
+    for (let r = game.height - 1; r >= 0; r--) for (let c = 0; c < game.width; c++) {
+      const s = cell(board.grid[c][r] || 0, "");
+      if (board.last && board.last[0] === c && board.last[1] === r && moves.length) s.classList.add("last");
+    }
+  }
+  miniEl.append(caption, grid);
+}

@@ -1,0 +1,285 @@
+// connect4 browser app: plain JavaScript modules, no build step.
+// The page keeps the game as a move string (the same notation as the API and the
+// URL: ?pos=4453), replays it locally to draw the board, and asks the server
+// for AI moves (POST /api/move) and solutions (GET /api/analyze).
+// This module owns the page's one mutable state and the controls that change it.
+import { facts, gameFacts, requestMove } from "./api.js";
+import { drawBoard } from "./board.js";
+import { defaultAi, fillKinds, fillOptions, isHuman, kindInfo, playerSpec, setSpec } from "./players.js";
+import { label, legal, replay } from "./rules.js";
+import { showSolution } from "./solution.js";
+import { clearAiPanel, showStats, showTree } from "./tree.js";
+
+const state = {
+  game: "connect4",
+  rules: "standard",
+  width: 7,
+  height: 6,
+  moves: "",        // move string in the game's notation
+  redo: [],         // undone moves, most recent last
+  thinking: false,
+  paused: false,
+  generation: 0,    // bumps on every change, so stale answers are dropped
+  lastDrop: null,   // index of the move to animate
+  solutionRequest: 0,
+};
+
+const $ = (id) => document.getElementById(id);
+
+// The game being played, as the rules, board and solution modules take it.
+function currentGame() {
+  const { sides, notation } = gameFacts(state.game);
+  return { kind: state.game, rules: state.rules, width: state.width, height: state.height, sides, notation };
+}
+
+// ------------------------------------------------------------------ drawing
+function render() {
+  const game = currentGame();
+  const board = replay(game, state.moves);
+  const boardEl = $("board");
+  drawBoard(boardEl, game, board, {
+    legal: (move) => legal(game, board, move),
+    onMove: humanMove,
+    animate: state.lastDrop === board.ply,
+  });
+  boardEl.classList.toggle("blocked", state.thinking || board.over || !isHuman(board.toMove));
+  state.lastDrop = null;
+
+  const names = game.sides;
+  let status;
+  if (board.error) status = board.error;
+  else if (board.over) {
+    const score = board.score ? ` (${board.score[0]}–${board.score[1]} fours)` : "";
+    status = board.winner ? `${names[board.winner - 1]} wins${score}!` : `Draw${score}.`;
+  } else {
+    const who = names[board.toMove - 1];
+    const spec = playerSpec(board.toMove);
+    status = spec === "human" ? `${who} to move — click a ${game.kind === "tictactoe" ? "cell" : "column"}.` : `${who} (${spec}) to move.`;
+    if (board.score) status += ` Fours so far: ${board.score[0]}–${board.score[1]}.`;
+  }
+  $("status").textContent = status;
+  $("status").dataset.over = board.over ? "1" : "0";
+  $("undo").disabled = state.moves.length === 0;
+  $("redo").disabled = state.redo.length === 0;
+  $("continue").hidden = !(state.paused && !board.over && !isHuman(board.toMove) && !state.thinking);
+  $("pos-text").textContent = state.moves || "(empty)";
+  $("share").href = shareUrl();
+  document.querySelectorAll("fieldset.player").forEach((fs) => {
+    fs.classList.toggle("to-move", !board.over && Number(fs.dataset.side) === board.toMove);
+  });
+  const request = ++state.solutionRequest;
+  const moves = state.moves;
+  const current = () => request === state.solutionRequest && moves === state.moves;
+  showSolution(game, board, moves, $("show-solution").checked, current);
+  return board;
+}
+
+function shareUrl() {
+  const params = new URLSearchParams();
+  params.set("pos", state.moves);
+  if (state.game !== "connect4") params.set("game", state.game);
+  if (state.rules !== "standard") params.set("rules", state.rules);
+  if (state.game === "connect4" && (state.width !== 7 || state.height !== 6)) {
+    params.set("width", state.width); params.set("height", state.height);
+  }
+  params.set("p1", playerSpec(1));
+  params.set("p2", playerSpec(2));
+  return `?${params.toString()}`;
+}
+
+function syncUrl() {
+  history.replaceState(null, "", shareUrl());
+}
+
+function showError(message) {
+  const el = $("error");
+  el.textContent = message || "";
+  el.hidden = !message;
+}
+
+// ------------------------------------------------------------------ moves
+function humanMove(move) {
+  const game = currentGame();
+  const board = replay(game, state.moves);
+  if (state.thinking || board.over || !isHuman(board.toMove) || !legal(game, board, move)) return;
+  state.moves += label(game, move);
+  state.redo = [];
+  state.lastDrop = state.moves.length;
+  state.paused = false;
+  afterChange(true);
+}
+
+function afterChange(letAiMove) {
+  state.generation += 1;
+  syncUrl();
+  const board = render();
+  if (letAiMove && !board.over && !board.error && !isHuman(board.toMove)) aiMove();
+}
+
+async function aiMove() {
+  const game = currentGame();
+  const side = replay(game, state.moves).toMove;
+  const spec = playerSpec(side);
+  const who = game.sides[side - 1];
+  const generation = state.generation;
+  setThinking(true, `${who} (${spec}) is thinking…`);
+  showError("");
+  try {
+    const answer = await requestMove({
+      pos: state.moves, player: spec, game: state.game, rules: state.rules,
+      width: state.width, height: state.height, tree: true,
+    });
+    if (generation !== state.generation) return;  // the game changed meanwhile
+    setThinking(false);
+    state.moves += answer.move_label;
+    state.redo = [];
+    state.lastDrop = state.moves.length;
+    showStats(answer, `${who}: ${spec}`);
+    showTree(answer.tree, answer.pos, game);
+    // Two AIs play on by themselves, with a short pause to watch.
+    const next = replay(game, state.moves);
+    if (!next.over && !isHuman(next.toMove)) {
+      state.generation += 1;
+      syncUrl();
+      render();
+      const gen = state.generation;
+      setTimeout(() => { if (gen === state.generation && !state.thinking) aiMove(); }, 400);
+      return;
+    }
+    afterChange(false);
+  } catch (error) {
+    if (generation !== state.generation) return;
+    setThinking(false);
+    state.paused = true;
+    showError(`AI move failed: ${error.message}`);
+    render();
+  }
+}
+
+function setThinking(on, text) {
+  state.thinking = on;
+  $("thinking").hidden = !on;
+  if (text) $("thinking-text").textContent = text;
+  $("board").classList.toggle("blocked", on);
+  $("board").setAttribute("aria-busy", on ? "true" : "false");
+  if (!on) return;
+  document.querySelectorAll("#board button").forEach((b) => { b.disabled = true; });
+}
+
+function undo() {
+  if (!state.moves.length) return;
+  cancelThinking();
+  const game = currentGame();
+  do {
+    state.redo.push(state.moves.slice(-1));
+    state.moves = state.moves.slice(0, -1);
+  } while (state.moves.length && !isHuman(replay(game, state.moves).toMove) && (isHuman(1) || isHuman(2)));
+  state.paused = true;
+  afterChange(false);
+}
+
+function redo() {
+  if (!state.redo.length) return;
+  cancelThinking();
+  state.moves += state.redo.pop();
+  state.lastDrop = state.moves.length;
+  state.paused = true;
+  afterChange(false);
+}
+
+function cancelThinking() {
+  state.generation += 1;
+  setThinking(false);
+}
+
+function newGame() {
+  cancelThinking();
+  state.moves = "";
+  state.redo = [];
+  state.paused = false;
+  clearAiPanel();
+  afterChange(true);
+}
+
+// ------------------------------------------------------------------ set-up
+function readUrl() {
+  const params = new URLSearchParams(location.search);
+  const kind = params.get("game");
+  if (gameFacts(kind)) state.game = kind;
+  const rules = params.get("rules");
+  if (facts.rules.includes(rules)) state.rules = rules;
+  const { width, height, notation } = gameFacts(state.game);
+  [state.width, state.height] = [width, height];
+  const w = Number(params.get("width")), h = Number(params.get("height"));
+  if (state.game === "connect4" && w >= 4 && h >= 4 && w * (h + 1) <= 64 && w <= notation.length) { state.width = w; state.height = h; }
+  if (state.game !== "connect4") state.rules = "standard";
+  state.moves = (params.get("pos") || "").trim();
+  return [params.get("p1") || params.get("red"), params.get("p2") || params.get("yellow")];
+}
+
+function syncControls() {
+  $("game").value = state.game;
+  $("rules").value = state.rules;
+  const size = `${state.width}x${state.height}`;
+  if (![...$("size").options].some((o) => o.value === size)) $("size").add(new Option(`${state.width} × ${state.height}`, size));
+  $("size").value = size;
+  const c4 = state.game === "connect4";
+  $("rules-label").hidden = !c4;
+  $("size-label").hidden = !c4;
+  const names = gameFacts(state.game).sides;
+  document.querySelectorAll(".side-name").forEach((el, i) => { el.textContent = names[i]; });
+  document.querySelectorAll(".disc-icon").forEach((el) => el.classList.toggle("ttt", !c4));
+}
+
+function onSettingsChanged() {
+  state.game = $("game").value;
+  state.rules = state.game === "connect4" ? $("rules").value : "standard";
+  if (state.game === "connect4") [state.width, state.height] = $("size").value.split("x").map(Number);
+  else ({ width: state.width, height: state.height } = gameFacts(state.game));
+  syncControls();
+  fillKinds(state.game, onPlayersChanged);
+  if (!isHuman(2) || !kindInfo(playerSpec(2).split(":")[0])) setSpec(2, defaultAi(state.game, state.rules), onPlayersChanged);
+  newGame();
+}
+
+function onPlayersChanged() {
+  cancelThinking();  // an answer for the old players is dropped
+  state.paused = false;
+  clearAiPanel();
+  afterChange(true);
+}
+
+function start() {
+  if (facts.error) {
+    showError(`Cannot load the game facts from the server: ${facts.error}`);
+    return;
+  }
+  const [p1, p2] = readUrl();
+  syncControls();
+  fillKinds(state.game, onPlayersChanged);
+  setSpec(1, p1 || "human", onPlayersChanged);
+  setSpec(2, p2 || defaultAi(state.game, state.rules), onPlayersChanged);
+  for (const side of [1, 2]) {
+    $(`p${side}-kind`).addEventListener("change", () => { fillOptions(side, {}, onPlayersChanged); onPlayersChanged(); });
+  }
+  $("game").addEventListener("change", onSettingsChanged);
+  $("rules").addEventListener("change", onSettingsChanged);
+  $("size").addEventListener("change", onSettingsChanged);
+  $("new-game").addEventListener("click", newGame);
+  $("undo").addEventListener("click", undo);
+  $("redo").addEventListener("click", redo);
+  $("continue").addEventListener("click", () => { state.paused = false; render(); aiMove(); });
+  $("show-solution").addEventListener("change", () => render());
+  document.addEventListener("keydown", (e) => {
+    if ((e.ctrlKey || e.metaKey) && e.key === "z") { e.preventDefault(); undo(); }
+    if ((e.ctrlKey || e.metaKey) && e.key === "y") { e.preventDefault(); redo(); }
+  });
+  const board = replay(currentGame(), state.moves);
+  if (board.error) showError(`Bad position in the URL: ${board.error}`);
+  state.paused = !board.error && !board.over && !isHuman(board.toMove) && state.moves.length > 0;
+  afterChange(!state.paused && !board.error);
+  document.body.dataset.ready = "1";
+}
+
+// Modules run after the document is parsed (and after the server's facts arrived).
+start();

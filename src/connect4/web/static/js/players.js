@@ -1,0 +1,121 @@
+// The two player menus: a kind per side and its spec options, read back as a
+// spec string ("alphabeta:depth=5"), the notation the API and the URL use.
+import { facts } from "./api.js";
+
+const $ = (id) => document.getElementById(id);
+const fieldsetOf = (side) => document.querySelector(`fieldset.player[data-side="${side}"]`);
+
+export function playerSpec(side) {
+  const fieldset = fieldsetOf(side);
+  const kind = fieldset.querySelector(".kind").value;
+  const parts = [];
+  fieldset.querySelectorAll(".options [data-key]").forEach((input) => {
+    const value = input.value.trim();
+    if (value !== "" && value !== (input.dataset.default || "")) parts.push(`${input.dataset.key}=${value}`);
+  });
+  return parts.length ? `${kind}:${parts.join(",")}` : kind;
+}
+
+export function isHuman(side) {
+  return playerSpec(side) === "human";
+}
+
+export function kindInfo(name) {
+  return facts.kinds.find((k) => k.kind === name);
+}
+
+// The kinds that play `gameKind` in both menus, keeping each side's choice if it can.
+export function fillKinds(gameKind, onChange) {
+  for (const side of [1, 2]) {
+    const select = $(`p${side}-kind`);
+    const previous = select.value;
+    select.innerHTML = "";
+    select.add(new Option("human (click to move)", "human"));
+    for (const kind of facts.kinds) {
+      if (!kind.games.includes(gameKind)) continue;
+      const option = new Option(kind.kind, kind.kind);
+      option.title = kind.description;
+      select.add(option);
+    }
+    if ([...select.options].some((o) => o.value === previous)) select.value = previous;
+    fillOptions(side, {}, onChange);
+  }
+}
+
+// The option inputs of a side's kind, filled with `values` (else the defaults).
+export function fillOptions(side, values, onChange) {
+  const fieldset = fieldsetOf(side);
+  const box = fieldset.querySelector(".options");
+  box.innerHTML = "";
+  const kind = fieldset.querySelector(".kind").value;
+  const info = kindInfo(kind);
+  if (!info) return;
+  if ((kind === "alphabeta" || kind === "minimax") && kindInfo("alphabeta") && kindInfo("minimax")) {
+    box.append(pruningToggle(side, fieldset, kind, onChange));
+  }
+  for (const [key, option] of Object.entries(info.options)) {
+    if (key === "seed") continue;
+    const wrap = document.createElement("label");
+    wrap.title = option.description;
+    wrap.append(`${key} `);
+    let input;
+    if (option.choices && option.choices.length) {
+      input = document.createElement("select");
+      if (!option.default) input.add(new Option("(default)", ""));
+      for (const choice of option.choices) input.add(new Option(choice, choice));
+    } else {
+      input = document.createElement("input");
+      input.size = 4;
+      input.placeholder = option.default || "";
+    }
+    input.dataset.key = key;
+    input.dataset.default = option.default || "";
+    input.value = values[key] !== undefined ? values[key] : (option.default || "");
+    input.addEventListener("change", onChange);
+    wrap.append(input);
+    box.append(wrap);
+  }
+}
+
+// Pruning on = alpha-beta, off = plain minimax (same depth and heuristic).
+function pruningToggle(side, fieldset, kind, onChange) {
+  const wrap = document.createElement("label");
+  wrap.title = "alpha-beta pruning: same value, far fewer nodes";
+  const box = document.createElement("input");
+  box.type = "checkbox";
+  box.className = "pruning";
+  box.checked = kind === "alphabeta";
+  box.addEventListener("change", () => {
+    const kept = {};
+    fieldset.querySelectorAll(".options [data-key]").forEach((el) => { if (el.value) kept[el.dataset.key] = el.value; });
+    fieldset.querySelector(".kind").value = box.checked ? "alphabeta" : "minimax";
+    const other = kindInfo(fieldset.querySelector(".kind").value);
+    for (const key of Object.keys(kept)) if (!(key in other.options)) delete kept[key];
+    fillOptions(side, kept, onChange);
+    onChange();
+  });
+  wrap.append(box, " pruning");
+  return wrap;
+}
+
+// Select a spec string's kind and options in a side's menu (unknown kinds are ignored).
+export function setSpec(side, spec, onChange) {
+  const [kind, rest] = spec.includes(":") ? [spec.slice(0, spec.indexOf(":")), spec.slice(spec.indexOf(":") + 1)] : [spec, ""];
+  const select = $(`p${side}-kind`);
+  if (![...select.options].some((o) => o.value === kind)) return;
+  select.value = kind;
+  const values = {};
+  for (const item of rest.split(",")) {
+    const [k, v] = item.split("=");
+    if (k && v !== undefined) values[k.trim()] = v.trim();
+  }
+  fillOptions(side, values, onChange);
+}
+
+// The strongest AI that plays this game and rule set.
+export function defaultAi(gameKind, rules) {
+  const names = facts.kinds.filter((k) => k.games.includes(gameKind)).map((k) => k.kind);
+  if (gameKind === "connect4" && rules === "standard" && names.includes("perfect")) return "perfect";
+  for (const name of ["alphabeta", "minimax", "random"]) if (names.includes(name)) return name;
+  return "human";
+}
