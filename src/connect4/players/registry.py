@@ -227,7 +227,24 @@ def make_player(
     return kind.build(spec.strip(), options, context)
 
 
-def describe_players() -> list[dict[str, Any]]:
+class OptionDescription(TypedDict):
+    """One key of a player kind, for help text and menus."""
+
+    description: str
+    choices: list[str]
+    default: str | None
+
+
+class KindDescription(TypedDict):
+    """A player kind with its keys, JSON-ready (the web API's ``/api/players``)."""
+
+    kind: str
+    description: str
+    games: list[str]
+    options: dict[str, OptionDescription]
+
+
+def describe_players() -> list[KindDescription]:
     """Every registered kind with its keys and choices (for help text and web menus)."""
     return [
         {
