@@ -1,4 +1,4 @@
-"""Heuristics: the seeds' exact numbers on hand-made positions, a plain reference
+"""Heuristics: their authors' exact numbers on hand-made positions, a plain reference
 implementation for the bit-parallel code, any board size."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import random
 import pytest
 
 from connect4 import Position, TicTacToe
+from connect4.classic.bitboard import threat_cells
 from connect4.classic.heuristics import (
     HEURISTICS,
     WINDOW_PRESETS,
@@ -19,7 +20,6 @@ from connect4.classic.heuristics import (
     get_heuristic,
     heuristic_names,
     recent_lines,
-    threat_cells,
     threats,
 )
 
@@ -204,7 +204,7 @@ def test_adjacency_seed_numbers() -> None:
 def test_threat_cells() -> None:
     g = geometry(7, 6)
     p = Position.from_moves("445566")
-    red = threat_cells(p.stones(1), p.mask, g)
+    red = threat_cells(p.stones(1), p.mask, g.height, g.board)
     assert red == (1 << (2 * 7)) | (1 << (6 * 7))  # columns 3 and 7, bottom row
 
 

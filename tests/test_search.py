@@ -217,7 +217,7 @@ def test_iterative_deepening_agrees_on_both_engines() -> None:
         for e in ("python", "numba")
     )
     assert _key(a) == _key(b)
-    assert a.stats.depth == 6 and [i["depth"] for i in a.iterations] == [1, 2, 3, 4, 5, 6]
+    assert a.stats.depth == 6 and [i.depth for i in a.iterations] == [1, 2, 3, 4, 5, 6]
 
 
 def test_node_budget_stops_and_says_so() -> None:
