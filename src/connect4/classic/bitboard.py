@@ -20,7 +20,7 @@ Boards use the game's own bit layout: Connect Four columns of ``height + 1`` bit
   at ``8:14``, adjacency uses ``0:4``: same colour, playable, later, fours).
 
 >>> windows_score(0b111, 0, (1, 0b1111), (1, 10, 100, 1000, -1, -10, -100, -1000))
-100
+111
 >>> mate_score(7, True), mate_score(12, False)
 (999999993, -999999988)
 """
@@ -61,8 +61,8 @@ def windows_score(own: int, opp: int, directions: Ints, weights: Ints) -> int:
     Each direction is a 4-input bit-sliced adder: ``bit0``/``bit1``/``bit2`` hold the
     number of ``own`` discs in the window starting at each cell.
 
-    >>> windows_score(0b111, 0, (1, 0b1111), (1, 10, 100, 1000, 0, 0, 0, 0))  # 3 in column 1
-    100
+    >>> windows_score(0b111, 0, (1, 0b1111), (1, 10, 100, 1000, 0, 0, 0, 0))  # 3, 2, 1 discs
+    111
     """
     total = 0
     for index in range(0, len(directions), 2):
@@ -98,8 +98,11 @@ def windows_score(own: int, opp: int, directions: Ints, weights: Ints) -> int:
 def lines_score(own: int, opp: int, lines: Ints, weights: Ints) -> int:
     """Tic-tac-toe's windows: lines holding one colour only, weighted by disc count.
 
-    >>> lines_score(0b10000, 0b1, (0b111, 0b10010010), (1, 10, 100, 0, -1, -10, -100, 0))
+    >>> weights = (1, 10, 100, 0, -1, -10, -100, 0)
+    >>> lines_score(0b10000, 0b1, (0b10010010,), weights)  # X in the centre column's line
     1
+    >>> lines_score(0b10000, 0b1, (0b111, 0b10010010), weights)  # and O in the bottom row
+    0
     """
     total = 0
     for index in range(len(lines)):

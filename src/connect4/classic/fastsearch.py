@@ -19,7 +19,7 @@ engine.
 >>> engine = CompiledEngine(Position(), "alphabeta", get_heuristic("windows"), "center", False)
 >>> outcome = engine.run(4, None, None)
 >>> outcome.value, outcome.pv[0], outcome.stats.nodes
-(-4, 3, 353)
+(-4, 3, 239)
 """
 
 from __future__ import annotations
