@@ -158,13 +158,9 @@ class SearchStats:
     def as_dict(self) -> StatsJson:
         """The figures as JSON."""
         return StatsJson(
-            nodes=self.nodes,
-            leaves=self.leaves,
-            cutoffs=self.cutoffs,
-            tt_hits=self.tt_hits,
-            depth=self.depth,
-            seconds=self.seconds,
-        )
+            nodes=self.nodes, leaves=self.leaves, cutoffs=self.cutoffs, tt_hits=self.tt_hits,
+            depth=self.depth, seconds=self.seconds,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -127,15 +127,10 @@ class SearchPlayer:
             raise ValueError("the search found no move")
         figures = result.stats
         stats = MoveStats(
-            nodes=figures.nodes,
-            leaves=figures.leaves,
-            cutoffs=figures.cutoffs,
-            tt_hits=figures.tt_hits,
-            depth=figures.depth,
-            seconds=figures.seconds,
-            engine=result.engine,
-            heuristic=result.heuristic,
-        )
+            nodes=figures.nodes, leaves=figures.leaves, cutoffs=figures.cutoffs,
+            tt_hits=figures.tt_hits, depth=figures.depth, seconds=figures.seconds,
+            engine=result.engine, heuristic=result.heuristic,
+        )  # fmt: skip
         tree = result.tree
         if tree is not None:
             tree["algorithm"] = self.algorithm
