@@ -369,3 +369,13 @@ def test_level_settings_and_overrides() -> None:
     assert make_player("minimax:level=hard").limits.depth == 5  # type: ignore[attr-defined]
     ttt = make_player("alphabeta:level=easy", game="tictactoe")
     assert ttt.limits.depth == 1  # type: ignore[attr-defined]
+
+
+def test_compiled_engine_runs_the_bitboard_functions() -> None:
+    """One source: the compiled backend compiles the very functions the readable engine
+    and the heuristics call (same code objects), the search node included."""
+    from connect4.classic import bitboard, fastsearch
+
+    for name in ("search_node", "windows_score", "threats_score", "adjacency_score", "back_up"):
+        compiled = getattr(fastsearch.COMPILED, name)
+        assert compiled.py_func.__code__ is getattr(bitboard, name).__code__

@@ -58,8 +58,8 @@ S_NODES, S_LEAVES, S_CUTOFFS, S_TT_HITS, S_ABORTED, S_LIMIT = range(6)
 def windows_score(own: int, opp: int, directions: Ints, weights: Ints) -> int:
     """Four-cell windows holding one colour only, weighted by their disc count.
 
-    Each direction is a 4-input bit-sliced adder: ``bit0``/``bit1``/``bit2`` hold the
-    number of ``own`` discs in the window starting at each cell.
+    Each direction is a 4-input bit-sliced adder: ``bit0``, ``bit1`` and the carry
+    terms hold the number of discs in the window starting at each cell.
 
     >>> windows_score(0b111, 0, (1, 0b1111), (1, 10, 100, 1000, 0, 0, 0, 0))  # 3, 2, 1 discs
     111
@@ -67,16 +67,18 @@ def windows_score(own: int, opp: int, directions: Ints, weights: Ints) -> int:
     total = 0
     for index in range(0, len(directions), 2):
         shift = directions[index]
+        shift2 = 2 * shift
+        shift3 = 3 * shift
         starts = directions[index + 1]
-        for side in range(2):
-            a = own if side == 0 else opp
-            o = opp if side == 0 else own
-            free = starts & ~(o | (o >> shift) | (o >> (2 * shift)) | (o >> (3 * shift)))
+        for k in range(0, 8, 4):  # own windows, then the opponent's
+            a = own if k == 0 else opp
+            o = opp if k == 0 else own
+            free = starts & ~(o | (o >> shift) | (o >> shift2) | (o >> shift3))
             if free == 0:
                 continue
             b = a >> shift
-            c = a >> (2 * shift)
-            d = a >> (3 * shift)
+            c = a >> shift2
+            d = a >> shift3
             s1 = a ^ b
             c1 = a & b
             s2 = c ^ d
@@ -84,13 +86,13 @@ def windows_score(own: int, opp: int, directions: Ints, weights: Ints) -> int:
             bit0 = s1 ^ s2
             carry = s1 & s2
             bit1 = c1 ^ c2 ^ carry
-            bit2 = (c1 & c2) | (carry & (c1 | c2))
-            k = 4 * side
+            odd = free & bit0
+            pair = free & bit1
             total += (
-                weights[k] * (free & bit0 & ~bit1).bit_count()
-                + weights[k + 1] * (free & bit1 & ~bit0).bit_count()
-                + weights[k + 2] * (free & bit0 & bit1).bit_count()
-                + weights[k + 3] * (free & bit2).bit_count()
+                weights[k] * (odd & ~bit1).bit_count()
+                + weights[k + 1] * (pair & ~bit0).bit_count()
+                + weights[k + 2] * (odd & bit1).bit_count()
+                + weights[k + 3] * (free & ((c1 & c2) | (carry & (c1 | c2)))).bit_count()
             )
     return total
 
