@@ -24,13 +24,16 @@ engine.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import inspect
 import itertools
+import os
+import re
 import threading
 import time
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
@@ -87,6 +90,9 @@ def _bit_count(x: int) -> Callable[[int], int]:  # pragma: no cover - compiled
     return popcount
 
 
+_CACHE_FILE = re.compile(r"(.+_)([0-9a-f]{12})-\d+\.py\d+(\.\d+)?\.nb[ic]$")
+
+
 def _compile() -> types.SimpleNamespace:
     """Each function of :mod:`connect4.classic.bitboard` (and the four-in-a-row tests it
     uses), compiled, calling each other's compiled versions.
@@ -109,7 +115,28 @@ def _compile() -> types.SimpleNamespace:
         copy = types.FunctionType(func.__code__, scope, func.__name__, func.__defaults__)
         copy.__qualname__ = f"{func.__qualname__}_{digest}"
         scope[func.__name__] = njit(cache=True)(copy)
-    return types.SimpleNamespace(**{func.__name__: scope[func.__name__] for func in plain})
+    compiled = {func.__name__: scope[func.__name__] for func in plain}
+    _remove_other_versions(compiled.values(), digest)
+    return types.SimpleNamespace(**compiled)
+
+
+def _remove_other_versions(dispatchers: Iterable[object], digest: str) -> None:
+    """Delete the cached machine code of earlier versions of these functions (each
+    edit of the compiled source leaves a set under another digest)."""
+    folders: dict[str, set[str]] = {}
+    for dispatcher in dispatchers:
+        folder = getattr(getattr(dispatcher, "_cache", None), "_cache_path", None)
+        func = getattr(dispatcher, "py_func", None)
+        if isinstance(folder, str) and func is not None:
+            module = Path(inspect.getfile(func)).stem
+            folders.setdefault(folder, set()).add(f"{module}.{func.__name__}_")
+    for folder, prefixes in folders.items():
+        with contextlib.suppress(OSError):
+            for entry in os.listdir(folder):
+                match = _CACHE_FILE.match(entry)
+                if match and match[1] in prefixes and match[2] != digest:
+                    with contextlib.suppress(OSError):
+                        os.unlink(os.path.join(folder, entry))
 
 
 COMPILED = _compile()
