@@ -43,11 +43,10 @@ from io import StringIO
 
 from connect4.classic.recorder import json_number
 from connect4.classic.results import (
-    ALGORITHMS,
-    ORDERINGS,
     Limits,
     SearchTree,
     TreeNode,
+    check_options,
     describe_value,
 )
 from connect4.classic.search import search
@@ -72,10 +71,7 @@ def search_tree(
     ``budget`` stops a search that would visit more nodes (a ``ValueError`` says so):
     recording runs the generic search, some 20,000 nodes a second.
     """
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {algorithm!r}: choose one of {', '.join(ALGORITHMS)}")
-    if ordering not in ORDERINGS:
-        raise ValueError(f"unknown ordering {ordering!r}: choose one of {', '.join(ORDERINGS)}")
+    check_options(algorithm, ordering)
     result = search(
         game,
         limits=Limits(depth=depth, nodes=budget),
