@@ -74,7 +74,7 @@ from connect4.core.tictactoe import MOVE_ORDER, TicTacToe
 Array = np.ndarray
 
 
-@overload_method(numba_types.Integer, "bit_count")
+@overload_method(numba_types.Integer, "bit_count", inline="always")
 def _bit_count(x: int) -> Callable[[int], int]:  # pragma: no cover - compiled
     """``int.bit_count`` for numba: a 64-bit popcount by bit slicing."""
 
@@ -90,6 +90,10 @@ def _bit_count(x: int) -> Callable[[int], int]:  # pragma: no cover - compiled
     return popcount
 
 
+# small steps of every node, inlined into it (a call would count references to its arrays)
+_INLINE = frozenset(
+    ("end_state", "has_line", "evaluate", "mate_score", "use_entry", "entry_flag", "back_up")
+)
 _CACHE_FILE = re.compile(r"(.+_)([0-9a-f]{12})-\d+\.py\d+(\.\d+)?\.nb[ic]$")
 
 
@@ -99,22 +103,24 @@ def _compile() -> types.SimpleNamespace:
 
     Every function is compiled from a copy that looks its globals up in one shared
     namespace, where each name is then bound to its compiled version. The on-disk
-    cache is keyed by a digest of all the compiled source, so an edit to any of it
-    (not only to the file of the function called) compiles afresh.
+    cache is keyed by a digest of all the compiled source and of this module (the
+    recipe), so an edit to any of it (not only to the file of the function called)
+    compiles afresh.
     """
     plain = [count_fours, four_in_a_row] + [
         value
         for value in vars(bitboard).values()
         if inspect.isfunction(value) and value.__module__ == bitboard.__name__
     ]
-    source = Path(inspect.getfile(bitboard)).read_bytes() + inspect.getsource(_bit_count).encode()
+    source = Path(inspect.getfile(bitboard)).read_bytes() + Path(__file__).read_bytes()
     source += b"".join(inspect.getsource(func).encode() for func in plain[:2])
     digest = hashlib.sha256(source).hexdigest()[:12]
     scope = dict(vars(bitboard))
     for func in plain:
         copy = types.FunctionType(func.__code__, scope, func.__name__, func.__defaults__)
         copy.__qualname__ = f"{func.__qualname__}_{digest}"
-        scope[func.__name__] = njit(cache=True)(copy)
+        inline = "always" if func.__name__ in _INLINE else "never"
+        scope[func.__name__] = njit(cache=True, inline=inline)(copy)
     compiled = {func.__name__: scope[func.__name__] for func in plain}
     _remove_other_versions(compiled.values(), digest)
     return types.SimpleNamespace(**compiled)
