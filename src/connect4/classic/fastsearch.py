@@ -119,8 +119,10 @@ def _compile() -> types.SimpleNamespace:
     for func in plain:
         copy = types.FunctionType(func.__code__, scope, func.__name__, func.__defaults__)
         copy.__qualname__ = f"{func.__qualname__}_{digest}"
-        inline = "always" if func.__name__ in _INLINE else "never"
-        scope[func.__name__] = njit(cache=True, inline=inline)(copy)
+        if func.__name__ in _INLINE:
+            scope[func.__name__] = njit(cache=True, inline="always")(copy)
+        else:
+            scope[func.__name__] = njit(cache=True)(copy)
     compiled = {func.__name__: scope[func.__name__] for func in plain}
     _remove_other_versions(compiled.values(), digest)
     return types.SimpleNamespace(**compiled)
