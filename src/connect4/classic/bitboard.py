@@ -398,8 +398,10 @@ def search_node(
     beta0 = beta
     use_tt = params[P_USE_TT] == 1
     if use_tt:
+        # the games' own keys (Position.key, TicTacToe.key: X's cells, O's above them),
+        # so both engines fill the same slots and count the same nodes
         key = cur + mask
-        if ttt:  # tic-tac-toe's key: X's cells, then O's above them
+        if ttt:
             key = (cur | (last << 9)) if (stones & 1) == 0 else (last | (cur << 9))
         slot = key % TT_SLOTS
         if tt_key[slot] == key and (tt_data[slot] >> 32) == params[P_GEN]:
