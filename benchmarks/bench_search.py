@@ -1,12 +1,12 @@
-"""Speed of the classic search: the issue's targets, against the seeds' figures.
+"""Speed of the classic search: its targets, against the figures of the AIs it learnt from.
 
 Run: ``nice .venv/bin/python benchmarks/bench_search.py [--quick]``. Prints the machine,
 then for each figure the nodes, seconds (median of repeats, compiled kernels warm)
-and nodes per second, for the numba fast path and the generic Python search.
+and nodes per second, for the compiled engine (numba) and the readable Python one.
 
-Targets (issue 3): alpha-beta depth 9 from the empty 7x6 board with windows/mollerhoj
-<= 60,000 nodes and <= 1 s (seed Smart-Connect-4: 595,694 nodes, 0.9 s); full
-tic-tac-toe minimax <= 1.5 s, alpha-beta <= 20 ms (seed zer0lose: 4.57 s, 0.21 s);
+Targets: alpha-beta depth 9 from the empty 7x6 board with windows/mollerhoj
+<= 60,000 nodes and <= 1 s (Smart-Connect-4's own figure: 595,694 nodes, 0.9 s); full
+tic-tac-toe minimax <= 1.5 s, alpha-beta <= 20 ms (zer0lose's AI: 4.57 s, 0.21 s);
 minimax >= 200,000 nodes/s on 7x6 with windows.
 """
 
@@ -66,7 +66,7 @@ def main() -> None:
             )  # fmt: skip
             line(f"{engine:<6} ordering={ordering:<6} tt={'on' if tt else 'off'}", result, seconds)
 
-    print("\n# seed Smart-Connect-4's table (depth 6-9 from the empty board, windows/mollerhoj)")
+    print("\n# Smart-Connect-4's table (depth 6-9 from the empty board, windows/mollerhoj)")
     for depth in (6, 7, 8, 9):
         for algorithm in ("minimax", "alphabeta"):
             if algorithm == "minimax" and depth > (8 if not args.quick else 7):

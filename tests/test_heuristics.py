@@ -1,4 +1,4 @@
-"""Heuristics: the seeds' exact numbers on hand-made positions, a plain reference
+"""Heuristics: their authors' exact numbers on hand-made positions, a plain reference
 implementation for the bit-parallel code, any board size."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import random
 import pytest
 
 from connect4 import Position, TicTacToe
+from connect4.classic.bitboard import threat_cells
 from connect4.classic.heuristics import (
     HEURISTICS,
     WINDOW_PRESETS,
@@ -19,7 +20,6 @@ from connect4.classic.heuristics import (
     get_heuristic,
     heuristic_names,
     recent_lines,
-    threat_cells,
     threats,
 )
 
@@ -91,7 +91,7 @@ def test_window_counts_are_69_on_7x6_and_geometric_elsewhere() -> None:
         assert geometry(w, h).windows == len(windows_of(w, h))
 
 
-def test_windows_seed_numbers() -> None:
+def test_windows_authors_numbers() -> None:
     one = Position.from_moves("4")  # one red disc: 7 windows of one disc
     assert evaluate("windows/mollerhoj", one, 1) == 7
     assert evaluate("windows/mollerhoj", one, 2) == -7
@@ -165,8 +165,8 @@ def test_cell_weight_table_from_geometry() -> None:
                 assert table[h - 1 - r][c] == through
 
 
-def test_cell_weights_seed_numbers() -> None:
-    # the seed's examples: a corner-ish cell in 3 lines, a central one in 7
+def test_cell_weights_authors_numbers() -> None:
+    # the contest AI's examples: a corner-ish cell in 3 lines, a central one in 7
     assert cell_weights(Position.from_moves("1"), 1) == 3
     assert cell_weights(Position.from_moves("4"), 1) == 7
     assert cell_weights(Position.from_moves("41"), 1) == 7 - 3
@@ -174,7 +174,7 @@ def test_cell_weights_seed_numbers() -> None:
 
 
 # ---------------------------------------------------------------- recent lines
-def test_recent_lines_seed_numbers() -> None:
+def test_recent_lines_authors_numbers() -> None:
     assert recent_lines(Position(), 1) == 0
     # the last two moves: red (4,0)... windows of 2 and 3 through them only
     assert recent_lines(Position.from_moves("4455"), 1) == 3 * 1 - 3 * 1
@@ -190,7 +190,7 @@ def test_recent_lines_seed_numbers() -> None:
 
 
 # ---------------------------------------------------------------- adjacency
-def test_adjacency_seed_numbers() -> None:
+def test_adjacency_authors_numbers() -> None:
     assert adjacency(Position.from_moves("4"), 1) == 3 * 10 + 2 * 5
     assert adjacency(Position.from_moves("44"), 1) == (10 + 10 + 5 + 5) - (10 + 10 + 10 + 4 * 5)
     four = Position.from_moves("1122334", rules="count-fours")
@@ -204,7 +204,7 @@ def test_adjacency_seed_numbers() -> None:
 def test_threat_cells() -> None:
     g = geometry(7, 6)
     p = Position.from_moves("445566")
-    red = threat_cells(p.stones(1), p.mask, g)
+    red = threat_cells(p.stones(1), p.mask, g.height, g.board)
     assert red == (1 << (2 * 7)) | (1 << (6 * 7))  # columns 3 and 7, bottom row
 
 

@@ -4,6 +4,8 @@ the compiled path agreeing exactly with the generic one."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -217,7 +219,7 @@ def test_iterative_deepening_agrees_on_both_engines() -> None:
         for e in ("python", "numba")
     )
     assert _key(a) == _key(b)
-    assert a.stats.depth == 6 and [i["depth"] for i in a.iterations] == [1, 2, 3, 4, 5, 6]
+    assert a.stats.depth == 6 and [i.depth for i in a.iterations] == [1, 2, 3, 4, 5, 6]
 
 
 def test_node_budget_stops_and_says_so() -> None:
@@ -369,3 +371,28 @@ def test_level_settings_and_overrides() -> None:
     assert make_player("minimax:level=hard").limits.depth == 5  # type: ignore[attr-defined]
     ttt = make_player("alphabeta:level=easy", game="tictactoe")
     assert ttt.limits.depth == 1  # type: ignore[attr-defined]
+
+
+def test_compiled_engine_runs_the_bitboard_functions() -> None:
+    """One source: the compiled backend compiles the very functions the readable engine
+    and the heuristics call (same code objects), the search node included."""
+    from connect4.classic import bitboard, fastsearch
+
+    for name in ("search_node", "windows_score", "threats_score", "adjacency_score", "back_up"):
+        compiled = getattr(fastsearch.COMPILED, name)
+        assert compiled.py_func.__code__ is getattr(bitboard, name).__code__
+
+
+def test_cached_code_of_other_versions_is_removed(tmp_path: Path) -> None:
+    """An edit of the compiled source gives the cache files a new digest; the files
+    of other digests are deleted, nothing else."""
+    from connect4.classic import bitboard, fastsearch
+
+    stale = "bitboard.windows_score_0123456789ab-58.py311"
+    kept = ["bitboard.windows_score_ffffffffffff-58.py311.nbi", "kernel.probe-12.py311.nbi"]
+    for name in [f"{stale}.nbi", f"{stale}.1.nbc", *kept]:
+        (tmp_path / name).write_text("")
+    cache = SimpleNamespace(_cache_path=str(tmp_path))
+    dispatcher = SimpleNamespace(_cache=cache, py_func=bitboard.windows_score)
+    fastsearch._remove_other_versions([dispatcher], "ffffffffffff")
+    assert sorted(p.name for p in tmp_path.iterdir()) == kept

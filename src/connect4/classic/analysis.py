@@ -1,7 +1,7 @@
 """Minimax against alpha-beta: nodes and time by depth, as a table, JSON or a plot.
 
-The seeds' analysis (Smart-Connect-4's nodes/time table, zer0lose's full
-tic-tac-toe timing) for any position: for each depth 1…D both algorithms search
+Smart-Connect-4's nodes/time table and zer0lose's full tic-tac-toe timing, for
+any position: for each depth 1…D both algorithms search
 the same position with the same heuristic; the rows give nodes expanded, seconds,
 value and move, and the ratio of the node counts. Minimax stops at a node budget
 instead of running for hours, and the row says so.
@@ -17,12 +17,17 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
-from connect4.classic.search import Limits, describe_value, search
+from connect4.classic.heuristics import get_heuristic
+from connect4.classic.results import Limits, describe_value
+from connect4.classic.search import search
 from connect4.core.game import Game, Rules
 from connect4.core.position import Position
 from connect4.core.tictactoe import TicTacToe
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 DEFAULT_BUDGET = 5_000_000  # minimax nodes per depth before it stops (compiled search)
 PYTHON_BUDGET = 500_000  # the same for heuristics only the generic search runs
@@ -34,15 +39,16 @@ def default_budget(game: Game, heuristic: str) -> int:
     >>> default_budget(Position(), "windows"), default_budget(Position(), "recent-lines")
     (5000000, 500000)
     """
-    from connect4.classic.fastsearch import supports
-    from connect4.classic.heuristics import get_heuristic
+    from connect4.classic import fastsearch  # numba: only where the compiled engine runs
 
-    kind = "tictactoe" if isinstance(game, TicTacToe) else "connect4"
-    name = get_heuristic(heuristic, kind).name
-    return DEFAULT_BUDGET if supports(game, name) else PYTHON_BUDGET
+    return (
+        DEFAULT_BUDGET
+        if fastsearch.supports(game, get_heuristic(heuristic, game.kind))
+        else PYTHON_BUDGET
+    )
 
 
-@dataclass
+@dataclass(frozen=True)
 class Row:
     """One search of the comparison (``value``/``move`` are None when it stopped)."""
 
@@ -79,7 +85,7 @@ def parse_depth(text: str, game: Game) -> list[int]:
     >>> parse_depth("3", TicTacToe()), parse_depth("all", TicTacToe.from_moves("5"))
     ([1, 2, 3], [8])
     """
-    remaining = 9 - game.ply if isinstance(game, TicTacToe) else None
+    remaining = game.size - game.ply if game.kind == "tictactoe" else None
     if text == "all":
         if remaining is None:
             raise ValueError("--max-depth all is for tictactoe (connect4 would run for hours)")
@@ -142,7 +148,7 @@ def rows_json(rows: list[Row]) -> str:
     return json.dumps([asdict(r) for r in rows])
 
 
-def render_table(rows: list[Row], title: str, budget: int = DEFAULT_BUDGET) -> Any:
+def render_table(rows: list[Row], title: str, budget: int = DEFAULT_BUDGET) -> Table:
     """A rich table: per depth, nodes/seconds/value/move of both algorithms and the ratio."""
     from rich.table import Table
 

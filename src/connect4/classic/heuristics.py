@@ -1,25 +1,27 @@
-"""Named evaluation functions for depth-limited search, with the seeds' exact numbers.
+"""Named evaluation functions for depth-limited search, with their authors' exact numbers.
 
 Every heuristic scores a position for one player (``player``, 1 or 2): positive
 is good for that player. Search calls it with the root player, so the asymmetric
 ``windows/zer0lose`` weights mean "the AI's lines" and "the human's lines" as in
-that seed. Connect Four heuristics work on any board size; they count with
-shifts and ANDs on the two bitboards (no loop over cells).
+that AI. Connect Four heuristics work on any board size; each is one function of
+:mod:`connect4.classic.bitboard` (shifts and ANDs on the two bitboards, no loop over
+cells), the same one the compiled search runs at its leaves.
 
 ============================  ==============================================================
 name                          source and rule
 ============================  ==============================================================
 ``windows``                   = ``windows/mollerhoj``
-``windows/mollerhoj``         seed 001: every four-cell window holding one colour only,
-                              ±1, ±10, ±100, ±1000 for 1, 2, 3, 4 discs
-``windows/zer0lose``          seed 003: +1, +10, +1000, +100000 / −1, −10, −500 (−100000)
-``windows/report``            seed 004: 2: ±10, 3: ±100, 4: ±1000; a won position ±inf
-``cell-weights``              seed 000: each disc scores the number of windows through its cell
-``recent-lines``              seed 000: 1 / 3 / 1000 for 2 / 3 / 4 discs, on the windows
-                              through the last two moves only
-``cell-weights+recent-lines`` seed 000: the contest AI's sum of both
-``adjacency``                 seed 002: neighbours +15 same colour, +10 empty and playable,
-                              +5 empty not yet playable; + 642 × count-fours difference
+``windows/mollerhoj``         mollerhoj's Connect-4-AI: every four-cell window holding one
+                              colour only, ±1, ±10, ±100, ±1000 for 1, 2, 3, 4 discs
+``windows/zer0lose``          zer0lose's AI: +1, +10, +1000, +100000 / −1, −10, −500 (−100000)
+``windows/report``            the report AI: 2: ±10, 3: ±100, 4: ±1000; a won position ±inf
+``cell-weights``              the Power-4 contest AI: each disc scores the number of windows
+                              through its cell
+``recent-lines``              the Power-4 contest AI: 1 / 3 / 1000 for 2 / 3 / 4 discs, on
+                              the windows through the last two moves only
+``cell-weights+recent-lines`` the Power-4 contest AI's sum of both
+``adjacency``                 Smart-Connect-4: neighbours +15 same colour, +10 empty and
+                              playable, +5 empty not yet playable; + 642 × count-fours lead
 ``threats``                   ours: threats, reachability, odd/even parity (Allis)
 ============================  ==============================================================
 
@@ -42,9 +44,20 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from connect4.core.game import Game
-from connect4.core.position import Position, board_mask, bottom_mask, count_fours
-from connect4.core.tictactoe import LINES, TicTacToe
+from connect4.classic.bitboard import (
+    EVAL_ADJACENCY,
+    EVAL_CELLS,
+    EVAL_THREATS,
+    EVAL_WINDOWS,
+    adjacency_score,
+    cells_score,
+    lines_score,
+    threats_score,
+    windows_score,
+)
+from connect4.core.game import Game, GameKind
+from connect4.core.position import board_mask, bottom_mask
+from connect4.core.tictactoe import FULL, LINES
 
 Evaluate = Callable[[Game, int], float]
 
@@ -54,15 +67,20 @@ class Heuristic:
     """A named evaluation function: ``heuristic(game, player)`` scores for ``player``.
 
     ``path_dependent`` heuristics look at the last moves, not only the position
-    (search then keys its transposition table on them too).
+    (search then keys its transposition table on them too). ``code`` and ``weights``
+    say which function of :mod:`connect4.classic.bitboard` scores a leaf with which
+    numbers (the same ones ``evaluate`` passes it); ``code`` is None for a heuristic
+    the compiled engine does not run.
     """
 
     name: str
     description: str
     source: str
     evaluate: Evaluate
-    games: tuple[str, ...] = ("connect4", "tictactoe")
+    games: tuple[GameKind, ...] = ("connect4", "tictactoe")
     path_dependent: bool = False
+    code: int | None = None
+    weights: tuple[int, ...] = ()
 
     def __call__(self, game: Game, player: int) -> float:
         return self.evaluate(game, player)
@@ -71,35 +89,45 @@ class Heuristic:
 # ---------------------------------------------------------------- geometry
 @dataclass(frozen=True)
 class Geometry:
-    """Bit masks of one board size, computed once.
+    """Bit masks of one board, computed once (the flat sequences of
+    :mod:`connect4.classic.bitboard`).
 
-    ``directions`` holds ``(shift, starts)``: ``starts`` has a 1 at the lowest
-    cell of every four-cell window in that direction (shifts 1 vertical,
-    ``H+1`` horizontal, ``H`` down-right diagonal, ``H+2`` up-right diagonal).
+    ``directions`` holds ``shift, starts`` pairs: ``starts`` has a 1 at the lowest
+    cell of every four-cell window in that direction (shifts 1 vertical, ``H+1``
+    horizontal, ``H`` down-right diagonal, ``H+2`` up-right diagonal); tic-tac-toe
+    has none and its eight ``lines`` instead.
     """
 
     width: int
     height: int
     board: int
     bottom: int
-    directions: tuple[tuple[int, int], ...]
+    directions: tuple[int, ...]
     windows: int
     cell_weight: tuple[int, ...]  # by bit index (0 for sentinel bits)
-    weight_masks: tuple[tuple[int, int], ...]  # (weight, cells with that weight)
-    shifts: tuple[tuple[int, int, int, int], ...]  # (shift, 2*shift, 3*shift, starts)
+    weight_masks: tuple[int, ...]  # weight, cells with that weight, weight, ...
     odd_rows: int  # rows 1, 3, 5, ... counted from 1 at the bottom
+    lines: tuple[int, ...] = ()
+
+
+def _weight_masks(weight: list[int]) -> tuple[int, ...]:
+    masks: dict[int, int] = {}
+    for bit, w in enumerate(weight):
+        if w:
+            masks[w] = masks.get(w, 0) | 1 << bit
+    return tuple(n for pair in sorted(masks.items()) for n in pair)
 
 
 @functools.cache
 def geometry(width: int, height: int) -> Geometry:
-    """The masks of a ``width x height`` board.
+    """The masks of a ``width x height`` Connect Four board.
 
     >>> g = geometry(7, 6)
     >>> g.windows, max(g.cell_weight), min(w for w in g.cell_weight if w)
     (69, 13, 3)
     """
     board = board_mask(width, height)
-    directions = []
+    directions: list[int] = []
     weight = [0] * (width * (height + 1))
     total = 0
     for shift in (1, height + 1, height, height + 2):
@@ -115,24 +143,37 @@ def geometry(width: int, height: int) -> Geometry:
                     total += 1
                     for c in cells:
                         weight[c] += 1
-        directions.append((shift, starts))
-    masks: dict[int, int] = {}
-    for bit, w in enumerate(weight):
-        if w:
-            masks[w] = masks.get(w, 0) | 1 << bit
-    odd = bottom_mask(width, height) * sum(1 << r for r in range(0, height, 2))
+        directions += (shift, starts)
+    bottom = bottom_mask(width, height)
     return Geometry(
         width=width,
         height=height,
         board=board,
-        bottom=bottom_mask(width, height),
+        bottom=bottom,
         directions=tuple(directions),
         windows=total,
         cell_weight=tuple(weight),
-        weight_masks=tuple(sorted(masks.items())),
-        shifts=tuple((s, 2 * s, 3 * s, starts) for s, starts in directions),
-        odd_rows=odd,
+        weight_masks=_weight_masks(weight),
+        odd_rows=bottom * sum(1 << r for r in range(0, height, 2)),
     )
+
+
+@functools.cache
+def _tictactoe_geometry() -> Geometry:
+    weight = [sum(line >> cell & 1 for line in LINES) for cell in range(9)]
+    return Geometry(3, 3, FULL, 0, (), len(LINES), tuple(weight), _weight_masks(weight), 0, LINES)
+
+
+def board_geometry(game: Game) -> Geometry:
+    """The masks of ``game``'s board, Connect Four or tic-tac-toe.
+
+    >>> from connect4 import TicTacToe
+    >>> board_geometry(TicTacToe()).weight_masks  # corners 3 lines, edges 2, centre 4
+    (2, 170, 3, 325, 4, 16)
+    """
+    if game.kind == "tictactoe":
+        return _tictactoe_geometry()
+    return geometry(game.width, game.height)
 
 
 def cell_weight_table(width: int = 7, height: int = 6) -> list[list[int]]:
@@ -152,70 +193,6 @@ def cell_weight_table(width: int = 7, height: int = 6) -> list[list[int]]:
     ]
 
 
-def window_counts(own: int, opp: int, g: Geometry, only: int | None = None) -> tuple[int, ...]:
-    """Windows holding ``own`` discs only, by count: ``(n1, n2, n3, n4)``.
-
-    ``only`` (a map from each direction's shift to allowed window starts) limits
-    the windows counted. Each direction is a 4-input bit-sliced adder:
-
-    >>> g = geometry(7, 6)
-    >>> window_counts(0b111, 0, g)  # three discs at the bottom of column 1
-    (7, 1, 1, 0)
-    """
-    n1 = n2 = n3 = n4 = 0
-    for index, (shift, starts) in enumerate(g.directions):
-        if only is not None:
-            starts &= only >> (index * 64) & 0xFFFFFFFFFFFFFFFF
-        if not starts:
-            continue
-        blocked = opp | opp >> shift | opp >> 2 * shift | opp >> 3 * shift
-        free = starts & ~blocked
-        if not free:
-            continue
-        a, b, c, d = own, own >> shift, own >> 2 * shift, own >> 3 * shift
-        s1, c1, s2, c2 = a ^ b, a & b, c ^ d, c & d
-        bit0, carry = s1 ^ s2, s1 & s2
-        bit1 = c1 ^ c2 ^ carry
-        bit2 = (c1 & c2) | (carry & (c1 | c2))
-        n1 += (free & bit0 & ~bit1).bit_count()
-        n2 += (free & bit1 & ~bit0).bit_count()
-        n3 += (free & bit0 & bit1).bit_count()
-        n4 += (free & bit2).bit_count()
-    return n1, n2, n3, n4
-
-
-def windows_score(
-    own: int, opp: int, g: Geometry, mine: tuple[int, ...], theirs: tuple[int, ...]
-) -> int:
-    """``sum(mine[k-1] * own-only windows with k discs) + sum(theirs[k-1] * opponent-only
-    windows with k discs)`` in one pass (the hot path of the generic search).
-
-    >>> windows_score(0b111, 0, geometry(7, 6), (1, 10, 100, 1000), (-1, -10, -100, -1000))
-    117
-    """
-    w1, w2, w3, w4 = mine
-    v1, v2, v3, v4 = theirs
-    total = 0
-    for shift, shift2, shift3, starts in g.shifts:
-        for a, o, k1, k2, k3, k4 in ((own, opp, w1, w2, w3, w4), (opp, own, v1, v2, v3, v4)):
-            free = starts & ~(o | o >> shift | o >> shift2 | o >> shift3)
-            if not free:
-                continue
-            b, c, d = a >> shift, a >> shift2, a >> shift3
-            s1, c1, s2, c2 = a ^ b, a & b, c ^ d, c & d
-            bit0, carry = s1 ^ s2, s1 & s2
-            bit1 = c1 ^ c2 ^ carry
-            odd = free & bit0
-            pair = free & bit1
-            total += (
-                k1 * (odd & ~bit1).bit_count()
-                + k2 * (pair & ~bit0).bit_count()
-                + k3 * (odd & bit1).bit_count()
-                + k4 * (free & ((c1 & c2) | (carry & (c1 | c2)))).bit_count()
-            )
-    return total
-
-
 # ---------------------------------------------------------------- windows
 WINDOW_PRESETS: dict[str, tuple[tuple[int, int, int, int], tuple[int, int, int, int]]] = {
     # name: (own weights for 1..4 discs, opponent weights for 1..4 discs)
@@ -225,107 +202,87 @@ WINDOW_PRESETS: dict[str, tuple[tuple[int, int, int, int], tuple[int, int, int, 
 }
 
 
-def _split(game: Game, player: int) -> tuple[int, int]:
-    """``(own, opponent)`` bitboards of a Connect Four position or tic-tac-toe board."""
-    if isinstance(game, (Position, TicTacToe)):
-        return game.stones(player), game.stones(3 - player)
-    raise TypeError(f"heuristics need a Position or TicTacToe, not {type(game).__name__}")
-
-
-def _ttt_lines(own: int, opp: int) -> tuple[int, int, int, int, int, int]:
-    """Tic-tac-toe lines holding one colour only, by count, own then opponent."""
-    counts = [0] * 8
-    for line in LINES:
-        mine, theirs = (own & line).bit_count(), (opp & line).bit_count()
-        if mine and not theirs:
-            counts[mine] += 1
-        elif theirs and not mine:
-            counts[4 + theirs] += 1
-    return counts[1], counts[2], counts[3], counts[5], counts[6], counts[7]
+def _windows_weights(preset: str) -> tuple[int, ...]:
+    mine, theirs = WINDOW_PRESETS[preset]
+    return (*mine, *theirs)
 
 
 def make_windows(preset: str) -> Evaluate:
-    """The windows evaluation with one of :data:`WINDOW_PRESETS`.
+    """The windows evaluation with one of :data:`WINDOW_PRESETS` (tic-tac-toe: its lines).
 
     >>> from connect4 import TicTacToe
     >>> make_windows("mollerhoj")(TicTacToe.from_moves("51"), 1)  # X centre, O corner
     1
     """
-    mine, theirs = WINDOW_PRESETS[preset]
+    weights = _windows_weights(preset)
     infinite_win = preset == "report"
 
     def evaluate(game: Game, player: int) -> float:
-        own, opp = _split(game, player)
-        if isinstance(game, TicTacToe):
-            a1, a2, a3, b1, b2, b3 = _ttt_lines(own, opp)
-            return (
-                mine[0] * a1 + mine[1] * a2 + mine[2] * a3
-                + theirs[0] * b1 + theirs[1] * b2 + theirs[2] * b3
-            )  # fmt: skip
-        assert isinstance(game, Position)
+        own, opp = game.stones(player), game.stones(3 - player)
+        if game.kind == "tictactoe":
+            return lines_score(own, opp, LINES, weights)
         if infinite_win and game.rules == "standard" and game.winner() is not None:
             return math.inf if game.winner() == player else -math.inf
-        return windows_score(own, opp, geometry(game.width, game.height), mine, theirs)
+        return windows_score(own, opp, geometry(game.width, game.height).directions, weights)
 
     return evaluate
 
 
 # ---------------------------------------------------------------- cell weights
-_TTT_WEIGHT_MASKS = ((2, 0b010101010), (3, 0b101000101), (4, 0b000010000))
-
-
 def cell_weights(game: Game, player: int) -> float:
-    """Own discs' cell weights minus the opponent's (seed 000's first heuristic).
+    """Own discs' cell weights minus the opponent's (the Power-4 contest AI's first
+    heuristic).
 
     >>> from connect4 import Position
     >>> cell_weights(Position.from_moves("4"), 1), cell_weights(Position.from_moves("41"), 1)
     (7, 4)
     """
-    own, opp = _split(game, player)
-    if isinstance(game, TicTacToe):
-        masks: tuple[tuple[int, int], ...] = _TTT_WEIGHT_MASKS
-    else:
-        assert isinstance(game, Position)
-        masks = geometry(game.width, game.height).weight_masks
-    return sum(w * ((own & m).bit_count() - (opp & m).bit_count()) for w, m in masks)
+    return cells_score(
+        game.stones(player), game.stones(3 - player), board_geometry(game).weight_masks
+    )
 
 
 # ---------------------------------------------------------------- recent lines
 RECENT_WEIGHTS = (0, 1, 3, 1000)  # for 1, 2, 3, 4 aligned discs
+_RECENT = (*RECENT_WEIGHTS, *(-w for w in RECENT_WEIGHTS))
+_WORD = (1 << 64) - 1
 
 
-def _last_two_bits(game: Position) -> list[int]:
+def _last_two_bits(game: Game) -> list[int]:
     """The bit indexes of the discs of the last two moves (fewer at the start)."""
     history = game.history[-2:]
-    heights = game.heights
-    bits = [history[-1] * (game.height + 1) + heights[history[-1]] - 1] if history else []
-    if len(history) == 2:
-        column = history[0]
-        row = heights[column] - 1 - (history[1] == column)
-        bits.append(column * (game.height + 1) + row)
+    column_bits = game.height + 1
+    stones = game.stones(1) | game.stones(2)
+    bits = []
+    for index, column in enumerate(history):
+        top = (stones >> (column * column_bits)) & ((1 << column_bits) - 1)
+        below = index == 0 and len(history) == 2 and history[1] == column  # covered since
+        bits.append(column * column_bits + top.bit_length() - 1 - below)
     return bits
 
 
 @functools.cache
 def _covering(width: int, height: int) -> tuple[int, ...]:
     """For each bit, the window starts (packed 64 bits per direction) covering it."""
-    g = geometry(width, height)
+    directions = geometry(width, height).directions
     out = []
     for bit in range(width * (height + 1)):
         packed = 0
-        for index, (shift, starts) in enumerate(g.directions):
+        for index in range(0, len(directions), 2):
+            shift, starts = directions[index], directions[index + 1]
             mask = 0
             for k in range(4):
                 if bit - k * shift >= 0:
                     mask |= 1 << (bit - k * shift)
-            packed |= (mask & starts) << (index * 64)
+            packed |= (mask & starts) << (index * 32)
         out.append(packed)
     return tuple(out)
 
 
 def recent_lines(game: Game, player: int) -> float:
-    """Seed 000's second heuristic: 1/3/1000 for 2/3/4 aligned discs that can still make
-    four, on the windows through the last two moves only; own minus opponent.
+    """The Power-4 contest AI's second heuristic: 1/3/1000 for 2/3/4 aligned discs that
+    can still make four, on the windows through the last two moves only; own minus
+    opponent.
 
     >>> from connect4 import Position
     >>> recent_lines(Position.from_moves("4455"), 1)  # 3 windows of 2 each: 3 - 3
@@ -333,20 +290,19 @@ def recent_lines(game: Game, player: int) -> float:
     >>> recent_lines(Position.from_moves("44556"), 1)  # red 4-5-6 and yellow's 5 are recent
     3
     """
-    if not isinstance(game, Position):
+    if game.kind != "connect4":
         raise TypeError("recent-lines needs a Connect Four position")
     bits = _last_two_bits(game)
     if not bits:
         return 0
-    g = geometry(game.width, game.height)
     cover = _covering(game.width, game.height)
     only = 0
     for bit in bits:
         only |= cover[bit]
-    own, opp = _split(game, player)
-    a = window_counts(own, opp, g, only)
-    b = window_counts(opp, own, g, only)
-    return sum(w * (x - y) for w, x, y in zip(RECENT_WEIGHTS, a, b, strict=True))
+    directions = list(geometry(game.width, game.height).directions)
+    for index in range(1, len(directions), 2):
+        directions[index] &= only >> ((index - 1) * 32) & _WORD
+    return windows_score(game.stones(player), game.stones(3 - player), directions, _RECENT)
 
 
 def cell_weights_recent_lines(game: Game, player: int) -> float:
@@ -356,37 +312,23 @@ def cell_weights_recent_lines(game: Game, player: int) -> float:
 
 # ---------------------------------------------------------------- adjacency
 ADJ_SAME, ADJ_PLAYABLE, ADJ_LATER, ADJ_FOURS = 15, 10, 5, 642
-
-
-def _adjacency_side(stones: int, empty_now: int, empty_later: int, height: int) -> int:
-    total = 0
-    for shift in (1, height + 1, height, height + 2):
-        for moved in (stones << shift, stones >> shift):  # each disc's neighbour cell
-            total += ADJ_SAME * (moved & stones).bit_count()
-            total += ADJ_PLAYABLE * (moved & empty_now).bit_count()
-            total += ADJ_LATER * (moved & empty_later).bit_count()
-    return total
+_ADJACENCY = (ADJ_SAME, ADJ_PLAYABLE, ADJ_LATER, ADJ_FOURS)
 
 
 def adjacency(game: Game, player: int) -> float:
-    """Seed 002: for each disc, each of its 8 neighbours scores +15 (same colour),
-    +10 (empty, playable now) or +5 (empty, not yet playable); own minus opponent,
-    plus 642 × the count-fours difference.
+    """Smart-Connect-4's heuristic: for each disc, each of its 8 neighbours scores +15
+    (same colour), +10 (empty, playable now) or +5 (empty, not yet playable); own minus
+    opponent, plus 642 × the count-fours difference.
 
     >>> from connect4 import Position
     >>> adjacency(Position.from_moves("4"), 1)  # 3 playable + 2 later neighbours
     40
     """
-    if not isinstance(game, Position):
+    if game.kind != "connect4":
         raise TypeError("adjacency needs a Connect Four position")
     g = geometry(game.width, game.height)
-    own, opp = _split(game, player)
-    empty_now = (game.mask + g.bottom) & g.board
-    empty_later = g.board & ~game.mask & ~empty_now
-    side = _adjacency_side(own, empty_now, empty_later, game.height)
-    side -= _adjacency_side(opp, empty_now, empty_later, game.height)
-    fours = count_fours(own, game.height) - count_fours(opp, game.height)
-    return side + ADJ_FOURS * fours
+    own, opp = game.stones(player), game.stones(3 - player)
+    return adjacency_score(own, opp, game.height, g.board, g.bottom, _ADJACENCY)
 
 
 # ---------------------------------------------------------------- threats
@@ -399,34 +341,10 @@ THREAT_WEIGHTS = {
     "zugzwang": 180,  # holds the zugzwang (Allis' simple rule)
 }
 THREAT_WINDOWS = (4, 9)  # tie-breaks: points per open window of 2 and of 3 discs
-
-
-def threat_cells(stones: int, mask: int, g: Geometry) -> int:
-    """Empty cells that would complete a four for ``stones`` (Pons' formula).
-
-    >>> g = geometry(7, 6)
-    >>> bin(threat_cells(0b111, 0b111, g))  # three in column 1: the fourth cell
-    '0b1000'
-    """
-    h = g.height
-    r = (stones << 1) & (stones << 2) & (stones << 3)
-    for shift in (h + 1, h, h + 2):
-        p = (stones << shift) & (stones << 2 * shift)
-        r |= p & (stones << 3 * shift)
-        r |= p & (stones >> shift)
-        p = (stones >> shift) & (stones >> 2 * shift)
-        r |= p & (stones << shift)
-        r |= p & (stones >> 3 * shift)
-    return r & g.board & ~mask
-
-
-def _above(cells: int, g: Geometry) -> int:
-    """Every cell strictly above some cell of ``cells`` in its column."""
-    out = 0
-    for _ in range(g.height - 1):
-        cells = (cells << 1) & g.board
-        out |= cells
-    return out
+_THREATS = (
+    0, THREAT_WINDOWS[0], THREAT_WINDOWS[1], 0, 0, -THREAT_WINDOWS[0], -THREAT_WINDOWS[1], 0,
+    *THREAT_WEIGHTS.values(),
+)  # fmt: skip
 
 
 def threats(game: Game, player: int) -> float:
@@ -447,81 +365,59 @@ def threats(game: Game, player: int) -> float:
     >>> threats(Position.from_moves("445566"), 1)  # red threatens 3 and 7 on row 1
     284
     """
-    if not isinstance(game, Position):
+    if game.kind != "connect4":
         raise TypeError("threats needs a Connect Four position")
     g = geometry(game.width, game.height)
-    own, opp = _split(game, player)
-    mask = game.mask
-    t_own, t_opp = threat_cells(own, mask, g), threat_cells(opp, mask, g)
-    playable = (mask + g.bottom) & g.board
-    dead_own, dead_opp = _above(t_opp, g), _above(t_own, g)
-    # parity: red (player 1) owns odd rows, yellow even rows
-    red_rows, yellow_rows = g.odd_rows, g.board & ~g.odd_rows
-    own_rows = red_rows if player == 1 else yellow_rows
-    opp_rows = yellow_rows if player == 1 else red_rows
-    w = THREAT_WEIGHTS
-
-    def side(t: int, dead: int, rows: int, mover: bool) -> int:
-        live = t & ~dead
-        score = w["good"] * (live & rows).bit_count() + w["other"] * (live & ~rows).bit_count()
-        score += w["dead"] * (t & dead).bit_count()
-        score += w["stacked"] * (live & (live << 1)).bit_count()
-        if not mover and (t & playable).bit_count() >= 2:
-            score += w["double"]
-        return score
-
-    mover_is_own = game.to_move == player
-    value = side(t_own, dead_own, own_rows, mover_is_own) - side(
-        t_opp, dead_opp, opp_rows, not mover_is_own
-    )
-    red_live = (t_own if player == 1 else t_opp) & ~(dead_own if player == 1 else dead_opp)
-    yellow_live = (t_opp if player == 1 else t_own) & ~(dead_opp if player == 1 else dead_own)
-    if red_live & red_rows:
-        value += w["zugzwang"] if player == 1 else -w["zugzwang"]
-    elif yellow_live & yellow_rows:
-        value += w["zugzwang"] if player == 2 else -w["zugzwang"]
-    two, three = THREAT_WINDOWS
-    value += windows_score(own, opp, g, (0, two, three, 0), (0, -two, -three, 0))
-    return value + cell_weights(game, player)
+    return threats_score(
+        game.stones(player), game.stones(3 - player), game.to_move == player, player == 1,
+        game.height, g.board, g.bottom, g.odd_rows, g.directions, g.weight_masks, _THREATS,
+    )  # fmt: skip
 
 
 # ---------------------------------------------------------------- registry
 def _heuristics() -> dict[str, Heuristic]:
-    both = ("connect4", "tictactoe")
-    c4 = ("connect4",)
+    both: tuple[GameKind, ...] = ("connect4", "tictactoe")
+    c4: tuple[GameKind, ...] = ("connect4",)
     table = [
         Heuristic(
             "windows/mollerhoj",
             "four-cell windows of one colour: ±1, ±10, ±100, ±1000 for 1-4 discs",
-            "seed 001 (mollerhoj/Connect-4-AI)",
+            "mollerhoj/Connect-4-AI",
             make_windows("mollerhoj"),
             both,
+            code=EVAL_WINDOWS,
+            weights=_windows_weights("mollerhoj"),
         ),
         Heuristic(
             "windows/zer0lose",
             "windows: +1, +10, +1000, +100000 own / -1, -10, -500 (-100000) opponent",
-            "seed 003 (zer0lose)",
+            "zer0lose's AI",
             make_windows("zer0lose"),
             both,
+            code=EVAL_WINDOWS,
+            weights=_windows_weights("zer0lose"),
         ),
         Heuristic(
             "windows/report",
             "windows: 2 discs ±10, 3 ±100, 4 ±1000; a won position ±inf",
-            "seed 004 (report)",
+            "the report AI",
             make_windows("report"),
             both,
+            code=EVAL_WINDOWS,
+            weights=_windows_weights("report"),
         ),
         Heuristic(
             "cell-weights",
             "own discs' cell weights (windows through the cell) minus the opponent's",
-            "seed 000 (Power-4 contest)",
+            "the Power-4 contest AI",
             cell_weights,
             both,
+            code=EVAL_CELLS,
         ),
         Heuristic(
             "recent-lines",
             "1/3/1000 for 2/3/4 aligned discs on the windows through the last two moves",
-            "seed 000 (Power-4 contest)",
+            "the Power-4 contest AI",
             recent_lines,
             c4,
             path_dependent=True,
@@ -529,7 +425,7 @@ def _heuristics() -> dict[str, Heuristic]:
         Heuristic(
             "cell-weights+recent-lines",
             "the contest AI's sum of cell-weights and recent-lines",
-            "seed 000 (Power-4 contest)",
+            "the Power-4 contest AI",
             cell_weights_recent_lines,
             c4,
             path_dependent=True,
@@ -537,9 +433,11 @@ def _heuristics() -> dict[str, Heuristic]:
         Heuristic(
             "adjacency",
             "neighbours +15 same colour, +10 playable, +5 later; + 642 × count-fours lead",
-            "seed 002 (Smart-Connect-4)",
+            "Smart-Connect-4",
             adjacency,
             c4,
+            code=EVAL_ADJACENCY,
+            weights=_ADJACENCY,
         ),
         Heuristic(
             "threats",
@@ -547,6 +445,8 @@ def _heuristics() -> dict[str, Heuristic]:
             "ours",
             threats,
             c4,
+            code=EVAL_THREATS,
+            weights=_THREATS,
         ),
     ]
     named = {h.name: h for h in table}
@@ -591,5 +491,4 @@ windows, windows/mollerhoj, windows/zer0lose, windows/report, cell-weights
 
 def evaluate(name: str, game: Game, player: int) -> float:
     """Score ``game`` for ``player`` with the heuristic called ``name``."""
-    kind = "tictactoe" if isinstance(game, TicTacToe) else "connect4"
-    return get_heuristic(name, kind)(game, player)
+    return get_heuristic(name, game.kind)(game, player)

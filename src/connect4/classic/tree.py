@@ -1,7 +1,9 @@
 """Search trees: record the tree one search explored, render it as text, DOT or JSON.
 
-:class:`TreeRecorder` is filled in by :func:`connect4.classic.search.search` when called
-with ``record_tree=True``. The JSON (also what the browser app shows) is::
+:class:`~connect4.classic.recorder.TreeRecorder` is filled in by
+:func:`connect4.classic.search.search` when called with ``record_tree=True``. The JSON
+(also what the browser app shows; typed as :class:`~connect4.classic.results.SearchTree`)
+is::
 
     {"root": "44",            # move string of the searched position
      "game": "connect4", "width": 7, "height": 6,
@@ -37,111 +39,20 @@ maximise, odd depths minimise.
 from __future__ import annotations
 
 import json
-import math
 from io import StringIO
-from typing import Any
 
+from connect4.classic.recorder import json_number
+from connect4.classic.results import (
+    Limits,
+    SearchTree,
+    TreeNode,
+    check_options,
+    describe_value,
+)
+from connect4.classic.search import search
 from connect4.core.game import Game
 
 FORMATS = ("text", "dot", "json")
-
-
-def _number(value: float | None) -> float | int | None:
-    """A JSON-safe number: infinities become null, integral floats ints."""
-    if value is None or not math.isfinite(value):
-        return None
-    return int(value) if value == int(value) else value
-
-
-class TreeRecorder:
-    """Collects nodes during a search, up to ``cap`` of them (the search goes on)."""
-
-    def __init__(self, game: Game, cap: int = 5000) -> None:
-        if cap < 1:
-            raise ValueError(f"the node cap must be >= 1, not {cap}")
-        self.root_moves = game.moves
-        self.game = game
-        self.cap = cap
-        self.recorded = 0
-        self.pruned_count = 0
-        self.truncated = False
-        self.root: dict[str, Any] | None = None
-        self.stack: list[dict[str, Any] | None] = []
-
-    def _new(self, game: Game, ply: int) -> dict[str, Any]:
-        history = game.history
-        path = "".join(game.move_label(m) for m in history[len(history) - ply :]) if ply else ""
-        return {
-            "id": self.recorded + self.pruned_count,
-            "path": path,
-            "move": game.move_label(history[-1]) if ply else None,
-            "depth": ply,
-            "alpha": None,
-            "beta": None,
-            "value": None,
-            "eval": None,
-            "pruned": False,
-            "tt_hit": False,
-            "children": [],
-        }
-
-    def enter(self, game: Game, ply: int, alpha: float, beta: float, prune: bool) -> int:
-        """Start a node; returns a handle for :meth:`leave`."""
-        parent = self.stack[-1] if self.stack else None
-        if (self.stack and parent is None) or self.recorded + self.pruned_count >= self.cap:
-            if self.recorded + self.pruned_count >= self.cap:
-                self.truncated = True
-            self.stack.append(None)
-            return len(self.stack) - 1
-        node = self._new(game, ply)
-        if prune:
-            node["alpha"], node["beta"] = _number(alpha), _number(beta)
-        self.recorded += 1
-        if parent is None:
-            self.root = node
-        else:
-            parent["children"].append(node)
-        self.stack.append(node)
-        return len(self.stack) - 1
-
-    def leave(self, handle: int, value: float, evaluation: float | None, note: str = "") -> None:
-        """Finish the node of ``handle`` with its value (and leaf evaluation)."""
-        node = self.stack.pop()
-        if node is not None:
-            node["value"] = _number(value)
-            node["eval"] = _number(evaluation)
-            node["tt_hit"] = note == "tt"
-
-    def pruned(self, handle: int, game: Game, moves: list[int]) -> None:
-        """Mark the untried ``moves`` of the current node as pruned children."""
-        node = self.stack[-1]
-        if node is None:
-            return
-        for move in moves:
-            if self.recorded + self.pruned_count >= self.cap:
-                self.truncated = True
-                return
-            game.play(move)
-            child = self._new(game, node["depth"] + 1)
-            game.undo()
-            child["pruned"] = True
-            self.pruned_count += 1
-            node["children"].append(child)
-
-    def to_json(self) -> dict[str, Any]:
-        """The recorded tree as a JSON-ready dict (schema in the module docstring)."""
-        game = self.game
-        return {
-            "root": self.root_moves,
-            "game": "tictactoe" if type(game).__name__ == "TicTacToe" else "connect4",
-            "width": getattr(game, "width", 3),
-            "height": getattr(game, "height", 3),
-            "node_count": self.recorded,
-            "pruned_count": self.pruned_count,
-            "truncated": self.truncated,
-            "cap": self.cap,
-            "tree": self.root,
-        }
 
 
 def search_tree(
@@ -154,18 +65,13 @@ def search_tree(
     tt: bool = False,
     cap: int = 5000,
     budget: int | None = None,
-) -> dict[str, Any]:
+) -> SearchTree:
     """Search ``game`` to ``depth`` and return the recorded tree (JSON-ready dict).
 
     ``budget`` stops a search that would visit more nodes (a ``ValueError`` says so):
     recording runs the generic search, some 20,000 nodes a second.
     """
-    from connect4.classic.search import ALGORITHMS, ORDERINGS, Limits, search
-
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {algorithm!r}: choose one of {', '.join(ALGORITHMS)}")
-    if ordering not in ORDERINGS:
-        raise ValueError(f"unknown ordering {ordering!r}: choose one of {', '.join(ORDERINGS)}")
+    check_options(algorithm, ordering)
     result = search(
         game,
         limits=Limits(depth=depth, nodes=budget),
@@ -182,19 +88,23 @@ def search_tree(
             f"{depth}: choose a smaller depth or a larger --budget"
         )
     tree = result.tree
-    tree.update(
-        algorithm=algorithm,
-        heuristic=result.heuristic,
-        depth=depth,
-        value=_number(result.value),
-        move=None if result.move is None else game.move_label(result.move),
-        nodes=result.stats.nodes,
-        stats=result.stats.as_dict(),
-    )
+    tree["algorithm"] = algorithm
+    tree["heuristic"] = result.heuristic
+    tree["depth"] = depth
+    tree["value"] = json_number(result.value)
+    tree["move"] = None if result.move is None else game.move_label(result.move)
+    tree["nodes"] = result.stats.nodes
+    tree["stats"] = result.stats.as_dict()
     return tree
 
 
-def iter_nodes(node: dict[str, Any]) -> list[dict[str, Any]]:
+def _root(tree: SearchTree) -> TreeNode:
+    if tree["tree"] is None:
+        raise ValueError("the tree recorded no node")
+    return tree["tree"]
+
+
+def iter_nodes(node: TreeNode) -> list[TreeNode]:
     """Every node of a (sub)tree in visiting order, pruned ones included."""
     out = [node]
     for child in node["children"]:
@@ -202,13 +112,11 @@ def iter_nodes(node: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _bound(value: Any, sign: str) -> str:
+def _bound(value: float | None, sign: str) -> str:
     return f"{sign}∞" if value is None else str(value)
 
 
-def _label(node: dict[str, Any], pruning: bool) -> str:
-    from connect4.classic.search import describe_value
-
+def _label(node: TreeNode, pruning: bool) -> str:
     name = "root" if node["move"] is None else f"{node['path']}"
     if node["pruned"]:
         return f"{name}  pruned"
@@ -222,7 +130,7 @@ def _label(node: dict[str, Any], pruning: bool) -> str:
     return "  ".join(parts)
 
 
-def render_text(tree: dict[str, Any], *, color: bool = False) -> str:
+def render_text(tree: SearchTree, *, color: bool = False) -> str:
     """An indented text tree (rich), one line per node; pruned children marked.
 
     >>> from connect4 import TicTacToe
@@ -235,13 +143,13 @@ def render_text(tree: dict[str, Any], *, color: bool = False) -> str:
 
     pruning = tree.get("algorithm") != "minimax"
 
-    def build(node: dict[str, Any], branch: Tree) -> None:
+    def build(node: TreeNode, branch: Tree) -> None:
         for child in node["children"]:
             style = "dim strike" if child["pruned"] else ("bold" if child["depth"] % 2 else "")
             sub = branch.add(_label(child, pruning), style=style)
             build(child, sub)
 
-    root = tree["tree"]
+    root = _root(tree)
     top = Tree(_label(root, pruning))
     build(root, top)
     buffer = StringIO()
@@ -254,7 +162,7 @@ def render_text(tree: dict[str, Any], *, color: bool = False) -> str:
     return text + footer + "\n"
 
 
-def render_dot(tree: dict[str, Any]) -> str:
+def render_dot(tree: SearchTree) -> str:
     """Graphviz DOT: max nodes are boxes, min nodes ellipses, pruned ones dashed grey.
 
     >>> from connect4 import TicTacToe
@@ -262,15 +170,13 @@ def render_dot(tree: dict[str, Any]) -> str:
     >>> dot.splitlines()[0], "style=dashed" in dot
     ('digraph search {', True)
     """
-    from connect4.classic.search import describe_value
-
     lines = [
         "digraph search {",
         '  node [fontname="Helvetica", fontsize=10];',
         f'  label="{tree.get("algorithm", "")} depth {tree.get("depth", "")}, '
         f'root \\"{tree["root"]}\\", {tree["node_count"]} nodes";',
     ]
-    for node in iter_nodes(tree["tree"]):
+    for node in iter_nodes(_root(tree)):
         shape = "box" if node["depth"] % 2 == 0 else "ellipse"
         label = node["move"] or "root"
         if node["pruned"]:
@@ -290,12 +196,12 @@ def render_dot(tree: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_json(tree: dict[str, Any]) -> str:
+def render_json(tree: SearchTree) -> str:
     """The tree as JSON text (schema in the module docstring)."""
     return json.dumps(tree, ensure_ascii=False)
 
 
-def render(tree: dict[str, Any], fmt: str) -> str:
+def render(tree: SearchTree, fmt: str) -> str:
     """Render in ``fmt`` (text, dot or json); a ``ValueError`` names the valid formats."""
     if fmt == "text":
         return render_text(tree)

@@ -5,7 +5,7 @@ Specs (keys may be combined; explicit keys override the level's settings)::
     minimax:depth=4,heuristic=windows
     alphabeta:depth=7,heuristic=windows/mollerhoj,ordering=center,tt=on
     alphabeta:time=1.0                  iterative deepening for one second
-    alphabeta:schedule=4/5/6            depth by game phase (the contest seed)
+    alphabeta:schedule=4/5/6            depth by game phase (the Power-4 contest AI's schedule)
     alphabeta:level=hard                easy / medium / hard (see LEVELS)
 
 Set ``player.record_tree = True`` (the web app does) to get the explored tree
@@ -21,7 +21,7 @@ as JSON in ``MoveChoice.tree`` (this runs the generic search, capped at
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
 from connect4.classic.heuristics import get_heuristic, heuristic_names
 from connect4.classic.search import Limits, is_mate, search
@@ -127,39 +127,31 @@ class SearchPlayer:
             raise ValueError("the search found no move")
         figures = result.stats
         stats = MoveStats(
-            nodes=figures.nodes,
-            leaves=figures.leaves,
-            cutoffs=figures.cutoffs,
-            tt_hits=figures.tt_hits,
-            depth=figures.depth,
-            seconds=figures.seconds,
-            engine=result.engine,
-            heuristic=result.heuristic,
-        )
-        tree: dict[str, Any] | None = None
-        if result.tree is not None:
-            tree = result.tree
-            tree.update(
-                algorithm=self.algorithm,
-                heuristic=result.heuristic,
-                depth=result.stats.depth,
-                value=result.value,
-                move=game.move_label(result.move),
-            )
+            nodes=figures.nodes, leaves=figures.leaves, cutoffs=figures.cutoffs,
+            tt_hits=figures.tt_hits, depth=figures.depth, seconds=figures.seconds,
+            engine=result.engine, heuristic=result.heuristic,
+        )  # fmt: skip
+        tree = result.tree
+        if tree is not None:
+            tree["algorithm"] = self.algorithm
+            tree["heuristic"] = result.heuristic
+            tree["depth"] = result.stats.depth
+            tree["value"] = result.value
+            tree["move"] = game.move_label(result.move)
         value = result.value
         return MoveChoice(
             move=result.move,
             value=value,
             stats=stats,
             proven=True if value is not None and is_mate(value) else None,
-            tree=tree,
+            tree=None if tree is None else dict(tree),
         )
 
     def close(self) -> None:
         pass
 
 
-def build(algorithm: str) -> Any:
+def build(algorithm: str) -> Callable[[str, dict[str, object], PlayerContext], Player]:
     """The ``build`` function of a kind: options -> :class:`SearchPlayer`."""
 
     def make(spec: str, values: dict[str, object], context: PlayerContext) -> Player:
