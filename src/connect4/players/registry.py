@@ -21,8 +21,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypedDict
+from typing import Protocol, TypedDict
 
+from connect4.classic.results import SearchTree
 from connect4.core.game import Game
 
 
@@ -66,7 +67,7 @@ class MoveChoice:
     value: float | None = None
     stats: MoveStats = field(default_factory=lambda: MoveStats())
     proven: bool | None = None
-    tree: dict[str, Any] | None = None
+    tree: SearchTree | None = None
     column_scores: list[int | None] | None = None
 
 

@@ -144,7 +144,7 @@ class SearchPlayer:
             value=value,
             stats=stats,
             proven=True if value is not None and is_mate(value) else None,
-            tree=None if tree is None else dict(tree),
+            tree=tree,
         )
 
     def close(self) -> None:

@@ -25,7 +25,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, TypeVar, cast, get_args
 
 from pydantic import JsonValue
 
@@ -445,7 +445,9 @@ def choose_move(
     seconds = time.perf_counter() - started
     stats = {key: _clean(value) for key, value in choice.stats.items()}
     stats.setdefault("seconds", round(seconds, 6))
-    tree = _capped(dict(choice.tree)) if want_tree and choice.tree is not None else None
+    tree = None
+    if want_tree and choice.tree is not None:
+        tree = _capped(cast(JsonObject, dict(choice.tree)))  # a SearchTree is a JSON object
     after = position.copy()
     after.play(choice.move)
     return {
