@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -372,6 +373,45 @@ def test_ctrl_c_stops_the_tournament_and_leaves_no_bot_running(tmp_path: Path) -
             break
         time.sleep(0.05)
     assert [pid for pid in spawned if alive(pid)] == []
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="forkserver workers (Linux)")
+def test_sigkill_of_the_arena_leaves_no_worker_forkserver_or_bot_running(tmp_path: Path) -> None:
+    psutil = pytest.importorskip("psutil")
+    results = tmp_path / "r.jsonl"
+    process = subprocess.Popen(
+        [PYTHON, "-m", "connect4", "arena", "--players", "random", cmd("slow"),
+         "--games-per-pair", "400", "--workers", "2", "--results", str(results),
+         "--accuracy-nodes", "0"],
+        env={**os.environ, "SLOW_BOT_SECONDS": "0.05"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )  # fmt: skip
+    descendants: list[Any] = []
+    try:
+        for _ in range(1200):
+            if (results.exists() and results.stat().st_size > 0) or process.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert process.poll() is None, "the tournament ended before it could be killed"
+        descendants = psutil.Process(process.pid).children(recursive=True)
+        assert len(descendants) >= 3  # the forkserver and two workers, at least
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        for _ in range(200):
+            if not any(alive(child.pid) for child in descendants):
+                break
+            time.sleep(0.05)
+        survivors = [child.cmdline() for child in descendants if alive(child.pid)]
+        assert survivors == []
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        for child in descendants:  # never leak what this test started
+            with contextlib.suppress(psutil.Error):
+                child.kill()  # psutil checks the pid still names this process
 
 
 def alive(pid: int) -> bool:

@@ -18,12 +18,16 @@ store as they arrive, so a run that is killed loses only the games in flight.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import importlib
 import multiprocessing
+import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 from connect4.arena.accuracy import optimal_moves
@@ -165,10 +169,34 @@ def play_scheduled(scheduled: ScheduledGame, config: ArenaConfig) -> GameRecord:
 
 
 # ------------------------------------------------------------------ executors
+def exit_with_parent(lifeline: Connection) -> None:
+    """Worker initializer: end this worker the moment the arena process is gone.
+
+    The arena holds the only writing end of ``lifeline``; when it closes (the
+    run is over, or the arena died, even by SIGKILL) the read below ends and
+    the worker exits, its bots with it (they get SIGKILL when their parent
+    dies). With no worker left, the forkserver and the resource tracker see
+    their pipes close and exit too. (A parent-death signal alone would not do:
+    a forkserver's workers are the forkserver's children, and it outlives the
+    arena while they live.)
+    """
+
+    def watch() -> None:
+        with contextlib.suppress(EOFError, OSError):
+            lifeline.recv_bytes()
+        os._exit(1)
+
+    threading.Thread(target=watch, name="connect4-lifeline", daemon=True).start()
+
+
 def _executor(
     workers: int, scheduler: str | None
-) -> tuple[concurrent.futures.Executor, Callable[[], None] | None]:
-    """A process pool of ``workers``, or a Dask cluster's executor and its client's close."""
+) -> tuple[concurrent.futures.Executor, Callable[[bool], None]]:
+    """A process pool of ``workers``, or a Dask cluster's executor; and how to close it.
+
+    ``close(finished)`` drops the queued games; unless ``finished`` (every game
+    done), games still running are abandoned and local workers exit at once.
+    """
     if scheduler is not None:
         try:
             distributed = importlib.import_module("dask.distributed")
@@ -178,12 +206,32 @@ def _executor(
             client = distributed.Client(scheduler, timeout=10)
         except (OSError, TimeoutError, ValueError) as error:
             raise ArenaError(f"cannot reach the Dask scheduler {scheduler}: {error}") from None
-        executor: concurrent.futures.Executor = client.get_executor()
-        close: Callable[[], None] = client.close
-        return executor, close
+        dask_executor: concurrent.futures.Executor = client.get_executor()
+
+        def close_dask(finished: bool) -> None:
+            # Dask's executor has no cancel_futures; closing the client drops the rest.
+            dask_executor.shutdown(wait=False)
+            client.close()
+
+        return dask_executor, close_dask
     method = "forkserver" if sys.platform == "linux" else None
     context = multiprocessing.get_context(method)
-    return concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context), None
+    lifeline, keep_alive = context.Pipe(duplex=False)
+    pool = concurrent.futures.ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=exit_with_parent,
+        initargs=(lifeline,),
+    )
+
+    def close_pool(finished: bool) -> None:
+        try:
+            pool.shutdown(wait=finished, cancel_futures=True)
+        finally:
+            keep_alive.close()
+            lifeline.close()
+
+    return pool, close_pool
 
 
 def play_pending(
@@ -194,7 +242,7 @@ def play_pending(
         for scheduled in pending:
             yield play_scheduled(scheduled, config)
         return
-    executor, close_client = _executor(workers, scheduler)
+    executor, close = _executor(workers, scheduler)
     futures: dict[concurrent.futures.Future[GameRecord], ScheduledGame] = {}
     try:
         futures = {executor.submit(play_scheduled, game, config): game for game in pending}
@@ -209,13 +257,10 @@ def play_pending(
                 ) from error
             yield record
     finally:
+        finished = all(future.done() for future in futures)
         for future in futures:
             future.cancel()
-        if close_client is None:
-            executor.shutdown(wait=False, cancel_futures=True)
-        else:  # Dask's executor has no cancel_futures; closing the client drops the rest
-            executor.shutdown(wait=False)
-            close_client()
+        close(finished)
 
 
 # ------------------------------------------------------------------ running
