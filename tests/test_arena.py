@@ -31,6 +31,7 @@ from connect4.arena import (
     summarize,
 )
 from connect4.cli.app import app
+from tests.cli_helpers import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = Path(__file__).resolve().parent / "fake_bots"
@@ -493,6 +494,24 @@ def test_cli_arena_bad_usage(args: list[str], message: str) -> None:
     result = CliRunner().invoke(app, ["arena", *args])
     assert result.exit_code == 2
     assert "error: " in result.stderr and message in result.stderr
+
+
+def test_cli_max_move_seconds_forfeits_a_hung_bot_without_a_time_limit(tmp_path: Path) -> None:
+    results = tmp_path / "r.jsonl"
+    args = ["arena", "--players", "random", cmd("hang"), "--games-per-pair", "1",
+            "--accuracy-nodes", "0", "--results", str(results),
+            "--max-move-seconds", "2"]  # fmt: skip
+    finished = run_cli(*args, timeout=60)
+    assert finished.returncode == 0, finished.stderr
+    (record,) = [json.loads(line) for line in results.read_text().splitlines()]
+    assert (record["forfeit"], record["reason"], record["detail"]) == (
+        "yellow",
+        "timeout",
+        "no reply in 2 s (no time limit was set)",
+    )
+    refused = run_cli(*args[:-1], "0", "--resume")
+    assert refused.returncode == 2
+    assert "--max-move-seconds must be positive" in refused.stderr
 
 
 def test_connect4_accuracy_uses_the_solver_scores() -> None:

@@ -104,6 +104,7 @@ def play_scheduled(scheduled: ScheduledGame, config: ArenaConfig) -> GameRecord:
                 break
             if isinstance(built, ExternalPlayer):
                 built.time_limit = config.time_per_move
+                built.max_move_seconds = config.max_move_seconds
             players[colour - 1] = built
         while forfeit is None and not board.is_over():
             colour = board.to_move
