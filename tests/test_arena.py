@@ -231,6 +231,47 @@ def test_builtin_time_control_forfeits_a_slow_builtin_player(
     assert (record["forfeit"], record["reason"], record["moves"]) == ("red", "timeout", "")
 
 
+def test_set_up_on_a_players_first_move_does_not_count_against_its_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from connect4.players import KINDS, PlayerKind, RandomPlayer
+
+    compiled: list[bool] = []  # process-wide, like a numba cache or a loaded table
+
+    class CompilesOnFirstUse(RandomPlayer):
+        def choose(self, game: Any) -> Any:
+            if not compiled:
+                time.sleep(0.3)
+                compiled.append(True)
+            return super().choose(game)
+
+    kind = PlayerKind(
+        name="compiling-test",
+        description="slow once per process",
+        options={},
+        build=lambda spec, options, context: CompilesOnFirstUse(spec),
+    )
+    monkeypatch.setitem(KINDS, kind.name, kind)
+    config = ArenaConfig(
+        players=("compiling-test", "random"), games_per_pair=1, time_per_move=0.1, seed=3
+    )
+    record = play_scheduled(make_schedule(config)[0], config)
+    assert (record["forfeit"], record["detail"]) == (None, "")
+    assert record["reason"] in ("connect four", "draw")
+
+
+def test_cli_builtin_players_do_not_lose_on_time_on_their_first_move(tmp_path: Path) -> None:
+    results = tmp_path / "x.jsonl"
+    finished = run_cli(
+        "arena", "--players", "random", "alphabeta:depth=2", "--time-per-move", "0.5",
+        "--seed", "1", "--results", str(results),
+    )  # fmt: skip
+    assert finished.returncode == 0, finished.stderr
+    records = [json.loads(line) for line in results.read_text().splitlines()]
+    assert len(records) == 2
+    assert [(r["forfeit"], r["detail"]) for r in records] == [(None, ""), (None, "")]
+
+
 def test_bad_tournaments_are_refused() -> None:
     with pytest.raises(ArenaError, match="at least two players"):
         run_tournament(ArenaConfig(players=("random",)))

@@ -74,11 +74,43 @@ def close_all(players: Iterable[Player | None]) -> None:
         raise interrupted
 
 
+_REHEARSED: set[tuple[str, str, int, int, str]] = set()
+
+
+def rehearse(spec: str, config: ArenaConfig, board: Game) -> None:
+    """Warm ``spec`` up off the clock: once per process, a throwaway copy plays one move.
+
+    A player's first move pays for compiling its search (numba), loading
+    tables and books; the rehearsal pays for them before any clock starts, on
+    a copy of ``board``, and leaves the game's own players (and their seeds)
+    untouched. External bots need none: their start-up is not timed (the
+    clock starts once they answer ``ready``), and each game starts a new one.
+    Anything that fails here is left for the real move to report.
+    """
+    key = (spec, config.game, config.width, config.height, config.rules)
+    if key in _REHEARSED:
+        return
+    _REHEARSED.add(key)
+    try:
+        player = make_player(
+            spec, game=config.game, width=config.width, height=config.height, rules=config.rules
+        )
+    except Exception:
+        return
+    try:
+        if not isinstance(player, ExternalPlayer):
+            with contextlib.suppress(Exception):
+                player.choose(board.copy())
+    finally:
+        close_all([player])
+
+
 def play_scheduled(scheduled: ScheduledGame, config: ArenaConfig) -> GameRecord:
     """Play one scheduled game to its end or a forfeit; return its result record.
 
     Runs in a worker (process or Dask). The players are built here with seeds
-    derived from the game's seed and closed (external bots killed) at the end.
+    derived from the game's seed and closed (external bots killed) at the end;
+    :func:`rehearse` warms each spec up first, so no set-up counts against a move.
     """
     board = start_position(config, scheduled.opening)
     specs = (scheduled.red, scheduled.yellow)
@@ -102,6 +134,7 @@ def play_scheduled(scheduled: ScheduledGame, config: ArenaConfig) -> GameRecord:
             except Exception as error:  # a player that cannot even be built
                 forfeit, reason, detail = colour, "crash", f"cannot start: {error}"
                 break
+            rehearse(specs[colour - 1], config, board)
             if isinstance(built, ExternalPlayer):
                 built.time_limit = config.time_per_move
                 built.max_move_seconds = config.max_move_seconds
