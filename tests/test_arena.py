@@ -537,6 +537,26 @@ def test_cli_arena_bad_usage(args: list[str], message: str) -> None:
     assert "error: " in result.stderr and message in result.stderr
 
 
+def test_cli_tables_fit_80_columns_and_name_every_player_in_full() -> None:
+    specs = ["alphabeta:depth=2,heuristic=windows", "random:seed=3", "random"]
+    env = {**os.environ, "COLUMNS": "80", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}
+    finished = subprocess.run(
+        [PYTHON, "-m", "connect4", "arena", "--players", *specs, "--accuracy-nodes", "1000"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert finished.returncode == 0, finished.stderr
+    lines = finished.stdout.splitlines()
+    assert "Standings (6 games)" in finished.stdout
+    assert [line for line in lines if len(line) > 80] == []
+    assert "…" not in finished.stdout.replace(" … ", "")  # only the intervals' dots
+    for spec in specs:
+        assert any(line.split("│")[2].strip() == spec for line in lines if line.count("│") > 2)
+
+
 def test_cli_max_move_seconds_forfeits_a_hung_bot_without_a_time_limit(tmp_path: Path) -> None:
     results = tmp_path / "r.jsonl"
     args = ["arena", "--players", "random", cmd("hang"), "--games-per-pair", "1",

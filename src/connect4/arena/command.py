@@ -68,8 +68,7 @@ def arena_main(
         raise ArenaError(str(error)) from None
     config = replace(base, openings=load_openings(openings, base))
     err = Console(stderr=True, highlight=False)
-    wide = None if sys.stdout.isatty() else 250  # piped: whole tables, no ellipses
-    out = Console(highlight=False, width=wide)
+    out = Console(highlight=False)  # COLUMNS, else the terminal's width, else 80
     try:
         with lazy_progress_bar(err, "games") as progress:
             run = run_tournament(
@@ -96,6 +95,6 @@ def arena_main(
     if json_output:
         sys.stdout.write(json.dumps(summary.to_json(), indent=2) + "\n")
     else:
-        for table in render_summary(summary):
+        for table in render_summary(summary, width=out.width):
             out.print(table)
     return 0
