@@ -76,6 +76,10 @@ def _table(title: str, names: bool, columns: tuple[tuple[str, str], ...]) -> Tab
 def _summary_tables(summary: Summary, max_crosstable: int, names: bool) -> list[Table]:
     """The standings, the moves and (few enough players) the crosstable."""
     rows = list(enumerate(summary.standings, start=1))
+
+    def who(rank: int, player: str) -> list[str]:
+        return [str(rank), player] if names else [str(rank)]
+
     standings = _table(
         f"Standings ({summary.games_played} games)",
         names,
@@ -89,14 +93,13 @@ def _summary_tables(summary: Summary, max_crosstable: int, names: bool) -> list[
          ("forfeits", "left")),
     )  # fmt: skip
     for rank, row in rows:
-        who = [str(rank), row.player] if names else [str(rank)]
         interval = (
             "-"
             if row.elo_low is None or row.elo_high is None
             else f"{row.elo_low:+.0f} … {row.elo_high:+.0f}"
         )
         standings.add_row(
-            *who,
+            *who(rank, row.player),
             str(row.games),
             f"{row.wins}-{row.draws}-{row.losses}",
             f"{row.points:g}",
@@ -109,7 +112,7 @@ def _summary_tables(summary: Summary, max_crosstable: int, names: bool) -> list[
         )
         per_move = row.seconds_per_move
         moves.add_row(
-            *who,
+            *who(rank, row.player),
             accuracy,
             _fmt(None if per_move is None else 1000 * per_move, ".3g"),
             _fmt(row.nodes_per_move, ",.0f"),
@@ -127,7 +130,7 @@ def _summary_tables(summary: Summary, max_crosstable: int, names: bool) -> list[
             for _, other in rows:
                 cell = summary.crosstable.get(row.player, {}).get(other.player)
                 cells.append("·" if cell is None else f"{cell.points:g}/{cell.games}")
-            cross.add_row(*([str(rank), row.player] if names else [str(rank)]), *cells)
+            cross.add_row(*who(rank, row.player), *cells)
         tables.append(cross)
     return tables
 
@@ -157,14 +160,10 @@ def render_summary(
     >>> [t.title for t in render_summary(summarize(config, []), width=80)][:2]
     ['Players', 'Standings (0 games)']
     """
-    from rich.table import Table
-
     tables = _summary_tables(summary, max_crosstable, names=True)
     if width is None or all(_natural_width(table) <= width for table in tables):
         return tables
-    legend = Table(title="Players")
-    legend.add_column("#", justify="right")
-    legend.add_column("player", overflow="fold")
+    legend = _table("Players", names=True, columns=())
     for rank, row in enumerate(summary.standings, start=1):
         legend.add_row(str(rank), row.player)
     short = _summary_tables(summary, max_crosstable, names=False)
