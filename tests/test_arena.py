@@ -260,6 +260,36 @@ def test_set_up_on_a_players_first_move_does_not_count_against_its_clock(
     assert record["reason"] in ("connect four", "draw")
 
 
+def test_a_players_own_warm_up_runs_off_the_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    from connect4.players import KINDS, PlayerKind, RandomPlayer
+
+    loaded: list[bool] = []  # what a first move does not load (a solver past the book)
+
+    class LoadsLater(RandomPlayer):
+        def warm_up(self) -> None:
+            time.sleep(0.3)
+            loaded.append(True)
+
+        def choose(self, game: Any) -> Any:
+            if not loaded and game.ply >= 3:
+                self.warm_up()
+            return super().choose(game)
+
+    kind = PlayerKind(
+        name="loads-later-test",
+        description="slow past its first moves, once per process",
+        options={},
+        build=lambda spec, options, context: LoadsLater(spec),
+    )
+    monkeypatch.setitem(KINDS, kind.name, kind)
+    config = ArenaConfig(
+        players=("loads-later-test", "random"), games_per_pair=1, time_per_move=0.1, seed=3
+    )
+    record = play_scheduled(make_schedule(config)[0], config)
+    assert (record["forfeit"], record["detail"]) == (None, "")
+    assert loaded == [True]
+
+
 def test_cli_builtin_players_do_not_lose_on_time_on_their_first_move(tmp_path: Path) -> None:
     results = tmp_path / "x.jsonl"
     finished = run_cli(

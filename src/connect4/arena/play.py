@@ -83,9 +83,12 @@ def rehearse(spec: str, config: ArenaConfig, board: Game) -> None:
     A player's first move pays for compiling its search (numba), loading
     tables and books; the rehearsal pays for them before any clock starts, on
     a copy of ``board``, and leaves the game's own players (and their seeds)
-    untouched. External bots need none: their start-up is not timed (the
-    clock starts once they answer ``ready``), and each game starts a new one.
-    Anything that fails here is left for the real move to report.
+    untouched. A player whose set-up goes beyond its first move (a solver
+    needed only past the opening book) may offer a ``warm_up()`` method: the
+    rehearsal calls it first, and waits for it. External bots need none: their
+    start-up is not timed (the clock starts once they answer ``ready``), and
+    each game starts a new one. Anything that fails here is left for the real
+    move to report.
     """
     key = (spec, config.game, config.width, config.height, config.rules)
     if key in _REHEARSED:
@@ -99,7 +102,10 @@ def rehearse(spec: str, config: ArenaConfig, board: Game) -> None:
         return
     try:
         if not isinstance(player, ExternalPlayer):
+            warm_up = getattr(player, "warm_up", None)
             with contextlib.suppress(Exception):
+                if callable(warm_up):
+                    warm_up()
                 player.choose(board.copy())
     finally:
         close_all([player])
