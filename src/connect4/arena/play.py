@@ -75,6 +75,7 @@ def close_all(players: Iterable[Player | None]) -> None:
 
 
 _REHEARSED: set[tuple[str, str, int, int, str]] = set()
+_REHEARSAL_LOCK = threading.Lock()  # games on threads (Dask) wait for one rehearsal
 
 
 def rehearse(spec: str, config: ArenaConfig, board: Game) -> None:
@@ -91,24 +92,25 @@ def rehearse(spec: str, config: ArenaConfig, board: Game) -> None:
     move to report.
     """
     key = (spec, config.game, config.width, config.height, config.rules)
-    if key in _REHEARSED:
-        return
-    _REHEARSED.add(key)
-    try:
-        player = make_player(
-            spec, game=config.game, width=config.width, height=config.height, rules=config.rules
-        )
-    except Exception:
-        return
-    try:
-        if not isinstance(player, ExternalPlayer):
-            warm_up = getattr(player, "warm_up", None)
-            with contextlib.suppress(Exception):
-                if callable(warm_up):
-                    warm_up()
-                player.choose(board.copy())
-    finally:
-        close_all([player])
+    with _REHEARSAL_LOCK:
+        if key in _REHEARSED:
+            return
+        _REHEARSED.add(key)
+        try:
+            player = make_player(
+                spec, game=config.game, width=config.width, height=config.height, rules=config.rules
+            )
+        except Exception:
+            return
+        try:
+            if not isinstance(player, ExternalPlayer):
+                warm_up = getattr(player, "warm_up", None)
+                with contextlib.suppress(Exception):
+                    if callable(warm_up):
+                        warm_up()
+                    player.choose(board.copy())
+        finally:
+            close_all([player])
 
 
 def play_scheduled(scheduled: ScheduledGame, config: ArenaConfig) -> GameRecord:
