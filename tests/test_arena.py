@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -30,6 +31,7 @@ from connect4.arena import (
     summarize,
 )
 from connect4.cli.app import app
+from tests.cli_helpers import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = Path(__file__).resolve().parent / "fake_bots"
@@ -229,6 +231,77 @@ def test_builtin_time_control_forfeits_a_slow_builtin_player(
     assert (record["forfeit"], record["reason"], record["moves"]) == ("red", "timeout", "")
 
 
+def test_set_up_on_a_players_first_move_does_not_count_against_its_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from connect4.players import KINDS, PlayerKind, RandomPlayer
+
+    compiled: list[bool] = []  # process-wide, like a numba cache or a loaded table
+
+    class CompilesOnFirstUse(RandomPlayer):
+        def choose(self, game: Any) -> Any:
+            if not compiled:
+                time.sleep(0.3)
+                compiled.append(True)
+            return super().choose(game)
+
+    kind = PlayerKind(
+        name="compiling-test",
+        description="slow once per process",
+        options={},
+        build=lambda spec, options, context: CompilesOnFirstUse(spec),
+    )
+    monkeypatch.setitem(KINDS, kind.name, kind)
+    config = ArenaConfig(
+        players=("compiling-test", "random"), games_per_pair=1, time_per_move=0.1, seed=3
+    )
+    record = play_scheduled(make_schedule(config)[0], config)
+    assert (record["forfeit"], record["detail"]) == (None, "")
+    assert record["reason"] in ("connect four", "draw")
+
+
+def test_a_players_own_warm_up_runs_off_the_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    from connect4.players import KINDS, PlayerKind, RandomPlayer
+
+    loaded: list[bool] = []  # what a first move does not load (a solver past the book)
+
+    class LoadsLater(RandomPlayer):
+        def warm_up(self) -> None:
+            time.sleep(0.3)
+            loaded.append(True)
+
+        def choose(self, game: Any) -> Any:
+            if not loaded and game.ply >= 3:
+                self.warm_up()
+            return super().choose(game)
+
+    kind = PlayerKind(
+        name="loads-later-test",
+        description="slow past its first moves, once per process",
+        options={},
+        build=lambda spec, options, context: LoadsLater(spec),
+    )
+    monkeypatch.setitem(KINDS, kind.name, kind)
+    config = ArenaConfig(
+        players=("loads-later-test", "random"), games_per_pair=1, time_per_move=0.1, seed=3
+    )
+    record = play_scheduled(make_schedule(config)[0], config)
+    assert (record["forfeit"], record["detail"]) == (None, "")
+    assert loaded == [True]
+
+
+def test_cli_builtin_players_do_not_lose_on_time_on_their_first_move(tmp_path: Path) -> None:
+    results = tmp_path / "x.jsonl"
+    finished = run_cli(
+        "arena", "--players", "random", "alphabeta:depth=2", "--time-per-move", "0.5",
+        "--seed", "1", "--results", str(results),
+    )  # fmt: skip
+    assert finished.returncode == 0, finished.stderr
+    records = [json.loads(line) for line in results.read_text().splitlines()]
+    assert len(records) == 2
+    assert [(r["forfeit"], r["detail"]) for r in records] == [(None, ""), (None, "")]
+
+
 def test_bad_tournaments_are_refused() -> None:
     with pytest.raises(ArenaError, match="at least two players"):
         run_tournament(ArenaConfig(players=("random",)))
@@ -374,6 +447,45 @@ def test_ctrl_c_stops_the_tournament_and_leaves_no_bot_running(tmp_path: Path) -
     assert [pid for pid in spawned if alive(pid)] == []
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="forkserver workers (Linux)")
+def test_sigkill_of_the_arena_leaves_no_worker_forkserver_or_bot_running(tmp_path: Path) -> None:
+    psutil = pytest.importorskip("psutil")
+    results = tmp_path / "r.jsonl"
+    process = subprocess.Popen(
+        [PYTHON, "-m", "connect4", "arena", "--players", "random", cmd("slow"),
+         "--games-per-pair", "400", "--workers", "2", "--results", str(results),
+         "--accuracy-nodes", "0"],
+        env={**os.environ, "SLOW_BOT_SECONDS": "0.05"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )  # fmt: skip
+    descendants: list[Any] = []
+    try:
+        for _ in range(1200):
+            if (results.exists() and results.stat().st_size > 0) or process.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert process.poll() is None, "the tournament ended before it could be killed"
+        descendants = psutil.Process(process.pid).children(recursive=True)
+        assert len(descendants) >= 3  # the forkserver and two workers, at least
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        for _ in range(200):
+            if not any(alive(child.pid) for child in descendants):
+                break
+            time.sleep(0.05)
+        survivors = [child.cmdline() for child in descendants if alive(child.pid)]
+        assert survivors == []
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        for child in descendants:  # never leak what this test started
+            with contextlib.suppress(psutil.Error):
+                child.kill()  # psutil checks the pid still names this process
+
+
 def alive(pid: int) -> bool:
     """True while ``pid`` exists and is not a zombie."""
     try:
@@ -453,6 +565,44 @@ def test_cli_arena_bad_usage(args: list[str], message: str) -> None:
     result = CliRunner().invoke(app, ["arena", *args])
     assert result.exit_code == 2
     assert "error: " in result.stderr and message in result.stderr
+
+
+def test_cli_tables_fit_80_columns_and_name_every_player_in_full() -> None:
+    specs = ["alphabeta:depth=2,heuristic=windows", "random:seed=3", "random"]
+    env = {**os.environ, "COLUMNS": "80", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}
+    finished = subprocess.run(
+        [PYTHON, "-m", "connect4", "arena", "--players", *specs, "--accuracy-nodes", "1000"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert finished.returncode == 0, finished.stderr
+    lines = finished.stdout.splitlines()
+    assert "Standings (6 games)" in finished.stdout
+    assert [line for line in lines if len(line) > 80] == []
+    assert "…" not in finished.stdout.replace(" … ", "")  # only the intervals' dots
+    for spec in specs:
+        assert any(line.split("│")[2].strip() == spec for line in lines if line.count("│") > 2)
+
+
+def test_cli_max_move_seconds_forfeits_a_hung_bot_without_a_time_limit(tmp_path: Path) -> None:
+    results = tmp_path / "r.jsonl"
+    args = ["arena", "--players", "random", cmd("hang"), "--games-per-pair", "1",
+            "--accuracy-nodes", "0", "--results", str(results),
+            "--max-move-seconds", "2"]  # fmt: skip
+    finished = run_cli(*args, timeout=60)
+    assert finished.returncode == 0, finished.stderr
+    (record,) = [json.loads(line) for line in results.read_text().splitlines()]
+    assert (record["forfeit"], record["reason"], record["detail"]) == (
+        "yellow",
+        "timeout",
+        "no reply in 2 s (no time limit was set)",
+    )
+    refused = run_cli(*args[:-1], "0", "--resume")
+    assert refused.returncode == 2
+    assert "--max-move-seconds must be positive" in refused.stderr
 
 
 def test_connect4_accuracy_uses_the_solver_scores() -> None:

@@ -111,9 +111,23 @@ def test_hanging_bot_forfeits_with_timeout() -> None:
 
 def test_hanging_bot_without_a_time_limit_forfeits_after_the_silence_limit() -> None:
     player = bot("hang", time_limit=None)
-    player.silence_seconds = 0.3
+    player.max_move_seconds = 0.3
     fault = fault_of(player)
     assert (fault.reason, fault.detail) == ("timeout", "no reply in 0.3 s (no time limit was set)")
+
+
+def test_a_silent_bot_gets_one_warning_on_stderr_before_it_forfeits(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    player = bot("hang", time_limit=None)
+    player.warn_seconds, player.max_move_seconds = 0.2, 1.0
+    fault = fault_of(player, "44")
+    assert fault.reason == "timeout"
+    warnings = [line for line in capfd.readouterr().err.splitlines() if "warning" in line]
+    assert warnings == [
+        f"warning: {player.spec} has been silent for 0.2 s on move 3 (44); "
+        "it forfeits after 1 s (--max-move-seconds)"
+    ]
 
 
 def test_illegal_column_forfeits_with_the_column_number() -> None:

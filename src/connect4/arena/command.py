@@ -17,6 +17,7 @@ from connect4.arena.play import run_tournament
 from connect4.arena.report import lazy_progress_bar, render_summary, write_csv
 from connect4.arena.schedule import ArenaConfig, ArenaError, load_openings, start_position
 from connect4.arena.summary import summarize
+from connect4.players.external import MAX_MOVE_SECONDS
 
 
 def arena_main(
@@ -26,6 +27,7 @@ def arena_main(
     games_per_pair: int = 2,
     openings: str = "plies=2",
     time_per_move: float | None = None,
+    max_move_seconds: float = MAX_MOVE_SECONDS,
     results: Path | None = None,
     resume: bool = False,
     workers: int = 1,
@@ -52,6 +54,7 @@ def arena_main(
         gauntlet=gauntlet,
         games_per_pair=games_per_pair,
         time_per_move=time_per_move,
+        max_move_seconds=max_move_seconds,
         game=game,
         width=width,
         height=height,
@@ -65,8 +68,7 @@ def arena_main(
         raise ArenaError(str(error)) from None
     config = replace(base, openings=load_openings(openings, base))
     err = Console(stderr=True, highlight=False)
-    wide = None if sys.stdout.isatty() else 250  # piped: whole tables, no ellipses
-    out = Console(highlight=False, width=wide)
+    out = Console(highlight=False)  # COLUMNS, else the terminal's width, else 80
     try:
         with lazy_progress_bar(err, "games") as progress:
             run = run_tournament(
@@ -93,6 +95,6 @@ def arena_main(
     if json_output:
         sys.stdout.write(json.dumps(summary.to_json(), indent=2) + "\n")
     else:
-        for table in render_summary(summary):
+        for table in render_summary(summary, width=out.width):
             out.print(table)
     return 0

@@ -18,12 +18,16 @@ store as they arrive, so a run that is killed loses only the games in flight.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import importlib
 import multiprocessing
+import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 from connect4.arena.accuracy import optimal_moves
@@ -70,11 +74,51 @@ def close_all(players: Iterable[Player | None]) -> None:
         raise interrupted
 
 
+_REHEARSED: set[tuple[str, str, int, int, str]] = set()
+_REHEARSAL_LOCK = threading.Lock()  # games on threads (Dask) wait for one rehearsal
+
+
+def rehearse(spec: str, config: ArenaConfig, board: Game) -> None:
+    """Warm ``spec`` up off the clock: once per process, a throwaway copy plays one move.
+
+    A player's first move pays for compiling its search (numba), loading
+    tables and books; the rehearsal pays for them before any clock starts, on
+    a copy of ``board``, and leaves the game's own players (and their seeds)
+    untouched. A player whose set-up goes beyond its first move (a solver
+    needed only past the opening book) may offer a ``warm_up()`` method: the
+    rehearsal calls it first, and waits for it. External bots need none: their
+    start-up is not timed (the clock starts once they answer ``ready``), and
+    each game starts a new one. Anything that fails here is left for the real
+    move to report.
+    """
+    key = (spec, config.game, config.width, config.height, config.rules)
+    with _REHEARSAL_LOCK:
+        if key in _REHEARSED:
+            return
+        _REHEARSED.add(key)
+        try:
+            player = make_player(
+                spec, game=config.game, width=config.width, height=config.height, rules=config.rules
+            )
+        except Exception:
+            return
+        try:
+            if not isinstance(player, ExternalPlayer):
+                warm_up = getattr(player, "warm_up", None)
+                with contextlib.suppress(Exception):
+                    if callable(warm_up):
+                        warm_up()
+                    player.choose(board.copy())
+        finally:
+            close_all([player])
+
+
 def play_scheduled(scheduled: ScheduledGame, config: ArenaConfig) -> GameRecord:
     """Play one scheduled game to its end or a forfeit; return its result record.
 
     Runs in a worker (process or Dask). The players are built here with seeds
-    derived from the game's seed and closed (external bots killed) at the end.
+    derived from the game's seed and closed (external bots killed) at the end;
+    :func:`rehearse` warms each spec up first, so no set-up counts against a move.
     """
     board = start_position(config, scheduled.opening)
     specs = (scheduled.red, scheduled.yellow)
@@ -98,8 +142,10 @@ def play_scheduled(scheduled: ScheduledGame, config: ArenaConfig) -> GameRecord:
             except Exception as error:  # a player that cannot even be built
                 forfeit, reason, detail = colour, "crash", f"cannot start: {error}"
                 break
+            rehearse(specs[colour - 1], config, board)
             if isinstance(built, ExternalPlayer):
                 built.time_limit = config.time_per_move
+                built.max_move_seconds = config.max_move_seconds
             players[colour - 1] = built
         while forfeit is None and not board.is_over():
             colour = board.to_move
@@ -165,10 +211,34 @@ def play_scheduled(scheduled: ScheduledGame, config: ArenaConfig) -> GameRecord:
 
 
 # ------------------------------------------------------------------ executors
+def exit_with_parent(lifeline: Connection) -> None:
+    """Worker initializer: end this worker the moment the arena process is gone.
+
+    The arena holds the only writing end of ``lifeline``; when it closes (the
+    run is over, or the arena died, even by SIGKILL) the read below ends and
+    the worker exits, its bots with it (they get SIGKILL when their parent
+    dies). With no worker left, the forkserver and the resource tracker see
+    their pipes close and exit too. (A parent-death signal alone would not do:
+    a forkserver's workers are the forkserver's children, and it outlives the
+    arena while they live.)
+    """
+
+    def watch() -> None:
+        with contextlib.suppress(EOFError, OSError):
+            lifeline.recv_bytes()
+        os._exit(1)
+
+    threading.Thread(target=watch, name="connect4-lifeline", daemon=True).start()
+
+
 def _executor(
     workers: int, scheduler: str | None
-) -> tuple[concurrent.futures.Executor, Callable[[], None] | None]:
-    """A process pool of ``workers``, or a Dask cluster's executor and its client's close."""
+) -> tuple[concurrent.futures.Executor, Callable[[bool], None]]:
+    """A process pool of ``workers``, or a Dask cluster's executor; and how to close it.
+
+    ``close(finished)`` drops the queued games; unless ``finished`` (every game
+    done), games still running are abandoned and local workers exit at once.
+    """
     if scheduler is not None:
         try:
             distributed = importlib.import_module("dask.distributed")
@@ -178,12 +248,32 @@ def _executor(
             client = distributed.Client(scheduler, timeout=10)
         except (OSError, TimeoutError, ValueError) as error:
             raise ArenaError(f"cannot reach the Dask scheduler {scheduler}: {error}") from None
-        executor: concurrent.futures.Executor = client.get_executor()
-        close: Callable[[], None] = client.close
-        return executor, close
+        dask_executor: concurrent.futures.Executor = client.get_executor()
+
+        def close_dask(finished: bool) -> None:
+            # Dask's executor has no cancel_futures; closing the client drops the rest.
+            dask_executor.shutdown(wait=False)
+            client.close()
+
+        return dask_executor, close_dask
     method = "forkserver" if sys.platform == "linux" else None
     context = multiprocessing.get_context(method)
-    return concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context), None
+    lifeline, keep_alive = context.Pipe(duplex=False)
+    pool = concurrent.futures.ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=exit_with_parent,
+        initargs=(lifeline,),
+    )
+
+    def close_pool(finished: bool) -> None:
+        try:
+            pool.shutdown(wait=finished, cancel_futures=True)
+        finally:
+            keep_alive.close()
+            lifeline.close()
+
+    return pool, close_pool
 
 
 def play_pending(
@@ -194,7 +284,7 @@ def play_pending(
         for scheduled in pending:
             yield play_scheduled(scheduled, config)
         return
-    executor, close_client = _executor(workers, scheduler)
+    executor, close = _executor(workers, scheduler)
     futures: dict[concurrent.futures.Future[GameRecord], ScheduledGame] = {}
     try:
         futures = {executor.submit(play_scheduled, game, config): game for game in pending}
@@ -209,13 +299,10 @@ def play_pending(
                 ) from error
             yield record
     finally:
+        finished = all(future.done() for future in futures)
         for future in futures:
             future.cancel()
-        if close_client is None:
-            executor.shutdown(wait=False, cancel_futures=True)
-        else:  # Dask's executor has no cancel_futures; closing the client drops the rest
-            executor.shutdown(wait=False)
-            close_client()
+        close(finished)
 
 
 # ------------------------------------------------------------------ running

@@ -60,68 +60,117 @@ def _fmt(value: float | None, pattern: str) -> str:
     return "-" if value is None else format(value, pattern)
 
 
-def render_summary(summary: Summary, max_crosstable: int = 16) -> list[Table]:
-    """Rich tables: the standings, and the crosstable when there are few enough players."""
+def _table(title: str, names: bool, columns: tuple[tuple[str, str], ...]) -> Table:
+    """An empty table: ``#``, the player column when ``names``, then ``columns``."""
     from rich.table import Table
 
-    standings = summary.standings
-    table = Table(title=f"Standings ({summary.games_played} games)")
-    for column, justify in (
-        ("#", "right"),
-        ("player", "left"),
-        ("games", "right"),
-        ("W-D-L", "right"),
-        ("points", "right"),
-        ("score", "right"),
-        ("Elo", "right"),
-        ("95 % interval", "right"),
-        ("accuracy", "right"),
-        ("ms/move", "right"),
-        ("nodes/move", "right"),
-        ("forfeits", "left"),
-    ):
+    table = Table(title=title, min_width=len(title))  # a title on one line
+    table.add_column("#", justify="right")
+    if names:
+        table.add_column("player", overflow="fold")
+    for column, justify in columns:
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
-    for rank, row in enumerate(standings, start=1):
+    return table
+
+
+def _summary_tables(summary: Summary, max_crosstable: int, names: bool) -> list[Table]:
+    """The standings, the moves and (few enough players) the crosstable."""
+    rows = list(enumerate(summary.standings, start=1))
+
+    def who(rank: int, player: str) -> list[str]:
+        return [str(rank), player] if names else [str(rank)]
+
+    standings = _table(
+        f"Standings ({summary.games_played} games)",
+        names,
+        (("games", "right"), ("W-D-L", "right"), ("points", "right"), ("score", "right"),
+         ("Elo", "right"), ("95 % interval", "right")),
+    )  # fmt: skip
+    moves = _table(
+        "Moves",
+        names,
+        (("accuracy", "right"), ("ms/move", "right"), ("nodes/move", "right"),
+         ("forfeits", "left")),
+    )  # fmt: skip
+    for rank, row in rows:
         interval = (
             "-"
             if row.elo_low is None or row.elo_high is None
             else f"{row.elo_low:+.0f} … {row.elo_high:+.0f}"
         )
-        accuracy = (
-            "-" if row.accuracy is None else f"{100 * row.accuracy:.1f} % ({row.analysed_moves})"
-        )
-        forfeits = ", ".join(f"{k} ×{v}" for k, v in sorted(row.forfeits.items()))
-        per_move = row.seconds_per_move
-        table.add_row(
-            str(rank),
-            row.player,
+        standings.add_row(
+            *who(rank, row.player),
             str(row.games),
             f"{row.wins}-{row.draws}-{row.losses}",
             f"{row.points:g}",
             _fmt(None if row.score is None else 100 * row.score, ".1f") + " %",
             _fmt(row.elo, "+.0f"),
             interval,
+        )
+        accuracy = (
+            "-" if row.accuracy is None else f"{100 * row.accuracy:.1f} % ({row.analysed_moves})"
+        )
+        per_move = row.seconds_per_move
+        moves.add_row(
+            *who(rank, row.player),
             accuracy,
             _fmt(None if per_move is None else 1000 * per_move, ".3g"),
             _fmt(row.nodes_per_move, ",.0f"),
-            forfeits or "-",
+            ", ".join(f"{k} ×{v}" for k, v in sorted(row.forfeits.items())) or "-",
         )
-    tables = [table]
-    if len(standings) <= max_crosstable:
-        order = [row.player for row in standings]
-        cross = Table(title="Crosstable (row's points / games against column)")
-        cross.add_column("#", justify="right")
-        cross.add_column("player")
-        for rank in range(1, len(order) + 1):
-            cross.add_column(str(rank), justify="center")
-        for rank, name in enumerate(order, start=1):
+    tables = [standings, moves]
+    if len(rows) <= max_crosstable:
+        cross = _table(
+            "Crosstable (row's points / games against column)",
+            names,
+            tuple((str(rank), "center") for rank, _ in rows),
+        )
+        for rank, row in rows:
             cells = []
-            for other in order:
-                cell = summary.crosstable.get(name, {}).get(other)
+            for _, other in rows:
+                cell = summary.crosstable.get(row.player, {}).get(other.player)
                 cells.append("·" if cell is None else f"{cell.points:g}/{cell.games}")
-            cross.add_row(str(rank), name, *cells)
+            cross.add_row(*who(rank, row.player), *cells)
         tables.append(cross)
     return tables
+
+
+def _natural_width(table: Table) -> int:
+    """The width ``table`` needs to show every cell on one line, uncut."""
+    import io
+
+    from rich.console import Console
+
+    return Console(width=100_000, file=io.StringIO()).measure(table).maximum
+
+
+def render_summary(
+    summary: Summary, max_crosstable: int = 16, width: int | None = None
+) -> list[Table]:
+    """Rich tables: standings, moves, and the crosstable when there are few enough players.
+
+    Given the console's ``width``, tables too wide for it with every player's
+    full spec name the players by rank instead, after a ``Players`` table that
+    lists the specs (folded when even that is too narrow); a crosstable that
+    still does not fit is left out (``--json`` has it). Nothing is cut.
+
+    >>> from connect4.arena.schedule import ArenaConfig
+    >>> from connect4.arena.summary import summarize
+    >>> config = ArenaConfig(players=("alphabeta:depth=2,heuristic=windows", "random"))
+    >>> [t.title for t in render_summary(summarize(config, []), width=80)][:2]
+    ['Players', 'Standings (0 games)']
+    """
+    tables = _summary_tables(summary, max_crosstable, names=True)
+    if width is None or all(_natural_width(table) <= width for table in tables):
+        return tables
+    legend = _table("Players", names=True, columns=())
+    for rank, row in enumerate(summary.standings, start=1):
+        legend.add_row(str(rank), row.player)
+    short = _summary_tables(summary, max_crosstable, names=False)
+    if len(short) == 3 and _natural_width(short[2]) > width:
+        short.pop()
+        short[1].caption = f"(the crosstable is wider than {width} columns: see --json)"
+    return [legend, *short]
 
 
 @contextlib.contextmanager

@@ -25,6 +25,7 @@ from connect4.core.game import Game, Rules
 from connect4.core.position import Position
 from connect4.core.tictactoe import TicTacToe
 from connect4.players import PlayerSpecError, make_player
+from connect4.players.external import MAX_MOVE_SECONDS
 
 MAX_OPENING_PLIES = 6
 
@@ -39,6 +40,9 @@ class ArenaConfig:
 
     ``openings`` are move strings (``""`` = the empty board); ``accuracy_nodes``
     is the solver's node budget per position for the accuracy figures (0 = off).
+    ``max_move_seconds`` is the safety limit for an external bot's move when
+    there is no ``time_per_move``; like the number of workers, it is left out of
+    the fingerprint, so a tournament can be resumed with another limit.
     """
 
     players: tuple[str, ...]
@@ -52,10 +56,13 @@ class ArenaConfig:
     rules: str = "standard"
     seed: int = 0
     accuracy_nodes: int = 0
+    max_move_seconds: float = MAX_MOVE_SECONDS
 
     def fingerprint(self) -> str:
         """A short hash naming this tournament; stored with every result line."""
-        text = json.dumps(asdict(self), sort_keys=True)
+        fields = asdict(self)
+        del fields["max_move_seconds"]
+        text = json.dumps(fields, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     @property
@@ -206,6 +213,8 @@ def check_specs(config: ArenaConfig) -> None:
         raise ArenaError("--games-per-pair must be at least 1")
     if config.time_per_move is not None and config.time_per_move <= 0:
         raise ArenaError("--time-per-move must be positive")
+    if config.max_move_seconds <= 0:
+        raise ArenaError("--max-move-seconds must be positive")
     for spec in names:
         try:
             player = make_player(

@@ -163,6 +163,10 @@ def arena(
     time_per_move: Annotated[
         float | None, typer.Option(help="seconds per move; slower players forfeit")
     ] = None,
+    max_move_seconds: Annotated[
+        float,
+        typer.Option(help="without --time-per-move: a bot silent this long on a move forfeits"),
+    ] = 60.0,
     results: Annotated[
         Path | None, typer.Option(help="append each finished game to this JSONL file")
     ] = None,
@@ -192,6 +196,7 @@ def arena(
             games_per_pair=games_per_pair,
             openings=openings,
             time_per_move=time_per_move,
+            max_move_seconds=max_move_seconds,
             results=results,
             resume=resume,
             workers=workers,

@@ -41,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from typing import IO
 
 from connect4.core.game import Game
@@ -48,7 +49,8 @@ from connect4.players.registry import MoveChoice, PlayerContext, PlayerKind, Pla
 
 STARTUP_SECONDS = 10.0  # a bot must answer ``init`` with ``ready`` within this
 QUIT_GRACE_SECONDS = 0.5  # after ``quit``, the process group is killed
-SILENCE_SECONDS = 600.0  # without a time limit, a bot silent this long on a move forfeits
+MAX_MOVE_SECONDS = 60.0  # without a time limit, a bot silent this long on a move forfeits
+SILENCE_WARNING_SECONDS = 10.0  # ... and one silent this long gets a warning on stderr
 MAX_LINE = 200  # longer replies are bad output
 MOVE_PATTERN = re.compile(r"[+-]?\d{1,6}")
 
@@ -102,8 +104,10 @@ class ExternalPlayer:
     The process starts on the first :meth:`choose` (the colour is known then)
     and lives until :meth:`close`, which sends ``quit`` and kills its whole
     process group. ``time_limit`` (seconds per move) is set by the arena's
-    ``--time-per-move``; without one the bot is told it has no limit, and only a
-    bot silent for ``silence_seconds`` (10 minutes) on one move forfeits.
+    ``--time-per-move``; without one the bot is told it has no limit, a warning
+    goes to stderr when it has been silent for ``warn_seconds`` (10 s) on a move,
+    and it forfeits when silent for ``max_move_seconds`` (the arena's
+    ``--max-move-seconds``, 60 s by default).
     """
 
     is_human = False
@@ -115,14 +119,16 @@ class ExternalPlayer:
         context: PlayerContext,
         time_limit: float | None = None,
         startup_seconds: float = STARTUP_SECONDS,
-        silence_seconds: float = SILENCE_SECONDS,
+        max_move_seconds: float = MAX_MOVE_SECONDS,
+        warn_seconds: float = SILENCE_WARNING_SECONDS,
     ) -> None:
         self.spec = spec
         self.argv = argv
         self.context = context
         self.time_limit = time_limit
         self.startup_seconds = startup_seconds
-        self.silence_seconds = silence_seconds
+        self.max_move_seconds = max_move_seconds
+        self.warn_seconds = warn_seconds
         self.process: subprocess.Popen[bytes] | None = None
         self.colour: int | None = None
         self._buffer = b""
@@ -184,20 +190,27 @@ class ExternalPlayer:
         except (BrokenPipeError, OSError):
             raise self._death() from None
 
-    def _read_line(self, deadline: float | None) -> str:
+    def _read_line(
+        self, deadline: float | None, warn: tuple[float, Callable[[], None]] | None = None
+    ) -> str:
+        """The bot's next line; a timeout fault at ``deadline``; ``warn = (when, call)``
+        calls ``call()`` once if the line has not come by ``when``."""
         assert self.process is not None and self.process.stdout is not None
         fd = self.process.stdout.fileno()
         while b"\n" not in self._buffer:
             if len(self._buffer) > MAX_LINE:
                 raise bad_output(self._buffer.decode("utf-8", "replace"))
-            timeout = None if deadline is None else deadline - time.monotonic()
-            if timeout is not None and timeout <= 0:
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
                 self._hung = True
                 raise BotFault("timeout")
-            ready, _, _ = select.select([fd], [], [], timeout)
+            if warn is not None and now >= warn[0]:
+                warn[1]()
+                warn = None
+            due = [t for t in (deadline, None if warn is None else warn[0]) if t is not None]
+            ready, _, _ = select.select([fd], [], [], min(due) - now if due else None)
             if not ready:
-                self._hung = True
-                raise BotFault("timeout")
+                continue  # the deadline or the warning is due: checked above
             chunk = os.read(fd, 4096)
             if not chunk:
                 if self._buffer:
@@ -228,13 +241,14 @@ class ExternalPlayer:
         if limit is not None:
             line = self._read_line(started + limit)
         else:  # no time control: still never wait forever on a hung bot
+            warning = (started + self.warn_seconds, lambda: self._warn_silent(game))
             try:
-                line = self._read_line(started + self.silence_seconds)
+                line = self._read_line(started + self.max_move_seconds, warning)
             except BotFault as fault:
                 if fault.reason == "timeout":
                     fault = BotFault(
                         "timeout",
-                        f"no reply in {self.silence_seconds:g} s (no time limit was set)",
+                        f"no reply in {self.max_move_seconds:g} s (no time limit was set)",
                     )
                 raise fault from None
         seconds = time.monotonic() - started
@@ -246,6 +260,16 @@ class ExternalPlayer:
         if move not in game.legal_moves():
             raise BotFault(f"illegal move {number}")
         return MoveChoice(move=move, stats={"seconds": round(seconds, 6)})
+
+    def _warn_silent(self, game: Game) -> None:
+        """Say on stderr that this bot has been silent for ``warn_seconds`` on this move."""
+        print(
+            f"warning: {self.spec} has been silent for {self.warn_seconds:g} s on move "
+            f"{game.ply + 1} ({game.moves or 'empty board'}); it forfeits after "
+            f"{self.max_move_seconds:g} s (--max-move-seconds)",
+            file=sys.stderr,
+            flush=True,
+        )
 
     def close(self) -> None:
         """Send ``quit``, give the bot a moment, then kill its process group.
