@@ -34,8 +34,7 @@ Position.from_moves('4453')
 
 from __future__ import annotations
 
-import functools
-
+from connect4.core.bits import centre_order as centre_order
 from connect4.core.errors import IllegalMoveError, InvalidMoveError, move_error_prefix
 from connect4.core.game import RULES, GameKind, Rules
 
@@ -452,13 +451,3 @@ class Position:
 
     def __hash__(self) -> int:
         return hash((self.width, self.height, self.rules, self.current, self.mask))
-
-
-@functools.cache
-def centre_order(width: int) -> tuple[int, ...]:
-    """Columns ordered from the centre outwards, left before right on ties.
-
-    >>> centre_order(7)
-    (3, 2, 4, 1, 5, 0, 6)
-    """
-    return tuple(sorted(range(width), key=lambda c: (abs(2 * c - (width - 1)), c)))

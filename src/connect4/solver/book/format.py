@@ -1,9 +1,10 @@
 """Opening books: exact scores of early positions, looked up instead of searched.
 
 A :class:`Book` maps positions of one board size to their exact score (Pons'
-convention, DESIGN.md). Mirror images share one entry: the key is the
-*canonical key* ``min(key, mirrored key)`` with ``key = current + mask``
-(:meth:`Position.key`). Keys are kept sorted in a ``uint64`` array beside an
+convention: from the side to move's point of view, larger is a faster win).
+Mirror images share one entry: the key is the *canonical key*
+``min(key, mirrored key)`` with ``key = current + mask`` (:meth:`Position.key`,
+:func:`connect4.core.bits.canonical_key`). Keys are kept sorted in a ``uint64`` array beside an
 ``int8`` array of scores, which is exactly what the solver's kernel probes
 inside its search (``connect4.solver.kernel``), so a position found in the book
 is never searched.
@@ -53,12 +54,18 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
+from connect4.core import bits
+from connect4.core.bits import canonical_keys
 from connect4.core.position import Position, check_board_size
+from connect4.solver import cache
+
+if TYPE_CHECKING:
+    from connect4.solver import Solver
 
 MAGIC = b"C4BOOK\r\n"
 VERSION = 1
@@ -76,40 +83,13 @@ class BookError(ValueError):
 
 
 # ---------------------------------------------------------------- keys
-def mirror_key(key: int, width: int, height: int) -> int:
-    """The key of the left-right mirror image of a position with key ``key``.
-
-    >>> p = Position.from_moves("1123")
-    >>> mirror_key(p.key(), 7, 6) == p.mirrored().key()
-    True
-    """
-    h1 = height + 1
-    column = (1 << h1) - 1
-    mirrored = 0
-    for c in range(width):
-        mirrored |= ((key >> (c * h1)) & column) << ((width - 1 - c) * h1)
-    return mirrored
-
-
 def canonical_key(position: Position) -> int:
     """``min(key, mirrored key)``: the one key a position and its mirror share.
 
     >>> canonical_key(Position.from_moves("7")) == canonical_key(Position.from_moves("1"))
     True
     """
-    key = position.key()
-    return min(key, mirror_key(key, position.width, position.height))
-
-
-def canonical_keys(keys: Keys, width: int, height: int) -> Keys:
-    """:func:`canonical_key` for a whole ``uint64`` array of keys."""
-    h1 = np.uint64(height + 1)
-    column = np.uint64((1 << (height + 1)) - 1)
-    mirrored = np.zeros_like(keys)
-    for c in range(width):
-        part = (keys >> (np.uint64(c) * h1)) & column
-        mirrored |= part << (np.uint64(width - 1 - c) * h1)
-    return np.minimum(keys, mirrored)
+    return bits.canonical_key(position.key(), position.width, position.height)
 
 
 def key_plies(keys: Keys, width: int, height: int) -> npt.NDArray[np.int64]:
@@ -499,12 +479,9 @@ def wdl_lookup(book: Book, position: Position) -> int | None:
 
 
 def cache_dir() -> Path:
-    """Where translated databases are cached (``$CONNECT4_CACHE`` or ``~/.cache/connect4``)."""
-    env = os.environ.get("CONNECT4_CACHE")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "connect4"
+    """Where translated databases are cached: ``$CONNECT4_CACHE_DIR`` or the user's
+    cache directory (:func:`connect4.solver.cache.user_cache_dir`)."""
+    return cache.user_cache_dir()
 
 
 def _cached_arrays(tag: str, plies: int, wdl: bool, source: str, make: Any) -> Book:
@@ -608,7 +585,7 @@ def exact_default_book(width: int, height: int) -> Book | None:
     return None if book is None or book.wdl else book
 
 
-def solver_with_book(width: int, height: int, tt_megabytes: int, book: Book | None) -> Any:
+def solver_with_book(width: int, height: int, tt_megabytes: int, book: Book | None) -> Solver:
     """A :class:`connect4.solver.Solver` that probes ``book`` inside its search (if given).
 
     >>> from connect4 import Position
@@ -617,7 +594,4 @@ def solver_with_book(width: int, height: int, tt_megabytes: int, book: Book | No
     """
     from connect4.solver import Solver
 
-    solver = Solver(width, height, tt_megabytes)
-    if book is not None:
-        solver.set_book(book.keys, book.values, book.plies)
-    return solver
+    return Solver(width, height, tt_megabytes, book=book)
