@@ -290,7 +290,7 @@ STALE_LAYOUT_CHECK = (
     "from connect4.core.position import Position\n"
     "from connect4.solver import Solver, backend, layout\n"
     "solver = Solver(7, 6, 16)\n"
-    "result = solver.run(Position.from_moves('4455667'))\n"
+    "result = solver.run(Position.from_moves('5554224333234511764415115'))\n"
     "kernel = backend.active_backend()\n"
     "version = kernel.version() if kernel.name == 'native' else kernel.kernel.layout_version()\n"
     "print(result.score, result.nodes, kernel.name, version == layout.LAYOUT_VERSION)\n"
@@ -316,7 +316,7 @@ def test_an_edited_layout_never_runs_with_old_offsets(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         return done.stdout.split()
 
-    expected = Solver(7, 6, 16).run(Position.from_moves("4455667"))
+    expected = Solver(7, 6, 16).run(Position.from_moves("5554224333234511764415115"))
     assert run() == [str(expected.score), str(expected.nodes), "numba", "True"]
     assert run() == [str(expected.score), str(expected.nodes), "native", "True"]
     layout = copy / "solver" / "layout.py"

@@ -366,8 +366,8 @@ class Solver:
 
         ``deadline`` is a :func:`time.perf_counter` time (an alternative to
         ``max_seconds``). ``guess``, a likely score (e.g. the score two plies
-        earlier), makes the first null-window search test it: right at once,
-        the score costs one search instead of about five. A limit that stops
+        earlier), makes the first null-window searches test it: right, the
+        score costs two searches instead of about five. A limit that stops
         the search gives ``score=None`` and ``complete=False``.
 
         >>> r = Solver().run(Position.from_moves("445566"), analyze=True)
@@ -541,15 +541,18 @@ class Solver:
         self, position: Position, guess: int, deadline: float | None, max_nodes: int | None
     ) -> tuple[int, bool, int]:
         """The exact score by null-window searches, as the kernel's solve narrows it
-        (halving ``[lo, hi]``, biased toward 0) but testing ``guess`` first."""
+        (halving ``[lo, hi]``, biased toward 0) but testing ``guess`` and
+        ``guess - 1`` first."""
         size, ply = position.size, position.ply
         lo = -((size - ply) // 2)
         hi = (size + 1 - ply) // 2
         first = guess if lo <= guess < hi else None
         total = 0
         while lo < hi:
-            if first is not None:
-                med, first = first, None
+            if first is not None and lo <= first < hi:
+                # the guess, then (when the score is at most the guess) one below it:
+                # right, that is two null-window searches
+                med, first = first, first - 1
             else:
                 med = lo + (hi - lo) // 2
                 if med <= 0 and int(lo / 2) < med:
@@ -565,14 +568,16 @@ class Solver:
                 hi = value
             else:
                 lo = value
+                first = None
         return lo, True, total
 
 
 def _deadline(start: float, max_seconds: float | None, deadline: float | None) -> float | None:
     """The earlier of ``start + max_seconds`` and ``deadline`` (``None``: no limit)."""
-    limits = [t for t in (deadline, None if max_seconds is None else start + max(0.0, max_seconds))]
-    known = [t for t in limits if t is not None]
-    return min(known) if known else None
+    if max_seconds is not None:
+        by_seconds = start + max(0.0, max_seconds)
+        deadline = by_seconds if deadline is None else min(deadline, by_seconds)
+    return deadline
 
 
 def pick_best(

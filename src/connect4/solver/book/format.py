@@ -50,7 +50,7 @@ import json
 import os
 import struct
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -357,7 +357,7 @@ def bitbully_path(name: str) -> Path:
     return Path(str(root.joinpath("assets", BITBULLY_DATABASES[name][0])))
 
 
-def _decode_codes(codes: Any, nbits: int, keys: Any) -> None:  # pragma: no cover - jitted
+def _decode_codes(codes: Keys, nbits: int, keys: Keys) -> None:  # pragma: no cover - jitted
     """Loop body of :func:`decode_bitbully_codes` (compiled with numba on first use)."""
     one = np.uint64(1)
     for i in range(codes.shape[0]):
@@ -379,10 +379,11 @@ def _decode_codes(codes: Any, nbits: int, keys: Any) -> None:  # pragma: no cove
 
 
 @functools.cache
-def _decoder() -> Any:
+def _decoder() -> Callable[[Keys, int, Keys], None]:
     from numba import njit
 
-    return njit(cache=True, nogil=True)(_decode_codes)
+    decoder: Callable[[Keys, int, Keys], None] = njit(cache=True, nogil=True)(_decode_codes)
+    return decoder
 
 
 def decode_bitbully_codes(codes: npt.NDArray[np.uint64], nbits: int) -> Keys:
@@ -484,7 +485,7 @@ def cache_dir() -> Path:
     return cache.user_cache_dir()
 
 
-def _cached_arrays(tag: str, plies: int, wdl: bool, source: str, make: Any) -> Book:
+def _cached_arrays(tag: str, plies: int, wdl: bool, source: str, make: Callable[[], Book]) -> Book:
     """A 7x6 book from ``cache_dir()/TAG.{keys,values}.npy``, made by ``make()`` when absent."""
     folder = cache_dir()
     keys_file, values_file = folder / f"{tag}.keys.npy", folder / f"{tag}.values.npy"
@@ -496,7 +497,7 @@ def _cached_arrays(tag: str, plies: int, wdl: bool, source: str, make: Any) -> B
                 return Book(7, 6, plies, keys, values, wdl, {"source": f"{source} (cached)"})
         except (OSError, ValueError):
             pass
-    book: Book = make()
+    book = make()
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for file, array in ((keys_file, book.keys), (values_file, book.values)):
