@@ -26,7 +26,7 @@ from connect4.core.position import Position
 from connect4.players import make_player
 from connect4.players.perfect import PerfectPlayer
 from connect4.solver import Solver, backend
-from connect4.solver.book.format import default_book
+from connect4.solver.book.reader import default_book
 
 
 def perfect_pool_clear() -> None:

@@ -11,14 +11,11 @@ import pytest
 
 from connect4.core.bits import mirror_key
 from connect4.core.position import Position
-from connect4.solver.book.format import (
-    Book,
-    BookError,
+from connect4.solver.book.format import Book, BookError, canonical_key, key_plies
+from connect4.solver.book.reader import (
     bitbully_book,
-    canonical_key,
     data_book_path,
     default_book,
-    key_plies,
     read_bitbully,
     wdl_lookup,
 )
@@ -264,7 +261,7 @@ def test_one_variable_names_the_cache_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from connect4.solver import native
-    from connect4.solver.book.format import cache_dir
+    from connect4.solver.book.reader import cache_dir
 
     monkeypatch.setenv("CONNECT4_CACHE", str(tmp_path / "old-name"))  # no longer read
     monkeypatch.setenv("CONNECT4_CACHE_DIR", str(tmp_path / "cache"))

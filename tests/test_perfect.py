@@ -10,7 +10,7 @@ import pytest
 from connect4.core.position import Position
 from connect4.players import PlayerSpecError, make_player
 from connect4.players.perfect import LEVELS, PerfectPlayer, best_columns, softmax_choice
-from connect4.solver.book.format import default_book
+from connect4.solver.book.reader import default_book
 
 SLOW = 600.0  # a budget no test position needs: results must not depend on the clock
 

@@ -44,7 +44,8 @@ import numpy.typing as npt
 
 from connect4.core.position import Position, check_board_size
 from connect4.solver import BookArrays, thread_solver
-from connect4.solver.book.format import Book, BookError, canonical_key, load_book
+from connect4.solver.book.format import Book, BookError, canonical_key
+from connect4.solver.book.reader import load_book
 
 JOURNAL_MAGIC = b"C4JRNL\r\n"
 _JOURNAL_HEADER = struct.Struct("<8sBBBx4xQ")  # magic, width, height, plies, base-book tag
