@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from connect4.solver import Solver
 
 PROGRESS_THRESHOLD = 200  # show a progress bar from this many positions on
-BATCH = 25  # positions per kernel call (timed inside the kernel, one by one)
+BATCH = 100  # positions per kernel call (timed inside the kernel, one by one)
 
 
 @dataclass
