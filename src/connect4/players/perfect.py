@@ -49,8 +49,7 @@ from connect4.players.registry import (
     parse_float,
     parse_int,
 )
-from connect4.solver import Solver, tt_entries, warm_up
-from connect4.solver.backend import TABLES
+from connect4.solver import Solver, warm_up
 from connect4.solver.book import Book, default_book
 
 
@@ -127,10 +126,10 @@ class PerfectEngine:
         self.solver.close()
 
     def prepare(self) -> None:
-        """Have a table ready before the first search: allocate one and touch every
-        page now if the pool has none (a page fault costs ~10 us here: better paid
+        """Load the kernel and have the table ready before the first search (a
+        fresh table is paged in now: a page fault costs ~10 us here, better paid
         in the background than during a move)."""
-        TABLES.prepare(self.width, self.height, tt_entries(TABLE_MEGABYTES))
+        self.solver.warm_up()
 
     def book_scores(self, position: Position) -> list[int | None] | None:
         """Every column's exact score from the book, or ``None`` if one is missing."""
@@ -297,6 +296,7 @@ class PerfectPlayer:
         self.seconds = seconds
         self.seed = seed
         self.rng = random.Random(seed)
+        start_warm_up()  # the kernel loads while the book does
         self.engine = PerfectEngine(width, height, book)
         self._last: tuple[list[int], int | None] = ([], None)
         start_warm_up(self.engine)

@@ -239,9 +239,11 @@ class Solver:
             self._table()[GEN] += 1
 
     def warm_up(self) -> None:
-        """Load (or compile) every kernel entry point now, so no timed call pays for it."""
+        """Load (or compile) every kernel entry point and take this solver's table
+        now, so no timed call pays for them."""
         warm_up()
-        self._table()
+        with self._lock:
+            self._table()
 
     # ------------------------------------------------------------------ book hook
     def set_book(

@@ -364,12 +364,5 @@ class TablePool:
         with self._lock:
             self._free.clear()
 
-    def prepare(self, width: int, height: int, entries: int) -> None:
-        """Allocate (and page in) a table now if none of this size is free."""
-        with self._lock:
-            if self._free.get((width, height, entries)):
-                return
-        self.give(new_memory(width, height, entries))
-
 
 TABLES = TablePool()
