@@ -62,7 +62,7 @@ def test_bench_imports_no_numba() -> None:
     assert "numba" not in imported(result.stderr)
 
 
-def test_arena_with_the_accuracy_judge_imports_no_numba(tmp_path: Path) -> None:
+def test_arena_with_the_accuracy_judge_imports_no_numba() -> None:
     result = run_connect4(
         "arena", "-p", "perfect", "-p", "random", "--games-per-pair", "2", "--json"
     )
