@@ -20,18 +20,18 @@ import os
 import statistics
 import time
 
-import numpy as np
 from machine import cpu_model
 
 from connect4.core.position import Position
 from connect4.players import make_player
-from connect4.players.perfect import _POOL, PerfectPlayer
-from connect4.solver.book.format import default_book
+from connect4.players.perfect import PerfectPlayer
+from connect4.solver import Solver, backend
+from connect4.solver.book.reader import default_book
 
 
 def perfect_pool_clear() -> None:
     """Forget the pooled solver tables (every game starts with a cold table)."""
-    _POOL.clear()
+    backend.TABLES.clear()
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -40,43 +40,14 @@ def percentile(values: list[float], q: float) -> float:
 
 
 class Checker:
-    """Independent optimality check: solve(root) == -solve(chosen child), by the kernel."""
+    """Independent optimality check: solve(root) == -solve(chosen child), by the solver."""
 
     def __init__(self) -> None:
-        from connect4.solver import kernel
-
-        self.kernel = kernel
         self.book = default_book(7, 6)
-        self.mem = kernel.new_memory(7, 6, 1 << 22)
-        self.mem[kernel.BOOK_PLIES] = self.book.plies if self.book else 0
+        self.solver = Solver(7, 6, 64, book=self.book, etc=False)
 
     def solve(self, position: Position) -> int:
-        k = self.kernel
-        self.mem[k.GEN] += np.uint64(1)
-        self.mem[k.NODES] = 0
-        keys = self.book.keys if self.book else np.zeros(0, np.uint64)
-        values = self.book.values if self.book else np.zeros(0, np.int8)
-        return int(
-            k.solve(
-                self.mem,
-                keys,
-                values,
-                np.uint64(position.current),
-                np.uint64(position.mask),
-                position.ply,
-                False,
-            )
-        )
-
-    def optimal(self, position: Position, move: int) -> bool:
-        root = self.solve(position)
-        if position.is_winning_move(move):
-            return root == (position.size + 1 - position.ply) // 2
-        child = position.copy()
-        child.play(move)
-        if child.is_over():  # a draw by the full board
-            return root == 0
-        return -self.solve(child) == root
+        return self.solver.solve(position)
 
 
 def level_rates(games: int, seed: int) -> None:
@@ -146,8 +117,6 @@ def main() -> None:
 
     if args.solve_empty:
         # what `connect4 solve` does per line once started: the solver with the book
-        from connect4.solver import Solver
-
         book = perfect.engine.book
         assert book is not None
         solver = Solver(7, 6)

@@ -9,16 +9,13 @@ from typing import Any
 import numpy as np
 import pytest
 
+from connect4.core.bits import mirror_key
 from connect4.core.position import Position
-from connect4.solver.book.format import (
-    Book,
-    BookError,
+from connect4.solver.book.format import Book, BookError, canonical_key, key_plies
+from connect4.solver.book.reader import (
     bitbully_book,
-    canonical_key,
     data_book_path,
     default_book,
-    key_plies,
-    mirror_key,
     read_bitbully,
     wdl_lookup,
 )
@@ -95,7 +92,7 @@ def test_other_file_errors(tmp_path: Path) -> None:
 
 def test_mirror_lookup() -> None:
     position = Position.from_moves("1123")
-    assert mirror_key(position.key(), 7, 6) == position.mirrored().key()
+    assert mirror_key(position.key(), 7, 7) == position.mirrored().key()
     book = Book.from_scores(7, 6, 4, {position: 5})
     assert len(book) == 1
     assert book.lookup(Position.from_moves("7765")) == 5
@@ -258,3 +255,15 @@ def test_solve_command_uses_the_book() -> None:
     with_book = run_cli("solve", stdin=late)
     without = run_cli("solve", "--no-book", stdin=late)
     assert with_book.stdout == without.stdout == "44455554221 -15\n4455 18\n"
+
+
+def test_one_variable_names_the_cache_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from connect4.solver import native
+    from connect4.solver.book.reader import cache_dir
+
+    monkeypatch.setenv("CONNECT4_CACHE", str(tmp_path / "old-name"))  # no longer read
+    monkeypatch.setenv("CONNECT4_CACHE_DIR", str(tmp_path / "cache"))
+    assert cache_dir() == tmp_path / "cache"
+    assert native.cache_dirs() == [tmp_path / "cache"]

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from connect4.core.position import Position
-from connect4.solver import Solver, _kernel, native
+from connect4.solver import Solver, backend, native
+from connect4.solver.backend import numba_kernel as _kernel
 from connect4.solver.layout import ABORT, GEN, LIMIT, NODES, new_memory
 from tests.test_solver import random_position
 
@@ -37,9 +38,9 @@ def in_cache(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def built(in_cache: Path) -> native.NativeKernel:
     """A native kernel built into the test's own cache directory and loaded back."""
-    path = native.build(_kernel())
+    path = native.build(_kernel(), [in_cache])
     assert path.parent == in_cache
-    loaded = native.load()
+    loaded = native.load([in_cache])
     assert loaded is not None
     assert loaded.path == path
     return loaded
@@ -118,9 +119,9 @@ def test_a_damaged_file_is_not_loaded(built: native.NativeKernel) -> None:
     try:
         data[-100] ^= 0xFF  # one flipped byte of machine code
         built.path.write_bytes(bytes(data))
-        assert native.load() is None
+        assert native.load([built.path.parent]) is None
         built.path.write_bytes(b"not a native kernel")
-        assert native.load() is None
+        assert native.load([built.path.parent]) is None
     finally:
         built.path.unlink()
 
@@ -129,9 +130,9 @@ def test_a_changed_code_generation_setting_needs_a_new_file(
     built: native.NativeKernel, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("NUMBA_OPT", "1")
-    assert native.load() is None
+    assert native.load([built.path.parent]) is None
     monkeypatch.delenv("NUMBA_OPT")
-    assert native.load() is not None
+    assert native.load([built.path.parent]) is not None
 
 
 def test_connect4_native_0_turns_it_off(
@@ -139,7 +140,7 @@ def test_connect4_native_0_turns_it_off(
 ) -> None:
     monkeypatch.setenv("CONNECT4_NATIVE", "0")
     assert not native.enabled()
-    assert native.load() is None
+    assert native.load([built.path.parent]) is None
 
 
 def test_an_unwritable_cache_is_a_clear_error(
@@ -149,7 +150,7 @@ def test_an_unwritable_cache_is_a_clear_error(
     blocker.write_text("")
     monkeypatch.setenv("CONNECT4_CACHE_DIR", str(blocker / "cache"))
     with pytest.raises(OSError, match="cannot write the native kernel"):
-        native.build(_kernel())
+        native.build(_kernel(), [blocker / "cache"])
 
 
 def run_solve(env: dict[str, str], lines: str, code: str) -> subprocess.CompletedProcess[str]:
@@ -176,6 +177,7 @@ SOLVE_AND_REPORT_NUMBA = (
 def test_connect4_solve_runs_without_numba_once_the_file_exists(
     built: native.NativeKernel, in_cache: Path
 ) -> None:
+    run_solve({}, "", SOLVE_AND_REPORT_NUMBA)  # translates the published 7x6 book into the cache
     result = run_solve({}, "44455554221\n4455\n", SOLVE_AND_REPORT_NUMBA)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
@@ -199,19 +201,138 @@ def test_connect4_solve_builds_the_file_when_missing(tmp_path: Path) -> None:
 def test_solver_falls_back_to_numba_when_the_native_kernel_fails(
     in_cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import connect4.solver as solver_module
-
-    def broken_load() -> native.NativeKernel | None:
+    def broken_load(directories: object) -> native.NativeKernel | None:
         raise RuntimeError("no MCJIT here")
 
-    def broken_build(kernel: object) -> Path:
+    def broken_build(kernel: object, directories: object) -> Path:
         raise OSError("read-only")
 
-    monkeypatch.setattr(solver_module, "_backend_kernel", None)
+    monkeypatch.setattr(backend, "_chosen", None)
     monkeypatch.setattr(native, "load", broken_load)
     monkeypatch.setattr(native, "build", broken_build)
     assert Solver(4, 4).solve(Position(4, 4)) == 0
-    assert solver_module._backend() is _kernel()
+    chosen = backend.active_backend()
+    assert isinstance(chosen, backend.NumbaBackend) and chosen.kernel is _kernel()
     err = capsys.readouterr().err
     assert "connect4: native solver kernel not loaded (no MCJIT here)" in err
     assert "connect4: native solver kernel not cached (read-only)" in err
+
+
+def test_probe_and_batch_agree_with_numba(built: native.NativeKernel) -> None:
+    numba = backend.NumbaBackend(_kernel())
+    lines = (PONS / "Test_L2_R1").read_text().splitlines()[:40]
+    positions = [Position.from_moves(line.split()[0]) for line in lines]
+    found = []
+    for kernel in (built, numba):
+        mem = new_memory(7, 6, 1 << 16)
+        probes = []
+        for p in positions[:10]:
+            fresh(mem)
+            probes.append(
+                (kernel.probe(mem, *NO_BOOK, p.current, p.mask, p.ply, 0, 1), int(mem[NODES]))
+            )
+        n = len(positions)
+        arrays = [
+            np.array([p.current for p in positions], np.int64),
+            np.array([p.mask for p in positions], np.int64),
+            np.array([p.ply for p in positions], np.int64),
+        ]
+        scores, nodes, ticks = np.zeros(n, np.int64), np.zeros(n, np.uint64), np.zeros(n, np.uint64)
+        kernel.batch(mem, *NO_BOOK, *arrays, False, True, scores, nodes, ticks)
+        found.append((probes, scores.tolist(), nodes.tolist()))
+    assert found[0] == found[1]
+    assert found[0][1] == [int(line.split()[1]) for line in lines]
+
+
+def test_a_shared_cache_directory_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    path = native.build(_kernel(), [shared])
+    shared.chmod(0o777)  # anyone could have replaced the code
+    assert native.private_dirs([shared]) == ([], [f"{shared} is writable by group or others"])
+    assert native.load([]) is None
+    monkeypatch.setenv("CONNECT4_CACHE_DIR", str(shared))
+    monkeypatch.setattr(backend, "_chosen", None)
+    monkeypatch.setattr(native, "build", lambda *args: pytest.fail("wrote to a shared directory"))
+    assert isinstance(backend.active_backend(), backend.NumbaBackend)
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        f"connect4: not using the solver's kernel cache: {shared} is writable by group or "
+        "others; numba runs the kernel (set CONNECT4_CACHE_DIR to a directory only you can write)"
+    ]
+    shared.chmod(0o700)
+    path.chmod(0o666)  # a private directory, but a file others may write
+    assert native.load([shared]) is None
+
+
+def test_writing_a_kernel_cleans_old_kernels_and_dead_writers_files(tmp_path: Path) -> None:
+    other_version = tmp_path / ("kernel-" + "0" * 32 + ".native")
+    other_version.write_bytes(b"code of another source")
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    killed = tmp_path / f".kernel-{'1' * 32}.native.{int(dead.stdout)}"
+    killed.write_bytes(b"half a file")
+    writing = tmp_path / f".kernel-{'2' * 32}.native.{os.getpid()}"  # a live writer
+    writing.write_bytes(b"being written")
+    unrelated = tmp_path / "notes.txt"
+    unrelated.write_text("keep me")
+    path = native.build(_kernel(), [tmp_path])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [path.name, writing.name, unrelated.name]
+    )
+
+
+STALE_LAYOUT_CHECK = (
+    "import sys\n"
+    "from connect4.core.position import Position\n"
+    "from connect4.solver import Solver, backend, layout\n"
+    "solver = Solver(7, 6, 16)\n"
+    "result = solver.run(Position.from_moves('5554224333234511764415115'))\n"
+    "kernel = backend.active_backend()\n"
+    "version = kernel.version() if kernel.name == 'native' else kernel.kernel.layout_version()\n"
+    "print(result.score, result.nodes, kernel.name, version == layout.LAYOUT_VERSION)\n"
+)
+
+
+@pytest.mark.slow
+def test_an_edited_layout_never_runs_with_old_offsets(tmp_path: Path) -> None:
+    """A copy of the package, its numba cache warm, then layout.py edited (two
+    header slots swapped) without touching kernel.py: the stale code is dropped,
+    recompiled and cached again, and the scores and node counts stay right."""
+    import shutil
+
+    import connect4
+
+    package = Path(connect4.__file__).parent
+    copy = tmp_path / "src" / "connect4"
+    shutil.copytree(package, copy, copy_function=shutil.copy2)  # keeps numba's cache stamps
+    env = {"PYTHONPATH": str(tmp_path / "src"), "CONNECT4_CACHE_DIR": str(tmp_path / "cache")}
+
+    def run() -> list[str]:
+        done = run_solve(env, "", STALE_LAYOUT_CHECK)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    expected = Solver(7, 6, 16).run(Position.from_moves("5554224333234511764415115"))
+    assert run() == [str(expected.score), str(expected.nodes), "numba", "True"]
+    assert run() == [str(expected.score), str(expected.nodes), "native", "True"]
+    layout = copy / "solver" / "layout.py"
+    text = layout.read_text()
+    assert "NODES = 6  #" in text and "LIMIT = 7  #" in text
+    layout.write_text(
+        text.replace("NODES = 6  #", "NODES = 7  #").replace("LIMIT = 7  #", "LIMIT = 6  #")
+    )
+    assert run() == [str(expected.score), str(expected.nodes), "numba", "True"]
+    assert run() == [str(expected.score), str(expected.nodes), "native", "True"]
+    assert len(list((tmp_path / "cache").glob("kernel-*.native"))) == 1
+
+
+def test_a_native_file_of_another_layout_is_refused(
+    built: native.NativeKernel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(native, "LAYOUT_VERSION", native.LAYOUT_VERSION + 1)
+    with pytest.raises(native.StaleKernel, match="was compiled for memory layout"):
+        native.load([built.path.parent])

@@ -5,44 +5,28 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import numpy as np
 import pytest
 
 from connect4.core.position import Position
 from connect4.players import PlayerSpecError, make_player
 from connect4.players.perfect import LEVELS, PerfectPlayer, best_columns, softmax_choice
-from connect4.solver.book.format import default_book
+from connect4.solver.book.reader import default_book
 
 SLOW = 600.0  # a budget no test position needs: results must not depend on the clock
 
 
 class Referee:
-    """Exact scores by the solver kernel (book inside the search), one table per call."""
+    """Exact scores by the solver (book inside the search), a fresh table per call."""
 
     def __init__(self) -> None:
-        from connect4.solver import kernel
+        from connect4.solver import Solver
 
-        self.kernel = kernel
         self.book = default_book(7, 6)
         assert self.book is not None
-        self.mem = kernel.new_memory(7, 6, 1 << 20)
-        self.mem[kernel.BOOK_PLIES] = self.book.plies
+        self.solver = Solver(7, 6, 16, book=self.book, etc=False)
 
     def score(self, position: Position) -> int:
-        k = self.kernel
-        assert self.book is not None
-        self.mem[k.GEN] += np.uint64(1)
-        return int(
-            k.solve(
-                self.mem,
-                self.book.keys,
-                self.book.values,
-                np.uint64(position.current),
-                np.uint64(position.mask),
-                position.ply,
-                False,
-            )
-        )
+        return self.solver.solve(position)
 
     def move_score(self, position: Position, column: int) -> int:
         if position.is_winning_move(column):

@@ -4,6 +4,7 @@ analyze/solve agreement, weak mode, limits, the table, the book hook, errors."""
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
 
 import numpy as np
@@ -359,3 +360,76 @@ def test_7x6_copy_searches_like_the_generic_kernel() -> None:
             found.append((value, int(mem[kernel.NODES])))
         assert found[0] == found[1]
         assert found[0][0] == score
+
+
+def test_probe_returns_the_score_as_a_bound_from_either_side() -> None:
+    solver = Solver(7, 6, 16)
+    lines = (PONS / "Test_L2_R1").read_text().splitlines()[::50]
+    for line in lines:
+        moves, expected = line.split()
+        position = Position.from_moves(moves)
+        score = int(expected)
+        above = solver.probe(position, score - 1)  # fails high: a lower bound
+        below = solver.probe(position, score)  # fails low: an upper bound
+        assert (above.value, below.value, above.complete) == (score, score, True), moves
+    win = solver.probe(Position.from_moves("445566"), 0)  # the side to move wins at once
+    assert (win.value, win.nodes) == (18, 0)
+
+
+def test_a_guess_changes_the_work_not_the_score() -> None:
+    solver = Solver(7, 6, 16)
+    position = Position.from_moves("32164625")
+    plain = solver.run(position)
+    assert (plain.score, plain.nodes) == (11, 17156)
+    for guess in (-30, -3, 0, 10, 11, 12, 30):
+        assert solver.run(position, guess=guess).score == 11, guess
+    assert solver.run(position, guess=11).nodes == 2307  # two null-window searches
+
+
+def test_a_past_deadline_stops_after_the_first_slice() -> None:
+    solver = Solver(7, 6, 16)
+    result = solver.run(Position(), deadline=time.perf_counter() - 1)
+    assert (result.score, result.complete, result.nodes) == (None, False, 1 << 16)
+    probe = solver.probe(Position(), 0, deadline=time.perf_counter() - 1)
+    assert (probe.value, probe.complete, probe.nodes) == (None, False, 1 << 16)
+    assert solver.solve(Position.from_moves("44455554221")) == -15  # still exact
+
+
+def test_pooled_tables_start_empty_unless_asked_to_keep_entries(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import connect4.solver as solver_module
+    from connect4.solver.backend import TablePool
+
+    pool = TablePool()
+    monkeypatch.setattr(solver_module, "TABLES", pool)
+    position = Position.from_moves("1", 5, 4)
+    first = Solver(5, 4, 1, reuse_table=True)
+    cold = first.run(position).nodes
+    table = first._table()
+    first.close()
+    second = Solver(5, 4, 1, reuse_table=True)
+    assert second.run(position).nodes == cold  # the previous entries count as empty
+    assert second._table() is table
+    second.close()
+    warm = Solver(5, 4, 1, reuse_table=True, keep_entries=True)
+    assert warm.run(position).nodes < cold
+    warm.close()
+
+
+def test_thread_solver_is_one_per_thread_and_follows_the_book() -> None:
+    import threading
+
+    from connect4.solver import thread_solver
+    from connect4.solver.book import Book
+
+    mine = thread_solver(4, 4, 1)
+    assert thread_solver(4, 4, 1) is mine
+    other: list[Solver] = []
+    worker = threading.Thread(target=lambda: other.append(thread_solver(4, 4, 1)))
+    worker.start()
+    worker.join()
+    assert other[0] is not mine
+    book = Book.from_scores(4, 4, 1, {Position.from_moves("1", 4, 4): 0})
+    assert thread_solver(4, 4, 1, book) is mine and mine.uses_book(book)
+    assert thread_solver(4, 4, 1) is mine and mine.uses_book(None)

@@ -120,14 +120,14 @@ def test_bench_reports_unreadable_files(tmp_path: Path) -> None:
 def test_cold_compile_prints_a_notice(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import connect4.solver as solver_module
+    from connect4.solver import backend
 
-    monkeypatch.setattr(solver_module, "_compiled", False)
-    monkeypatch.setattr(solver_module, "_cache_is_warm", lambda kernel: False)
-    solver_module._kernel()
+    monkeypatch.setattr(backend, "_compiled", False)
+    monkeypatch.setattr(backend, "_cache_is_warm", lambda kernel: False)
+    backend.numba_kernel()
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "compiling the solver" in err
-    solver_module._kernel()  # once compiled, silent
+    backend.numba_kernel()  # once compiled, silent
     assert capsys.readouterr().err == ""
 
 

@@ -52,7 +52,6 @@ def _tictactoe_scores(game: Game) -> list[int | None]:
     return scores
 
 
-_SOLVERS: dict[tuple[int, int], Solver] = {}
 _SCORE_CACHE: dict[tuple[int, int, int, int], list[int | None] | None] = {}
 ACCURACY_TABLE_MEGABYTES = 16  # cleared before each position: small keeps that cheap
 
@@ -63,13 +62,11 @@ def accuracy_solver(width: int, height: int) -> Solver:
     It clears its table before each position, so a judgement does not depend
     on which positions the worker saw before (the same on every executor).
     """
-    size = (width, height)
-    if size not in _SOLVERS:
-        from connect4.solver.book import exact_default_book, solver_with_book
+    from connect4.solver import thread_solver
+    from connect4.solver.book import exact_default_book
 
-        book = exact_default_book(width, height)  # None: fewer early positions judged
-        _SOLVERS[size] = solver_with_book(width, height, ACCURACY_TABLE_MEGABYTES, book)
-    return _SOLVERS[size]
+    book = exact_default_book(width, height)  # None: fewer early positions judged
+    return thread_solver(width, height, ACCURACY_TABLE_MEGABYTES, book)
 
 
 def _connect4_scores(position: Position, budget: int) -> list[int | None] | None:
@@ -94,7 +91,7 @@ def column_scores(game: Game, config: ArenaConfig) -> list[int | None] | None:
     if game.kind == "tictactoe":
         return _tictactoe_scores(game)
     if game.rules == "standard":
-        position = Position.from_moves(game.moves, game.width, game.height)
+        position = Position.of(game)
         return _connect4_scores(position, config.accuracy_nodes)
     return None
 

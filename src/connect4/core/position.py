@@ -34,10 +34,9 @@ Position.from_moves('4453')
 
 from __future__ import annotations
 
-import functools
-
+from connect4.core.bits import centre_order as centre_order
 from connect4.core.errors import IllegalMoveError, InvalidMoveError, move_error_prefix
-from connect4.core.game import RULES, GameKind, Rules
+from connect4.core.game import RULES, Game, GameKind, Rules
 
 COLUMN_SYMBOLS = "123456789abcdefghijklmnopqrstuvwxyz"
 DEFAULT_WIDTH = 7
@@ -213,6 +212,25 @@ class Position:
         for index, token in enumerate(moves, start=1):
             position.play(parse_column(token, width, index))
         return position
+
+    @classmethod
+    def of(cls, game: Game) -> Position:
+        """A copy of the Connect Four position a game holds; ``ValueError`` for another game.
+
+        For callers that hold a :class:`~connect4.core.game.Game` and need the
+        bitboards (the solver, the books).
+
+        >>> from connect4 import TicTacToe
+        >>> Position.of(Position.from_moves("44")).moves
+        '44'
+        >>> Position.of(TicTacToe())
+        Traceback (most recent call last):
+        ...
+        ValueError: a Connect Four position is needed, not tictactoe
+        """
+        if isinstance(game, Position):
+            return game.copy()
+        raise ValueError(f"a Connect Four position is needed, not {game.kind}")
 
     @property
     def moves(self) -> str:
@@ -488,13 +506,3 @@ class Position:
 
     def __hash__(self) -> int:
         return hash((self.width, self.height, self.rules, self.current, self.mask))
-
-
-@functools.cache
-def centre_order(width: int) -> tuple[int, ...]:
-    """Columns ordered from the centre outwards, left before right on ties.
-
-    >>> centre_order(7)
-    (3, 2, 4, 1, 5, 0, 6)
-    """
-    return tuple(sorted(range(width), key=lambda c: (abs(2 * c - (width - 1)), c)))

@@ -33,12 +33,10 @@ import random
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
 
-import numpy as np
-
+from connect4.core.bits import centre_order
 from connect4.core.game import Game
-from connect4.core.position import Position, centre_order
+from connect4.core.position import Position
 from connect4.players.registry import (
     MoveChoice,
     MoveStats,
@@ -51,6 +49,7 @@ from connect4.players.registry import (
     parse_float,
     parse_int,
 )
+from connect4.solver import Solver, warm_up
 from connect4.solver.book import Book, default_book
 
 
@@ -69,13 +68,8 @@ LEVELS: dict[str, Level] = {
     "perfect": Level(temperature=0.0, blunder=0.0),
 }
 SOLVER_SHARE = 0.75  # of the time budget; the rest is for the fallback search
-TT_ENTRIES = 1 << 21  # 32 MB of transposition table per player
-POOL_SIZE = 2  # free tables kept per board size
+TABLE_MEGABYTES = 32  # transposition table per player
 QUICK_NODES = 30_000  # full strength: every column's score if this many nodes suffice
-
-
-_POOL_LOCK = threading.Lock()
-_POOL: dict[tuple[int, int], list[Any]] = {}
 
 
 def immediate_column_scores(position: Position) -> list[int | bool | None]:
@@ -101,10 +95,12 @@ def immediate_column_scores(position: Position) -> list[int | bool | None]:
 
 
 class PerfectEngine:
-    """Exact column scores of Connect Four positions: book lookups, then the solver kernel.
+    """Exact column scores of Connect Four positions: book lookups, then the solver.
 
-    The transposition table is kept for the engine's lifetime (its bounds hold
-    whatever the root), so consecutive moves of a game reuse earlier work.
+    The engine's :class:`~connect4.solver.Solver` keeps its transposition table
+    for the engine's lifetime (its bounds hold whatever the root), so
+    consecutive moves of a game reuse earlier work; :meth:`release` gives the
+    table back to the package's pool, warm for the next engine of the size.
     """
 
     def __init__(self, width: int = 7, height: int = 6, book: Book | str | None = "default"):
@@ -115,52 +111,25 @@ class PerfectEngine:
         if book is not None and (book.wdl or (book.width, book.height) != (width, height)):
             raise ValueError("the perfect player needs an exact-score book of its board size")
         self.book = book
-        self._mem: Any = None
-        self._mem_lock = threading.Lock()
-
-    def _new_memory(self) -> Any:
-        from connect4.solver import kernel
-
-        return kernel.new_memory(self.width, self.height, TT_ENTRIES)
-
-    def _memory(self) -> Any:
-        """This engine's table: a free one from the process-wide pool (warm with the
-        work of earlier games: bounds hold whatever the root and the book), or new."""
-        from connect4.solver import kernel
-
-        with self._mem_lock:
-            if self._mem is None:
-                with _POOL_LOCK:
-                    free = _POOL.get((self.width, self.height))
-                    self._mem = free.pop() if free else None
-                if self._mem is None:
-                    self._mem = self._new_memory()
-            self._mem[kernel.BOOK_PLIES] = self.book.plies if self.book is not None else 0
-            return self._mem
+        self.solver = Solver(
+            width,
+            height,
+            TABLE_MEGABYTES,
+            book=book,
+            reuse_table=True,
+            keep_entries=True,
+            etc=False,
+        )
 
     def release(self) -> None:
         """Give the table back to the pool for the next engine of this board size."""
-        with self._mem_lock:
-            if self._mem is not None:
-                with _POOL_LOCK:
-                    free = _POOL.setdefault((self.width, self.height), [])
-                    if len(free) < POOL_SIZE:
-                        free.append(self._mem)
-                self._mem = None
+        self.solver.close()
 
     def prepare(self) -> None:
-        """Have a table ready before the first search: if the pool has none, allocate
-        one and touch every page (a page fault costs ~10 us here: better paid in the
-        background than during a move)."""
-        with _POOL_LOCK:
-            if self._mem is not None or _POOL.get((self.width, self.height)):
-                return
-        mem = self._new_memory()
-        mem[64:] = 0
-        with _POOL_LOCK:
-            free = _POOL.setdefault((self.width, self.height), [])
-            if len(free) < POOL_SIZE:
-                free.append(mem)
+        """Load the kernel and have the table ready before the first search (a
+        fresh table is paged in now: a page fault costs ~10 us here, better paid
+        in the background than during a move)."""
+        self.solver.warm_up()
 
     def book_scores(self, position: Position) -> list[int | None] | None:
         """Every column's exact score from the book, or ``None`` if one is missing."""
@@ -184,117 +153,14 @@ class PerfectEngine:
     def solve_columns(
         self, position: Position, deadline: float | None, node_limit: int | None = None
     ) -> tuple[list[int | None] | None, list[int | None], int]:
-        """``(scores or None if stopped, partial scores, nodes)`` by the solver kernel.
+        """``(scores or None if stopped, partial scores, nodes)`` by the solver.
 
-        Runs in node slices so a wall-clock ``deadline`` can stop it; a stopped
-        column is ``None`` in the partial list (so is a full column).
+        A wall-clock ``deadline`` or ``node_limit`` can stop it; a stopped column
+        is ``None`` in the partial list (so is a full column).
         """
-        from connect4.solver import kernel
-
-        mem = self._memory()
-        keys = self.book.keys if self.book is not None else np.zeros(0, np.uint64)
-        values = self.book.values if self.book is not None else np.zeros(0, np.int8)
-        out = np.zeros(self.width, dtype=np.int64)
-        total = 0
-        step = 100_000
-        while True:
-            mem[kernel.NODES] = 0
-            mem[kernel.ABORT] = 0
-            limit = step if node_limit is None else min(step, max(node_limit - total, 1))
-            mem[kernel.LIMIT] = limit
-            kernel.analyze(
-                mem,
-                keys,
-                values,
-                np.uint64(position.current),
-                np.uint64(position.mask),
-                position.ply,
-                False,
-                out,
-            )
-            total += int(mem[kernel.NODES])
-            aborted = bool(mem[kernel.ABORT])
-            partial: list[int | None] = [
-                None if v in (kernel.NONE_SCORE, kernel.UNKNOWN_SCORE) else int(v) for v in out
-            ]
-            if not aborted:
-                mem[kernel.LIMIT] = np.uint64(1 << 63)
-                return partial, partial, total
-            out_of_nodes = node_limit is not None and total >= node_limit
-            if out_of_nodes or (deadline is not None and time.perf_counter() >= deadline):
-                mem[kernel.LIMIT] = np.uint64(1 << 63)
-                mem[kernel.ABORT] = 0
-                return None, partial, total
-            step *= 2
-
-    def _sliced(self, call: Any, deadline: float | None, nodes: list[int]) -> int | None:
-        """Run ``call()`` (a kernel search) in growing node slices until it finishes
-        (its result) or the deadline passes (``None``); the table keeps the work."""
-        from connect4.solver import kernel
-
-        mem = self._memory()
-        step = 50_000
-        try:
-            while True:
-                mem[kernel.NODES] = 0
-                mem[kernel.ABORT] = 0
-                mem[kernel.LIMIT] = step
-                result = int(call())
-                nodes[0] += int(mem[kernel.NODES])
-                if not mem[kernel.ABORT]:
-                    return result
-                if deadline is not None and time.perf_counter() >= deadline:
-                    return None
-                step *= 2
-        finally:
-            mem[kernel.LIMIT] = np.uint64(1 << 63)
-            mem[kernel.ABORT] = 0
-
-    def _narrow(
-        self,
-        position: Position,
-        guess: int | None,
-        deadline: float | None,
-        nodes: list[int],
-        keys: Any,
-        values: Any,
-    ) -> int | None:
-        """The exact score by null-window searches: first at ``guess``, then halving
-        ``[lo, hi]`` (biased toward 0, as the solver does). ``None`` past the deadline."""
-        size, ply = position.size, position.ply
-        lo = -((size - ply) // 2)
-        hi = (size + 1 - ply) // 2
-        first = guess if guess is not None and lo <= guess < hi else None
-        while lo < hi:
-            if first is not None:
-                med, first = first, None
-            else:
-                med = lo + (hi - lo) // 2
-                if med <= 0 and int(lo / 2) < med:
-                    med = int(lo / 2)
-                elif med >= 0 and int(hi / 2) > med:
-                    med = int(hi / 2)
-            r = self._sliced(
-                lambda med=med: self._probe(position, med, keys, values), deadline, nodes
-            )
-            if r is None:
-                return None
-            if r <= med:
-                hi = r
-            else:
-                lo = r
-        return lo
-
-    def _probe(self, position: Position, alpha: int, keys: Any, values: Any) -> int:
-        """One null-window search ``(alpha, alpha + 1)`` of a position whose side to
-        move cannot win at once: ``<= alpha`` means its score is at most ``alpha``.
-
-        """
-        from connect4.solver import kernel
-
-        mem = self._memory()
-        cur, msk = np.uint64(position.current), np.uint64(position.mask)
-        return int(kernel.probe(mem, keys, values, cur, msk, position.ply, alpha, alpha + 1))
+        result = self.solver.run(position, analyze=True, deadline=deadline, max_nodes=node_limit)
+        partial = list(result.column_scores or [None] * position.width)
+        return (partial if result.complete else None), partial, result.nodes
 
     def best_move(
         self,
@@ -314,18 +180,18 @@ class PerfectEngine:
         gives a uniformly random best column. ``(None, None, nodes)`` past the
         deadline.
         """
-        keys = self.book.keys if self.book is not None else np.zeros(0, np.uint64)
-        values = self.book.values if self.book is not None else np.zeros(0, np.int8)
-        nodes = [0]
+        nodes = 0
         size, ply = position.size, position.ply
         for column in position.legal_moves():
             if position.is_winning_move(column):
                 return column, (size + 1 - ply) // 2, 0
         score = self.book.lookup(position) if self.book is not None else None
         if score is None:
-            score = self._narrow(position, guess, deadline, nodes, keys, values)
-            if score is None:
-                return None, None, nodes[0]
+            result = self.solver.run(position, deadline=deadline, guess=guess)
+            nodes += result.nodes
+            if result.score is None:
+                return None, None, nodes
+            score = result.score
         target = score
         for column in order if order is not None else position.legal_moves():
             if position.is_winning_move(column):
@@ -342,16 +208,13 @@ class PerfectEngine:
                     if known is not None:
                         value = -known
                     else:
-                        r = self._sliced(
-                            lambda child=child: self._probe(child, -target, keys, values),
-                            deadline,
-                            nodes,
-                        )
-                        if r is None:
-                            return None, None, nodes[0]
-                        value = target if r <= -target else target - 1
+                        probe = self.solver.probe(child, -target, deadline=deadline)
+                        nodes += probe.nodes
+                        if probe.value is None:
+                            return None, None, nodes
+                        value = target if probe.value <= -target else target - 1
             if value >= target:
-                return column, target, nodes[0]
+                return column, target, nodes
         raise AssertionError(f"no column keeps the score {target} of {position!r}")
 
     def column_scores(
@@ -372,47 +235,18 @@ class PerfectEngine:
         return exact, partial, nodes, "solver"
 
 
-_WARM_LOCK = threading.Lock()
-_WARMED = False
-
-
-def warm_up() -> None:
-    """Load (or on a first run compile) the solver kernel, its probe entry and the
-    fallback search, so the first move past the book does not pay for it."""
-    global _WARMED
-    with _WARM_LOCK:
-        if _WARMED:
-            return
-        try:
-            import connect4.solver as solver_api
-            from connect4.classic.search import Limits, search
-            from connect4.solver import kernel
-
-            solver_api.Solver(4, 4, 1).solve(Position.from_moves("12", 4, 4))
-            tiny = Position.from_moves("1", 4, 4)
-            kernel.probe(
-                kernel.new_memory(4, 4, 4),
-                np.zeros(0, np.uint64),
-                np.zeros(0, np.int8),
-                np.uint64(tiny.current),
-                np.uint64(tiny.mask),
-                tiny.ply,
-                0,
-                1,
-            )
-            search(Position.from_moves("44"), limits=Limits(depth=1))
-        except Exception:  # a warm-up must never break a game: the real call will report
-            pass
-        _WARMED = True
-
-
 def start_warm_up(engine: PerfectEngine | None = None) -> None:
-    """:func:`warm_up` and ``engine.prepare()`` in a background thread (returns at once)."""
+    """Load the solver (:func:`connect4.solver.warm_up`) and prepare ``engine``'s
+    table in a background thread (returns at once), so the first move past the
+    book does not pay for them."""
 
     def run() -> None:
-        warm_up()
-        if engine is not None:
-            engine.prepare()
+        try:
+            warm_up()
+            if engine is not None:
+                engine.prepare()
+        except Exception:  # a warm-up must never break a game: the real call will report
+            pass
 
     threading.Thread(target=run, name="connect4-warm-up", daemon=True).start()
 
@@ -462,19 +296,21 @@ class PerfectPlayer:
         self.seconds = seconds
         self.seed = seed
         self.rng = random.Random(seed)
+        start_warm_up()  # the kernel loads while the book does
         self.engine = PerfectEngine(width, height, book)
         self._last: tuple[list[int], int | None] = ([], None)
         start_warm_up(self.engine)
 
     def choose(self, game: Game) -> MoveChoice:
         """Pick a move for the side to move (``game`` is left unchanged)."""
-        if not isinstance(game, Position):
+        if game.kind != "connect4":
             raise PlayerSpecError("the perfect player plays Connect Four only")
         if game.rules != "standard":
             raise PlayerSpecError("the perfect player plays standard rules only")
         start = time.perf_counter()
         deadline = start + SOLVER_SHARE * self.seconds
-        position = game.copy()
+        board = Position.of(game)  # left as it is; the searches work on a copy
+        position = board.copy()
         if self.level == "perfect":
             # every column's exact score when cheap (book, or a small search) ...
             exact, partial, nodes, source = self.engine.column_scores(
@@ -486,15 +322,10 @@ class PerfectPlayer:
                 if self.seed is not None:
                     order = self.rng.sample(sorted(order), len(order))
                 guess = self._guess(position)
-                try:
-                    move_or_none, score, more = self.engine.best_move(
-                        position, deadline, order, guess
-                    )
-                except Exception:  # the kernel's entry changed: fall back to exact scores
-                    move_or_none, score, more = self._by_analysis(position, deadline)
+                move_or_none, score, more = self.engine.best_move(position, deadline, order, guess)
                 nodes += more
                 if move_or_none is None or score is None:
-                    return self._fallback(game, partial, nodes, start)
+                    return self._fallback(board, partial, nodes, start)
                 move = move_or_none
                 stats = MoveStats(
                     nodes=nodes,
@@ -507,8 +338,8 @@ class PerfectPlayer:
         else:
             exact, partial, nodes, source = self.engine.column_scores(position, deadline)
         if exact is None:
-            return self._fallback(game, partial, nodes, start)
-        move = self._pick(game, exact)
+            return self._fallback(board, partial, nodes, start)
+        move = self._pick(board, exact)
         stats = MoveStats(
             nodes=nodes,
             seconds=time.perf_counter() - start,
@@ -535,15 +366,6 @@ class PerfectPlayer:
         if value is None or position.history[:-2] != history or position.ply != len(history) + 2:
             return None
         return value
-
-    def _by_analysis(
-        self, position: Position, deadline: float
-    ) -> tuple[int | None, int | None, int]:
-        exact, _, nodes, _ = self.engine.column_scores(position, deadline)
-        if exact is None:
-            return None, None, nodes
-        move = self._pick(position, exact)
-        return move, exact[move], nodes
 
     def _pick(self, game: Position, scores: list[int | None]) -> int:
         level = LEVELS[self.level]

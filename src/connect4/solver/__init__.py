@@ -1,7 +1,10 @@
 """The perfect Connect Four solver: exact scores in Pons' convention.
 
-The search itself is a numba kernel (:mod:`connect4.solver.kernel`); this module
-wraps it in a typed :class:`Solver` with limits, statistics and clear errors.
+The search itself is a compiled kernel (:mod:`connect4.solver.kernel`), run
+through one backend (:mod:`connect4.solver.backend`: the cached native code or
+numba); this module wraps it in a typed :class:`Solver` with limits, statistics
+and clear errors. Everything above the solver package goes through
+:class:`Solver` (and :func:`thread_solver` for a solver per thread).
 
 >>> from connect4 import Position
 >>> solver = Solver()
@@ -18,15 +21,17 @@ wraps it in a typed :class:`Solver` with limits, statistics and clear errors.
 from __future__ import annotations
 
 import random
-import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import numpy as np
 
-from connect4.core.position import Position, centre_order, check_board_size
+from connect4.core.bits import canonical_key, centre_order
+from connect4.core.position import Position, check_board_size
+from connect4.solver.backend import NO_BOOK, TABLES, active_backend, warm_up
 from connect4.solver.layout import (
     ABORT,
     BOOK_PLIES,
@@ -40,20 +45,25 @@ from connect4.solver.layout import (
     OPT_SYM,
     OPT_TTMOVE,
     UNKNOWN_SCORE,
-    new_memory,
 )
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 __all__ = [
+    "BatchResult",
+    "BookArrays",
+    "ProbeResult",
     "SolveResult",
     "Solver",
     "SolverError",
     "analyze",
     "best_move",
     "default_solver",
+    "position_key",
     "solve",
+    "thread_solver",
+    "warm_up",
 ]
 
 DEFAULT_TT_MEGABYTES = 64
@@ -85,124 +95,55 @@ class SolveResult:
     weak: bool
 
 
-_compile_lock = threading.Lock()
-_compiled = False
-
-
-def _kernel() -> Any:
-    """The kernel module, imported (and compiled or loaded from the cache) once.
-
-    The first, cold compile takes a while: say so on stderr.
-    """
-    global _compiled
-    from connect4.solver import kernel
-
-    if _compiled:
-        return kernel
-    with _compile_lock:
-        if not _compiled and not _cache_is_warm(kernel):
-            # compile every entry point now, under the notice (a warm cache loads
-            # each one lazily on its first call instead: faster start-up)
-            print(
-                "connect4: compiling the solver (first run only; cached afterwards)...",
-                file=sys.stderr,
-                flush=True,
-            )
-            mem = new_memory(4, 4, 4)
-            empty_keys = np.zeros(0, dtype=np.uint64)
-            empty_values = np.zeros(0, dtype=np.int8)
-            out = np.zeros(4, dtype=np.int64)
-            zero = np.uint64(0)
-            kernel.analyze(mem, empty_keys, empty_values, zero, zero, 15, False, out)
-            kernel.solve(mem, empty_keys, empty_values, zero, zero, 15, False)
-            kernel.solve_fresh(mem, empty_keys, empty_values, 0, 0, 15, False, True)
-            one = np.zeros(1, dtype=np.int64)
-            kernel.solve_batch(
-                mem,
-                empty_keys,
-                empty_values,
-                one,
-                one,
-                one + 15,
-                False,
-                True,
-                one.copy(),
-                np.zeros(1, np.uint64),
-                np.zeros(1, np.uint64),
-            )
-            kernel.probe(mem, empty_keys, empty_values, zero, zero, 15, 0, 1)
-        _compiled = True
-    return kernel
-
-
-_backend_lock = threading.Lock()
-_backend_kernel: Any = None
-
-
-def _backend() -> Any:
-    """What :class:`Solver` searches with: the cached native kernel when there is one
-    (:mod:`connect4.solver.native`: no numba import, fast start-up), else numba's
-    kernel, which then caches the native one for the next process.
-
-    Both have ``solve`` and ``analyze`` with the same arguments and results.
-    """
-    global _backend_kernel
-    if _backend_kernel is not None:
-        return _backend_kernel
-    with _backend_lock:
-        if _backend_kernel is None:
-            from connect4.solver import native
-
-            chosen = None
-            if native.enabled():
-                try:
-                    chosen = native.load()
-                except Exception as exc:  # numba's kernel still works: say why
-                    print(f"connect4: native solver kernel not loaded ({exc})", file=sys.stderr)
-            if chosen is None:
-                chosen = _kernel()
-                if native.enabled():
-                    try:
-                        native.build(chosen)
-                    except Exception as exc:  # only start-up time is lost: say why
-                        print(f"connect4: native solver kernel not cached ({exc})", file=sys.stderr)
-            _backend_kernel = chosen
-    return _backend_kernel
-
-
-def _cache_is_warm(kernel: Any) -> bool:
-    """True when numba's on-disk cache holds current code for the entry points."""
-    try:
-        for dispatcher in (
-            kernel.solve,
-            kernel.analyze,
-            kernel.solve_fresh,
-            kernel.solve_batch,
-            kernel.probe,
-        ):
-            # an empty index: no cache file, or one for an older source (stamp differs)
-            if not dispatcher._cache._cache_file._load_index():
-                return False
-    except Exception:  # numba internals moved: assume warm, say nothing
-        return True
-    return True
-
-
-def _tt_entries(megabytes: int) -> int:
+def tt_entries(megabytes: int) -> int:
     """The largest power-of-two number of 16-byte entries within ``megabytes``."""
     entries = (megabytes << 20) // 16
     return 1 << (entries.bit_length() - 1)
+
+
+class BookArrays(Protocol):
+    """An opening book as the solver probes it (:class:`connect4.solver.book.Book` is one):
+    sorted canonical keys, their exact scores, and the depth in stones."""
+
+    @property
+    def keys(self) -> NDArray[np.uint64]: ...
+    @property
+    def values(self) -> NDArray[np.int8]: ...
+    @property
+    def plies(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """What one :meth:`Solver.probe` found: ``value`` is a fail-soft bound (``None``
+    when a limit stopped the search, ``complete`` is then False)."""
+
+    value: int | None
+    nodes: int
+    seconds: float
+    complete: bool
+
+
+class BatchResult(NamedTuple):
+    """What :meth:`Solver.run_batch` found, per position."""
+
+    scores: list[int]
+    nodes: list[int]
+    seconds: list[float]
 
 
 class Solver:
     """An exact Connect Four solver for one board size, with its own table.
 
     ``tt_megabytes`` bounds the transposition table (rounded down to a power of
-    two entries of 16 bytes). ``book_keys``/``book_values`` are an optional
+    two entries of 16 bytes); the table comes from the package's pool
+    (:data:`connect4.solver.backend.TABLES`) and :meth:`close` gives it back.
+    ``book`` (or ``book_keys``/``book_values``/``book_plies``) is an optional
     opening book: sorted ``uint64`` canonical keys (see :func:`position_key`)
     and ``int8`` exact scores, probed inside the search up to ``book_plies``
     stones. ``reuse_table=True`` keeps the table's entries between calls
-    (faster batches; node counts then depend on what came before).
+    (faster batches; node counts then depend on what came before), and
+    ``keep_entries=True`` even starts with the entries a pooled table holds.
 
     Search options (the defaults are the fastest measured, see ``docs/solver.md``):
     ``symmetry`` (mirror positions share an entry), ``tt_move`` (the table's
@@ -224,10 +165,12 @@ class Solver:
         height: int = 6,
         tt_megabytes: int = DEFAULT_TT_MEGABYTES,
         *,
+        book: BookArrays | None = None,
         book_keys: NDArray[np.uint64] | None = None,
         book_values: NDArray[np.int8] | None = None,
         book_plies: int = 0,
         reuse_table: bool = False,
+        keep_entries: bool = False,
         symmetry: bool = True,
         tt_move: bool = True,
         etc: bool | int = True,
@@ -243,28 +186,64 @@ class Solver:
         self.height = height
         self.tt_megabytes = tt_megabytes
         self.reuse_table = reuse_table
-        self._mem = new_memory(width, height, _tt_entries(tt_megabytes))
-        self._mem[OPT_SYM] = int(symmetry)
-        self._mem[OPT_TTMOVE] = int(tt_move)
-        self._mem[OPT_ETC] = (ETC_MIN_EMPTY if etc else 0) if isinstance(etc, bool) else etc
-        self._mem[OPT_ETC_AFTER] = ETC_AFTER_NODES
-        self._mem[OPT_BUCKET] = int(two_slots)
+        self._keep_entries = keep_entries
+        self._options = {
+            OPT_SYM: int(symmetry),
+            OPT_TTMOVE: int(tt_move),
+            OPT_ETC: (ETC_MIN_EMPTY if etc else 0) if isinstance(etc, bool) else etc,
+            OPT_ETC_AFTER: ETC_AFTER_NODES,
+            OPT_BUCKET: int(two_slots),
+        }
+        self._mem: NDArray[np.uint64] | None = None
         self._out = np.zeros(width, dtype=np.int64)
-        self._lock = threading.Lock()
-        self.set_book(book_keys, book_values, book_plies)
+        self._lock = threading.RLock()
+        self._book_plies = 0
+        if book is not None:
+            self.set_book(book.keys, book.values, book.plies)
+        else:
+            self.set_book(book_keys, book_values, book_plies)
         self.last_nodes = 0
         self.last_seconds = 0.0
         self.total_nodes = 0
         self.total_seconds = 0.0
         self.calls = 0
 
+    def _table(self) -> NDArray[np.uint64]:
+        """This solver's memory, taken from the pool on first use."""
+        if self._mem is None:
+            mem = TABLES.take(self.width, self.height, tt_entries(self.tt_megabytes))
+            if not self._keep_entries:
+                mem[GEN] += 1  # the previous user's entries count as empty
+            for slot, value in self._options.items():
+                mem[slot] = value
+            mem[BOOK_PLIES] = self._book_plies
+            self._mem = mem
+        return self._mem
+
+    def close(self) -> None:
+        """Give the table back to the pool (a later call takes one again)."""
+        with self._lock:
+            if self._mem is not None:
+                TABLES.give(self._mem)
+                self._mem = None
+
+    def __enter__(self) -> Solver:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def clear_table(self) -> None:
+        """Start the next search from a logically empty table (one increment)."""
+        with self._lock:
+            self._table()[GEN] += 1
+
     def warm_up(self) -> None:
-        """Load (or compile) every kernel entry point now, so no timed call pays for it."""
-        _kernel()
-        self.run_batch([])
-        done = Position(self.width, self.height)
-        self._run(done.current, done.mask, 0, False, True, None, 1)
-        self._run(done.current, done.mask, 0, False, False, None, 1)
+        """Load (or compile) every kernel entry point and take this solver's table
+        now, so no timed call pays for them."""
+        warm_up()
+        with self._lock:
+            self._table()
 
     # ------------------------------------------------------------------ book hook
     def set_book(
@@ -279,17 +258,25 @@ class Solver:
         ``values`` the exact scores of those positions.
         """
         if keys is None or values is None:
-            keys = np.zeros(0, dtype=np.uint64)
-            values = np.zeros(0, dtype=np.int8)
+            keys, values = NO_BOOK
         keys = np.ascontiguousarray(keys, dtype=np.uint64)
         values = np.ascontiguousarray(values, dtype=np.int8)
         if keys.shape != values.shape or keys.ndim != 1:
             raise SolverError("book keys and values must be 1-D arrays of the same length")
         if keys.size > 1 and not bool(np.all(keys[1:] > keys[:-1])):
             raise SolverError("book keys must be sorted and distinct")
-        self._book_keys = keys
-        self._book_values = values
-        self._mem[BOOK_PLIES] = max(0, plies)
+        with self._lock:
+            self._book_keys = keys
+            self._book_values = values
+            self._book_plies = max(0, plies)
+            if self._mem is not None:
+                self._mem[BOOK_PLIES] = self._book_plies
+
+    def uses_book(self, book: BookArrays | None) -> bool:
+        """True when ``book`` (``None``: no book) is the one this solver probes."""
+        if book is None:
+            return len(self._book_keys) == 0
+        return self._book_keys is book.keys and self._book_plies == book.plies
 
     # ------------------------------------------------------------------ stats
     @property
@@ -302,6 +289,13 @@ class Solver:
             "total_seconds": self.total_seconds,
             "calls": self.calls,
         }
+
+    def _count(self, nodes: int, seconds: float) -> None:
+        self.last_nodes = nodes
+        self.last_seconds = seconds
+        self.total_nodes += nodes
+        self.total_seconds += seconds
+        self.calls += 1
 
     # ------------------------------------------------------------------ checks
     def check(self, position: Position) -> None:
@@ -367,51 +361,94 @@ class Solver:
         analyze: bool = False,
         max_seconds: float | None = None,
         max_nodes: int | None = None,
+        deadline: float | None = None,
+        guess: int | None = None,
     ) -> SolveResult:
         """Solve (and with ``analyze`` score every column) within optional limits.
 
-        A limit that stops the search gives ``score=None`` and ``complete=False``.
+        ``deadline`` is a :func:`time.perf_counter` time (an alternative to
+        ``max_seconds``). ``guess``, a likely score (e.g. the score two plies
+        earlier), makes the first null-window searches test it: right, the
+        score costs two searches instead of about five. A limit that stops
+        the search gives ``score=None`` and ``complete=False``.
 
         >>> r = Solver().run(Position.from_moves("445566"), analyze=True)
         >>> r.score, r.column_scores[2], r.complete
         (18, 18, True)
+        >>> Solver(4, 4).run(Position(4, 4), guess=0).score
+        0
         """
         self.check(position)
-        return self._run(
-            position.current, position.mask, position.ply, weak, analyze, max_seconds, max_nodes
+        start = time.perf_counter()
+        deadline = _deadline(start, max_seconds, deadline)
+        kernel = active_backend()
+        keys, values = self._book_keys, self._book_values
+        current, mask, ply = position.current, position.mask, position.ply
+        column_scores: list[int | None] | None = None
+        with self._lock:
+            mem = self._table()
+            if not self.reuse_table:
+                mem[GEN] += 1
+            if analyze:
+                out = self._out
+
+                def search(mem: NDArray[np.uint64]) -> int:
+                    kernel.analyze(mem, keys, values, current, mask, ply, weak, out)
+                    return 0
+
+                _, complete, nodes = self._budgeted(search, deadline, max_nodes)
+                column_scores = [
+                    None if v in (NONE_SCORE, UNKNOWN_SCORE) else int(v) for v in self._out
+                ]
+                known = [v for v in column_scores if v is not None]
+                score = max(known) if complete and known else None
+            elif guess is not None and not weak:
+                score, complete, nodes = self._narrow(position, guess, deadline, max_nodes)
+            else:
+
+                def search(mem: NDArray[np.uint64]) -> int:
+                    return kernel.solve(mem, keys, values, current, mask, ply, weak)
+
+                score, complete, nodes = self._budgeted(search, deadline, max_nodes)
+        seconds = time.perf_counter() - start
+        self._count(nodes, seconds)
+        return SolveResult(
+            score if complete else None, column_scores, nodes, seconds, complete, weak
         )
 
-    def run_raw(self, current: int, mask: int, ply: int, *, weak: bool = False) -> int:
-        """The score from the two bitboards, without checks or limits (benchmarks).
+    def probe(
+        self,
+        position: Position,
+        alpha: int,
+        beta: int | None = None,
+        *,
+        max_seconds: float | None = None,
+        max_nodes: int | None = None,
+        deadline: float | None = None,
+    ) -> ProbeResult:
+        """One fail-soft search of the window ``(alpha, beta)`` (default: the null
+        window ``beta = alpha + 1``): a value ``<= alpha`` bounds the score from
+        above, ``>= beta`` from below, anything between is exact.
 
-        The position must not be over; nodes and seconds land in ``last_nodes``
-        and ``last_seconds``.
+        A cheap test "is the score above ``alpha``?"; limits as in :meth:`run`.
+
+        >>> r = Solver().probe(Position.from_moves("4455"), 17)
+        >>> r.value, r.complete
+        (18, True)
         """
-        kernel = _kernel()
+        self.check(position)
+        start = time.perf_counter()
+        deadline = _deadline(start, max_seconds, deadline)
         with self._lock:
-            start = time.perf_counter()
-            score = kernel.solve_fresh(
-                self._mem,
-                self._book_keys,
-                self._book_values,
-                current,
-                mask,
-                ply,
-                weak,
-                not self.reuse_table,
-            )
-            seconds = time.perf_counter() - start
-            nodes = int(self._mem[kernel.NODES])
-        self.last_nodes = nodes
-        self.last_seconds = seconds
-        self.total_nodes += nodes
-        self.total_seconds += seconds
-        self.calls += 1
-        return int(score)
+            mem = self._table()
+            if not self.reuse_table:
+                mem[GEN] += 1
+            value, complete, nodes = self._probe(position, alpha, beta, deadline, max_nodes)
+        seconds = time.perf_counter() - start
+        self._count(nodes, seconds)
+        return ProbeResult(value if complete else None, nodes, seconds, complete)
 
-    def run_batch(
-        self, positions: list[Position], *, weak: bool = False
-    ) -> tuple[list[int], list[int], list[float]]:
+    def run_batch(self, positions: list[Position], *, weak: bool = False) -> BatchResult:
         """Solve many positions in one kernel call: ``(scores, nodes, seconds)`` per
         position, timed inside the kernel (no Python overhead per position).
 
@@ -421,7 +458,7 @@ class Solver:
         """
         for position in positions:
             self.check(position)
-        kernel = _kernel()
+        kernel = active_backend()
         n = len(positions)
         currents = np.array([p.current for p in positions], dtype=np.int64)
         masks = np.array([p.mask for p in positions], dtype=np.int64)
@@ -430,9 +467,10 @@ class Solver:
         nodes = np.zeros(n, dtype=np.uint64)
         ticks = np.zeros(n, dtype=np.uint64)
         with self._lock:
+            mem = self._table()
             start = time.perf_counter()
-            kernel.solve_batch(
-                self._mem,
+            kernel.batch(
+                mem,
                 self._book_keys,
                 self._book_values,
                 currents,
@@ -447,78 +485,101 @@ class Solver:
             wall = time.perf_counter() - start
         total_ticks = float(ticks.sum())
         per_tick = wall / total_ticks if total_ticks > 0 else 0.0
-        seconds = [float(t) * per_tick for t in ticks]
-        self.last_nodes = int(nodes.sum())
-        self.last_seconds = wall
-        self.total_nodes += self.last_nodes
-        self.total_seconds += wall
-        self.calls += 1
-        return [int(s) for s in scores], [int(v) for v in nodes], seconds
+        self._count(int(nodes.sum()), wall)
+        return BatchResult(
+            [int(s) for s in scores], [int(v) for v in nodes], [float(t) * per_tick for t in ticks]
+        )
 
     # ------------------------------------------------------------------ internals
-    def _run(
+    def _budgeted(
         self,
-        current: int,
-        mask: int,
-        ply: int,
-        weak: bool,
-        analyze: bool,
-        max_seconds: float | None,
+        search: Callable[[NDArray[np.uint64]], int],
+        deadline: float | None,
         max_nodes: int | None,
-    ) -> SolveResult:
-        kernel = _backend()
-        mem = self._mem
-        with self._lock:
-            start = time.perf_counter()
-            if not self.reuse_table:
-                mem[GEN] += 1
-            mem[NODES] = 0
-            cur = np.uint64(current)
-            msk = np.uint64(mask)
-            deadline = None if max_seconds is None else start + max(0.0, max_seconds)
-            cap = (1 << 62) if max_nodes is None else max(0, int(max_nodes))
-            chunk = 1 << 16  # nodes before the first clock check when a time limit is set
-            score: int | None = None
-            complete = False
-            while True:
-                limit = cap if deadline is None else min(cap, int(mem[NODES]) + chunk)
-                mem[LIMIT] = limit
-                mem[ABORT] = 0
-                if analyze:
-                    kernel.analyze(
-                        mem, self._book_keys, self._book_values, cur, msk, ply, weak, self._out
-                    )
-                else:
-                    score = int(
-                        kernel.solve(mem, self._book_keys, self._book_values, cur, msk, ply, weak)
-                    )
-                if not mem[ABORT]:
-                    complete = True
-                    break
-                nodes = int(mem[NODES])
-                now = time.perf_counter()
-                if nodes >= cap or deadline is None or now >= deadline:
-                    break
-                # the table keeps what was proved: start again with a fresh budget
-                rate = nodes / max(now - start, 1e-6)
-                chunk = max(1 << 16, int(rate * min(0.1, deadline - now)))
-            seconds = time.perf_counter() - start
+    ) -> tuple[int, bool, int]:
+        """``(result, complete, nodes)`` of ``search(mem)`` within a node budget and a
+        deadline: the kernel stops at ``mem[LIMIT]`` nodes, so with a deadline it
+        runs in slices of about 0.1 s (the table keeps what each slice proved)."""
+        mem = self._table()
+        start = time.perf_counter()
+        mem[NODES] = 0
+        cap = (1 << 62) if max_nodes is None else max(0, int(max_nodes))
+        chunk = 1 << 16  # nodes before the first clock check when a time limit is set
+        while True:
+            mem[LIMIT] = cap if deadline is None else min(cap, int(mem[NODES]) + chunk)
+            mem[ABORT] = 0
+            result = search(mem)
             nodes = int(mem[NODES])
-        column_scores: list[int | None] | None = None
-        if analyze:
-            column_scores = [
-                None if v in (NONE_SCORE, UNKNOWN_SCORE) else int(v) for v in self._out
-            ]
-            known = [v for v in column_scores if v is not None]
-            score = max(known) if complete and known else None
-        if not complete:
-            score = None
-        self.last_nodes = nodes
-        self.last_seconds = seconds
-        self.total_nodes += nodes
-        self.total_seconds += seconds
-        self.calls += 1
-        return SolveResult(score, column_scores, nodes, seconds, complete, weak)
+            if not mem[ABORT]:
+                return result, True, nodes
+            now = time.perf_counter()
+            if nodes >= cap or deadline is None or now >= deadline:
+                return result, False, nodes
+            rate = nodes / max(now - start, 1e-6)
+            chunk = max(1 << 16, int(rate * min(0.1, deadline - now)))
+
+    def _probe(
+        self,
+        position: Position,
+        alpha: int,
+        beta: int | None,
+        deadline: float | None,
+        max_nodes: int | None,
+    ) -> tuple[int, bool, int]:
+        """:meth:`probe` inside the lock: ``(value, complete, nodes)``."""
+        if any(position.is_winning_move(c) for c in position.legal_moves()):
+            return (position.size + 1 - position.ply) // 2, True, 0  # the kernel's precondition
+        kernel = active_backend()
+        keys, values = self._book_keys, self._book_values
+        current, mask, ply = position.current, position.mask, position.ply
+        window = alpha + 1 if beta is None else beta
+
+        def search(mem: NDArray[np.uint64]) -> int:
+            return kernel.probe(mem, keys, values, current, mask, ply, alpha, window)
+
+        return self._budgeted(search, deadline, max_nodes)
+
+    def _narrow(
+        self, position: Position, guess: int, deadline: float | None, max_nodes: int | None
+    ) -> tuple[int, bool, int]:
+        """The exact score by null-window searches, as the kernel's solve narrows it
+        (halving ``[lo, hi]``, biased toward 0) but testing ``guess`` and
+        ``guess - 1`` first."""
+        size, ply = position.size, position.ply
+        lo = -((size - ply) // 2)
+        hi = (size + 1 - ply) // 2
+        first = guess if lo <= guess < hi else None
+        total = 0
+        while lo < hi:
+            if first is not None and lo <= first < hi:
+                # the guess, then (when the score is at most the guess) one below it:
+                # right, that is two null-window searches
+                med, first = first, first - 1
+            else:
+                med = lo + (hi - lo) // 2
+                if med <= 0 and int(lo / 2) < med:
+                    med = int(lo / 2)
+                elif med >= 0 and int(hi / 2) > med:
+                    med = int(hi / 2)
+            budget = None if max_nodes is None else max(0, max_nodes - total)
+            value, complete, nodes = self._probe(position, med, None, deadline, budget)
+            total += nodes
+            if not complete:
+                return 0, False, total
+            if value <= med:
+                hi = value
+            else:
+                lo = value
+                first = None
+        return lo, True, total
+
+
+def _deadline(start: float, max_seconds: float | None, deadline: float | None) -> float | None:
+    """The earlier of ``start + max_seconds`` and ``deadline`` (``None``: no limit)."""
+    if max_seconds is not None:
+        by_seconds = start + max(0.0, max_seconds)
+        deadline = by_seconds if deadline is None else min(deadline, by_seconds)
+    return deadline
 
 
 def pick_best(
@@ -550,27 +611,49 @@ def position_key(position: Position) -> int:
     >>> position_key(Position.from_moves("1")) == position_key(Position.from_moves("7"))
     True
     """
-    h1 = position.height + 1
-    key = position.current + position.mask
-    column = (1 << h1) - 1
-    mirror = 0
-    for c in range(position.width):
-        mirror |= ((key >> (c * h1)) & column) << ((position.width - 1 - c) * h1)
-    return min(key, mirror)
+    return canonical_key(position.key(), position.width, position.height)
 
 
-_default_solvers: dict[tuple[int, int], Solver] = {}
-_default_lock = threading.Lock()
+_local = threading.local()  # this thread's solvers (see thread_solver)
+
+
+def thread_solver(
+    width: int = 7,
+    height: int = 6,
+    tt_megabytes: int = DEFAULT_TT_MEGABYTES,
+    book: BookArrays | None = None,
+    *,
+    reuse_table: bool = False,
+    etc: bool = True,
+    keep: int = 2,
+) -> Solver:
+    """This thread's solver for a board and table size, probing ``book`` (created on
+    first use). Threads search in parallel without sharing a table; each keeps
+    at most ``keep`` solvers, and a dropped one gives its table back to the pool.
+
+    >>> thread_solver(4, 4, 1) is thread_solver(4, 4, 1)
+    True
+    """
+    solvers: dict[tuple[int, int, int, bool, bool], Solver]
+    solvers = _local.__dict__.setdefault("solvers", {})
+    key = (width, height, tt_megabytes, reuse_table, etc)
+    solver = solvers.get(key)
+    if solver is None:
+        while len(solvers) >= max(1, keep):
+            solvers.pop(next(iter(solvers))).close()
+        solver = Solver(width, height, tt_megabytes, reuse_table=reuse_table, etc=etc)
+        solvers[key] = solver
+    if not solver.uses_book(book):
+        if book is None:
+            solver.set_book(None, None, 0)
+        else:
+            solver.set_book(book.keys, book.values, book.plies)
+    return solver
 
 
 def default_solver(width: int = 7, height: int = 6) -> Solver:
-    """The shared solver for one board size (created on first use)."""
-    with _default_lock:
-        solver = _default_solvers.get((width, height))
-        if solver is None:
-            solver = Solver(width, height)
-            _default_solvers[(width, height)] = solver
-        return solver
+    """The shared solver for one board size (one per thread, created on first use)."""
+    return thread_solver(width, height)
 
 
 def _for(position: Position) -> Solver:

@@ -16,15 +16,17 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypedDict
 
 from connect4.core.position import Position
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from connect4.solver import Solver
 
 PROGRESS_THRESHOLD = 200  # show a progress bar from this many positions on
-BATCH = 25  # positions per kernel call (timed inside the kernel, one by one)
+BATCH = 100  # positions per kernel call (timed inside the kernel, one by one)
 
 
 @dataclass
@@ -34,6 +36,15 @@ class BenchCase:
     moves: str
     score: int
     line: int
+
+
+class WrongAnswer(TypedDict):
+    """A benchmark line the solver scored differently (JSON-ready)."""
+
+    line: int
+    moves: str
+    expected: int
+    got: int
 
 
 @dataclass
@@ -48,7 +59,7 @@ class FileReport:
     max_us: float
     mean_nodes: float
     nodes_per_second: float
-    wrong: list[dict[str, Any]] = field(default_factory=list)
+    wrong: list[WrongAnswer] = field(default_factory=list)
     cpu_mean_us: float = 0.0  # process CPU time per position (robust on a busy machine)
 
     @property
@@ -114,7 +125,7 @@ def run_cases(
     times: list[float] = []
     cpu = 0.0
     nodes: list[int] = []
-    wrong: list[dict[str, Any]] = []
+    wrong: list[WrongAnswer] = []
     positions = [Position.from_moves(case.moves, width, height) for case in cases]
     for first in range(0, len(cases), BATCH):
         chunk = positions[first : first + BATCH]
@@ -127,7 +138,7 @@ def run_cases(
             expected = (case.score > 0) - (case.score < 0) if weak else case.score
             if got != expected:
                 wrong.append(
-                    {"line": case.line, "moves": case.moves, "expected": expected, "got": got}
+                    WrongAnswer(line=case.line, moves=case.moves, expected=expected, got=got)
                 )
             if on_case is not None:
                 on_case()
@@ -235,7 +246,7 @@ class _progress:
     def __init__(self, total: int, err: TextIO) -> None:
         self.total = total
         self.err = err
-        self.bar: Any = None
+        self.bar: Progress | None = None
 
     def __enter__(self) -> Callable[[], None]:
         if self.total < PROGRESS_THRESHOLD:

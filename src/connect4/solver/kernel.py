@@ -16,7 +16,8 @@ nearest the root, slot 1 the newest.
 An entry from another generation counts as empty, so a new search costs one
 increment of ``mem[GEN]`` instead of a clear of the table.
 
-Scores follow Pons' convention (see ``DESIGN.md``). Every node of the search
+Scores follow Pons' convention (from the side to move's point of view; a
+larger absolute value is a faster end). Every node of the search
 keeps the invariant that the side to move cannot win at once (the root checks
 it; later nodes only get there through moves that do not lose at once).
 
@@ -26,14 +27,14 @@ centre order) built in; other sizes read them from the header. Both search the
 same nodes.
 
 An opening book is two arrays, ``book_keys`` (sorted ``uint64`` canonical keys,
-see :func:`canonical_key`) and ``book_values`` (``int8`` exact scores), probed
+see :func:`connect4.core.bits.canonical_key`) and ``book_values`` (``int8`` exact scores), probed
 inside the search at ``ply <= mem[BOOK_PLIES]``; pass empty arrays for no book.
 
 >>> from connect4 import Position
 >>> mem = new_memory(7, 6, 1 << 16)
 >>> no_book = np.zeros(0, np.uint64), np.zeros(0, np.int8)
 >>> p = Position.from_moves("44455554221")
->>> solve_fresh(mem, *no_book, p.current, p.mask, p.ply, False, True), int(mem[NODES])
+>>> solve(mem, *no_book, np.uint64(p.current), np.uint64(p.mask), p.ply, False), int(mem[NODES])
 (-15, 1)
 """
 
@@ -47,10 +48,13 @@ import numpy as np
 from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
+from numba.core.dispatcher import Dispatcher
 from numba.extending import intrinsic
 
 # ---------------------------------------------------------------- memory layout
-# (re-exported: perfect.py, book_build.py and the tests read them from here)
+# (re-exported for the tests)
+from connect4.core import bits
+from connect4.core.position import bottom_mask
 from connect4.solver.layout import (
     ABORT as ABORT,
     BOARD as BOARD,
@@ -59,6 +63,7 @@ from connect4.solver.layout import (
     GEN as GEN,
     H_ as H_,
     HDR as HDR,
+    LAYOUT_VERSION as LAYOUT_VERSION,
     LIMIT as LIMIT,
     MAXPLY as MAXPLY,
     MAXW as MAXW,
@@ -182,18 +187,8 @@ def winning_cells(
     return r & (board ^ mask)
 
 
-@njit(cache=True, nogil=True, inline="always")
-def mirror_key(key: np.uint64, width: int, h1: np.uint64) -> np.uint64:
-    """The key of the left-right mirror image (columns of ``h1`` bits each)."""
-    col = (U1 << h1) - U1
-    r = np.uint64(0)
-    lo = np.uint64(0)
-    hi = np.uint64(width - 1) * h1
-    for _ in range(width):
-        r |= ((key >> lo) & col) << hi
-        lo += h1
-        hi -= h1
-    return r
+# the mirror key of :mod:`connect4.core.bits`, compiled (written once, in plain Python)
+mirror_key = njit(cache=True, nogil=True, inline="always")(bits.mirror_key)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -205,14 +200,6 @@ def _mirror_move(mv: np.uint64, c: int, width: int, h1: np.uint64) -> np.uint64:
     if d < 0:
         return mv >> (np.uint64(-d) * h1)
     return mv
-
-
-@njit(cache=True, nogil=True)
-def canonical_key(current: np.uint64, mask: np.uint64, width: int, height: int) -> np.uint64:
-    """``min(key, mirrored key)`` with ``key = current + mask``: the book's key."""
-    key = current + mask
-    m = mirror_key(key, width, np.uint64(height + 1))
-    return m if m < key else key
 
 
 # ---------------------------------------------------------------- search
@@ -505,8 +492,8 @@ def _specialise(width: int, height: int) -> Callable[..., int]:
     g = dict(globals())
     g["SPEC_W"] = width
     g["SPEC_H"] = height
-    g["SPEC_BOTTOM"] = sum(1 << (c * (height + 1)) for c in range(width))
-    order = sorted(range(width), key=lambda c: (abs(2 * c - (width - 1)), c))
+    g["SPEC_BOTTOM"] = bottom_mask(width, height)
+    order = list(bits.centre_order(width))
     g["SPEC_ORDER"] = np.array(order + [0] * (MAXW - width), dtype=np.int64)
     f = negamax.py_func
     fn = FunctionType(f.__code__, g, f.__name__, f.__defaults__, f.__closure__)
@@ -521,32 +508,35 @@ negamax_7x6 = _specialise(7, 6)  # the standard board: searched by this copy
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _search(
+    m: int,
+    bk: int,
+    bv: int,
+    nbook: int,
+    current: np.uint64,
+    mask: np.uint64,
+    mcur: np.uint64,
+    mmask: np.uint64,
+    ply: int,
+    alpha: int,
+    beta: int,
+) -> int:
+    """:func:`negamax`, or its 7x6 copy on the standard board."""
+    if ld(m, W_) == 7 and ld(m, H_) == 6:
+        return negamax_7x6(m, bk, bv, nbook, current, mask, mcur, mmask, ply, alpha, beta)
+    return negamax(m, bk, bv, nbook, current, mask, mcur, mmask, ply, alpha, beta)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _half(x: int) -> int:
     """``x / 2`` rounded toward zero (C's integer division)."""
     return x // 2 if x >= 0 else -((-x) // 2)
 
 
-@njit(cache=True, nogil=True)
-def solve(
-    mem: np.ndarray,
-    book_keys: np.ndarray,
-    book_values: np.ndarray,
-    current: np.uint64,
-    mask: np.uint64,
-    ply: int,
-    weak: bool,
-) -> int:
-    """The exact score (or its sign when ``weak``) of a position that is not over."""
-    return _solve(
-        mem.ctypes.data,
-        book_keys.ctypes.data,
-        book_values.ctypes.data,
-        book_keys.shape[0],
-        current,
-        mask,
-        ply,
-        weak,
-    )
+# The searches work on raw pointers (``m`` to ``mem``, ``bk``/``bv`` to the book's
+# keys and values, ``nbook`` of them); the array functions below (``solve``,
+# ``analyze``, ``probe``, ``solve_batch``) wrap them for numba's Python callers,
+# the ``native_*`` entry points for the native kernel.
 
 
 @njit(cache=True, nogil=True)
@@ -583,10 +573,7 @@ def _solve(
             med = _half(lo)
         elif med >= 0 and _half(hi) > med:
             med = _half(hi)
-        if width == 7 and height == 6:
-            r = negamax_7x6(m, bk, bv, nbook, current, mask, mcur, mmask, ply, med, med + 1)
-        else:
-            r = negamax(m, bk, bv, nbook, current, mask, mcur, mmask, ply, med, med + 1)
+        r = _search(m, bk, bv, nbook, current, mask, mcur, mmask, ply, med, med + 1)
         if ld(m, ABORT) != 0:
             return 0
         if r <= med:
@@ -596,32 +583,6 @@ def _solve(
     if weak:
         return 1 if lo > 0 else (-1 if lo < 0 else 0)
     return lo
-
-
-@njit(cache=True, nogil=True)
-def analyze(
-    mem: np.ndarray,
-    book_keys: np.ndarray,
-    book_values: np.ndarray,
-    current: np.uint64,
-    mask: np.uint64,
-    ply: int,
-    weak: bool,
-    out: np.ndarray,
-) -> None:
-    """Fill ``out[c]`` (``int64``) with the score of playing column ``c``
-    (``NONE_SCORE`` when full, ``UNKNOWN_SCORE`` when a limit stopped the search)."""
-    _analyze(
-        mem.ctypes.data,
-        book_keys.ctypes.data,
-        book_values.ctypes.data,
-        book_keys.shape[0],
-        current,
-        mask,
-        ply,
-        weak,
-        out.ctypes.data,
-    )
 
 
 @njit(cache=True, nogil=True)
@@ -636,7 +597,8 @@ def _analyze(
     weak: bool,
     out: int,
 ) -> None:
-    """:func:`analyze` on raw pointers: ``out`` points to ``width`` ``int64`` words."""
+    """Write the score of playing each column ``c`` to ``out[c]`` (``width`` ``int64``
+    words): ``NONE_SCORE`` when full, ``UNKNOWN_SCORE`` when a limit stopped the search."""
     width = np.int64(ld(m, W_))
     height = np.int64(ld(m, H_))
     h = np.uint64(height)
@@ -667,68 +629,24 @@ def _analyze(
 
 
 @njit(cache=True, nogil=True)
-def probe(
-    mem: np.ndarray,
-    book_keys: np.ndarray,
-    book_values: np.ndarray,
+def _probe(
+    m: int,
+    bk: int,
+    bv: int,
+    nbook: int,
     current: np.uint64,
     mask: np.uint64,
     ply: int,
     alpha: int,
     beta: int,
 ) -> int:
-    """One :func:`negamax` search of ``(alpha, beta)`` from arrays (a null window when
+    """One fail-soft :func:`negamax` search of ``(alpha, beta)`` (a null window when
     ``beta = alpha + 1``). The side to move must not be able to win at once."""
-    width = np.int64(mem[W_])
-    h1 = mem[H_] + U1
-    if width == 7 and mem[H_] == 6:
-        return negamax_7x6(
-            mem.ctypes.data,
-            book_keys.ctypes.data,
-            book_values.ctypes.data,
-            book_keys.shape[0],
-            current,
-            mask,
-            mirror_key(current, width, h1),
-            mirror_key(mask, width, h1),
-            ply,
-            alpha,
-            beta,
-        )
-    return negamax(
-        mem.ctypes.data,
-        book_keys.ctypes.data,
-        book_values.ctypes.data,
-        book_keys.shape[0],
-        current,
-        mask,
-        mirror_key(current, width, h1),
-        mirror_key(mask, width, h1),
-        ply,
-        alpha,
-        beta,
-    )
-
-
-@njit(cache=True, nogil=True)
-def solve_fresh(
-    mem: np.ndarray,
-    book_keys: np.ndarray,
-    book_values: np.ndarray,
-    current: int,
-    mask: int,
-    ply: int,
-    weak: bool,
-    new_generation: bool,
-) -> int:
-    """:func:`solve` without limits, counting nodes from 0; with ``new_generation``
-    the table starts logically empty. One call, for batches from Python."""
-    if new_generation:
-        mem[GEN] += U1
-    mem[NODES] = 0
-    mem[ABORT] = 0
-    mem[LIMIT] = U1 << np.uint64(63)
-    return solve(mem, book_keys, book_values, np.uint64(current), np.uint64(mask), ply, weak)
+    width = np.int64(ld(m, W_))
+    h1 = ld(m, H_) + U1
+    mcur = mirror_key(current, width, h1)
+    mmask = mirror_key(mask, width, h1)
+    return _search(m, bk, bv, nbook, current, mask, mcur, mmask, ply, alpha, beta)
 
 
 @intrinsic
@@ -745,6 +663,115 @@ def cycles(typingctx):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
+def _solve_batch(
+    m: int,
+    bk: int,
+    bv: int,
+    nbook: int,
+    currents: int,
+    masks: int,
+    plies: int,
+    n: int,
+    weak: bool,
+    new_generation: bool,
+    scores: int,
+    nodes: int,
+    ticks: int,
+) -> None:
+    """Solve ``n`` positions (``currents``, ``masks``, ``plies``: pointers to 64-bit
+    words) without limits, counting nodes from 0 for each; with ``new_generation``
+    each starts from a logically empty table. Writes ``scores``, ``nodes`` and
+    ``ticks`` (cycle-counter ticks per position; the caller converts them to seconds
+    with the batch's wall time)."""
+    for i in range(n):
+        start = cycles()
+        if new_generation:
+            st(m, GEN, ld(m, GEN) + U1)
+        st(m, NODES, np.uint64(0))
+        st(m, ABORT, np.uint64(0))
+        st(m, LIMIT, U1 << np.uint64(63))
+        r = _solve(m, bk, bv, nbook, ld(currents, i), ld(masks, i), np.int64(ld(plies, i)), weak)
+        st(scores, i, np.uint64(r))
+        st(ticks, i, cycles() - start)
+        st(nodes, i, ld(m, NODES))
+
+
+# ---------------------------------------------------------------- numba's entries
+@njit(cache=True, nogil=True)
+def solve(
+    mem: np.ndarray,
+    book_keys: np.ndarray,
+    book_values: np.ndarray,
+    current: np.uint64,
+    mask: np.uint64,
+    ply: int,
+    weak: bool,
+) -> int:
+    """The exact score (or its sign when ``weak``) of a position that is not over."""
+    return _solve(
+        mem.ctypes.data,
+        book_keys.ctypes.data,
+        book_values.ctypes.data,
+        book_keys.shape[0],
+        current,
+        mask,
+        ply,
+        weak,
+    )
+
+
+@njit(cache=True, nogil=True)
+def analyze(
+    mem: np.ndarray,
+    book_keys: np.ndarray,
+    book_values: np.ndarray,
+    current: np.uint64,
+    mask: np.uint64,
+    ply: int,
+    weak: bool,
+    out: np.ndarray,
+) -> None:
+    """Fill ``out[c]`` (``int64``) with the score of playing column ``c``
+    (``NONE_SCORE`` when full, ``UNKNOWN_SCORE`` when a limit stopped the search)."""
+    _analyze(
+        mem.ctypes.data,
+        book_keys.ctypes.data,
+        book_values.ctypes.data,
+        book_keys.shape[0],
+        current,
+        mask,
+        ply,
+        weak,
+        out.ctypes.data,
+    )
+
+
+@njit(cache=True, nogil=True)
+def probe(
+    mem: np.ndarray,
+    book_keys: np.ndarray,
+    book_values: np.ndarray,
+    current: np.uint64,
+    mask: np.uint64,
+    ply: int,
+    alpha: int,
+    beta: int,
+) -> int:
+    """:func:`_probe` on arrays: one search of ``(alpha, beta)``."""
+    return _probe(
+        mem.ctypes.data,
+        book_keys.ctypes.data,
+        book_values.ctypes.data,
+        book_keys.shape[0],
+        current,
+        mask,
+        ply,
+        alpha,
+        beta,
+    )
+
+
+@njit(cache=True, nogil=True)
 def solve_batch(
     mem: np.ndarray,
     book_keys: np.ndarray,
@@ -758,32 +785,48 @@ def solve_batch(
     nodes: np.ndarray,
     ticks: np.ndarray,
 ) -> None:
-    """:func:`solve_fresh` for many positions in one call: fills ``scores``,
-    ``nodes`` and ``ticks`` (cycle-counter ticks per position; the caller converts
-    them to seconds with the batch's wall time)."""
-    for i in range(currents.shape[0]):
-        start = cycles()
-        scores[i] = solve_fresh(
-            mem, book_keys, book_values, currents[i], masks[i], plies[i], weak, new_generation
-        )
-        ticks[i] = cycles() - start
-        nodes[i] = mem[NODES]
+    """:func:`_solve_batch` on arrays (all of 64-bit integers)."""
+    _solve_batch(
+        mem.ctypes.data,
+        book_keys.ctypes.data,
+        book_values.ctypes.data,
+        book_keys.shape[0],
+        currents.ctypes.data,
+        masks.ctypes.data,
+        plies.ctypes.data,
+        currents.shape[0],
+        weak,
+        new_generation,
+        scores.ctypes.data,
+        nodes.ctypes.data,
+        ticks.ctypes.data,
+    )
 
 
 # ---------------------------------------------------------------- native entries
 # The entry points of the native kernel (see connect4.solver.native): integer
 # arguments only, numba's own calling convention (a status code, a pointer for
 # the result, a pointer for exception info) and no Python wrapper, so the object
-# code built from them runs without numba. The ``weak`` flag is an int64 (0/1).
+# code built from them runs without numba. Flags are int64 (0/1).
 _NATIVE_OPTIONS: dict[str, Any] = {
     "nogil": True,
     "no_cpython_wrapper": True,
     "no_cfunc_wrapper": True,
 }
+_I = "int64"
 NATIVE_SIGNATURES = {
-    "solve": "int64(int64, int64, int64, int64, uint64, uint64, int64, int64)",
-    "analyze": "int64(int64, int64, int64, int64, uint64, uint64, int64, int64, int64)",
+    "version": "int64()",
+    "solve": f"int64({_I}, {_I}, {_I}, {_I}, uint64, uint64, {_I}, {_I})",
+    "analyze": f"int64({_I}, {_I}, {_I}, {_I}, uint64, uint64, {_I}, {_I}, {_I})",
+    "probe": f"int64({_I}, {_I}, {_I}, {_I}, uint64, uint64, {_I}, {_I}, {_I})",
+    "batch": f"int64({', '.join([_I] * 13)})",
 }
+
+
+@njit(**_NATIVE_OPTIONS)
+def native_version() -> int:
+    """The layout version this code was compiled for (:data:`LAYOUT_VERSION`)."""
+    return LAYOUT_VERSION
 
 
 @njit(**_NATIVE_OPTIONS)
@@ -809,3 +852,81 @@ def native_analyze(
     """:func:`_analyze` as a native entry point (returns 0)."""
     _analyze(m, bk, bv, nbook, current, mask, ply, weak != 0, out)
     return 0
+
+
+@njit(**_NATIVE_OPTIONS)
+def native_probe(
+    m: int,
+    bk: int,
+    bv: int,
+    nbook: int,
+    current: np.uint64,
+    mask: np.uint64,
+    ply: int,
+    alpha: int,
+    beta: int,
+) -> int:
+    """:func:`_probe` as a native entry point."""
+    return _probe(m, bk, bv, nbook, current, mask, ply, alpha, beta)
+
+
+@njit(**_NATIVE_OPTIONS)
+def native_batch(
+    m: int,
+    bk: int,
+    bv: int,
+    nbook: int,
+    currents: int,
+    masks: int,
+    plies: int,
+    n: int,
+    weak: int,
+    new_generation: int,
+    scores: int,
+    nodes: int,
+    ticks: int,
+) -> int:
+    """:func:`_solve_batch` as a native entry point (returns 0)."""
+    _solve_batch(
+        m,
+        bk,
+        bv,
+        nbook,
+        currents,
+        masks,
+        plies,
+        n,
+        weak != 0,
+        new_generation != 0,
+        scores,
+        nodes,
+        ticks,
+    )
+    return 0
+
+
+# ---------------------------------------------------------------- stale code
+@njit(cache=True)
+def layout_version() -> int:
+    """The layout version this module's cached code was compiled for."""
+    return LAYOUT_VERSION
+
+
+def _drop_stale_code() -> None:
+    """Recompile everything when numba's cache holds code of another layout.
+
+    numba keys its on-disk cache on each function's own source file, so after an
+    edit of :mod:`connect4.solver.layout` (or of the bitboard helpers in
+    :mod:`connect4.core.bits`) it would load code with the old offsets and
+    constants. :data:`LAYOUT_VERSION` covers both, and is compiled into
+    :func:`layout_version`: when that disagrees, every cached function is dropped.
+    """
+    if layout_version() == LAYOUT_VERSION:
+        return
+    for value in list(globals().values()):
+        if isinstance(value, Dispatcher):
+            value._cache.flush()  # type: ignore[attr-defined]
+    layout_version.recompile()
+
+
+_drop_stale_code()

@@ -10,9 +10,11 @@ This module has no numba import, so code that only needs the layout (the
 ``mem[TT0:]``           transposition table, two words per entry
 ======================  =======================================================
 
-numba's on-disk cache of :mod:`connect4.solver.kernel` is keyed on
-``kernel.py`` alone: after changing a constant here, touch ``kernel.py`` (or run
-``make clean``) so the kernel is compiled again.
+:data:`LAYOUT_VERSION` is a hash of these constants and of the bitboard
+helpers the kernel compiles (:mod:`connect4.core.bits`). The kernel compiles it
+in, and code compiled for another version is never run: numba's cache is
+dropped (:mod:`connect4.solver.kernel`) and a native kernel file refused
+(:mod:`connect4.solver.native`). Edit a constant here and nothing else.
 
 >>> mem = new_memory(7, 6, 1 << 10)
 >>> int(mem[W_]), int(mem[H_]), int(mem[GEN]), len(mem) == TT0 + 2 * 1024
@@ -21,8 +23,13 @@ numba's on-disk cache of :mod:`connect4.solver.kernel` is keyed on
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 from numpy.typing import NDArray
+
+from connect4.core import bits
+from connect4.core.position import board_mask, bottom_mask
 
 W_ = 0  # width
 H_ = 1  # height
@@ -59,18 +66,32 @@ def new_memory(width: int, height: int, tt_entries: int) -> NDArray[np.uint64]:
     skip = (-raw.ctypes.data % 64) // 8  # buckets must not straddle cache lines
     mem = raw[skip : skip + size]
     mem.fill(0)  # touch every page now, not during the first searches
-    bottom = sum(1 << (c * (height + 1)) for c in range(width))
     mem[W_] = width
     mem[H_] = height
-    mem[BOTTOM] = bottom
-    mem[BOARD] = bottom * ((1 << height) - 1)
+    mem[BOTTOM] = bottom_mask(width, height)
+    mem[BOARD] = board_mask(width, height)
     mem[TT_SHIFT] = 64 - (tt_entries.bit_length() - 2)  # two entries per bucket
     mem[GEN] = 1
     mem[LIMIT] = 1 << 63
     mem[OPT_SYM] = 1
     mem[OPT_TTMOVE] = 1
     mem[OPT_BUCKET] = 1
-    order = sorted(range(width), key=lambda c: (abs(2 * c - (width - 1)), c))
-    for i, c in enumerate(order):
+    for i, c in enumerate(bits.centre_order(width)):
         mem[ORDER + i] = c
     return mem
+
+
+def _version() -> int:
+    """A hash of the layout constants and of the compiled bitboard helpers' code."""
+    offsets = sorted(
+        (name, value) for name, value in globals().items() if name.isupper() and type(value) is int
+    )
+    digest = hashlib.sha256(repr(offsets).encode())
+    code = bits.mirror_key.__code__
+    constants = code.co_consts[1:] if bits.mirror_key.__doc__ else code.co_consts  # no docstring
+    digest.update(code.co_code)
+    digest.update(repr(constants).encode())
+    return int.from_bytes(digest.digest()[:7], "little")  # fits an int64
+
+
+LAYOUT_VERSION = _version()

@@ -202,11 +202,11 @@ _local = threading.local()
 
 
 def warm_up() -> None:
-    """Compile the solver kernel (numba) and load the 7x6 opening book."""
-    from connect4.solver import Solver
+    """Load the solver kernel (compiled on a first run) and the 7x6 opening book."""
+    from connect4.solver import warm_up as warm_up_solver
 
     book_for(7, 6)
-    Solver(4, 4, 1).run(Position.from_moves("1122", 4, 4), analyze=True, max_seconds=60.0)
+    warm_up_solver()
 
 
 _books: dict[tuple[int, int], Any] = {}
@@ -226,16 +226,9 @@ def book_for(width: int, height: int) -> Any:
 
 def _solver(width: int, height: int, table_megabytes: int) -> Any:
     """This thread's solver for a board size (one transposition table per thread and size)."""
+    from connect4.solver import thread_solver
 
-    solvers: dict[tuple[int, int], Any] = _local.__dict__.setdefault("solvers", {})
-    key = (width, height)
-    if key not in solvers:
-        if len(solvers) >= 2:  # bound memory: keep at most two board sizes per thread
-            solvers.pop(next(iter(solvers)))
-        from connect4.solver.book import solver_with_book
-
-        solvers[key] = solver_with_book(width, height, table_megabytes, book_for(width, height))
-    return solvers[key]
+    return thread_solver(width, height, table_megabytes, book_for(width, height))
 
 
 def analyze_position(

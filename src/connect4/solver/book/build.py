@@ -30,7 +30,6 @@ from __future__ import annotations
 import importlib
 import os
 import struct
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
@@ -41,9 +40,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from connect4.core.position import Position, check_board_size
-from connect4.solver.book import Book, BookError, canonical_key, load_book
+from connect4.solver import BookArrays, thread_solver
+from connect4.solver.book.format import Book, BookError, canonical_key
+from connect4.solver.book.reader import load_book
 
 JOURNAL_MAGIC = b"C4JRNL\r\n"
 _JOURNAL_HEADER = struct.Struct("<8sBBBx4xQ")  # magic, width, height, plies, base-book tag
@@ -87,65 +89,48 @@ def enumerate_levels(width: int, height: int, plies: int) -> list[dict[int, str]
 
 
 # ---------------------------------------------------------------- workers
-_LOCAL = threading.local()  # one solver memory per worker thread and board size
+TABLE_MEGABYTES = 16  # each worker thread's table
 _BASE_BOOKS: dict[str, Book | None] = {}
 
 
-def _memory(width: int, height: int) -> Any:
-    from connect4.solver import kernel
+@dataclass(frozen=True)
+class ChunkBook:
+    """A book passed to :func:`solve_chunk` as arrays (picklable for worker processes)."""
 
-    memories: dict[tuple[int, int], Any] = _LOCAL.__dict__.setdefault("memories", {})
-    mem = memories.get((width, height))
-    if mem is None:
-        mem = kernel.new_memory(width, height, 1 << 20)
-        memories[(width, height)] = mem
-    return mem
+    plies: int
+    keys: npt.NDArray[np.uint64]
+    values: npt.NDArray[np.int8]
 
 
 def solve_chunk(
     width: int,
     height: int,
     moves: Sequence[str],
-    book: tuple[int, Any, Any] | str | None,
+    book: ChunkBook | str | None,
 ) -> list[tuple[int, int, int]]:
     """Solve positions (move strings) exactly; ``[(canonical key, score, nodes)]``.
 
-    ``book`` is ``(plies, keys, values)`` arrays probed in the search, or a book
-    spec for :func:`connect4.solver.book.load_book` (loaded once per worker process).
+    ``book`` is a :class:`ChunkBook` probed in the search, or a book spec for
+    :func:`connect4.solver.book.load_book` (loaded once per worker process).
     Runs in worker processes: it must stay a picklable module-level function.
     """
-    from connect4.solver import kernel
-
     if isinstance(book, str):
         if book not in _BASE_BOOKS:
             _BASE_BOOKS[book] = load_book(book, width, height)
-        loaded = _BASE_BOOKS[book]
-        book = None if loaded is None else (loaded.plies, loaded.keys, loaded.values)
-    if book is None:
-        plies, keys, values = 0, np.zeros(0, np.uint64), np.zeros(0, np.int8)
+        probed: BookArrays | None = _BASE_BOOKS[book]
     else:
-        plies, keys, values = book
-    mem = _memory(width, height)
-    mem[kernel.BOOK_PLIES] = plies
+        probed = book
+    solver = thread_solver(width, height, TABLE_MEGABYTES, probed, reuse_table=True, etc=False)
     results = []
     # one table generation for the whole chunk: stored bounds hold whatever the
     # root, so neighbouring positions share their searches
-    mem[kernel.GEN] += np.uint64(1)
+    solver.clear_table()
     for line in moves:
         position = Position.from_moves(line, width, height)
-        mem[kernel.NODES] = 0
-        mem[kernel.ABORT] = 0
-        score = kernel.solve(
-            mem,
-            keys,
-            values,
-            np.uint64(position.current),
-            np.uint64(position.mask),
-            position.ply,
-            False,
-        )
-        nodes = min(int(mem[kernel.NODES]), 2**32 - 1)
-        results.append((canonical_key(position), int(score), nodes))
+        result = solver.run(position)
+        assert result.score is not None
+        nodes = min(result.nodes, 2**32 - 1)
+        results.append((canonical_key(position), result.score, nodes))
     return results
 
 
@@ -269,12 +254,12 @@ def build_book(
             if not todo:
                 continue
             if ply == plies:
-                book: tuple[int, Any, Any] | str | None = base_book
+                book: ChunkBook | str | None = base_book
             else:
                 below = levels[ply + 1]
                 keys = np.array(sorted(below), dtype=np.uint64)
                 values = np.array([journal.scores[int(k)] for k in keys], dtype=np.int8)
-                book = (ply + 1, keys, values)
+                book = ChunkBook(ply + 1, keys, values)
             futures: list[Future[list[tuple[int, int, int]]]] = [
                 pool.submit(solve_chunk, width, height, todo[i : i + chunk], book)
                 for i in range(0, len(todo), chunk)

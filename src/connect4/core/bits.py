@@ -1,0 +1,93 @@
+"""Bitboard helpers written once: centre order, mirror key, canonical key.
+
+A position's key is ``current + mask`` (see :mod:`connect4.core.position` for
+the bit layout: ``height + 1`` bits per column). Mirroring the board left-right
+moves each column's bits to the mirror column, so the mirror image's key is a
+pure function of the key; ``min(key, mirrored key)`` is the *canonical key*
+a position shares with its mirror image (the solver's table and the opening
+books store that one).
+
+:func:`mirror_key` is plain Python that numba can compile as well: the solver
+kernel compiles this very function, and it also works on ``uint64`` numpy
+arrays and on Python ints. Every constant in it
+is derived from ``h1`` so numba keeps all arithmetic in ``uint64``.
+
+>>> centre_order(7)
+(3, 2, 4, 1, 5, 0, 6)
+>>> key = 0b0000001_0000011  # a 2x6 board: column 0 holds 0000011, column 1 0000001
+>>> bin(mirror_key(key, 2, 7))
+'0b110000001'
+>>> canonical_key(key, 2, 6) == key
+True
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:  # numpy is imported where arrays are used: plain positions start fast
+    import numpy as np
+    from numpy.typing import NDArray
+
+__all__ = ["canonical_key", "canonical_keys", "centre_order", "mirror_key"]
+
+Word = TypeVar("Word", int, "NDArray[np.uint64]")
+
+
+@functools.cache
+def centre_order(width: int) -> tuple[int, ...]:
+    """Columns ordered from the centre outwards, left before right on ties.
+
+    >>> centre_order(6)
+    (2, 3, 1, 4, 0, 5)
+    """
+    return tuple(sorted(range(width), key=lambda c: (abs(2 * c - (width - 1)), c)))
+
+
+def mirror_key(key: Word, width: int, h1: Word) -> Word:
+    """The key (or any bitboard) ``key`` mirrored left-right: column ``c`` of
+    ``h1`` bits becomes column ``width - 1 - c``.
+
+    Works on Python ints, on ``uint64`` arrays (with ``h1`` a one-element
+    ``uint64`` array), and compiled by numba with ``uint64`` arguments.
+
+    >>> import numpy as np
+    >>> h1 = np.full(1, 7, dtype=np.uint64)
+    >>> mirror_key(np.array([0b1, 0b10], dtype=np.uint64), 3, h1).tolist()
+    [16384, 32768]
+    """
+    one = h1 // h1  # 1 in h1's type: numba would turn uint64 mixed with int64 into float
+    column = (one << h1) - one
+    mirrored = key ^ key
+    low = h1 ^ h1
+    high = h1 ^ h1
+    for _ in range(width):
+        high += h1
+    for _ in range(width):
+        high -= h1
+        mirrored |= ((key >> low) & column) << high
+        low += h1
+    return mirrored
+
+
+def canonical_key(key: int, width: int, height: int) -> int:
+    """``min(key, mirrored key)``: the one key a position and its mirror image share.
+
+    >>> canonical_key(0b1, 7, 6) == canonical_key(0b1 << 42, 7, 6) == 1
+    True
+    """
+    return min(key, mirror_key(key, width, height + 1))
+
+
+def canonical_keys(keys: NDArray[np.uint64], width: int, height: int) -> NDArray[np.uint64]:
+    """:func:`canonical_key` for a whole ``uint64`` array of keys.
+
+    >>> import numpy as np
+    >>> canonical_keys(np.array([1 << 42], dtype=np.uint64), 7, 6).tolist()
+    [1]
+    """
+    import numpy as np
+
+    h1 = np.full(1, height + 1, dtype=np.uint64)
+    return np.minimum(keys, mirror_key(keys, width, h1))

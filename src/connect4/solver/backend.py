@@ -1,0 +1,368 @@
+"""The one way into the solver kernel: its backend, chosen, warmed up and pooled here.
+
+A :class:`Backend` runs the kernel's searches on a solver memory ``mem`` (see
+:mod:`connect4.solver.layout`) and an opening book given as two arrays:
+
+==========  ================================================================
+``solve``   the exact score (or its sign) of a position that is not over
+``analyze`` every column's score, written to an ``int64`` array
+``probe``   one fail-soft search of a window ``(alpha, beta)``
+``batch``   many positions in one call, each timed inside the kernel
+==========  ================================================================
+
+Every search stops once ``mem[NODES]`` reaches ``mem[LIMIT]`` and sets
+``mem[ABORT]``: that node budget is how :class:`connect4.solver.Solver` keeps
+deadlines. Two backends implement it with the same compiled code and the
+same results, node for node:
+
+* the native kernel (:mod:`connect4.solver.native`): numba's code of the
+  kernel cached as an object file and loaded without importing numba (fast
+  start-up); used whenever the file exists in a private cache directory;
+* numba's kernel (:mod:`connect4.solver.kernel`): compiled (or loaded from
+  numba's cache) on first use, and then written as the native file for the
+  next process.
+
+:func:`active_backend` chooses once per process; :func:`warm_up` loads every entry
+point. :data:`TABLES` keeps transposition tables for reuse, per board and
+table size, so the package allocates (and pages in) tens of megabytes once.
+
+>>> kernel = warm_up()
+>>> kernel.name in ("native", "numba")
+True
+>>> from connect4.solver.layout import new_memory
+>>> from connect4 import Position
+>>> p = Position.from_moves("44455554221")
+>>> kernel.solve(new_memory(7, 6, 1 << 10), *NO_BOOK, p.current, p.mask, p.ply, False)
+-15
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+from types import ModuleType
+from typing import Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from connect4.solver import native
+from connect4.solver.layout import TT0, new_memory
+
+Memory = NDArray[np.uint64]
+NO_BOOK: tuple[NDArray[np.uint64], NDArray[np.int8]] = (
+    np.zeros(0, dtype=np.uint64),
+    np.zeros(0, dtype=np.int8),
+)
+
+
+class Backend(Protocol):
+    """The kernel's entry points (see the module docstring)."""
+
+    name: str
+
+    def solve(
+        self,
+        mem: Memory,
+        book_keys: NDArray[np.uint64],
+        book_values: NDArray[np.int8],
+        current: int,
+        mask: int,
+        ply: int,
+        weak: bool,
+    ) -> int: ...
+
+    def analyze(
+        self,
+        mem: Memory,
+        book_keys: NDArray[np.uint64],
+        book_values: NDArray[np.int8],
+        current: int,
+        mask: int,
+        ply: int,
+        weak: bool,
+        out: NDArray[np.int64],
+    ) -> None: ...
+
+    def probe(
+        self,
+        mem: Memory,
+        book_keys: NDArray[np.uint64],
+        book_values: NDArray[np.int8],
+        current: int,
+        mask: int,
+        ply: int,
+        alpha: int,
+        beta: int,
+    ) -> int: ...
+
+    def batch(
+        self,
+        mem: Memory,
+        book_keys: NDArray[np.uint64],
+        book_values: NDArray[np.int8],
+        currents: NDArray[np.int64],
+        masks: NDArray[np.int64],
+        plies: NDArray[np.int64],
+        weak: bool,
+        new_generation: bool,
+        scores: NDArray[np.int64],
+        nodes: NDArray[np.uint64],
+        ticks: NDArray[np.uint64],
+    ) -> None: ...
+
+
+class NumbaBackend:
+    """The kernel run by numba (:mod:`connect4.solver.kernel`)."""
+
+    name = "numba"
+
+    def __init__(self, kernel: ModuleType) -> None:
+        self.kernel = kernel
+
+    def solve(
+        self,
+        mem: Memory,
+        book_keys: NDArray[np.uint64],
+        book_values: NDArray[np.int8],
+        current: int,
+        mask: int,
+        ply: int,
+        weak: bool,
+    ) -> int:
+        """The exact score (or its sign when ``weak``); check ``mem[ABORT]`` afterwards."""
+        cur, msk = np.uint64(current), np.uint64(mask)
+        return int(self.kernel.solve(mem, book_keys, book_values, cur, msk, ply, weak))
+
+    def analyze(
+        self,
+        mem: Memory,
+        book_keys: NDArray[np.uint64],
+        book_values: NDArray[np.int8],
+        current: int,
+        mask: int,
+        ply: int,
+        weak: bool,
+        out: NDArray[np.int64],
+    ) -> None:
+        """Fill ``out`` with every column's score."""
+        cur, msk = np.uint64(current), np.uint64(mask)
+        self.kernel.analyze(mem, book_keys, book_values, cur, msk, ply, weak, out)
+
+    def probe(
+        self,
+        mem: Memory,
+        book_keys: NDArray[np.uint64],
+        book_values: NDArray[np.int8],
+        current: int,
+        mask: int,
+        ply: int,
+        alpha: int,
+        beta: int,
+    ) -> int:
+        """One fail-soft search of ``(alpha, beta)``."""
+        cur, msk = np.uint64(current), np.uint64(mask)
+        return int(self.kernel.probe(mem, book_keys, book_values, cur, msk, ply, alpha, beta))
+
+    def batch(
+        self,
+        mem: Memory,
+        book_keys: NDArray[np.uint64],
+        book_values: NDArray[np.int8],
+        currents: NDArray[np.int64],
+        masks: NDArray[np.int64],
+        plies: NDArray[np.int64],
+        weak: bool,
+        new_generation: bool,
+        scores: NDArray[np.int64],
+        nodes: NDArray[np.uint64],
+        ticks: NDArray[np.uint64],
+    ) -> None:
+        """Solve many positions without limits, each timed inside the kernel."""
+        self.kernel.solve_batch(
+            mem,
+            book_keys,
+            book_values,
+            currents,
+            masks,
+            plies,
+            weak,
+            new_generation,
+            scores,
+            nodes,
+            ticks,
+        )
+
+
+# ---------------------------------------------------------------- choosing
+_lock = threading.RLock()  # active_backend() holds it while numba_kernel() takes it again
+_chosen: Backend | None = None
+_compiled = False
+
+
+def note(message: str) -> None:
+    """One line on stderr about the solver's set-up (it never stops the solver)."""
+    print(f"connect4: {message}", file=sys.stderr, flush=True)
+
+
+def numba_kernel() -> ModuleType:
+    """The numba kernel module, compiled (or loaded from numba's cache) once.
+
+    The first, cold compile takes a while: say so on stderr.
+    """
+    global _compiled
+    from connect4.solver import kernel
+
+    if _compiled:
+        return kernel
+    with _lock:
+        if not _compiled and not _cache_is_warm(kernel):
+            # compile every entry point now, under the notice (a warm cache loads
+            # each one lazily on its first call instead: faster start-up)
+            note("compiling the solver (first run only; cached afterwards)...")
+            _exercise(NumbaBackend(kernel))
+        _compiled = True
+    return kernel
+
+
+def _cache_is_warm(kernel: ModuleType) -> bool:
+    """True when numba's on-disk cache holds current code for the entry points."""
+    try:
+        for name in ("solve", "analyze", "probe", "solve_batch"):
+            # an empty index: no cache file, or one for an older source (stamp differs)
+            if not getattr(kernel, name)._cache._cache_file._load_index():
+                return False
+    except Exception:  # numba internals moved: assume warm, say nothing
+        return True
+    return True
+
+
+def active_backend() -> Backend:
+    """What every solver searches with, chosen once per process: the cached native
+    kernel when there is one, else numba's kernel (which then caches the native
+    one for the next process). Problems are one line on stderr, never an error."""
+    global _chosen
+    if _chosen is not None:
+        return _chosen
+    with _lock:
+        if _chosen is None:
+            _chosen = _choose()
+    return _chosen
+
+
+def _choose() -> Backend:
+    directories: list[Path] = []
+    if native.enabled():
+        directories, problems = native.private_dirs(native.cache_dirs())
+        if not directories:
+            note(
+                f"not using the solver's kernel cache: {problems[0]}; numba runs the "
+                "kernel (set CONNECT4_CACHE_DIR to a directory only you can write)"
+            )
+        else:
+            try:
+                loaded = native.load(directories)
+            except native.StaleKernel as exc:
+                note(f"native solver kernel refused ({exc}); building it again")
+            except Exception as exc:  # numba's kernel still works: say why
+                note(f"native solver kernel not loaded ({exc})")
+            else:
+                if loaded is not None:
+                    return loaded
+    kernel = numba_kernel()
+    if directories:
+        try:
+            native.build(kernel, directories)
+        except Exception as exc:  # only start-up time is lost: say why
+            note(f"native solver kernel not cached ({exc})")
+    return NumbaBackend(kernel)
+
+
+def _exercise(kernel: Backend) -> None:
+    """Run every entry point once on a tiny board (loads or compiles its code)."""
+    mem = new_memory(4, 4, 4)
+    out = np.zeros(4, dtype=np.int64)
+    kernel.analyze(mem, *NO_BOOK, 0, 0, 15, False, out)
+    kernel.solve(mem, *NO_BOOK, 0, 0, 15, False)
+    kernel.probe(mem, *NO_BOOK, 0, 0, 15, 0, 1)
+    one = np.zeros(1, dtype=np.int64)
+    kernel.batch(
+        mem,
+        *NO_BOOK,
+        one,
+        one.copy(),
+        one + 15,
+        False,
+        True,
+        one.copy(),
+        np.zeros(1, np.uint64),
+        np.zeros(1, np.uint64),
+    )
+
+
+_warm = False
+
+
+def warm_up() -> Backend:
+    """Choose the backend and load every entry point now, so no timed call pays
+    for it (a few milliseconds with the native kernel). Returns the backend."""
+    global _warm
+    chosen = active_backend()
+    if not _warm:
+        _exercise(chosen)
+        _warm = True
+    return chosen
+
+
+# ---------------------------------------------------------------- tables
+class TablePool:
+    """Solver memories (header, move lists, transposition table) kept for reuse.
+
+    A table of tens of megabytes costs milliseconds to allocate and page in:
+    :meth:`take` hands out a free one of the same board and table size when
+    there is one, :meth:`give` returns it (at most ``keep`` free ones are
+    kept per size). A returned table keeps its entries: they are exact bounds
+    whatever the root, so a user may start warm with them (or bump ``mem[GEN]``
+    for a logically empty table).
+
+    >>> pool = TablePool()
+    >>> mem = pool.take(4, 4, 1 << 10)
+    >>> pool.give(mem)
+    >>> pool.take(4, 4, 1 << 10) is mem
+    True
+    """
+
+    def __init__(self, keep: int = 2) -> None:
+        self.keep = keep
+        self._free: dict[tuple[int, int, int], list[Memory]] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _size(mem: Memory) -> tuple[int, int, int]:
+        from connect4.solver.layout import H_, W_
+
+        return int(mem[W_]), int(mem[H_]), (len(mem) - TT0) // 2
+
+    def take(self, width: int, height: int, entries: int) -> Memory:
+        """A free table of this size from the pool, or a new one."""
+        with self._lock:
+            free = self._free.get((width, height, entries))
+            if free:
+                return free.pop()
+        return new_memory(width, height, entries)
+
+    def give(self, mem: Memory) -> None:
+        """Return a table for the next user of its size (dropped if enough are kept)."""
+        with self._lock:
+            free = self._free.setdefault(self._size(mem), [])
+            if len(free) < self.keep and all(m is not mem for m in free):
+                free.append(mem)
+
+    def clear(self) -> None:
+        """Drop every free table (the next users start with new, empty ones)."""
+        with self._lock:
+            self._free.clear()
+
+
+TABLES = TablePool()

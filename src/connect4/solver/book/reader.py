@@ -1,0 +1,299 @@
+"""Books from outside the builder: the published 7x6 databases and the shipped books.
+
+* the published 7x6 databases of the ``bitbully-databases`` package (MIT,
+  Markus Thill), read by :func:`read_bitbully` and translated to our scores
+  (cached as plain arrays in the cache directory, ``CONNECT4_CACHE_DIR``);
+* the ``.c4book`` files in ``connect4/data``;
+* :func:`default_book`, the book that makes play instant on a board size, and
+  :func:`load_book`, a book named on a command line.
+
+>>> default_book(7, 6).plies
+12
+>>> load_book("none") is None
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import zlib
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from connect4.core.bits import canonical_keys
+from connect4.core.position import Position
+from connect4.solver import cache
+from connect4.solver.book.format import VERSION, Book, BookError, Keys, Scores
+
+if TYPE_CHECKING:
+    from connect4.solver import Solver
+
+
+# ---------------------------------------------------------------- bitbully databases
+BitbullyName = Literal["8-ply", "12-ply", "12-ply-dist"]
+BITBULLY_DATABASES: dict[str, tuple[str, int, bool]] = {
+    # name: (file inside the package, stones per position, stores distances)
+    "8-ply": ("book_8ply.dat", 8, False),
+    "12-ply": ("book_12ply.dat", 12, False),
+    "12-ply-dist": ("book_12ply_distances.dat", 12, True),
+}
+
+
+def bitbully_path(name: str) -> Path:
+    """The file of a packaged bitbully database (``8-ply``, ``12-ply``, ``12-ply-dist``)."""
+    if name not in BITBULLY_DATABASES:
+        raise BookError(
+            f"unknown bitbully database {name!r}: choose one of {', '.join(BITBULLY_DATABASES)}"
+        )
+    try:
+        root = resources.files("bitbully_databases")
+    except ModuleNotFoundError:
+        raise BookError("the bitbully-databases package is not installed") from None
+    return Path(str(root.joinpath("assets", BITBULLY_DATABASES[name][0])))
+
+
+def _decode_codes(codes: Keys, nbits: int, keys: Keys) -> None:  # pragma: no cover - jitted
+    """Loop body of :func:`decode_bitbully_codes` (compiled with numba on first use)."""
+    one = np.uint64(1)
+    for i in range(codes.shape[0]):
+        code = codes[i]
+        pointer = nbits - 1
+        current = np.uint64(0)
+        mask = np.uint64(0)
+        for column in range(7):
+            for row in range(7):
+                if pointer < 1 or row == 6 or (code >> np.uint64(pointer)) & one == 0:
+                    pointer -= 1
+                    break
+                cell = one << np.uint64(column * 7 + row)
+                mask |= cell
+                if (code >> np.uint64(pointer - 1)) & one == 0:
+                    current |= cell
+                pointer -= 2
+        keys[i] = current + mask
+
+
+@functools.cache
+def _decoder() -> Callable[[Keys, int, Keys], None]:
+    from numba import njit
+
+    decoder: Callable[[Keys, int, Keys], None] = njit(cache=True, nogil=True)(_decode_codes)
+    return decoder
+
+
+def decode_bitbully_codes(codes: npt.NDArray[np.uint64], nbits: int) -> Keys:
+    """Position keys (``current + mask``, 7x6) of bitbully's column codes.
+
+    A code lists the columns left to right, each bottom to top: ``10`` for a
+    stone of the first player, ``11`` for the second player's, ``0`` to close
+    the column (a full column is closed too); a final ``0`` pads the code to
+    ``nbits`` bits. Every position in these databases has an even number of
+    stones, so the first player is the side to move.
+
+    >>> import numpy as np
+    >>> code = int("100" "0" "0" "110" "000" "0", 2) << 12  # '14' on 7x6, padded to 24 bits
+    >>> int(decode_bitbully_codes(np.array([code], dtype=np.uint64), 24)[0]) == (
+    ...     Position.from_moves("14").key())
+    True
+    """
+    keys = np.zeros(codes.shape, dtype=np.uint64)
+    _decoder()(np.ascontiguousarray(codes, dtype=np.uint64), nbits, keys)
+    return keys
+
+
+def _bitbully_score(raw: npt.NDArray[np.int8], stones: int) -> Scores:
+    """Our scores from bitbully's signed distances (12-ply-dist).
+
+    A stored ``v > 0`` means the side to move (the first player) wins with the
+    stone played ``100 - v`` plies from now, ``v < 0`` that it loses that many
+    plies from now, ``0`` a draw. The winner then has played
+    ``k = ceil((stones + 100 - |v|) / 2)`` stones, and Pons' score is
+    ``+-(22 - k)`` on 7x6.
+    """
+    v = raw.astype(np.int64)
+    distance = 100 - np.abs(v)
+    winner_stones = (stones + distance + 1) // 2
+    scores: Scores = (np.sign(v) * (22 - winner_stones)).astype(np.int8)
+    return scores
+
+
+def read_bitbully(name: str = "12-ply-dist") -> Book:
+    """Translate a packaged bitbully database to a :class:`Book` (slow: ~1 s; see
+    :func:`bitbully_book` for a cached copy).
+
+    ``12-ply-dist`` gives exact scores of 4.2 million 12-stone positions
+    (those where the side to move cannot win at once). ``8-ply`` and ``12-ply``
+    hold only draws and losses for the side to move; every other position of
+    their depth that is not over is a win. Their books are ``wdl`` books holding
+    the stored positions (scores 0 and -1); :func:`wdl_lookup` applies the
+    "missing means a win" rule.
+    """
+    path = bitbully_path(name)
+    file_name, stones, distances = BITBULLY_DATABASES[name]
+    width = stones // 4 + 1  # 3 bytes for 8 stones, 4 for 12
+    record = width + (1 if distances else 0)
+    try:
+        raw = np.fromfile(path, dtype=np.uint8)
+    except OSError as error:
+        raise BookError(f"cannot read {path}: {error.strerror}") from None
+    if raw.size % record:
+        raise BookError(
+            f"{path} is not a bitbully database: size {raw.size} is not a multiple of {record}"
+        )
+    rows = raw.reshape(-1, record)
+    codes = np.zeros(rows.shape[0], dtype=np.uint64)
+    for k in range(width):
+        codes = (codes << np.uint64(8)) | rows[:, k].astype(np.uint64)
+    if distances:
+        values = _bitbully_score(rows[:, width].view(np.int8), stones)
+    else:
+        # the two low bits (always 0 in a code) hold 0 for a draw, 1 for a loss
+        low = (codes & np.uint64(3)).astype(np.int8)
+        if np.any(low > 1):
+            raise BookError(f"{path}: unexpected value {int(low.max())} in a win/draw/loss record")
+        values = -low
+        codes &= ~np.uint64(3)
+    keys = canonical_keys(decode_bitbully_codes(codes, 8 * width), 7, 6)
+    meta = {
+        "source": f"bitbully-databases {name} ({file_name}), MIT licence, by Markus Thill",
+        "translated": "distance to end -> Pons score" if distances else "draw/loss signs",
+    }
+    return Book.from_arrays(7, 6, stones, keys, values, wdl=not distances, meta=meta)
+
+
+def wdl_lookup(book: Book, position: Position) -> int | None:
+    """Win (1) / draw (0) / loss (-1) for the side to move from a bitbully 8-/12-ply book.
+
+    Applies the databases' rule that a position of the book's depth that is not
+    over and not stored is a win for the side to move. ``None`` for positions of
+    another depth or already over.
+    """
+    if position.ply != book.plies or position.is_over():
+        return None
+    value = book.lookup(position)
+    return 1 if value is None else (1 if value > 0 else (0 if value == 0 else -1))
+
+
+def cache_dir() -> Path:
+    """Where translated databases are cached: ``$CONNECT4_CACHE_DIR`` or the user's
+    cache directory (:func:`connect4.solver.cache.user_cache_dir`)."""
+    return cache.user_cache_dir()
+
+
+def _cached_arrays(tag: str, plies: int, wdl: bool, source: str, make: Callable[[], Book]) -> Book:
+    """A 7x6 book from ``cache_dir()/TAG.{keys,values}.npy``, made by ``make()`` when absent."""
+    folder = cache_dir()
+    keys_file, values_file = folder / f"{tag}.keys.npy", folder / f"{tag}.values.npy"
+    if keys_file.exists() and values_file.exists():
+        try:
+            keys = np.load(keys_file)
+            values = np.load(values_file)
+            if keys.dtype == np.uint64 and values.dtype == np.int8 and keys.shape == values.shape:
+                return Book(7, 6, plies, keys, values, wdl, {"source": f"{source} (cached)"})
+        except (OSError, ValueError):
+            pass
+    book = make()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for file, array in ((keys_file, book.keys), (values_file, book.values)):
+            temporary = file.with_name(file.name + f".{os.getpid()}.tmp.npy")
+            np.save(temporary, array)
+            temporary.replace(file)
+    except OSError:
+        pass  # a read-only home: translate again next time
+    return book
+
+
+@functools.cache
+def bitbully_book(name: str = "12-ply-dist") -> Book:
+    """:func:`read_bitbully`, cached on disk as plain arrays so later loads take ~20 ms."""
+    size = bitbully_path(name).stat().st_size
+    stones = BITBULLY_DATABASES[name][1]
+    return _cached_arrays(
+        f"bitbully-{name}-v{VERSION}-{size}",
+        stones,
+        name != "12-ply-dist",
+        f"bitbully-databases {name}",
+        lambda: read_bitbully(name),
+    )
+
+
+# ---------------------------------------------------------------- shipped books
+def data_book_path(width: int, height: int) -> Path | None:
+    """The book shipped in ``connect4/data`` for a board size, if there is one."""
+    path = Path(str(resources.files("connect4").joinpath("data", f"book_{width}x{height}.c4book")))
+    return path if path.exists() else None
+
+
+@functools.cache
+def default_book(width: int = 7, height: int = 6) -> Book | None:
+    """The book that makes play instant on a board size, or ``None`` if none ships.
+
+    7x6: bitbully's 12-ply database with distances (exact scores at 12 stones),
+    merged with the shipped 7x6 book of earlier positions if there is one. Other
+    sizes: ``connect4/data/book_WxH.c4book`` built by ``connect4 book build``.
+    """
+    shipped = data_book_path(width, height)
+    book = Book.load(shipped) if shipped is not None else None
+    if (width, height) == (7, 6):
+        try:
+            size = bitbully_path("12-ply-dist").stat().st_size
+        except (BookError, OSError):
+            return book
+        if book is None:
+            return bitbully_book("12-ply-dist")
+        crc = zlib.crc32(shipped.read_bytes()) if shipped is not None else 0
+        small = book
+        return _cached_arrays(
+            f"default-7x6-v{VERSION}-{size}-{crc:08x}",
+            12,
+            False,
+            "bitbully-databases 12-ply-dist + connect4/data/book_7x6.c4book",
+            lambda: bitbully_book("12-ply-dist").merged(small),
+        )
+    return book
+
+
+def load_book(spec: str, width: int = 7, height: int = 6) -> Book | None:
+    """A book named on a command line: a file, ``bitbully:NAME``, ``default`` or ``none``."""
+    if spec == "none":
+        return None
+    if spec == "default":
+        return default_book(width, height)
+    if spec.startswith("bitbully:"):
+        return bitbully_book(spec.partition(":")[2])
+    return Book.load(spec)
+
+
+def exact_default_book(width: int, height: int) -> Book | None:
+    """The board size's default book if it holds exact scores, else ``None``.
+
+    Never raises: a missing, win/draw/loss-only or unreadable book only makes
+    early positions slower to solve.
+
+    >>> exact_default_book(5, 4) is None
+    True
+    """
+    try:
+        book = default_book(width, height)
+    except Exception:  # a broken book must not stop play: the solver works alone
+        return None
+    return None if book is None or book.wdl else book
+
+
+def solver_with_book(width: int, height: int, tt_megabytes: int, book: Book | None) -> Solver:
+    """A :class:`connect4.solver.Solver` that probes ``book`` inside its search (if given).
+
+    >>> from connect4 import Position
+    >>> solver_with_book(4, 4, 1, None).solve(Position.from_moves("1122", 4, 4))
+    0
+    """
+    from connect4.solver import Solver
+
+    return Solver(width, height, tt_megabytes, book=book)
