@@ -20,6 +20,7 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	touch $@ $(VENV)/.installed
 
 play: $(VENV)/.installed
+	$(BIN)/connect4 prepare  # compile once, before the game, with a progress line
 	$(BIN)/connect4 play --red human --yellow auto
 
 chromium:
@@ -39,6 +40,7 @@ imports: $(VENV)/.installed-test
 	$(BIN)/lint-imports
 
 pytest: $(VENV)/.installed-test chromium
+	$(BIN)/connect4 prepare  # compiled once here, not inside a test's time limit
 	$(BIN)/pytest -m 'not slow' -q -n 2
 
 test: lint typecheck imports pytest

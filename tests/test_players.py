@@ -62,3 +62,54 @@ def test_describe_players_lists_every_kind() -> None:
     described = {entry["kind"]: entry for entry in describe_players()}
     assert set(described) == set(KINDS)
     assert "seed" in described["random"]["options"]
+
+
+def test_rehearse_warms_a_spec_up_once_per_process_and_skips_untimed_kinds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from connect4.players import MoveChoice, PlayerContext, PlayerKind, rehearse
+
+    events: list[str] = []
+
+    class Counting:
+        spec = "counting"
+        is_human = False
+
+        def warm_up(self) -> None:
+            events.append("warm_up")
+
+        def choose(self, game: object) -> MoveChoice:
+            events.append("choose")
+            return MoveChoice(move=0)
+
+        def close(self) -> None:
+            events.append("close")
+
+    def build(spec: str, options: dict[str, object], context: PlayerContext) -> Counting:
+        events.append("build")
+        return Counting()
+
+    for name, timed in (("counting", True), ("untimed", False)):
+        kind = PlayerKind(name, "test kind", {}, build, rehearse=timed)
+        monkeypatch.setitem(KINDS, name, kind)
+    board = Position.from_moves("44")
+    context = PlayerContext()
+    rehearse("counting", board, context)
+    rehearse("counting", board, context)  # once per process and spec
+    rehearse("untimed", board, context)
+    rehearse("no-such-kind", board, context)  # left for make_player to report
+    assert events == ["build", "warm_up", "choose", "close"]
+    assert board.moves == "44"  # the rehearsal played on a copy
+
+
+def test_prepare_compiles_once_and_says_so() -> None:
+    from tests.cli_helpers import run_cli
+
+    result = run_cli("prepare")
+    assert result.returncode == 0, result.stderr
+    lines = result.stderr.splitlines()
+    assert [line.split("...")[0] for line in lines] == [
+        "preparing the perfect solver's kernel",
+        "preparing the compiled classic search",
+    ]
+    assert all(" ready (" in line for line in lines)

@@ -44,7 +44,7 @@ from connect4.arena.schedule import (
 from connect4.arena.store import ResultsStore
 from connect4.core.game import Game
 from connect4.core.position import count_fours
-from connect4.players import MoveChoice, Player, make_player
+from connect4.players import MoveChoice, Player, PlayerContext, make_player, rehearse
 from connect4.players.external import BotFault, ExternalPlayer
 
 
@@ -72,45 +72,6 @@ def close_all(players: Iterable[Player | None]) -> None:
             pass
     if interrupted is not None:
         raise interrupted
-
-
-_REHEARSED: set[tuple[str, str, int, int, str]] = set()
-_REHEARSAL_LOCK = threading.Lock()  # games on threads (Dask) wait for one rehearsal
-
-
-def rehearse(spec: str, config: ArenaConfig, board: Game) -> None:
-    """Warm ``spec`` up off the clock: once per process, a throwaway copy plays one move.
-
-    A player's first move pays for compiling its search (numba), loading
-    tables and books; the rehearsal pays for them before any clock starts, on
-    a copy of ``board``, and leaves the game's own players (and their seeds)
-    untouched. A player whose set-up goes beyond its first move (a solver
-    needed only past the opening book) may offer a ``warm_up()`` method: the
-    rehearsal calls it first, and waits for it. External bots need none: their
-    start-up is not timed (the clock starts once they answer ``ready``), and
-    each game starts a new one. Anything that fails here is left for the real
-    move to report.
-    """
-    key = (spec, config.game, config.width, config.height, config.rules)
-    with _REHEARSAL_LOCK:
-        if key in _REHEARSED:
-            return
-        _REHEARSED.add(key)
-        try:
-            player = make_player(
-                spec, game=config.game, width=config.width, height=config.height, rules=config.rules
-            )
-        except Exception:
-            return
-        try:
-            if not isinstance(player, ExternalPlayer):
-                warm_up = getattr(player, "warm_up", None)
-                with contextlib.suppress(Exception):
-                    if callable(warm_up):
-                        warm_up()
-                    player.choose(board.copy())
-        finally:
-            close_all([player])
 
 
 def play_scheduled(scheduled: ScheduledGame, config: ArenaConfig) -> GameRecord:
@@ -142,7 +103,11 @@ def play_scheduled(scheduled: ScheduledGame, config: ArenaConfig) -> GameRecord:
             except Exception as error:  # a player that cannot even be built
                 forfeit, reason, detail = colour, "crash", f"cannot start: {error}"
                 break
-            rehearse(specs[colour - 1], config, board)
+            rehearse(
+                specs[colour - 1],
+                board,
+                PlayerContext(config.game, config.width, config.height, config.rules),
+            )
             if isinstance(built, ExternalPlayer):
                 built.time_limit = config.time_per_move
                 built.max_move_seconds = config.max_move_seconds

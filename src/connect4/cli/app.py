@@ -60,7 +60,7 @@ def play(
     """Play a game in the terminal. Type a column number, u (undo), h (hint) or q (quit)."""
     from rich.console import Console
 
-    from connect4.players import PlayerSpecError, make_player
+    from connect4.players import PlayerContext, PlayerSpecError, make_player, rehearse
     from connect4.terminal import new_game, play_game, strongest_ai
 
     try:
@@ -83,6 +83,10 @@ def play(
     except PlayerSpecError as error:
         raise fail(str(error)) from None
     console = Console(stderr=json_output, highlight=False)
+    context = PlayerContext(game, width, height, rules)
+    for spec, player in zip(specs, players, strict=True):
+        if not player.is_human:  # compile and load now, not between a prompt and a move
+            rehearse(spec, board, context)
     try:
         record = play_game(
             board,
@@ -102,6 +106,29 @@ def play(
         typer.echo(record.to_json())
     if record.forfeit is not None:
         raise typer.Exit(1)
+
+
+@app.command()
+def prepare() -> None:
+    """Compile the solver and the compiled search now (once; cached on disk afterwards).
+
+    The first game would otherwise stop for a while on the first computer move;
+    ``make play`` runs this before the game starts. Fast when nothing is left to do.
+    """
+    import time
+
+    from connect4.classic import fastsearch
+    from connect4.solver import warm_up
+
+    steps = (
+        ("the perfect solver's kernel", warm_up),
+        ("the compiled classic search", fastsearch.warm_up),
+    )
+    for label, step in steps:
+        started = time.perf_counter()
+        typer.echo(f"preparing {label}...", nl=False, err=True)
+        step()
+        typer.echo(f" ready ({time.perf_counter() - started:.1f} s)", err=True)
 
 
 @app.command()

@@ -30,6 +30,7 @@ from connect4.players.registry import (
     describe_players,
     make_player,
     register,
+    rehearse,
     split_spec,
 )
 from connect4.players.search import ALPHABETA, MINIMAX
@@ -54,5 +55,6 @@ __all__ = [
     "describe_players",
     "make_player",
     "register",
+    "rehearse",
     "split_spec",
 ]

@@ -334,4 +334,5 @@ CMD = PlayerKind(
     options={},
     build=build_external,
     free_argument=True,
+    rehearse=False,  # a bot's start-up is not timed: its clock starts once it answers ready
 )

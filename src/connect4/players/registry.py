@@ -18,7 +18,9 @@ connect4.players.registry.PlayerSpecError: random: unknown key 'speed' (random t
 
 from __future__ import annotations
 
+import contextlib
 import random
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, TypedDict
@@ -106,6 +108,7 @@ class PlayerKind:
     build: Callable[[str, dict[str, object], PlayerContext], Player]
     games: tuple[str, ...] = ("connect4", "tictactoe")
     free_argument: bool = False  # cmd:PROGRAM ARGS takes the rest verbatim
+    rehearse: bool = True  # False: its start-up is never timed (see :func:`rehearse`)
 
 
 @dataclass(frozen=True)
@@ -243,6 +246,58 @@ class KindDescription(TypedDict):
     description: str
     games: list[str]
     options: dict[str, OptionDescription]
+
+
+_REHEARSED: set[tuple[str, str, int, int, str]] = set()
+_REHEARSAL_LOCK = threading.Lock()  # games on threads wait for one rehearsal
+
+
+def rehearse(spec: str, board: Game, context: PlayerContext) -> None:
+    """Warm ``spec`` up off the clock: once per process, a throwaway copy plays one move.
+
+    A player's first move pays for compiling its search (numba), loading
+    tables and books; the rehearsal pays for them before any clock starts (or
+    any prompt is shown), on a copy of ``board``, and leaves the real players
+    (and their seeds) untouched. A player whose set-up goes beyond its first
+    move (a solver needed only past the opening book) may offer a
+    ``warm_up()`` method: the rehearsal calls it first, and waits for it.
+    Kinds whose start-up is never timed (external bots: the clock starts once
+    they answer ``ready``) are skipped. Anything that fails here is left for
+    the real move to report.
+
+    >>> from connect4 import Position
+    >>> rehearse("random", Position(), PlayerContext())
+    """
+    kind = KINDS.get(split_spec(spec)[0])
+    key = (spec, context.game, context.width, context.height, context.rules)
+    if kind is None or not kind.rehearse:
+        return
+    with _REHEARSAL_LOCK:
+        if key in _REHEARSED:
+            return
+        _REHEARSED.add(key)
+        try:
+            player = make_player(
+                spec,
+                game=context.game,
+                width=context.width,
+                height=context.height,
+                rules=context.rules,
+            )
+        except Exception:
+            return
+        try:
+            warm_up = getattr(player, "warm_up", None)
+            with contextlib.suppress(Exception):
+                if callable(warm_up):
+                    warm_up()
+                if not board.is_over():
+                    player.choose(board.copy())
+        finally:
+            close = getattr(player, "close", None)
+            with contextlib.suppress(Exception):
+                if callable(close):
+                    close()
 
 
 def describe_players() -> list[KindDescription]:
