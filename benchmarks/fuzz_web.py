@@ -35,8 +35,10 @@ from urllib.parse import quote, urlsplit
 
 from machine import describe_machine
 
+from connect4 import Position
+
 NOTATION = "123456789abcdefghijklmnopqrstuvwxyz"
-SPECS = (
+GOOD_SPECS = (
     "perfect",
     "perfect:level=easy,time=0.05",
     "perfect:level=hard,time=0.05",
@@ -47,6 +49,8 @@ SPECS = (
     "alphabeta:depth=2,heuristic=windows,tt=on",
     "minimax:depth=2",
     "alphabeta:depth=99,time=0.05",
+)
+BAD_SPECS = (
     "genius",
     "cmd:ls",
     "human",
@@ -60,6 +64,7 @@ SPECS = (
     "\u00e9\u00e9\u00e9",
     "perfect,level=easy",
 )
+PAGE_SIZES = (("7", "6"), ("6", "5"), ("5", "4"), ("4", "4"), ("6", "7"), ("8", "7"), ("9", "6"))
 ODD_NUMBERS = ("0", "-1", "65", "1e3", "7.5", "abc", "", "99999999999999999999999", "%00", "NaN")
 METHODS = ("PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "HEAD", "CONNECT", "FOO", "get")
 PATHS = ("/", "/solve", "/api/analyze", "/api/move", "/api/players", "/api/info", "/api/health")
@@ -96,15 +101,30 @@ def http(method: str, target: str, headers: dict[str, str] | None = None, body: 
 
 
 def random_size(rng: random.Random) -> tuple[str, str]:
-    """A board size: mostly real ones (any that fits), sometimes nonsense."""
+    """A board size: the page's, any that fits, or nonsense."""
     roll = rng.random()
     if roll < 0.15:
         return rng.choice(ODD_NUMBERS), rng.choice(ODD_NUMBERS)
-    if roll < 0.35:
+    if roll < 0.3:
         return str(rng.randint(1, 70)), str(rng.randint(1, 70))
+    if roll < 0.6:
+        return rng.choice(PAGE_SIZES)
     width = rng.randint(1, 16)
     height = rng.randint(1, max(1, 64 // width - 1))
     return str(width), str(height)
+
+
+def random_game(rng: random.Random, width: int, height: int) -> str:
+    """Random legal moves, mostly many of them (cheap to solve), stopped before the end."""
+    game = Position(width, height)
+    target = rng.randint(0, width * height) if rng.random() < 0.3 else width * height
+    while game.ply < target:
+        column = rng.choice(game.legal_moves())
+        before = game.moves
+        game.play(column)
+        if game.is_over():
+            return before
+    return game.moves
 
 
 def random_pos(rng: random.Random, width: str, height: str) -> str:
@@ -112,7 +132,9 @@ def random_pos(rng: random.Random, width: str, height: str) -> str:
     w = int(width) if width.isdigit() and 0 < int(width) <= 35 else 7
     h = int(height) if height.isdigit() and 0 < int(height) <= 64 else 6
     roll = rng.random()
-    if roll < 0.6:  # random column symbols: often legal, often a full column or a win
+    if roll < 0.45 and w * (h + 1) <= 64:  # a random legal game, not over yet
+        return random_game(rng, w, h)
+    if roll < 0.6:  # random column symbols: often a full column or a move after a win
         cells = w * h
         length = rng.randint(max(0, cells - 12), cells) if rng.random() < 0.8 else rng.randint(0, 8)
         return "".join(NOTATION[rng.randrange(w)] for _ in range(length))
@@ -139,12 +161,23 @@ def solver_request(rng: random.Random) -> Request:
 
 
 def move_request(rng: random.Random) -> Request:
+    json_type = {"Content-Type": "application/json"}
+    if rng.random() < 0.4:  # a plausible request: a page board, a legal game, a real AI
+        width, height = rng.choice(PAGE_SIZES)
+        plausible = {
+            "pos": random_game(rng, int(width), int(height)),
+            "player": rng.choice(GOOD_SPECS),
+            "width": int(width),
+            "height": int(height),
+            "tree": rng.random() < 0.3,
+        }
+        return Request("move", http("POST", "/api/move", json_type, json.dumps(plausible).encode()))
     width, height = random_size(rng)
     body: dict[str, object] = {
         "pos": random_pos(rng, width, height),
-        "player": rng.choice(SPECS),
-        "game": rng.choice(("connect4", "connect4", "connect4", "tictactoe", "go")),
-        "rules": rng.choice(("standard", "standard", "count-fours", "x")),
+        "player": rng.choice(GOOD_SPECS if rng.random() < 0.7 else BAD_SPECS),
+        "game": rng.choice(("connect4",) * 8 + ("tictactoe", "go")),
+        "rules": rng.choice(("standard",) * 6 + ("count-fours", "x")),
         "tree": rng.random() < 0.3,
     }
     if body["game"] == "tictactoe":
@@ -155,7 +188,7 @@ def move_request(rng: random.Random) -> Request:
         body[rng.choice(list(body))] = rng.choice([None, [], {}, 1.5, True, "x" * 2000])
         body["extra"] = "field"
     data = json.dumps(body).encode()
-    return Request("move", http("POST", "/api/move", {"Content-Type": "application/json"}, data))
+    return Request("move", http("POST", "/api/move", json_type, data))
 
 
 def body_request(rng: random.Random) -> Request:
@@ -396,6 +429,7 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=1.0, help="of the started server")
     parser.add_argument("--log", type=Path, default=Path("/tmp/connect4-fuzz-server.log"))
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--by-kind", action="store_true", help="outcomes per kind of request")
     args = parser.parse_args()
     if not 1 <= args.passes <= 50 or not 1 <= args.requests <= 100_000:
         raise SystemExit("error: --passes must be 1-50 and --requests 1-100000")
@@ -438,6 +472,10 @@ def main() -> None:
                 print(f"  {row['outcomes']}")
                 for outcome, example in row["examples"].items():
                     print(f"  first {outcome}: {example[:200]}")
+                if args.by_kind:
+                    for kind in sorted({kind for kind, _ in tally.kinds}):
+                        counts = {o: n for (k, o), n in sorted(tally.kinds.items()) if k == kind}
+                        print(f"    {kind}: {counts}")
     finally:
         if process is not None:
             process.terminate()
