@@ -90,7 +90,9 @@ class Request:
     head: bool = False
 
 
-def http(method: str, target: str, headers: dict[str, str] | None = None, body: bytes = b"") -> bytes:
+def http(
+    method: str, target: str, headers: dict[str, str] | None = None, body: bytes = b""
+) -> bytes:
     """A raw HTTP/1.1 request that closes the connection after its answer."""
     lines = [f"{method} {target} HTTP/1.1", "Host: 127.0.0.1", "Connection: close"]
     for name, value in (headers or {}).items():
@@ -196,16 +198,18 @@ def body_request(rng: random.Random) -> Request:
     roll = rng.random()
     json_type = {"Content-Type": "application/json"}
     if roll < 0.35:
-        size = rng.choice((70_000, 200_000, 1_000_000, 10_000_000 if rng.random() < 0.2 else 300_000))
+        size = rng.choice(
+            (70_000, 200_000, 1_000_000, 10_000_000 if rng.random() < 0.2 else 300_000)
+        )
         data = b'{"pos": "' + b"4" * size + b'"}'
         return Request(f"big body {size // 1000} KB", http("POST", "/api/move", json_type, data))
     if roll < 0.5:  # chunked: no length to check up front
         chunk = b"4" * 16_000
         pieces = b"".join(b"%x\r\n%s\r\n" % (len(chunk), chunk) for _ in range(rng.randint(2, 8)))
         head = (
-            "POST /api/move HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-            "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
-        ).encode()
+            b"POST /api/move HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+            b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        )
         return Request("chunked body", head + pieces + b"0\r\n\r\n")
     bad = rng.choice(
         (
@@ -309,6 +313,8 @@ class Tally:
 def classify(request: Request, answer: bytes) -> tuple[str, str, bool]:
     """(status, detail, JSON error?) of a whole answer."""
     head, _, body = answer.partition(b"\r\n\r\n")
+    while head.startswith(b"HTTP/1.1 1") and body.startswith(b"HTTP/"):  # 100 Continue
+        head, _, body = body.partition(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
     parts = lines[0].split(" ", 2)
     status = parts[1] if len(parts) > 1 else "?"
@@ -356,7 +362,9 @@ async def send(host: str, port: int, request: Request, timeout: float, tally: Ta
     status, detail, is_json = classify(request, answer)
     tally.add(request, status, detail)
     if status >= "400" and not is_json:
-        tally.add(request, "http-layer" if request.kind == "malformed" else "non-JSON error", detail)
+        tally.add(
+            request, "http-layer" if request.kind == "malformed" else "non-JSON error", detail
+        )
     if status.startswith("5") and status != "503":
         tally.add(request, "500s", detail)
 
@@ -449,7 +457,9 @@ def main() -> None:
     if not args.json:
         print(f"machine: {describe_machine()}")
         kinds = Counter(r.kind.split(" ")[0] for r in requests)
-        print(f"{len(requests)} requests per pass (seed {args.seed}): {dict(sorted(kinds.items()))}")
+        print(
+            f"{len(requests)} requests per pass (seed {args.seed}): {dict(sorted(kinds.items()))}"
+        )
         if pid is not None:
             print(f"server RSS before: {resident_mb(pid):.0f} MB")
     try:

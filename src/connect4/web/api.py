@@ -59,6 +59,7 @@ QUICK_NICE = 3  # OS priority of the quick lane's threads below the event loop (
 # played keeps tables in a process-wide pool, so a fixed list bounds the memory.
 BOARD_SIZES: tuple[tuple[int, int], ...] = ((7, 6), (6, 5), (5, 4), (4, 4), (6, 7), (8, 7), (9, 6))
 
+
 def size_names(sizes: tuple[tuple[int, int], ...]) -> list[str]:
     """Board sizes as the page and the error messages write them.
 
