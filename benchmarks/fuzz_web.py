@@ -4,8 +4,9 @@ Starts ``connect4 serve`` on a free 127.0.0.1 port (or uses ``--url``), builds
 ``--requests`` requests from ``--seed`` (odd and random board sizes, bad and
 random positions, long strings, bad player specs, malformed and oversized
 bodies, odd methods, Range and CORS headers, malformed HTTP), then sends the
-same list ``--passes`` times over raw sockets, ``--clients`` at a time, each
-request sent whole before its answer is read. After each pass it prints the
+same list ``--passes`` times (``--fresh``: a new list each pass) over raw
+sockets, ``--clients`` at a time, each request sent whole before its answer is
+read. After each pass it prints the
 answers by outcome and the server's resident memory::
 
     .venv/bin/python benchmarks/fuzz_web.py --passes 3
@@ -438,6 +439,9 @@ def main() -> None:
     parser.add_argument("--log", type=Path, default=Path("/tmp/connect4-fuzz-server.log"))
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--by-kind", action="store_true", help="outcomes per kind of request")
+    parser.add_argument(
+        "--fresh", action="store_true", help="new requests each pass (seeds seed, seed+1, ...)"
+    )
     args = parser.parse_args()
     if not 1 <= args.passes <= 50 or not 1 <= args.requests <= 100_000:
         raise SystemExit("error: --passes must be 1-50 and --requests 1-100000")
@@ -465,6 +469,8 @@ def main() -> None:
     try:
         for number in range(1, args.passes + 1):
             began = time.monotonic()
+            if args.fresh and number > 1:
+                requests = build_requests(args.seed + number - 1, args.requests)
             tally = asyncio.run(run_pass(host, port, requests, args.clients, args.timeout))
             time.sleep(0.5)
             rss = resident_mb(pid) if pid is not None else None
@@ -479,7 +485,14 @@ def main() -> None:
             if not args.json:
                 rss_text = "?" if rss is None else f"{rss:.0f} MB"
                 print(f"pass {number}: {row['seconds']} s, server RSS {rss_text}")
-                print(f"  {row['outcomes']}")
+                counts = tally.outcomes
+                print(
+                    f"  resets {counts['reset']}, timeouts {counts['timeout']}, "
+                    f"non-JSON errors {counts['non-JSON error']} "
+                    f"(+{counts['http-layer']} from the HTTP layer), 500s {counts['500s']}"
+                )
+                statuses = {k: v for k, v in row["outcomes"].items() if k[0].isdigit()}
+                print(f"  statuses {statuses}")
                 for outcome, example in row["examples"].items():
                     print(f"  first {outcome}: {example[:200]}")
                 if args.by_kind:

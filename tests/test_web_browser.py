@@ -362,6 +362,10 @@ def test_a_link_naming_what_the_page_cannot_play_says_so(
     open_page(page, query)
     assert page.is_visible("#notice")
     assert notice in str(page.text_content("#notice"))
+    page.click("#new-game")  # a new game keeps the settings: the notice stays
+    assert page.is_visible("#notice")
+    page.select_option("#p1-kind", "random")  # the user chose: the notice has served
+    assert page.is_hidden("#notice")
 
 
 def test_a_good_link_shows_no_notice(page: Any) -> None:

@@ -282,6 +282,7 @@ function syncControls() {
 }
 
 function onSettingsChanged() {
+  showNotes([]);  // the link's notice is about the link's settings
   state.game = $("game").value;
   state.rules = state.game === "connect4" ? $("rules").value : "standard";
   if (state.game === "connect4") [state.width, state.height] = $("size").value.split("x").map(Number);
@@ -293,6 +294,7 @@ function onSettingsChanged() {
 }
 
 function onPlayersChanged() {
+  showNotes([]);
   cancelThinking();  // an answer for the old players is dropped
   state.paused = false;
   state.aiLog = [];
