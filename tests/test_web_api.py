@@ -6,14 +6,18 @@ Every endpoint, every kind of bad input (always a JSON ``{"error": ...}`` with
 
 from __future__ import annotations
 
+import concurrent.futures
 import doctest
 import functools
+import gc
+import json
 import re
 import socket
 import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -253,7 +257,9 @@ def test_info_has_what_the_page_draws_with(client: httpx.Client) -> None:
         "width": 3,
         "height": 3,
         "notation": "123456789",
+        "sizes": ["3x3"],
     }
+    assert games["connect4"]["sizes"] == ["7x6", "6x5", "5x4", "4x4", "6x7", "8x7", "9x6"]
     assert body["rules"] == ["standard", "count-fours"]
     assert (body["mate"], body["mate_window"]) == (1_000_000_000, 1000)
     assert body["solver"] is True
@@ -333,6 +339,11 @@ BAD_GETS = [
     ("/api/analyze?pos=1&height=0", 422, "query parameter height: Input should be greater than"),
     ("/api/analyze?pos=1&width=100", 422, "query parameter width: Input should be less than"),
     ("/api/analyze?pos=1&game=chess", 400, "unknown game 'chess': choose one of connect4"),
+    (
+        "/solve?pos=1&width=5&height=5",
+        400,
+        "board 5x5 is not served here: choose one of 7x6, 6x5, 5x4, 4x4, 6x7, 8x7, 9x6",
+    ),
     ("/api/analyze?pos=55&game=tictactoe", 400, "move 2 ('5'): cell 5 is taken"),
     ("/api/analyze?pos=14253&game=tictactoe", 400, "the game is over (X has won)"),
     ("/nowhere", 404, "Not Found"),
@@ -364,6 +375,11 @@ BAD_MOVES: list[tuple[dict[str, Any], int, str]] = [
     ({"pos": "50", "game": "tictactoe"}, 400, "move 2 ('0'): not a cell number 1-9"),
     ({"pos": "1", "width": 8, "height": 8}, 400, "board 8x8 is too large"),
     ({"pos": "1", "width": 2, "height": 2}, 400, "board 2x2 is too small"),
+    (
+        {"pos": "1", "width": 10, "height": 4},
+        400,
+        "board 10x4 is not served here: choose one of 7x6",
+    ),
     ({"pos": "4", "tree": "maybe"}, 422, "body field tree: Input should be a valid boolean"),
     ({"pos": 44}, 422, "body field pos: Input should be a valid string"),
 ]
@@ -580,6 +596,101 @@ def test_serve_command_rejects_a_busy_port() -> None:
         )
     assert result.returncode == 2
     assert result.stderr == f"error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+
+
+# ------------------------------------------------------------------ hostile requests
+def raw_exchange(url: str, request: bytes) -> bytes:
+    """Send ``request`` whole over a fresh connection, then read the answer to its end."""
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=60) as sock:
+        sock.sendall(request)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return answer
+
+
+def json_error_of(answer: bytes, status: int) -> str:
+    """Check a raw JSON error answer and return its message."""
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(f"HTTP/1.1 {status} ".encode()), head
+    assert b"content-type: application/json" in head.lower()
+    message = json.loads(body)
+    assert set(message) == {"error"}
+    return str(message["error"])
+
+
+@pytest.mark.parametrize("size", [200_000, 1_000_000, 10_000_000])
+def test_big_bodies_sent_whole_get_413_not_a_reset(url: str, size: int) -> None:
+    # The client sends everything before reading and asks to close afterwards: the
+    # server must read the body away before it answers and closes, or the client's
+    # unread data turns the close into a reset.
+    body = b'{"pos": "' + b"4" * size + b'"}'
+    request = (
+        b"POST /api/move HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+        b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body)
+    ) + body
+    answer = raw_exchange(url, request)
+    assert json_error_of(answer, 413) == "request body too large (at most 65536 bytes)"
+
+
+def test_big_body_awaiting_100_continue_gets_413_at_once(url: str) -> None:
+    request = (
+        b"POST /api/move HTTP/1.1\r\nHost: x\r\nContent-Length: 50000000\r\n"
+        b"Expect: 100-continue\r\n\r\n"
+    )
+    assert "too large" in json_error_of(raw_exchange(url, request), 413)
+
+
+def test_cors_preflight_for_a_disallowed_method_gets_json(client: httpx.Client) -> None:
+    headers = {"Origin": "http://elsewhere.example", "Access-Control-Request-Method": "POST"}
+    response = client.options("/solve", headers=headers)
+    assert error_of(response, 400) == "Disallowed CORS method"
+    allowed = client.options("/solve", headers={**headers, "Access-Control-Request-Method": "GET"})
+    assert allowed.status_code == 200
+
+
+def test_bad_range_headers_on_static_files_get_json(client: httpx.Client) -> None:
+    css = client.get("/static/style.css").content
+    assert error_of(client.get("/static/style.css", headers={"Range": "bytes=abc"}), 400)
+    unsatisfiable = client.get("/static/style.css", headers={"Range": "bytes=999999-"})
+    assert error_of(unsatisfiable, 416) == "Requested Range Not Satisfiable"
+    assert unsatisfiable.headers["content-range"] == f"bytes */{len(css)}"
+    part = client.get("/static/style.css", headers={"Range": "bytes=0-9"})
+    assert (part.status_code, part.content) == (206, css[:10])
+
+
+def test_requests_the_http_parser_rejects_get_json(url: str) -> None:
+    for garbage in (b"GARBAGE\r\n\r\n", b"GET / HTTP/1.1\r\nBad Header\r\n\r\n"):
+        assert json_error_of(raw_exchange(url, garbage), 400) == "Invalid HTTP request received."
+
+
+def test_other_plain_text_errors_become_json(client: httpx.Client) -> None:
+    assert error_of(client.request("FOO", "/"), (400, 405))
+    assert error_of(client.post("/static/style.css"), 405) == "Method Not Allowed"
+    head = client.head("/api/move")
+    assert (head.status_code, head.headers["content-type"]) == (405, "application/json")
+
+
+def test_evicted_players_free_their_tables() -> None:
+    # A perfect player's close() parks its table in a pool kept per board size: the
+    # web app's cache drops evicted players instead, so their tables are freed.
+    def first_player_table() -> weakref.ref[Any]:
+        position = Position.from_moves("1122", 5, 4)
+        player = service.cached_player("perfect", "connect4", 5, 4, "standard")
+        player.choose(position)
+        return weakref.ref(player.engine._mem)  # type: ignore[attr-defined]
+
+    def churn() -> weakref.ref[Any]:
+        table = first_player_table()
+        for seed in range(service.PLAYER_CACHE_SIZE):
+            service.cached_player(f"random:seed={seed}", "connect4", 7, 6, "standard")
+        return table
+
+    with concurrent.futures.ThreadPoolExecutor(1) as thread:  # the cache is per thread
+        table = thread.submit(churn).result()
+    gc.collect()
+    assert table() is None
 
 
 # ------------------------------------------------------------------ docs of the modules

@@ -7,6 +7,7 @@ README's screenshot; ``CONNECT4_UPDATE_SCREENSHOT=1`` saves it as docs/screensho
 from __future__ import annotations
 
 import os
+import random
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from connect4 import Position
 from connect4.web import create_app
 from connect4.web.server import BackgroundServer
 
@@ -293,6 +295,116 @@ def test_the_page_draws_with_the_servers_facts(page: Any) -> None:
     page.click("[data-col='2']")
     assert moves(page) == "abc"
     page.unroute("**/api/info")
+
+
+@pytest.fixture
+def phone(browser: Any, url: str) -> Iterator[Any]:
+    """A page on a phone-sized screen (390 x 844 CSS pixels)."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, base_url=url)
+    tab = context.new_page()
+    tab.set_default_timeout(TIMEOUT_MS)
+    errors: list[str] = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    yield tab
+    context.close()
+    assert errors == [], f"JavaScript errors: {errors}"
+
+
+def late_position(width: int, height: int, empty: int = 12) -> tuple[str, int]:
+    """A game of random moves (seeded) with ``empty`` cells left, red to move, quick to
+    solve, and a column (0-based) red can play without ending the game."""
+    rng = random.Random(width * 100 + height)
+    while True:
+        game = Position(width, height)
+        while game.ply < width * height - empty and not game.is_over():
+            game.play(rng.choice(game.legal_moves()))
+        if game.is_over() or game.ply % 2:
+            continue
+        for column in game.legal_moves():
+            after = game.copy()
+            after.play(column)
+            if not after.is_over():
+                return game.moves, column
+
+
+@pytest.mark.parametrize(("width", "height"), [(7, 6), (8, 7), (9, 6)])
+def test_boards_fit_a_phone_screen(phone: Any, width: int, height: int) -> None:
+    pos, column = late_position(width, height)
+    open_page(phone, f"?width={width}&height={height}&pos={pos}&p1=human&p2=alphabeta:depth=2")
+    assert phone.locator("#board .column").count() == width
+    phone.check("#show-solution")
+    phone.wait_for_selector("#solution .score")
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    phone.locator(f"#board .column >> nth={column}").click()  # the AI answers: the panel fills
+    phone.wait_for_selector("#stats [data-stat='move']")
+    idle(phone)
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    board = phone.locator("#board").bounding_box()
+    assert board["x"] >= 0 and board["x"] + board["width"] <= 390
+
+
+BAD_LINKS = [
+    ("?p2=genius", "Yellow: the link's player 'genius' was ignored (there is no player 'genius'"),
+    (
+        "?game=tictactoe&p2=perfect",
+        "O: the link's player 'perfect' was ignored (perfect does not play Tic-tac-toe)",
+    ),
+    ("?p1=cmd:ls", "Red: the link's player 'cmd:ls' was ignored (cmd players run programs"),
+    ("?p2=perfect:level=godlike", "perfect's level is one of easy, medium, hard, perfect"),
+    ("?width=10&height=4", "The link's board 10x4 is not one this server plays (7x6, 6x5"),
+]
+
+
+@pytest.mark.parametrize(("query", "notice"), BAD_LINKS)
+def test_a_link_naming_what_the_page_cannot_play_says_so(
+    page: Any, query: str, notice: str
+) -> None:
+    open_page(page, query)
+    assert page.is_visible("#notice")
+    assert notice in str(page.text_content("#notice"))
+    page.click("#new-game")  # a new game keeps the settings: the notice stays
+    assert page.is_visible("#notice")
+    page.select_option("#p1-kind", "random")  # the user chose: the notice has served
+    assert page.is_hidden("#notice")
+
+
+def test_a_good_link_shows_no_notice(page: Any) -> None:
+    open_page(page, "?p1=human&p2=alphabeta:depth=2&width=6&height=5")
+    assert page.is_hidden("#notice")
+    assert page.input_value("#p2-kind") == "alphabeta"
+    assert page.input_value("#size") == "6x5"
+
+
+def test_refused_players_fall_back_to_the_defaults(page: Any) -> None:
+    open_page(page, "?p1=cmd:ls&p2=genius")
+    assert page.input_value("#p1-kind") == "human"
+    assert page.input_value("#p2-kind") == "perfect"
+    assert "p1=human&p2=perfect" in page.url
+
+
+def test_undo_and_redo_update_the_last_ai_move_panel(page: Any) -> None:
+    open_page(page, "?p1=human&p2=alphabeta:depth=2")
+    ai_moves = []
+    for column in (0, 1):
+        before = len(moves(page))
+        page.locator(f"#board .column >> nth={column}").click()
+        page.wait_for_function(
+            f"document.getElementById('pos-text').textContent.length > {before + 1}"
+        )
+        idle(page)
+        ai_moves.append(moves(page)[-1])
+        assert page.text_content("#stats [data-stat='move'] td") == ai_moves[-1]
+    page.click("#undo")  # the AI's second move is gone: the panel shows its first
+    assert page.text_content("#stats [data-stat='move'] td") == ai_moves[0]
+    assert page.locator("#tree .tree-node").count() > 0
+    page.click("#undo")
+    assert moves(page) == ""
+    assert page.text_content("#stats") == "No AI move yet."
+    assert page.text_content("#tree") == ""
+    page.click("#redo")  # the human's first move: still no AI move on the board
+    assert page.text_content("#stats") == "No AI move yet."
+    page.click("#redo")  # the AI's first move is back, and so is its panel
+    assert page.text_content("#stats [data-stat='move'] td") == ai_moves[0]
 
 
 def test_swagger_ui_renders_the_api_offline(page: Any) -> None:

@@ -54,6 +54,20 @@ QUICK_TABLE_MB = 8  # transposition table of a quick-lane solver (deep lane: 64 
 QUICK_AGE = 0.02  # seconds of queue precedence per empty cell fewer (quick lane)
 DEEP_AGE = 0.1  # the same in the deep lane
 QUICK_NICE = 3  # OS priority of the quick lane's threads below the event loop (deep: idle)
+# The Connect Four boards the server plays and solves (the page's menu). Each size a
+# thread has solved keeps a transposition table, and each size a perfect player has
+# played keeps tables in a process-wide pool, so a fixed list bounds the memory.
+BOARD_SIZES: tuple[tuple[int, int], ...] = ((7, 6), (6, 5), (5, 4), (4, 4), (6, 7), (8, 7), (9, 6))
+
+
+def size_names(sizes: tuple[tuple[int, int], ...]) -> list[str]:
+    """Board sizes as the page and the error messages write them.
+
+    >>> size_names(((7, 6), (4, 4)))
+    ['7x6', '4x4']
+    """
+    return [f"{width}x{height}" for width, height in sizes]
+
 
 # Each game's default board, side names and move symbols, as the page shows them.
 _CONNECT4, _TICTACTOE = Position(), TicTacToe()
@@ -65,6 +79,7 @@ GAME_INFO = (
         width=_CONNECT4.width,
         height=_CONNECT4.height,
         notation=COLUMN_SYMBOLS,
+        sizes=size_names(BOARD_SIZES),
     ),
     GameInfo(
         kind=_TICTACTOE.kind,
@@ -73,6 +88,7 @@ GAME_INFO = (
         width=_TICTACTOE.width,
         height=_TICTACTOE.height,
         notation="".join(_TICTACTOE.move_label(cell) for cell in range(_TICTACTOE.size)),
+        sizes=size_names(((_TICTACTOE.width, _TICTACTOE.height),)),
     ),
 )
 # How far from +-MATE a classic search value still scores a finished game.
@@ -104,6 +120,7 @@ class Settings:
     deep_threads: int | None = None
     quick_threads: int | None = None
     deep_nice: int = 10
+    board_sizes: tuple[tuple[int, int], ...] = BOARD_SIZES
 
 
 class Api:
@@ -140,6 +157,33 @@ class Api:
         """Let the worker threads end once their queued jobs are done."""
         self.quick.shutdown()
         self.deep.shutdown()
+
+    # ------------------------------------------------------------ positions
+    def parse(self, pos: str, game: str, width: int, height: int, rules: str) -> Game:
+        """The position a request names, on a board this server serves (else BadRequest).
+
+        >>> api = Api(Settings(threads=1, warm_up=False, board_sizes=((7, 6),)))
+        >>> api.parse("44", "connect4", 7, 6, "standard").ply
+        2
+        >>> api.parse("44", "connect4", 5, 4, "standard")
+        Traceback (most recent call last):
+        ...
+        connect4.web.service.BadRequest: board 5x4 is not served here: choose one of 7x6
+        >>> api.stop()
+        """
+        if game == "connect4":
+            return self.parse_connect4(pos, width, height, rules)
+        return service.parse_position(pos, game, width, height, rules)
+
+    def parse_connect4(self, pos: str, width: int, height: int, rules: str) -> Position:
+        """:meth:`parse` for Connect Four, typed as the :class:`Position` the solver takes."""
+        service.check_size("connect4", width, height, rules)
+        if (width, height) not in self.settings.board_sizes:
+            served = ", ".join(size_names(self.settings.board_sizes))
+            raise service.BadRequest(
+                f"board {width}x{height} is not served here: choose one of {served}"
+            )
+        return service.parse_connect4(pos, width, height, rules)
 
     # ------------------------------------------------------------ solving
     async def solve_position(self, position: Position) -> service.Analysis:
@@ -202,7 +246,7 @@ class Api:
 
     async def solve(self, pos: str, width: int, height: int) -> list[int]:
         """Every column's score, ``FULL_COLUMN`` for a full one (gamesolver.org's shape)."""
-        analysis = await self.solve_position(service.parse_connect4(pos, width, height))
+        analysis = await self.solve_position(self.parse_connect4(pos, width, height, "standard"))
         return [service.FULL_COLUMN if s is None else s for s in analysis.column_scores]
 
     async def analyze(
@@ -211,7 +255,7 @@ class Api:
         """The position's score, every move's score in numbers and words, the best moves."""
         position: Game
         if game == "connect4":
-            position = service.parse_connect4(pos, width, height)
+            position = self.parse_connect4(pos, width, height, "standard")
             analysis = await self.solve_position(position)
         else:
             position = service.parse_position(pos, game, width, height, "standard")
@@ -242,7 +286,7 @@ class Api:
         """The AI's move in a position (deep lane), with its stats and search tree."""
         tictactoe = request.game == "tictactoe"
         width, height = (3, 3) if tictactoe else (request.width, request.height)
-        position = service.parse_position(request.pos, request.game, width, height, request.rules)
+        position = self.parse(request.pos, request.game, width, height, request.rules)
         service.require_not_over(position)
         service.check_spec(request.player)
         answer = await self.deep.run(
@@ -273,7 +317,12 @@ class Api:
         """The facts the page draws with: games, rules, the classic search's win values."""
         return InfoResponse(
             version=__version__,
-            games=list(GAME_INFO),
+            games=[
+                game.model_copy(update={"sizes": size_names(self.settings.board_sizes)})
+                if game.kind == "connect4"
+                else game
+                for game in GAME_INFO
+            ],
             rules=list(RULES),
             mate=MATE,
             mate_window=MATE_WINDOW,

@@ -16,8 +16,8 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from connect4 import __version__
 from connect4.web import errors
-from connect4.web.api import QUICK_NODES, Api, Settings
-from connect4.web.middleware import RequestLog
+from connect4.web.api import BOARD_SIZES, QUICK_NODES, Api, Settings
+from connect4.web.middleware import JsonErrors, RequestLog
 from connect4.web.routes import ROUTERS
 from connect4.web.routes.page import mount_files
 
@@ -33,6 +33,7 @@ def create_app(
     deep_threads: int | None = None,
     quick_threads: int | None = None,
     deep_nice: int = 10,
+    board_sizes: tuple[tuple[int, int], ...] = BOARD_SIZES,
 ) -> FastAPI:
     """The web app with the :class:`~connect4.web.api.Settings` these arguments name."""
     api = Api(
@@ -46,6 +47,7 @@ def create_app(
             deep_threads=deep_threads,
             quick_threads=quick_threads,
             deep_nice=deep_nice,
+            board_sizes=board_sizes,
         )
     )
 
@@ -67,6 +69,7 @@ def create_app(
     app.state.api = api
     # Pages on other sites may read the solver (GET), like gamesolver.org's endpoint.
     app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET"])
+    app.add_middleware(JsonErrors)  # outside CORS: its refusals are plain text
     app.add_middleware(RequestLog)
     errors.install(app)
     for router in ROUTERS:

@@ -57,7 +57,7 @@ async def invalid(request: Request, error: Exception) -> JSONResponse:
 
 async def http_error(request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, StarletteHTTPException)
-    return JSONResponse({"error": str(error.detail)}, error.status_code)
+    return JSONResponse({"error": str(error.detail)}, error.status_code, headers=error.headers)
 
 
 async def busy(request: Request, error: Exception) -> JSONResponse:

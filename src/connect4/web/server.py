@@ -29,7 +29,8 @@ from connect4.web.app import create_app
 class NoDelayHTTPProtocol(HttpToolsProtocol):
     """uvicorn's HTTP/1.1 protocol (the httptools C parser: several times less CPU
     per request than the pure-Python h11) with Nagle's algorithm off on every
-    connection. uvicorn runs it on uvloop where that is installed (``loop="auto"``).
+    connection and JSON answers to requests the parser rejects. uvicorn runs it on
+    uvloop where that is installed (``loop="auto"``).
 
     asyncio only turns ``TCP_NODELAY`` on for sockets created with an explicit
     TCP protocol number; uvicorn's own sockets for ``workers > 1`` (and sockets
@@ -43,6 +44,20 @@ class NoDelayHTTPProtocol(HttpToolsProtocol):
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         super().connection_made(transport)  # type: ignore[arg-type]
+
+    def send_400_response(self, msg: str) -> None:
+        """A request the HTTP parser rejects gets ``{"error": ...}`` like every other error
+        (uvicorn's own answer is plain text); the connection is closed."""
+        content = json.dumps({"error": msg}).encode()
+        head = [b"HTTP/1.1 400 Bad Request"]
+        head += [name + b": " + value for name, value in self.server_state.default_headers]
+        head += [
+            b"content-type: application/json",
+            b"content-length: " + str(len(content)).encode(),
+            b"connection: close",
+        ]
+        self.transport.write(b"\r\n".join(head) + b"\r\n\r\n" + content)
+        self.transport.close()
 
 
 def configure_logging(level: int = logging.INFO) -> None:

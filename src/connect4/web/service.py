@@ -272,7 +272,8 @@ def check_spec(spec: str) -> None:
 
 
 def cached_player(spec: str, game: str, width: int, height: int, rules: str) -> Player:
-    """This thread's player for a spec and board, built on first use (LRU of a few)."""
+    """This thread's player for a spec and board, built on first use (LRU of
+    ``PLAYER_CACHE_SIZE``; evicted players are freed, not pooled)."""
     check_spec(spec)
     cache: OrderedDict[tuple[str, str, int, int, str], Player] = _local.__dict__.setdefault(
         "players", OrderedDict()
@@ -289,8 +290,10 @@ def cached_player(spec: str, game: str, width: int, height: int, rules: str) -> 
         raise BadRequest(f"player {spec!r}: {error}") from None
     cache[key] = player
     while len(cache) > PLAYER_CACHE_SIZE:
-        _, old = cache.popitem(last=False)
-        old.close()
+        # Dropped, not closed: the web app builds no player that holds a process, and
+        # closing a perfect player would park its 32 MB table in a process-wide pool
+        # kept per board size; dropped, the table is freed.
+        cache.popitem(last=False)
     return player
 
 

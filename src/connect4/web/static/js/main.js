@@ -5,7 +5,7 @@
 // This module owns the page's one mutable state and the controls that change it.
 import { facts, gameFacts, requestMove } from "./api.js";
 import { drawBoard } from "./board.js";
-import { defaultAi, fillKinds, fillOptions, isHuman, kindInfo, playerSpec, setSpec } from "./players.js";
+import { defaultAi, fillKinds, fillOptions, isHuman, kindInfo, playerSpec, setSpec, specProblem } from "./players.js";
 import { label, legal, replay } from "./rules.js";
 import { showSolution } from "./solution.js";
 import { clearAiPanel, showStats, showTree } from "./tree.js";
@@ -22,6 +22,7 @@ const state = {
   generation: 0,    // bumps on every change, so stale answers are dropped
   lastDrop: null,   // index of the move to animate
   solutionRequest: 0,
+  aiLog: [],        // the AI answers on the current line of play: {answer, who, game}
 };
 
 const $ = (id) => document.getElementById(id);
@@ -134,6 +135,8 @@ async function aiMove() {
     state.moves += answer.move_label;
     state.redo = [];
     state.lastDrop = state.moves.length;
+    state.aiLog = state.aiLog.filter((entry) => state.moves.startsWith(entry.answer.pos_after));
+    state.aiLog.push({ answer, who: `${who}: ${spec}`, game });
     showStats(answer, `${who}: ${spec}`);
     showTree(answer.tree, answer.pos, game);
     // Two AIs play on by themselves, with a short pause to watch.
@@ -175,6 +178,7 @@ function undo() {
     state.moves = state.moves.slice(0, -1);
   } while (state.moves.length && !isHuman(replay(game, state.moves).toMove) && (isHuman(1) || isHuman(2)));
   state.paused = true;
+  showLastAiMove();
   afterChange(false);
 }
 
@@ -184,7 +188,16 @@ function redo() {
   state.moves += state.redo.pop();
   state.lastDrop = state.moves.length;
   state.paused = true;
+  showLastAiMove();
   afterChange(false);
+}
+
+// The AI panel after undo or redo: the last AI move still on the board, or none.
+function showLastAiMove() {
+  const shown = state.aiLog.filter((entry) => state.moves.startsWith(entry.answer.pos_after)).pop();
+  if (!shown) { clearAiPanel(); return; }
+  showStats(shown.answer, shown.who);
+  showTree(shown.answer.tree, shown.answer.pos, shown.game);
 }
 
 function cancelThinking() {
@@ -197,24 +210,61 @@ function newGame() {
   state.moves = "";
   state.redo = [];
   state.paused = false;
+  state.aiLog = [];
   clearAiPanel();
   afterChange(true);
 }
 
 // ------------------------------------------------------------------ set-up
-function readUrl() {
+// The game, board and players a link names; what it names but the page cannot play is
+// replaced by the default and listed in `notes`, with the reason.
+function readUrl(notes) {
   const params = new URLSearchParams(location.search);
+  const shown = (text) => (text.length > 60 ? `${text.slice(0, 60)}…` : text);
   const kind = params.get("game");
   if (gameFacts(kind)) state.game = kind;
+  else if (kind) notes.push(`The link's game '${shown(kind)}' is unknown: playing ${gameFacts(state.game).title}.`);
   const rules = params.get("rules");
   if (facts.rules.includes(rules)) state.rules = rules;
-  const { width, height, notation } = gameFacts(state.game);
+  else if (rules) notes.push(`The link's rules '${shown(rules)}' are unknown (rules: ${facts.rules.join(", ")}): playing ${state.rules}.`);
+  const { width, height, sizes } = gameFacts(state.game);
   [state.width, state.height] = [width, height];
-  const w = Number(params.get("width")), h = Number(params.get("height"));
-  if (state.game === "connect4" && w >= 4 && h >= 4 && w * (h + 1) <= 64 && w <= notation.length) { state.width = w; state.height = h; }
+  const size = `${params.get("width") || width}x${params.get("height") || height}`;
+  if (state.game === "connect4" && (params.has("width") || params.has("height"))) {
+    if ((sizes || []).includes(size)) [state.width, state.height] = size.split("x").map(Number);
+    else notes.push(`The link's board ${shown(size)} is not one this server plays (${(sizes || []).join(", ")}): playing ${width}x${height}.`);
+  }
   if (state.game !== "connect4") state.rules = "standard";
   state.moves = (params.get("pos") || "").trim();
   return [params.get("p1") || params.get("red"), params.get("p2") || params.get("yellow")];
+}
+
+// Each side's player: the link's spec if the page can play it, else the default with a note.
+function choosePlayers(specs, notes) {
+  const names = gameFacts(state.game).sides;
+  for (const side of [1, 2]) {
+    const spec = specs[side - 1];
+    const fallback = side === 1 ? "human" : defaultAi(state.game, state.rules);
+    const problem = spec ? specProblem(spec, state.game) : "";
+    if (problem) {
+      const shown = spec.length > 60 ? `${spec.slice(0, 60)}…` : spec;
+      notes.push(`${names[side - 1]}: the link's player '${shown}' was ignored (${problem}); ${names[side - 1]} is ${fallback}.`);
+    }
+    setSpec(side, spec && !problem ? spec : fallback, onPlayersChanged);
+  }
+}
+
+function showNotes(notes) {
+  const box = $("notice");
+  box.replaceChildren(...notes.map((note) => Object.assign(document.createElement("p"), { textContent: note })));
+  box.hidden = notes.length === 0;
+}
+
+// The board menu: the sizes the server plays.
+function fillSizes() {
+  const sizes = gameFacts("connect4").sizes;
+  if (!sizes || !sizes.length) return;
+  $("size").replaceChildren(...sizes.map((size) => new Option(size.replace("x", " × "), size)));
 }
 
 function syncControls() {
@@ -232,6 +282,7 @@ function syncControls() {
 }
 
 function onSettingsChanged() {
+  showNotes([]);  // the link's notice is about the link's settings
   state.game = $("game").value;
   state.rules = state.game === "connect4" ? $("rules").value : "standard";
   if (state.game === "connect4") [state.width, state.height] = $("size").value.split("x").map(Number);
@@ -243,8 +294,10 @@ function onSettingsChanged() {
 }
 
 function onPlayersChanged() {
+  showNotes([]);
   cancelThinking();  // an answer for the old players is dropped
   state.paused = false;
+  state.aiLog = [];
   clearAiPanel();
   afterChange(true);
 }
@@ -254,11 +307,13 @@ function start() {
     showError(`Cannot load the game facts from the server: ${facts.error}`);
     return;
   }
-  const [p1, p2] = readUrl();
+  const notes = [];
+  fillSizes();
+  const specs = readUrl(notes);
   syncControls();
   fillKinds(state.game, onPlayersChanged);
-  setSpec(1, p1 || "human", onPlayersChanged);
-  setSpec(2, p2 || defaultAi(state.game, state.rules), onPlayersChanged);
+  choosePlayers(specs, notes);
+  showNotes(notes);
   for (const side of [1, 2]) {
     $(`p${side}-kind`).addEventListener("change", () => { fillOptions(side, {}, onPlayersChanged); onPlayersChanged(); });
   }

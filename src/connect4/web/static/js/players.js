@@ -1,6 +1,6 @@
 // The two player menus: a kind per side and its spec options, read back as a
 // spec string ("alphabeta:depth=5"), the notation the API and the URL use.
-import { facts } from "./api.js";
+import { facts, gameFacts } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
 const fieldsetOf = (side) => document.querySelector(`fieldset.player[data-side="${side}"]`);
@@ -110,6 +110,28 @@ export function setSpec(side, spec, onChange) {
     if (k && v !== undefined) values[k.trim()] = v.trim();
   }
   fillOptions(side, values, onChange);
+}
+
+// Why a spec (from a link) cannot be selected for `gameKind`: "" when it can.
+export function specProblem(spec, gameKind) {
+  const colon = spec.indexOf(":");
+  const [kind, rest] = colon < 0 ? [spec.trim(), ""] : [spec.slice(0, colon).trim(), spec.slice(colon + 1)];
+  if (kind === "human") return "";
+  const playable = facts.kinds.filter((k) => k.games.includes(gameKind)).map((k) => k.kind);
+  if (kind === "cmd") return "cmd players run programs, which this web app never does";
+  const info = kindInfo(kind);
+  if (!info) return `there is no player '${kind}' (players: human, ${playable.join(", ")})`;
+  if (!info.games.includes(gameKind)) return `${kind} does not play ${gameFacts(gameKind).title}`;
+  for (const item of rest.split(",")) {
+    if (!item.trim()) continue;
+    const [key, value] = item.split("=").map((part) => (part || "").trim());
+    const option = info.options[key];
+    if (!option) return `${kind} has no option '${key}' (options: ${Object.keys(info.options).join(", ")})`;
+    if (option.choices && option.choices.length && !option.choices.includes(value)) {
+      return `${kind}'s ${key} is one of ${option.choices.join(", ")}, not '${value}'`;
+    }
+  }
+  return "";
 }
 
 // The strongest AI that plays this game and rule set.

@@ -1,0 +1,520 @@
+"""Fuzz the web server: N passes of one fixed, seeded list of hostile HTTP requests.
+
+Starts ``connect4 serve`` on a free 127.0.0.1 port (or uses ``--url``), builds
+``--requests`` requests from ``--seed`` (odd and random board sizes, bad and
+random positions, long strings, bad player specs, malformed and oversized
+bodies, odd methods, Range and CORS headers, malformed HTTP), then sends the
+same list ``--passes`` times (``--fresh``: a new list each pass) over raw
+sockets, ``--clients`` at a time, each request sent whole before its answer is
+read. After each pass it prints the
+answers by outcome and the server's resident memory::
+
+    .venv/bin/python benchmarks/fuzz_web.py --passes 3
+
+Outcomes: HTTP status codes; ``reset`` (the connection was reset or closed
+before a full answer); ``timeout``; ``non-JSON error`` (status >= 400 without a
+JSON ``{"error": ...}`` body); ``500s`` (5xx other than 503). Requests the
+HTTP layer rejects before the app sees them (a malformed request line) are
+counted on their own line, ``http-layer``. Only 127.0.0.1 is contacted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote, urlsplit
+
+from machine import describe_machine
+
+from connect4 import Position
+
+NOTATION = "123456789abcdefghijklmnopqrstuvwxyz"
+GOOD_SPECS = (
+    "perfect",
+    "perfect:level=easy,time=0.05",
+    "perfect:level=hard,time=0.05",
+    "perfect:time=0.05",
+    "random",
+    "random:seed=3",
+    "alphabeta:depth=3",
+    "alphabeta:depth=2,heuristic=windows,tt=on",
+    "minimax:depth=2",
+    "alphabeta:depth=99,time=0.05",
+)
+BAD_SPECS = (
+    "genius",
+    "cmd:ls",
+    "human",
+    "perfect:level=godlike",
+    "random:speed=9",
+    "alphabeta:depth=-1",
+    "alphabeta:depth=" + "9" * 30,
+    "perfect:" + "x" * 300,
+    ":",
+    "",
+    "\u00e9\u00e9\u00e9",
+    "perfect,level=easy",
+)
+PAGE_SIZES = (("7", "6"), ("6", "5"), ("5", "4"), ("4", "4"), ("6", "7"), ("8", "7"), ("9", "6"))
+ODD_NUMBERS = ("0", "-1", "65", "1e3", "7.5", "abc", "", "99999999999999999999999", "%00", "NaN")
+METHODS = ("PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "HEAD", "CONNECT", "FOO", "get")
+PATHS = ("/", "/solve", "/api/analyze", "/api/move", "/api/players", "/api/info", "/api/health")
+STATIC = ("/static/style.css", "/static/js/main.js", "/docs-files/favicon.png")
+RANGES = (
+    "bytes=abc",
+    "bytes=999999-",
+    "bytes=5-1",
+    "bytes=0-1,,2-3",
+    "bytes=-0",
+    "items=0-5",
+    "bytes=0-10,20-30",
+    "bytes=" + "1" * 40 + "-",
+)
+
+
+@dataclass
+class Request:
+    """One fuzzed request: its raw bytes and the kind of attack, for the tallies."""
+
+    kind: str
+    data: bytes
+    head: bool = False
+
+
+def http(
+    method: str, target: str, headers: dict[str, str] | None = None, body: bytes = b""
+) -> bytes:
+    """A raw HTTP/1.1 request that closes the connection after its answer."""
+    lines = [f"{method} {target} HTTP/1.1", "Host: 127.0.0.1", "Connection: close"]
+    for name, value in (headers or {}).items():
+        lines.append(f"{name}: {value}")
+    if body or method in ("POST", "PUT", "PATCH"):
+        lines.append(f"Content-Length: {len(body)}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("utf-8", "surrogateescape") + body
+
+
+def random_size(rng: random.Random) -> tuple[str, str]:
+    """A board size: the page's, any that fits, or nonsense."""
+    roll = rng.random()
+    if roll < 0.15:
+        return rng.choice(ODD_NUMBERS), rng.choice(ODD_NUMBERS)
+    if roll < 0.3:
+        return str(rng.randint(1, 70)), str(rng.randint(1, 70))
+    if roll < 0.6:
+        return rng.choice(PAGE_SIZES)
+    width = rng.randint(1, 16)
+    height = rng.randint(1, max(1, 64 // width - 1))
+    return str(width), str(height)
+
+
+def random_game(rng: random.Random, width: int, height: int) -> str:
+    """Random legal moves, mostly many of them (cheap to solve), stopped before the end."""
+    game = Position(width, height)
+    target = rng.randint(0, width * height) if rng.random() < 0.3 else width * height
+    while game.ply < target:
+        column = rng.choice(game.legal_moves())
+        before = game.moves
+        game.play(column)
+        if game.is_over():
+            return before
+    return game.moves
+
+
+def random_pos(rng: random.Random, width: str, height: str) -> str:
+    """A move string: a random game near its end (cheap to solve), an early one, or junk."""
+    w = int(width) if width.isdigit() and 0 < int(width) <= 35 else 7
+    h = int(height) if height.isdigit() and 0 < int(height) <= 64 else 6
+    roll = rng.random()
+    if roll < 0.45 and w * (h + 1) <= 64:  # a random legal game, not over yet
+        return random_game(rng, w, h)
+    if roll < 0.6:  # random column symbols: often a full column or a move after a win
+        cells = w * h
+        length = rng.randint(max(0, cells - 12), cells) if rng.random() < 0.8 else rng.randint(0, 8)
+        return "".join(NOTATION[rng.randrange(w)] for _ in range(length))
+    if roll < 0.75:
+        return "".join(rng.choice("0123456789abcxyz-!~ ") for _ in range(rng.randint(1, 30)))
+    if roll < 0.85:
+        return rng.choice("1234567") * rng.choice((1025, 4301, 5000))
+    if roll < 0.95:
+        return "".join(chr(rng.randint(0x80, 0x2FFF)) for _ in range(rng.randint(1, 20)))
+    return "4" * rng.randint(100, 900)
+
+
+def solver_request(rng: random.Random) -> Request:
+    width, height = random_size(rng)
+    pos = random_pos(rng, width, height)
+    params = f"pos={quote(pos)}&width={quote(width)}&height={quote(height)}"
+    if rng.random() < 0.5:
+        return Request("solve", http("GET", f"/solve?{params}"))
+    game = rng.choice(("connect4", "connect4", "tictactoe", "chess", "x" * 50))
+    if game == "tictactoe":
+        pos = "".join(rng.choice("123456789") for _ in range(rng.randint(0, 5)))
+        params = f"pos={pos}&width={quote(width)}&height={quote(height)}"
+    return Request("analyze", http("GET", f"/api/analyze?{params}&game={quote(game)}"))
+
+
+def move_request(rng: random.Random) -> Request:
+    json_type = {"Content-Type": "application/json"}
+    if rng.random() < 0.4:  # a plausible request: a page board, a legal game, a real AI
+        width, height = rng.choice(PAGE_SIZES)
+        plausible = {
+            "pos": random_game(rng, int(width), int(height)),
+            "player": rng.choice(GOOD_SPECS),
+            "width": int(width),
+            "height": int(height),
+            "tree": rng.random() < 0.3,
+        }
+        return Request("move", http("POST", "/api/move", json_type, json.dumps(plausible).encode()))
+    width, height = random_size(rng)
+    body: dict[str, object] = {
+        "pos": random_pos(rng, width, height),
+        "player": rng.choice(GOOD_SPECS if rng.random() < 0.7 else BAD_SPECS),
+        "game": rng.choice(("connect4",) * 8 + ("tictactoe", "go")),
+        "rules": rng.choice(("standard",) * 6 + ("count-fours", "x")),
+        "tree": rng.random() < 0.3,
+    }
+    if body["game"] == "tictactoe":
+        body["pos"] = "".join(rng.choice("123456789") for _ in range(rng.randint(0, 4)))
+    for key, value in (("width", width), ("height", height)):
+        body[key] = int(value) if value.lstrip("-").isdigit() and len(value) < 6 else value
+    if rng.random() < 0.1:  # wrong types and unknown fields
+        body[rng.choice(list(body))] = rng.choice([None, [], {}, 1.5, True, "x" * 2000])
+        body["extra"] = "field"
+    data = json.dumps(body).encode()
+    return Request("move", http("POST", "/api/move", json_type, data))
+
+
+def body_request(rng: random.Random) -> Request:
+    """Malformed and oversized bodies, sent whole (declared length) or in chunks."""
+    roll = rng.random()
+    json_type = {"Content-Type": "application/json"}
+    if roll < 0.35:
+        size = rng.choice(
+            (70_000, 200_000, 1_000_000, 10_000_000 if rng.random() < 0.2 else 300_000)
+        )
+        data = b'{"pos": "' + b"4" * size + b'"}'
+        return Request(f"big body {size // 1000} KB", http("POST", "/api/move", json_type, data))
+    if roll < 0.5:  # chunked: no length to check up front
+        chunk = b"4" * 16_000
+        pieces = b"".join(b"%x\r\n%s\r\n" % (len(chunk), chunk) for _ in range(rng.randint(2, 8)))
+        head = (
+            b"POST /api/move HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+            b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        )
+        return Request("chunked body", head + pieces + b"0\r\n\r\n")
+    bad = rng.choice(
+        (
+            b"{",
+            b"not json",
+            b"[]",
+            b"null",
+            b'{"pos": 5}',
+            b'{"pos": "\\ud800"}',
+            b"\xff\xfe\x00",
+            b'{"a":' * 5000,
+            json.dumps({"pos": "4" * 100, "width": 10**40}).encode(),
+        )
+    )
+    content_type = rng.choice(("application/json", "text/plain", "multipart/form-data", ""))
+    headers = {"Content-Type": content_type} if content_type else {}
+    return Request("bad body", http("POST", "/api/move", headers, bad))
+
+
+def odd_request(rng: random.Random) -> Request:
+    """Odd methods, headers, Range and CORS requests, long URLs, malformed HTTP."""
+    roll = rng.random()
+    if roll < 0.25:
+        method = rng.choice(METHODS)
+        path = rng.choice(PATHS + STATIC)
+        return Request("method", http(method, path), head=method == "HEAD")
+    if roll < 0.4:
+        headers = {"Range": rng.choice(RANGES)}
+        return Request("range", http("GET", rng.choice(STATIC), headers))
+    if roll < 0.55:
+        headers = {
+            "Origin": rng.choice(("http://evil.example", "null", "x" * 300)),
+            "Access-Control-Request-Method": rng.choice(("POST", "DELETE", "PUT", "GET", "X")),
+        }
+        if rng.random() < 0.5:
+            headers["Access-Control-Request-Headers"] = rng.choice(("x-evil", "content-type"))
+        return Request("cors", http("OPTIONS", rng.choice(PATHS), headers))
+    if roll < 0.7:
+        headers = rng.choice(
+            (
+                {"X-Long": "y" * 20_000},
+                {"Content-Length": "-5"},
+                {"Content-Length": "abc"},
+                {"Expect": "100-continue"},
+                {"Accept-Encoding": "gzip;q=nonsense"},
+                {"Cookie": "a=" + "b" * 4000},
+                {"If-None-Match": '"' + "z" * 500 + '"'},
+                {"If-Modified-Since": "yesterday"},
+                {"Upgrade": "websocket", "Connection": "Upgrade"},
+            )
+        )
+        return Request("header", http("GET", rng.choice(PATHS + STATIC), headers))
+    if roll < 0.85:
+        target = rng.choice(
+            (
+                "/solve?pos=" + "4" * 20_000,
+                "/static/../../etc/passwd",
+                "/static/%2e%2e/%2e%2e/etc/passwd",
+                "/api/analyze?" + "&".join(f"k{i}=v" for i in range(500)),
+                "/" + "a" * 5000,
+                "/solve?pos=%ff%fe",
+                "/solve?pos=4&pos=5&width=7&width=8",
+                "//api//move",
+            )
+        )
+        return Request("url", http("GET", target))
+    garbage = rng.choice(
+        (
+            b"GARBAGE\r\n\r\n",
+            b"GET / HTTP/9.9\r\n\r\n",
+            b"GET /\x00 HTTP/1.1\r\nHost: x\r\n\r\n",
+            b"GET / HTTP/1.1\r\nBad Header\r\n\r\n",
+            b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03",  # a TLS hello
+            b"GET / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello",
+            b"GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        )
+    )
+    return Request("malformed", garbage)
+
+
+def build_requests(seed: int, count: int) -> list[Request]:
+    """The fixed list of fuzzed requests for a seed."""
+    rng = random.Random(seed)
+    makers = (solver_request, move_request, body_request, odd_request)
+    weights = (0.4, 0.3, 0.1, 0.2)
+    return [rng.choices(makers, weights)[0](rng) for _ in range(count)]
+
+
+@dataclass
+class Tally:
+    outcomes: Counter[str] = field(default_factory=Counter)
+    kinds: Counter[tuple[str, str]] = field(default_factory=Counter)
+    examples: dict[str, str] = field(default_factory=dict)
+
+    def add(self, request: Request, outcome: str, detail: str = "") -> None:
+        self.outcomes[outcome] += 1
+        self.kinds[(request.kind, outcome)] += 1
+        self.examples.setdefault(outcome, f"{request.kind}: {request.data[:80]!r} -> {detail}")
+
+
+def classify(request: Request, answer: bytes) -> tuple[str, str, bool]:
+    """(status, detail, JSON error?) of a whole answer."""
+    head, _, body = answer.partition(b"\r\n\r\n")
+    while head.startswith(b"HTTP/1.1 1") and body.startswith(b"HTTP/"):  # 100 Continue
+        head, _, body = body.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    parts = lines[0].split(" ", 2)
+    status = parts[1] if len(parts) > 1 else "?"
+    headers = {
+        name.strip().lower(): value.strip()
+        for name, _, value in (line.partition(":") for line in lines[1:])
+    }
+    if request.head:
+        is_json = "json" in headers.get("content-type", "")
+        return status, headers.get("content-type", ""), is_json
+    try:
+        parsed = json.loads(body)
+        is_json = isinstance(parsed, dict) and isinstance(parsed.get("error"), str)
+    except ValueError:
+        is_json = False
+    return status, body[:100].decode("utf-8", "replace"), is_json
+
+
+async def send(host: str, port: int, request: Request, timeout: float, tally: Tally) -> None:
+    try:
+        reader, writer = await asyncio.open_connection(host, port)
+    except OSError as error:
+        tally.add(request, "connect error", str(error))
+        return
+    try:
+        writer.write(request.data)
+        await asyncio.wait_for(writer.drain(), timeout)
+        if request.kind == "malformed":
+            writer.write_eof()
+        answer = await asyncio.wait_for(reader.read(), timeout)
+    except (ConnectionResetError, BrokenPipeError) as error:
+        tally.add(request, "reset", type(error).__name__)
+        return
+    except TimeoutError:
+        tally.add(request, "timeout")
+        return
+    except OSError as error:
+        tally.add(request, "reset", f"{type(error).__name__} {error}")
+        return
+    finally:
+        writer.close()
+    if not answer.startswith(b"HTTP/"):
+        tally.add(request, "reset" if not answer else "not HTTP", repr(answer[:60]))
+        return
+    status, detail, is_json = classify(request, answer)
+    tally.add(request, status, detail)
+    if status >= "400" and not is_json:
+        tally.add(
+            request, "http-layer" if request.kind == "malformed" else "non-JSON error", detail
+        )
+    if status.startswith("5") and status != "503":
+        tally.add(request, "500s", detail)
+
+
+async def run_pass(
+    host: str, port: int, requests: list[Request], clients: int, timeout: float
+) -> Tally:
+    tally = Tally()
+    queue = list(reversed(requests))
+
+    async def worker() -> None:
+        while queue:
+            await send(host, port, queue.pop(), timeout, tally)
+
+    await asyncio.gather(*(worker() for _ in range(clients)))
+    return tally
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_server(options: list[str], log: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    command = [sys.executable, "-m", "connect4", "serve", "--port", str(port), *options]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url + "/solve?pos=4455", timeout=30):
+                return process, url
+        except OSError:
+            if process.poll() is not None:
+                raise SystemExit(f"error: the server exited; see {log}") from None
+            time.sleep(0.2)
+    process.kill()
+    raise SystemExit("error: the server did not start within 120 s")
+
+
+def resident_mb(pid: int) -> float:
+    """Resident memory of a process and its children (uvicorn workers), in MB (Linux)."""
+    total, stack = 0, [pid]
+    while stack:
+        current = stack.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1])
+        stack.extend(int(child) for child in children)
+    return total / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--url", help="an already running server (default: start one)")
+    parser.add_argument("--pid", type=int, help="with --url: the server's pid, for its memory")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--passes", type=int, default=3)
+    parser.add_argument("--requests", type=int, default=2000, help="requests per pass")
+    parser.add_argument("--clients", type=int, default=8, help="requests in flight")
+    parser.add_argument("--timeout", type=float, default=20.0, help="seconds per request")
+    parser.add_argument("--workers", type=int, default=1, help="--workers of the started server")
+    parser.add_argument("--time-limit", type=float, default=1.0, help="of the started server")
+    parser.add_argument("--log", type=Path, default=Path("/tmp/connect4-fuzz-server.log"))
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--by-kind", action="store_true", help="outcomes per kind of request")
+    parser.add_argument(
+        "--fresh", action="store_true", help="new requests each pass (seeds seed, seed+1, ...)"
+    )
+    args = parser.parse_args()
+    if not 1 <= args.passes <= 50 or not 1 <= args.requests <= 100_000:
+        raise SystemExit("error: --passes must be 1-50 and --requests 1-100000")
+
+    requests = build_requests(args.seed, args.requests)
+    process, url, pid = None, args.url, args.pid
+    if url is None:
+        options = ["--workers", str(args.workers), "--time-limit", str(args.time_limit)]
+        process, url = start_server(options, args.log)
+        pid = process.pid
+    parts = urlsplit(url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        raise SystemExit("error: this fuzzer only targets the local machine (127.0.0.1)")
+    passes = []
+    started = time.monotonic()
+    if not args.json:
+        print(f"machine: {describe_machine()}")
+        kinds = Counter(r.kind.split(" ")[0] for r in requests)
+        print(
+            f"{len(requests)} requests per pass (seed {args.seed}): {dict(sorted(kinds.items()))}"
+        )
+        if pid is not None:
+            print(f"server RSS before: {resident_mb(pid):.0f} MB")
+    try:
+        for number in range(1, args.passes + 1):
+            began = time.monotonic()
+            if args.fresh and number > 1:
+                requests = build_requests(args.seed + number - 1, args.requests)
+            tally = asyncio.run(run_pass(host, port, requests, args.clients, args.timeout))
+            time.sleep(0.5)
+            rss = resident_mb(pid) if pid is not None else None
+            row = {
+                "pass": number,
+                "seconds": round(time.monotonic() - began, 1),
+                "rss_mb": None if rss is None else round(rss),
+                "outcomes": dict(sorted(tally.outcomes.items())),
+                "examples": {k: v for k, v in tally.examples.items() if not k[0].isdigit()},
+            }
+            passes.append(row)
+            if not args.json:
+                rss_text = "?" if rss is None else f"{rss:.0f} MB"
+                print(f"pass {number}: {row['seconds']} s, server RSS {rss_text}")
+                counts = tally.outcomes
+                print(
+                    f"  resets {counts['reset']}, timeouts {counts['timeout']}, "
+                    f"non-JSON errors {counts['non-JSON error']} "
+                    f"(+{counts['http-layer']} from the HTTP layer), 500s {counts['500s']}"
+                )
+                statuses = {k: v for k, v in row["outcomes"].items() if k[0].isdigit()}
+                print(f"  statuses {statuses}")
+                for outcome, example in row["examples"].items():
+                    print(f"  first {outcome}: {example[:200]}")
+                if args.by_kind:
+                    for kind in sorted({kind for kind, _ in tally.kinds}):
+                        counts = {o: n for (k, o), n in sorted(tally.kinds.items()) if k == kind}
+                        print(f"    {kind}: {counts}")
+    finally:
+        if process is not None:
+            process.terminate()
+            process.wait(timeout=30)
+    if args.json:
+        report = {
+            "machine": describe_machine(),
+            "seed": args.seed,
+            "requests": len(requests),
+            "seconds": round(time.monotonic() - started, 1),
+            "passes": passes,
+        }
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"total {time.monotonic() - started:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
