@@ -433,3 +433,18 @@ def test_thread_solver_is_one_per_thread_and_follows_the_book() -> None:
     book = Book.from_scores(4, 4, 1, {Position.from_moves("1", 4, 4): 0})
     assert thread_solver(4, 4, 1, book) is mine and mine.uses_book(book)
     assert thread_solver(4, 4, 1) is mine and mine.uses_book(None)
+
+
+def test_the_table_pool_keeps_few_tables_whatever_the_board_sizes() -> None:
+    from connect4.solver.backend import TablePool
+
+    pool = TablePool(keep=2, keep_total=3)
+    sizes = [(4, 4), (5, 4), (6, 5), (7, 6), (4, 5)]
+    tables = [pool.take(w, h, 1 << 8) for w, h in sizes for _ in range(2)]
+    for mem in tables:
+        pool.give(mem)
+    assert pool.free_tables() == 3  # not ten: the least recently returned were dropped
+    kept_last = tables[-1]
+    assert pool.take(4, 5, 1 << 8) is kept_last
+    assert pool.take(4, 4, 1 << 8) is not tables[0]  # dropped long ago: a new table
+    assert pool.free_tables() == 2

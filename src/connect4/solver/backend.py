@@ -322,7 +322,9 @@ class TablePool:
     A table of tens of megabytes costs milliseconds to allocate and page in:
     :meth:`take` hands out a free one of the same board and table size when
     there is one, :meth:`give` returns it (at most ``keep`` free ones are
-    kept per size). A returned table keeps its entries: they are exact bounds
+    kept per size, and ``keep_total`` in all: the least recently returned go
+    first, so a server asked for many board sizes does not keep a table for
+    each). A returned table keeps its entries: they are exact bounds
     whatever the root, so a user may start warm with them (or bump ``mem[GEN]``
     for a logically empty table).
 
@@ -333,9 +335,11 @@ class TablePool:
     True
     """
 
-    def __init__(self, keep: int = 2) -> None:
+    def __init__(self, keep: int = 2, keep_total: int = 4) -> None:
         self.keep = keep
+        self.keep_total = keep_total
         self._free: dict[tuple[int, int, int], list[Memory]] = {}
+        self._returned: list[Memory] = []  # every free table, least recently returned first
         self._lock = threading.Lock()
 
     @staticmethod
@@ -349,7 +353,9 @@ class TablePool:
         with self._lock:
             free = self._free.get((width, height, entries))
             if free:
-                return free.pop()
+                mem = free.pop()
+                self._returned = [m for m in self._returned if m is not mem]
+                return mem
         return new_memory(width, height, entries)
 
     def give(self, mem: Memory) -> None:
@@ -358,11 +364,22 @@ class TablePool:
             free = self._free.setdefault(self._size(mem), [])
             if len(free) < self.keep and all(m is not mem for m in free):
                 free.append(mem)
+                self._returned.append(mem)
+            while len(self._returned) > self.keep_total:
+                oldest = self._returned.pop(0)
+                kept = self._free[self._size(oldest)]
+                kept[:] = [m for m in kept if m is not oldest]
+
+    def free_tables(self) -> int:
+        """How many free tables the pool holds now."""
+        with self._lock:
+            return len(self._returned)
 
     def clear(self) -> None:
         """Drop every free table (the next users start with new, empty ones)."""
         with self._lock:
             self._free.clear()
+            self._returned.clear()
 
 
 TABLES = TablePool()
