@@ -1,0 +1,22 @@
+"""The seeded CLI attack (benchmarks/fuzz_cli.py), a small sample: no traceback anywhere."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "fuzz_cli.py"
+
+
+def test_a_small_seeded_attack_on_the_command_gets_only_clear_errors() -> None:
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick", "--seed", "7"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "tracebacks: 0  timeouts: 0  unexpected exit statuses: 0" in done.stdout
+    assert "book info (junk)         exit 2" in done.stdout
