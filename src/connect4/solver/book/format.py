@@ -408,7 +408,8 @@ class Book:
         if problems.size:
             i = int(problems[0])
             raise BookError(
-                f"entry {i} holds {int(stones[i])} stones, more than the book's depth {self.plies}"
+                f"entry {i} holds {_stones(int(stones[i]))}, more than the book's depth "
+                f"{self.plies}"
             )
         scores = values.astype(np.int64)
         if self.wdl:
@@ -421,7 +422,7 @@ class Book:
         if problems.size:
             i = int(problems[0])
             raise BookError(
-                f"entry {i} (a position with {int(stones[i])} stones) has score "
+                f"entry {i} (a position with {_stones(int(stones[i]))}) has score "
                 f"{int(scores[i])}, outside [{int(low[i])}, {int(high[i])}] {where}"
             )
 
@@ -475,7 +476,8 @@ class Book:
             raise corrupted(str(error)) from None
         if len(raw) > raw_size:
             raise corrupted(
-                f"payload inflates to more than the {raw_size} bytes its {count} entries need"
+                f"payload inflates to more than the {raw_size} bytes "
+                f"{'its 1 entry needs' if count == 1 else f'its {count} entries need'}"
             )
         if not inflater.eof:
             raise corrupted("the compressed payload is cut short")
@@ -502,6 +504,10 @@ class Book:
         except OSError as error:
             raise BookError(f"cannot read book {os.fspath(path)}: {error.strerror}") from None
         return cls.from_bytes(data, name=os.fspath(path))
+
+
+def _stones(count: int) -> str:
+    return "1 stone" if count == 1 else f"{count} stones"
 
 
 _JSON_TYPES = (
