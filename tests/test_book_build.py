@@ -207,7 +207,7 @@ def test_cli_refuses_a_base_book_of_another_board_size(
     assert leftovers(tmp_path) == []
 
 
-def test_base_books_of_another_kind_or_rules_or_too_shallow_are_refused(tmp_path: Path) -> None:
+def test_base_books_of_another_format_kind_or_rules_or_too_shallow_are_refused(tmp_path: Path) -> None:
     position = Position.from_moves("3333", 5, 4)
     wdl = tmp_path / "base-wdl.c4book"
     Book.from_scores(5, 4, 4, {position: 0}, wdl=True).save(wdl)
@@ -215,7 +215,15 @@ def test_base_books_of_another_kind_or_rules_or_too_shallow_are_refused(tmp_path
     Book.from_scores(5, 4, 4, {position: 0}, meta={"rules": "count-fours"}).save(rules)
     shallow = tmp_path / "base-shallow.c4book"
     Book.from_scores(5, 4, 3, {Position.from_moves("333", 5, 4): 0}).save(shallow)
+    version = tmp_path / "base-version.c4book"
+    data = bytearray(Book.from_scores(5, 4, 4, {position: 0}).to_bytes())
+    data[8:10] = (2).to_bytes(2, "little")
+    version.write_bytes(bytes(data))
     out = tmp_path / "m.c4book"
+    with pytest.raises(
+        BookError, match=f"{version} has book format version 2; this reader knows 1"
+    ):
+        build_book(5, 4, 3, out, base_book=str(version), workers=1, progress=False)
     cases = [
         (wdl, "holds win/draw/loss signs only, not the exact scores a build needs"),
         (rules, "is for count-fours rules, not the standard rules books are built for"),
