@@ -14,10 +14,12 @@ import pytest
 from connect4.core.errors import IllegalMoveError
 from connect4.core.position import Position
 from connect4.solver.book.build import (
+    BaseBookCheck,
     BuildInterrupted,
     build_book,
     enumerate_levels,
     solve_chunk,
+    spot_check,
 )
 from connect4.solver.book.format import Book, BookError, canonical_key
 from tests.cli_helpers import run_cli
@@ -207,7 +209,9 @@ def test_cli_refuses_a_base_book_of_another_board_size(
     assert leftovers(tmp_path) == []
 
 
-def test_base_books_of_another_format_kind_or_rules_or_too_shallow_are_refused(tmp_path: Path) -> None:
+def test_base_books_of_another_format_kind_or_rules_or_too_shallow_are_refused(
+    tmp_path: Path,
+) -> None:
     position = Position.from_moves("3333", 5, 4)
     wdl = tmp_path / "base-wdl.c4book"
     Book.from_scores(5, 4, 4, {position: 0}, wdl=True).save(wdl)
@@ -330,3 +334,20 @@ def test_a_journal_without_positions_is_not_an_unfinished_build(tmp_path: Path) 
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["entries"] == 11
     assert leftovers(tmp_path) == ["m.c4book"]
+
+
+def test_spot_check_counts_entries_it_cannot_settle_and_books_with_nothing_to_probe() -> None:
+    scores = reference_scores(5, 4, 5)
+    book = Book.from_arrays(
+        5, 4, 5, np.array(list(scores), dtype=np.uint64),
+        np.array(list(scores.values()), dtype=np.int8),
+    )  # fmt: skip
+    unsettled = spot_check(book, "b", deeper_than=0, max_nodes=1)
+    assert (unsettled.checked, unsettled.skipped) == (0, 64)
+    assert unsettled.summary().startswith("base book: none of 784 entries with more than 0")
+    small = spot_check(book, "b", deeper_than=5)
+    assert small == BaseBookCheck(0, 0, 0, 5)
+    assert "nothing for the build to probe" in small.summary()
+    quick = spot_check(book, "b", deeper_than=3, entries=5)
+    assert (quick.entries, quick.checked) == (719, 5)
+    assert quick == spot_check(book, "b", deeper_than=3, entries=5)  # the same sample each run

@@ -24,9 +24,9 @@ Inputs are checked before any work and before the journal exists, so a
 refused build leaves nothing behind: a base book must be of the build's board
 size, standard rules and exact scores (not win/draw/loss signs), and deeper
 than the build (a named book that is not is refused; the default book then
-simply stays unused). A fixed random sample of its entries (32, or all if it
-holds fewer) is solved without any book, and a disagreement stops the build
-(:func:`spot_check`).
+simply stays unused). A fixed random sample of the entries the build can
+probe (32, or all if there are fewer) is solved without any book, and a
+disagreement stops the build (:func:`spot_check`).
 
 >>> levels = enumerate_levels(4, 4, 2)
 >>> [len(level) for level in levels]
@@ -257,10 +257,20 @@ class BaseBookCheck:
 
         >>> BaseBookCheck(430, 32, 0, 3).summary()
         'base book: 32 of 430 entries with more than 3 stones checked with the solver, all agree'
+        >>> BaseBookCheck(0, 0, 0, 3).summary()
+        'base book: no entries with more than 3 stones, nothing for the build to probe'
         """
+        which = f"entries with more than {self.deeper_than} stones"
+        if self.checked == 0:
+            if self.entries == 0:
+                return f"base book: no {which}, nothing for the build to probe"
+            return (
+                f"base book: none of {self.entries:,} {which} checked with the solver "
+                f"({self.skipped} tried, each over {SPOT_CHECK_NODES:,} nodes)"
+            )
         line = (
-            f"base book: {self.checked} of {self.entries:,} entries with more than "
-            f"{self.deeper_than} stones checked with the solver, all agree"
+            f"base book: {self.checked} of {self.entries:,} {which} checked with the solver, "
+            "all agree"
         )
         if self.skipped:
             line += f" ({self.skipped} more skipped: over {SPOT_CHECK_NODES:,} nodes each)"
