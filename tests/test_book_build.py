@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -13,10 +14,12 @@ import pytest
 from connect4.core.errors import IllegalMoveError
 from connect4.core.position import Position
 from connect4.solver.book.build import (
+    BaseBookCheck,
     BuildInterrupted,
     build_book,
     enumerate_levels,
     solve_chunk,
+    spot_check,
 )
 from connect4.solver.book.format import Book, BookError, canonical_key
 from tests.cli_helpers import run_cli
@@ -153,3 +156,198 @@ def test_cli_build_and_info(tmp_path: Path) -> None:
     big = run_cli("book", "build", "--width", "9", "--height", "7", "--out", str(out))
     assert big.returncode == 2
     assert "error: board 9x7 is too large" in big.stderr
+
+
+# ---------------------------------------------------------------- base books
+def base_book_file(tmp_path: Path, name: str, entries: int, wrong: int | None = None) -> Path:
+    """A 5x4 book of ``entries`` positions with 4 stones, exact (or one ``wrong`` score)."""
+    level = list(enumerate_levels(5, 4, 4)[4].values())[:entries]
+    results = solve_chunk(5, 4, level, None)
+    keys = np.array([k for k, _, _ in results], dtype=np.uint64)
+    values = np.array([s for _, s, _ in results], dtype=np.int8)
+    if wrong is not None:
+        values[wrong] = 1 if values[wrong] != 1 else 0
+    path = tmp_path / name
+    Book.from_arrays(5, 4, 4, keys, values, meta={"source": "test"}).save(path)
+    return path
+
+
+def leftovers(tmp_path: Path) -> list[str]:
+    return sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("base"))
+
+
+def shipped_6x5() -> str:
+    from connect4.solver.book.reader import data_book_path
+
+    path = data_book_path(6, 5)
+    assert path is not None
+    return str(path)
+
+
+def test_base_book_of_another_board_size_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "m.c4book"
+    with pytest.raises(
+        BookError, match=r"base book .*book_6x5.c4book is for 6x5 boards, not the 5x4 board"
+    ):
+        build_book(5, 4, 3, out, base_book=shipped_6x5(), workers=1, progress=False)
+    assert leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize(("width", "height"), [(5, 4), (7, 6)])
+def test_cli_refuses_a_base_book_of_another_board_size(
+    tmp_path: Path, width: int, height: int
+) -> None:
+    out = tmp_path / "m.c4book"
+    result = run_cli(
+        "book", "build", "--width", str(width), "--height", str(height), "--plies", "3",
+        "--base-book", shipped_6x5(), "--out", str(out), "--workers", "1",
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: base book ")
+    assert f"is for 6x5 boards, not the {width}x{height} board being built" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert leftovers(tmp_path) == []
+
+
+def test_base_books_of_another_format_kind_or_rules_or_too_shallow_are_refused(
+    tmp_path: Path,
+) -> None:
+    position = Position.from_moves("3333", 5, 4)
+    wdl = tmp_path / "base-wdl.c4book"
+    Book.from_scores(5, 4, 4, {position: 0}, wdl=True).save(wdl)
+    rules = tmp_path / "base-rules.c4book"
+    Book.from_scores(5, 4, 4, {position: 0}, meta={"rules": "count-fours"}).save(rules)
+    shallow = tmp_path / "base-shallow.c4book"
+    Book.from_scores(5, 4, 3, {Position.from_moves("333", 5, 4): 0}).save(shallow)
+    version = tmp_path / "base-version.c4book"
+    data = bytearray(Book.from_scores(5, 4, 4, {position: 0}).to_bytes())
+    data[8:10] = (2).to_bytes(2, "little")
+    version.write_bytes(bytes(data))
+    out = tmp_path / "m.c4book"
+    with pytest.raises(
+        BookError, match=f"{version} has book format version 2; this reader knows 1"
+    ):
+        build_book(5, 4, 3, out, base_book=str(version), workers=1, progress=False)
+    cases = [
+        (wdl, "holds win/draw/loss signs only, not the exact scores a build needs"),
+        (rules, "is for count-fours rules, not the standard rules books are built for"),
+        (shallow, "holds positions with up to 3 stones, no deeper than --plies 3"),
+    ]
+    for path, message in cases:
+        with pytest.raises(BookError, match=f"base book {path} {message}"):
+            build_book(5, 4, 3, out, base_book=str(path), workers=1, progress=False)
+    assert leftovers(tmp_path) == []
+
+
+def test_a_base_book_with_a_wrong_score_stops_the_build(tmp_path: Path) -> None:
+    base = base_book_file(tmp_path, "base.c4book", 12, wrong=5)
+    out = tmp_path / "m.c4book"
+    with pytest.raises(BookError, match=r"base book .*base.c4book is wrong: it gives the position"):
+        build_book(5, 4, 3, out, base_book=str(base), workers=1, progress=False)
+    assert leftovers(tmp_path) == []
+    result = run_cli(
+        "book", "build", "--width", "5", "--height", "4", "--plies", "3",
+        "--base-book", str(base), "--out", str(out), "--workers", "1",
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    match = re.fullmatch(
+        rf'error: base book {re.escape(str(base))} is wrong: it gives the position "\d+" '
+        r"\(5x4\) the score (-?\d+), the solver finds (-?\d+); build with a correct book "
+        r"or --base-book none\n",
+        result.stderr,
+    )
+    assert match is not None, result.stderr
+    assert match[1] != match[2]
+    assert leftovers(tmp_path) == []
+
+
+def test_a_correct_base_book_is_spot_checked_and_used(tmp_path: Path) -> None:
+    base = base_book_file(tmp_path, "base.c4book", 12)
+    out = tmp_path / "m.c4book"
+    report = build_book(5, 4, 3, out, base_book=str(base), workers=1, progress=False)
+    assert report.base_check is not None
+    assert (report.base_check.checked, report.base_check.entries) == (12, 12)
+    assert report.base_check.summary() == (
+        "base book: 12 of 12 entries with more than 3 stones checked with the solver, all agree"
+    )
+    expected = reference_scores(5, 4, 3)
+    book = Book.load(out)
+    assert dict(zip(book.keys.tolist(), book.values.tolist(), strict=True)) == expected
+    assert book.meta["rules"] == "standard"
+
+
+def test_cli_prints_the_spot_check_of_a_large_base_book(tmp_path: Path) -> None:
+    scores = reference_scores(5, 4, 5)
+    base = tmp_path / "base.c4book"
+    Book.from_arrays(
+        5, 4, 5, np.array(list(scores), dtype=np.uint64),
+        np.array(list(scores.values()), dtype=np.int8),
+    ).save(base)  # fmt: skip
+    out = tmp_path / "m.c4book"
+    args = ["book", "build", "--width", "5", "--height", "4", "--plies", "3", "--workers", "1"]
+    result = run_cli(*args, "--base-book", str(base), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert (
+        "base book: 32 of 719 entries with more than 3 stones checked with the solver, all agree"
+        in result.stdout
+    )
+    summary = json.loads(
+        run_cli(
+            *args, "--base-book", str(base), "--out", str(tmp_path / "j.c4book"), "--json"
+        ).stdout
+    )
+    assert summary["base_book_check"] == {
+        "entries": 719,
+        "checked": 32,
+        "skipped": 0,
+        "deeper_than": 3,
+    }
+
+
+def test_a_corrupt_base_book_leaves_nothing_behind(tmp_path: Path) -> None:
+    base = base_book_file(tmp_path, "base.c4book", 12)
+    data = bytearray(base.read_bytes())
+    data[-3] ^= 0x40
+    base.write_bytes(bytes(data))
+    out = tmp_path / "m.c4book"
+    args = ["book", "build", "--width", "5", "--height", "4", "--plies", "3", "--workers", "1"]
+    for _ in range(2):  # the second run names the same problem, not a journal
+        result = run_cli(*args, "--base-book", str(base), "--out", str(out))
+        assert result.returncode == 2
+        assert result.stderr == (
+            f"error: {base} is corrupted: checksum mismatch "
+            + result.stderr.split("checksum mismatch ")[1]
+        )
+        assert "unfinished build" not in result.stderr
+        assert leftovers(tmp_path) == []
+
+
+def test_a_journal_without_positions_is_not_an_unfinished_build(tmp_path: Path) -> None:
+    out = tmp_path / "m.c4book"
+    journal = tmp_path / "m.c4book.partial"
+    journal.write_bytes(b"C4JRNL\r\n" + bytes([4, 4, 2]) + bytes(13))
+    result = run_cli(
+        "book", "build", "--width", "4", "--height", "4", "--plies", "2", "--out", str(out),
+        "--workers", "1", "--json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["entries"] == 11
+    assert leftovers(tmp_path) == ["m.c4book"]
+
+
+def test_spot_check_counts_entries_it_cannot_settle_and_books_with_nothing_to_probe() -> None:
+    scores = reference_scores(5, 4, 5)
+    book = Book.from_arrays(
+        5, 4, 5, np.array(list(scores), dtype=np.uint64),
+        np.array(list(scores.values()), dtype=np.int8),
+    )  # fmt: skip
+    unsettled = spot_check(book, "b", deeper_than=0, max_nodes=1)
+    assert (unsettled.checked, unsettled.skipped) == (0, 64)
+    assert unsettled.summary().startswith("base book: none of 784 entries with more than 0")
+    small = spot_check(book, "b", deeper_than=5)
+    assert small == BaseBookCheck(0, 0, 0, 5)
+    assert "nothing for the build to probe" in small.summary()
+    quick = spot_check(book, "b", deeper_than=3, entries=5)
+    assert (quick.entries, quick.checked) == (719, 5)
+    assert quick == spot_check(book, "b", deeper_than=3, entries=5)  # the same sample each run

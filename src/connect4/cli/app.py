@@ -339,6 +339,7 @@ def book_build(
             base_book=base_book,
             chunk=chunk,
             json_output=json_output,
+            say=None if json_output else typer.echo,
         )
     except (BookError, ValueError, OSError) as error:
         raise fail(str(error)) from None

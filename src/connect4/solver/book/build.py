@@ -20,6 +20,14 @@ moves, so an interrupted build loses at most the chunks in flight and
 ``--resume`` continues from the journal. When all levels are done the book is
 written to ``OUT`` and the journal removed.
 
+Inputs are checked before any work and before the journal exists, so a
+refused build leaves nothing behind: a base book must be of the build's board
+size, standard rules and exact scores (not win/draw/loss signs), and deeper
+than the build (a named book that is not is refused; the default book then
+simply stays unused). A fixed random sample of the entries the build can
+probe (32, or all if there are fewer) is solved without any book, and a
+disagreement stops the build (:func:`spot_check`).
+
 >>> levels = enumerate_levels(4, 4, 2)
 >>> [len(level) for level in levels]
 [1, 2, 8]
@@ -43,14 +51,23 @@ import numpy as np
 import numpy.typing as npt
 
 from connect4.core.position import Position, check_board_size
-from connect4.solver import BookArrays, thread_solver
-from connect4.solver.book.format import Book, BookError, canonical_key
+from connect4.solver import BookArrays, Solver, thread_solver
+from connect4.solver.book.format import (
+    Book,
+    BookError,
+    canonical_key,
+    key_plies,
+    position_from_key,
+)
 from connect4.solver.book.reader import load_book
 
 JOURNAL_MAGIC = b"C4JRNL\r\n"
 _JOURNAL_HEADER = struct.Struct("<8sBBBx4xQ")  # magic, width, height, plies, base-book tag
 _RECORD = struct.Struct("<QbxxxI")  # canonical key, score, nodes (saturated)
 DEFAULT_CHUNK = 64
+SPOT_CHECK_ENTRIES = 32  # base book entries solved before a build uses the book
+SPOT_CHECK_NODES = 5_000_000  # an entry needing more is skipped (counted, not trusted)
+_SPOT_CHECK_SAMPLE = 20261122  # fixes the sample: the same entries on every run
 
 
 # ---------------------------------------------------------------- positions
@@ -178,6 +195,137 @@ class Journal:
             self.nodes += nodes
 
 
+# ---------------------------------------------------------------- base books
+def base_book_for(spec: str | None, width: int, height: int, plies: int) -> Book | None:
+    """The base book ``spec`` names, if a build of ``plies`` stones can use it.
+
+    ``None`` for ``none``, or for ``default`` when no default book is deeper
+    than the build. Raises :class:`BookError` for a book of another board
+    size, of other rules, of win/draw/loss signs, or (named explicitly) not
+    deeper than the build.
+
+    >>> base_book_for("none", 6, 5, 4) is None
+    True
+    >>> base_book_for("default", 6, 5, 4).plies
+    8
+    """
+    if spec in (None, "none"):
+        return None
+    book = load_book(spec, width, height)
+    if book is None:
+        return None
+    if (book.width, book.height) != (width, height):
+        raise BookError(
+            f"base book {spec} is for {book.width}x{book.height} boards, "
+            f"not the {width}x{height} board being built"
+        )
+    rules = book.meta.get("rules", "standard")
+    if rules != "standard":
+        raise BookError(
+            f"base book {spec} is for {rules} rules, not the standard rules books are built for"
+        )
+    if book.wdl:
+        raise BookError(
+            f"base book {spec} holds win/draw/loss signs only, not the exact scores a build needs"
+        )
+    if book.plies <= plies:
+        if spec == "default":
+            return None
+        raise BookError(
+            f"base book {spec} holds positions with up to {book.plies} stones, no deeper than "
+            f"--plies {plies}: the build would never probe it (give a deeper book or "
+            "--base-book none)"
+        )
+    return book
+
+
+@dataclass(frozen=True)
+class BaseBookCheck:
+    """How many entries of a base book the solver checked (all agreed).
+
+    ``entries`` counts the entries the build can probe: those with more than
+    ``deeper_than`` stones (the build's searches start at ``deeper_than``).
+    """
+
+    entries: int
+    checked: int
+    skipped: int
+    deeper_than: int = 0
+
+    def summary(self) -> str:
+        """One line for the build's output.
+
+        >>> BaseBookCheck(430, 32, 0, 3).summary()
+        'base book: 32 of 430 entries with more than 3 stones checked with the solver, all agree'
+        >>> BaseBookCheck(0, 0, 0, 3).summary()
+        'base book: no entries with more than 3 stones, nothing for the build to probe'
+        """
+        which = f"entries with more than {self.deeper_than} stones"
+        if self.checked == 0:
+            if self.entries == 0:
+                return f"base book: no {which}, nothing for the build to probe"
+            return (
+                f"base book: none of {self.entries:,} {which} checked with the solver "
+                f"({self.skipped} tried, each over {SPOT_CHECK_NODES:,} nodes)"
+            )
+        line = (
+            f"base book: {self.checked} of {self.entries:,} {which} checked with the solver, "
+            "all agree"
+        )
+        if self.skipped:
+            line += f" ({self.skipped} more skipped: over {SPOT_CHECK_NODES:,} nodes each)"
+        return line
+
+
+def spot_check(
+    book: Book,
+    spec: str,
+    *,
+    deeper_than: int = 0,
+    entries: int = SPOT_CHECK_ENTRIES,
+    max_nodes: int = SPOT_CHECK_NODES,
+) -> BaseBookCheck:
+    """Solve a fixed random sample of ``book``'s entries without any book.
+
+    The sample is drawn from the entries with more than ``deeper_than``
+    stones (a build of that depth probes no others): ``entries`` of them, all
+    if there are fewer. An entry the solver cannot settle within
+    ``max_nodes`` is skipped and another one tried, at most twice as many as
+    wanted in all. Raises :class:`BookError` naming the position and both
+    scores at the first disagreement.
+
+    >>> book = Book.from_scores(4, 4, 2, {Position.from_moves("11", 4, 4): 0})
+    >>> spot_check(book, "tiny.c4book", deeper_than=1)
+    BaseBookCheck(entries=1, checked=1, skipped=0, deeper_than=1)
+    """
+    usable = np.flatnonzero(key_plies(book.keys, book.width, book.height) > deeper_than)
+    rng = np.random.default_rng(_SPOT_CHECK_SAMPLE)
+    sample = usable[rng.choice(usable.size, size=min(usable.size, 2 * entries), replace=False)]
+    checked = skipped = 0
+    with Solver(book.width, book.height, TABLE_MEGABYTES) as solver:
+        for index in sample.tolist():
+            if checked == entries:
+                break
+            key, stored = int(book.keys[index]), int(book.values[index])
+            try:
+                position = position_from_key(key, book.width, book.height)
+            except BookError as error:
+                raise BookError(f"base book {spec} is wrong: entry {index}: {error}") from None
+            result = solver.run(position, max_nodes=max_nodes)
+            if result.score is None:
+                skipped += 1
+                continue
+            if result.score != stored:
+                where = f'position "{position.moves}"' if position.moves else "empty board"
+                raise BookError(
+                    f"base book {spec} is wrong: it gives the {where} "
+                    f"({book.width}x{book.height}) the score {stored}, the solver finds "
+                    f"{result.score}; build with a correct book or --base-book none"
+                )
+            checked += 1
+    return BaseBookCheck(int(usable.size), checked, skipped, deeper_than)
+
+
 # ---------------------------------------------------------------- the build
 @dataclass
 class BuildReport:
@@ -188,6 +336,7 @@ class BuildReport:
     resumed: int
     nodes: int
     seconds: float
+    base_check: BaseBookCheck | None = None
 
 
 @contextmanager
@@ -225,24 +374,32 @@ def build_book(
     chunk: int = DEFAULT_CHUNK,
     progress: bool = True,
     stop_after: int | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> BuildReport:
     """Solve every book position up to ``plies`` stones and write the book to ``out``.
 
     ``base_book`` names a book probed when solving the deepest level (``default``:
-    the one that ships for the board, ``none``: no book). ``stop_after`` stops
+    the one that ships for the board, ``none``: no book); it is checked
+    (:func:`base_book_for`, :func:`spot_check`) before the journal is created,
+    and ``say`` is given the spot check's summary line. ``stop_after`` stops
     (as an interruption would) after that many chunks: for tests.
     """
     out_path = Path(out)
     journal = Journal(out_path.with_name(out_path.name + ".partial"), width, height, plies)
     levels = enumerate_levels(width, height, plies)
+    base = base_book_for(base_book, width, height, plies)
+    base_check = None
+    if base is None:
+        base_book = None
+    else:
+        assert base_book is not None
+        base_check = spot_check(base, base_book, deeper_than=plies)
+        if say is not None:
+            say(base_check.summary())
+    started = time.perf_counter()
     fresh = not (resume and journal.path.exists())
     journal.open(resume)
     resumed = sum(1 for level in levels for key in level if key in journal.scores)
-    if base_book not in (None, "none"):
-        base = load_book(base_book, width, height)
-        if base is None or base.wdl or base.plies <= plies:
-            base_book = None
-    started = time.perf_counter()
     total = sum(len(level) for level in levels)
     solved = 0
 
@@ -305,12 +462,13 @@ def build_book(
             "positions": "every position up to the depth that is not over and whose side "
             "to move cannot win at once",
             "base_book": base_book or "none",
+            "rules": "standard",
             "solver_nodes": journal.nodes,
         },
     )
     book_out.save(out_path)
     journal.path.unlink()
-    return BuildReport(book_out, solved, resumed, journal.nodes, seconds)
+    return BuildReport(book_out, solved, resumed, journal.nodes, seconds, base_check)
 
 
 class BuildInterrupted(RuntimeError):
@@ -374,10 +532,19 @@ def build_command(
     base_book: str,
     chunk: int,
     json_output: bool,
+    say: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """``connect4 book build``: build, then print a summary (raises BookError on bad input)."""
+    """``connect4 book build``: build and return a summary (raises BookError on bad input).
+
+    ``say`` is given progress notes (the base book's spot check).
+    """
     check_board_size(width, height)
-    if not resume and Path(str(out) + ".partial").exists():
+    journal = Path(str(out) + ".partial")
+    if (
+        not resume
+        and journal.exists()
+        and journal.stat().st_size >= _JOURNAL_HEADER.size + _RECORD.size
+    ):
         raise BookError(
             f"{out}.partial holds an unfinished build: continue it with --resume or delete it"
         )
@@ -392,7 +559,9 @@ def build_command(
         base_book=base_book,
         chunk=chunk,
         progress=not json_output,
+        say=say,
     )
+    check = report.base_check
     summary = {
         "out": str(out),
         "entries": len(report.book),
@@ -401,6 +570,14 @@ def build_command(
         "solver_nodes": report.nodes,
         "seconds": round(report.seconds, 3),
         "bytes": Path(out).stat().st_size,
+        "base_book_check": None
+        if check is None
+        else {
+            "entries": check.entries,
+            "checked": check.checked,
+            "skipped": check.skipped,
+            "deeper_than": check.deeper_than,
+        },
     }
     return summary
 

@@ -33,6 +33,14 @@ File format (version 1, little-endian)::
 Storing the differences of the sorted keys byte-plane by byte-plane lets zlib
 pack a 7x6 book of 4.2 million positions into about 7 MB.
 
+Reading a file checks more than its checksum (a valid checksum proves only
+that the bytes were not damaged since they were written): the payload must
+inflate to exactly the ``9 * N`` bytes the header announces (inflating stops
+as soon as it would exceed them), the metadata must be a JSON object with
+fields of the right types, the keys must be sorted, unique, canonical keys of
+positions of the board with at most the book's depth in stones, and every
+score must be one the position can have (:func:`score_bounds`).
+
 >>> from connect4 import Position
 >>> book = Book.from_scores(7, 6, 2, {Position.from_moves("4"): -2, Position.from_moves("1"): -4})
 >>> book.lookup(Position.from_moves("4")), book.lookup(Position.from_moves("7"))
@@ -47,10 +55,10 @@ import json
 import os
 import struct
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -59,12 +67,22 @@ from connect4.core import bits
 from connect4.core.bits import canonical_keys
 from connect4.core.position import Position, check_board_size
 
-if TYPE_CHECKING:
-    pass
-
 MAGIC = b"C4BOOK\r\n"
 VERSION = 1
 FLAG_WDL = 1
+KNOWN_FLAGS = FLAG_WDL
+# zlib cannot inflate one byte to more than about 1032 (deflate's best ratio)
+MAX_INFLATION = 1032
+# the metadata fields a book may carry and their types (other fields: any JSON)
+META_FIELDS: dict[str, type] = {
+    "source": str,
+    "created": str,
+    "positions": str,
+    "base_book": str,
+    "translated": str,
+    "rules": str,
+    "solver_nodes": int,
+}
 _HEADER = struct.Struct("<8sHBBBBHQQ")  # everything before the CRC
 _CRC = struct.Struct("<I")
 HEADER_SIZE = _HEADER.size + _CRC.size
@@ -91,16 +109,97 @@ def key_plies(keys: Keys, width: int, height: int) -> npt.NDArray[np.int64]:
     """The number of stones of each position of a key array.
 
     A column with ``k`` stones holds a value in ``[2**k - 1, 2**(k+1) - 2]`` of
-    its ``height + 1`` bits of the key, so ``k = bit_length(value + 1) - 1``.
+    its ``height + 1`` bits of the key, so ``k = bit_length(value + 1) - 1``
+    (``frexp`` gives the bit length exactly).
+
+    >>> key_plies(np.array([Position.from_moves("4455").key()], dtype=np.uint64), 7, 6).tolist()
+    [4]
     """
     h1 = height + 1
     column = np.uint64((1 << h1) - 1)
     total = np.zeros(keys.shape, dtype=np.int64)
     for c in range(width):
         part = ((keys >> np.uint64(c * h1)) & column) + np.uint64(1)
-        for r in range(1, h1):
-            total += (part >> np.uint64(r)) != 0
+        total += np.frexp(part.astype(np.float64))[1].astype(np.int64) - 1
     return total
+
+
+def score_bounds(width: int, height: int, stones: Any) -> tuple[Any, Any]:
+    """The lowest and highest score a position with ``stones`` stones can have.
+
+    Pons' convention: the side to move wins at best with its next stone
+    (``(W*H + 1 - stones) // 2``) and loses at worst to the opponent's next
+    stone (``-(W*H - stones) // 2``). ``stones`` may be an int or an array.
+
+    >>> score_bounds(7, 6, 0)
+    (-21, 21)
+    >>> score_bounds(6, 5, 10)
+    (-10, 10)
+    """
+    size = width * height
+    return -((size - stones) // 2), (size + 1 - stones) // 2
+
+
+def _invalid_columns(keys: Keys, width: int, height: int) -> npt.NDArray[np.bool_]:
+    """Which keys are not ``current + mask`` of a position of the board."""
+    h1 = height + 1
+    column = np.uint64((1 << h1) - 1)
+    bad = np.zeros(keys.shape, dtype=np.bool_)
+    if width * h1 < 64:
+        bad |= (keys >> np.uint64(width * h1)) != 0
+    for c in range(width):  # all ones: more stones than the column holds
+        bad |= ((keys >> np.uint64(c * h1)) & column) == column
+    return bad
+
+
+def position_from_key(key: int, width: int, height: int) -> Position:
+    """The position (with a move order that reaches it) of a key ``current + mask``.
+
+    Raises :class:`BookError` if no game still in progress reaches it.
+
+    >>> position_from_key(Position.from_moves("4453").key(), 7, 6).key() == (
+    ...     Position.from_moves("4453").key())
+    True
+    """
+    keys = np.array([key], dtype=np.uint64) if 0 <= key < 1 << 64 else None
+    unreachable = BookError(
+        f"key {key} is not a position reachable in a game still in progress "
+        f"on a {width}x{height} board"
+    )
+    if keys is None or _invalid_columns(keys, width, height)[0]:
+        raise unreachable
+    h1 = height + 1
+    heights: list[int] = []
+    to_move: list[int] = []  # per column: the cells of the side to move, as bits
+    for c in range(width):
+        value = (key >> (c * h1)) & ((1 << h1) - 1)
+        stones = (value + 1).bit_length() - 1
+        heights.append(stones)
+        to_move.append(value - ((1 << stones) - 1))
+    total = sum(heights)
+    first_to_move = total % 2 == 0
+    position = Position(width, height)
+    failed: set[int] = set()
+
+    def extend() -> bool:
+        if position.ply == total:
+            return True
+        if position.mask in failed:
+            return False
+        first = position.ply % 2 == 0
+        for c in range(width):
+            h = position.heights[c]
+            if h < heights[c] and bool((to_move[c] >> h) & 1) == (first == first_to_move):
+                position.play(c)
+                if not position.is_over() and extend():
+                    return True
+                position.undo()
+        failed.add(position.mask)
+        return False
+
+    if not extend():
+        raise unreachable
+    return position
 
 
 # ---------------------------------------------------------------- the book
@@ -277,9 +376,60 @@ class Book:
         temporary.write_bytes(self.to_bytes())
         temporary.replace(target)
 
+    def check(self) -> None:
+        """Raise :class:`BookError` naming the first impossible entry, if any.
+
+        Keys: canonical keys of positions of the board, sorted, unique, with
+        at most the book's depth in stones. Scores: within :func:`score_bounds`
+        for the entry's number of stones (-1, 0 or 1 in a win/draw/loss book).
+        """
+        keys, values = self.keys, self.values
+        board = f"{self.width}x{self.height}"
+        problems = np.flatnonzero(_invalid_columns(keys, self.width, self.height))
+        if problems.size:
+            i = int(problems[0])
+            raise BookError(f"entry {i}: key {int(keys[i])} is not a position of a {board} board")
+        problems = np.flatnonzero(keys[1:] <= keys[:-1])
+        if problems.size:
+            i = int(problems[0]) + 1
+            raise BookError(
+                f"keys are not sorted and unique: entry {i} (key {int(keys[i])}) "
+                f"follows key {int(keys[i - 1])}"
+            )
+        problems = np.flatnonzero(canonical_keys(keys, self.width, self.height) != keys)
+        if problems.size:
+            i = int(problems[0])
+            raise BookError(
+                f"entry {i}: key {int(keys[i])} is not canonical "
+                "(its mirror image's key is smaller)"
+            )
+        stones = key_plies(keys, self.width, self.height)
+        problems = np.flatnonzero(stones > self.plies)
+        if problems.size:
+            i = int(problems[0])
+            raise BookError(
+                f"entry {i} holds {_stones(int(stones[i]))}, more than the book's depth "
+                f"{self.plies}"
+            )
+        scores = values.astype(np.int64)
+        if self.wdl:
+            low, high = np.full_like(scores, -1), np.full_like(scores, 1)
+            where = "for a win/draw/loss book"
+        else:
+            low, high = score_bounds(self.width, self.height, stones)
+            where = f"for a {board} board"
+        problems = np.flatnonzero((scores < low) | (scores > high))
+        if problems.size:
+            i = int(problems[0])
+            raise BookError(
+                f"entry {i} (a position with {_stones(int(stones[i]))}) has score "
+                f"{int(scores[i])}, outside [{int(low[i])}, {int(high[i])}] {where}"
+            )
+
     @classmethod
     def from_bytes(cls, data: bytes, name: str = "book") -> Book:
-        """Parse a ``.c4book`` image; :class:`BookError` names what is wrong."""
+        """Parse a ``.c4book`` image and check what it holds; :class:`BookError` names
+        what is wrong."""
         if len(data) < HEADER_SIZE or data[:8] != MAGIC:
             raise BookError(f"{name} is not a connect4 book file (bad magic bytes)")
         _, version, width, height, plies, flags, meta_len, count, payload_len = _HEADER.unpack_from(
@@ -303,21 +453,48 @@ class Book:
                 f"{name} is corrupted: checksum mismatch (stored {stored_crc:08x}, "
                 f"computed {crc:08x})"
             )
+
+        def corrupted(problem: str) -> BookError:
+            return BookError(f"{name} is corrupted: {problem}")
+
         try:
-            raw = zlib.decompress(payload)
-            meta = json.loads(meta_bytes) if meta_len else {}
-        except (zlib.error, ValueError) as error:
-            raise BookError(f"{name} is corrupted: {error}") from None
-        if len(raw) != 9 * count:
-            raise BookError(f"{name} is corrupted: payload holds {len(raw)} bytes, not {9 * count}")
+            check_board_size(width, height)
+        except ValueError as error:
+            raise corrupted(str(error)) from None
+        if flags & ~KNOWN_FLAGS:
+            raise corrupted(f"unknown flags 0x{flags & ~KNOWN_FLAGS:02x} in the header")
+        meta = _read_meta(meta_bytes, corrupted)
+        raw_size = 9 * count
+        if raw_size > MAX_INFLATION * payload_len + 64:
+            raise corrupted(
+                f"the header's {count} entries cannot fit in {payload_len} compressed bytes"
+            )
+        inflater = zlib.decompressobj()
+        try:  # never inflate more than the header's entries need
+            raw = inflater.decompress(payload, raw_size + 1)
+        except zlib.error as error:
+            raise corrupted(str(error)) from None
+        if len(raw) > raw_size:
+            raise corrupted(
+                f"payload inflates to more than the {raw_size} bytes "
+                f"{'its 1 entry needs' if count == 1 else f'its {count} entries need'}"
+            )
+        if not inflater.eof:
+            raise corrupted("the compressed payload is cut short")
+        if inflater.unused_data:
+            raise corrupted("data after the end of the compressed payload")
+        if len(raw) != raw_size:
+            raise corrupted(f"payload holds {len(raw)} bytes, not {raw_size}")
         planes = np.frombuffer(raw, dtype=np.uint8, count=8 * count).reshape(8, count)
         deltas = np.ascontiguousarray(planes.T).view("<u8").reshape(count)
         keys = np.cumsum(deltas, dtype=np.uint64)
         values = np.frombuffer(raw, dtype=np.int8, offset=8 * count).copy()
         try:
-            return cls(width, height, plies, keys, values, bool(flags & FLAG_WDL), meta)
+            book = cls(width, height, plies, keys, values, bool(flags & FLAG_WDL), meta)
+            book.check()
         except ValueError as error:
-            raise BookError(f"{name}: {error}") from None
+            raise corrupted(str(error)) from None
+        return book
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Book:
@@ -327,3 +504,47 @@ class Book:
         except OSError as error:
             raise BookError(f"cannot read book {os.fspath(path)}: {error.strerror}") from None
         return cls.from_bytes(data, name=os.fspath(path))
+
+
+def _stones(count: int) -> str:
+    return "1 stone" if count == 1 else f"{count} stones"
+
+
+_JSON_TYPES = (
+    (bool, "a boolean"),
+    (int, "a number"),
+    (float, "a number"),
+    (str, "a string"),
+    (list, "an array"),
+    (dict, "an object"),
+)
+
+
+def _json_type(value: object) -> str:
+    """What a decoded JSON value is, in words (``null`` for ``None``)."""
+    for kind, words in _JSON_TYPES:
+        if isinstance(value, kind):
+            return words
+    return "null"
+
+
+def _read_meta(data: bytes, corrupted: Callable[[str], BookError]) -> dict[str, Any]:
+    """The metadata: a JSON object whose known fields (:data:`META_FIELDS`) have their types."""
+    if not data:
+        return {}
+    try:
+        meta = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise corrupted("metadata is not UTF-8") from None
+    except ValueError as error:
+        raise corrupted(f"metadata is not JSON ({error})") from None
+    if not isinstance(meta, dict):
+        raise corrupted(f"metadata is a JSON {_json_type(meta).split()[-1]}, not an object")
+    for field_name, kind in META_FIELDS.items():
+        if field_name not in meta:
+            continue
+        value = meta[field_name]
+        if isinstance(value, bool) or not isinstance(value, kind):
+            wanted = "a string" if kind is str else "an integer"
+            raise corrupted(f"metadata field {field_name!r} is {_json_type(value)}, not {wanted}")
+    return meta
