@@ -230,6 +230,6 @@ def test_cli_info_of_a_good_book_still_reports_checksum_ok(tmp_path: Path) -> No
     path = write(tmp_path, image(sorted([key(""), key("3")]), [0, -1]))
     result = run_cli("book", "info", str(path))
     assert result.returncode == 0, result.stderr
-    assert "checksum ok" in result.stdout
+    assert "checksum and contents ok" in result.stdout
     info = json.loads(run_cli("book", "info", str(path), "--json").stdout)
     assert info["entries"] == 2

@@ -599,7 +599,7 @@ def format_info(info: dict[str, Any]) -> str:
             "that is not over and not stored is a win"
         )
     if "file_bytes" in info:
-        lines.append(f"file         {info['file_bytes']:,} bytes, checksum ok")
+        lines.append(f"file         {info['file_bytes']:,} bytes, checksum and contents ok")
     for key, value in info.get("meta", {}).items():
         lines.append(f"{key:<12} {value}")
     return "\n".join(lines)
