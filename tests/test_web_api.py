@@ -673,13 +673,13 @@ def test_other_plain_text_errors_become_json(client: httpx.Client) -> None:
 
 
 def test_evicted_players_free_their_tables() -> None:
-    # A perfect player's close() parks its table in a pool kept per board size: the
+    # A perfect player's close() parks its table in the solver's pool of free tables: the
     # web app's cache drops evicted players instead, so their tables are freed.
     def first_player_table() -> weakref.ref[Any]:
         position = Position.from_moves("1122", 5, 4)
         player = service.cached_player("perfect", "connect4", 5, 4, "standard")
         player.choose(position)
-        return weakref.ref(player.engine._mem)  # type: ignore[attr-defined]
+        return weakref.ref(player.engine.solver._mem)  # type: ignore[attr-defined]
 
     def churn() -> weakref.ref[Any]:
         table = first_player_table()
