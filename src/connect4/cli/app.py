@@ -126,9 +126,9 @@ def prepare() -> None:
     )
     for label, step in steps:
         started = time.perf_counter()
-        typer.echo(f"preparing {label}...", nl=False, err=True)
+        typer.echo(f"preparing {label}...", err=True)  # own line: a compile notice may follow
         step()
-        typer.echo(f" ready ({time.perf_counter() - started:.1f} s)", err=True)
+        typer.echo(f"{label}: ready ({time.perf_counter() - started:.1f} s)", err=True)
 
 
 @app.command()
