@@ -140,11 +140,11 @@ class LineReader:
 
 
 def format_choice(choice: MoveChoice) -> str:
-    """A short line of an AI move's figures: value, nodes, time, depth."""
+    """A short line of an AI move's figures: value, nodes or playouts, time, depth."""
     parts = []
     if choice.value is not None:
         parts.append(f"value {choice.value:g}")
-    for key in ("nodes", "depth"):
+    for key in ("nodes", "playouts", "depth"):
         if key in choice.stats:
             parts.append(f"{key} {choice.stats[key]}")
     if "seconds" in choice.stats:

@@ -25,7 +25,7 @@ from the last one, the subtree of the moves played becomes the new tree.
 >>> from connect4 import Position
 >>> result = Mcts(seed=1).search(Position.from_moves("445566"), playouts=2000)
 >>> result.move, result.children[0]
-(6, MoveStatistics(move=3, visits=..., value=..., proven=None))
+(2, MoveStatistics(move=3, visits=74, value=0.35..., proven=None))
 """
 
 from __future__ import annotations
@@ -128,9 +128,10 @@ class ReferenceTree:
     """UCT over the game protocol, written to be read; the compiled engine's twin.
 
     >>> from connect4 import TicTacToe
-    >>> tree = ReferenceTree(TicTacToe(), solver=True, heuristic=False, state=seed_state(1))
-    >>> tree.run(3000, 1.41), tree.root_proven() == DRAW
-    (..., True)
+    >>> game = TicTacToe.from_moves("51")
+    >>> tree = ReferenceTree(game, solver=True, heuristic=False, state=seed_state(3))
+    >>> tree.run(5000, 1.41), tree.root_proven() == DRAW  # stops once the draw is proven
+    (2933, True)
     """
 
     name = "python"
@@ -287,9 +288,11 @@ class Mcts:
 
     >>> from connect4 import TicTacToe
     >>> mcts = Mcts(seed=3, solver=True, engine="python")
-    >>> r = mcts.search(TicTacToe.from_moves("5"), playouts=4000)
-    >>> r.proven, r.move in (0, 2, 6, 8)
-    (0, True)
+    >>> r = mcts.search(TicTacToe.from_moves("51"), playouts=5000)
+    >>> r.proven, r.playouts, r.move
+    (0, 2933, 8)
+    >>> mcts.search(TicTacToe.from_moves("5193"), playouts=100).reused  # the subtree kept
+    82
     """
 
     def __init__(

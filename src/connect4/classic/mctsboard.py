@@ -6,7 +6,7 @@ the readable engine (:mod:`connect4.classic.mcts`) calls the random generator an
 the line test as they are, and the compiled engine
 (:mod:`connect4.classic.fastmcts`) compiles every function here with numba.
 
-The tree is one ``int64`` row per node (``F_*`` fields). Children are stored
+The tree is one row of ints per node (``F_*`` fields). Children are stored
 side by side, in the game's move order (centre first), when a node is expanded.
 A node's result is kept for the player who moved *into* it, as a code whose
 value minus one is the doubled reward: ``LOSS`` 0, ``DRAW`` 1, ``WIN`` 2.
