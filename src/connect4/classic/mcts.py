@@ -235,7 +235,9 @@ class ReferenceTree:
         if self.heuristic:  # complete a line, else block the opponent's
             for player in (game.to_move, 3 - game.to_move):
                 for move in moves:
-                    if makes_line(game.stones(player), cell_of(game, move), self.params, self.lines):
+                    if makes_line(
+                        game.stones(player), cell_of(game, move), self.params, self.lines
+                    ):
                         return move
         self.state = next_state(self.state, MASK64)
         return moves[draw(self.state, len(moves))]
@@ -341,7 +343,9 @@ class Mcts:
             if fastmcts.supports(game):
                 return fastmcts.CompiledTree(game, self.solver, heuristic, self.state)
             if self.engine == "numba":
-                raise ValueError(f"the numba engine does not support a {game.width}x{game.height} board")
+                raise ValueError(
+                    f"the numba engine does not support a {game.width}x{game.height} board"
+                )
         return ReferenceTree(game, self.solver, heuristic, self.state)
 
     def search(

@@ -140,7 +140,7 @@ def end_code(state: int) -> int:
 
 
 def playout_cell(
-    cur: int, mask: int, free: int, params: Ints, order: Ints, cells: Ints, lines: Ints, st: Ints
+    cur: int, mask: int, free: int, params: Ints, order: Ints, cells: Ints, lines: Ints, st: Array
 ) -> int:
     """The cell a playout fills: the ``draw``-th free move in move order; with the
     heuristic playout, first a move that completes a line, then one that blocks the
@@ -165,7 +165,7 @@ def playout_cell(
 
 
 def playout(
-    cur: int, mask: int, stones: int, params: Ints, order: Ints, cells: Ints, lines: Ints, st: Ints
+    cur: int, mask: int, stones: int, params: Ints, order: Ints, cells: Ints, lines: Ints, st: Array
 ) -> int:
     """Play to the end from a position; the doubled reward (0, 1, 2) of the player who
     made the position's last move."""
@@ -197,7 +197,7 @@ def expand(
     order: Ints,
     cells: Ints,
     lines: Ints,
-    st: Ints,
+    st: Array,
 ) -> None:
     """Give ``node`` a child per legal move, in move order, each marked if it ends
     the game."""
@@ -286,7 +286,7 @@ def iterate(
     cells: Ints,
     lines: Ints,
     path: Array,
-    st: Ints,
+    st: Array,
 ) -> None:
     """One MCTS iteration from the root (node 0): select, expand, play out, back up."""
     solver = params[P_SOLVER] == 1
@@ -336,7 +336,7 @@ def run_playouts(
     cells: Ints,
     lines: Ints,
     path: Array,
-    st: Ints,
+    st: Array,
 ) -> int:
     """Up to ``count`` iterations; stops early when the root is proven or the node rows
     may run out. Returns the number run."""
@@ -386,11 +386,11 @@ def board_setup(
     """
     params = [0] * N_PARAMS
     params[P_HEIGHT], params[P_SIZE] = game.height, game.size
-    params[P_SOLVER], params[P_HEURISTIC], params[P_MASK64] = solver, heuristic, MASK64
+    params[P_SOLVER], params[P_HEURISTIC], params[P_MASK64] = int(solver), int(heuristic), MASK64
     if game.kind == "tictactoe":
         params[P_TICTACTOE], params[P_BOARD] = 1, FULL
         return params, MOVE_ORDER, tuple(1 << cell for cell in range(9)), LINES
-    params[P_COUNT_FOURS] = game.rules == "count-fours"
+    params[P_COUNT_FOURS] = int(game.rules == "count-fours")
     params[P_BOTTOM] = bottom_mask(game.width, game.height)
     params[P_BOARD] = board_mask(game.width, game.height)
     column = (1 << game.height) - 1

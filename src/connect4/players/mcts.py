@@ -114,7 +114,9 @@ MCTS = PlayerKind(
         "time": Option("seconds per move", parse_float(0.01, 3600)),
         "c": Option(f"exploration constant (default {DEFAULT_C})", parse_float(0, 100)),
         "seed": Option("random seed (defaults to --seed, else 0)", parse_int(0, 2**63)),
-        "solver": Option("MCTS-Solver: prove wins and losses (default off)", parse_switch, ("on", "off")),
+        "solver": Option(
+            "MCTS-Solver: prove wins and losses (default off)", parse_switch, ("on", "off")
+        ),
         "playout": Option(
             "playout policy (default random)", parse_choice(*PLAYOUT_POLICIES), PLAYOUT_POLICIES
         ),
