@@ -193,3 +193,5 @@ def test_cli_game_finishes_with_a_winner() -> None:
     assert result.returncode == 0, result.stderr[-2000:]
     record = json.loads(result.stdout)
     assert record["finished"] and record["winner"] == 1
+    red, yellow = record["move_stats"][:2]
+    assert red["playouts"] == 2000 and red["tree_size"] > 0 and yellow is None
