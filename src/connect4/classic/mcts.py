@@ -366,9 +366,10 @@ class Mcts:
             deadline = start + seconds
             budget = playouts if playouts is not None else 1 << 62
             while done < budget and time.perf_counter() < deadline:
-                ran = tree.run(min(chunk, budget - done), self.c)
+                requested = min(chunk, budget - done)
+                ran = tree.run(requested, self.c)
                 done += ran
-                if ran < chunk and ran < budget - done + ran:
+                if ran < requested:
                     break  # the root is proven
                 elapsed = time.perf_counter() - start
                 rate = done / elapsed if elapsed > 0 else chunk
