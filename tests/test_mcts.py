@@ -157,6 +157,15 @@ def test_tree_reuse_keeps_the_subtree() -> None:
     assert fresh.reused == 0
 
 
+def test_a_full_tree_plays_out_from_its_leaves(monkeypatch: pytest.MonkeyPatch) -> None:
+    from connect4.classic import fastmcts
+
+    monkeypatch.setattr(fastmcts, "MAX_NODES", 60)
+    result = Mcts(seed=4).search(Position(), playouts=5000)
+    assert result.playouts == 5000 and result.tree_size <= 60
+    assert sum(child.visits for child in result.children) == 5000
+
+
 def test_time_limit_and_bad_requests() -> None:
     result = Mcts(seed=1).search(Position(), seconds=0.05)
     assert result.playouts > 0 and result.move in range(7)

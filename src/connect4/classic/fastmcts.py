@@ -7,7 +7,8 @@ compiled functions. This module keeps the tree in an ``int32`` array (one row pe
 node), grows it as needed, and moves the root down the tree between turns.
 
 Supported: Connect Four boards with ``width * (height + 1) <= 63`` (both rule sets)
-and tic-tac-toe.
+and tic-tac-toe. The tree holds at most :data:`MAX_NODES` nodes; once full, its
+leaves are played out without growing it (the readable engine has no such cap).
 
 >>> from connect4 import Position
 >>> from connect4.classic.mctsboard import seed_state
@@ -46,6 +47,7 @@ COMPILED = compile_module(mctsboard, inline=_INLINE, base=SEARCH_COMPILED)
 
 Array = np.ndarray
 MAX_VISITS = 1 << 29  # a node's doubled reward sum stays within int32
+MAX_NODES = 1 << 22  # 112 MB of rows; a full tree stops growing and plays out from its leaves
 
 
 def supports(game: Game) -> bool:
@@ -78,7 +80,9 @@ class CompiledTree:
         self.path = np.zeros(game.size + 2, dtype=np.int64)
         self.st = np.zeros(N_STATE, dtype=np.int64)
         self.st[S_RNG] = _int64(state)
-        self.nodes = np.zeros((4096, N_FIELDS), dtype=np.int32)  # small rows: fewer cache misses
+        self.nodes = np.zeros(
+            (min(4096, MAX_NODES), N_FIELDS), dtype=np.int32
+        )  # small rows: fewer cache misses
         self.reset(game)
 
     def reset(self, game: Game) -> None:
@@ -92,22 +96,24 @@ class CompiledTree:
     def run(self, count: int, c: float) -> int:
         """Up to ``count`` iterations (fewer once the root is proven); the number run."""
         count = min(count, MAX_VISITS - self.root_visits())
-        done = 0
-        while done < count:
-            ran = COMPILED.run_playouts(
-                count - done, c, self.cur, self.mask, self.stones, self.nodes, self.params,
-                self.order, self.cells, self.lines, self.path, self.st,
-            )  # fmt: skip
-            done += ran
-            if done < count and self.st[S_USED] + len(self.order) > len(self.nodes):
-                self.nodes = np.concatenate([self.nodes, np.zeros_like(self.nodes)])
-            elif done < count:
-                break  # the root is proven
-        return done
+        needed = min(int(self.st[S_USED]) + count * len(self.order) + 1, MAX_NODES)
+        if len(self.nodes) < needed:  # each iteration expands at most one node
+            rows = min(max(needed, 2 * len(self.nodes)), MAX_NODES)
+            grown = np.zeros((rows, N_FIELDS), dtype=self.nodes.dtype)
+            grown[: len(self.nodes)] = self.nodes
+            self.nodes = grown
+        ran = COMPILED.run_playouts(
+            count, c, self.cur, self.mask, self.stones, self.nodes, self.params,
+            self.order, self.cells, self.lines, self.path, self.st,
+        )  # fmt: skip
+        return int(ran)
 
     def descend(self, moves: list[int]) -> bool:
         """Make the node reached by ``moves`` the root, keeping its subtree; False when
         the tree does not hold it."""
+        if not moves:
+            self.st[S_PLAYOUTS], self.st[S_MAX_DEPTH] = 0, 0
+            return True
         node = 0
         for move in moves:
             first, count = self.nodes[node, F_FIRST], self.nodes[node, F_COUNT]

@@ -304,6 +304,9 @@ def iterate(
             reward = playout(cur, mask, stones, params, order, cells, lines, st)
             break
         if nodes[node, F_COUNT] == 0:
+            if st[S_USED] + len(order) > len(nodes):  # no room left: the node stays a leaf
+                reward = playout(cur, mask, stones, params, order, cells, lines, st)
+                break
             expand(node, cur, mask, stones, nodes, params, order, cells, lines, st)
         node = select(node, c, nodes, solver)
         bit = free_cells(mask, params) & cells[nodes[node, F_MOVE]]
@@ -338,13 +341,11 @@ def run_playouts(
     path: Array,
     st: Array,
 ) -> int:
-    """Up to ``count`` iterations; stops early when the root is proven or the node rows
-    may run out. Returns the number run."""
+    """Up to ``count`` iterations; stops early when the root is proven. Returns the
+    number run."""
     done = 0
     while done < count:
         if params[P_SOLVER] == 1 and nodes[0, F_PROVEN] != UNKNOWN:
-            break
-        if st[S_USED] + len(order) > len(nodes):
             break
         iterate(c, cur, mask, stones, nodes, params, order, cells, lines, path, st)
         done += 1
