@@ -22,7 +22,7 @@ from connect4.core.errors import IllegalMoveError, InvalidMoveError
 from connect4.core.game import Game, Rules
 from connect4.core.position import Position
 from connect4.core.tictactoe import TicTacToe
-from connect4.players import KINDS, MoveChoice, Player, PlayerSpecError, make_player
+from connect4.players import KINDS, MoveChoice, MoveStats, Player, PlayerSpecError, make_player
 from connect4.players.external import BotFault
 
 PLAYER_NAMES = {"connect4": ("red", "yellow"), "tictactoe": ("X", "O")}
@@ -90,7 +90,8 @@ def render_board(game: Game) -> Text:
 
 @dataclass
 class GameRecord:
-    """The moves of a finished (or abandoned) game and the time each move took.
+    """The moves of a finished (or abandoned) game, the time each move took and each AI
+    move's figures (``None`` for a person's move).
 
     ``forfeit`` is the player (1 or 2) whose program failed, ``reason`` why; the
     other player then wins, as in an arena game.
@@ -99,6 +100,7 @@ class GameRecord:
     moves: str = ""
     winner: int | None = None
     move_seconds: list[float] = field(default_factory=list)
+    move_stats: list[MoveStats | None] = field(default_factory=list)
     finished: bool = False
     forfeit: int | None = None
     reason: str | None = None
@@ -108,6 +110,7 @@ class GameRecord:
             "moves": self.moves,
             "winner": self.winner,
             "move_seconds": [round(s, 6) for s in self.move_seconds],
+            "move_stats": self.move_stats,
             "finished": self.finished,
         }
         if self.forfeit is not None:
@@ -140,11 +143,11 @@ class LineReader:
 
 
 def format_choice(choice: MoveChoice) -> str:
-    """A short line of an AI move's figures: value, nodes, time, depth."""
+    """A short line of an AI move's figures: value, nodes or playouts, time, depth."""
     parts = []
     if choice.value is not None:
         parts.append(f"value {choice.value:g}")
-    for key in ("nodes", "depth"):
+    for key in ("nodes", "playouts", "depth"):
         if key in choice.stats:
             parts.append(f"{key} {choice.stats[key]}")
     if "seconds" in choice.stats:
@@ -241,6 +244,7 @@ def play_game(
                 console.print(f"[red]{error}[/] — try again")
                 continue
             record.move_seconds.append(time.perf_counter() - started)
+            record.move_stats.append(None)
         else:
             try:
                 choice = mover.choose(game.copy())
@@ -255,6 +259,7 @@ def play_game(
                 )
                 break
             record.move_seconds.append(time.perf_counter() - started)
+            record.move_stats.append(choice.stats or None)
             detail = format_choice(choice)
             console.print(
                 f"{name} ({mover.spec}) plays {game.move_label(choice.move)}"
@@ -293,12 +298,14 @@ def undo_turn(
         console.print("[red]nothing to undo[/]")
         return
     game.undo()
-    if record.move_seconds:
-        record.move_seconds.pop()
+    for figures in (record.move_seconds, record.move_stats):
+        if figures:
+            figures.pop()
     while game.ply > 0 and not players[game.to_move - 1].is_human:
         game.undo()
-        if record.move_seconds:
-            record.move_seconds.pop()
+        for figures in (record.move_seconds, record.move_stats):
+            if figures:
+                figures.pop()
     console.print(f"undone: back to {game.moves or 'the empty board'}")
 
 

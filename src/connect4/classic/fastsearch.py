@@ -97,35 +97,43 @@ _INLINE = frozenset(
 _CACHE_FILE = re.compile(r"(.+_)([0-9a-f]{12})-\d+\.py\d+(\.\d+)?\.nb[ic]$")
 
 
-def _compile() -> types.SimpleNamespace:
-    """Each function of :mod:`connect4.classic.bitboard` (and the four-in-a-row tests it
-    uses), compiled, calling each other's compiled versions.
+def compile_module(
+    module: types.ModuleType,
+    extra: Iterable[Callable[..., object]] = (),
+    inline: frozenset[str] = frozenset(),
+    base: types.SimpleNamespace | None = None,
+) -> types.SimpleNamespace:
+    """Each function defined in ``module`` (and the ``extra`` ones it uses), compiled,
+    calling each other's compiled versions (and those of ``base``, an earlier result).
 
     Every function is compiled from a copy that looks its globals up in one shared
     namespace, where each name is then bound to its compiled version. The on-disk
-    cache is keyed by a digest of all the compiled source and of this module (the
-    recipe), so an edit to any of it (not only to the file of the function called)
-    compiles afresh.
+    cache is keyed by a digest of all the compiled source, of this module (the
+    recipe) and of ``base``, so an edit to any of it (not only to the file of the
+    function called) compiles afresh. The result's ``digest`` names that version.
     """
-    plain = [count_fours, four_in_a_row] + [
+    plain = list(extra) + [
         value
-        for value in vars(bitboard).values()
-        if inspect.isfunction(value) and value.__module__ == bitboard.__name__
+        for value in vars(module).values()
+        if inspect.isfunction(value) and value.__module__ == module.__name__
     ]
-    source = Path(inspect.getfile(bitboard)).read_bytes() + Path(__file__).read_bytes()
-    source += b"".join(inspect.getsource(func).encode() for func in plain[:2])
+    source = Path(inspect.getfile(module)).read_bytes() + Path(__file__).read_bytes()
+    source += b"".join(inspect.getsource(func).encode() for func in extra)
+    scope = dict(vars(module))
+    if base is not None:
+        source += base.digest.encode()
+        scope.update((k, v) for k, v in vars(base).items() if k != "digest")
     digest = hashlib.sha256(source).hexdigest()[:12]
-    scope = dict(vars(bitboard))
     for func in plain:
         copy = types.FunctionType(func.__code__, scope, func.__name__, func.__defaults__)
         copy.__qualname__ = f"{func.__qualname__}_{digest}"
-        if func.__name__ in _INLINE:
+        if func.__name__ in inline:
             scope[func.__name__] = njit(cache=True, inline="always")(copy)
         else:
             scope[func.__name__] = njit(cache=True)(copy)
     compiled = {func.__name__: scope[func.__name__] for func in plain}
     _remove_other_versions(compiled.values(), digest)
-    return types.SimpleNamespace(**compiled)
+    return types.SimpleNamespace(digest=digest, **compiled)
 
 
 def _remove_other_versions(dispatchers: Iterable[object], digest: str) -> None:
@@ -147,7 +155,7 @@ def _remove_other_versions(dispatchers: Iterable[object], digest: str) -> None:
                         os.unlink(os.path.join(folder, entry))
 
 
-COMPILED = _compile()
+COMPILED = compile_module(bitboard, (count_fours, four_in_a_row), _INLINE)
 
 
 def supports(game: Game, heuristic: str | Heuristic) -> bool:

@@ -39,7 +39,8 @@ class MoveStats(TypedDict, total=False):
     ``seconds`` the time taken; ``nodes``, ``leaves``, ``cutoffs``, ``tt_hits`` and
     ``depth`` the search's figures; ``source`` where a perfect player's answer came
     from (``book``, ``solver``, ``search``) and ``level`` its level; ``engine`` and
-    ``heuristic`` which classic search ran.
+    ``heuristic`` which classic search ran; ``playouts``, ``playouts_per_second`` and
+    ``tree_size`` a Monte Carlo tree search's figures (``depth``: its deepest path).
     """
 
     seconds: float
@@ -52,6 +53,9 @@ class MoveStats(TypedDict, total=False):
     level: str
     engine: str
     heuristic: str
+    playouts: int
+    playouts_per_second: int
+    tree_size: int
 
 
 @dataclass

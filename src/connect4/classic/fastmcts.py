@@ -1,0 +1,161 @@
+"""The compiled MCTS engine: :mod:`connect4.classic.mctsboard`, compiled with numba.
+
+Nothing here is a second MCTS: the iteration, playout, solver step and generator
+are the plain Python functions of :mod:`connect4.classic.mctsboard`, compiled by
+:func:`connect4.classic.fastsearch.compile_module` on top of the classic search's
+compiled functions. This module keeps the tree in an ``int32`` array (one row per
+node), grows it as needed, and moves the root down the tree between turns.
+
+Supported: Connect Four boards with ``width * (height + 1) <= 63`` (both rule sets)
+and tic-tac-toe. The tree holds at most :data:`MAX_NODES` nodes; once full, its
+leaves are played out without growing it (the readable engine has no such cap).
+
+>>> from connect4 import Position
+>>> from connect4.classic.mctsboard import seed_state
+>>> tree = CompiledTree(Position(), solver=False, heuristic=False, state=seed_state(1))
+>>> tree.run(100, 1.41), tree.root_visits()
+(100, 100)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from connect4.classic import mctsboard
+from connect4.classic.fastsearch import COMPILED as SEARCH_COMPILED, compile_module
+from connect4.classic.mctsboard import (
+    F_COUNT,
+    F_FIRST,
+    F_MOVE,
+    F_PROVEN,
+    F_REWARD,
+    F_VISITS,
+    N_FIELDS,
+    N_STATE,
+    P_MASK64,
+    S_MAX_DEPTH,
+    S_PLAYOUTS,
+    S_RNG,
+    S_USED,
+    board_setup,
+    free_cells,
+)
+from connect4.core.game import Game
+
+_INLINE = frozenset(("next_state", "draw", "free_cells", "end_code", "makes_line"))
+COMPILED = compile_module(mctsboard, inline=_INLINE, base=SEARCH_COMPILED)
+
+Array = np.ndarray
+MAX_VISITS = 1 << 29  # a node's doubled reward sum stays within int32
+MAX_NODES = 1 << 22  # 112 MB of rows; a full tree stops growing and plays out from its leaves
+
+
+def supports(game: Game) -> bool:
+    """True when the compiled engine can run on ``game`` (its board fits 63 bits)."""
+    return game.kind == "tictactoe" or game.width * (game.height + 1) <= 63
+
+
+def _int64(word: int) -> int:
+    """A 64-bit word as numba's wrapping ``int64`` holds it."""
+    return word - (1 << 64) if word >= 1 << 63 else word
+
+
+class CompiledTree:
+    """An MCTS tree in an ``int32`` array, searched by the compiled iteration.
+
+    ``state`` is the generator's 64-bit state; it carries over between searches.
+    """
+
+    name = "numba"
+
+    def __init__(self, game: Game, solver: bool, heuristic: bool, state: int) -> None:
+        params, order, cells, lines = board_setup(game, solver, heuristic)
+        self.board, self.board_cells = params, cells  # Python ints, for descend()
+        params = [*params]
+        params[P_MASK64] = -1
+        self.params = np.array(params, dtype=np.int64)
+        self.order = np.array(order, dtype=np.int64)
+        self.cells = np.array(cells, dtype=np.int64)
+        self.lines = np.array(lines or (0,), dtype=np.int64)
+        self.path = np.zeros(game.size + 2, dtype=np.int64)
+        self.st = np.zeros(N_STATE, dtype=np.int64)
+        self.st[S_RNG] = _int64(state)
+        self.nodes = np.zeros(
+            (min(4096, MAX_NODES), N_FIELDS), dtype=np.int32
+        )  # small rows: fewer cache misses
+        self.reset(game)
+
+    def reset(self, game: Game) -> None:
+        """Start a fresh tree at ``game``'s position."""
+        self.cur = game.stones(game.to_move)
+        self.mask = game.stones(1) | game.stones(2)
+        self.stones = game.ply
+        self.nodes[0] = 0
+        self.st[S_USED], self.st[S_PLAYOUTS], self.st[S_MAX_DEPTH] = 1, 0, 0
+
+    def run(self, count: int, c: float) -> int:
+        """Up to ``count`` iterations (fewer once the root is proven); the number run."""
+        count = min(count, MAX_VISITS - self.root_visits())
+        needed = min(int(self.st[S_USED]) + count * len(self.order) + 1, MAX_NODES)
+        if len(self.nodes) < needed:  # each iteration expands at most one node
+            rows = min(max(needed, 2 * len(self.nodes)), MAX_NODES)
+            grown = np.zeros((rows, N_FIELDS), dtype=self.nodes.dtype)
+            grown[: len(self.nodes)] = self.nodes
+            self.nodes = grown
+        ran = COMPILED.run_playouts(
+            count, c, self.cur, self.mask, self.stones, self.nodes, self.params,
+            self.order, self.cells, self.lines, self.path, self.st,
+        )  # fmt: skip
+        return int(ran)
+
+    def descend(self, moves: list[int]) -> bool:
+        """Make the node reached by ``moves`` the root, keeping its subtree; False when
+        the tree does not hold it."""
+        if not moves:
+            self.st[S_PLAYOUTS], self.st[S_MAX_DEPTH] = 0, 0
+            return True
+        node = 0
+        for move in moves:
+            first, count = self.nodes[node, F_FIRST], self.nodes[node, F_COUNT]
+            children = [k for k in range(first, first + count) if self.nodes[k, F_MOVE] == move]
+            if not children:
+                return False
+            node = children[0]
+        out = np.zeros_like(self.nodes)
+        self.st[S_USED] = COMPILED.copy_subtree(node, self.nodes, out)
+        self.nodes = out
+        for move in moves:
+            cell = free_cells(self.mask, self.board) & self.board_cells[move]
+            mover = self.cur | cell
+            self.mask |= cell
+            self.cur = mover ^ self.mask
+            self.stones += 1
+        self.st[S_PLAYOUTS], self.st[S_MAX_DEPTH] = 0, 0
+        return True
+
+    def children(self) -> list[tuple[int, int, int, int]]:
+        """The root's children: ``(move, visits, doubled reward sum, proven code)``."""
+        first, count = self.nodes[0, F_FIRST], self.nodes[0, F_COUNT]
+        rows = self.nodes[first : first + count]
+        return [
+            (int(r[F_MOVE]), int(r[F_VISITS]), int(r[F_REWARD]), int(r[F_PROVEN])) for r in rows
+        ]
+
+    def root_visits(self) -> int:
+        return int(self.nodes[0, F_VISITS])
+
+    def root_proven(self) -> int:
+        return int(self.nodes[0, F_PROVEN])
+
+    def size(self) -> int:
+        return int(self.st[S_USED])
+
+    def max_depth(self) -> int:
+        return int(self.st[S_MAX_DEPTH])
+
+
+def warm_up() -> None:
+    """Compile (or load from the cache) the kernels once."""
+    from connect4.core.position import Position
+
+    CompiledTree(Position(), solver=True, heuristic=True, state=1).run(2, 1.0)

@@ -1,0 +1,128 @@
+"""The ``mcts`` player kind: Monte Carlo tree search (:mod:`connect4.classic.mcts`).
+
+Specs (keys may be combined; explicit keys override the level's settings)::
+
+    mcts                                10,000 playouts per move
+    mcts:playouts=50000,c=1.0,seed=7
+    mcts:time=0.5                       playouts for half a second
+    mcts:solver=on,playout=heuristic    MCTS-Solver, playouts that win and block
+    mcts:level=hard                     easy / medium / hard (see LEVELS)
+
+The player keeps its tree between moves: the subtree of the moves played since
+its last search is searched on.
+
+>>> from connect4 import Position
+>>> from connect4.players import make_player
+>>> choice = make_player("mcts:playouts=3000,seed=1").choose(Position.from_moves("445566"))
+>>> choice.move in (2, 6), choice.stats["playouts"], sorted(choice.stats)
+(True, 3000, ['depth', 'engine', 'playouts', 'playouts_per_second', 'seconds', 'tree_size'])
+"""
+
+from __future__ import annotations
+
+from connect4.classic.mcts import DEFAULT_C, DEFAULT_PLAYOUTS, PLAYOUT_POLICIES, Mcts
+from connect4.core.game import Game
+from connect4.players.registry import (
+    MoveChoice,
+    MoveStats,
+    Option,
+    Player,
+    PlayerContext,
+    PlayerKind,
+    parse_choice,
+    parse_float,
+    parse_int,
+    parse_switch,
+)
+
+# level -> settings; documented in docs/classic-ai.md
+LEVELS: dict[str, dict[str, object]] = {
+    "easy": {"playouts": 200},
+    "medium": {"playouts": 3_000},
+    "hard": {"playouts": 50_000, "solver": True, "playout": "heuristic"},
+}
+
+
+class MctsPlayer:
+    """A Monte Carlo tree search player; its :class:`~connect4.classic.mcts.Mcts` (tree
+    and random stream) lives as long as the player."""
+
+    is_human = False
+
+    def __init__(self, spec: str, mcts: Mcts, playouts: int | None, seconds: float | None) -> None:
+        self.spec = spec
+        self.mcts = mcts
+        self.playouts = playouts
+        self.seconds = seconds
+
+    def choose(self, game: Game) -> MoveChoice:
+        """Search ``game`` (left unchanged) and answer the most visited move."""
+        result = self.mcts.search(game, playouts=self.playouts, seconds=self.seconds)
+        stats = MoveStats(
+            playouts=result.playouts,
+            playouts_per_second=round(result.playouts_per_second),
+            tree_size=result.tree_size,
+            depth=result.max_depth,
+            seconds=result.seconds,
+            engine=result.engine,
+        )
+        chosen = next(child for child in result.children if child.move == result.move)
+        return MoveChoice(
+            move=result.move,
+            value=round(result.value, 4),
+            stats=stats,
+            proven=True if chosen.proven is not None else None,
+        )
+
+    def close(self) -> None:
+        pass
+
+
+def _build(spec: str, values: dict[str, object], context: PlayerContext) -> Player:
+    settings: dict[str, object] = {}
+    level = values.get("level")
+    if isinstance(level, str):
+        settings.update(LEVELS[level])
+    settings.update({k: v for k, v in values.items() if k != "level"})
+    playouts = settings.get("playouts")
+    seconds = settings.get("time")
+    if "time" in values and "playouts" not in values:
+        playouts = None
+    seed = settings.get("seed", context.seed)
+    c = settings.get("c", DEFAULT_C)
+    mcts = Mcts(
+        c=float(c) if isinstance(c, (int, float)) else DEFAULT_C,
+        seed=seed if isinstance(seed, int) else 0,
+        solver=bool(settings.get("solver", False)),
+        playout="heuristic" if settings.get("playout") == "heuristic" else "random",
+    )
+    return MctsPlayer(
+        spec,
+        mcts,
+        playouts if isinstance(playouts, int) else (None if seconds else DEFAULT_PLAYOUTS),
+        float(seconds) if isinstance(seconds, (int, float)) else None,
+    )
+
+
+MCTS = PlayerKind(
+    name="mcts",
+    description="Monte Carlo tree search (UCT) with random or heuristic playouts",
+    options={
+        "playouts": Option(
+            f"playouts per move (default {DEFAULT_PLAYOUTS:,})", parse_int(1, 100_000_000)
+        ),
+        "time": Option("seconds per move", parse_float(0.01, 3600)),
+        "c": Option(f"exploration constant (default {DEFAULT_C})", parse_float(0, 100)),
+        "seed": Option("random seed (defaults to --seed, else 0)", parse_int(0, 2**63)),
+        "solver": Option(
+            "MCTS-Solver: prove wins and losses (default off)", parse_switch, ("on", "off")
+        ),
+        "playout": Option(
+            "playout policy (default random)", parse_choice(*PLAYOUT_POLICIES), PLAYOUT_POLICIES
+        ),
+        "level": Option(
+            "preset strength", parse_choice("easy", "medium", "hard"), ("easy", "medium", "hard")
+        ),
+    },
+    build=_build,
+)

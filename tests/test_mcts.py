@@ -1,0 +1,206 @@
+"""Monte Carlo tree search: tactics, the solver option, reproducibility, the two
+engines' agreement, the player kind and its specs."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from connect4 import Position, TicTacToe
+from connect4.classic.mcts import Mcts, MctsResult
+from connect4.core.game import Game
+from connect4.core.position import four_in_a_row
+from connect4.players import PlayerSpecError, make_player
+from connect4.solver import Solver
+from tests.cli_helpers import run_cli
+
+PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
+
+
+def random_positions(seed: int, count: int, wanted: str) -> list[Position]:
+    """Positions of random 7x6 games where the side to move can win at once
+    (``wanted="win"``) or must block the opponent's one threat (``"block"``)."""
+    rng = random.Random(seed)
+    found: list[Position] = []
+    while len(found) < count:
+        position = Position()
+        for _ in range(rng.randrange(6, 30)):
+            moves = position.legal_moves()
+            if not moves or any(position.is_winning_move(m) for m in moves):
+                break
+            position.play(rng.choice(moves))
+        if position.is_over():
+            continue
+        moves = position.legal_moves()
+        wins = [m for m in moves if position.is_winning_move(m)]
+        if wanted == "win" and wins:
+            found.append(position)
+        elif wanted == "block" and not wins and len(threats(position)) == 1:
+            block = threats(position)[0]
+            position.play(block)
+            safe = not any(position.is_winning_move(m) for m in position.legal_moves())
+            position.undo()
+            if safe:
+                found.append(position)
+    return found
+
+
+def threats(position: Position) -> list[int]:
+    """Columns where the opponent would win if it were to move (centre first)."""
+    opponent = position.current ^ position.mask
+    columns = []
+    for column in position.legal_moves():
+        bit = 1 << (column * (position.height + 1) + position.heights[column])
+        if four_in_a_row(opponent | bit, position.height):
+            columns.append(column)
+    return columns
+
+
+@pytest.mark.parametrize("solver", [False, True])
+def test_takes_a_win_in_one(solver: bool) -> None:
+    for index, position in enumerate(random_positions(1, 25, "win")):
+        result = Mcts(seed=index, solver=solver).search(position, playouts=3000)
+        assert position.is_winning_move(result.move), position.moves
+        if solver:
+            assert result.proven == 1
+
+
+@pytest.mark.parametrize("playout", ["random", "heuristic"])
+def test_blocks_a_loss_in_one(playout: str) -> None:
+    policy = "heuristic" if playout == "heuristic" else "random"
+    for index, position in enumerate(random_positions(2, 25, "block")):
+        result = Mcts(seed=index, playout=policy).search(position, playouts=5000)
+        assert result.move == threats(position)[0], position.moves
+
+
+def test_solver_proves_end_easy_positions() -> None:
+    lines = (PONS / "Test_L3_R1").read_text().splitlines()[:30]
+    solver = Solver()
+    proven = 0
+    for line in lines:
+        moves, score = line.split()
+        position = Position.from_moves(moves)
+        result = Mcts(seed=1, solver=True).search(position, playouts=200_000)
+        if result.proven is None:
+            continue
+        proven += 1
+        assert result.proven == (int(score) > 0) - (int(score) < 0), moves
+        best = solver.analyze(position)[result.move]
+        assert best is not None and (best > 0) - (best < 0) == result.proven, moves
+    assert proven == 29  # one draw needs more than 200,000 playouts to prove
+
+
+def test_seeded_runs_are_reproducible_and_seeds_differ() -> None:
+    position = Position.from_moves("4453")
+
+    def run(seed: int) -> MctsResult:
+        return Mcts(seed=seed, c=1.0).search(position, playouts=20_000)
+
+    first, again, other = run(7), run(7), run(8)
+    assert (first.move, first.children, first.tree_size) == (
+        again.move,
+        again.children,
+        again.tree_size,
+    )
+    assert first.children != other.children
+    assert sum(child.visits for child in first.children) == 20_000
+
+
+GAMES: list[tuple[Game, list[int]]] = [
+    (TicTacToe(), [4, 0]),
+    (TicTacToe.from_moves("5"), [0, 8]),
+    (Position(4, 4), [1, 2]),
+    (Position(4, 4, "count-fours"), [1, 1]),
+    (Position(5, 4), [2, 2]),
+]
+
+
+@pytest.mark.parametrize(("game", "then"), GAMES)
+@pytest.mark.parametrize("solver", [False, True])
+@pytest.mark.parametrize("playout", ["random", "heuristic"])
+def test_compiled_and_reference_engines_agree(
+    game: Game, then: list[int], solver: bool, playout: str
+) -> None:
+    policy = "heuristic" if playout == "heuristic" else "random"
+    results = []
+    for engine in ("numba", "python"):
+        mcts = Mcts(seed=11, solver=solver, playout=policy, engine=engine)
+        position = game.copy()
+        first = mcts.search(position, playouts=1500)
+        for move in then:  # the next search starts from the kept subtree
+            position.play(move)
+        second = mcts.search(position, playouts=1500)
+        results.append(
+            [
+                (r.move, r.children, r.tree_size, r.max_depth, r.reused, r.proven)
+                for r in (first, second)
+            ]
+        )
+        assert first.engine == engine
+    assert results[0] == results[1]
+
+
+def test_tree_reuse_keeps_the_subtree() -> None:
+    mcts = Mcts(seed=2)
+    position = Position.from_moves("44")
+    first = mcts.search(position, playouts=5000)
+    reply = max((c for c in first.children), key=lambda c: c.visits).move
+    position.play(first.move)
+    position.play(reply)
+    second = mcts.search(position, playouts=1000)
+    assert second.reused > 0
+    assert sum(c.visits for c in second.children) == second.reused - 1 + 1000
+    fresh = Mcts(seed=2).search(Position.from_moves("4"), playouts=10)
+    assert fresh.reused == 0
+
+
+def test_a_full_tree_plays_out_from_its_leaves(monkeypatch: pytest.MonkeyPatch) -> None:
+    from connect4.classic import fastmcts
+
+    monkeypatch.setattr(fastmcts, "MAX_NODES", 60)
+    result = Mcts(seed=4).search(Position(), playouts=5000)
+    assert result.playouts == 5000 and result.tree_size <= 60
+    assert sum(child.visits for child in result.children) == 5000
+
+
+def test_time_limit_and_bad_requests() -> None:
+    result = Mcts(seed=1).search(Position(), seconds=0.05)
+    assert result.playouts > 0 and result.move in range(7)
+    with pytest.raises(ValueError, match="game is over"):
+        Mcts().search(Position.from_moves("4455667"), playouts=10)
+    with pytest.raises(ValueError, match="random or heuristic"):
+        Mcts(playout="smart")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="does not support"):
+        Mcts(engine="numba").search(Position(8, 7), playouts=10)
+    assert Mcts(seed=1).search(Position(8, 7), playouts=50).engine == "python"
+
+
+def test_player_kind_and_specs() -> None:
+    player = make_player("mcts:playouts=2000,seed=3,solver=on,playout=heuristic")
+    choice = player.choose(Position.from_moves("445566"))
+    assert choice.move in (2, 6) and choice.proven is True
+    assert choice.stats["playouts"] <= 2000
+    assert set(choice.stats) >= {"playouts", "playouts_per_second", "tree_size", "depth"}
+    json.dumps(choice.stats)
+    ttt = make_player("mcts:level=easy", game="tictactoe", seed=1)
+    assert ttt.choose(TicTacToe.from_moves("12")).move in range(9)
+    with pytest.raises(PlayerSpecError, match=r"unknown key 'depth' \(mcts takes: playouts, time"):
+        make_player("mcts:depth=3")
+    with pytest.raises(PlayerSpecError, match="must be one of random, heuristic"):
+        make_player("mcts:playout=smart")
+    with pytest.raises(PlayerSpecError, match="must be on or off"):
+        make_player("mcts:solver=maybe")
+
+
+def test_cli_game_finishes_with_a_winner() -> None:
+    result = run_cli(
+        "play", "--red", "mcts:playouts=2000,seed=1", "--yellow", "random", "--seed", "1", "--json"
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    record = json.loads(result.stdout)
+    assert record["finished"] and record["winner"] == 1
+    red, yellow = record["move_stats"][:2]
+    assert red["playouts"] == 2000 and red["tree_size"] > 0 and yellow is None
