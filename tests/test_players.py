@@ -113,4 +113,6 @@ def test_prepare_compiles_once_and_says_so() -> None:
         "the perfect solver's kernel: ready",
         "preparing the compiled classic search...",
         "the compiled classic search: ready",
+        "preparing the compiled Monte Carlo tree search...",
+        "the compiled Monte Carlo tree search: ready",
     ]

@@ -110,19 +110,20 @@ def play(
 
 @app.command()
 def prepare() -> None:
-    """Compile the solver and the compiled search now (once; cached on disk afterwards).
+    """Compile the solver and the compiled searches now (once; cached on disk afterwards).
 
     The first game would otherwise stop for a while on the first computer move;
     ``make play`` runs this before the game starts. Fast when nothing is left to do.
     """
     import time
 
-    from connect4.classic import fastsearch
+    from connect4.classic import fastmcts, fastsearch
     from connect4.solver import warm_up
 
     steps = (
         ("the perfect solver's kernel", warm_up),
         ("the compiled classic search", fastsearch.warm_up),
+        ("the compiled Monte Carlo tree search", fastmcts.warm_up),
     )
     for label, step in steps:
         started = time.perf_counter()
