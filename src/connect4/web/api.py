@@ -46,6 +46,7 @@ from connect4.web.models import (
     MoveRequest,
     MoveResponse,
     PlayersResponse,
+    ReviewResponse,
 )
 from connect4.web.pool import WorkerPool
 
@@ -280,6 +281,26 @@ class Api:
             seconds=analysis.seconds,
             complete=analysis.complete,
         )
+
+    # ------------------------------------------------------------ review
+    async def review(
+        self, pos: str, game: str = "connect4", width: int = 7, height: int = 6
+    ) -> ReviewResponse:
+        """Every move of the game ``pos`` graded by exact scores (deep lane).
+
+        A game the solver cannot settle within the time limit is a 503, never a guess.
+        """
+        position = self.parse(pos, game, width, height, "standard")
+        if position.kind == "connect4" and not solver_available():
+            raise service.Unavailable("the perfect solver is not installed on this server")
+        time_limit = self.settings.time_limit
+        result = await self.deep.run(
+            service.review_game,
+            position,
+            deadline=time.perf_counter() + time_limit,
+            time_limit=time_limit,
+        )
+        return ReviewResponse.model_validate(result.as_dict())
 
     # ------------------------------------------------------------ players
     async def move(self, request: MoveRequest) -> MoveResponse:
