@@ -21,6 +21,7 @@ A position the solver could not settle within the budget gets no verdict
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
@@ -28,7 +29,7 @@ from typing import Any, Literal
 from connect4.core.game import Game
 from connect4.core.position import Position
 from connect4.core.tictactoe import TicTacToe
-from connect4.review.values import ReviewError, exact_scores
+from connect4.review.values import ReviewError, exact_scores, review_solver
 
 __all__ = ["PlayerSummary", "PlyReview", "Review", "Verdict", "grade", "review"]
 
@@ -247,6 +248,11 @@ def review(
     """
     board = start_game(game, width, height, rules)
     history = _replay(board, moves)
+    if board.kind == "connect4" and history:
+        # One table for the whole game, cleared first: consecutive positions share most
+        # of their trees, and the review does not depend on what the thread solved before.
+        with contextlib.suppress(ImportError):  # no solver: every position is "not proven"
+            review_solver(board.width, board.height, reuse_table=True).clear_table()
     rows: list[PlyReview] = []
     outcomes: list[int | None] = []
     evaluation: list[int | None] = []
@@ -261,7 +267,7 @@ def review(
             scores: tuple[int | None, ...] = (None,) * board.size
             proven = False
         else:
-            judged = exact_scores(board, max_nodes=max_nodes, deadline=limit)
+            judged = exact_scores(board, max_nodes=max_nodes, deadline=limit, reuse_table=True)
             scores, proven = judged.scores, judged.complete
         known = [s for s in scores if s is not None]
         best_score = max(known) if proven and known else None

@@ -24,7 +24,14 @@ from connect4.core.position import Position
 if TYPE_CHECKING:
     from connect4.solver import Solver
 
-__all__ = ["MoveScores", "ReviewError", "exact_scores", "review_solver", "tictactoe_value"]
+__all__ = [
+    "MoveScores",
+    "ReviewError",
+    "clear_cache",
+    "exact_scores",
+    "review_solver",
+    "tictactoe_value",
+]
 
 REVIEW_TABLE_MEGABYTES = 16  # each position starts from a cleared table: small keeps that cheap
 
@@ -71,20 +78,33 @@ def tictactoe_value(game: Game) -> int:
     return value
 
 
-def review_solver(width: int, height: int, table_megabytes: int = REVIEW_TABLE_MEGABYTES) -> Solver:
+def review_solver(
+    width: int,
+    height: int,
+    table_megabytes: int = REVIEW_TABLE_MEGABYTES,
+    *,
+    reuse_table: bool = False,
+) -> Solver:
     """This thread's solver for judging moves, probing the board size's exact book if one ships.
 
-    It clears its table before each position, so a judgement does not depend
-    on which positions it saw before.
+    By default it clears its table before each position, so a judgement does
+    not depend on which positions it saw before; ``reuse_table`` keeps the
+    entries from one position to the next (a game's positions share most of
+    their trees: about half the work).
     """
     from connect4.solver import thread_solver
     from connect4.solver.book import exact_default_book
 
     book = exact_default_book(width, height)  # None: early positions take longer
-    return thread_solver(width, height, table_megabytes, book)
+    return thread_solver(width, height, table_megabytes, book, reuse_table=reuse_table)
 
 
 _SCORE_CACHE: dict[tuple[int, int, int, int | None], MoveScores] = {}
+
+
+def clear_cache() -> None:
+    """Forget the Connect Four scores computed so far (the next review solves afresh)."""
+    _SCORE_CACHE.clear()
 
 
 def _connect4_scores(
@@ -92,6 +112,7 @@ def _connect4_scores(
     max_nodes: int | None,
     deadline: float | None,
     table_megabytes: int,
+    reuse_table: bool,
 ) -> MoveScores:
     cache_key = (position.width, position.height, position.key(), max_nodes)
     cached = _SCORE_CACHE.get(cache_key)
@@ -99,14 +120,16 @@ def _connect4_scores(
         return cached
     unknown = MoveScores((None,) * position.width, False)
     try:
-        solver = review_solver(position.width, position.height, table_megabytes)
+        solver = review_solver(
+            position.width, position.height, table_megabytes, reuse_table=reuse_table
+        )
     except ImportError:  # no numpy/numba: nothing can be settled
         return unknown
     result = solver.run(position, analyze=True, max_nodes=max_nodes, deadline=deadline)
     scores = MoveScores(tuple(result.column_scores or unknown.scores), bool(result.complete))
     if len(_SCORE_CACHE) > 200_000:
         _SCORE_CACHE.clear()
-    if deadline is None or scores.complete:  # the same answer every time
+    if scores.complete or (deadline is None and not reuse_table):  # the same answer every time
         _SCORE_CACHE[cache_key] = scores
     return scores
 
@@ -117,12 +140,14 @@ def exact_scores(
     max_nodes: int | None = None,
     deadline: float | None = None,
     table_megabytes: int = REVIEW_TABLE_MEGABYTES,
+    reuse_table: bool = False,
 ) -> MoveScores:
     """Every move's exact score in ``game`` (which must not be over).
 
     Connect Four (standard rules) goes to the solver with the board size's
     exact opening book, within ``max_nodes`` per position and ``deadline`` (a
-    :func:`time.perf_counter` time); tic-tac-toe is searched in full.
+    :func:`time.perf_counter` time; ``reuse_table``: see :func:`review_solver`);
+    tic-tac-toe is searched in full.
     Count-fours raises :class:`ReviewError`: the solver does not handle it.
 
     >>> from connect4 import Position
@@ -145,4 +170,4 @@ def exact_scores(
             f"the solver handles the standard rules only, not {game.rules}: "
             "count-fours games cannot be reviewed"
         )
-    return _connect4_scores(Position.of(game), max_nodes, deadline, table_megabytes)
+    return _connect4_scores(Position.of(game), max_nodes, deadline, table_megabytes, reuse_table)
