@@ -78,3 +78,29 @@ def test_bad_input_is_one_line_on_stderr(args: list[str], message: str) -> None:
     assert result.returncode == 2
     assert result.stderr.strip() == message
     assert result.stdout == ""
+
+
+def test_play_ends_with_the_review_summary() -> None:
+    result = run_cli("play", "--red", "human", "--yellow", "human", stdin="4\n4\n5\n5\n6\n6\n7\n")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-5:] == [
+        "Game review:",
+        "red: accuracy 75.0 % (3 of 4 moves best), 0 good, 0 mistakes, 1 blunder",
+        "yellow: accuracy 66.7 % (2 of 3 moves best), 0 good, 0 mistakes, 1 blunder",
+        "decided at ply 4 (yellow plays 5, blunder)",
+        "every move: connect4 review 4455667",
+    ]
+
+
+def test_play_without_review_quit_games_and_count_fours_print_no_summary() -> None:
+    runs = [
+        ("--no-review",),
+        ("--rules", "count-fours", "--width", "4", "--height", "4"),
+    ]
+    stdins = ["4\n4\n5\n5\n6\n6\n7\n", "\n".join("1234" * 4) + "\n"]
+    for options, stdin in zip(runs, stdins, strict=True):
+        result = run_cli("play", "--red", "human", "--yellow", "human", *options, stdin=stdin)
+        assert result.returncode == 0, result.stderr
+        assert "Game review" not in result.stdout + result.stderr
+    quit_game = run_cli("play", "--red", "human", "--yellow", "human", stdin="4\n4\nq\n")
+    assert "Game review" not in quit_game.stdout

@@ -56,12 +56,19 @@ def play(
         bool, typer.Option("--json", help="print one JSON object when the game ends")
     ] = False,
     hint: Annotated[str | None, typer.Option(help="player spec used for 'h' hints")] = None,
+    no_review: Annotated[
+        bool, typer.Option("--no-review", help="skip the game review summary at the end")
+    ] = False,
 ) -> None:
-    """Play a game in the terminal. Type a column number, u (undo), h (hint) or q (quit)."""
+    """Play a game in the terminal. Type a column number, u (undo), h (hint) or q (quit).
+
+    A finished game ends with the game review's summary (accuracy, mistakes,
+    blunders, the decisive move) unless ``--no-review``.
+    """
     from rich.console import Console
 
     from connect4.players import PlayerContext, PlayerSpecError, make_player, rehearse
-    from connect4.terminal import new_game, play_game, strongest_ai
+    from connect4.terminal import new_game, play_game, review_summary, strongest_ai
 
     try:
         board = new_game(game, width, height, rules)
@@ -104,6 +111,9 @@ def play(
             player.close()
     if json_output:
         typer.echo(record.to_json())
+    elif record.finished and record.forfeit is None and not no_review:
+        for line in review_summary(record.moves, game, width, height, rules):
+            console.print(line)
     if record.forfeit is not None:
         raise typer.Exit(1)
 
