@@ -104,3 +104,13 @@ def test_play_without_review_quit_games_and_count_fours_print_no_summary() -> No
         assert "Game review" not in result.stdout + result.stderr
     quit_game = run_cli("play", "--red", "human", "--yellow", "human", stdin="4\n4\nq\n")
     assert "Game review" not in quit_game.stdout
+
+
+def test_positions_out_of_budget_are_shown_not_proven() -> None:
+    result = run_cli("review", "3322", "--width", "6", "--height", "4", "--max-nodes", "0")
+    assert result.returncode == 0, result.stderr
+    rows = [line for line in result.stdout.splitlines() if line.startswith("│")]
+    assert [row.split("│")[4].strip() for row in rows] == ["not proven"] * 4
+    assert "red: accuracy - (0 of 0 moves best), 0 good, 0 mistakes, 0 blunders, 2 not proven" in (
+        result.stdout
+    )

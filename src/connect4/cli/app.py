@@ -518,7 +518,10 @@ def review(
     ] = None,
     time_limit: Annotated[
         float,
-        typer.Option(help="seconds for the whole review; later positions are not proven", min=0),
+        typer.Option(
+            help="seconds for the whole review (0 = no limit); later positions are not proven",
+            min=0,
+        ),
     ] = 120.0,
     json_output: Annotated[bool, typer.Option("--json", help="print the review as JSON")] = False,
     plot: Annotated[
