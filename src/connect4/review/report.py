@@ -59,7 +59,13 @@ def summary_lines(review: Review) -> list[str]:
 
 
 def render_table(review: Review) -> Table:
-    """A rich table: one row per ply, coloured by verdict; the decisive ply is marked."""
+    """A rich table: one row per ply, coloured by verdict; the decisive ply is marked.
+
+    >>> from connect4.review import review
+    >>> table = render_table(review("4455"))
+    >>> table.row_count, table.columns[3].header
+    (4, 'verdict')
+    """
     from rich.table import Table
 
     moves = review.moves or "(empty)"
