@@ -39,7 +39,13 @@ from connect4.web import (
     server,
     service,
 )
-from connect4.web.routes import page as page_routes, players, server as server_routes, solver
+from connect4.web.routes import (
+    page as page_routes,
+    players,
+    review as review_routes,
+    server as server_routes,
+    solver,
+)
 from connect4.web.server import BackgroundServer
 
 PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
@@ -289,15 +295,19 @@ def test_openapi_docs(client: httpx.Client) -> None:
     assert set(paths) == {
         "/solve",
         "/api/analyze",
+        "/api/review",
         "/api/move",
         "/api/players",
         "/api/health",
         "/api/info",
     }
-    for path, method in (("/solve", "get"), ("/api/analyze", "get"), ("/api/move", "post")):
+    routes = (("/solve", "get"), ("/api/analyze", "get"), ("/api/review", "get"),
+              ("/api/move", "post"))  # fmt: skip
+    for path, method in routes:
         assert {"200", "400", "422", "503"} <= set(paths[path][method]["responses"]), path
-    parameters = [p["name"] for p in paths["/api/analyze"]["get"]["parameters"]]
-    assert parameters == ["pos", "width", "height", "game"]
+    for path in ("/api/analyze", "/api/review"):
+        parameters = [p["name"] for p in paths[path]["get"]["parameters"]]
+        assert parameters == ["pos", "width", "height", "game"], path
 
 
 @pytest.mark.parametrize("page", ["/docs", "/redoc"])
@@ -695,7 +705,7 @@ def test_evicted_players_free_their_tables() -> None:
 
 # ------------------------------------------------------------------ docs of the modules
 DOCUMENTED = [connect4.web, web_app, api, errors, middleware, models, pool, routes, server, service]
-ROUTE_MODULES = [page_routes, players, server_routes, solver]
+ROUTE_MODULES = [page_routes, players, review_routes, server_routes, solver]
 
 
 @pytest.mark.parametrize("module", DOCUMENTED + ROUTE_MODULES)

@@ -320,3 +320,42 @@ def result_line(game: Game, names: tuple[str, str]) -> str:
     style = "bold red" if who == 1 else "bold yellow"
     winner = names[who - 1].capitalize()
     return f"[{style}]{winner} wins[/]{score} after {game.ply} moves: {game.moves}"
+
+
+REVIEW_SECONDS = 10.0  # the end-of-game review's time limit; later positions are not proven
+
+
+def review_summary(
+    moves: str,
+    game: str = "connect4",
+    width: int = 7,
+    height: int = 6,
+    rules: str = "standard",
+    time_limit: float = REVIEW_SECONDS,
+) -> list[str]:
+    """The game review's summary of a finished game (``[]`` for count-fours: not solvable).
+
+    >>> for line in review_summary("51238", "tictactoe"):
+    ...     print(line)
+    Game review:
+    X: accuracy 100.0 % (3 of 3 moves best), 0 good, 0 mistakes, 0 blunders
+    O: accuracy 50.0 % (1 of 2 moves best), 0 good, 1 mistake, 0 blunders
+    decided at ply 4 (O plays 3, mistake)
+    every move: connect4 review 51238 --game tictactoe
+    """
+    from connect4.review import ReviewError, review
+    from connect4.review.report import summary_lines
+
+    try:
+        result = review(
+            moves, game=game, width=width, height=height, rules=rules,
+            deadline=time.perf_counter() + time_limit,
+        )  # fmt: skip
+    except ReviewError:
+        return []
+    command = f"connect4 review {moves or chr(34) * 2}"
+    if game == "tictactoe":
+        command += " --game tictactoe"
+    elif (width, height) != (7, 6):
+        command += f" --width {width} --height {height}"
+    return ["Game review:", *summary_lines(result), f"every move: {command}"]

@@ -1,4 +1,4 @@
-"""The ``connect4`` command: play, solve, bench, tree, analyze, book, arena, serve.
+"""The ``connect4`` command: play, solve, bench, tree, analyze, review, book, arena, serve.
 
 Each subcommand is a thin wrapper; the work lives in the module of its concept.
 Heavy modules are imported inside the commands so start-up stays fast.
@@ -56,12 +56,19 @@ def play(
         bool, typer.Option("--json", help="print one JSON object when the game ends")
     ] = False,
     hint: Annotated[str | None, typer.Option(help="player spec used for 'h' hints")] = None,
+    no_review: Annotated[
+        bool, typer.Option("--no-review", help="skip the game review summary at the end")
+    ] = False,
 ) -> None:
-    """Play a game in the terminal. Type a column number, u (undo), h (hint) or q (quit)."""
+    """Play a game in the terminal. Type a column number, u (undo), h (hint) or q (quit).
+
+    A finished game ends with the game review's summary (accuracy, mistakes,
+    blunders, the decisive move) unless ``--no-review``.
+    """
     from rich.console import Console
 
     from connect4.players import PlayerContext, PlayerSpecError, make_player, rehearse
-    from connect4.terminal import new_game, play_game, strongest_ai
+    from connect4.terminal import new_game, play_game, review_summary, strongest_ai
 
     try:
         board = new_game(game, width, height, rules)
@@ -104,6 +111,9 @@ def play(
             player.close()
     if json_output:
         typer.echo(record.to_json())
+    elif record.finished and record.forfeit is None and not no_review:
+        for line in review_summary(record.moves, game, width, height, rules):
+            console.print(line)
     if record.forfeit is not None:
         raise typer.Exit(1)
 
@@ -491,6 +501,69 @@ def analyze(
     console.print(render_table(rows, title, budget))
     if any(not r.complete for r in rows if r.algorithm == "minimax"):
         console.print(f"minimax stopped at its budget of {budget:,} nodes (--budget to change)")
+    if plot is not None:
+        console.print(f"plot written to {plot}")
+
+
+@app.command()
+def review(
+    moves: Annotated[str, typer.Argument(help='the game as a move string, e.g. "4455"')],
+    game: Annotated[str, typer.Option(help="connect4 or tictactoe")] = "connect4",
+    width: Annotated[int, typer.Option(help="board width (connect4)")] = 7,
+    height: Annotated[int, typer.Option(help="board height (connect4)")] = 6,
+    rules: Annotated[
+        str, typer.Option(help="standard (count-fours cannot be solved)")
+    ] = "standard",
+    max_nodes: Annotated[
+        int | None, typer.Option(help="solver node budget per position (default: none)", min=0)
+    ] = None,
+    time_limit: Annotated[
+        float,
+        typer.Option(
+            help="seconds for the whole review (0 = no limit); later positions are not proven",
+            min=0,
+        ),
+    ] = 120.0,
+    json_output: Annotated[bool, typer.Option("--json", help="print the review as JSON")] = False,
+    plot: Annotated[
+        str | None, typer.Option(help="write the evaluation graph (PNG) to this file")
+    ] = None,
+) -> None:
+    """Grade every move of a game by exact scores: best, good, mistake or blunder.
+
+    The table gives each ply's verdict, the score kept and the best moves; a
+    position the solver cannot settle within the budget is "not proven".
+    """
+    import json
+    import time
+
+    from connect4.review import review as review_game
+    from connect4.review.report import plot as write_plot, render_table, summary_lines
+
+    deadline = time.perf_counter() + time_limit if time_limit > 0 else None
+    try:
+        result = review_game(
+            moves, game=game, width=width, height=height, rules=rules,
+            max_nodes=max_nodes, deadline=deadline,
+        )  # fmt: skip
+    except ValueError as error:
+        raise fail(str(error)) from None
+    if plot is not None:
+        try:
+            write_plot(result, plot)
+        except OSError as error:
+            raise fail(f"cannot write {plot}: {error}") from None
+    if json_output:
+        typer.echo(json.dumps(result.as_dict()))
+        return
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console.width = max(console.width, 120)
+    console.print(render_table(result))
+    for line in summary_lines(result):
+        console.print(line)
     if plot is not None:
         console.print(f"plot written to {plot}")
 

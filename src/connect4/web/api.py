@@ -46,6 +46,7 @@ from connect4.web.models import (
     MoveRequest,
     MoveResponse,
     PlayersResponse,
+    ReviewResponse,
 )
 from connect4.web.pool import WorkerPool
 
@@ -53,6 +54,7 @@ QUICK_NODES = 400_000  # quick-lane node budget of a position with >= 20 stones 
 QUICK_TABLE_MB = 8  # transposition table of a quick-lane solver (deep lane: 64 MB)
 QUICK_AGE = 0.02  # seconds of queue precedence per empty cell fewer (quick lane)
 DEEP_AGE = 0.1  # the same in the deep lane
+REVIEW_SHARE = 0.9  # of the time limit a review may use before it stops (then: 503)
 QUICK_NICE = 3  # OS priority of the quick lane's threads below the event loop (deep: idle)
 # The Connect Four boards the server plays and solves (the page's menu). Each size a
 # thread has solved keeps a transposition table, and each size a perfect player has
@@ -280,6 +282,31 @@ class Api:
             seconds=analysis.seconds,
             complete=analysis.complete,
         )
+
+    # ------------------------------------------------------------ review
+    async def review(
+        self, pos: str, game: str = "connect4", width: int = 7, height: int = 6
+    ) -> ReviewResponse:
+        """Every move of the game ``pos`` graded by exact scores (deep lane).
+
+        A game the solver cannot settle within the time limit is a 503, never a guess.
+        """
+        position = self.parse(pos, game, width, height, "standard")
+        if position.kind == "connect4" and not solver_available():
+            raise service.Unavailable("the perfect solver is not installed on this server")
+        time_limit = self.settings.time_limit
+        # The review stops a little before the lane's own limit, so the answer says
+        # how far it got rather than only that the time ran out.
+        result = await self.deep.run(
+            service.review_game, position, deadline=time.perf_counter() + REVIEW_SHARE * time_limit
+        )
+        unproven = [row.ply for row in result.plies if not row.proven]
+        if unproven:
+            raise service.TimeLimitExceeded(
+                f"time limit exceeded: {len(unproven)} of {len(result.plies)} positions "
+                f"(from ply {unproven[0]}) were not solved within {time_limit:g} s"
+            )
+        return ReviewResponse.model_validate(result.as_dict())
 
     # ------------------------------------------------------------ players
     async def move(self, request: MoveRequest) -> MoveResponse:

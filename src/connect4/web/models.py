@@ -51,6 +51,59 @@ class AnalyzeResponse(BaseModel):
     complete: bool
 
 
+class ReviewPly(BaseModel):
+    """One graded move: every move's exact score before it (mover's view, ``null`` = not
+    playable or not settled), the best moves, the score lost and the verdict."""
+
+    ply: int = Field(description="1 = the first move")
+    player: int = Field(description="1 = red / X, 2 = yellow / O")
+    name: str = Field(examples=["red"])
+    move: int = Field(description="0-based column (tic-tac-toe: cell)")
+    label: str = Field(examples=["4"], description="the move as written in move strings")
+    scores: list[int | None]
+    proven: bool
+    best_score: int | None
+    best_moves: list[int] = Field(description="0-based")
+    played_score: int | None
+    loss: int | None = Field(description="best score minus the move's score")
+    verdict: str | None = Field(examples=["blunder"], description="best, good, mistake, blunder")
+
+
+class ReviewPlayer(BaseModel):
+    """One player's figures: accuracy is the share of best moves among the proven ones."""
+
+    player: int
+    name: str
+    moves: int
+    proven: int
+    best: int
+    good: int
+    mistakes: int
+    blunders: int
+    accuracy: float | None
+
+
+class ReviewResponse(BaseModel):
+    """Every move of a game graded by exact scores, the players' figures and the ply where
+    the result was decided (the last move that changed the proven outcome)."""
+
+    game: str = Field(examples=["connect4"])
+    width: int
+    height: int
+    rules: str
+    moves: str = Field(examples=["4455"])
+    result: str = Field(examples=["red to move"])
+    decisive_ply: int | None
+    outcomes: list[int | None] = Field(
+        description="proven result after each ply, first player's view (1, 0, -1)"
+    )
+    evaluation: list[int | None] = Field(
+        description="exact score after each ply, first player's view"
+    )
+    players: list[ReviewPlayer]
+    plies: list[ReviewPly]
+
+
 class MoveRequest(BaseModel):
     """Ask an AI player for its move in a position."""
 

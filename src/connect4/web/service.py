@@ -37,6 +37,7 @@ from connect4.web.models import CacheStatus, JsonObject, MoveResult, Stat
 
 if TYPE_CHECKING:
     from connect4.classic.search import Limits
+    from connect4.review import Review
 
 G = TypeVar("G", bound=Game)
 
@@ -256,6 +257,21 @@ def analyze_position(
         scored = [s for s in columns if s is not None]
         score = max(scored) if scored else None
     return Analysis(score, columns, int(result.nodes), float(result.seconds), complete)
+
+
+# ------------------------------------------------------------------ review
+def review_game(game: Game, *, deadline: float) -> Review:
+    """Every move of ``game`` graded by exact scores, by ``deadline`` (a
+    :func:`time.perf_counter` time; positions left then are not proven)."""
+    from connect4.review import ReviewError, review
+
+    try:
+        return review(
+            game.moves, game=game.kind, width=game.width, height=game.height,
+            rules=game.rules, deadline=deadline,
+        )  # fmt: skip
+    except ReviewError as error:
+        raise BadRequest(str(error)) from None
 
 
 # ------------------------------------------------------------------ players

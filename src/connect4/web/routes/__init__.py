@@ -2,13 +2,13 @@
 :class:`~connect4.web.api.Api` service object.
 
 >>> [router.tags for router in ROUTERS]
-[['solver'], ['players'], ['server'], []]
+[['solver'], ['review'], ['players'], ['server'], []]
 """
 
 from __future__ import annotations
 
-from connect4.web.routes import page, players, server, solver
+from connect4.web.routes import page, players, review, server, solver
 
-ROUTERS = [solver.router, players.router, server.router, page.router]
+ROUTERS = [solver.router, review.router, players.router, server.router, page.router]
 
 __all__ = ["ROUTERS"]

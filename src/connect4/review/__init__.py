@@ -1,0 +1,27 @@
+"""Game review: every move of a game graded by exact scores.
+
+``values`` computes every move's exact score in a position (the solver with
+the shipped books for Connect Four, full search for tic-tac-toe); ``grading``
+turns a whole game into per-ply rows, verdicts and per-player figures;
+``plot`` draws the evaluation graph.
+
+>>> r = review("5123", game="tictactoe")
+>>> r.players[0].accuracy, r.players[1].mistakes
+(1.0, 1)
+"""
+
+from connect4.review.grading import PlayerSummary, PlyReview, Review, Verdict, grade, review
+from connect4.review.values import MoveScores, ReviewError, exact_scores, review_solver
+
+__all__ = [
+    "MoveScores",
+    "PlayerSummary",
+    "PlyReview",
+    "Review",
+    "ReviewError",
+    "Verdict",
+    "exact_scores",
+    "grade",
+    "review",
+    "review_solver",
+]

@@ -1,0 +1,332 @@
+"""A move-by-move review of a game: every move graded against the exact scores.
+
+For each ply the review holds every move's exact score in the position before
+it (:func:`connect4.review.values.exact_scores`), the best move(s), the score
+the move kept or lost, and a verdict:
+
+- ``best``: the move kept the best score;
+- ``good``: it kept the result but not the best score (a slower win, a faster loss);
+- ``mistake``: a win became a draw, or a draw a loss;
+- ``blunder``: a win became a loss.
+
+A position the solver could not settle within the budget gets no verdict
+(``None``, "not proven"): nothing is guessed.
+
+>>> r = review("5123", game="tictactoe")
+>>> [row.verdict for row in r.plies]
+['best', 'best', 'best', 'mistake']
+>>> r.decisive_ply, r.players[1].mistakes
+(4, 1)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from connect4.core.game import Game
+from connect4.core.position import Position
+from connect4.core.tictactoe import TicTacToe
+from connect4.review.values import ReviewError, exact_scores, review_solver
+
+__all__ = ["PlayerSummary", "PlyReview", "Review", "Verdict", "grade", "review"]
+
+Verdict = Literal["best", "good", "mistake", "blunder"]
+VERDICTS: tuple[Verdict, ...] = ("best", "good", "mistake", "blunder")
+
+
+def _sign(score: int) -> int:
+    return (score > 0) - (score < 0)
+
+
+def grade(best: int, played: int) -> Verdict:
+    """The verdict on a move scoring ``played`` where the best move scores ``best``.
+
+    >>> grade(5, 5), grade(5, 2), grade(5, 0), grade(0, -3), grade(5, -1), grade(-2, -7)
+    ('best', 'good', 'mistake', 'mistake', 'blunder', 'good')
+    """
+    if played > best:
+        raise ValueError(f"a move cannot score {played}, more than the best score {best}")
+    if played == best:
+        return "best"
+    drop = _sign(best) - _sign(played)
+    return ("good", "mistake", "blunder")[drop]
+
+
+def player_name(game: str, player: int) -> str:
+    """``red``/``yellow`` in Connect Four, ``X``/``O`` in tic-tac-toe.
+
+    >>> player_name("connect4", 2), player_name("tictactoe", 1)
+    ('yellow', 'X')
+    """
+    if game == "tictactoe":
+        return "X" if player == 1 else "O"
+    return "red" if player == 1 else "yellow"
+
+
+@dataclass(frozen=True)
+class PlyReview:
+    """One move of the game, graded.
+
+    ``ply`` counts from 1; ``player`` is 1 (red / X) or 2; ``move`` is 0-based
+    and ``label`` its notation. ``scores`` are every move's exact score before
+    it, from the mover's view (``None``: not playable or not settled);
+    ``played_score`` the move's own score; ``loss`` how much less it scored
+    than the best. ``verdict`` is ``None`` when the position was not proven.
+    """
+
+    ply: int
+    player: int
+    name: str
+    move: int
+    label: str
+    scores: tuple[int | None, ...]
+    proven: bool
+    best_score: int | None
+    best_moves: tuple[int, ...]
+    played_score: int | None
+    loss: int | None
+    verdict: Verdict | None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The row as JSON-ready values (lists for tuples)."""
+        data = asdict(self)
+        data["scores"] = list(self.scores)
+        data["best_moves"] = list(self.best_moves)
+        return data
+
+
+@dataclass(frozen=True)
+class PlayerSummary:
+    """One player's figures: ``accuracy`` is the share of best moves among the
+    proven ones (``None`` when none was proven)."""
+
+    player: int
+    name: str
+    moves: int
+    proven: int
+    best: int
+    good: int
+    mistakes: int
+    blunders: int
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.best / self.proven if self.proven else None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "accuracy": self.accuracy}
+
+    def line(self) -> str:
+        """A one-line summary.
+
+        >>> PlayerSummary(1, "red", 4, 4, 3, 0, 1, 0).line()
+        'red: accuracy 75.0 % (3 of 4 moves best), 0 good, 1 mistake, 0 blunders'
+        """
+        accuracy = "-" if self.accuracy is None else f"{100 * self.accuracy:.1f} %"
+        unproven = self.moves - self.proven
+        extra = f", {unproven} not proven" if unproven else ""
+        return (
+            f"{self.name}: accuracy {accuracy} ({self.best} of {self.proven} moves best), "
+            f"{self.good} good, {self.mistakes} mistake{'' if self.mistakes == 1 else 's'}, "
+            f"{self.blunders} blunder{'' if self.blunders == 1 else 's'}{extra}"
+        )
+
+
+@dataclass(frozen=True)
+class Review:
+    """The review of a game (see :func:`review`).
+
+    ``outcomes[k]`` is the proven result after ``k`` plies from the first
+    player's view (1 win, 0 draw, -1 loss; ``None``: not proven);
+    ``evaluation[k]`` the exact score after ``k`` plies, also from the first
+    player's view. ``decisive_ply`` is defined in :func:`review`.
+    """
+
+    game: str
+    width: int
+    height: int
+    rules: str
+    moves: str
+    result: str
+    plies: tuple[PlyReview, ...]
+    outcomes: tuple[int | None, ...]
+    evaluation: tuple[int | None, ...]
+    decisive_ply: int | None
+    players: tuple[PlayerSummary, PlayerSummary]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The review as JSON-ready values."""
+        return {
+            "game": self.game,
+            "width": self.width,
+            "height": self.height,
+            "rules": self.rules,
+            "moves": self.moves,
+            "result": self.result,
+            "decisive_ply": self.decisive_ply,
+            "outcomes": list(self.outcomes),
+            "evaluation": list(self.evaluation),
+            "players": [p.as_dict() for p in self.players],
+            "plies": [row.as_dict() for row in self.plies],
+        }
+
+
+def start_game(game: str, width: int, height: int, rules: str) -> Game:
+    """The empty board of ``game``; ``ReviewError`` for an unknown game or rule set."""
+    if game == "tictactoe":
+        return TicTacToe()
+    if game != "connect4":
+        raise ReviewError(f"unknown game {game!r}: choose connect4 or tictactoe")
+    if rules == "count-fours":
+        raise ReviewError(
+            "the solver handles the standard rules only: count-fours games cannot be reviewed"
+        )
+    if rules != "standard":
+        raise ReviewError(f"unknown rules {rules!r}: choose standard or count-fours")
+    return Position(width, height)
+
+
+def _replay(board: Game, moves: str) -> list[int]:
+    """Parse and check the whole move string first (the usual move errors)."""
+    if board.kind == "tictactoe":
+        return TicTacToe.from_moves(moves).history
+    assert isinstance(board, Position)
+    return Position.from_moves(moves, board.width, board.height).history
+
+
+def _decisive(outcomes: list[int | None]) -> int | None:
+    final = outcomes[-1]
+    if final is None:
+        return None
+    for k in range(len(outcomes) - 1, 0, -1):
+        before = outcomes[k - 1]
+        if before is None:
+            return None
+        if before != final:
+            return k
+    return None
+
+
+def review(
+    moves: str,
+    *,
+    game: str = "connect4",
+    width: int = 7,
+    height: int = 6,
+    rules: str = "standard",
+    max_nodes: int | None = None,
+    max_seconds: float | None = None,
+    deadline: float | None = None,
+) -> Review:
+    """Grade every move of the game ``moves`` (a move string) by exact scores.
+
+    Connect Four positions go to the solver (standard rules, with the board
+    size's exact opening book), within ``max_nodes`` and ``max_seconds`` per
+    position and ``deadline`` (a :func:`time.perf_counter` time) for the whole
+    review; tic-tac-toe is searched in full. A bad move string raises
+    :class:`~connect4.core.errors.InvalidMoveError` or
+    :class:`~connect4.core.errors.IllegalMoveError`; count-fours raises
+    :class:`~connect4.review.values.ReviewError`.
+
+    **The decisive ply.** Let ``outcome[k]`` be the proven result after ``k``
+    plies (first player's view; after the last ply it is the game's result, or
+    the proven value of the unfinished position). The decisive ply is the last
+    ply ``k`` whose move changed the outcome (``outcome[k-1] != outcome[k]``):
+    the mistake or blunder after which the final result was settled for good.
+    It is ``None`` when the game ended as the starting position's value says
+    with no change on the way back from the end, or when a position on that
+    way is not proven.
+
+    >>> r = review("4455")  # red's 5 throws the win away, yellow's 5 gives it back
+    >>> [row.verdict for row in r.plies], r.decisive_ply
+    (['best', 'best', 'blunder', 'blunder'], 4)
+    >>> r.players[1].line()
+    'yellow: accuracy 50.0 % (1 of 2 moves best), 0 good, 0 mistakes, 1 blunder'
+    """
+    board = start_game(game, width, height, rules)
+    history = _replay(board, moves)
+    if board.kind == "connect4" and history:
+        # One table for the whole game, cleared first: consecutive positions share most
+        # of their trees, and the review does not depend on what the thread solved before.
+        with contextlib.suppress(ImportError):  # no solver: every position is "not proven"
+            review_solver(board.width, board.height, reuse_table=True).clear_table()
+    rows: list[PlyReview] = []
+    outcomes: list[int | None] = []
+    evaluation: list[int | None] = []
+    for ply, move in enumerate(history, start=1):
+        player = board.to_move
+        view = 1 if player == 1 else -1  # the mover's score times view = first player's view
+        limit = deadline
+        if max_seconds is not None:
+            by_seconds = time.perf_counter() + max_seconds
+            limit = by_seconds if limit is None else min(limit, by_seconds)
+        if limit is not None and time.perf_counter() >= limit:
+            scores: tuple[int | None, ...] = (None,) * board.size
+            proven = False
+        else:
+            judged = exact_scores(board, max_nodes=max_nodes, deadline=limit, reuse_table=True)
+            scores, proven = judged.scores, judged.complete
+        known = [s for s in scores if s is not None]
+        best_score = max(known) if proven and known else None
+        if ply == 1:
+            outcomes.append(None if best_score is None else view * _sign(best_score))
+            evaluation.append(None if best_score is None else view * best_score)
+        played = scores[move]
+        verdict: Verdict | None = None
+        loss: int | None = None
+        if best_score is not None and played is not None:
+            verdict, loss = grade(best_score, played), best_score - played
+        rows.append(
+            PlyReview(
+                ply=ply,
+                player=player,
+                name=player_name(board.kind, player),
+                move=move,
+                label=board.move_label(move),
+                scores=scores,
+                proven=proven,
+                best_score=best_score,
+                best_moves=tuple(m for m, s in enumerate(scores) if proven and s == best_score),
+                played_score=played,
+                loss=loss,
+                verdict=verdict,
+            )
+        )
+        outcomes.append(None if played is None else view * _sign(played))
+        evaluation.append(None if played is None else view * played)
+        board.play(move)
+    if not history:
+        outcomes.append(None)
+        evaluation.append(None)
+    summaries = tuple(_summary(board.kind, p, rows) for p in (1, 2))
+    return Review(
+        game=board.kind,
+        width=board.width,
+        height=board.height,
+        rules=board.rules,
+        moves=board.moves,
+        result=board.result_text(),
+        plies=tuple(rows),
+        outcomes=tuple(outcomes),
+        evaluation=tuple(evaluation),
+        decisive_ply=_decisive(outcomes),
+        players=(summaries[0], summaries[1]),
+    )
+
+
+def _summary(game: str, player: int, rows: list[PlyReview]) -> PlayerSummary:
+    mine = [row for row in rows if row.player == player]
+    verdicts = [row.verdict for row in mine]
+    return PlayerSummary(
+        player=player,
+        name=player_name(game, player),
+        moves=len(mine),
+        proven=sum(1 for v in verdicts if v is not None),
+        best=verdicts.count("best"),
+        good=verdicts.count("good"),
+        mistakes=verdicts.count("mistake"),
+        blunders=verdicts.count("blunder"),
+    )

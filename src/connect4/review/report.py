@@ -1,0 +1,130 @@
+"""The review for people: a rich table coloured by verdict, summary lines, an evaluation plot.
+
+>>> from connect4.review import review
+>>> summary_lines(review("5123", game="tictactoe"))[1]
+'O: accuracy 50.0 % (1 of 2 moves best), 0 good, 1 mistake, 0 blunders'
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from connect4.review.grading import Review
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+VERDICT_STYLES = {
+    "best": "green",
+    "good": "cyan",
+    "mistake": "yellow",
+    "blunder": "bold red",
+    None: "dim",
+}
+
+
+def format_scores(scores: tuple[int | None, ...]) -> str:
+    """Every move's score in one line, ``-`` where there is none.
+
+    >>> format_scores((1, None, -2))
+    '1 - -2'
+    """
+    return " ".join("-" if s is None else str(s) for s in scores)
+
+
+def _labels(review: Review, moves: tuple[int, ...]) -> str:
+    if review.game == "tictactoe":
+        return ",".join(str(m + 1) for m in moves)
+    from connect4.core.position import COLUMN_SYMBOLS
+
+    return ",".join(COLUMN_SYMBOLS[m] for m in moves)
+
+
+def decisive_text(review: Review) -> str:
+    """One sentence on where the result was decided.
+
+    >>> from connect4.review import review
+    >>> decisive_text(review("4455"))
+    'decided at ply 4 (yellow plays 5, blunder)'
+    """
+    if review.decisive_ply is None:
+        return "no decisive mistake: the result is the starting position's value"
+    row = review.plies[review.decisive_ply - 1]
+    return f"decided at ply {row.ply} ({row.name} plays {row.label}, {row.verdict})"
+
+
+def summary_lines(review: Review) -> list[str]:
+    """One line per player, then the decisive moment."""
+    return [player.line() for player in review.players] + [decisive_text(review)]
+
+
+def render_table(review: Review) -> Table:
+    """A rich table: one row per ply, coloured by verdict; the decisive ply is marked.
+
+    >>> from connect4.review import review
+    >>> table = render_table(review("4455"))
+    >>> table.row_count, table.columns[3].header
+    (4, 'verdict')
+    """
+    from rich.table import Table
+
+    moves = review.moves or "(empty)"
+    size = "" if review.game == "tictactoe" else f" {review.width}x{review.height}"
+    table = Table(title=f"{review.game}{size} {moves}: {review.result}")
+    for name in ("ply", "player", "move", "verdict", "score", "best", "best moves", "lost"):
+        table.add_column(
+            name, justify="right" if name in ("ply", "score", "best", "lost") else "left"
+        )
+    table.add_column("scores before the move", no_wrap=True)
+    for row in review.plies:
+        verdict: str = row.verdict or "not proven"
+        if row.ply == review.decisive_ply:
+            verdict += " ◀ decisive"
+        table.add_row(
+            str(row.ply),
+            row.name,
+            row.label,
+            verdict,
+            "?" if row.played_score is None else str(row.played_score),
+            "?" if row.best_score is None else str(row.best_score),
+            _labels(review, row.best_moves) or "?",
+            "?" if row.loss is None else str(row.loss),
+            format_scores(row.scores),
+            style=VERDICT_STYLES[row.verdict],
+        )
+    return table
+
+
+def plot(review: Review, path: str) -> None:
+    """Write a PNG: the exact score after every ply from the first player's view,
+    mistakes and blunders marked, the decisive ply drawn as a vertical line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    nan = float("nan")
+    plies = list(range(len(review.evaluation)))
+    values = [nan if v is None else float(v) for v in review.evaluation]
+    first = review.players[0].name
+    fig, ax = plt.subplots(figsize=(9, 4))
+    ax.axhline(0, color="grey", linewidth=0.8)
+    ax.plot(plies, values, marker="o", markersize=3, color="black", label=f"score ({first}'s view)")
+    for verdict, colour in (("mistake", "orange"), ("blunder", "red")):
+        marked = [row.ply for row in review.plies if row.verdict == verdict]
+        if not marked:
+            continue
+        ax.scatter(marked, [values[p] for p in marked], color=colour, zorder=3, label=verdict)
+    if review.decisive_ply is not None:
+        ax.axvline(review.decisive_ply, color="red", linestyle="--", label="decisive")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("ply")
+    ax.set_ylabel("exact score (positive: first player wins)")
+    ax.set_title(f"{review.game} {review.moves or '(empty)'}: {review.result}")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="best", fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

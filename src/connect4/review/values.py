@@ -1,0 +1,173 @@
+"""Exact scores of every move: the solver for Connect Four, full search for tic-tac-toe.
+
+Scores follow Pons' convention from the mover's point of view (0 draw; a win
+with the next move in a position of ``n`` stones scores ``(size + 1 - n) // 2``;
+negative: the mover loses; larger: sooner), on both games, so a fast win and
+a slow one are told apart. A column or cell that cannot be played, or that
+the solver could not settle within its budget, has no score (``None``).
+
+>>> from connect4 import TicTacToe
+>>> exact_scores(TicTacToe.from_moves("5")).scores  # corners draw, edges lose
+(0, -2, 0, -2, None, -2, 0, -2, 0)
+>>> exact_scores(TicTacToe.from_moves("5")).complete
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from connect4.core.game import Game
+from connect4.core.position import Position
+
+if TYPE_CHECKING:
+    from connect4.solver import Solver
+
+__all__ = [
+    "MoveScores",
+    "ReviewError",
+    "clear_cache",
+    "exact_scores",
+    "review_solver",
+    "tictactoe_value",
+]
+
+REVIEW_TABLE_MEGABYTES = 16  # each position starts from a cleared table: small keeps that cheap
+
+
+class ReviewError(ValueError):
+    """A game the exact values cannot be computed for (e.g. count-fours rules)."""
+
+
+@dataclass(frozen=True)
+class MoveScores:
+    """Every move's exact score in one position (``None``: not playable or not settled).
+
+    ``complete`` is True when every playable move was settled.
+    """
+
+    scores: tuple[int | None, ...]
+    complete: bool
+
+
+_TICTACTOE_VALUES: dict[int, int] = {}
+
+
+def tictactoe_value(game: Game) -> int:
+    """The exact score of a tic-tac-toe position for the side to move (memoised).
+
+    >>> from connect4 import TicTacToe
+    >>> tictactoe_value(TicTacToe()), tictactoe_value(TicTacToe.from_moves("5213"))
+    (0, 3)
+    """
+    key = game.key()
+    if key in _TICTACTOE_VALUES:
+        return _TICTACTOE_VALUES[key]
+    if game.winner() is not None:  # the previous mover won with stone number `ply`
+        value = -((game.size + 2 - game.ply) // 2)
+    elif game.is_over():
+        value = 0
+    else:
+        value = -game.size
+        for move in game.legal_moves():
+            game.play(move)
+            value = max(value, -tictactoe_value(game))
+            game.undo()
+    _TICTACTOE_VALUES[key] = value
+    return value
+
+
+def review_solver(
+    width: int,
+    height: int,
+    table_megabytes: int = REVIEW_TABLE_MEGABYTES,
+    *,
+    reuse_table: bool = False,
+) -> Solver:
+    """This thread's solver for judging moves, probing the board size's exact book if one ships.
+
+    By default it clears its table before each position, so a judgement does
+    not depend on which positions it saw before; ``reuse_table`` keeps the
+    entries from one position to the next (a game's positions share most of
+    their trees: about half the work).
+    """
+    from connect4.solver import thread_solver
+    from connect4.solver.book import exact_default_book
+
+    book = exact_default_book(width, height)  # None: early positions take longer
+    return thread_solver(width, height, table_megabytes, book, reuse_table=reuse_table)
+
+
+_SCORE_CACHE: dict[tuple[int, int, int, int | None], MoveScores] = {}
+
+
+def clear_cache() -> None:
+    """Forget the Connect Four scores computed so far (the next review solves afresh)."""
+    _SCORE_CACHE.clear()
+
+
+def _connect4_scores(
+    position: Position,
+    max_nodes: int | None,
+    deadline: float | None,
+    table_megabytes: int,
+    reuse_table: bool,
+) -> MoveScores:
+    cache_key = (position.width, position.height, position.key(), max_nodes)
+    cached = _SCORE_CACHE.get(cache_key)
+    if cached is not None:
+        return cached
+    unknown = MoveScores((None,) * position.width, False)
+    try:
+        solver = review_solver(
+            position.width, position.height, table_megabytes, reuse_table=reuse_table
+        )
+    except ImportError:  # no numpy/numba: nothing can be settled
+        return unknown
+    result = solver.run(position, analyze=True, max_nodes=max_nodes, deadline=deadline)
+    scores = MoveScores(tuple(result.column_scores or unknown.scores), bool(result.complete))
+    if len(_SCORE_CACHE) > 200_000:
+        _SCORE_CACHE.clear()
+    if scores.complete or (deadline is None and not reuse_table):  # the same answer every time
+        _SCORE_CACHE[cache_key] = scores
+    return scores
+
+
+def exact_scores(
+    game: Game,
+    *,
+    max_nodes: int | None = None,
+    deadline: float | None = None,
+    table_megabytes: int = REVIEW_TABLE_MEGABYTES,
+    reuse_table: bool = False,
+) -> MoveScores:
+    """Every move's exact score in ``game`` (which must not be over).
+
+    Connect Four (standard rules) goes to the solver with the board size's
+    exact opening book, within ``max_nodes`` per position and ``deadline`` (a
+    :func:`time.perf_counter` time; ``reuse_table``: see :func:`review_solver`);
+    tic-tac-toe is searched in full.
+    Count-fours raises :class:`ReviewError`: the solver does not handle it.
+
+    >>> from connect4 import Position
+    >>> exact_scores(Position.from_moves("445566")).scores
+    (17, 17, 18, 17, 17, 17, 18)
+    >>> exact_scores(Position.from_moves("445566"), max_nodes=0).complete
+    False
+    """
+    if game.is_over():
+        raise ReviewError(f"the game is already over ({game.result_text()}): no move to score")
+    if game.kind == "tictactoe":
+        scores: list[int | None] = [None] * game.size
+        for move in game.legal_moves():
+            game.play(move)
+            scores[move] = -tictactoe_value(game)
+            game.undo()
+        return MoveScores(tuple(scores), True)
+    if game.rules != "standard":
+        raise ReviewError(
+            f"the solver handles the standard rules only, not {game.rules}: "
+            "count-fours games cannot be reviewed"
+        )
+    return _connect4_scores(Position.of(game), max_nodes, deadline, table_megabytes, reuse_table)

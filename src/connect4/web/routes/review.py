@@ -1,0 +1,32 @@
+"""The game review over HTTP: ``/api/review`` grades every move of a game.
+
+>>> sorted(route.path for route in router.routes)
+['/api/review']
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from connect4.web.api import ApiDep
+from connect4.web.errors import RESPONSES
+from connect4.web.models import ReviewResponse
+from connect4.web.routes.solver import GameName, Height, Pos, Width
+
+router = APIRouter(tags=["review"], responses=RESPONSES)
+
+
+@router.get("/api/review", response_model=ReviewResponse)
+async def review(
+    api: ApiDep,
+    pos: Pos = "",
+    width: Width = 7,
+    height: Height = 6,
+    game: GameName = "connect4",
+) -> ReviewResponse:
+    """Every move of the game graded by exact scores: best, good, mistake or blunder.
+
+    The same parameters as ``/api/analyze``; a finished game is fine. A game whose
+    positions cannot all be solved within the server's time limit is a 503.
+    """
+    return await api.review(pos, game, width, height)
