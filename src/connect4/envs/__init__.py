@@ -13,7 +13,7 @@ from __future__ import annotations
 
 try:
     import gymnasium
-    import pettingzoo  # noqa: F401
+    import pettingzoo  # noqa: F401 (its absence gets the message below)
 except ImportError as error:  # pragma: no cover - depends on the installation
     raise ImportError(
         "connect4.envs needs PettingZoo and Gymnasium: pip install connect4[rl]"
@@ -21,9 +21,13 @@ except ImportError as error:  # pragma: no cover - depends on the installation
 
 from connect4.envs.aec import ConnectFourAEC
 from connect4.envs.board import action_mask, new_game, picture, planes
+from connect4.envs.single import ConnectFourEnv, Opponent
 
 GYM_ID = "connect4/ConnectFour-v0"
-"""The Gymnasium id of the single-agent environment."""
+"""The Gymnasium id of the single-agent environment (:class:`ConnectFourEnv`)."""
+
+if GYM_ID not in gymnasium.registry:
+    gymnasium.register(id=GYM_ID, entry_point="connect4.envs.single:ConnectFourEnv")
 
 
 def pettingzoo_env(
@@ -33,7 +37,7 @@ def pettingzoo_env(
     game: str = "connect4",
     render_mode: str | None = None,
 ) -> ConnectFourAEC:
-    """A PettingZoo AEC env; on 7x6 it matches ``connect_four_v3`` (see :mod:`connect4.envs.aec`)."""
+    """A PettingZoo AEC env, equal to ``connect_four_v3`` on 7x6 (see :mod:`connect4.envs.aec`)."""
     return ConnectFourAEC(
         width=width, height=height, rules=rules, game=game, render_mode=render_mode
     )
@@ -42,6 +46,8 @@ def pettingzoo_env(
 __all__ = [
     "GYM_ID",
     "ConnectFourAEC",
+    "ConnectFourEnv",
+    "Opponent",
     "action_mask",
     "new_game",
     "pettingzoo_env",
