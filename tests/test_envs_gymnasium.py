@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -107,3 +110,21 @@ def test_render_modes() -> None:
     text = ConnectFourEnv(render_mode="ansi", game="tictactoe")
     text.reset(seed=0)
     assert str(text.render()).count(".") == 9
+
+
+def run_python(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+
+
+def test_the_package_does_not_import_the_rl_libraries() -> None:
+    code = (
+        "import sys, connect4, connect4.players, connect4.arena, connect4.cli\n"
+        "print(sorted(m for m in ('gymnasium', 'pettingzoo') if m in sys.modules))"
+    )
+    assert run_python(code).stdout.strip() == "[]"
+
+
+def test_a_missing_extra_names_it() -> None:
+    code = "import sys\nsys.modules['pettingzoo'] = None\nimport connect4.envs"
+    result = run_python(code)
+    assert result.returncode != 0 and "pip install connect4[rl]" in result.stderr
