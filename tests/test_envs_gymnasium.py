@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -128,3 +130,14 @@ def test_a_missing_extra_names_it() -> None:
     code = "import sys\nsys.modules['pettingzoo'] = None\nimport connect4.envs"
     result = run_python(code)
     assert result.returncode != 0 and "pip install connect4[rl]" in result.stderr
+
+
+def test_the_examples_in_docs_envs_md_run(capsys: pytest.CaptureFixture[str]) -> None:
+    text = (Path(__file__).parent.parent / "docs" / "envs.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
+    assert len(blocks) == 2
+    for block in blocks:
+        exec(compile(block, "docs/envs.md", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[-1].split()[0] in ("red", "yellow")
+    assert printed[-1].split()[1] in ("-1.0", "0.0", "1.0")
