@@ -1,0 +1,56 @@
+"""Reinforcement-learning environments: PettingZoo (two agents) and Gymnasium (one agent).
+
+Needs the ``rl`` extra (``pip install connect4[rl]``). Importing this package
+registers the Gymnasium id ``connect4/ConnectFour-v0``.
+
+>>> env = pettingzoo_env(width=5, height=4, rules="count-fours")
+>>> env.reset(seed=0)
+>>> env.observe("player_0")["observation"].shape
+(4, 5, 2)
+"""
+
+from __future__ import annotations
+
+try:
+    import gymnasium
+    import pettingzoo  # noqa: F401 (its absence gets the message below)
+except ImportError as error:  # pragma: no cover - depends on the installation
+    raise ImportError(
+        "connect4.envs needs PettingZoo and Gymnasium: pip install connect4[rl]"
+    ) from error
+
+from connect4.envs.aec import ConnectFourAEC
+from connect4.envs.board import action_mask, new_game, picture, planes
+from connect4.envs.single import ConnectFourEnv, Opponent
+
+GYM_ID = "connect4/ConnectFour-v0"
+"""The Gymnasium id of the single-agent environment (:class:`ConnectFourEnv`)."""
+
+if GYM_ID not in gymnasium.registry:
+    gymnasium.register(id=GYM_ID, entry_point="connect4.envs.single:ConnectFourEnv")
+
+
+def pettingzoo_env(
+    width: int = 7,
+    height: int = 6,
+    rules: str = "standard",
+    game: str = "connect4",
+    render_mode: str | None = None,
+) -> ConnectFourAEC:
+    """A PettingZoo AEC env, equal to ``connect_four_v3`` on 7x6 (see :mod:`connect4.envs.aec`)."""
+    return ConnectFourAEC(
+        width=width, height=height, rules=rules, game=game, render_mode=render_mode
+    )
+
+
+__all__ = [
+    "GYM_ID",
+    "ConnectFourAEC",
+    "ConnectFourEnv",
+    "Opponent",
+    "action_mask",
+    "new_game",
+    "pettingzoo_env",
+    "picture",
+    "planes",
+]
