@@ -14,8 +14,10 @@ its last search is searched on.
 >>> from connect4 import Position
 >>> from connect4.players import make_player
 >>> choice = make_player("mcts:playouts=3000,seed=1").choose(Position.from_moves("445566"))
->>> choice.move in (2, 6), choice.stats["playouts"], sorted(choice.stats)
-(True, 3000, ['depth', 'engine', 'playouts', 'playouts_per_second', 'seconds', 'tree_size'])
+>>> choice.move in (2, 6), choice.stats["playouts"], len(choice.stats["columns"])
+(True, 3000, 7)
+>>> sorted(choice.stats)
+['columns', 'depth', 'engine', 'playouts', 'playouts_per_second', 'seconds', 'tree_size']
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from __future__ import annotations
 from connect4.classic.mcts import DEFAULT_C, DEFAULT_PLAYOUTS, PLAYOUT_POLICIES, Mcts
 from connect4.core.game import Game
 from connect4.players.registry import (
+    ColumnStats,
     MoveChoice,
     MoveStats,
     Option,
@@ -65,6 +68,15 @@ class MctsPlayer:
             depth=result.max_depth,
             seconds=result.seconds,
             engine=result.engine,
+            columns=[
+                ColumnStats(
+                    move=game.move_label(child.move),
+                    visits=child.visits,
+                    value=round(child.value, 4),
+                    proven=child.proven,
+                )
+                for child in sorted(result.children, key=lambda child: child.move)
+            ],
         )
         chosen = next(child for child in result.children if child.move == result.move)
         return MoveChoice(
