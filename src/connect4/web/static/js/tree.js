@@ -24,7 +24,8 @@ export function showStats(answer, who) {
     ["depth", fmt(stats.depth)],
   ];
   for (const [key, value] of Object.entries(stats)) {
-    if (!["nodes", "seconds", "depth"].includes(key)) rows.push([key, fmt(value)]);
+    if (key === "columns" && Array.isArray(value)) rows.push([key, columnTable(value)]);
+    else if (!["nodes", "seconds", "depth"].includes(key)) rows.push([key, fmt(value)]);
   }
   const table = document.createElement("table");
   table.className = "stats";
@@ -33,11 +34,34 @@ export function showStats(answer, who) {
     const th = document.createElement("th");
     th.textContent = key;
     tr.append(th);
-    tr.insertCell().textContent = value;
+    const cell = tr.insertCell();
+    if (value instanceof Node) cell.append(value);
+    else cell.textContent = value;
     tr.dataset.stat = key;
   }
   $("stats").innerHTML = "";
   $("stats").append(table);
+}
+
+// A Monte Carlo tree search's root moves: visits, mean value, proven result.
+function columnTable(columns) {
+  const proofs = { 1: "win", 0: "draw", "-1": "loss" };
+  const table = document.createElement("table");
+  table.className = "columns";
+  const head = table.insertRow();
+  for (const name of ["move", "visits", "value", "proven"]) {
+    const th = document.createElement("th");
+    th.textContent = name;
+    head.append(th);
+  }
+  for (const column of columns) {
+    const tr = table.insertRow();
+    const proven = column.proven === null ? "" : proofs[column.proven];
+    for (const text of [column.move, fmt(column.visits), Number(column.value).toFixed(3), proven]) {
+      tr.insertCell().textContent = text;
+    }
+  }
+  return table;
 }
 
 // The search tree of an AI's answer, searched from `rootPos` in `game`.
