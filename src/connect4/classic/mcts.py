@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -284,6 +285,40 @@ def cell_of(game: Game, move: int) -> int:
     return after ^ before
 
 
+def move_statistics(node: Node) -> MoveStatistics:
+    """A node's figures for the player who moved into it."""
+    return MoveStatistics(
+        move=node.move,
+        visits=node.visits,
+        value=node.reward / node.visits - 1 if node.visits else 0.0,
+        proven=_SIGN.get(node.proven),
+    )
+
+
+def pick_move(children: Sequence[MoveStatistics]) -> MoveStatistics:
+    """The move to play: a proven win, else the most visited move not proven lost
+    (the first in move order on ties).
+
+    >>> pick_move([MoveStatistics(3, 60, 0.1, None), MoveStatistics(2, 5, 1.0, 1)]).move
+    2
+    """
+    won = [ch for ch in children if ch.proven == 1]
+    pool = won or [ch for ch in children if ch.proven != -1] or list(children)
+    return max(pool, key=lambda ch: ch.visits)
+
+
+def uct_score(child: MoveStatistics, parent_visits: int, c: float) -> float | None:
+    """The score selection ranks ``child`` by: mean reward (0 .. 1) plus
+    ``c * sqrt(ln N / n)``; ``None`` for an unvisited child (it is tried first).
+
+    >>> round(uct_score(MoveStatistics(3, 10, 0.2, None), 100, 1.41), 4)
+    1.5569
+    """
+    if child.visits == 0 or parent_visits == 0:
+        return None
+    return (child.value + 1) / 2 + c * math.sqrt(math.log(parent_visits) / child.visits)
+
+
 # ---------------------------------------------------------------- the front door
 class Mcts:
     """A Monte Carlo tree search that keeps its tree (and random stream) across moves.
@@ -387,9 +422,7 @@ class Mcts:
             )
             for move, visits, reward, proven in tree.children()
         )
-        won = [ch for ch in children if ch.proven == 1]
-        pool = won or [ch for ch in children if ch.proven != -1] or list(children)
-        best = max(pool, key=lambda ch: ch.visits)  # the first on ties
+        best = pick_move(children)
         root = _SIGN.get(tree.root_proven())
         return MctsResult(
             move=best.move,
