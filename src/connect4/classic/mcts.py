@@ -312,7 +312,7 @@ def uct_score(child: MoveStatistics, parent_visits: int, c: float) -> float | No
     ``c * sqrt(ln N / n)``; ``None`` for an unvisited child (it is tried first).
 
     >>> round(uct_score(MoveStatistics(3, 10, 0.2, None), 100, 1.41), 4)
-    1.5569
+    1.5568
     """
     if child.visits == 0 or parent_visits == 0:
         return None
