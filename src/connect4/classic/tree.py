@@ -30,6 +30,16 @@ is::
 Values are from the root player's point of view: the root and every even depth
 maximise, odd depths minimise.
 
+:func:`mcts_tree` gives a Monte Carlo tree search's tree in the same shape
+(``"algorithm": "mcts"``, plus ``"playouts"`` and ``"min_visits"``; ``"nodes"`` is
+the whole tree's size, ``"node_count"`` the nodes kept). Its nodes have no window,
+pruning or table hits; ``value`` is the mean result (-1 .. 1) for the root player,
+``eval`` a finished game's result, and four keys more::
+
+    "visits": 34, "uct": 0.8948,   # visits; the UCT score the parent ranked it by
+    "proven": null,                # the solver's result for the root player (1/0/-1)
+    "best": true                   # on the path the search plays
+
 >>> from connect4 import Position
 >>> tree = search_tree(Position(), depth=2, algorithm="minimax")
 >>> tree["node_count"], len(tree["tree"]["children"]), tree["truncated"]
