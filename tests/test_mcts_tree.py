@@ -85,3 +85,16 @@ def test_text_and_dot_mark_the_played_path() -> None:
 def test_bad_algorithm_names_mcts() -> None:
     done = run_cli("tree", "", "--algorithm", "uct")
     assert done.returncode != 0 and "minimax, alphabeta, mcts" in done.stdout + done.stderr
+
+
+def test_both_engines_give_the_same_tree() -> None:
+    from connect4.classic.tree import mcts_tree_of
+
+    game = Position.from_moves("4453")
+    trees = []
+    for engine in ("numba", "python"):
+        mcts = Mcts(seed=5, solver=True, engine=engine)
+        result = mcts.search(game, playouts=1500)
+        tree = mcts_tree_of(mcts, game, result, cap=200, min_visits=2)
+        trees.append((tree["tree"], tree["move"], tree["node_count"], tree["nodes"]))
+    assert trees[0] == trees[1] and trees[0][2] == 200

@@ -38,6 +38,13 @@ from typing import Literal, Protocol
 
 from connect4.classic.mctsboard import (
     DRAW,
+    F_COUNT,
+    F_END,
+    F_FIRST,
+    F_MOVE,
+    F_PROVEN,
+    F_REWARD,
+    F_VISITS,
     LOSS,
     MASK64,
     UNKNOWN,
@@ -382,6 +389,35 @@ class Mcts:
                     f"the numba engine does not support a {game.width}x{game.height} board"
                 )
         return ReferenceTree(game, self.solver, heuristic, self.state)
+
+    def root_node(self) -> Node:
+        """The last search's tree as :class:`Node` objects (the compiled engine's
+        visited nodes copied out of its array)."""
+        tree = self.tree
+        if isinstance(tree, ReferenceTree):
+            return tree.root
+        from connect4.classic import fastmcts
+
+        if not isinstance(tree, fastmcts.CompiledTree):
+            raise ValueError("no tree yet: search first")
+        rows = tree.nodes
+
+        def node(row: int, move: int) -> Node:
+            out = Node(move, int(rows[row, F_END]), int(rows[row, F_PROVEN]))
+            out.visits, out.reward = int(rows[row, F_VISITS]), int(rows[row, F_REWARD])
+            return out
+
+        root = node(0, -1)
+        stack = [(0, root)]
+        while stack:
+            row, parent = stack.pop()
+            first = int(rows[row, F_FIRST])
+            for child_row in range(first, first + int(rows[row, F_COUNT])):
+                if rows[child_row, F_VISITS] or rows[child_row, F_PROVEN]:
+                    child = node(child_row, int(rows[child_row, F_MOVE]))
+                    parent.children.append(child)
+                    stack.append((child_row, child))
+        return root
 
     def search(
         self, game: Game, *, playouts: int | None = None, seconds: float | None = None

@@ -30,7 +30,8 @@ is::
 Values are from the root player's point of view: the root and every even depth
 maximise, odd depths minimise.
 
-:func:`mcts_tree` gives a Monte Carlo tree search's tree in the same shape
+:func:`mcts_tree` (:func:`mcts_tree_of` for a search already run) gives a Monte
+Carlo tree search's tree in the same shape
 (``"algorithm": "mcts"``, plus ``"playouts"`` and ``"min_visits"``; ``"nodes"`` is
 the whole tree's size, ``"node_count"`` the nodes kept). Its nodes have no window,
 pruning or table hits; ``value`` is the mean result (-1 .. 1) for the root player,
@@ -54,13 +55,13 @@ from io import StringIO
 
 from connect4.classic.mcts import (
     DEFAULT_C,
+    Mcts,
+    MctsResult,
     Node,
-    ReferenceTree,
     move_statistics,
     pick_move,
     uct_score,
 )
-from connect4.classic.mctsboard import seed_state
 from connect4.classic.recorder import json_number
 from connect4.classic.results import (
     Limits,
@@ -129,14 +130,8 @@ def mcts_tree(
     cap: int = 50,
     min_visits: int = 1,
 ) -> SearchTree:
-    """Run a Monte Carlo tree search of ``playouts`` on ``game`` and return its tree.
-
-    The readable engine runs it (the compiled one gives the same visits for a seed).
-    Kept: the ``cap`` most visited nodes with at least ``min_visits`` visits each
-    (a kept node's parent is always kept). ``value`` is the mean result for the
-    root player (-1 .. 1), ``uct`` the score the parent's player ranked the node by,
-    ``proven`` the solver's result for the root player, ``best`` marks the path the
-    search would play (proven wins first, then the most visits).
+    """Run a Monte Carlo tree search of ``playouts`` on ``game`` and return its tree
+    (see :func:`mcts_tree_of`).
 
     >>> from connect4 import TicTacToe
     >>> t = mcts_tree(TicTacToe.from_moves("5"), playouts=200, seed=1, cap=12)
@@ -145,12 +140,26 @@ def mcts_tree(
     >>> print(render_text(t).splitlines()[2])
     ├── 3  n 34  v -0.324  uct 0.895  *
     """
-    if game.is_over():
-        raise ValueError("no move to search: the game is over")
-    search = ReferenceTree(game, solver, heuristic, seed_state(seed))
-    done = search.run(playouts, c)
-    kept = _most_visited(search.root, cap, min_visits)
-    best_path = _best_path(search.root)
+    mcts = Mcts(c=c, seed=seed, solver=solver, playout="heuristic" if heuristic else "random")
+    result = mcts.search(game, playouts=playouts)
+    return mcts_tree_of(mcts, game, result, cap=cap, min_visits=min_visits)
+
+
+def mcts_tree_of(
+    mcts: Mcts, game: Game, result: MctsResult, *, cap: int = 50, min_visits: int = 1
+) -> SearchTree:
+    """The tree of ``mcts``'s last search (``result``, of ``game``) as a JSON-ready dict.
+
+    Kept: the ``cap`` most visited nodes with at least ``min_visits`` visits each
+    (a kept node's parent is always kept). ``value`` is the mean result for the
+    root player (-1 .. 1), ``uct`` the score the parent's player ranked the node by,
+    ``proven`` the solver's result for the root player, ``best`` marks the path the
+    search plays (proven wins first, then the most visits).
+    """
+    c = mcts.c
+    search_root = mcts.root_node()
+    kept = _most_visited(search_root, cap, min_visits)
+    best_path = _best_path(search_root)
     counter = iter(range(len(kept)))
 
     def convert(node: Node, path: list[int], parent_visits: int) -> TreeNode:
@@ -180,8 +189,6 @@ def mcts_tree(
                 out["children"].append(convert(child, [*path, child.move], node.visits))
         return out
 
-    root = convert(search.root, [], 0)
-    chosen = pick_move([move_statistics(child) for child in search.root.children])
     return SearchTree(
         root=game.moves,
         game=game.kind,
@@ -189,14 +196,14 @@ def mcts_tree(
         height=game.height,
         node_count=len(kept),
         pruned_count=0,
-        truncated=len(kept) < search.size(),
+        truncated=len(kept) < result.tree_size,
         cap=cap,
-        tree=root,
+        tree=convert(search_root, [], 0),
         algorithm="mcts",
-        value=round(chosen.value, 4),
-        move=game.move_label(chosen.move),
-        nodes=search.size(),
-        playouts=done,
+        value=round(result.value, 4),
+        move=game.move_label(result.move),
+        nodes=result.tree_size,
+        playouts=result.playouts,
         min_visits=min_visits,
     )
 
