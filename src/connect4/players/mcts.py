@@ -9,7 +9,8 @@ Specs (keys may be combined; explicit keys override the level's settings)::
     mcts:level=hard                     easy / medium / hard (see LEVELS)
 
 The player keeps its tree between moves: the subtree of the moves played since
-its last search is searched on.
+its last search is searched on. With ``record_tree`` set, a choice carries the
+tree's most visited nodes (:func:`connect4.classic.tree.mcts_tree_of`).
 
 >>> from connect4 import Position
 >>> from connect4.players import make_player
@@ -23,6 +24,7 @@ its last search is searched on.
 from __future__ import annotations
 
 from connect4.classic.mcts import DEFAULT_C, DEFAULT_PLAYOUTS, PLAYOUT_POLICIES, Mcts
+from connect4.classic.tree import mcts_tree_of
 from connect4.core.game import Game
 from connect4.players.registry import (
     ColumnStats,
@@ -37,6 +39,8 @@ from connect4.players.registry import (
     parse_int,
     parse_switch,
 )
+
+TREE_CAP = 200  # nodes of a recorded tree: the most visited ones
 
 # level -> settings; documented in docs/classic-ai.md
 LEVELS: dict[str, dict[str, object]] = {
@@ -57,6 +61,7 @@ class MctsPlayer:
         self.mcts = mcts
         self.playouts = playouts
         self.seconds = seconds
+        self.record_tree = False  # when set, each choice carries the tree's most visited nodes
 
     def choose(self, game: Game) -> MoveChoice:
         """Search ``game`` (left unchanged) and answer the most visited move."""
@@ -84,6 +89,7 @@ class MctsPlayer:
             value=round(result.value, 4),
             stats=stats,
             proven=True if chosen.proven is not None else None,
+            tree=mcts_tree_of(self.mcts, game, result, cap=TREE_CAP) if self.record_tree else None,
         )
 
     def close(self) -> None:

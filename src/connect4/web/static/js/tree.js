@@ -76,14 +76,16 @@ export function showTree(tree, rootPos, game) {
   const root = tree.tree && typeof tree.tree === "object" ? tree.tree : tree;
   const start = typeof tree.root === "string" ? tree.root : rootPos;
   // Alpha-beta trees show each node's window; minimax has none.
-  const view = { game, rootPos: start, windows: tree.algorithm !== "minimax" };
+  const view = { game, rootPos: start, windows: !["minimax", "mcts"].includes(tree.algorithm) };
   const summary = document.createElement("p");
   summary.className = "note";
   const parts = [];
   if (tree.algorithm) parts.push(tree.algorithm);
   if (tree.heuristic) parts.push(`heuristic ${tree.heuristic}`);
   if (tree.depth !== undefined) parts.push(`depth ${tree.depth}`);
-  parts.push(`${fmt(tree.node_count ?? "?")} nodes searched`);
+  if (tree.playouts !== undefined) {
+    parts.push(`${fmt(tree.playouts)} playouts, the ${fmt(tree.node_count)} most visited of ${fmt(tree.nodes)} nodes, ★ the path it plays`);
+  } else parts.push(`${fmt(tree.node_count ?? "?")} nodes searched`);
   if (tree.pruned_count) parts.push(`${fmt(tree.pruned_count)} branches pruned (grey)`);
   if (tree.truncated || hasTruncated(root)) parts.push("recording capped");
   summary.textContent = parts.join(", ") + ". Values are from the searching player's view.";
@@ -149,6 +151,13 @@ function treeNode(node, view, open) {
   text.className = "tree-text";
   const move = node.move === null || node.move === undefined ? "root" : `move ${typeof node.move === "number" ? label(view.game, node.move) : node.move}`;
   const bits = [move, node.pruned ? "not searched" : `value ${fmt(node.value)}`];
+  if (node.visits !== undefined) {
+    // a Monte Carlo tree search's node: visits, UCT score, proof, the played path
+    bits.push(`visits ${fmt(node.visits)}`);
+    if (node.uct !== null && node.uct !== undefined) bits.push(`uct ${fmt(node.uct)}`);
+    if (node.proven !== null && node.proven !== undefined) bits.push(`proven ${{ 1: "win", 0: "draw", "-1": "loss" }[node.proven]}`);
+    if (node.best) bits.push("★");
+  }
   if (view.windows && !node.pruned) {
     bits.push(`α ${node.alpha === null || node.alpha === undefined ? "−∞" : fmt(node.alpha)}`);
     bits.push(`β ${node.beta === null || node.beta === undefined ? "+∞" : fmt(node.beta)}`);
