@@ -204,3 +204,36 @@ def test_cli_game_finishes_with_a_winner() -> None:
     assert record["finished"] and record["winner"] == 1
     red, yellow = record["move_stats"][:2]
     assert red["playouts"] == 2000 and red["tree_size"] > 0 and yellow is None
+
+
+def test_json_records_carry_per_column_statistics() -> None:
+    result = run_cli(
+        "play", "--red", "mcts:playouts=500,seed=1", "--yellow", "random", "--seed", "1", "--json"
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    first = json.loads(result.stdout)["move_stats"][0]
+    columns = first["columns"]
+    assert [column["move"] for column in columns] == list("1234567")
+    assert [column["visits"] for column in columns] == [59, 71, 87, 111, 60, 55, 57]
+    assert sum(column["visits"] for column in columns) == first["playouts"] == 500
+    assert all(column["proven"] is None and -1 <= column["value"] <= 1 for column in columns)
+
+
+def test_hint_prints_the_column_table() -> None:
+    result = run_cli(
+        "play", "--red", "human", "--yellow", "random", "--hint", "mcts:playouts=2000,seed=1",
+        stdin="h\nq\n",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "hint (mcts:playouts=2000,seed=1): play 4" in result.stdout
+    table = result.stdout.split("move  visits   value  proven\n")[1].splitlines()[:7]
+    assert table[3] == "   4     691  +0.329"
+    assert sum(int(line.split()[1]) for line in table) == 2000
+
+
+def test_solver_marks_proven_columns() -> None:
+    choice = make_player("mcts:playouts=3000,seed=1,solver=on").choose(
+        Position.from_moves("445566")
+    )
+    proven = {column["move"]: column["proven"] for column in choice.stats["columns"]}
+    assert proven["3"] == proven["7"] == 1 and choice.move in (2, 6)

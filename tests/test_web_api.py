@@ -166,6 +166,15 @@ def test_move_random_player(client: httpx.Client) -> None:
     assert body["over"] is False
 
 
+def test_move_mcts_player_reports_its_columns(client: httpx.Client) -> None:
+    body = client.post("/api/move", json={"pos": "44", "player": "mcts:playouts=1000,seed=1"})
+    columns = body.json()["stats"]["columns"]
+    assert [(c["move"], c["visits"]) for c in columns] == [
+        ("1", 93), ("2", 164), ("3", 237), ("4", 150), ("5", 122), ("6", 134), ("7", 100),
+    ]  # fmt: skip
+    assert columns[2]["proven"] is None and isinstance(columns[2]["value"], float)
+
+
 def test_move_perfect_player_wins_at_once(client: httpx.Client) -> None:
     body = client.post("/api/move", json={"pos": "445566", "player": "perfect"}).json()
     assert body["move"] in (2, 6)  # 3 or 7 completes the bottom row

@@ -189,6 +189,23 @@ def test_minimax_when_pruning_is_off(page: Any) -> None:
     assert "α" not in page.locator("#tree .tree-row").first.inner_text()
 
 
+def test_mcts_columns_and_tree_show(page: Any) -> None:
+    open_page(page, "?pos=44&p1=human&p2=mcts:playouts=1000")
+    page.click("[data-col='3']")
+    page.wait_for_selector("#stats [data-stat='columns'] table.columns")
+    rows = page.locator("#stats table.columns tr").all_inner_texts()
+    assert len(rows) == 8 and rows[0].split() == ["move", "visits", "value", "proven"]
+    assert "[object Object]" not in str(page.text_content("#stats"))
+    visits = [int(row.split()[1].replace(",", "")) for row in rows[1:]]
+    assert sum(visits) == 1000
+    page.wait_for_selector("#tree .tree-row")  # the tree explorer shows the MCTS tree
+    assert "1,000 playouts" in str(page.text_content("#tree .note"))
+    assert "visits 1,000" in page.locator("#tree .tree-row").first.inner_text()
+    page.click("#expand-all")
+    starred = [row for row in page.locator("#tree .tree-row").all_inner_texts() if "★" in row]
+    assert len(starred) >= 3 and all("uct" in row for row in starred[1:])
+
+
 def test_reload_from_a_position_url(page: Any) -> None:
     open_page(page, "?pos=4453&p1=human&p2=human")
     assert [owner(page, 3, 0), owner(page, 3, 1), owner(page, 4, 0), owner(page, 2, 0)] == [

@@ -22,7 +22,15 @@ from connect4.core.errors import IllegalMoveError, InvalidMoveError
 from connect4.core.game import Game, Rules
 from connect4.core.position import Position
 from connect4.core.tictactoe import TicTacToe
-from connect4.players import KINDS, MoveChoice, MoveStats, Player, PlayerSpecError, make_player
+from connect4.players import (
+    KINDS,
+    ColumnStats,
+    MoveChoice,
+    MoveStats,
+    Player,
+    PlayerSpecError,
+    make_player,
+)
 from connect4.players.external import BotFault
 
 PLAYER_NAMES = {"connect4": ("red", "yellow"), "tictactoe": ("X", "O")}
@@ -154,7 +162,30 @@ def format_choice(choice: MoveChoice) -> str:
         parts.append(f"{float(choice.stats['seconds']):.3f} s")
     if choice.proven is False:
         parts.append("not proven")
+    if "columns" in choice.stats:
+        parts.append(
+            "visits " + " ".join(f"{c['move']}:{c['visits']}" for c in choice.stats["columns"])
+        )
     return ", ".join(parts)
+
+
+def column_table(columns: list[ColumnStats]) -> str:
+    """A Monte Carlo tree search's root moves, one line each: visits, mean value, proof.
+
+    >>> print(column_table([ColumnStats(move="4", visits=90, value=0.125, proven=None),
+    ...                     ColumnStats(move="5", visits=10, value=-1.0, proven=-1)]))
+    move  visits   value  proven
+       4      90  +0.125
+       5      10  -1.000  loss
+    """
+    proofs = {1: "win", 0: "draw", -1: "loss", None: ""}
+    lines = ["move  visits   value  proven"]
+    for column in columns:
+        lines.append(
+            f"{column['move']:>4}  {column['visits']:>6}  {column['value']:+.3f}  "
+            f"{proofs[column['proven']]}".rstrip()
+        )
+    return "\n".join(lines)
 
 
 def hint_text(game: Game, hint_player: Callable[[], Player]) -> str:
@@ -170,6 +201,10 @@ def hint_text(game: Game, hint_player: Callable[[], Player]) -> str:
             "scores (+n: win, 0: draw, -n: loss; larger = faster): "
             + "  ".join(cells)
             + f"  -> play {game.move_label(choice.move)}"
+        )
+    if "columns" in choice.stats:
+        return f"hint ({player.spec}): play {game.move_label(choice.move)}\n" + column_table(
+            choice.stats["columns"]
         )
     detail = format_choice(choice)
     return f"hint ({player.spec}): play {game.move_label(choice.move)}" + (

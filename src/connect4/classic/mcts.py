@@ -32,11 +32,19 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from connect4.classic.mctsboard import (
     DRAW,
+    F_COUNT,
+    F_END,
+    F_FIRST,
+    F_MOVE,
+    F_PROVEN,
+    F_REWARD,
+    F_VISITS,
     LOSS,
     MASK64,
     UNKNOWN,
@@ -284,6 +292,40 @@ def cell_of(game: Game, move: int) -> int:
     return after ^ before
 
 
+def move_statistics(node: Node) -> MoveStatistics:
+    """A node's figures for the player who moved into it."""
+    return MoveStatistics(
+        move=node.move,
+        visits=node.visits,
+        value=node.reward / node.visits - 1 if node.visits else 0.0,
+        proven=_SIGN.get(node.proven),
+    )
+
+
+def pick_move(children: Sequence[MoveStatistics]) -> MoveStatistics:
+    """The move to play: a proven win, else the most visited move not proven lost
+    (the first in move order on ties).
+
+    >>> pick_move([MoveStatistics(3, 60, 0.1, None), MoveStatistics(2, 5, 1.0, 1)]).move
+    2
+    """
+    won = [ch for ch in children if ch.proven == 1]
+    pool = won or [ch for ch in children if ch.proven != -1] or list(children)
+    return max(pool, key=lambda ch: ch.visits)
+
+
+def uct_score(child: MoveStatistics, parent_visits: int, c: float) -> float | None:
+    """The score selection ranks ``child`` by: mean reward (0 .. 1) plus
+    ``c * sqrt(ln N / n)``; ``None`` for an unvisited child (it is tried first).
+
+    >>> round(uct_score(MoveStatistics(3, 10, 0.2, None), 100, 1.41), 4)
+    1.5568
+    """
+    if child.visits == 0 or parent_visits == 0:
+        return None
+    return (child.value + 1) / 2 + c * math.sqrt(math.log(parent_visits) / child.visits)
+
+
 # ---------------------------------------------------------------- the front door
 class Mcts:
     """A Monte Carlo tree search that keeps its tree (and random stream) across moves.
@@ -348,6 +390,35 @@ class Mcts:
                 )
         return ReferenceTree(game, self.solver, heuristic, self.state)
 
+    def root_node(self) -> Node:
+        """The last search's tree as :class:`Node` objects (the compiled engine's
+        visited nodes copied out of its array)."""
+        tree = self.tree
+        if isinstance(tree, ReferenceTree):
+            return tree.root
+        from connect4.classic import fastmcts
+
+        if not isinstance(tree, fastmcts.CompiledTree):
+            raise ValueError("no tree yet: search first")
+        rows = tree.nodes
+
+        def node(row: int, move: int) -> Node:
+            out = Node(move, int(rows[row, F_END]), int(rows[row, F_PROVEN]))
+            out.visits, out.reward = int(rows[row, F_VISITS]), int(rows[row, F_REWARD])
+            return out
+
+        root = node(0, -1)
+        stack = [(0, root)]
+        while stack:
+            row, parent = stack.pop()
+            first = int(rows[row, F_FIRST])
+            for child_row in range(first, first + int(rows[row, F_COUNT])):
+                if rows[child_row, F_VISITS] or rows[child_row, F_PROVEN]:
+                    child = node(child_row, int(rows[child_row, F_MOVE]))
+                    parent.children.append(child)
+                    stack.append((child_row, child))
+        return root
+
     def search(
         self, game: Game, *, playouts: int | None = None, seconds: float | None = None
     ) -> MctsResult:
@@ -387,9 +458,7 @@ class Mcts:
             )
             for move, visits, reward, proven in tree.children()
         )
-        won = [ch for ch in children if ch.proven == 1]
-        pool = won or [ch for ch in children if ch.proven != -1] or list(children)
-        best = max(pool, key=lambda ch: ch.visits)  # the first on ties
+        best = pick_move(children)
         root = _SIGN.get(tree.root_proven())
         return MctsResult(
             move=best.move,

@@ -98,7 +98,8 @@ class StatsJson(TypedDict):
 
 
 class TreeNode(TypedDict):
-    """One node of a recorded search tree."""
+    """One node of a recorded search tree (a Monte Carlo tree search's nodes add
+    ``visits``, ``uct``, ``proven`` and ``best``; see :mod:`connect4.classic.tree`)."""
 
     id: int
     path: str
@@ -111,6 +112,10 @@ class TreeNode(TypedDict):
     pruned: bool
     tt_hit: bool
     children: list[TreeNode]
+    visits: NotRequired[int]
+    uct: NotRequired[float | None]
+    proven: NotRequired[int | None]
+    best: NotRequired[bool]
 
 
 class SearchTree(TypedDict):
@@ -133,6 +138,8 @@ class SearchTree(TypedDict):
     move: NotRequired[str | None]
     nodes: NotRequired[int]
     stats: NotRequired[StatsJson]
+    playouts: NotRequired[int]
+    min_visits: NotRequired[int]
 
 
 @dataclass

@@ -30,6 +30,17 @@ is::
 Values are from the root player's point of view: the root and every even depth
 maximise, odd depths minimise.
 
+:func:`mcts_tree` (:func:`mcts_tree_of` for a search already run) gives a Monte
+Carlo tree search's tree in the same shape
+(``"algorithm": "mcts"``, plus ``"playouts"`` and ``"min_visits"``; ``"nodes"`` is
+the whole tree's size, ``"node_count"`` the nodes kept). Its nodes have no window,
+pruning or table hits; ``value`` is the mean result (-1 .. 1) for the root player,
+``eval`` a finished game's result, and four keys more::
+
+    "visits": 34, "uct": 0.8948,   # visits; the UCT score the parent ranked it by
+    "proven": null,                # the solver's result for the root player (1/0/-1)
+    "best": true                   # on the path the search plays
+
 >>> from connect4 import Position
 >>> tree = search_tree(Position(), depth=2, algorithm="minimax")
 >>> tree["node_count"], len(tree["tree"]["children"]), tree["truncated"]
@@ -38,9 +49,19 @@ maximise, odd depths minimise.
 
 from __future__ import annotations
 
+import heapq
 import json
 from io import StringIO
 
+from connect4.classic.mcts import (
+    DEFAULT_C,
+    Mcts,
+    MctsResult,
+    Node,
+    move_statistics,
+    pick_move,
+    uct_score,
+)
 from connect4.classic.recorder import json_number
 from connect4.classic.results import (
     Limits,
@@ -98,6 +119,120 @@ def search_tree(
     return tree
 
 
+def mcts_tree(
+    game: Game,
+    *,
+    playouts: int,
+    seed: int = 0,
+    c: float = DEFAULT_C,
+    solver: bool = False,
+    heuristic: bool = False,
+    cap: int = 50,
+    min_visits: int = 1,
+) -> SearchTree:
+    """Run a Monte Carlo tree search of ``playouts`` on ``game`` and return its tree
+    (see :func:`mcts_tree_of`).
+
+    >>> from connect4 import TicTacToe
+    >>> t = mcts_tree(TicTacToe.from_moves("5"), playouts=200, seed=1, cap=12)
+    >>> t["move"], [child["visits"] for child in t["tree"]["children"]]
+    ('3', [26, 34, 20, 27, 21, 29, 24, 19])
+    >>> print(render_text(t).splitlines()[2])
+    ├── 3  n 34  v -0.324  uct 0.895  *
+    """
+    mcts = Mcts(c=c, seed=seed, solver=solver, playout="heuristic" if heuristic else "random")
+    result = mcts.search(game, playouts=playouts)
+    return mcts_tree_of(mcts, game, result, cap=cap, min_visits=min_visits)
+
+
+def mcts_tree_of(
+    mcts: Mcts, game: Game, result: MctsResult, *, cap: int = 50, min_visits: int = 1
+) -> SearchTree:
+    """The tree of ``mcts``'s last search (``result``, of ``game``) as a JSON-ready dict.
+
+    Kept: the ``cap`` most visited nodes with at least ``min_visits`` visits each
+    (a kept node's parent is always kept). ``value`` is the mean result for the
+    root player (-1 .. 1), ``uct`` the score the parent's player ranked the node by,
+    ``proven`` the solver's result for the root player, ``best`` marks the path the
+    search plays (proven wins first, then the most visits).
+    """
+    c = mcts.c
+    search_root = mcts.root_node()
+    kept = _most_visited(search_root, cap, min_visits)
+    best_path = _best_path(search_root)
+    counter = iter(range(len(kept)))
+
+    def convert(node: Node, path: list[int], parent_visits: int) -> TreeNode:
+        depth = len(path)
+        sign = 1 if depth % 2 else -1  # the player who moved into the node, for the root's
+        figures = move_statistics(node)
+        uct = uct_score(figures, parent_visits, c) if depth else None
+        out = TreeNode(
+            id=next(counter),
+            path="".join(game.move_label(move) for move in path),
+            move=game.move_label(node.move) if depth else None,
+            depth=depth,
+            alpha=None,
+            beta=None,
+            value=round(sign * figures.value, 4) if node.visits else None,
+            eval=sign * (node.end - 2) if node.end else None,
+            pruned=False,
+            tt_hit=False,
+            children=[],
+            visits=node.visits,
+            uct=None if uct is None else round(uct, 4),
+            proven=None if figures.proven is None else sign * figures.proven,
+            best=best_path[:depth] == path,
+        )
+        for child in node.children:
+            if id(child) in kept:
+                out["children"].append(convert(child, [*path, child.move], node.visits))
+        return out
+
+    return SearchTree(
+        root=game.moves,
+        game=game.kind,
+        width=game.width,
+        height=game.height,
+        node_count=len(kept),
+        pruned_count=0,
+        truncated=len(kept) < result.tree_size,
+        cap=cap,
+        tree=convert(search_root, [], 0),
+        algorithm="mcts",
+        value=round(result.value, 4),
+        move=game.move_label(result.move),
+        nodes=result.tree_size,
+        playouts=result.playouts,
+        min_visits=min_visits,
+    )
+
+
+def _most_visited(root: Node, cap: int, min_visits: int) -> set[int]:
+    """The ids of the ``cap`` most visited nodes (at least ``min_visits``), root first."""
+    kept: set[int] = set()
+    order = 0
+    heap: list[tuple[int, int, Node]] = [(-root.visits, order, root)]
+    while heap and len(kept) < cap:
+        _, _, node = heapq.heappop(heap)
+        kept.add(id(node))
+        for child in node.children:
+            if child.visits >= min_visits:
+                order += 1
+                heapq.heappush(heap, (-child.visits, order, child))
+    return kept
+
+
+def _best_path(root: Node) -> list[int]:
+    """The moves the search would play from the root on, as long as nodes have children."""
+    path, node = [], root
+    while node.children:
+        chosen = pick_move([move_statistics(child) for child in node.children])
+        node = next(child for child in node.children if child.move == chosen.move)
+        path.append(node.move)
+    return path
+
+
 def _root(tree: SearchTree) -> TreeNode:
     if tree["tree"] is None:
         raise ValueError("the tree recorded no node")
@@ -116,7 +251,32 @@ def _bound(value: float | None, sign: str) -> str:
     return f"{sign}∞" if value is None else str(value)
 
 
+_PROOFS = {1: "win", 0: "draw", -1: "loss"}
+
+
+def _mcts_label(node: TreeNode) -> str:
+    value = node["value"]
+    parts = [
+        "root" if node["move"] is None else node["path"],
+        f"n {node.get('visits', 0)}",
+        "v ?" if value is None else f"v {value:+.3f}",
+    ]
+    uct = node.get("uct")
+    if uct is not None:
+        parts.append(f"uct {uct:.3f}")
+    proven = node.get("proven")
+    if proven is not None:
+        parts.append(f"proven {_PROOFS[proven]}")
+    if node["eval"] is not None:
+        parts.append("end")
+    if node.get("best"):
+        parts.append("*")
+    return "  ".join(parts)
+
+
 def _label(node: TreeNode, pruning: bool) -> str:
+    if "visits" in node:
+        return _mcts_label(node)
     name = "root" if node["move"] is None else f"{node['path']}"
     if node["pruned"]:
         return f"{name}  pruned"
@@ -146,6 +306,8 @@ def render_text(tree: SearchTree, *, color: bool = False) -> str:
     def build(node: TreeNode, branch: Tree) -> None:
         for child in node["children"]:
             style = "dim strike" if child["pruned"] else ("bold" if child["depth"] % 2 else "")
+            if "visits" in child:
+                style = "bold" if child.get("best") else ""
             sub = branch.add(_label(child, pruning), style=style)
             build(child, sub)
 
@@ -156,9 +318,17 @@ def render_text(tree: SearchTree, *, color: bool = False) -> str:
     console = Console(file=buffer, width=200, color_system="standard" if color else None)
     console.print(top)
     text = buffer.getvalue()
-    footer = f"{tree['node_count']} nodes, {tree['pruned_count']} pruned"
-    if tree["truncated"]:
-        footer += f" (truncated at the cap of {tree['cap']})"
+    if tree.get("algorithm") == "mcts":
+        footer = (
+            f"{tree['node_count']} of {tree.get('nodes')} nodes shown (the most visited, "
+            f"cap {tree['cap']}, at least {tree.get('min_visits')} visits); "
+            f"{tree.get('playouts')} playouts; n visits, v mean value for the root player, "
+            "* the path the search plays"
+        )
+    else:
+        footer = f"{tree['node_count']} nodes, {tree['pruned_count']} pruned"
+        if tree["truncated"]:
+            footer += f" (truncated at the cap of {tree['cap']})"
     return text + footer + "\n"
 
 
@@ -170,6 +340,8 @@ def render_dot(tree: SearchTree) -> str:
     >>> dot.splitlines()[0], "style=dashed" in dot
     ('digraph search {', True)
     """
+    if tree.get("algorithm") == "mcts":
+        return _mcts_dot(tree)
     lines = [
         "digraph search {",
         '  node [fontname="Helvetica", fontsize=10];',
@@ -192,6 +364,24 @@ def render_dot(tree: SearchTree) -> str:
         for child in node["children"]:
             style = " [style=dashed, color=gray]" if child["pruned"] else ""
             lines.append(f"  n{node['id']} -> n{child['id']}{style};")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _mcts_dot(tree: SearchTree) -> str:
+    lines = [
+        "digraph mcts {",
+        '  node [fontname="Helvetica", fontsize=10, shape=box];',
+        f'  label="mcts {tree.get("playouts")} playouts, root \\"{tree["root"]}\\", '
+        f'{tree["node_count"]} of {tree.get("nodes")} nodes";',
+    ]
+    for node in iter_nodes(_root(tree)):
+        text = "\\n".join(_mcts_label(node).replace("  *", "").split("  "))
+        style = ", color=red, penwidth=2" if node.get("best") else ""
+        lines.append(f'  n{node["id"]} [label="{text}"{style}];')
+        for child in node["children"]:
+            edge = " [color=red, penwidth=2]" if child.get("best") else ""
+            lines.append(f"  n{node['id']} -> n{child['id']}{edge};")
     lines.append("}")
     return "\n".join(lines) + "\n"
 

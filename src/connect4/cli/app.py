@@ -397,11 +397,19 @@ def book_info(
 def tree(
     moves: Annotated[str, typer.Argument(help='position to search, e.g. "44" ("" = empty)')],
     depth: Annotated[int, typer.Option(help="search depth in plies", min=0, max=42)] = 2,
-    algorithm: Annotated[str, typer.Option(help="minimax or alphabeta")] = "alphabeta",
+    algorithm: Annotated[str, typer.Option(help="minimax, alphabeta or mcts")] = "alphabeta",
     heuristic: Annotated[str, typer.Option(help="evaluation function")] = "windows",
     ordering: Annotated[str, typer.Option(help="center or none")] = "center",
     tt: Annotated[bool, typer.Option("--tt", help="use a transposition table")] = False,
-    cap: Annotated[int, typer.Option(help="most nodes recorded", min=1)] = 5000,
+    cap: Annotated[
+        int | None, typer.Option(help="most nodes recorded (default 5000; mcts: 50)", min=1)
+    ] = None,
+    playouts: Annotated[int, typer.Option(help="mcts: playouts", min=1)] = 1000,
+    seed: Annotated[int, typer.Option(help="mcts: random seed", min=0)] = 0,
+    solver: Annotated[bool, typer.Option("--solver", help="mcts: MCTS-Solver")] = False,
+    min_visits: Annotated[
+        int, typer.Option(help="mcts: nodes shown need this many visits", min=1)
+    ] = 1,
     budget: Annotated[
         int, typer.Option(help="stop a search that visits more nodes", min=1)
     ] = 500_000,
@@ -418,23 +426,35 @@ def tree(
         ),
     ] = "text",
 ) -> None:
-    """Print the tree one minimax or alpha-beta search explored (pruned children marked).
+    """Print the tree one minimax, alpha-beta or Monte Carlo tree search explored.
+
+    Alpha-beta marks pruned children; ``--algorithm mcts`` runs ``--playouts``
+    and shows the most visited nodes (visits, mean value, UCT score, proofs with
+    ``--solver``), the path it plays marked ``*``.
 
     ``--format dot`` writes Graphviz's language: ``dot`` (from the graphviz
     package) turns it into SVG or PNG. ``--format json`` is the same tree the
     browser's tree explorer draws.
     """
     from connect4.classic.analysis import load_position
-    from connect4.classic.tree import FORMATS, render, search_tree
+    from connect4.classic.tree import FORMATS, mcts_tree, render, search_tree
 
     if fmt not in FORMATS:
         raise fail(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    if algorithm not in ("minimax", "alphabeta", "mcts"):
+        raise fail(f"unknown algorithm {algorithm!r}: choose one of minimax, alphabeta, mcts")
     try:
         position = load_position(game, moves, width, height, rules)
-        recorded = search_tree(
-            position, depth=depth, algorithm=algorithm, heuristic=heuristic,
-            ordering=ordering, tt=tt, cap=cap, budget=budget,
-        )  # fmt: skip
+        if algorithm == "mcts":
+            recorded = mcts_tree(
+                position, playouts=playouts, seed=seed, solver=solver,
+                cap=cap or 50, min_visits=min_visits,
+            )  # fmt: skip
+        else:
+            recorded = search_tree(
+                position, depth=depth, algorithm=algorithm, heuristic=heuristic,
+                ordering=ordering, tt=tt, cap=cap or 5000, budget=budget,
+            )  # fmt: skip
     except ValueError as error:
         raise fail(str(error)) from None
     sys.stdout.write(render(recorded, fmt))

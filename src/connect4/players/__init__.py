@@ -21,6 +21,7 @@ from connect4.players.registry import (
     HUMAN,
     KINDS,
     RANDOM,
+    ColumnStats,
     MoveChoice,
     MoveStats,
     Option,
@@ -46,6 +47,7 @@ for _kind in BUILTIN_KINDS:
 __all__ = [
     "BUILTIN_KINDS",
     "KINDS",
+    "ColumnStats",
     "MoveChoice",
     "MoveStats",
     "Option",

@@ -9,20 +9,25 @@ Specs (keys may be combined; explicit keys override the level's settings)::
     mcts:level=hard                     easy / medium / hard (see LEVELS)
 
 The player keeps its tree between moves: the subtree of the moves played since
-its last search is searched on.
+its last search is searched on. With ``record_tree`` set, a choice carries the
+tree's most visited nodes (:func:`connect4.classic.tree.mcts_tree_of`).
 
 >>> from connect4 import Position
 >>> from connect4.players import make_player
 >>> choice = make_player("mcts:playouts=3000,seed=1").choose(Position.from_moves("445566"))
->>> choice.move in (2, 6), choice.stats["playouts"], sorted(choice.stats)
-(True, 3000, ['depth', 'engine', 'playouts', 'playouts_per_second', 'seconds', 'tree_size'])
+>>> choice.move in (2, 6), choice.stats["playouts"], len(choice.stats["columns"])
+(True, 3000, 7)
+>>> sorted(choice.stats)
+['columns', 'depth', 'engine', 'playouts', 'playouts_per_second', 'seconds', 'tree_size']
 """
 
 from __future__ import annotations
 
 from connect4.classic.mcts import DEFAULT_C, DEFAULT_PLAYOUTS, PLAYOUT_POLICIES, Mcts
+from connect4.classic.tree import mcts_tree_of
 from connect4.core.game import Game
 from connect4.players.registry import (
+    ColumnStats,
     MoveChoice,
     MoveStats,
     Option,
@@ -34,6 +39,8 @@ from connect4.players.registry import (
     parse_int,
     parse_switch,
 )
+
+TREE_CAP = 200  # nodes of a recorded tree: the most visited ones
 
 # level -> settings; documented in docs/classic-ai.md
 LEVELS: dict[str, dict[str, object]] = {
@@ -54,6 +61,7 @@ class MctsPlayer:
         self.mcts = mcts
         self.playouts = playouts
         self.seconds = seconds
+        self.record_tree = False  # when set, each choice carries the tree's most visited nodes
 
     def choose(self, game: Game) -> MoveChoice:
         """Search ``game`` (left unchanged) and answer the most visited move."""
@@ -65,6 +73,15 @@ class MctsPlayer:
             depth=result.max_depth,
             seconds=result.seconds,
             engine=result.engine,
+            columns=[
+                ColumnStats(
+                    move=game.move_label(child.move),
+                    visits=child.visits,
+                    value=round(child.value, 4),
+                    proven=child.proven,
+                )
+                for child in sorted(result.children, key=lambda child: child.move)
+            ],
         )
         chosen = next(child for child in result.children if child.move == result.move)
         return MoveChoice(
@@ -72,6 +89,7 @@ class MctsPlayer:
             value=round(result.value, 4),
             stats=stats,
             proven=True if chosen.proven is not None else None,
+            tree=mcts_tree_of(self.mcts, game, result, cap=TREE_CAP) if self.record_tree else None,
         )
 
     def close(self) -> None:

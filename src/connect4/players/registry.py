@@ -33,6 +33,16 @@ class PlayerSpecError(ValueError):
     """A player spec that names no known player or has bad options."""
 
 
+class ColumnStats(TypedDict):
+    """One move of a Monte Carlo tree search's root: its label, visits, mean value
+    (-1 loss .. 1 win for the mover) and proven result (1, 0, -1; ``None`` if unproven)."""
+
+    move: str
+    visits: int
+    value: float
+    proven: int | None
+
+
 class MoveStats(TypedDict, total=False):
     """What a player reports about one move, JSON-ready; each player fills what it knows.
 
@@ -40,7 +50,8 @@ class MoveStats(TypedDict, total=False):
     ``depth`` the search's figures; ``source`` where a perfect player's answer came
     from (``book``, ``solver``, ``search``) and ``level`` its level; ``engine`` and
     ``heuristic`` which classic search ran; ``playouts``, ``playouts_per_second`` and
-    ``tree_size`` a Monte Carlo tree search's figures (``depth``: its deepest path).
+    ``tree_size`` a Monte Carlo tree search's figures (``depth``: its deepest path)
+    and ``columns`` its root's moves.
     """
 
     seconds: float
@@ -56,6 +67,7 @@ class MoveStats(TypedDict, total=False):
     playouts: int
     playouts_per_second: int
     tree_size: int
+    columns: list[ColumnStats]
 
 
 @dataclass

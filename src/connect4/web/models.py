@@ -119,6 +119,7 @@ class MoveRequest(BaseModel):
 
 
 Stat = float | int | str | None
+StatValue = Stat | list[dict[str, Stat]]  # a list: a Monte Carlo tree search's columns
 
 
 class MoveResult(TypedDict):
@@ -131,7 +132,7 @@ class MoveResult(TypedDict):
     value: Stat
     proven: bool | None
     column_scores: list[int | None] | None
-    stats: dict[str, Stat]
+    stats: dict[str, StatValue]
     tree: JsonObject | None
     tree_available: bool
     result: str
@@ -148,7 +149,7 @@ class MoveResponse(BaseModel):
     value: Stat
     proven: bool | None
     column_scores: list[int | None] | None
-    stats: dict[str, Stat]
+    stats: dict[str, StatValue]
     tree: JsonObject | None
     tree_available: bool = Field(description="whether this player can record a search tree")
     result: str

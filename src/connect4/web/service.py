@@ -33,7 +33,7 @@ from connect4.core.game import RULES, Game, GameKind, Rules
 from connect4.core.position import Position, check_board_size
 from connect4.core.tictactoe import TicTacToe
 from connect4.players import Player, PlayerSpecError, make_player, split_spec
-from connect4.web.models import CacheStatus, JsonObject, MoveResult, Stat
+from connect4.web.models import CacheStatus, JsonObject, MoveResult, Stat, StatValue
 
 if TYPE_CHECKING:
     from connect4.classic.search import Limits
@@ -407,6 +407,17 @@ def _clean(value: object) -> Stat:
     return None if value is None else str(value)
 
 
+def _clean_stat(value: object) -> StatValue:
+    """A JSON-safe stat: a number or string, or a list of rows of them (per-column figures).
+
+    >>> _clean_stat([{"move": "4", "value": float("nan")}])
+    [{'move': '4', 'value': 'nan'}]
+    """
+    if isinstance(value, list):
+        return [{key: _clean(item) for key, item in dict(row).items()} for row in value]
+    return _clean(value)
+
+
 def _capped(tree: JsonObject) -> JsonObject:
     """A recorded search tree cut to ``TREE_NODE_CAP`` nodes (the classic search's JSON
     wraps the root node with the search's figures under ``"tree"``)."""
@@ -455,7 +466,7 @@ def choose_move(
         if limits is not None:
             player.limits = limits  # type: ignore[attr-defined]
     seconds = time.perf_counter() - started
-    stats = {key: _clean(value) for key, value in choice.stats.items()}
+    stats = {key: _clean_stat(value) for key, value in choice.stats.items()}
     stats.setdefault("seconds", round(seconds, 6))
     tree = None
     if want_tree and choice.tree is not None:

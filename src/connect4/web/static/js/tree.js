@@ -24,7 +24,8 @@ export function showStats(answer, who) {
     ["depth", fmt(stats.depth)],
   ];
   for (const [key, value] of Object.entries(stats)) {
-    if (!["nodes", "seconds", "depth"].includes(key)) rows.push([key, fmt(value)]);
+    if (key === "columns" && Array.isArray(value)) rows.push([key, columnTable(value)]);
+    else if (!["nodes", "seconds", "depth"].includes(key)) rows.push([key, fmt(value)]);
   }
   const table = document.createElement("table");
   table.className = "stats";
@@ -33,11 +34,34 @@ export function showStats(answer, who) {
     const th = document.createElement("th");
     th.textContent = key;
     tr.append(th);
-    tr.insertCell().textContent = value;
+    const cell = tr.insertCell();
+    if (value instanceof Node) cell.append(value);
+    else cell.textContent = value;
     tr.dataset.stat = key;
   }
   $("stats").innerHTML = "";
   $("stats").append(table);
+}
+
+// A Monte Carlo tree search's root moves: visits, mean value, proven result.
+function columnTable(columns) {
+  const proofs = { 1: "win", 0: "draw", "-1": "loss" };
+  const table = document.createElement("table");
+  table.className = "columns";
+  const head = table.insertRow();
+  for (const name of ["move", "visits", "value", "proven"]) {
+    const th = document.createElement("th");
+    th.textContent = name;
+    head.append(th);
+  }
+  for (const column of columns) {
+    const tr = table.insertRow();
+    const proven = column.proven === null ? "" : proofs[column.proven];
+    for (const text of [column.move, fmt(column.visits), Number(column.value).toFixed(3), proven]) {
+      tr.insertCell().textContent = text;
+    }
+  }
+  return table;
 }
 
 // The search tree of an AI's answer, searched from `rootPos` in `game`.
@@ -52,14 +76,16 @@ export function showTree(tree, rootPos, game) {
   const root = tree.tree && typeof tree.tree === "object" ? tree.tree : tree;
   const start = typeof tree.root === "string" ? tree.root : rootPos;
   // Alpha-beta trees show each node's window; minimax has none.
-  const view = { game, rootPos: start, windows: tree.algorithm !== "minimax" };
+  const view = { game, rootPos: start, windows: !["minimax", "mcts"].includes(tree.algorithm) };
   const summary = document.createElement("p");
   summary.className = "note";
   const parts = [];
   if (tree.algorithm) parts.push(tree.algorithm);
   if (tree.heuristic) parts.push(`heuristic ${tree.heuristic}`);
   if (tree.depth !== undefined) parts.push(`depth ${tree.depth}`);
-  parts.push(`${fmt(tree.node_count ?? "?")} nodes searched`);
+  if (tree.playouts !== undefined) {
+    parts.push(`${fmt(tree.playouts)} playouts, the ${fmt(tree.node_count)} most visited of ${fmt(tree.nodes)} nodes, ★ the path it plays`);
+  } else parts.push(`${fmt(tree.node_count ?? "?")} nodes searched`);
   if (tree.pruned_count) parts.push(`${fmt(tree.pruned_count)} branches pruned (grey)`);
   if (tree.truncated || hasTruncated(root)) parts.push("recording capped");
   summary.textContent = parts.join(", ") + ". Values are from the searching player's view.";
@@ -125,6 +151,13 @@ function treeNode(node, view, open) {
   text.className = "tree-text";
   const move = node.move === null || node.move === undefined ? "root" : `move ${typeof node.move === "number" ? label(view.game, node.move) : node.move}`;
   const bits = [move, node.pruned ? "not searched" : `value ${fmt(node.value)}`];
+  if (node.visits !== undefined) {
+    // a Monte Carlo tree search's node: visits, UCT score, proof, the played path
+    bits.push(`visits ${fmt(node.visits)}`);
+    if (node.uct !== null && node.uct !== undefined) bits.push(`uct ${fmt(node.uct)}`);
+    if (node.proven !== null && node.proven !== undefined) bits.push(`proven ${{ 1: "win", 0: "draw", "-1": "loss" }[node.proven]}`);
+    if (node.best) bits.push("★");
+  }
   if (view.windows && !node.pruned) {
     bits.push(`α ${node.alpha === null || node.alpha === undefined ? "−∞" : fmt(node.alpha)}`);
     bits.push(`β ${node.beta === null || node.beta === undefined ? "+∞" : fmt(node.beta)}`);
