@@ -351,3 +351,22 @@ def test_spot_check_counts_entries_it_cannot_settle_and_books_with_nothing_to_pr
     quick = spot_check(book, "b", deeper_than=3, entries=5)
     assert (quick.entries, quick.checked) == (719, 5)
     assert quick == spot_check(book, "b", deeper_than=3, entries=5)  # the same sample each run
+
+
+def test_resume_refuses_a_journal_built_with_another_base_book(tmp_path: Path) -> None:
+    base = tmp_path / "base.c4book"
+    with ThreadPoolExecutor(1) as pool:
+        build_book(4, 4, 3, base, executor=pool, progress=False, base_book="none")
+    out = tmp_path / "y.c4book"
+    with pytest.raises(BuildInterrupted), ThreadPoolExecutor(1) as pool:
+        build_book(
+            4, 4, 2, out, executor=pool, progress=False, chunk=1, stop_after=1, base_book=str(base)
+        )
+    for other in ("none", "default"):  # the journal's scores came from another base book
+        with pytest.raises(BookError, match="--base-book differ"), ThreadPoolExecutor(1) as pool:
+            build_book(4, 4, 2, out, executor=pool, progress=False, resume=True, base_book=other)
+    with ThreadPoolExecutor(1) as pool:  # the same base book resumes
+        report = build_book(
+            4, 4, 2, out, executor=pool, progress=False, resume=True, base_book=str(base)
+        )
+    assert report.resumed >= 1

@@ -39,6 +39,7 @@ import importlib
 import os
 import struct
 import time
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -152,6 +153,18 @@ def solve_chunk(
 
 
 # ---------------------------------------------------------------- journal
+def book_tag(book: Book) -> int:
+    """A 64-bit fingerprint of a book's entries (never 0), recorded in a build's journal.
+
+    >>> from connect4.solver.book.reader import default_book
+    >>> book_tag(default_book(6, 5)) == book_tag(default_book(6, 5)) != 0
+    True
+    """
+    keys = zlib.crc32(np.ascontiguousarray(book.keys).tobytes())
+    values = zlib.crc32(np.ascontiguousarray(book.values).tobytes(), book.plies)
+    return (keys << 32 | values) or 1
+
+
 @dataclass
 class Journal:
     """Append-only record of solved positions beside the book being built."""
@@ -160,17 +173,21 @@ class Journal:
     width: int
     height: int
     plies: int
+    base_tag: int = 0  # :func:`book_tag` of the base book (0: none), so a resume uses the same
     scores: dict[int, int] = field(default_factory=dict)
     nodes: int = 0
 
     def open(self, resume: bool) -> None:
         """Start a new journal, or (``resume``) read the one on disk and continue it."""
-        header = _JOURNAL_HEADER.pack(JOURNAL_MAGIC, self.width, self.height, self.plies, 0)
+        header = _JOURNAL_HEADER.pack(
+            JOURNAL_MAGIC, self.width, self.height, self.plies, self.base_tag
+        )
         if resume and self.path.exists():
             data = self.path.read_bytes()
             if data[: _JOURNAL_HEADER.size] != header:
                 raise BookError(
-                    f"{self.path} belongs to another build (board or --plies differ); "
+                    f"{self.path} belongs to another build (board, --plies or --base-book "
+                    "differ); "
                     "delete it or build without --resume"
                 )
             body = data[_JOURNAL_HEADER.size :]
@@ -394,6 +411,7 @@ def build_book(
     else:
         assert base_book is not None
         base_check = spot_check(base, base_book, deeper_than=plies)
+        journal.base_tag = book_tag(base)
         if say is not None:
             say(base_check.summary())
     started = time.perf_counter()
