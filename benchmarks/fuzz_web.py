@@ -24,16 +24,13 @@ import argparse
 import asyncio
 import json
 import random
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
+from load_web import start_server
 from machine import describe_machine
 
 from connect4 import Position
@@ -382,30 +379,6 @@ async def run_pass(
 
     await asyncio.gather(*(worker() for _ in range(clients)))
     return tally
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_server(options: list[str], log: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    command = [sys.executable, "-m", "connect4", "serve", "--port", str(port), *options]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url + "/solve?pos=4455", timeout=30):
-                return process, url
-        except OSError:
-            if process.poll() is not None:
-                raise SystemExit(f"error: the server exited; see {log}") from None
-            time.sleep(0.2)
-    process.kill()
-    raise SystemExit("error: the server did not start within 120 s")
 
 
 def resident_mb(pid: int) -> float:

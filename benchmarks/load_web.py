@@ -152,11 +152,13 @@ def free_port() -> int:
 
 
 def start_server(options: list[str], log: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """Start ``connect4 serve OPTIONS`` on a free 127.0.0.1 port; its process and URL once
+    it answers (the first answer compiles or loads the solver: up to 120 s)."""
     port = free_port()
     command = [sys.executable, "-m", "connect4", "serve", "--port", str(port), *options]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
             with urllib.request.urlopen(url + "/solve?pos=4455", timeout=30):  # warms numba too
@@ -166,7 +168,7 @@ def start_server(options: list[str], log: Path) -> tuple[subprocess.Popen[bytes]
                 raise SystemExit(f"error: the server exited; see {log}") from None
             time.sleep(0.2)
     process.kill()
-    raise SystemExit("error: the server did not start within 60 s")
+    raise SystemExit("error: the server did not start within 120 s")
 
 
 async def run(url: str, clients: int, seconds: float, positions: list[tuple[str, int]]) -> Tally:

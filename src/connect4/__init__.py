@@ -19,6 +19,7 @@ from connect4.core.errors import IllegalMoveError, InvalidMoveError
 from connect4.core.game import Game
 from connect4.core.position import Position
 from connect4.core.tictactoe import TicTacToe
+from connect4.core.version import __version__ as __version__
 
 if TYPE_CHECKING:
     from connect4.classic.search import Limits, SearchResult, alphabeta, minimax
@@ -62,7 +63,6 @@ __all__ = [
     "minimax",
     "solve",
 ]
-__version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> object:

@@ -33,7 +33,7 @@ def root(
 ) -> None:
     """Connect Four and tic-tac-toe: play, solve, analyse search, run AI tournaments."""
     if version:
-        from connect4 import __version__
+        from connect4.core.version import __version__
 
         typer.echo(f"connect4 {__version__}")
         raise typer.Exit()

@@ -30,11 +30,11 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from connect4 import __version__
 from connect4.classic.search import MATE, is_mate
 from connect4.core.game import RULES, Game
 from connect4.core.position import COLUMN_SYMBOLS, Position
 from connect4.core.tictactoe import TicTacToe
+from connect4.core.version import __version__
 from connect4.players import describe_players
 from connect4.web import service
 from connect4.web.models import (

@@ -14,7 +14,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from connect4 import __version__
+from connect4.core.version import __version__
 from connect4.web import errors
 from connect4.web.api import BOARD_SIZES, QUICK_NODES, Api, Settings
 from connect4.web.middleware import JsonErrors, RequestLog

@@ -1,0 +1,35 @@
+"""What the import contract cannot see: no layer imports the root package.
+
+``connect4/__init__.py`` re-exports every layer (some lazily), so a module that
+imported ``connect4`` itself could reach any layer around the contract.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import connect4
+
+PACKAGE = Path(connect4.__file__).resolve().parent
+
+
+def test_no_module_of_a_layer_imports_the_root_package() -> None:
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.parent == PACKAGE:  # the root's own modules: __init__, __main__
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "connect4" and node.level == 0:
+                offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+            if isinstance(node, ast.Import) and any(a.name == "connect4" for a in node.names):
+                offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert offenders == []
+
+
+def test_the_version_is_one_constant() -> None:
+    from connect4.core.version import __version__
+
+    assert connect4.__version__ == __version__
+    pyproject = (PACKAGE.parents[1] / "pyproject.toml").read_text(encoding="utf-8")
+    assert f'version = "{__version__}"' in pyproject
