@@ -21,15 +21,15 @@ A position the solver could not settle within the budget gets no verdict
 
 from __future__ import annotations
 
-import contextlib
-import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from connect4.core.game import Game
 from connect4.core.position import Position
 from connect4.core.tictactoe import TicTacToe
-from connect4.review.values import ReviewError, exact_scores, review_solver
+from connect4.review.values import MoveScores, ReviewError, exact_scores
+from connect4.review.work import score_game
 
 __all__ = ["PlayerSummary", "PlyReview", "Review", "Verdict", "grade", "review"]
 
@@ -220,13 +220,17 @@ def review(
     max_nodes: int | None = None,
     max_seconds: float | None = None,
     deadline: float | None = None,
+    scores: Sequence[MoveScores] | None = None,
 ) -> Review:
     """Grade every move of the game ``moves`` (a move string) by exact scores.
 
     Connect Four positions go to the solver (standard rules, with the board
     size's exact opening book), within ``max_nodes`` and ``max_seconds`` per
-    position and ``deadline`` (a :func:`time.perf_counter` time) for the whole
-    review; tic-tac-toe is searched in full. A bad move string raises
+    solve and ``deadline`` (a :func:`time.perf_counter` time) for the whole
+    review; tic-tac-toe is searched in full. ``scores``, when given, are every
+    position's move scores found elsewhere (one per move: the web server solves
+    a game's moves on several threads with :class:`~connect4.review.work.GameScores`).
+    A bad move string raises
     :class:`~connect4.core.errors.InvalidMoveError` or
     :class:`~connect4.core.errors.IllegalMoveError`; count-fours raises
     :class:`~connect4.review.values.ReviewError`.
@@ -248,33 +252,27 @@ def review(
     """
     board = start_game(game, width, height, rules)
     history = _replay(board, moves)
-    if board.kind == "connect4" and history:
-        # One table for the whole game, cleared first: consecutive positions share most
-        # of their trees, and the review does not depend on what the thread solved before.
-        with contextlib.suppress(ImportError):  # no solver: every position is "not proven"
-            review_solver(board.width, board.height, reuse_table=True).clear_table()
+    given = scores
+    if given is None and isinstance(board, Position):
+        given = score_game(
+            board, history, max_nodes=max_nodes, max_seconds=max_seconds, deadline=deadline
+        )
+    elif given is not None and len(given) != len(history):
+        raise ValueError(f"{len(given)} positions' scores given for a game of {len(history)} moves")
     rows: list[PlyReview] = []
     outcomes: list[int | None] = []
     evaluation: list[int | None] = []
     for ply, move in enumerate(history, start=1):
         player = board.to_move
         view = 1 if player == 1 else -1  # the mover's score times view = first player's view
-        limit = deadline
-        if max_seconds is not None:
-            by_seconds = time.perf_counter() + max_seconds
-            limit = by_seconds if limit is None else min(limit, by_seconds)
-        if limit is not None and time.perf_counter() >= limit:
-            scores: tuple[int | None, ...] = (None,) * board.size
-            proven = False
-        else:
-            judged = exact_scores(board, max_nodes=max_nodes, deadline=limit, reuse_table=True)
-            scores, proven = judged.scores, judged.complete
-        known = [s for s in scores if s is not None]
+        judged = given[ply - 1] if given is not None else exact_scores(board)
+        column_scores, proven = judged.scores, judged.complete
+        known = [s for s in column_scores if s is not None]
         best_score = max(known) if proven and known else None
         if ply == 1:
             outcomes.append(None if best_score is None else view * _sign(best_score))
             evaluation.append(None if best_score is None else view * best_score)
-        played = scores[move]
+        played = column_scores[move]
         verdict: Verdict | None = None
         loss: int | None = None
         if best_score is not None and played is not None:
@@ -286,10 +284,12 @@ def review(
                 name=player_name(board.kind, player),
                 move=move,
                 label=board.move_label(move),
-                scores=scores,
+                scores=column_scores,
                 proven=proven,
                 best_score=best_score,
-                best_moves=tuple(m for m, s in enumerate(scores) if proven and s == best_score),
+                best_moves=tuple(
+                    m for m, s in enumerate(column_scores) if proven and s == best_score
+                ),
                 played_score=played,
                 loss=loss,
                 verdict=verdict,

@@ -27,8 +27,10 @@ if TYPE_CHECKING:
 __all__ = [
     "MoveScores",
     "ReviewError",
+    "cached_scores",
     "clear_cache",
     "exact_scores",
+    "remember_scores",
     "review_solver",
     "tictactoe_value",
 ]
@@ -107,6 +109,18 @@ def clear_cache() -> None:
     _SCORE_CACHE.clear()
 
 
+def cached_scores(position: Position, max_nodes: int | None) -> MoveScores | None:
+    """The scores of ``position`` found earlier with the same node budget, if kept."""
+    return _SCORE_CACHE.get((position.width, position.height, position.key(), max_nodes))
+
+
+def remember_scores(position: Position, max_nodes: int | None, scores: MoveScores) -> None:
+    """Keep the scores of ``position`` for later reviews (the cache is bounded)."""
+    if len(_SCORE_CACHE) > 200_000:
+        _SCORE_CACHE.clear()
+    _SCORE_CACHE[(position.width, position.height, position.key(), max_nodes)] = scores
+
+
 def _connect4_scores(
     position: Position,
     max_nodes: int | None,
@@ -114,8 +128,7 @@ def _connect4_scores(
     table_megabytes: int,
     reuse_table: bool,
 ) -> MoveScores:
-    cache_key = (position.width, position.height, position.key(), max_nodes)
-    cached = _SCORE_CACHE.get(cache_key)
+    cached = cached_scores(position, max_nodes)
     if cached is not None:
         return cached
     unknown = MoveScores((None,) * position.width, False)
@@ -127,10 +140,8 @@ def _connect4_scores(
         return unknown
     result = solver.run(position, analyze=True, max_nodes=max_nodes, deadline=deadline)
     scores = MoveScores(tuple(result.column_scores or unknown.scores), bool(result.complete))
-    if len(_SCORE_CACHE) > 200_000:
-        _SCORE_CACHE.clear()
     if scores.complete or (deadline is None and not reuse_table):  # the same answer every time
-        _SCORE_CACHE[cache_key] = scores
+        remember_scores(position, max_nodes, scores)
     return scores
 
 

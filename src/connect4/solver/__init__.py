@@ -363,13 +363,17 @@ class Solver:
         max_nodes: int | None = None,
         deadline: float | None = None,
         guess: int | None = None,
+        lower: int | None = None,
     ) -> SolveResult:
         """Solve (and with ``analyze`` score every column) within optional limits.
 
         ``deadline`` is a :func:`time.perf_counter` time (an alternative to
         ``max_seconds``). ``guess``, a likely score (e.g. the score two plies
         earlier), makes the first null-window searches test it: right, the
-        score costs two searches instead of about five. A limit that stops
+        score costs two searches instead of about five. ``lower``, a proven
+        lower bound on the score (e.g. from an opening book), is the first
+        guess unless one is given, and no search tests below it: when the score
+        is the bound, one null-window search proves it. A limit that stops
         the search gives ``score=None`` and ``complete=False``.
 
         >>> r = Solver().run(Position.from_moves("445566"), analyze=True)
@@ -377,6 +381,8 @@ class Solver:
         (18, 18, True)
         >>> Solver(4, 4).run(Position(4, 4), guess=0).score
         0
+        >>> Solver().run(Position.from_moves("4455"), lower=18).score
+        18
         """
         self.check(position)
         start = time.perf_counter()
@@ -402,8 +408,10 @@ class Solver:
                 ]
                 known = [v for v in column_scores if v is not None]
                 score = max(known) if complete and known else None
-            elif guess is not None and not weak:
-                score, complete, nodes = self._narrow(position, guess, deadline, max_nodes)
+            elif (guess is not None or lower is not None) and not weak:
+                score, complete, nodes = self._narrow(
+                    position, lower if guess is None else guess, deadline, max_nodes, lower
+                )
             else:
 
                 def search(mem: NDArray[np.uint64]) -> int:
@@ -540,15 +548,22 @@ class Solver:
         return self._budgeted(search, deadline, max_nodes)
 
     def _narrow(
-        self, position: Position, guess: int, deadline: float | None, max_nodes: int | None
+        self,
+        position: Position,
+        guess: int | None,
+        deadline: float | None,
+        max_nodes: int | None,
+        lower: int | None = None,
     ) -> tuple[int, bool, int]:
         """The exact score by null-window searches, as the kernel's solve narrows it
         (halving ``[lo, hi]``, biased toward 0) but testing ``guess`` and
-        ``guess - 1`` first."""
+        ``guess - 1`` first, and nothing below ``lower``."""
         size, ply = position.size, position.ply
         lo = -((size - ply) // 2)
         hi = (size + 1 - ply) // 2
-        first = guess if lo <= guess < hi else None
+        if lower is not None:
+            lo = min(hi, max(lo, lower))
+        first = guess if guess is not None and lo <= guess < hi else None
         total = 0
         while lo < hi:
             if first is not None and lo <= first < hi:

@@ -24,9 +24,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
+from collections import deque
 from dataclasses import dataclass
 from itertools import count
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from fastapi import Depends, Request
 
@@ -49,6 +50,10 @@ from connect4.web.models import (
     ReviewResponse,
 )
 from connect4.web.pool import WorkerPool
+
+if TYPE_CHECKING:
+    from connect4.review import Review
+    from connect4.review.work import TaskKey
 
 QUICK_NODES = 400_000  # quick-lane node budget of a position with >= 20 stones on 7x6 (~40 ms)
 QUICK_TABLE_MB = 8  # transposition table of a quick-lane solver (deep lane: 64 MB)
@@ -292,14 +297,16 @@ class Api:
         A game the solver cannot settle within the time limit is a 503, never a guess.
         """
         position = self.parse(pos, game, width, height, "standard")
-        if position.kind == "connect4" and not solver_available():
-            raise service.Unavailable("the perfect solver is not installed on this server")
         time_limit = self.settings.time_limit
         # The review stops a little before the lane's own limit, so the answer says
         # how far it got rather than only that the time ran out.
-        result = await self.deep.run(
-            service.review_game, position, deadline=time.perf_counter() + REVIEW_SHARE * time_limit
-        )
+        deadline = time.perf_counter() + REVIEW_SHARE * time_limit
+        if isinstance(position, Position):
+            if not solver_available():
+                raise service.Unavailable("the perfect solver is not installed on this server")
+            result = await self.review_connect4(position, deadline)
+        else:
+            result = await self.deep.run(service.review_game, position, deadline=deadline)
         unproven = [row.ply for row in result.plies if not row.proven]
         if unproven:
             raise service.TimeLimitExceeded(
@@ -307,6 +314,21 @@ class Api:
                 f"(from ply {unproven[0]}) were not solved within {time_limit:g} s"
             )
         return ReviewResponse.model_validate(result.as_dict())
+
+    async def review_connect4(self, position: Position, deadline: float) -> Review:
+        """A Connect Four review solved by every deep-lane thread at once: each job
+        takes the game's move solves one by one (the dearest first) from a shared
+        queue until none is left, so a lone review uses both cores and a busy
+        server still serves other requests between reviews' jobs."""
+        work = await self.deep.run(service.review_work, position)
+        results: dict[TaskKey, int | None] = {}
+        for tasks in (work.dearest_first(), None):
+            queue = deque(work.missing(results) if tasks is None else tasks)
+            jobs = min(self.deep.workers, len(queue))
+            await asyncio.gather(
+                *(self.deep.run(work.drain, queue, results, deadline=deadline) for _ in range(jobs))
+            )
+        return service.review_from_scores(position, work.move_scores(results))
 
     # ------------------------------------------------------------ players
     async def move(self, request: MoveRequest) -> MoveResponse:

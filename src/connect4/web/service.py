@@ -37,7 +37,8 @@ from connect4.web.models import CacheStatus, JsonObject, MoveResult, Stat, StatV
 
 if TYPE_CHECKING:
     from connect4.classic.search import Limits
-    from connect4.review import Review
+    from connect4.review import MoveScores, Review
+    from connect4.review.work import GameScores
 
 G = TypeVar("G", bound=Game)
 
@@ -260,6 +261,26 @@ def analyze_position(
 
 
 # ------------------------------------------------------------------ review
+def review_work(position: Position) -> GameScores:
+    """The solves a review of ``position``'s game needs (from the empty board)."""
+    from connect4.review.work import GameScores
+
+    return GameScores(Position(position.width, position.height), position.history)
+
+
+def review_from_scores(game: Game, scores: list[MoveScores]) -> Review:
+    """The review of ``game`` from every position's move scores (cheap: no solving)."""
+    from connect4.review import ReviewError, review
+
+    try:
+        return review(
+            game.moves, game=game.kind, width=game.width, height=game.height,
+            rules=game.rules, scores=scores,
+        )  # fmt: skip
+    except ReviewError as error:
+        raise BadRequest(str(error)) from None
+
+
 def review_game(game: Game, *, deadline: float) -> Review:
     """Every move of ``game`` graded by exact scores, by ``deadline`` (a
     :func:`time.perf_counter` time; positions left then are not proven)."""
