@@ -3,6 +3,7 @@
     nice python benchmarks/bench_review.py                # 100 games
     nice python benchmarks/bench_review.py --games 20
     nice python benchmarks/bench_review.py --http         # also through GET /api/review
+    nice python benchmarks/bench_review.py --http --reference ../main/src
 
 The games are played from the empty board between ``random``,
 ``alphabeta:level=medium`` and ``perfect:level=easy`` (every pairing, mirror
@@ -11,6 +12,11 @@ proven, no scores kept from earlier games). Prints mean, median (p50), p99 and m
 seconds per game, plies per game, and the machine. The target: p99 <= 1 s per game.
 With ``--http`` the same games are then reviewed one request at a time through
 ``GET /api/review`` on a local server (no other load; targets p99 <= 300 ms).
+
+``--reference SRC`` times another checkout of the package (its ``src`` folder)
+on the same games in alternation with this one, game by game: each side runs in
+its own process (``review_worker.py``) with its own server, so the two figures
+come from the same minutes of this machine's drifting speed.
 """
 
 from __future__ import annotations
@@ -19,17 +25,19 @@ import argparse
 import itertools
 import os
 import statistics
+import subprocess
 import sys
 import time
+from pathlib import Path
 
 from machine import cpu_model
 
 from connect4 import Position
 from connect4.players import make_player
-from connect4.review import review
-from connect4.review.values import clear_cache
 
 SPECS = ("random", "alphabeta:level=medium", "perfect:level=easy")
+HERE = Path(__file__).resolve().parent
+SOURCE = HERE.parent / "src"
 
 
 def play(red: str, yellow: str, seed: int) -> str:
@@ -47,64 +55,82 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=100, help="games to play and review")
-    parser.add_argument("--http", action="store_true", help="also time GET /api/review")
-    args = parser.parse_args()
-    print(f"machine: {os.cpu_count()} CPUs, {cpu_model()}, Python {sys.version.split()[0]}")
-    pairings = itertools.cycle(itertools.product(SPECS, repeat=2))
-    games = [play(*next(pairings), seed=seed) for seed in range(args.games)]
-    review("4")  # warm the solver and load the book
-    seconds: list[float] = []
-    for moves in games:
-        clear_cache()  # each game solved afresh, not from earlier games' positions
-        started = time.perf_counter()
-        result = review(moves)
-        seconds.append(time.perf_counter() - started)
-        assert all(row.proven for row in result.plies), moves
-    plies = statistics.mean(len(moves) for moves in games)
-    print(
-        f"{len(games)} games ({plies:.1f} plies on average): "
-        f"mean {statistics.mean(seconds):.3f} s, "
-        f"p50 {percentile(seconds, 0.5):.3f} s, p99 {percentile(seconds, 0.99):.3f} s, "
-        f"max {max(seconds):.3f} s per game"
-    )
-    slowest = max(range(len(games)), key=seconds.__getitem__)
-    print(f"slowest: {games[slowest]} ({seconds[slowest]:.3f} s)")
-    long = [s for s, moves in zip(seconds, games, strict=True) if len(moves) >= 30]
-    if long:
-        print(
-            f"{len(long)} games of 30 plies or more: p50 {percentile(long, 0.5):.3f} s, "
-            f"max {max(long):.3f} s"
-        )
-    if args.http:
-        http(games)
-
-
-def http(games: list[str]) -> None:
-    import httpx
-
-    from connect4.web import create_app
-    from connect4.web.server import BackgroundServer
-
-    seconds: list[float] = []
-    with (
-        BackgroundServer(create_app(threads=2, time_limit=10.0)) as live,
-        httpx.Client(base_url=live.url, timeout=60) as client,
-    ):
-        client.get("/api/review", params={"pos": "4"}).raise_for_status()  # warm the lane
-        for moves in games:
-            clear_cache()  # the server runs in this process: each game solved afresh
-            started = time.perf_counter()
-            client.get("/api/review", params={"pos": moves}).raise_for_status()
-            seconds.append(time.perf_counter() - started)
-    print(
-        f"GET /api/review, {len(games)} games one at a time: "
+def figures(seconds: list[float]) -> str:
+    return (
         f"mean {statistics.mean(seconds):.3f} s, p50 {percentile(seconds, 0.5):.3f} s, "
         f"p99 {percentile(seconds, 0.99):.3f} s, max {max(seconds):.3f} s"
     )
 
 
+class Worker:
+    """A ``review_worker.py`` process reviewing games with the package found in ``source``."""
+
+    def __init__(self, source: Path, http: bool) -> None:
+        env = {**os.environ, "PYTHONPATH": str(source)}
+        command = [sys.executable, str(HERE / "review_worker.py")] + (["--http"] if http else [])
+        self.process = subprocess.Popen(
+            command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        self.ask("warm", "4")
+
+    def ask(self, kind: str, moves: str) -> float:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(f"{kind} {moves}\n")
+        self.process.stdin.flush()
+        answer = self.process.stdout.readline()
+        if not answer:
+            sys.exit(f"error: the review worker for {kind} {moves} stopped")
+        return float(answer)
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=60)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=100, help="games to play and review")
+    parser.add_argument("--http", action="store_true", help="also time GET /api/review")
+    parser.add_argument(
+        "--reference", type=Path, help="another checkout's src folder, timed in alternation"
+    )
+    args = parser.parse_args()
+    print(f"machine: {os.cpu_count()} CPUs, {cpu_model()}, Python {sys.version.split()[0]}")
+    pairings = itertools.cycle(itertools.product(SPECS, repeat=2))
+    games = [play(*next(pairings), seed=seed) for seed in range(args.games)]
+    sides = {"this build": SOURCE}
+    if args.reference is not None:
+        sides["reference"] = args.reference.resolve()
+    workers = {name: Worker(source, args.http) for name, source in sides.items()}
+    kinds = ["library"] + (["http"] if args.http else [])
+    seconds: dict[tuple[str, str], list[float]] = {(n, k): [] for n in sides for k in kinds}
+    for index, moves in enumerate(games):
+        order = list(workers) if index % 2 == 0 else list(reversed(workers))
+        for kind in kinds:
+            for name in order:
+                seconds[(name, kind)].append(workers[name].ask(kind, moves))
+    for worker in workers.values():
+        worker.close()
+    plies = statistics.mean(len(moves) for moves in games)
+    print(f"{len(games)} games, {plies:.1f} plies on average, each reviewed afresh")
+    for kind in kinds:
+        label = "library review()" if kind == "library" else "GET /api/review, one at a time"
+        for name in sides:
+            print(f"{label:32} {name:10}: {figures(seconds[(name, kind)])} per game")
+    mine = seconds[("this build", "library")]
+    slowest = max(range(len(games)), key=mine.__getitem__)
+    print(f"slowest (library, this build): {games[slowest]} ({mine[slowest]:.3f} s)")
+    long = [s for s, moves in zip(mine, games, strict=True) if len(moves) >= 30]
+    if long:
+        print(
+            f"{len(long)} games of 30 plies or more (library, this build): "
+            f"p50 {percentile(long, 0.5):.3f} s, max {max(long):.3f} s"
+        )
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
 if __name__ == "__main__":
+    started = time.perf_counter()
     main()
+    print(f"{time.perf_counter() - started:.0f} s in all")

@@ -290,13 +290,22 @@ class Api:
 
     # ------------------------------------------------------------ review
     async def review(
-        self, pos: str, game: str = "connect4", width: int = 7, height: int = 6
+        self,
+        pos: str,
+        game: str = "connect4",
+        width: int = 7,
+        height: int = 6,
+        rules: str = "standard",
     ) -> ReviewResponse:
         """Every move of the game ``pos`` graded by exact scores (deep lane).
 
         A game the solver cannot settle within the time limit is a 503, never a guess.
         """
-        position = self.parse(pos, game, width, height, "standard")
+        position = self.parse(pos, game, width, height, rules)
+        if position.rules != "standard":
+            raise service.BadRequest(
+                "the solver handles the standard rules only: count-fours games cannot be reviewed"
+            )
         time_limit = self.settings.time_limit
         # The review stops a little before the lane's own limit, so the answer says
         # how far it got rather than only that the time ran out.

@@ -11,7 +11,7 @@ from fastapi import APIRouter
 from connect4.web.api import ApiDep
 from connect4.web.errors import RESPONSES
 from connect4.web.models import ReviewResponse
-from connect4.web.routes.solver import GameName, Height, Pos, Width
+from connect4.web.routes.solver import GameName, Height, Pos, RulesName, Width
 
 router = APIRouter(tags=["review"], responses=RESPONSES)
 
@@ -23,10 +23,12 @@ async def review(
     width: Width = 7,
     height: Height = 6,
     game: GameName = "connect4",
+    rules: RulesName = "standard",
 ) -> ReviewResponse:
     """Every move of the game graded by exact scores: best, good, mistake or blunder.
 
-    The same parameters as ``/api/analyze``; a finished game is fine. A game whose
-    positions cannot all be solved within the server's time limit is a 503.
+    The same parameters as ``/api/analyze``, and ``rules`` (a count-fours game is a
+    400: the solver plays the standard rules only); a finished game is fine. A game
+    whose positions cannot all be solved within the server's time limit is a 503.
     """
-    return await api.review(pos, game, width, height)
+    return await api.review(pos, game, width, height, rules)

@@ -26,6 +26,7 @@ Height = Annotated[int, Query(ge=1, le=64, description="board height")]
 GameName = Annotated[
     str, Query(max_length=20, description="connect4, or tictactoe (3x3, numpad cells)")
 ]
+RulesName = Annotated[str, Query(max_length=20, description="standard or count-fours")]
 
 
 @router.get("/solve", response_model=SolveResponse)

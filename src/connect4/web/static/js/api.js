@@ -23,6 +23,14 @@ export function requestAnalysis(game, moves) {
   return getJson(`/api/analyze?${params}`);
 }
 
+// Every move of a game graded by exact scores: GET /api/review.
+export function requestReview(game, moves) {
+  const params = new URLSearchParams({
+    pos: moves, game: game.kind, width: game.width, height: game.height, rules: game.rules,
+  });
+  return getJson(`/api/review?${params}`);
+}
+
 async function loadFacts() {
   try {
     const [info, players] = await Promise.all([getJson("/api/info"), getJson("/api/players")]);

@@ -9,15 +9,34 @@ export function displayOrder(game) {
 }
 
 // Fill `boardEl` with the board; `legal(move)` enables a move, `onMove(move)` plays it,
-// `animate` marks the last stone as just played.
-export function drawBoard(boardEl, game, board, { legal, onMove, animate }) {
+// `animate` marks the last stone as just played. `hints` (from a review), when given,
+// marks where the best moves `best` would land (★) and the move `played` instead (✗).
+export function drawBoard(boardEl, game, board, { legal, onMove, animate, hints = null }) {
   boardEl.innerHTML = "";
   boardEl.className = game.kind;
-  if (game.kind === "tictactoe") drawTicTacToe(boardEl, game, board, legal, onMove, animate);
-  else drawConnect4(boardEl, game, board, legal, onMove, animate);
+  if (game.kind === "tictactoe") drawTicTacToe(boardEl, game, board, legal, onMove, animate, hints);
+  else drawConnect4(boardEl, game, board, legal, onMove, animate, hints);
 }
 
-function drawConnect4(boardEl, game, board, legal, onMove, animate) {
+// The review's mark for a move: "best", "played" or "" (none).
+function hintOf(hints, move) {
+  if (!hints) return "";
+  if (hints.best.includes(move)) return "best";
+  return hints.played === move ? "played" : "";
+}
+
+const HINT_TEXT = { best: ["★", "best move"], played: ["✗", "move played"] };
+
+// A ghost stone showing a review's mark where a move would go.
+function ghost(kind) {
+  const g = document.createElement("span");
+  g.className = `ghost ${kind}`;
+  g.textContent = HINT_TEXT[kind][0];
+  g.setAttribute("aria-hidden", "true");
+  return g;
+}
+
+function drawConnect4(boardEl, game, board, legal, onMove, animate, hints) {
   const w = game.width, h = game.height;
   boardEl.style.setProperty("--cols", w);
   boardEl.style.setProperty("--rows", h);
@@ -26,7 +45,9 @@ function drawConnect4(boardEl, game, board, legal, onMove, animate) {
     col.type = "button";
     col.className = "column";
     col.dataset.col = String(c);
-    col.setAttribute("aria-label", `column ${c + 1}`);
+    const hint = hintOf(hints, c);
+    col.setAttribute("aria-label", `column ${c + 1}${hint ? ` (${HINT_TEXT[hint][1]})` : ""}`);
+    if (hint) col.classList.add(`hint-${hint}`);
     col.disabled = !legal(c);
     col.addEventListener("click", () => onMove(c));
     for (let r = h - 1; r >= 0; r--) {
@@ -34,6 +55,7 @@ function drawConnect4(boardEl, game, board, legal, onMove, animate) {
       cell.className = "cell";
       cell.dataset.cell = `${c},${r}`;
       const owner = board.grid[c][r] || 0;
+      if (hint && r === board.grid[c].length) cell.append(ghost(hint));
       if (owner) {
         const disc = document.createElement("span");
         disc.className = `disc p${owner}`;
@@ -54,16 +76,18 @@ function drawConnect4(boardEl, game, board, legal, onMove, animate) {
   }
 }
 
-function drawTicTacToe(boardEl, game, board, legal, onMove, animate) {
+function drawTicTacToe(boardEl, game, board, legal, onMove, animate, hints) {
   for (const k of displayOrder(game)) {
     const cell = document.createElement("button");
     cell.type = "button";
     cell.className = "ttt-cell";
     cell.dataset.col = String(k);
-    cell.setAttribute("aria-label", `cell ${k + 1}`);
+    const hint = hintOf(hints, k);
+    cell.setAttribute("aria-label", `cell ${k + 1}${hint ? ` (${HINT_TEXT[hint][1]})` : ""}`);
     cell.disabled = !legal(k);
     const owner = board.cells[k];
     cell.textContent = owner ? game.sides[owner - 1] : "";
+    if (hint) { cell.classList.add(`hint-${hint}`); cell.append(ghost(hint)); }
     if (owner) cell.classList.add(`p${owner}`);
     if (board.winCells.has(String(k))) cell.classList.add("win");
     if (board.last === k) cell.classList.add("last");

@@ -3,9 +3,10 @@
 // URL: ?pos=4453), replays it locally to draw the board, and asks the server
 // for AI moves (POST /api/move) and solutions (GET /api/analyze).
 // This module owns the page's one mutable state and the controls that change it.
-import { facts, gameFacts, requestMove } from "./api.js";
+import { facts, gameFacts, requestMove, requestReview } from "./api.js";
 import { drawBoard } from "./board.js";
 import { defaultAi, fillKinds, fillOptions, isHuman, kindInfo, playerSpec, setSpec, specProblem } from "./players.js";
+import { drawGraph, drawLegend, drawMoveList, drawSummary, hintText, hintsAt, agreement } from "./review.js";
 import { label, legal, replay } from "./rules.js";
 import { showSolution } from "./solution.js";
 import { clearAiPanel, showStats, showTree } from "./tree.js";
@@ -23,6 +24,9 @@ const state = {
   lastDrop: null,   // index of the move to animate
   solutionRequest: 0,
   aiLog: [],        // the AI answers on the current line of play: {answer, who, game}
+  review: null,     // the last /api/review answer for this game (its `moves` may lag the line)
+  reviewing: 0,     // the review request in flight (0: none); a newer one drops older answers
+  reviewError: "",
 };
 
 const $ = (id) => document.getElementById(id);
@@ -33,16 +37,27 @@ function currentGame() {
   return { kind: state.game, rules: state.rules, width: state.width, height: state.height, sides, notation };
 }
 
+// The whole game: the moves on the board and those after them (the redo stack), which
+// the move list shows and a click or an arrow key brings back.
+function line() {
+  return state.moves + [...state.redo].reverse().join("");
+}
+
 // ------------------------------------------------------------------ drawing
 function render() {
   const game = currentGame();
   const board = replay(game, state.moves);
   const boardEl = $("board");
+  const hints = board.error ? null : hintsAt(state.review, line(), state.moves.length);
   drawBoard(boardEl, game, board, {
     legal: (move) => legal(game, board, move),
     onMove: humanMove,
     animate: state.lastDrop === board.ply,
+    hints,
   });
+  $("review-hint").hidden = !hints;
+  $("review-hint").textContent = hints ? hintText(game, hints) : "";
+  renderMoves(game);
   boardEl.classList.toggle("blocked", state.thinking || board.over || !isHuman(board.toMove));
   state.lastDrop = null;
 
@@ -75,9 +90,38 @@ function render() {
   return board;
 }
 
+// The move list and the review panel.
+function renderMoves(game) {
+  const full = line();
+  drawMoveList($("move-list"), game, full, state.moves.length, state.review, jumpTo);
+  $("review").disabled = full.length === 0 || state.reviewing !== 0;
+  const status = $("review-status");
+  const stale = state.review && state.review.moves !== full;
+  let text = "";
+  if (state.reviewing) text = "Reviewing every move…";
+  else if (state.reviewError) text = `Review failed: ${state.reviewError}`;
+  else if (stale) text = `The game changed after the review (which covers ${agreement(state.review, full)} of its moves): press Review again.`;
+  status.hidden = !text;
+  status.classList.toggle("error", Boolean(state.reviewError) && !state.reviewing);
+  status.replaceChildren();
+  if (state.reviewing) {
+    const spin = document.createElement("span");
+    spin.className = "spinner small";
+    spin.setAttribute("aria-hidden", "true");
+    status.append(spin, " ");
+  }
+  status.append(text);
+  $("review-panel").hidden = !state.review;
+  if (state.review) {
+    drawSummary($("review-summary"), game, state.review, jumpTo);
+    drawGraph($("eval-graph"), game, state.review, state.moves.length, jumpTo);
+  }
+}
+
 function shareUrl() {
   const params = new URLSearchParams();
   params.set("pos", state.moves);
+  if (state.redo.length) params.set("next", [...state.redo].reverse().join(""));
   if (state.game !== "connect4") params.set("game", state.game);
   if (state.rules !== "standard") params.set("rules", state.rules);
   if (state.game === "connect4" && (state.width !== 7 || state.height !== 6)) {
@@ -85,6 +129,7 @@ function shareUrl() {
   }
   params.set("p1", playerSpec(1));
   params.set("p2", playerSpec(2));
+  if (state.review || state.reviewing) params.set("review", "1");
   return `?${params.toString()}`;
 }
 
@@ -103,11 +148,14 @@ function humanMove(move) {
   const game = currentGame();
   const board = replay(game, state.moves);
   if (state.thinking || board.over || !isHuman(board.toMove) || !legal(game, board, move)) return;
-  state.moves += label(game, move);
-  state.redo = [];
+  const played = label(game, move);
+  state.moves += played;
+  // The game's next move again keeps the moves after it; another move starts a new line.
+  if (state.redo.length && state.redo[state.redo.length - 1] === played) state.redo.pop();
+  else state.redo = [];
   state.lastDrop = state.moves.length;
   state.paused = false;
-  afterChange(true);
+  afterChange(state.redo.length === 0);
 }
 
 function afterChange(letAiMove) {
@@ -200,6 +248,49 @@ function showLastAiMove() {
   showTree(shown.answer.tree, shown.answer.pos, shown.game);
 }
 
+// Show the position after `ply` moves of the game (the moves after it stay in the list);
+// the AI waits, as after undo.
+function jumpTo(ply) {
+  const full = line();
+  const target = Math.max(0, Math.min(full.length, ply));
+  if (target === state.moves.length) { render(); return; }
+  cancelThinking();
+  if (target === state.moves.length + 1) state.lastDrop = target;
+  state.moves = full.slice(0, target);
+  state.redo = [...full.slice(target)].reverse();
+  state.paused = true;
+  showLastAiMove();
+  afterChange(false);
+}
+
+// Grade every move of the game (the whole line, also mid-game) by exact scores.
+async function startReview() {
+  const game = currentGame();
+  const moves = line();
+  if (!moves.length) return;
+  const request = (state.reviewing = Date.now() + Math.random());
+  state.reviewError = "";
+  syncUrl();
+  render();
+  try {
+    const answer = await requestReview(game, moves);
+    if (request !== state.reviewing) return;
+    state.review = answer;
+  } catch (error) {
+    if (request !== state.reviewing) return;
+    state.reviewError = error.message;
+  }
+  state.reviewing = 0;
+  syncUrl();
+  render();
+}
+
+function forgetReview() {
+  state.review = null;
+  state.reviewing = 0;
+  state.reviewError = "";
+}
+
 function cancelThinking() {
   state.generation += 1;
   setThinking(false);
@@ -211,6 +302,7 @@ function newGame() {
   state.redo = [];
   state.paused = false;
   state.aiLog = [];
+  forgetReview();
   clearAiPanel();
   afterChange(true);
 }
@@ -236,6 +328,8 @@ function readUrl(notes) {
   }
   if (state.game !== "connect4") state.rules = "standard";
   state.moves = (params.get("pos") || "").trim();
+  // The game's moves after the position shown: the move list offers them.
+  state.redo = [...(params.get("next") || "").trim()].reverse();
   return [params.get("p1") || params.get("red"), params.get("p2") || params.get("yellow")];
 }
 
@@ -302,6 +396,11 @@ function onPlayersChanged() {
   afterChange(true);
 }
 
+// Arrow keys belong to text fields and menus while they have the focus.
+function typing(target) {
+  return target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName));
+}
+
 function start() {
   if (facts.error) {
     showError(`Cannot load the game facts from the server: ${facts.error}`);
@@ -325,14 +424,23 @@ function start() {
   $("redo").addEventListener("click", redo);
   $("continue").addEventListener("click", () => { state.paused = false; render(); aiMove(); });
   $("show-solution").addEventListener("change", () => render());
+  $("review").addEventListener("click", startReview);
+  drawLegend($("review-legend"));
   document.addEventListener("keydown", (e) => {
     if ((e.ctrlKey || e.metaKey) && e.key === "z") { e.preventDefault(); undo(); }
     if ((e.ctrlKey || e.metaKey) && e.key === "y") { e.preventDefault(); redo(); }
+    if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
+    const step = { ArrowLeft: state.moves.length - 1, ArrowRight: state.moves.length + 1, Home: 0, End: line().length }[e.key];
+    if (step === undefined) return;
+    e.preventDefault();
+    jumpTo(step);
   });
-  const board = replay(currentGame(), state.moves);
+  const board = replay(currentGame(), line());
   if (board.error) showError(`Bad position in the URL: ${board.error}`);
-  state.paused = !board.error && !board.over && !isHuman(board.toMove) && state.moves.length > 0;
+  const shown = replay(currentGame(), state.moves);
+  state.paused = !board.error && ((!shown.over && !isHuman(shown.toMove) && state.moves.length > 0) || state.redo.length > 0);
   afterChange(!state.paused && !board.error);
+  if (!board.error && line().length && new URLSearchParams(location.search).get("review") === "1") startReview();
   document.body.dataset.ready = "1";
 }
 
