@@ -31,6 +31,7 @@ ARGS = [
     "--no-first-run",
 ]
 SCREENSHOT = Path(__file__).resolve().parent.parent / "docs" / "screenshot.png"
+REVIEW_SCREENSHOT = SCREENSHOT.with_name("review.png")
 TIMEOUT_MS = 30_000
 
 
@@ -433,6 +434,167 @@ def test_swagger_ui_renders_the_api_offline(page: Any) -> None:
     assert {"/solve", "/api/analyze", "/api/move", "/api/players"} <= {p.strip() for p in paths}
     base = page.url.split("/docs")[0]
     assert requests and all(url.startswith(base) for url in requests), requests
+
+
+# "4455362": red's 5 at move 3 throws the win away (best: 4), yellow's 5 gives it back,
+# red completes 2-3-4-5 along the bottom.
+BLUNDER_GAME = "4455362"
+
+
+def list_item(page: Any, ply: int) -> Any:
+    return page.locator(f"#move-list [data-ply='{ply}']")
+
+
+def test_review_marks_the_blunder_and_shows_the_best_move(page: Any) -> None:
+    open_page(page, "?p1=human&p2=human")
+    assert page.is_disabled("#review")  # nothing to review yet
+    for move in BLUNDER_GAME:
+        page.click(f"#board [data-col='{int(move) - 1}']")
+    assert page.text_content("#status") == "Red wins!"
+    assert page.locator("#move-list .ply").count() == len(BLUNDER_GAME) + 1  # and the start
+    assert "current" in str(list_item(page, 7).get_attribute("class"))
+    assert list_item(page, 3).inner_text().split() == ["3.", "Red", "5"]
+    page.click("#review")
+    page.wait_for_selector("#review-panel", state="visible")
+    verdicts = [
+        list_item(page, ply).get_attribute("data-verdict") for ply in range(1, 8)
+    ]
+    assert verdicts == ["best", "best", "blunder", "blunder", "best", "best", "best"]
+    assert "?? blunder" in list_item(page, 3).inner_text()  # a symbol and a word, not colour only
+    assert "blunder" in str(list_item(page, 3).get_attribute("aria-label"))
+    assert page.locator("#review-legend li").count() == 5
+    rows = page.locator("table.review-players tr").all_inner_texts()
+    assert rows[1].split() == ["Red", "75", "%", "3", "0", "0", "1"]
+    assert rows[2].split() == ["Yellow", "66.7", "%", "2", "0", "0", "1"]
+    assert page.text_content("#decisive-move") == "4. Yellow 5 (?? blunder)"
+    assert page.locator("#eval-graph circle.point").count() == 8  # the start and every ply
+    assert page.locator("#eval-graph line.decisive").count() == 1
+    assert "review=1" in page.url
+
+    list_item(page, 3).click()  # the blunder: the position before it, the best move marked
+    assert moves(page) == "44"
+    assert page.locator("#board .ghost.best").count() == 1
+    assert page.locator("#board [data-col='3'] .ghost.best").count() == 1  # column 4 was best
+    assert page.locator("#board [data-col='4'] .ghost.played").count() == 1  # 5 was played
+    assert page.locator("[data-cell='3,2'] .ghost.best").count() == 1  # where the stone would land
+    assert page.get_attribute("#board [data-col='3']", "aria-label") == "column 4 (best move)"
+    hint = str(page.text_content("#review-hint"))
+    assert hint.startswith("Move 3: Red played column 5") and "blunder" in hint
+    assert "best: column 4" in hint
+    assert "examined" in str(list_item(page, 3).get_attribute("class"))
+    assert "current" in str(list_item(page, 2).get_attribute("class"))
+    assert "pos=44&next=55362" in page.url  # the shown position and the rest of the game
+
+    page.keyboard.press("ArrowRight")
+    assert moves(page) == "445"
+    assert list_item(page, 3).get_attribute("aria-current") == "step"
+    # yellow's blunder comes next: its alternatives are marked now
+    assert str(page.text_content("#review-hint")).startswith("Move 4: Yellow played column 5")
+    assert page.locator("#board .ghost.best").count() == 2  # 3 and 6 block the three
+    assert owner(page, 4, 0) == 1  # the blunder's stone, back on the board
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    assert moves(page) == "4"
+    page.keyboard.press("End")
+    assert moves(page) == BLUNDER_GAME
+    page.keyboard.press("Home")
+    assert moves(page) == ""
+    assert "current" in str(page.locator("#move-list .ply.start").get_attribute("class"))
+    page.locator("#eval-graph circle.point[data-ply='5']").click()  # a point of the graph
+    assert moves(page) == "44553"
+    list_item(page, 6).click()  # a good move: the position after it
+    assert moves(page) == "445536"
+    page.click("#decisive-move")  # yellow's blunder: the position before it
+    assert moves(page) == "445"
+    assert page.locator("#board [data-col='2'] .ghost.best").count() == 1  # yellow had to block 3
+    assert page.locator("#board [data-col='5'] .ghost.best").count() == 1  # ... or 6
+
+
+def test_arrow_keys_leave_menus_alone_and_a_move_from_the_past_starts_a_new_line(
+    page: Any,
+) -> None:
+    open_page(page, f"?pos={BLUNDER_GAME}&p1=human&p2=human")
+    page.keyboard.press("ArrowLeft")
+    assert moves(page) == BLUNDER_GAME[:-1]
+    page.focus("#p2-kind")
+    page.keyboard.press("ArrowLeft")  # the menu's, not the game's
+    assert moves(page) == BLUNDER_GAME[:-1]
+    page.click("#status")  # the focus leaves the menu
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert moves(page) == "44"
+    page.click("#board [data-col='4']")  # the game's own next move: the rest is kept
+    assert page.locator("#move-list .ply").count() == len(BLUNDER_GAME) + 1
+    page.click("#board [data-col='0']")  # another move: the old continuation is dropped
+    assert moves(page) == "4451"
+    assert page.locator("#move-list .ply").count() == 5
+    assert "next=" not in page.url
+
+
+def test_a_review_link_opens_reviewed_at_its_position(page: Any) -> None:
+    open_page(page, f"?pos=44&next=55362&p1=human&p2=human&review=1")
+    page.wait_for_selector("#review-panel", state="visible")
+    assert moves(page) == "44"
+    assert list_item(page, 3).get_attribute("data-verdict") == "blunder"
+    assert page.locator("#board [data-col='3'] .ghost.best").count() == 1
+    assert "examined" in str(list_item(page, 3).get_attribute("class"))
+
+
+def test_a_review_mid_game_and_after_the_game_changed(page: Any) -> None:
+    open_page(page, "?pos=445&p1=human&p2=human")
+    page.click("#review")
+    page.wait_for_selector("#review-panel", state="visible")
+    assert list_item(page, 3).get_attribute("data-verdict") == "blunder"
+    page.click("#board [data-col='5']")  # the game goes on: the review covers 3 moves of 4
+    status = str(page.text_content("#review-status"))
+    assert "covers 3 of its moves" in status and "Review again" in status
+    assert list_item(page, 4).get_attribute("data-verdict") is None
+    page.click("#review")
+    page.wait_for_selector("#move-list [data-ply='4'][data-verdict]")
+    assert page.is_hidden("#review-status")
+
+
+def test_a_failed_review_shows_the_servers_message(page: Any) -> None:
+    open_page(page, "?pos=4455&p1=human&p2=human&rules=count-fours")
+    page.click("#review")
+    page.wait_for_selector("#review-status.error")
+    status = str(page.text_content("#review-status"))
+    assert status == (
+        "Review failed: the solver handles the standard rules only: "
+        "count-fours games cannot be reviewed"
+    )
+    assert page.is_hidden("#review-panel")
+    busy = {"error": "time limit exceeded: 3 of 9 positions (from ply 7) were not solved within 10 s"}
+    page.route(
+        "**/api/review*",
+        lambda route: route.fulfill(status=503, json=busy, headers={"Retry-After": "1"}),
+    )
+    open_page(page, "?pos=445&p1=human&p2=human")
+    page.click("#review")
+    page.wait_for_selector("#review-status.error")
+    assert page.text_content("#review-status") == f"Review failed: {busy['error']}"
+    page.unroute("**/api/review*")
+
+
+def test_tictactoe_review_marks_cells(page: Any) -> None:
+    open_page(page, "?game=tictactoe&pos=5123&p1=human&p2=human&review=1")
+    page.wait_for_selector("#review-panel", state="visible")
+    assert list_item(page, 4).get_attribute("data-verdict") == "mistake"
+    list_item(page, 4).click()
+    assert moves(page) == "512"
+    assert page.locator("#board .ttt-cell.hint-best").count() == 1
+    assert page.get_attribute("#board .ttt-cell.hint-best", "data-col") == "7"  # cell 8
+    assert page.get_attribute("#board .ttt-cell.hint-played", "data-col") == "2"  # cell 3
+
+
+def test_review_screenshot_for_the_docs(page: Any, tmp_path: Path) -> None:
+    """docs/review.png; written to docs/ with CONNECT4_UPDATE_SCREENSHOT=1."""
+    open_page(page, "?pos=44&next=55362&p1=human&p2=perfect&review=1")
+    page.wait_for_selector("#review-panel", state="visible")
+    target = REVIEW_SCREENSHOT if os.environ.get("CONNECT4_UPDATE_SCREENSHOT") else tmp_path / "r.png"
+    page.screenshot(path=str(target), full_page=True)
+    assert target.stat().st_size > 10_000
 
 
 def test_screenshot_for_the_readme(page: Any, tmp_path: Path) -> None:

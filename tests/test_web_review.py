@@ -21,6 +21,16 @@ def client() -> Iterator[httpx.Client]:
         yield http
 
 
+@pytest.fixture(scope="module")
+def roomy() -> Iterator[httpx.Client]:
+    """A server with two threads per lane and time to solve games past the 7x6 book."""
+    with (
+        BackgroundServer(create_app(threads=2, time_limit=120.0)) as live,
+        httpx.Client(base_url=live.url, timeout=300) as http,
+    ):
+        yield http
+
+
 def error_of(response: httpx.Response, status: int) -> str:
     assert response.status_code == status, response.text
     assert response.headers["content-type"].startswith("application/json")
@@ -72,3 +82,74 @@ def test_a_review_past_the_time_limit_is_a_503(client: httpx.Client) -> None:
     """No book ships for 8x7 and its early positions take far more than 2 s."""
     response = client.get("/api/review", params={"pos": "44", "width": 8, "height": 7})
     assert "time limit exceeded" in error_of(response, 503)
+
+
+def test_the_reviews_scores_are_the_librarys(roomy: httpx.Client) -> None:
+    """The server solves a game's moves on its worker threads at once; the answer is
+    the one review() gives in one thread (games past the 7x6 book, finished or not)."""
+    from connect4.review import review
+    from connect4.review.values import clear_cache
+
+    for moves in ("4455362", "74575677163217743", "2323664631224316726631157244144175375"):
+        clear_cache()
+        body = roomy.get("/api/review", params={"pos": moves}).json()
+        clear_cache()
+        assert body == review(moves).as_dict(), moves
+
+
+def test_reviews_at_once_each_get_their_own_answer(roomy: httpx.Client) -> None:
+    import concurrent.futures
+
+    games = ["4455", "445536", "7457567716321", "3322"]
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        bodies = list(pool.map(lambda m: roomy.get("/api/review", params={"pos": m}).json(), games))
+    assert [body["moves"] for body in bodies] == games
+    assert [len(body["plies"]) for body in bodies] == [len(m) for m in games]
+    assert all(row["proven"] for body in bodies for row in body["plies"])
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        (
+            {"pos": "4455", "rules": "count-fours"},
+            "the solver handles the standard rules only: count-fours games cannot be reviewed",
+        ),
+        ({"pos": "4455", "rules": "chess"}, "unknown rules 'chess'"),
+        ({"pos": "5", "game": "tictactoe", "rules": "count-fours"}, "tic-tac-toe has only"),
+        ({"pos": "4455x"}, "move 5 ('x'): not a column number 1-7"),
+        ({"pos": "44444445"}, "move 7 ('4'): column 4 is full"),
+        ({"pos": "1" * 43}, "pos is too long: 43 moves"),
+        ({"pos": "4455362" + "1"}, "the game is already over"),
+        ({"pos": "1", "width": 10, "height": 7}, "too large"),
+    ],
+)
+def test_more_bad_input_is_a_400(
+    client: httpx.Client, params: dict[str, str | int], message: str
+) -> None:
+    assert message in error_of(client.get("/api/review", params=params), 400)
+
+
+def test_a_wrongly_typed_parameter_is_a_422(client: httpx.Client) -> None:
+    assert "width" in error_of(client.get("/api/review", params={"width": "wide"}), 422)
+
+
+def test_the_empty_game_is_an_empty_review(client: httpx.Client) -> None:
+    body = client.get("/api/review", params={"pos": ""}).json()
+    assert (body["plies"], body["evaluation"], body["decisive_ply"]) == ([], [None], None)
+
+
+def test_openapi_documents_the_review(client: httpx.Client) -> None:
+    schema = client.get("/openapi.json").json()
+    operation = schema["paths"]["/api/review"]["get"]
+    assert {p["name"] for p in operation["parameters"]} == {
+        "pos", "game", "width", "height", "rules"
+    }  # fmt: skip
+    responses = operation["responses"]
+    ok = responses["200"]["content"]["application/json"]["schema"]["$ref"]
+    assert ok.endswith("/ReviewResponse")
+    for status in ("400", "503"):
+        ref = responses[status]["content"]["application/json"]["schema"]["$ref"]
+        assert ref.endswith("/ErrorResponse")
+    fields = schema["components"]["schemas"]["ReviewResponse"]["properties"]
+    assert {"plies", "players", "evaluation", "outcomes", "decisive_ply"} <= set(fields)

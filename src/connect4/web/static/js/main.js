@@ -435,12 +435,13 @@ function start() {
     e.preventDefault();
     jumpTo(step);
   });
+  const reviewLink = new URLSearchParams(location.search).get("review") === "1";
   const board = replay(currentGame(), line());
   if (board.error) showError(`Bad position in the URL: ${board.error}`);
   const shown = replay(currentGame(), state.moves);
   state.paused = !board.error && ((!shown.over && !isHuman(shown.toMove) && state.moves.length > 0) || state.redo.length > 0);
   afterChange(!state.paused && !board.error);
-  if (!board.error && line().length && new URLSearchParams(location.search).get("review") === "1") startReview();
+  if (reviewLink && !board.error && line().length) startReview();
   document.body.dataset.ready = "1";
 }
 

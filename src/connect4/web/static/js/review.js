@@ -155,16 +155,18 @@ export function drawSummary(summaryEl, game, review, onJump) {
 }
 
 // The evaluation graph: the exact score after every ply from the first player's view
-// (above the line: the first player wins; below: the second), each point coloured by
+// (above the line: the first player wins; below: the second; a square-root scale),
+// each point coloured by
 // its move's verdict, the decisive ply marked, the shown position's ply a vertical
 // line. Clicking (or Enter on) a point shows that position.
 export function drawGraph(graphEl, game, review, cursor, onJump) {
   const values = review.evaluation;
   const n = values.length - 1;
-  const width = 560, height = 170, left = 34, right = 10, top = 12, bottom = 22;
+  const width = 360, height = 150, left = 28, right = 8, top = 8, bottom = 20;
   const span = Math.max(1, ...values.filter((v) => v !== null).map(Math.abs));
   const x = (ply) => left + (n ? (ply * (width - left - right)) / n : 0);
-  const y = (v) => top + ((span - v) * (height - top - bottom)) / (2 * span);
+  // A square-root scale: a slow win (+1) stands apart from a draw next to a quick one (+18).
+  const y = (v) => top + ((1 - Math.sign(v) * Math.sqrt(Math.abs(v) / span)) * (height - top - bottom)) / 2;
   const svg = document.createElementNS(SVG, "svg");
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.setAttribute("role", "group");
