@@ -211,3 +211,85 @@ def test_bad_input_gives_the_usual_errors(
     moves = kwargs.pop("moves")
     with pytest.raises(error, match=message):
         review(moves, **kwargs)  # type: ignore[arg-type]
+
+
+def book_band_games() -> list[str]:
+    """Random 7x6 games played on past the 12-stone book (where the work is)."""
+    rng = random.Random(1312)
+    games = []
+    while len(games) < 4:
+        position = Position()
+        while not position.is_over() and position.ply < 17:
+            position.play(rng.choice(position.legal_moves()))
+        if position.ply >= 14:
+            games.append(position.moves)
+    return games
+
+
+def test_the_book_bound_never_exceeds_the_score() -> None:
+    from connect4.review.work import book_bound
+    from connect4.solver import Solver
+    from connect4.solver.book import exact_default_book
+
+    book = exact_default_book(7, 6)
+    solver = Solver(7, 6, 16, book=book)
+    tight = 0
+    for moves in book_band_games():
+        position = Position.from_moves(moves[:12])
+        for column in position.legal_moves():
+            if position.is_winning_move(column):
+                continue
+            child = position.copy()
+            child.play(column)
+            bound, score = book_bound(child, book), solver.solve(child)
+            assert bound is not None and bound <= score, (child.moves, bound, score)
+            tight += bound == score
+    assert tight > 0
+    assert book_bound(Position.from_moves("4"), None) is None
+
+
+def test_solves_shared_by_threads_give_the_one_thread_scores() -> None:
+    """Several threads draining one queue (as the web server does), the dearest solves
+    first, give each position exactly what the solver's own analysis gives."""
+    import threading
+    from collections import deque
+
+    from connect4.review.values import clear_cache
+    from connect4.review.work import GameScores
+    from connect4.solver import Solver
+    from connect4.solver.book import exact_default_book
+
+    solver = Solver(7, 6, 16, book=exact_default_book(7, 6))
+    for moves in book_band_games():
+        clear_cache()
+        work = GameScores(Position(), Position.from_moves(moves).history)
+        queue = deque(work.dearest_first())
+        results: dict[tuple[int, int], int | None] = {}
+        threads = [threading.Thread(target=work.drain, args=(queue, results)) for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert not work.missing(results)
+        for index, judged in enumerate(work.move_scores(results)):
+            position = Position.from_moves(moves[:index])
+            assert judged.complete
+            assert list(judged.scores) == solver.analyze(position), (moves, index)
+
+
+def test_a_deadline_leaves_positions_unproven_never_wrong() -> None:
+    import time
+
+    from connect4.review.values import clear_cache
+
+    moves = book_band_games()[0]
+    clear_cache()
+    full = review(moves)
+    clear_cache()
+    cut = review(moves, deadline=time.perf_counter() + 0.002)
+    assert any(not row.proven for row in cut.plies)
+    for row, right in zip(cut.plies, full.plies, strict=True):
+        if row.proven:
+            assert (row.scores, row.verdict) == (right.scores, right.verdict)
+        else:
+            assert row.verdict is None and row.best_moves == ()

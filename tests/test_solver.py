@@ -386,6 +386,29 @@ def test_a_guess_changes_the_work_not_the_score() -> None:
     assert solver.run(position, guess=11).nodes == 2307  # two null-window searches
 
 
+def test_a_proven_lower_bound_saves_searches_not_the_score() -> None:
+    solver = Solver(7, 6, 16)
+    position = Position.from_moves("32164625")  # scores 11
+    for lower in (-30, -3, 0, 10, 11):
+        assert solver.run(position, lower=lower).score == 11, lower
+        assert solver.run(position, lower=lower, guess=5).score == 11, lower
+    exact = solver.run(position, lower=11)
+    assert exact.nodes < solver.run(position, guess=11).nodes  # one search proves it
+    rng = random.Random(7)
+    for _ in range(20):
+        game = Position()
+        for _ in range(rng.randrange(10, 30)):
+            moves = [c for c in game.legal_moves() if not game.is_winning_move(c)]
+            if not moves:
+                break
+            game.play(rng.choice(moves))
+        if game.is_over():
+            continue
+        score = solver.solve(game)
+        for lower in (score - 3, score - 1, score):
+            assert solver.run(game, lower=lower).score == score, (game.moves, lower)
+
+
 def test_a_past_deadline_stops_after_the_first_slice() -> None:
     solver = Solver(7, 6, 16)
     result = solver.run(Position(), deadline=time.perf_counter() - 1)

@@ -456,9 +456,7 @@ def test_review_marks_the_blunder_and_shows_the_best_move(page: Any) -> None:
     assert list_item(page, 3).inner_text().split() == ["3.", "Red", "5"]
     page.click("#review")
     page.wait_for_selector("#review-panel", state="visible")
-    verdicts = [
-        list_item(page, ply).get_attribute("data-verdict") for ply in range(1, 8)
-    ]
+    verdicts = [list_item(page, ply).get_attribute("data-verdict") for ply in range(1, 8)]
     assert verdicts == ["best", "best", "blunder", "blunder", "best", "best", "best"]
     assert "?? blunder" in list_item(page, 3).inner_text()  # a symbol and a word, not colour only
     assert "blunder" in str(list_item(page, 3).get_attribute("aria-label"))
@@ -533,7 +531,7 @@ def test_arrow_keys_leave_menus_alone_and_a_move_from_the_past_starts_a_new_line
 
 
 def test_a_review_link_opens_reviewed_at_its_position(page: Any) -> None:
-    open_page(page, f"?pos=44&next=55362&p1=human&p2=human&review=1")
+    open_page(page, "?pos=44&next=55362&p1=human&p2=human&review=1")
     page.wait_for_selector("#review-panel", state="visible")
     assert moves(page) == "44"
     assert list_item(page, 3).get_attribute("data-verdict") == "blunder"
@@ -565,7 +563,9 @@ def test_a_failed_review_shows_the_servers_message(page: Any) -> None:
         "count-fours games cannot be reviewed"
     )
     assert page.is_hidden("#review-panel")
-    busy = {"error": "time limit exceeded: 3 of 9 positions (from ply 7) were not solved within 10 s"}
+    busy = {
+        "error": "time limit exceeded: 3 of 9 positions (from ply 7) were not solved within 10 s"
+    }
     page.route(
         "**/api/review*",
         lambda route: route.fulfill(status=503, json=busy, headers={"Retry-After": "1"}),
@@ -592,7 +592,9 @@ def test_review_screenshot_for_the_docs(page: Any, tmp_path: Path) -> None:
     """docs/review.png; written to docs/ with CONNECT4_UPDATE_SCREENSHOT=1."""
     open_page(page, "?pos=44&next=55362&p1=human&p2=perfect&review=1")
     page.wait_for_selector("#review-panel", state="visible")
-    target = REVIEW_SCREENSHOT if os.environ.get("CONNECT4_UPDATE_SCREENSHOT") else tmp_path / "r.png"
+    target = (
+        REVIEW_SCREENSHOT if os.environ.get("CONNECT4_UPDATE_SCREENSHOT") else tmp_path / "r.png"
+    )
     page.screenshot(path=str(target), full_page=True)
     assert target.stat().st_size > 10_000
 

@@ -235,9 +235,9 @@ class GameScores:
         tasks = []
         for index in range(len(self.positions) - 1):
             column = self.history[index]
-            if (index, column) not in results and scores[index].scores[column] is None:
-                if index not in self.cached:
-                    tasks.append(MoveTask(index, column, None))
+            unsettled = scores[index].scores[column] is None
+            if unsettled and (index, column) not in results and index not in self.cached:
+                tasks.append(MoveTask(index, column, None))
         return tasks
 
 
