@@ -314,9 +314,9 @@ def test_openapi_docs(client: httpx.Client) -> None:
               ("/api/move", "post"))  # fmt: skip
     for path, method in routes:
         assert {"200", "400", "422", "503"} <= set(paths[path][method]["responses"]), path
-    for path in ("/api/analyze", "/api/review"):
+    for path, extra in (("/api/analyze", []), ("/api/review", ["rules"])):
         parameters = [p["name"] for p in paths[path]["get"]["parameters"]]
-        assert parameters == ["pos", "width", "height", "game"], path
+        assert parameters == ["pos", "width", "height", "game", *extra], path
 
 
 @pytest.mark.parametrize("page", ["/docs", "/redoc"])
