@@ -1,4 +1,5 @@
-"""The ``connect4`` command: play, solve, bench, tree, analyze, review, book, arena, serve.
+"""The ``connect4`` command: play, solve, bench, tree, analyze, review, book, dataset, arena,
+serve.
 
 Each subcommand is a thin wrapper; the work lives in the module of its concept.
 Heavy modules are imported inside the commands so start-up stays fast.
@@ -391,6 +392,73 @@ def book_info(
     if not book.startswith("bitbully:") and book not in ("default", "none"):
         info["file_bytes"] = Path(book).stat().st_size
     typer.echo(json.dumps(info) if json_output else format_info(info))
+
+
+@app.command()
+def dataset(
+    positions: Annotated[int, typer.Option(help="how many distinct positions", min=1)],
+    out: Annotated[Path, typer.Option(help="the .npz file to write")],
+    plies: Annotated[
+        str | None,
+        typer.Option(help="stones per position, a range such as 0-30 (default: every ply)"),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="sampling seed (same seed, same file)", min=0)] = 0,
+    width: Annotated[int, typer.Option(help="board width")] = 7,
+    height: Annotated[int, typer.Option(help="board height")] = 6,
+    rules: Annotated[str, typer.Option(help="standard (the solver's only rules)")] = "standard",
+    book: Annotated[
+        str, typer.Option(help="book probed inside the searches: default, none, FILE")
+    ] = "default",
+    workers: Annotated[
+        int | None, typer.Option(help="local worker processes (default: all cores)", min=1)
+    ] = None,
+    scheduler: Annotated[
+        str | None, typer.Option(help="Dask scheduler address (instead of local processes)")
+    ] = None,
+    resume: Annotated[bool, typer.Option(help="continue an interrupted run (OUT.partial)")] = False,
+    chunk: Annotated[int, typer.Option(help="positions per task", min=1)] = 64,
+    json_output: Annotated[bool, typer.Option("--json", help="print the summary as JSON")] = False,
+) -> None:
+    """Random positions labelled by the solver: every column's exact score, for training."""
+    import json
+
+    try:
+        from connect4.envs.dataset import dataset_command
+    except ImportError as error:
+        raise fail(str(error)) from None
+    from connect4.solver.book.jobs import JobInterrupted
+
+    try:
+        summary = dataset_command(
+            positions,
+            plies,
+            out,
+            width=width,
+            height=height,
+            rules=rules,
+            seed=seed,
+            book=book,
+            workers=workers,
+            scheduler=scheduler,
+            resume=resume,
+            chunk=chunk,
+            json_output=json_output,
+            say=None if json_output else typer.echo,
+        )
+    except (ValueError, OSError) as error:
+        raise fail(str(error)) from None
+    except (JobInterrupted, KeyboardInterrupt) as error:
+        typer.echo(f"interrupted: {str(error) or 'continue with --resume'}", err=True)
+        raise typer.Exit(130) from None
+    if json_output:
+        typer.echo(json.dumps(summary))
+    else:
+        typer.echo(
+            f"wrote {summary['out']}: {summary['positions']:,} positions "
+            f"({summary['labelled']:,} labelled now, {summary['from_journal']:,} from the "
+            f"journal), {summary['solver_nodes']:,} nodes, {summary['seconds']:.1f} s "
+            f"({summary['positions_per_second']:,.1f} positions/s), {summary['bytes']:,} bytes"
+        )
 
 
 @app.command()

@@ -40,7 +40,7 @@ import struct
 import time
 import zlib
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, Future, as_completed
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -58,13 +58,20 @@ from connect4.solver.book.format import (
     key_plies,
     position_from_key,
 )
-from connect4.solver.book.jobs import RecordJournal, make_executor, progress_bar, worker_book
+from connect4.solver.book.jobs import (
+    DEFAULT_CHUNK,
+    JobInterrupted,
+    RecordJournal,
+    make_executor,
+    progress_bar,
+    run_chunks,
+    worker_book,
+)
 from connect4.solver.book.reader import load_exact_book
 
 JOURNAL_MAGIC = b"C4JRNL\r\n"
 _JOURNAL_HEADER = struct.Struct("<8sBBBx4xQ")  # magic, width, height, plies, base-book tag
 _RECORD = struct.Struct("<QbxxxI")  # canonical key, score, nodes (saturated)
-DEFAULT_CHUNK = 64
 SPOT_CHECK_ENTRIES = 32  # base book entries solved before a build uses the book
 SPOT_CHECK_NODES = 5_000_000  # an entry needing more is skipped (counted, not trusted)
 _SPOT_CHECK_SAMPLE = 20261122  # fixes the sample: the same entries on every run
@@ -381,6 +388,15 @@ def build_book(
     def run(pool: Executor, advance: Callable[[int], None]) -> bool:
         nonlocal solved
         chunks_done = 0
+
+        def finished(results: list[tuple[int, int, int]]) -> bool:
+            nonlocal solved, chunks_done
+            journal.append(results)
+            solved += len(results)
+            advance(len(results))
+            chunks_done += 1
+            return stop_after is None or chunks_done < stop_after
+
         for ply in range(plies, -1, -1):
             todo = [moves for key, moves in levels[ply].items() if key not in journal.scores]
             if not todo:
@@ -392,22 +408,9 @@ def build_book(
                 keys = np.array(sorted(below), dtype=np.uint64)
                 values = np.array([journal.scores[int(k)] for k in keys], dtype=np.int8)
                 book = ChunkBook(ply + 1, keys, values)
-            futures: list[Future[list[tuple[int, int, int]]]] = [
-                pool.submit(solve_chunk, width, height, todo[i : i + chunk], book)
-                for i in range(0, len(todo), chunk)
-            ]
-            try:
-                for future in as_completed(futures):
-                    results = future.result()
-                    journal.append(results)
-                    solved += len(results)
-                    advance(len(results))
-                    chunks_done += 1
-                    if stop_after is not None and chunks_done >= stop_after:
-                        return False
-            finally:
-                for future in futures:
-                    future.cancel()
+            tasks = [(width, height, todo[i : i + chunk], book) for i in range(0, len(todo), chunk)]
+            if not run_chunks(pool, solve_chunk, tasks, finished):
+                return False
         return True
 
     try:
@@ -446,14 +449,11 @@ def build_book(
     return BuildReport(book_out, solved, resumed, journal.nodes, seconds, base_check)
 
 
-class BuildInterrupted(RuntimeError):
+class BuildInterrupted(JobInterrupted):
     """A build stopped before the end; its journal lets ``--resume`` continue."""
 
     def __init__(self, journal: Path, solved: int) -> None:
-        super().__init__(
-            f"build interrupted after {solved} positions; resume with --resume (journal {journal})"
-        )
-        self.journal = journal
+        super().__init__(journal, solved, "build")
 
 
 # ---------------------------------------------------------------- command line

@@ -4,7 +4,9 @@ The book builder (``connect4 book build``) and the labelled-positions writer
 (``connect4 dataset``) share this machinery:
 
 * :func:`make_executor`: a local process pool, or a Dask cluster's
-  ``concurrent.futures`` executor when a scheduler address is given;
+  ``concurrent.futures`` executor when a scheduler address is given, and
+  :func:`run_chunks`, which hands it the chunks and takes back the results
+  as they finish;
 * :func:`worker_book` and :func:`analyze_chunk`: what runs in a worker (a book
   named by its spec is loaded once per worker process);
 * :class:`RecordJournal`: an append-only file of fixed-size records behind a
@@ -24,11 +26,11 @@ import os
 import struct
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from connect4.core.position import Position
 from connect4.solver import DEFAULT_TT_MEGABYTES, thread_solver
@@ -36,17 +38,33 @@ from connect4.solver.book.format import Book
 from connect4.solver.book.reader import load_book
 
 __all__ = [
+    "DEFAULT_CHUNK",
     "JobError",
+    "JobInterrupted",
     "RecordJournal",
     "analyze_chunk",
     "make_executor",
     "progress_bar",
+    "run_chunks",
     "worker_book",
 ]
+
+DEFAULT_CHUNK = 64  # positions per task
+Result = TypeVar("Result")
 
 
 class JobError(ValueError):
     """A job that cannot start: no Dask, an unreachable scheduler."""
+
+
+class JobInterrupted(RuntimeError):
+    """A job stopped before the end; its journal lets ``--resume`` continue."""
+
+    def __init__(self, journal: Path, done: int, job: str = "job") -> None:
+        super().__init__(
+            f"{job} interrupted after {done} positions; resume with --resume (journal {journal})"
+        )
+        self.journal = journal
 
 
 # ---------------------------------------------------------------- executors
@@ -70,6 +88,36 @@ def make_executor(workers: int | None, scheduler: str | None) -> Iterator[Execut
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             yield pool
+
+
+def run_chunks(
+    pool: Executor,
+    function: Callable[..., Result],
+    tasks: Sequence[tuple[Any, ...]],
+    finished: Callable[[Result], bool],
+) -> bool:
+    """Run ``function(*task)`` for every task on ``pool``, giving each result to
+    ``finished`` as it comes (in any order); ``finished`` returns False to stop.
+
+    True when every task finished; on the way out (a stop, an error, Ctrl-C)
+    the tasks not started are cancelled.
+
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> got = []
+    >>> run_chunks(ThreadPoolExecutor(1), pow, [(2, 3), (3, 2)], lambda r: got.append(r) is None)
+    True
+    >>> sorted(got)
+    [8, 9]
+    """
+    futures: list[Future[Result]] = [pool.submit(function, *task) for task in tasks]
+    try:
+        for future in as_completed(futures):
+            if not finished(future.result()):
+                return False
+    finally:
+        for future in futures:
+            future.cancel()
+    return True
 
 
 # ---------------------------------------------------------------- workers

@@ -1,0 +1,591 @@
+"""Labelled positions: random reachable positions with every column's exact score.
+
+``connect4 dataset --positions 10000 --plies 0-30 --out data.npz`` draws
+positions, has the solver score every column of each (on every core, or on a
+Dask cluster), and writes arrays ready for training in the envs' tensor layout
+(:mod:`connect4.envs.board`).
+
+**Sampling** (:func:`sample_positions`, seeded, the same on any number of
+workers). Each draw picks a number of stones uniformly in the ply range, then
+plays that many random moves from the empty board, each chosen uniformly among
+the moves that do not end the game (a move that wins or fills the board is
+never played; a playout left without such a move starts again). Positions in
+which the game is over are therefore never drawn; positions whose side to move
+can win at once are. A draw whose position, or its mirror image, is already
+in the set is dropped (the set keeps the first one drawn), so plies with few
+positions (ply 0 has one) end up rarer than the others.
+
+**Labels** (:data:`FULL`, Pons' scores from the side to move's view):
+``scores[i, c]`` is the exact score of playing column ``c`` (:data:`FULL` for
+a full column, below every score so ``argmax`` never picks it), ``value[i]``
+the position's score (the best column's), ``best[i]`` the columns reaching it.
+
+**Arrays** in the ``.npz`` file (:class:`Dataset`; ``N`` positions, ``W x H``
+board):
+
+==============  ===================  ==========================================
+array           shape, dtype         what
+==============  ===================  ==========================================
+``obs``         (N, H, W, 2) int8    :func:`~connect4.envs.board.planes` of the
+                                     side to move (plane 0 its stones, row 0 the
+                                     top): what the envs show the agent to move
+``action_mask`` (N, W) int8          :func:`~connect4.envs.board.action_mask`
+``scores``      (N, W) int8          every column's exact score, ``FULL`` = -128
+``value``       (N,) int8            the position's exact score
+``best``        (N, W) bool          the columns with the best score
+``moves``       (N,) str             the move string (1-based columns)
+``ply``         (N,) int16           stones on the board
+``key``         (N,) uint64          canonical key (shared with the mirror image)
+==============  ===================  ==========================================
+
+plus 0-d metadata arrays ``width``, ``height``, ``rules``, ``seed``,
+``plies`` (the range, shape (2,)), ``book``, ``full`` (the sentinel),
+``format`` and ``version`` (the package's).
+
+A run journals each finished chunk (``OUT.partial``); Ctrl-C or a kill loses
+at most the chunks in flight and ``--resume`` continues (a journal of other
+parameters is refused). The file is written once, complete, through a
+temporary file renamed into place.
+
+>>> from connect4.solver import Solver
+>>> positions = sample_positions(3, (4, 6), 5, 4, seed=1)
+>>> [p.moves for p in positions]
+['5343', '11123', '31153']
+>>> scores = [Solver(5, 4).analyze(p) for p in positions]
+>>> scores
+[[-2, -1, -2, -1, -2], [0, 0, 1, 0, 0], [-1, -1, 2, -1, -1]]
+>>> data = label(positions, [[FULL if s is None else s for s in row] for row in scores])
+>>> data.obs.shape, data.value.tolist(), data.best[0].tolist()
+((3, 4, 5, 2), [-1, 1, 2], [False, True, False, True, False])
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import struct
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypedDict
+
+import numpy as np
+import numpy.typing as npt
+
+from connect4.core.bits import canonical_key
+from connect4.core.position import Position, check_board_size
+from connect4.core.version import __version__
+from connect4.envs.board import action_mask, planes
+from connect4.solver.book import Book
+from connect4.solver.book.build import book_tag, spot_check
+from connect4.solver.book.jobs import (
+    DEFAULT_CHUNK,
+    SCORE_NONE,
+    JobInterrupted,
+    RecordJournal,
+    analyze_chunk,
+    make_executor,
+    progress_bar,
+    run_chunks,
+)
+from connect4.solver.book.reader import load_exact_book
+
+__all__ = [
+    "FORMAT",
+    "FULL",
+    "Dataset",
+    "DatasetError",
+    "DatasetReport",
+    "DatasetSummary",
+    "dataset_command",
+    "journal_for",
+    "label",
+    "load_dataset",
+    "make_dataset",
+    "parse_plies",
+    "sample_positions",
+]
+
+FULL = SCORE_NONE
+"""The score a full column gets in ``scores`` (-128: below every score)."""
+
+FORMAT = 1
+"""The version of the arrays' layout, saved as ``format``."""
+
+SAMPLER = 1  # the sampling procedure's version: a journal of another one is refused
+JOURNAL_MAGIC = b"C4DSET\r\n"
+_JOURNAL_HEADER = struct.Struct("<8sBBBBBBxxQQQ")  # magic, sampler, w, h, plies, pad; n, seed, tag
+MAX_SEED = 2**63 - 1
+ARRAYS = ("obs", "action_mask", "scores", "value", "best", "moves", "ply", "key")
+METADATA = ("width", "height", "rules", "seed", "plies", "book", "full", "format", "version")
+
+
+class DatasetError(ValueError):
+    """Parameters a dataset cannot be made with, or a file that is not a dataset."""
+
+
+# ---------------------------------------------------------------- parameters
+def parse_plies(text: str | None, width: int = 7, height: int = 6) -> tuple[int, int]:
+    """The ply range ``"A-B"`` (or ``"A"``) as ``(A, B)``; ``None``: every ply of a game not over.
+
+    >>> parse_plies("0-30"), parse_plies("12"), parse_plies(None, 4, 4)
+    ((0, 30), (12, 12), (0, 15))
+    >>> parse_plies("5-2")
+    Traceback (most recent call last):
+    ...
+    connect4.envs.dataset.DatasetError: --plies 5-2: the range runs backwards (write 2-5)
+    """
+    last = width * height - 1  # the most stones a position that is not over can hold
+    if text is None:
+        return 0, last
+    low, dash, high = text.strip().partition("-")
+    if not dash:
+        high = low
+    if not (low.isascii() and low.isdigit() and high.isascii() and high.isdigit()):
+        raise DatasetError(f"--plies must be a range such as 0-30 (or one ply), not {text!r}")
+    first, second = int(low), int(high)
+    if first > second:
+        raise DatasetError(f"--plies {text}: the range runs backwards (write {second}-{first})")
+    if second > last:
+        raise DatasetError(
+            f"--plies {text}: a {width}x{height} position that is not over holds at most "
+            f"{last} stones"
+        )
+    return first, second
+
+
+def _check(
+    positions: int, plies: tuple[int, int], width: int, height: int, rules: str, seed: int
+) -> None:
+    """Raise :class:`DatasetError` for parameters no dataset can be made with."""
+    try:
+        check_board_size(width, height)
+    except ValueError as error:
+        raise DatasetError(str(error)) from None
+    if rules != "standard":
+        if rules != "count-fours":
+            raise DatasetError(f"unknown rules {rules!r}: choose standard or count-fours")
+        raise DatasetError(
+            "the solver handles the standard rules only: count-fours positions cannot be labelled"
+        )
+    if positions < 1:
+        raise DatasetError(f"--positions must be at least 1, not {positions}")
+    if not 0 <= seed <= MAX_SEED:
+        raise DatasetError(f"--seed must be in 0..{MAX_SEED}, not {seed}")
+    low, high = plies
+    if not 0 <= low <= high <= width * height - 1:
+        raise DatasetError(f"plies {low}-{high} are not a range of a {width}x{height} board")
+
+
+# ---------------------------------------------------------------- sampling
+def _playout(rng: random.Random, stones: int, width: int, height: int) -> Position | None:
+    """``stones`` random moves that do not end the game, or ``None`` at a dead end."""
+    position = Position(width, height)
+    for _ in range(stones):
+        moves = [c for c in position.legal_moves() if not position.is_winning_move(c)]
+        if not moves or position.ply + 1 == position.size:  # every move ends the game
+            return None
+        position.play(rng.choice(moves))
+    return position
+
+
+def sample_positions(
+    n: int,
+    plies: tuple[int, int],
+    width: int = 7,
+    height: int = 6,
+    *,
+    seed: int = 0,
+    advance: Callable[[int], None] | None = None,
+) -> list[Position]:
+    """``n`` distinct random positions (mirror images merged) with ``plies[0]..plies[1]`` stones.
+
+    Deterministic for a seed (see the module's docstring for the procedure).
+    Raises :class:`DatasetError` when the range does not hold ``n`` distinct
+    positions: after ``10,000 + n`` draws in a row that found nothing new.
+    ``advance(1)`` is called for each position found.
+
+    >>> [p.moves for p in sample_positions(4, (0, 1), seed=3)]  # '6' stands for '2' too
+    ['', '6', '1', '5']
+    """
+    _check(n, plies, width, height, "standard", seed)
+    rng = random.Random(seed)
+    low, high = plies
+    seen: set[int] = set()
+    found: list[Position] = []
+    draws = misses = 0
+    patience = 10_000 + n
+    while len(found) < n:
+        if misses >= patience:
+            raise DatasetError(
+                f"only {len(found):,} distinct positions with {low}-{high} stones turned up "
+                f"in {draws:,} draws on a {width}x{height} board: ask for fewer positions "
+                "or widen --plies"
+            )
+        draws += 1
+        stones = rng.randint(low, high)
+        position = _playout(rng, stones, width, height)
+        while position is None and misses < patience:  # a dead end: the same ply again
+            misses += 1
+            position = _playout(rng, stones, width, height)
+        if position is None:
+            continue
+        key = canonical_key(position.key(), width, height)
+        if key in seen:
+            misses += 1
+            continue
+        misses = 0
+        seen.add(key)
+        found.append(position)
+        if advance is not None:
+            advance(1)
+    return found
+
+
+# ---------------------------------------------------------------- the arrays
+@dataclass(frozen=True)
+class Dataset:
+    """Labelled positions as arrays (the module's docstring lists them) and their metadata."""
+
+    width: int
+    height: int
+    rules: str
+    seed: int
+    plies: tuple[int, int]
+    book: str
+    obs: npt.NDArray[np.int8]
+    action_mask: npt.NDArray[np.int8]
+    scores: npt.NDArray[np.int8]
+    value: npt.NDArray[np.int8]
+    best: npt.NDArray[np.bool_]
+    moves: npt.NDArray[np.str_]
+    ply: npt.NDArray[np.int16]
+    key: npt.NDArray[np.uint64]
+
+    def __len__(self) -> int:
+        return int(self.value.shape[0])
+
+    def positions(self) -> list[Position]:
+        """The positions, rebuilt from their move strings."""
+        return [Position.from_moves(str(m), self.width, self.height) for m in self.moves]
+
+    def arrays(self) -> dict[str, npt.NDArray[np.generic]]:
+        """Every array of the file, metadata included, by name."""
+        return {
+            "obs": self.obs,
+            "action_mask": self.action_mask,
+            "scores": self.scores,
+            "value": self.value,
+            "best": self.best,
+            "moves": self.moves,
+            "ply": self.ply,
+            "key": self.key,
+            "width": np.array(self.width),
+            "height": np.array(self.height),
+            "rules": np.array(self.rules),
+            "seed": np.array(self.seed),
+            "plies": np.array(self.plies),
+            "book": np.array(self.book),
+            "full": np.array(FULL, dtype=np.int8),
+            "format": np.array(FORMAT),
+            "version": np.array(__version__),
+        }
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the ``.npz`` file atomically: a temporary file, fsynced, renamed into place."""
+        target = Path(path)
+        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        try:
+            with temporary.open("wb") as file:
+                np.savez_compressed(file, allow_pickle=False, **self.arrays())
+                file.flush()
+                os.fsync(file.fileno())
+            temporary.replace(target)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
+
+
+def label(
+    positions: Sequence[Position],
+    scores: Sequence[Sequence[int]],
+    *,
+    seed: int = 0,
+    plies: tuple[int, int] | None = None,
+    book: str = "none",
+) -> Dataset:
+    """The :class:`Dataset` of ``positions`` given every column's score (:data:`FULL`: full).
+
+    ``plies`` defaults to the range the positions span.
+    """
+    if not positions:
+        raise DatasetError("no positions to label")
+    first = positions[0]
+    width, height = first.width, first.height
+    table = np.array(scores, dtype=np.int8).reshape(len(positions), width)
+    value = table.max(axis=1)
+    stones = np.array([p.ply for p in positions], dtype=np.int16)
+    return Dataset(
+        width=width,
+        height=height,
+        rules=first.rules,
+        seed=seed,
+        plies=plies or (int(stones.min()), int(stones.max())),
+        book=book,
+        obs=np.stack([planes(p, p.to_move) for p in positions]),
+        action_mask=np.stack([action_mask(p) for p in positions]),
+        scores=table,
+        value=value,
+        best=table == value[:, None],
+        moves=np.array([p.moves for p in positions], dtype=np.str_),
+        ply=stones,
+        key=np.array([canonical_key(p.key(), width, height) for p in positions], dtype=np.uint64),
+    )
+
+
+def load_dataset(path: str | os.PathLike[str]) -> Dataset:
+    """Read a file :meth:`Dataset.save` wrote; :class:`DatasetError` names what is wrong.
+
+    >>> import tempfile
+    >>> out = Path(tempfile.mkdtemp()) / "d.npz"
+    >>> label([Position.from_moves("11", 4, 4)], [(0, 0, 0, 0)]).save(out)
+    >>> load_dataset(out).moves.tolist()
+    ['11']
+    """
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            found = {name: data[name] for name in data.files}
+    except (OSError, ValueError, EOFError) as error:
+        raise DatasetError(f"cannot read {path} as a dataset: {error}") from None
+    missing = [name for name in (*ARRAYS, *METADATA) if name not in found]
+    if missing:
+        raise DatasetError(f"{path} is not a labelled dataset: no {', '.join(missing)}")
+    if int(found["format"]) != FORMAT:
+        raise DatasetError(f"{path} has dataset format {found['format']}; this reader knows 1")
+    width, height = int(found["width"]), int(found["height"])
+    n = found["value"].shape[0]
+    shapes = {
+        "obs": (n, height, width, 2),
+        "action_mask": (n, width),
+        "scores": (n, width),
+        "best": (n, width),
+        "moves": (n,),
+        "ply": (n,),
+        "key": (n,),
+    }
+    for name, shape in shapes.items():
+        if found[name].shape != shape:
+            raise DatasetError(f"{path}: {name} has shape {found[name].shape}, not {shape}")
+    low, high = (int(v) for v in found["plies"])
+    return Dataset(
+        width=width,
+        height=height,
+        rules=str(found["rules"]),
+        seed=int(found["seed"]),
+        plies=(low, high),
+        book=str(found["book"]),
+        obs=found["obs"],
+        action_mask=found["action_mask"],
+        scores=found["scores"],
+        value=found["value"],
+        best=found["best"],
+        moves=found["moves"],
+        ply=found["ply"],
+        key=found["key"],
+    )
+
+
+# ---------------------------------------------------------------- the run
+@dataclass(frozen=True)
+class DatasetReport:
+    """What a run did: the dataset, positions labelled now and from the journal, figures."""
+
+    dataset: Dataset
+    labelled: int
+    resumed: int
+    nodes: int
+    seconds: float
+    book_check: str | None = None
+
+
+class DatasetSummary(TypedDict):
+    """``connect4 dataset --json``."""
+
+    out: str
+    positions: int
+    labelled: int
+    from_journal: int
+    solver_nodes: int
+    seconds: float
+    positions_per_second: float
+    bytes: int
+
+
+def journal_for(
+    out: Path, n: int, plies: tuple[int, int], width: int, height: int, seed: int, tag: int
+) -> RecordJournal:
+    """The journal of a run: its parameters in the header, then ``(key, scores, nodes)`` records."""
+    header = _JOURNAL_HEADER.pack(JOURNAL_MAGIC, SAMPLER, width, height, *plies, 0, n, seed, tag)
+    return RecordJournal(
+        out.with_name(out.name + ".partial"), header, struct.Struct(f"<Q{width}bI")
+    )
+
+
+def make_dataset(
+    n: int,
+    plies: tuple[int, int] | None,
+    out: str | os.PathLike[str],
+    *,
+    width: int = 7,
+    height: int = 6,
+    rules: str = "standard",
+    seed: int = 0,
+    book: str = "default",
+    workers: int | None = None,
+    scheduler: str | None = None,
+    executor: Executor | None = None,
+    resume: bool = False,
+    chunk: int = DEFAULT_CHUNK,
+    progress: bool = True,
+    stop_after: int | None = None,
+    say: Callable[[str], None] | None = None,
+) -> DatasetReport:
+    """Sample ``n`` positions, label them on an executor and write the ``.npz`` file ``out``.
+
+    ``book`` names a book probed inside the searches (``default``: the one
+    that ships for the board, ``none``, or a file, spot-checked against the
+    solver first; ``say`` is given the check's summary). Refused before any
+    work: bad parameters, a book that does not fit, a journal of another run
+    (with ``resume``) or an unfinished journal (without). ``stop_after`` stops
+    (as an interruption would) after that many chunks: for tests.
+    """
+    span = parse_plies(None, width, height) if plies is None else plies
+    _check(n, span, width, height, rules, seed)
+    if chunk < 1:
+        raise DatasetError(f"--chunk must be at least 1, not {chunk}")
+    out_path = Path(out)
+    loaded: Book | None = None
+    book_check = None
+    if book != "none":
+        loaded = load_exact_book(book, width, height, role="book", doing="labelled")
+        if loaded is not None and book != "default":
+            book_check = spot_check(loaded, book, deeper_than=span[0]).summary()
+            if say is not None:
+                say(book_check)
+    spec = None if loaded is None else book
+    journal = journal_for(
+        out_path, n, span, width, height, seed, 0 if loaded is None else book_tag(loaded)
+    )
+    if resume and journal.exists() and not journal.matches():
+        raise DatasetError(
+            f"{journal.path} belongs to another run (board, --positions, --plies, --seed or "
+            "--book differ); delete it or run without --resume"
+        )
+    if not resume and journal.has_records():
+        raise DatasetError(
+            f"{journal.path} holds an unfinished run: continue it with --resume or delete it"
+        )
+    started = time.perf_counter()
+    with progress_bar(progress, n, 0, "sampling") as advance:
+        positions = sample_positions(n, span, width, height, seed=seed, advance=advance)
+    fresh = not (resume and journal.exists())
+    labels: dict[int, tuple[int, ...]] = {}
+    nodes = 0
+    if fresh:
+        journal.start()
+    else:
+        for key, *scores, count in journal.read():
+            labels[key] = tuple(scores)
+            nodes += count
+    todo = [p.moves for p in positions if p.key() not in labels]
+    resumed = n - len(todo)
+    labelled = chunks = 0
+
+    def finished(results: list[tuple[int, tuple[int, ...], int]]) -> bool:
+        nonlocal labelled, chunks, nodes
+        journal.append([(key, *scores, count) for key, scores, count in results])
+        for key, scores, count in results:
+            labels[key] = scores
+            nodes += count
+        labelled += len(results)
+        chunks += 1
+        advance(len(results))
+        return stop_after is None or chunks < stop_after
+
+    tasks = [(width, height, todo[i : i + chunk], spec) for i in range(0, len(todo), chunk)]
+    try:
+        with progress_bar(progress, n, resumed, "labelling") as advance:
+            if executor is not None:
+                complete = run_chunks(executor, analyze_chunk, tasks, finished)
+            else:
+                with make_executor(workers, scheduler) as pool:
+                    complete = run_chunks(pool, analyze_chunk, tasks, finished)
+    except BaseException:
+        if fresh and not labels:  # nothing to resume: leave no journal behind
+            journal.remove()
+        raise
+    if not complete:
+        raise JobInterrupted(journal.path, labelled, "dataset")
+    dataset = label(
+        positions,
+        [labels[p.key()] for p in positions],
+        seed=seed,
+        plies=span,
+        book=spec or "none",
+    )
+    dataset.save(out_path)
+    journal.remove()
+    seconds = time.perf_counter() - started
+    return DatasetReport(dataset, labelled, resumed, nodes, seconds, book_check)
+
+
+def dataset_command(
+    n: int,
+    plies: str | None,
+    out: Path,
+    *,
+    width: int,
+    height: int,
+    rules: str,
+    seed: int,
+    book: str,
+    workers: int | None,
+    scheduler: str | None,
+    resume: bool,
+    chunk: int,
+    json_output: bool,
+    say: Callable[[str], None] | None = None,
+) -> DatasetSummary:
+    """``connect4 dataset``: make the file and return its summary (bad input: ``ValueError``)."""
+    try:
+        check_board_size(width, height)
+    except ValueError as error:
+        raise DatasetError(str(error)) from None
+    report = make_dataset(
+        n,
+        parse_plies(plies, width, height),
+        out,
+        width=width,
+        height=height,
+        rules=rules,
+        seed=seed,
+        book=book,
+        workers=workers,
+        scheduler=scheduler,
+        resume=resume,
+        chunk=chunk,
+        progress=not json_output,
+        say=say,
+    )
+    return DatasetSummary(
+        out=str(out),
+        positions=len(report.dataset),
+        labelled=report.labelled,
+        from_journal=report.resumed,
+        solver_nodes=report.nodes,
+        seconds=round(report.seconds, 3),
+        positions_per_second=round(report.labelled / max(report.seconds, 1e-9), 1),
+        bytes=out.stat().st_size,
+    )
