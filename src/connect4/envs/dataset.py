@@ -48,36 +48,42 @@ parameters is refused). The file is written once, complete, through a
 temporary file renamed into place.
 
 >>> from connect4.solver import Solver
->>> positions = sample_positions(3, (4, 6), 5, 4, seed=1)
->>> [p.moves for p in positions]
-['5343', '11123', '31153']
->>> scores = [Solver(5, 4).analyze(p) for p in positions]
+>>> sample = sample_positions(3, (4, 6), 5, 4, seed=1)
+>>> sample.moves
+['54521', '53455', '131323']
+>>> scores = [Solver(5, 4).analyze(p) for p in sample.positions()]
 >>> scores
-[[-2, -1, -2, -1, -2], [0, 0, 1, 0, 0], [-1, -1, 2, -1, -1]]
->>> data = label(positions, [[FULL if s is None else s for s in row] for row in scores])
+[[1, 1, 0, 1, 0], [0, 0, 1, 0, 0], [-7, -7, -2, -7, -7]]
+>>> data = label(sample, [[FULL if s is None else s for s in row] for row in scores])
 >>> data.obs.shape, data.value.tolist(), data.best[0].tolist()
-((3, 4, 5, 2), [-1, 1, 2], [False, True, False, True, False])
+((3, 4, 5, 2), [1, 1, -2], [True, True, False, True, False])
 """
 
 from __future__ import annotations
 
 import os
-import random
 import struct
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypedDict
+from typing import TypedDict, cast
 
 import numpy as np
 import numpy.typing as npt
 
-from connect4.core.bits import canonical_key
-from connect4.core.position import Position, check_board_size
+from connect4.classic.bitboard import threat_cells
+from connect4.core.bits import canonical_keys
+from connect4.core.position import (
+    COLUMN_SYMBOLS,
+    Position,
+    board_mask,
+    bottom_mask,
+    check_board_size,
+)
 from connect4.core.version import __version__
-from connect4.envs.board import action_mask, planes
+from connect4.envs.board import bitboard_action_mask, bitboard_planes
 from connect4.solver.book import Book
 from connect4.solver.book.build import book_tag, spot_check
 from connect4.solver.book.jobs import (
@@ -180,15 +186,72 @@ def _check(
 
 
 # ---------------------------------------------------------------- sampling
-def _playout(rng: random.Random, stones: int, width: int, height: int) -> Position | None:
-    """``stones`` random moves that do not end the game, or ``None`` at a dead end."""
-    position = Position(width, height)
-    for _ in range(stones):
-        moves = [c for c in position.legal_moves() if not position.is_winning_move(c)]
-        if not moves or position.ply + 1 == position.size:  # every move ends the game
-            return None
-        position.play(rng.choice(moves))
-    return position
+@dataclass(frozen=True)
+class Sample:
+    """Sampled positions in the order drawn: move strings and each position's two
+    bitboard words (``current``: the side to move's stones, ``mask``: all stones)."""
+
+    width: int
+    height: int
+    moves: list[str]
+    current: npt.NDArray[np.uint64]
+    mask: npt.NDArray[np.uint64]
+
+    def __len__(self) -> int:
+        return len(self.moves)
+
+    def keys(self) -> npt.NDArray[np.uint64]:
+        """Each position's own key (``Position.key()``: ``current + mask``)."""
+        return self.current + self.mask
+
+    def positions(self) -> list[Position]:
+        """The positions, replayed from their move strings."""
+        return [Position.from_moves(m, self.width, self.height) for m in self.moves]
+
+
+Words = npt.NDArray[np.uint64]
+# the bitboard arithmetic is plain Python on ints that works element-wise on uint64 arrays
+_threat_cells = cast("Callable[[Words, Words, int, int], Words]", threat_cells)
+
+
+def _playouts(
+    rng: np.random.Generator, stones: npt.NDArray[np.int64], width: int, height: int
+) -> tuple[
+    npt.NDArray[np.int8], npt.NDArray[np.uint64], npt.NDArray[np.uint64], npt.NDArray[np.bool_]
+]:
+    """Random playouts of ``stones[i]`` moves each that do not end the game, side by side.
+
+    Each move is drawn uniformly among the columns with room whose cell does
+    not complete a four for the mover (:func:`~connect4.classic.bitboard.threat_cells`).
+    Returns the columns played (``(N, max stones)``), the two bitboard words
+    and whether each playout got there (False: no such move was left).
+    """
+    n = stones.size
+    h1 = height + 1
+    bottom, board = bottom_mask(width, height), board_mask(width, height)
+    column_bits = np.uint64((1 << h1) - 1)
+    shifts = np.arange(width, dtype=np.uint64) * np.uint64(h1)
+    current = np.zeros(n, dtype=np.uint64)
+    mask = np.zeros(n, dtype=np.uint64)
+    longest = int(stones.max(initial=0))
+    columns = np.zeros((n, max(longest, 1)), dtype=np.int8)
+    ok = np.ones(n, dtype=bool)
+    for ply in range(longest):
+        playable = (mask + bottom) & board
+        allowed = playable & ~_threat_cells(current, mask, height, board)
+        room = ((allowed[:, None] >> shifts) & column_bits) != 0
+        weights = rng.random((n, width))
+        weights[~room] = -1.0
+        choice = weights.argmax(axis=1)
+        active = ok & (stones > ply)
+        dead = active & ~room.any(axis=1)
+        ok &= ~dead
+        active &= ~dead
+        cell = playable & (column_bits << shifts[choice])
+        current = np.where(active, current ^ mask, current)
+        mask = np.where(active, mask | cell, mask)
+        columns[active, ply] = choice[active]
+    return columns, current, mask, ok
 
 
 def sample_positions(
@@ -199,49 +262,66 @@ def sample_positions(
     *,
     seed: int = 0,
     advance: Callable[[int], None] | None = None,
-) -> list[Position]:
+) -> Sample:
     """``n`` distinct random positions (mirror images merged) with ``plies[0]..plies[1]`` stones.
 
-    Deterministic for a seed (see the module's docstring for the procedure).
-    Raises :class:`DatasetError` when the range does not hold ``n`` distinct
-    positions: after ``10,000 + n`` draws in a row that found nothing new.
-    ``advance(1)`` is called for each position found.
+    Deterministic for a seed (the module's docstring describes the draws; a
+    playout that reaches a dead end is drawn again with the same number of
+    stones). Raises :class:`DatasetError` when the range does not hold ``n``
+    distinct positions: after ``10,000 + n`` draws in a row found nothing new.
+    ``advance(k)`` is told of the positions found.
 
-    >>> [p.moves for p in sample_positions(4, (0, 1), seed=3)]  # '6' stands for '2' too
-    ['', '6', '1', '5']
+    >>> sample_positions(4, (0, 1), seed=3).moves  # '2' stands for its mirror image '6' too
+    ['4', '', '2', '5']
     """
     _check(n, plies, width, height, "standard", seed)
-    rng = random.Random(seed)
+    rng = np.random.default_rng(seed)
     low, high = plies
     seen: set[int] = set()
-    found: list[Position] = []
+    moves: list[str] = []
+    currents: list[int] = []
+    masks: list[int] = []
+    again: list[int] = []  # stones of the playouts that reached a dead end
     draws = misses = 0
     patience = 10_000 + n
-    while len(found) < n:
-        if misses >= patience:
-            raise DatasetError(
-                f"only {len(found):,} distinct positions with {low}-{high} stones turned up "
-                f"in {draws:,} draws on a {width}x{height} board: ask for fewer positions "
-                "or widen --plies"
-            )
-        draws += 1
-        stones = rng.randint(low, high)
-        position = _playout(rng, stones, width, height)
-        while position is None and misses < patience:  # a dead end: the same ply again
-            misses += 1
-            position = _playout(rng, stones, width, height)
-        if position is None:
-            continue
-        key = canonical_key(position.key(), width, height)
-        if key in seen:
-            misses += 1
-            continue
-        misses = 0
-        seen.add(key)
-        found.append(position)
+    while len(moves) < n:
+        size = min(max(n - len(moves) + (n - len(moves)) // 4, 256), 1 << 15)
+        fresh = rng.integers(low, high + 1, size=max(size - len(again), 0))
+        stones = np.concatenate([np.array(again, dtype=np.int64), fresh])
+        again = []
+        columns, current, mask, ok = _playouts(rng, stones, width, height)
+        keys = canonical_keys(current + mask, width, height).tolist()
+        found = len(moves)
+        for i, key in enumerate(keys):
+            draws += 1
+            if not ok[i]:
+                again.append(int(stones[i]))
+                misses += 1
+            elif key in seen:
+                misses += 1
+            else:
+                misses = 0
+                seen.add(key)
+                moves.append("".join(COLUMN_SYMBOLS[c] for c in columns[i, : stones[i]].tolist()))
+                currents.append(int(current[i]))
+                masks.append(int(mask[i]))
+                if len(moves) == n:
+                    break
+            if misses >= patience:
+                raise DatasetError(
+                    f"only {len(moves):,} distinct positions with {low}-{high} stones turned up "
+                    f"in {draws:,} draws on a {width}x{height} board: ask for fewer positions "
+                    "or widen --plies"
+                )
         if advance is not None:
-            advance(1)
-    return found
+            advance(len(moves) - found)
+    return Sample(
+        width,
+        height,
+        moves,
+        np.array(currents, dtype=np.uint64),
+        np.array(masks, dtype=np.uint64),
+    )
 
 
 # ---------------------------------------------------------------- the arrays
@@ -309,39 +389,38 @@ class Dataset:
 
 
 def label(
-    positions: Sequence[Position],
+    sample: Sample,
     scores: Sequence[Sequence[int]],
     *,
     seed: int = 0,
     plies: tuple[int, int] | None = None,
     book: str = "none",
 ) -> Dataset:
-    """The :class:`Dataset` of ``positions`` given every column's score (:data:`FULL`: full).
+    """The :class:`Dataset` of sampled positions given every column's score (:data:`FULL`: full).
 
     ``plies`` defaults to the range the positions span.
     """
-    if not positions:
+    if not len(sample):
         raise DatasetError("no positions to label")
-    first = positions[0]
-    width, height = first.width, first.height
-    table = np.array(scores, dtype=np.int8).reshape(len(positions), width)
+    width, height = sample.width, sample.height
+    table = np.array(scores, dtype=np.int8).reshape(len(sample), width)
     value = table.max(axis=1)
-    stones = np.array([p.ply for p in positions], dtype=np.int16)
+    stones = np.array([len(m) for m in sample.moves], dtype=np.int16)
     return Dataset(
         width=width,
         height=height,
-        rules=first.rules,
+        rules="standard",
         seed=seed,
         plies=plies or (int(stones.min()), int(stones.max())),
         book=book,
-        obs=np.stack([planes(p, p.to_move) for p in positions]),
-        action_mask=np.stack([action_mask(p) for p in positions]),
+        obs=bitboard_planes(sample.current, sample.mask, width, height),
+        action_mask=bitboard_action_mask(sample.mask, width, height),
         scores=table,
         value=value,
         best=table == value[:, None],
-        moves=np.array([p.moves for p in positions], dtype=np.str_),
+        moves=np.array(sample.moves, dtype=np.str_),
         ply=stones,
-        key=np.array([canonical_key(p.key(), width, height) for p in positions], dtype=np.uint64),
+        key=canonical_keys(sample.keys(), width, height),
     )
 
 
@@ -350,7 +429,7 @@ def load_dataset(path: str | os.PathLike[str]) -> Dataset:
 
     >>> import tempfile
     >>> out = Path(tempfile.mkdtemp()) / "d.npz"
-    >>> label([Position.from_moves("11", 4, 4)], [(0, 0, 0, 0)]).save(out)
+    >>> label(sample_positions(1, (2, 2), 4, 4), [(0, 0, 0, 0)]).save(out)
     >>> load_dataset(out).moves.tolist()
     ['11']
     """
@@ -489,7 +568,8 @@ def make_dataset(
         )
     started = time.perf_counter()
     with progress_bar(progress, n, 0, "sampling") as advance:
-        positions = sample_positions(n, span, width, height, seed=seed, advance=advance)
+        sample = sample_positions(n, span, width, height, seed=seed, advance=advance)
+    keys = sample.keys().tolist()
     fresh = not (resume and journal.exists())
     labels: dict[int, tuple[int, ...]] = {}
     nodes = 0
@@ -499,7 +579,7 @@ def make_dataset(
         for key, *scores, count in journal.read():
             labels[key] = tuple(scores)
             nodes += count
-    todo = [p.moves for p in positions if p.key() not in labels]
+    todo = [moves for moves, key in zip(sample.moves, keys, strict=True) if key not in labels]
     resumed = n - len(todo)
     labelled = chunks = 0
 
@@ -529,8 +609,8 @@ def make_dataset(
     if not complete:
         raise JobInterrupted(journal.path, labelled, "dataset")
     dataset = label(
-        positions,
-        [labels[p.key()] for p in positions],
+        sample,
+        [labels[key] for key in keys],
         seed=seed,
         plies=span,
         book=spec or "none",
