@@ -416,7 +416,10 @@ def dataset(
         str | None, typer.Option(help="Dask scheduler address (instead of local processes)")
     ] = None,
     resume: Annotated[bool, typer.Option(help="continue an interrupted run (OUT.partial)")] = False,
-    chunk: Annotated[int, typer.Option(help="positions per task", min=1)] = 64,
+    chunk: Annotated[
+        int | None,
+        typer.Option(help="positions per task (default: up to 64, 4+ tasks per worker)", min=1),
+    ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="print the summary as JSON")] = False,
 ) -> None:
     """Random positions labelled by the solver: every column's exact score, for training."""

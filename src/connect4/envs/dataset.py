@@ -526,7 +526,7 @@ def make_dataset(
     scheduler: str | None = None,
     executor: Executor | None = None,
     resume: bool = False,
-    chunk: int = DEFAULT_CHUNK,
+    chunk: int | None = None,
     progress: bool = True,
     stop_after: int | None = None,
     say: Callable[[str], None] | None = None,
@@ -537,12 +537,14 @@ def make_dataset(
     that ships for the board, ``none``, or a file, spot-checked against the
     solver first; ``say`` is given the check's summary). Refused before any
     work: bad parameters, a book that does not fit, a journal of another run
-    (with ``resume``) or an unfinished journal (without). ``stop_after`` stops
+    (with ``resume``) or an unfinished journal (without). ``chunk`` positions
+    go to a task (default: up to 64, at least four tasks per local worker).
+    ``stop_after`` stops
     (as an interruption would) after that many chunks: for tests.
     """
     span = parse_plies(None, width, height) if plies is None else plies
     _check(n, span, width, height, rules, seed)
-    if chunk < 1:
+    if chunk is not None and chunk < 1:
         raise DatasetError(f"--chunk must be at least 1, not {chunk}")
     out_path = Path(out)
     loaded: Book | None = None
@@ -594,6 +596,9 @@ def make_dataset(
         advance(len(results))
         return stop_after is None or chunks < stop_after
 
+    if chunk is None:  # at least four tasks per worker, so a slow one cannot hold up the end
+        cores = workers or os.cpu_count() or 1
+        chunk = max(1, min(DEFAULT_CHUNK, len(todo) // (4 * cores)))
     tasks = [(width, height, todo[i : i + chunk], spec) for i in range(0, len(todo), chunk)]
     try:
         with progress_bar(progress, n, resumed, "labelling") as advance:
@@ -634,7 +639,7 @@ def dataset_command(
     workers: int | None,
     scheduler: str | None,
     resume: bool,
-    chunk: int,
+    chunk: int | None,
     json_output: bool,
     say: Callable[[str], None] | None = None,
 ) -> DatasetSummary:
