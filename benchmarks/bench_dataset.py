@@ -1,16 +1,18 @@
 """Labelled positions per second: ``connect4 dataset`` on 7x6 by ply range and worker count.
 
     nice python benchmarks/bench_dataset.py               # 0-12, 12-24, 24+; 1 and all workers
-    nice python benchmarks/bench_dataset.py --scale 0.2   # fewer positions per range
+    nice python benchmarks/bench_dataset.py --scale 0.2 --rounds 1
 
-For each ply range the same seeded positions are labelled three ways, one
-after the other: the reference, a plain loop of ``Solver.analyze`` with the
-default 7x6 book in this process (per-position mean, median and max), then
+For each ply range the same seeded positions are labelled three ways, in
+alternation for ``--rounds`` rounds (this machine's speed drifts: only figures
+measured side by side compare): the reference, a plain loop of
+``Solver.analyze`` with the default 7x6 book in this process, then
 :func:`connect4.envs.dataset.make_dataset` with 1 worker process and with one
 per core. The pipeline's figures count everything a user waits for: drawing
-the positions, starting the workers, loading the book in each, labelling and
-writing the ``.npz`` file. Prints positions per second, solver nodes per
-position and the machine.
+the positions, starting the workers, labelling and writing the ``.npz`` file.
+Prints the median and the range of positions per second over the rounds,
+solver nodes per position, the reference's per-position mean, median and max,
+and the machine.
 """
 
 from __future__ import annotations
@@ -28,12 +30,12 @@ from connect4.envs.dataset import FULL, load_dataset, make_dataset, sample_posit
 from connect4.solver import Solver
 from connect4.solver.book import default_book
 
-RANGES = {(0, 12): 300, (12, 24): 40, (24, 41): 4000}  # positions per range at --scale 1
+RANGES = {(0, 12): 200, (12, 24): 60, (24, 41): 4000}  # positions per range at --scale 1
 SEED = 2026
 
 
-def reference(plies: tuple[int, int], n: int) -> tuple[float, list[float], list[list[int]]]:
-    """Label the sample with ``Solver.analyze`` in a loop: (seconds, per position, scores)."""
+def reference(plies: tuple[int, int], n: int) -> tuple[float, list[float], list[list[int]], int]:
+    """Label the sample with ``Solver.analyze`` in a loop: seconds, per position, scores, nodes."""
     sample = sample_positions(n, plies, seed=SEED)
     times: list[float] = []
     rows: list[list[int]] = []
@@ -45,38 +47,52 @@ def reference(plies: tuple[int, int], n: int) -> tuple[float, list[float], list[
             scores = solver.analyze(position)
             times.append(time.perf_counter() - start)
             rows.append([FULL if s is None else s for s in scores])
-        return time.perf_counter() - started, times, rows
+        return time.perf_counter() - started, times, rows, solver.total_nodes
+
+
+def rates(values: list[float]) -> str:
+    """Median positions per second over the rounds, with the lowest and highest."""
+    return f"{statistics.median(values):>9,.1f} ({min(values):,.1f}-{max(values):,.1f})"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="multiply the positions")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds")
     args = parser.parse_args()
     print(f"machine: {describe_machine()}")
     cores = os.cpu_count() or 1
+    configs = ["Solver.analyze loop", *(f"dataset, {w} worker(s)" for w in sorted({1, cores}))]
     print(
-        f"{'plies':>7} {'how':<22} {'positions':>9} {'seconds':>8} {'pos/s':>9} "
-        f"{'nodes/pos':>10}  per position (mean / median / max)"
+        f"{'plies':>7} {'how':<22} {'positions':>9} {'pos/s median (range)':>30} {'nodes/pos':>10}"
     )
     with tempfile.TemporaryDirectory() as folder:
         for plies, count in RANGES.items():
             n = max(1, round(count * args.scale))
             span = f"{plies[0]}-{plies[1]}"
-            seconds, times, rows = reference(plies, n)
-            print(
-                f"{span:>7} {'Solver.analyze loop':<22} {n:>9} {seconds:>8.2f} "
-                f"{n / seconds:>9,.1f} {'':>10}  {statistics.mean(times) * 1e3:.2f} / "
-                f"{statistics.median(times) * 1e3:.2f} / {max(times) * 1e3:.1f} ms"
-            )
-            for workers in sorted({1, cores}):
-                out = Path(folder) / f"{span}-{workers}.npz"
-                report = make_dataset(n, plies, out, seed=SEED, workers=workers, progress=False)
-                assert load_dataset(out).scores.tolist() == rows, "labels differ"
+            speed: dict[str, list[float]] = {config: [] for config in configs}
+            nodes: dict[str, float] = {}
+            times: list[float] = []
+            for _ in range(args.rounds):
+                seconds, per_position, rows, total = reference(plies, n)
+                speed[configs[0]].append(n / seconds)
+                nodes[configs[0]] = total / n
+                times += per_position
+                for config, workers in zip(configs[1:], sorted({1, cores}), strict=True):
+                    out = Path(folder) / f"{span}-{workers}.npz"
+                    report = make_dataset(n, plies, out, seed=SEED, workers=workers, progress=False)
+                    assert load_dataset(out).scores.tolist() == rows, "labels differ"
+                    speed[config].append(n / report.seconds)
+                    nodes[config] = report.nodes / n
+            for config in configs:
                 print(
-                    f"{span:>7} {f'dataset, {workers} worker(s)':<22} {n:>9} "
-                    f"{report.seconds:>8.2f} {n / report.seconds:>9,.1f} "
-                    f"{report.nodes / n:>10,.0f}"
+                    f"{span:>7} {config:<22} {n:>9} {rates(speed[config]):>30} "
+                    f"{nodes[config]:>10,.0f}"
                 )
+            print(
+                f"{'':>7} reference per position: mean {statistics.mean(times) * 1e3:.2f} ms, "
+                f"median {statistics.median(times) * 1e3:.2f} ms, max {max(times) * 1e3:.1f} ms"
+            )
 
 
 if __name__ == "__main__":
