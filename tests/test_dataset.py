@@ -356,6 +356,8 @@ def test_cli_writes_a_dataset_and_reports_it(tmp_path: Path) -> None:
          "book bitbully:12-ply holds win/draw/loss signs only, not the exact scores the solver "
          "needs\n"),
         (["--plies", "0-2", "--positions", "40"], "only 30 distinct positions with 0-2 stones"),
+        (["--out", "no/such/folder/d.npz"],
+         "cannot write no/such/folder/d.npz: the folder no/such/folder does not exist\n"),
         pytest.param(
             ["--scheduler", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler at tcp://127.0.0",
             marks=pytest.mark.slow,  # the client waits 10 s for the scheduler

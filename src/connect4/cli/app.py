@@ -8,8 +8,9 @@ Heavy modules are imported inside the commands so start-up stays fast.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
 
@@ -303,6 +304,23 @@ def lab(
         raise typer.Exit(code)
 
 
+Summary = TypeVar("Summary")
+
+
+def run_job(command: Callable[[], Summary]) -> Summary:
+    """Run a resumable job (``book build``, ``dataset``): bad input exits 2 with its
+    message; Ctrl-C or a stop exits 130, saying how to resume."""
+    from connect4.solver.book.jobs import JobInterrupted
+
+    try:
+        return command()
+    except (ValueError, OSError) as error:
+        raise fail(str(error)) from None
+    except (JobInterrupted, KeyboardInterrupt) as error:
+        typer.echo(f"interrupted: {str(error) or 'continue with --resume'}", err=True)
+        raise typer.Exit(130) from None
+
+
 book_app = typer.Typer(
     help="Opening books: build one for any board size, show what one holds.",
     no_args_is_help=True,
@@ -336,11 +354,10 @@ def book_build(
     """Solve every position up to --plies stones and write a book (resumable, parallel)."""
     import json
 
-    from connect4.solver.book import BookError
-    from connect4.solver.book.build import BuildInterrupted, build_command
+    from connect4.solver.book.build import build_command
 
-    try:
-        summary = build_command(
+    summary = run_job(
+        lambda: build_command(
             width,
             height,
             plies,
@@ -353,11 +370,7 @@ def book_build(
             json_output=json_output,
             say=None if json_output else typer.echo,
         )
-    except (BookError, ValueError, OSError) as error:
-        raise fail(str(error)) from None
-    except (BuildInterrupted, KeyboardInterrupt) as error:
-        typer.echo(f"interrupted: {str(error) or 'continue with --resume'}", err=True)
-        raise typer.Exit(130) from None
+    )
     if json_output:
         typer.echo(json.dumps(summary))
     else:
@@ -429,10 +442,9 @@ def dataset(
         from connect4.envs.dataset import dataset_command
     except ImportError as error:
         raise fail(str(error)) from None
-    from connect4.solver.book.jobs import JobInterrupted
 
-    try:
-        summary = dataset_command(
+    summary = run_job(
+        lambda: dataset_command(
             positions,
             plies,
             out,
@@ -448,11 +460,7 @@ def dataset(
             json_output=json_output,
             say=None if json_output else typer.echo,
         )
-    except (ValueError, OSError) as error:
-        raise fail(str(error)) from None
-    except (JobInterrupted, KeyboardInterrupt) as error:
-        typer.echo(f"interrupted: {str(error) or 'continue with --resume'}", err=True)
-        raise typer.Exit(130) from None
+    )
     if json_output:
         typer.echo(json.dumps(summary))
     else:

@@ -547,6 +547,8 @@ def make_dataset(
     if chunk is not None and chunk < 1:
         raise DatasetError(f"--chunk must be at least 1, not {chunk}")
     out_path = Path(out)
+    if not out_path.parent.is_dir():
+        raise DatasetError(f"cannot write {out}: the folder {out_path.parent} does not exist")
     loaded: Book | None = None
     book_check = None
     if book != "none":
