@@ -200,6 +200,13 @@ def test_load_names_what_is_wrong(tmp_path: Path) -> None:
     text.write_text("not a zip")
     with pytest.raises(DatasetError, match=r"cannot read .*t.npz as a dataset"):
         load_dataset(text)
+    good = tmp_path / "g.npz"
+    label(sample_positions(2, (3, 5), 4, 4), [(0, 0, 0, 0), (1, 1, 1, -128)]).save(good)
+    data = good.read_bytes()
+    torn = tmp_path / "c.npz"
+    torn.write_bytes(data[: len(data) // 2])  # what a writer without the rename could leave
+    with pytest.raises(DatasetError, match=r"cannot read .*c.npz as a dataset"):
+        load_dataset(torn)
     other = tmp_path / "o.npz"
     np.savez(other, obs=np.zeros(3))
     with pytest.raises(DatasetError, match=r"o.npz is not a labelled dataset: no action_mask"):

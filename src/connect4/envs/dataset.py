@@ -64,6 +64,7 @@ from __future__ import annotations
 import os
 import struct
 import time
+import zipfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -105,6 +106,7 @@ __all__ = [
     "DatasetError",
     "DatasetReport",
     "DatasetSummary",
+    "Sample",
     "dataset_command",
     "journal_for",
     "label",
@@ -436,14 +438,18 @@ def load_dataset(path: str | os.PathLike[str]) -> Dataset:
     try:
         with np.load(path, allow_pickle=False) as data:
             found = {name: data[name] for name in data.files}
-    except (OSError, ValueError, EOFError) as error:
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
         raise DatasetError(f"cannot read {path} as a dataset: {error}") from None
     missing = [name for name in (*ARRAYS, *METADATA) if name not in found]
     if missing:
         raise DatasetError(f"{path} is not a labelled dataset: no {', '.join(missing)}")
     if int(found["format"]) != FORMAT:
-        raise DatasetError(f"{path} has dataset format {found['format']}; this reader knows 1")
+        raise DatasetError(
+            f"{path} has dataset format {found['format']}; this reader knows {FORMAT}"
+        )
     width, height = int(found["width"]), int(found["height"])
+    if found["value"].ndim != 1:
+        raise DatasetError(f"{path}: value has shape {found['value'].shape}, not (N,)")
     n = found["value"].shape[0]
     shapes = {
         "obs": (n, height, width, 2),
