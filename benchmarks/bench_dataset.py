@@ -30,7 +30,7 @@ from connect4.envs.dataset import FULL, load_dataset, make_dataset, sample_posit
 from connect4.solver import Solver
 from connect4.solver.book import default_book
 
-RANGES = {(0, 12): 200, (12, 24): 60, (24, 41): 4000}  # positions per range at --scale 1
+RANGES = {(0, 12): 600, (12, 24): 200, (24, 41): 20000}  # positions per range at --scale 1
 SEED = 2026
 
 
