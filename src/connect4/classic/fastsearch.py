@@ -112,6 +112,11 @@ def compile_module(
     cache is keyed by a digest of all the compiled source, of this module (the
     recipe) and of ``base``, so an edit to any of it (not only to the file of the
     function called) compiles afresh. The result's ``digest`` names that version.
+
+    Compiled code that calls :func:`~connect4.classic.bitboard.search_node` passes
+    it no constants: numba would compile a copy typed for those literal values, whose
+    recursion then runs through a pointer that the on-disk cache does not restore (a
+    crash in the next process, "Symbol not found: .numba.unresolved$...").
     """
     plain = list(extra) + [
         value

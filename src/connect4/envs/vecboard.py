@@ -42,6 +42,7 @@ from connect4.classic.bitboard import (
     P_TICTACTOE,
     P_USE_TT,
     S_LIMIT,
+    S_NODES,
     end_state,
     search_node,
 )
@@ -154,9 +155,13 @@ def search_move(
     for k in range(len(st)):
         st[k] = 0
     st[S_LIMIT] = INF
+    # read back from the array: literal arguments would give search_node a literal-typed
+    # copy (see connect4.classic.fastsearch.compile_module)
+    bound = st[S_LIMIT]
+    root = st[S_NODES]
     search_node(
-        cur, mask, depth, -INF, INF, 0, stones, heights, params, order, directions, weights,
-        hcells, lines, st, tt_key, tt_data, tt_value, movebuf, pv, pvlen,
+        cur, mask, depth, -bound, bound, root, stones, heights, params, order, directions,
+        weights, hcells, lines, st, tt_key, tt_data, tt_value, movebuf, pv, pvlen,
     )  # fmt: skip
     return pv[0, 0]
 
