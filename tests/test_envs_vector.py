@@ -99,7 +99,18 @@ def agent_actions(rng: np.random.Generator, masks: np.ndarray[Any, Any]) -> np.n
 
 
 def assert_same(a: Any, b: Any, what: str) -> None:
-    assert data_equivalence(a, b, exact=True), f"{what} differ:\n{a}\n{b}"
+    """Equal as Gymnasium compares data; the message names the first part that differs."""
+    if data_equivalence(a, b, exact=True):
+        return
+    names = ("observation", "reward", "terminated", "truncated", "info")[-len(a) :]
+    for name, x, y in zip(names, a, b, strict=True):
+        if isinstance(x, dict) and isinstance(y, dict):
+            assert x.keys() == y.keys(), f"{what}: info keys {sorted(x)} != {sorted(y)}"
+            for key in x:
+                assert data_equivalence(x[key], y[key], exact=True), (
+                    f"{what}: info[{key!r}] differs:\n{x[key]}\n{y[key]}"
+                )
+        assert data_equivalence(x, y, exact=True), f"{what}: {name} differs:\n{x}\n{y}"
 
 
 CASES = [
@@ -107,7 +118,7 @@ CASES = [
     {"opponent": "random", "play_as": "random"},
     {"opponent": "alphabeta:depth=2", "play_as": "yellow"},
     {"opponent": "alphabeta:depth=3,heuristic=threats,tt=on", "play_as": "random"},
-    {"opponent": "minimax:depth=2,heuristic=cells,ordering=none", "play_as": "red"},
+    {"opponent": "minimax:depth=2,heuristic=cell-weights,ordering=none", "play_as": "red"},
     {"opponent": "random", "play_as": "random", "width": 5, "height": 4, "rules": "count-fours"},
     {"opponent": "alphabeta:depth=2", "play_as": "red", "width": 4, "height": 4},
     {"opponent": "alphabeta:depth=2", "play_as": "random", "game": "tictactoe"},

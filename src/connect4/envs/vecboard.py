@@ -69,6 +69,8 @@ E_RNG = S_RNG
 E_MASK, E_STONES, E_AGENT, E_DONE = range(S_RNG + 1, S_RNG + 5)
 N_SLOTS = E_DONE + 1
 
+# why a game's episode ended (E_DONE): it goes on, the game is over, an illegal action
+PLAYING, OVER, ILLEGAL = 0, 1, 2
 # play_as codes (the agent's player number; 0 draws it at each new episode)
 RANDOM_COLOUR, RED, YELLOW = 0, 1, 2
 # opponent kinds
@@ -83,7 +85,7 @@ def new_episode(row: Row, play_as: int, params: Ints) -> None:
     row[E_CUR] = 0
     row[E_MASK] = 0
     row[E_STONES] = 0
-    row[E_DONE] = 0
+    row[E_DONE] = PLAYING
     if play_as == RANDOM_COLOUR:
         x = next_state(row[E_RNG], params[P_MASK64])
         row[E_RNG] = x
@@ -205,7 +207,8 @@ def write_view(
     row: Array, obs: Array, masks: Array, i: int, params: Array, cells: Array, cell_bits: Array
 ) -> None:
     """Game ``i``'s observation (plane 0 the agent's stones, top row first, flattened)
-    and its action mask (all zeros once the game is over)."""
+    and its action mask (all zeros once the game is over; after an illegal action the
+    board's open moves, as the single env shows them)."""
     cur = row[E_CUR]
     mask = row[E_MASK]
     agent_moves = 1 + (row[E_STONES] & 1) == row[E_AGENT]  # red moves when the count is even
@@ -215,7 +218,7 @@ def write_view(
         b = cell_bits[k]
         obs[i, 2 * k] = (own >> b) & 1
         obs[i, 2 * k + 1] = (opp >> b) & 1
-    done = row[E_DONE] == 1
+    done = row[E_DONE] == OVER
     free = free_cells(mask, params)
     for m in range(len(cells)):
         masks[i, m] = 0 if done or free & cells[m] == 0 else 1
@@ -337,7 +340,7 @@ def step_games(
         row = state[i]
         reward = 0.0
         flag = 0
-        if row[E_DONE] == 1:
+        if row[E_DONE] != PLAYING:
             moves += start(
                 row, play_as, kind, depth, params, order, cells, lines, directions, weights,
                 hcells, st, tt_key, tt_data, tt_value, movebuf, pv, pvlen, heights,
@@ -345,7 +348,7 @@ def step_games(
         elif not legal(row[E_MASK], actions[i], params, cells):
             reward = -1.0
             flag = 3
-            row[E_DONE] = 1
+            row[E_DONE] = ILLEGAL
         else:
             bit = free_cells(row[E_MASK], params) & cells[actions[i]]
             play_cell(row, bit)
@@ -360,9 +363,9 @@ def step_games(
             if end != 0:
                 reward = 1.0 if end == 2 else (-1.0 if end == 3 else 0.0)
                 flag = 1
-                row[E_DONE] = 1
+                row[E_DONE] = OVER
         write_view(row, obs, masks, i, params, cells, cell_bits)
-        if mode == SAME_STEP and row[E_DONE] == 1:
+        if mode == SAME_STEP and row[E_DONE] != PLAYING:
             for k in range(obs.shape[1]):
                 final_obs[i, k] = obs[i, k]
             for m in range(masks.shape[1]):
