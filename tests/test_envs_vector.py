@@ -10,6 +10,7 @@ themselves; the random opponent is the vector env's generator replayed in Python
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -24,8 +25,16 @@ from gymnasium.utils.env_checker import data_equivalence
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 from connect4 import Position
-from connect4.classic.mctsboard import S_RNG, board_setup, draw, free_cells, next_state, playout_cell
-from connect4.classic.mctsboard import MASK64, seed_state
+from connect4.classic.mctsboard import (
+    MASK64,
+    S_RNG,
+    board_setup,
+    draw,
+    free_cells,
+    next_state,
+    playout_cell,
+    seed_state,
+)
 from connect4.core.game import Game
 from connect4.envs import GYM_ID, ConnectFourEnv, new_game, vector_env
 from connect4.envs.vecboard import E_CUR, E_MASK, E_STONES, N_SLOTS
@@ -52,7 +61,8 @@ class ReplayedRandom:
         cur = game.stones(game.to_move)
         mask = game.stones(1) | game.stones(2)
         free = free_cells(mask, self.params)
-        bit = playout_cell(cur, mask, free, self.params, self.order, self.cells, self.lines, self.st)
+        st = cast(Any, self.st)  # Python ints: the generator's 64-bit words
+        bit = playout_cell(cur, mask, free, self.params, self.order, self.cells, self.lines, st)
         return next(move for move, cells in enumerate(self.cells) if cells & bit)
 
 
@@ -92,7 +102,7 @@ def reference(num_envs: int, mode: AutoresetMode, **kwargs: Any) -> SyncVectorEn
 
 def agent_actions(rng: np.random.Generator, masks: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """A random legal action per env; now and then an illegal one (a full column, -1, W)."""
-    actions = (rng.random(masks.shape) * masks).argmax(axis=1)
+    actions: np.ndarray[Any, Any] = (rng.random(masks.shape) * masks).argmax(axis=1)
     wild = rng.random(len(actions)) < 0.03
     actions[wild] = rng.integers(-1, masks.shape[1] + 1, size=int(wild.sum()))
     return actions
@@ -144,7 +154,7 @@ def test_equals_sync_vector_env_of_single_envs(case: dict[str, Any], mode: Autor
         actions = agent_actions(rng, masks)
         result = ours.step(actions)
         assert_same(result, theirs.step(actions), f"step {step} (actions {actions})")
-        masks = result[1 + 3]["action_mask"]
+        masks = result[4]["action_mask"]
         ends += int(result[2].sum())
         if step == steps // 2:  # a partial reset, reseeding two envs
             which = np.zeros(num_envs, dtype=np.bool_)
@@ -155,3 +165,156 @@ def test_equals_sync_vector_env_of_single_envs(case: dict[str, Any], mode: Autor
             assert_same(partial, theirs.reset(seed=seeds, options=dict(options)), "partial reset")
             masks = np.where(which[:, None], partial[1]["action_mask"], masks)
     assert ends >= num_envs  # the run crossed autoreset boundaries
+
+
+def random_positions(count: int, seed: int, **board: Any) -> list[Position]:
+    """Positions reached by random moves, none of them over."""
+    rng = np.random.default_rng(seed)
+    found: list[Position] = []
+    while len(found) < count:
+        position = Position(**board)
+        for _ in range(int(rng.integers(0, position.size - 2))):
+            moves = position.legal_moves()
+            position.play(int(rng.choice(moves)))
+            if position.is_over():
+                position.undo()
+                break
+        found.append(position)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("spec", "board"),
+    [
+        ("alphabeta:depth=3", {}),
+        ("alphabeta:depth=4,heuristic=threats,tt=on", {}),
+        ("alphabeta:level=medium", {"width": 6, "height": 5}),
+        ("minimax:depth=2,heuristic=adjacency", {"rules": "count-fours"}),
+    ],
+)
+def test_search_opponent_picks_the_players_moves(spec: str, board: dict[str, Any]) -> None:
+    empty = Position(**board)
+    opponent = CompiledOpponent(spec, empty)
+    _, depth, params, order, _, lines, _, directions, weights, hcells, st, *rest = loop_arguments(
+        empty, opponent
+    )
+    table, (movebuf, pv, pvlen, heights) = rest[:3], rest[3:]
+    player = make_player(spec, width=empty.width, height=empty.height, rules=empty.rules)
+    row = np.zeros(N_SLOTS, dtype=np.int64)
+    for position in random_positions(60, 3, **board):
+        row[E_CUR] = position.stones(position.to_move)
+        row[E_MASK] = position.stones(1) | position.stones(2)
+        row[E_STONES] = position.ply
+        move = COMPILED.search_move(
+            row, depth, params, order, directions, weights, hcells, lines, st, *table, movebuf,
+            pv, pvlen, heights,
+        )  # fmt: skip
+        assert move == player.choose(position).move, position.moves
+
+
+def rollout(env: ConnectFourVectorEnv, seed: int, steps: int) -> list[Any]:
+    observation, info = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    trace: list[Any] = [observation]
+    for _ in range(steps):
+        actions = (rng.random(info["action_mask"].shape) * info["action_mask"]).argmax(axis=1)
+        observation, reward, terminated, _, info = env.step(actions)
+        trace += [observation, reward, terminated]
+    return trace
+
+
+def test_seeded_runs_repeat_and_seeds_differ() -> None:
+    def run(seed: int) -> list[Any]:
+        return rollout(ConnectFourVectorEnv(num_envs=16, play_as="random"), seed, 60)
+
+    first, again, other = run(4), run(4), run(5)
+    assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
+    assert not all(np.array_equal(a, b) for a, b in zip(first, other, strict=True))
+    env = ConnectFourVectorEnv(num_envs=16, play_as="random")
+    env.reset(seed=4)
+    colours = set(env.reset()[1]["play_as"])  # reset without a seed goes on drawing
+    assert colours == {"red", "yellow"}
+
+
+def test_make_vec_uses_the_compiled_env_by_default() -> None:
+    env = gymnasium.make_vec(GYM_ID, num_envs=4, opponent="alphabeta:depth=1", play_as="yellow")
+    assert isinstance(env, ConnectFourVectorEnv)
+    assert env.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    observation, info = env.reset(seed=0)
+    assert observation.shape == (4, 6, 7, 2) and observation.dtype == np.int8
+    assert info["action_mask"].shape == (4, 7) and info["action_mask"].dtype == np.int8
+    assert env.observation_space.contains(observation)
+    sync = gymnasium.make_vec(GYM_ID, num_envs=2, vectorization_mode="sync", opponent="mcts")
+    assert isinstance(sync, SyncVectorEnv)
+    same = gymnasium.make_vec(GYM_ID, num_envs=2, autoreset_mode="SameStep")
+    assert same.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    assert vector_env(3, width=5, height=4).reset(seed=1)[0].shape == (3, 4, 5, 2)
+
+
+def test_game_over_then_next_step_resets() -> None:
+    env = ConnectFourVectorEnv(num_envs=1, opponent="alphabeta:depth=1", play_as="red")
+    env.reset(seed=0)
+    for column in (3, 3, 3, 3):  # the opponent blocks the vertical four at depth 1...
+        observation, reward, terminated, _, info = env.step(np.array([column]))
+        if terminated[0]:
+            break
+    steps = 0
+    while not terminated[0]:
+        action = int(np.flatnonzero(info["action_mask"][0])[0])
+        observation, reward, terminated, _, info = env.step(np.array([action]))
+        steps += 1
+    assert reward[0] in (-1.0, 0.0, 1.0) and not info["action_mask"].any()
+    observation, reward, terminated, _, info = env.step(np.array([0]))
+    assert observation.sum() == 0 and reward[0] == 0.0 and not terminated[0]
+    assert info["action_mask"].all()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"num_envs": 0}, "num_envs must be an int >= 1, not 0"),
+        ({"play_as": "blue"}, "unknown play_as 'blue'"),
+        ({"autoreset_mode": "Later"}, "unknown autoreset_mode 'Later': choose NextStep"),
+        ({"opponent": "mcts"}, "runs the random, minimax and alphabeta opponents, not 'mcts'"),
+        ({"opponent": "perfect"}, 'vectorization_mode="sync"'),
+        ({"opponent": "alphabeta:time=0.1"}, "searches to a fixed depth"),
+        ({"opponent": "alphabeta:schedule=2/3"}, "searches to a fixed depth"),
+        ({"opponent": "alphabeta:heuristic=recent-lines"}, "cannot compile the heuristic"),
+        ({"opponent": "random:seed=3"}, "random opponent takes no options"),
+        ({"opponent": "alphabeta:depth=x"}, "bad opponent 'alphabeta:depth=x'"),
+        ({"opponent": "nobody"}, "unknown player 'nobody'"),
+        ({"opponent": Position.legal_moves}, "takes an opponent spec (a string)"),
+        ({"width": 8, "height": 7}, "width*(height+1) <= 63, not 8x7"),
+        ({"rules": "gomoku"}, "unknown rules 'gomoku'"),
+        ({"render_mode": "human"}, "does not render"),
+    ],
+)
+def test_bad_arguments_are_refused(kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        ConnectFourVectorEnv(**kwargs)
+
+
+def test_bad_calls_are_refused() -> None:
+    env = ConnectFourVectorEnv(num_envs=2, autoreset_mode="Disabled")
+    with pytest.raises(RuntimeError, match=re.escape("call reset() before step()")):
+        env.step(np.array([0, 0]))
+    with pytest.raises(ValueError, match=re.escape("seed must be an int, a list of 2 ints")):
+        env.reset(seed="x")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=re.escape("a list of seeds must hold 2 ints")):
+        env.reset(seed=[1])
+    with pytest.raises(ValueError, match=re.escape("reset_mask'] must be a bool array of shape")):
+        env.reset(options={"reset_mask": [True, False]})
+    with pytest.raises(ValueError, match=re.escape("reset_mask'] selects no env")):
+        env.reset(options={"reset_mask": np.zeros(2, dtype=np.bool_)})
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=re.escape("actions must have shape (2,), one per env")):
+        env.step(np.array([0, 0, 0]))
+    with pytest.raises(ValueError, match=re.escape("actions must be integers, not float64")):
+        env.step(np.array([0.0, 1.0]))
+    _, reward, terminated, _, info = env.step(np.array([0, 7]))  # 7: outside the board
+    assert reward.tolist() == [0.0, -1.0] and terminated.tolist() == [False, True]
+    assert info["illegal_action"].tolist() == [False, True]
+    with pytest.raises(ValueError, match=re.escape("envs [1] are over and autoreset_mode is")):
+        env.step(np.array([0, 0]))
+    env.reset(options={"reset_mask": np.array([False, True])})
+    env.step(np.array([0, 0]))

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 try:
     import gymnasium
-    from gymnasium.vector import VectorEnv
     import pettingzoo  # noqa: F401 (its absence gets the message below)
+    from gymnasium.vector import VectorEnv
 except ImportError as error:  # pragma: no cover - depends on the installation
     raise ImportError(
         "connect4.envs needs PettingZoo and Gymnasium: pip install connect4[rl]"
@@ -85,7 +85,7 @@ __all__ = [
     "action_mask",
     "new_game",
     "pettingzoo_env",
-    "vector_env",
     "picture",
     "planes",
+    "vector_env",
 ]

@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from connect4.classic.bitboard import (
     INF,
-    P_BOARD,
     P_GEN,
     P_HEIGHT,
     P_ROOT_RED,
@@ -165,7 +164,7 @@ def search_move(
         cur, mask, depth, -bound, bound, root, stones, heights, params, order, directions,
         weights, hcells, lines, st, tt_key, tt_data, tt_value, movebuf, pv, pvlen,
     )  # fmt: skip
-    return pv[0, 0]
+    return int(pv[0, 0])
 
 
 def opponent_turn(

@@ -36,6 +36,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from connect4.classic.bitboard import P_GEN
 from connect4.classic.fastmcts import COMPILED as MCTS_COMPILED
 from connect4.classic.fastsearch import (
     COMPILED as SEARCH_COMPILED,
@@ -186,7 +187,7 @@ def loop_arguments(game: Game, opponent: CompiledOpponent) -> tuple[Any, ...]:
     table = engine.table
     if opponent.tt:  # a table of its own: the loop counts generations, one per search
         table = new_table()
-        params[vecboard.P_GEN] = 0
+        params[P_GEN] = 0
     cells = np.array(board_setup(game, solver=False, heuristic=False)[2], dtype=np.int64)
     lines = engine.lines if len(engine.lines) else np.zeros(1, dtype=np.int64)
     height, width = game.height, game.width
@@ -202,7 +203,7 @@ def loop_arguments(game: Game, opponent: CompiledOpponent) -> tuple[Any, ...]:
     )  # fmt: skip
 
 
-class ConnectFourVectorEnv(VectorEnv):  # type: ignore[misc]
+class ConnectFourVectorEnv(VectorEnv):
     """``num_envs`` games against one opponent spec, stepped together; see the module
     docstring. The arguments are :class:`~connect4.envs.single.ConnectFourEnv`'s, plus
     ``num_envs`` and ``autoreset_mode`` (an :class:`~gymnasium.vector.AutoresetMode` or
@@ -256,6 +257,7 @@ class ConnectFourVectorEnv(VectorEnv):  # type: ignore[misc]
         self.render_mode = None
         self.actions = len(board_setup(board, solver=False, heuristic=False)[2])
         self.single_action_space = spaces.Discrete(self.actions)
+        self.observation_size = board.height * board.width * 2
         self.single_observation_space = spaces.Box(
             low=0, high=1, shape=(board.height, board.width, 2), dtype=np.int8
         )
@@ -301,7 +303,13 @@ class ConnectFourVectorEnv(VectorEnv):  # type: ignore[misc]
 
     def step(
         self, actions: npt.ArrayLike
-    ) -> tuple[Int8Array, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], dict[str, Any]]:
+    ) -> tuple[
+        Int8Array,
+        npt.NDArray[np.float64],
+        npt.NDArray[np.bool_],
+        npt.NDArray[np.bool_],
+        dict[str, Any],
+    ]:
         """Play each env's action and its opponent's answer (see the module docstring)."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
@@ -357,7 +365,7 @@ class ConnectFourVectorEnv(VectorEnv):  # type: ignore[misc]
     # ---------------------------------------------------------------- helpers
     def _buffers(self) -> tuple[Int8Array, Int8Array]:
         n = self.num_envs
-        cells = int(np.prod(self.single_observation_space.shape))
+        cells = self.observation_size
         return np.empty((n, cells), dtype=np.int8), np.empty((n, self.actions), dtype=np.int8)
 
     def _infos(self, masks: Int8Array, which: npt.NDArray[np.bool_] | None) -> dict[str, Any]:
