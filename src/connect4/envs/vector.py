@@ -75,7 +75,12 @@ from connect4.envs.vecboard import (
 from connect4.players import PlayerSpecError, make_player, split_spec
 from connect4.players.search import SearchPlayer
 
-COMPILED = compile_module(vecboard, base=(SEARCH_COMPILED, MCTS_COMPILED))
+# every step inlined into the two loops (a call would count references to its arrays)
+_INLINE = frozenset(
+    ("new_episode", "play_cell", "outcome", "legal", "search_move", "opponent_turn",
+     "write_view", "start")
+)  # fmt: skip
+COMPILED = compile_module(vecboard, inline=_INLINE, base=(SEARCH_COMPILED, MCTS_COMPILED))
 
 MODES = {
     AutoresetMode.NEXT_STEP: NEXT_STEP,
