@@ -67,7 +67,7 @@ def pettingzoo_rate(moves: int, seed: int) -> Rate:
     start = time.perf_counter()
     while played < moves:
         env.reset(seed=seed + played)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             observation, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
                 action = None
