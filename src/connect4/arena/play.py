@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from connect4.arena.accuracy import optimal_moves
+from connect4.arena.accuracy import check_reviewable, with_verdicts
 from connect4.arena.record import COLOURS, Colour, GameRecord
 from connect4.arena.schedule import (
     ArenaConfig,
@@ -144,7 +144,7 @@ def play_scheduled(scheduled: ScheduledGame, config: ArenaConfig) -> GameRecord:
                 break
             board.play(move)
             seconds.append(round(elapsed, 6))
-            count = choice.stats.get("nodes")
+            count = choice.stats.get("nodes", choice.stats.get("playouts"))
             nodes.append(int(count) if isinstance(count, int | float) else None)
     finally:
         close_all(players)
@@ -158,6 +158,10 @@ def play_scheduled(scheduled: ScheduledGame, config: ArenaConfig) -> GameRecord:
     record = GameRecord(
         game=scheduled.index,
         tournament=config.fingerprint(),
+        kind=board.kind,
+        width=board.width,
+        height=board.height,
+        rules=board.rules,
         red=scheduled.red,
         yellow=scheduled.yellow,
         opening=scheduled.opening,
@@ -170,9 +174,7 @@ def play_scheduled(scheduled: ScheduledGame, config: ArenaConfig) -> GameRecord:
         move_nodes=nodes,
         seed=scheduled.seed,
     )
-    if config.accuracy_nodes > 0:
-        record["optimal"] = optimal_moves(config, board.moves, len(scheduled.opening))
-    return record
+    return with_verdicts(record, config)
 
 
 # ------------------------------------------------------------------ executors
@@ -298,15 +300,21 @@ def run_tournament(
 ) -> TournamentRun:
     """Play every scheduled game not already in ``results``; return all records.
 
-    ``progress(done, total)`` is called at the start and after each game. A
+    Resumed games that lack the review the config asks for (records written
+    before it) are reviewed now and stored again. ``progress(done, total)``
+    is called at the start and after each game. A
     KeyboardInterrupt stops the run after cancelling the queued games; the
     finished ones are already in the results file.
     """
     check_specs(config)
+    check_reviewable(config)
     if workers < 1:
         raise ArenaError("--workers must be at least 1")
     schedule = make_schedule(config)
     store = ResultsStore(results, config.fingerprint()).open(resume)
+    for stored in list(store.records.values()):
+        if config.accuracy_nodes > 0 and "verdicts" not in stored:  # written before the review
+            store.append(with_verdicts(stored, config))
     done_before = sum(1 for game in schedule if game.index in store.records)
     pending = [game for game in schedule if game.index not in store.records]
     total = len(schedule)

@@ -26,7 +26,8 @@ class ResultsStore:
     ``open`` with ``resume=True`` reads what a previous run wrote: a torn last
     line (the run was killed mid-write) is cut off, and lines of another
     tournament are refused. Without ``resume`` an existing non-empty file is
-    refused so results are never mixed by accident.
+    refused so results are never mixed by accident. A game stored twice (its
+    review added on a resumed run) counts once, as its last line says.
     """
 
     def __init__(self, path: Path | None, fingerprint: str) -> None:
@@ -91,7 +92,7 @@ class ResultsStore:
                     f"{path} line {number} belongs to another tournament (different players, "
                     "openings or options); rerun with the same options or use another file"
                 )
-            self.records.setdefault(record["game"], record)
+            self.records[record["game"]] = record  # a later line supersedes (a review added)
 
     def append(self, record: GameRecord) -> None:
         """Keep a finished game; with a file, write it durably before returning."""

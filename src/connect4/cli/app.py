@@ -220,11 +220,21 @@ def arena(
     width: Annotated[int, typer.Option(help="board width (connect4)")] = 7,
     height: Annotated[int, typer.Option(help="board height (connect4)")] = 6,
     rules: Annotated[str, typer.Option(help="standard or count-fours")] = "standard",
+    review: Annotated[
+        bool,
+        typer.Option(
+            "--review", help="review every game: accuracy, mistakes and blunders per game"
+        ),
+    ] = False,
     accuracy_nodes: Annotated[
-        int, typer.Option(help="solver node budget per position for accuracy (0 = off)", min=0)
+        int, typer.Option(help="with --review: solver node budget per position", min=0)
     ] = 200_000,
 ) -> None:
-    """AI-vs-AI tournament: round robin (or gauntlet), ratings, accuracy, resumable results."""
+    """AI-vs-AI tournament: round robin (or gauntlet), ratings, review, resumable results.
+
+    With ``--review`` every finished game is graded by the game review (as
+    ``connect4 review``); review one game with ``connect4 review --results FILE --game N``.
+    """
     from connect4.arena import ArenaError, arena_main
 
     try:
@@ -246,6 +256,7 @@ def arena(
             width=width,
             height=height,
             rules=rules,
+            review=review,
             accuracy_nodes=accuracy_nodes,
         )
     except (ArenaError, OSError) as error:
