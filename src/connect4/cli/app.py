@@ -267,7 +267,7 @@ def arena(
 
 @app.command()
 def lab(
-    depths: Annotated[str, typer.Option(help="search depths, e.g. 1-8 or 2,4,6")] = "1-4",
+    depths: Annotated[str, typer.Option(help="alpha-beta depths, e.g. 1-8 or 2,4,6")] = "1-4",
     games: Annotated[int, typer.Option(help="games per pair", min=1)] = 2,
     out: Annotated[Path, typer.Option(help="directory for results, report.md and plots")] = Path(
         "lab"
@@ -276,19 +276,39 @@ def lab(
         str | None, typer.Option(help="comma-separated heuristics (default: all)")
     ] = None,
     perfect: Annotated[bool, typer.Option(help="include the perfect player")] = True,
-    openings: Annotated[str, typer.Option(help="plies=K or a file of move strings")] = "plies=2",
+    playouts: Annotated[
+        str, typer.Option(help="MCTS playouts per move, e.g. 1k,10k,100k (none: no MCTS)")
+    ] = "1k,10k,100k",
+    mcts_solver: Annotated[
+        str, typer.Option(help="MCTS players with the solver option: off, on or both")
+    ] = "both",
     time_per_move: Annotated[
-        float | None, typer.Option(help="seconds per move; slower players forfeit")
+        str | None,
+        typer.Option(
+            help="equal clocks, e.g. 0.1 or 0.1,0.5: alpha-beta (every heuristic) and MCTS "
+            "players that search S seconds per move"
+        ),
     ] = None,
+    openings: Annotated[str, typer.Option(help="plies=K or a file of move strings")] = "plies=2",
     accuracy_nodes: Annotated[
-        int, typer.Option(help="solver node budget per position for accuracy (0 = off)", min=0)
+        int, typer.Option(help="solver node budget per position for the game review", min=1)
     ] = 200_000,
+    test_set: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="a benchmark file (Pons' format): every player picks a move in its "
+            "positions, judged by the solver (repeatable)"
+        ),
+    ] = None,
+    test_positions: Annotated[
+        int, typer.Option(help="positions used from each test set (the first N)", min=1)
+    ] = 50,
     workers: Annotated[int, typer.Option(help="local worker processes", min=1)] = 1,
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address")] = None,
     seed: Annotated[int, typer.Option(help="tournament seed")] = 0,
     resume: Annotated[bool, typer.Option(help="continue the lab in --out")] = False,
 ) -> None:
-    """Heuristic lab: every classic heuristic at several depths plus perfect; Markdown + PNGs."""
+    """The lab: heuristics by depth, MCTS by playouts, equal clocks, perfect; Markdown + PNGs."""
     from connect4.arena import ArenaError
     from connect4.arena.lab import lab_main
 
@@ -299,9 +319,13 @@ def lab(
             out=out,
             heuristics=heuristics,
             perfect=perfect,
-            openings=openings,
+            playouts=playouts,
+            mcts_solver=mcts_solver,
             time_per_move=time_per_move,
+            openings=openings,
             accuracy_nodes=accuracy_nodes,
+            test_sets=test_set,
+            test_positions=test_positions,
             workers=workers,
             scheduler=scheduler,
             seed=seed,
