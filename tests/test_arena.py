@@ -572,8 +572,17 @@ def test_cli_tables_fit_80_columns_and_name_every_player_in_full() -> None:
     specs = ["alphabeta:depth=2,heuristic=windows", "random:seed=3", "random"]
     env = {**os.environ, "COLUMNS": "80", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}
     finished = subprocess.run(
-        [PYTHON, "-m", "connect4", "arena", "--players", *specs, "--review",
-         "--accuracy-nodes", "1000"],  # fmt: skip
+        [
+            PYTHON,
+            "-m",
+            "connect4",
+            "arena",
+            "--players",
+            *specs,
+            "--review",
+            "--accuracy-nodes",
+            "1000",
+        ],
         capture_output=True,
         text=True,
         env=env,

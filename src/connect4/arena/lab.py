@@ -105,8 +105,7 @@ def parse_clocks(text: str | None) -> list[float]:
             seconds = math.nan
         if not 0.01 <= seconds <= 60:
             raise ArenaError(
-                f"--time-per-move {text!r}: give seconds 0.01-60, one clock or several "
-                "like 0.1,0.5"
+                f"--time-per-move {text!r}: give seconds 0.01-60, one clock or several like 0.1,0.5"
             )
         clocks.add(seconds)
     return sorted(clocks)
@@ -527,8 +526,8 @@ def write_plots(summary: Summary, out: Path) -> list[Path]:
         metric = METRICS[key]
         scale = 100.0 if key == "accuracy" else 1.0
         colours: dict[str, str] = {}
-        for name, rows in sorted(series.items()):
-            points = [(row.seconds_per_move, metric(row), row) for _, row in rows]
+        for name, members in sorted(series.items()):
+            points = [(row.seconds_per_move, metric(row), row) for _, row in members]
             shown = [(x, y * scale, row) for x, y, row in points if x is not None and y is not None]
             if not shown:
                 continue
@@ -537,19 +536,19 @@ def write_plots(summary: Summary, out: Path) -> list[Path]:
             if key == "elo":
                 low, high = zip(*(_elo_margins(row) for row in kept), strict=True)
                 drawn = axes.errorbar(xs, ys, yerr=[low, high], fmt=style, capsize=3, label=name)
-                colours[name] = drawn.lines[0].get_color()
+                colours[name] = str(drawn.lines[0].get_color())
             else:
                 (line,) = axes.plot(xs, ys, style, label=name)
-                colours[name] = line.get_color()
-        for number, (clock, rows) in enumerate(clocks.items()):
-            for player, row in rows:
+                colours[name] = str(line.get_color())
+        for number, timed in enumerate(clocks.values()):
+            for player, row in timed:
                 x, y = row.seconds_per_move, metric(row)
                 if x is None or y is None:
                     continue
                 colour = colours.get(player.series, "grey")
                 axes.plot([x], [y * scale], marker="*", markersize=14, color=colour,
                           markeredgecolor="black", linestyle="none",
-                          label="timed (equal clock)" if number == 0 and player is rows[0][0]
+                          label="timed (equal clock)" if number == 0 and player is timed[0][0]
                           else None)  # fmt: skip
                 axes.annotate(player.series, (x, y * scale), fontsize="x-small",
                               xytext=(4, 4), textcoords="offset points")  # fmt: skip
@@ -595,17 +594,17 @@ def headline(summary: Summary) -> list[str]:
             + ", ".join(f"{h} {mean_by_heuristic[h]:+.0f}" for h in ranked)
             + "."
         )
-    for name, rows in sorted(by_series(summary).items()):
+    for name, members in sorted(by_series(summary).items()):
         if not name.startswith("MCTS"):
             continue
         parts = [
             f"{(player.playouts or 0):,} playouts {row.elo or 0.0:+.0f} Elo ({_ms(row)} ms/move)"
-            for player, row in rows
+            for player, row in members
         ]
         lines.append(f"{name}: " + ", ".join(parts) + ".")
-    for clock, rows in by_clock(summary).items():
-        ranked = sorted(rows, key=lambda item: -(item[1].elo or -1e9))
-        (first, top), rest = ranked[0], ranked[1:]
+    for clock, timed in by_clock(summary).items():
+        by_elo = sorted(timed, key=lambda item: -(item[1].elo or -1e9))
+        (first, top), rest = by_elo[0], by_elo[1:]
         others = ", ".join(f"{p.series} {r.elo or 0.0:+.0f}" for p, r in rest)
         lines.append(
             f"At **{clock:g} s per move** the strongest is **{first.series}** "
@@ -714,14 +713,14 @@ def report_markdown(
             "| player | playouts/move | Elo | score % | accuracy % | ms/move |",
             "|---|---:|---:|---:|---:|---:|",
         ]
-        for name, rows in sorted(mcts.items()):
-            for player, row in rows:
+        for name, members in sorted(mcts.items()):
+            for player, row in members:
                 lines.append(
                     f"| {name} | {player.playouts or 0:,} | {_cell(row.elo, '+.0f')} | "
                     f"{_cell(row.score, '.1f', 100)} | {_cell(row.accuracy, '.1f', 100)} | "
                     f"{_ms(row)} |"
                 )
-    for clock, rows in by_clock(summary).items():
+    for clock, timed in by_clock(summary).items():
         lines += [
             "",
             f"## Equal clock: {clock:g} s per move",
@@ -733,7 +732,7 @@ def report_markdown(
             "| nodes or playouts/move |",
             "|---|---:|---:|---:|---:|---:|---:|",
         ]
-        for player, row in sorted(rows, key=lambda item: -(item[1].elo or -1e9)):
+        for player, row in sorted(timed, key=lambda item: -(item[1].elo or -1e9)):
             lines.append(
                 f"| `{player.spec}` | {_cell(row.elo, '+.0f')} | {_cell(row.score, '.1f', 100)} | "
                 f"{_cell(row.accuracy, '.1f', 100)} | {_cell(row.mistakes_per_game, '.2f')} | "
@@ -754,21 +753,19 @@ def report_markdown(
             + ", ".join(f"{name}: first {sizes[name]} positions" for name in names)
             + ".",
             "",
-            "| player | budget | "
-            + " | ".join(f"{name} % | ms/move" for name in names)
-            + " |",
+            "| player | budget | " + " | ".join(f"{name} % | ms/move" for name in names) + " |",
             "|---|---|" + "---:|---:|" * len(names),
         ]
         for spec, by_set in table.items():
             cells = []
             for name in names:
-                score = by_set.get(name)
+                found = by_set.get(name)
                 cells += (
                     ["", ""]
-                    if score is None
+                    if found is None
                     else [
-                        _cell(score.accuracy, ".0f", 100),
-                        _cell(score.seconds_per_move, ".3g", 1000),
+                        _cell(found.accuracy, ".0f", 100),
+                        _cell(found.seconds_per_move, ".3g", 1000),
                     ]
                 )
             lines.append(f"| `{spec}` | {_budget(lab_player(spec))} | " + " | ".join(cells) + " |")

@@ -568,18 +568,14 @@ def review(
     ] = None,
     game: Annotated[
         str | None,
-        typer.Option(
-            help="connect4 or tictactoe; with --results: the game's number in the file"
-        ),
+        typer.Option(help="connect4 or tictactoe; with --results: the game's number in the file"),
     ] = None,
     results: Annotated[
         Path | None,
         typer.Option(help="an arena results file (JSONL): review its game --game N"),
     ] = None,
     width: Annotated[int | None, typer.Option(help="board width (connect4; default 7)")] = None,
-    height: Annotated[
-        int | None, typer.Option(help="board height (connect4; default 6)")
-    ] = None,
+    height: Annotated[int | None, typer.Option(help="board height (connect4; default 6)")] = None,
     rules: Annotated[
         str | None, typer.Option(help="standard (count-fours cannot be solved)")
     ] = None,
@@ -622,8 +618,8 @@ def review(
 
             if moves is not None:
                 raise fail("give either MOVES or --results FILE --game N, not both")
-            given = [f"--{name}" for name, value in
-                     (("width", width), ("height", height), ("rules", rules)) if value is not None]  # fmt: skip
+            board = (("width", width), ("height", height), ("rules", rules))
+            given = [f"--{name}" for name, value in board if value is not None]
             if given:
                 raise fail(f"{', '.join(given)}: with --results the board comes from the record")
             if game is None or not game.isdigit():
