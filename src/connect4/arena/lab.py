@@ -487,6 +487,7 @@ def write_plots(summary: Summary, out: Path) -> list[Path]:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.colors import to_hex
     from matplotlib.ticker import MaxNLocator
 
     groups = by_heuristic(summary)
@@ -536,10 +537,10 @@ def write_plots(summary: Summary, out: Path) -> list[Path]:
             if key == "elo":
                 low, high = zip(*(_elo_margins(row) for row in kept), strict=True)
                 drawn = axes.errorbar(xs, ys, yerr=[low, high], fmt=style, capsize=3, label=name)
-                colours[name] = str(drawn.lines[0].get_color())
+                colours[name] = to_hex(drawn.lines[0].get_color())
             else:
                 (line,) = axes.plot(xs, ys, style, label=name)
-                colours[name] = str(line.get_color())
+                colours[name] = to_hex(line.get_color())
         for number, timed in enumerate(clocks.values()):
             for player, row in timed:
                 x, y = row.seconds_per_move, metric(row)
