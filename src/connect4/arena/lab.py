@@ -570,7 +570,16 @@ def _cell(value: float | None, pattern: str, scale: float = 1.0) -> str:
 
 
 def _ms(row: Standing) -> str:
-    return _cell(row.seconds_per_move, ".3g", 1000)
+    """Milliseconds per move, three significant digits (whole numbers from 1000 on).
+
+    >>> from dataclasses import replace
+    >>> row = Standing("p", 1, 1, 0, 0, 1.0, 1.0, None, None, None, None, 0, 0, 0,
+    ...                None, None, {}, 1.4567, None)
+    >>> _ms(row), _ms(replace(row, seconds_per_move=0.0123))
+    ('1,457', '12.3')
+    """
+    seconds = row.seconds_per_move
+    return _cell(seconds, ",.0f" if seconds is not None and seconds >= 1 else ".3g", 1000)
 
 
 def headline(summary: Summary) -> list[str]:
@@ -766,7 +775,11 @@ def report_markdown(
                     if found is None
                     else [
                         _cell(found.accuracy, ".0f", 100),
-                        _cell(found.seconds_per_move, ".3g", 1000),
+                        _cell(
+                            found.seconds_per_move,
+                            ",.0f" if found.seconds_per_move >= 1 else ".3g",
+                            1000,
+                        ),
                     ]
                 )
             lines.append(f"| `{spec}` | {_budget(lab_player(spec))} | " + " | ".join(cells) + " |")
