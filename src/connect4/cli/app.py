@@ -222,11 +222,21 @@ def arena(
     width: Annotated[int, typer.Option(help="board width (connect4)")] = 7,
     height: Annotated[int, typer.Option(help="board height (connect4)")] = 6,
     rules: Annotated[str, typer.Option(help="standard or count-fours")] = "standard",
+    review: Annotated[
+        bool,
+        typer.Option(
+            "--review", help="review every game: accuracy, mistakes and blunders per game"
+        ),
+    ] = False,
     accuracy_nodes: Annotated[
-        int, typer.Option(help="solver node budget per position for accuracy (0 = off)", min=0)
+        int, typer.Option(help="with --review: solver node budget per position", min=0)
     ] = 200_000,
 ) -> None:
-    """AI-vs-AI tournament: round robin (or gauntlet), ratings, accuracy, resumable results."""
+    """AI-vs-AI tournament: round robin (or gauntlet), ratings, review, resumable results.
+
+    With ``--review`` every finished game is graded by the game review (as
+    ``connect4 review``); review one game with ``connect4 review --results FILE --game N``.
+    """
     from connect4.arena import ArenaError, arena_main
 
     try:
@@ -248,6 +258,7 @@ def arena(
             width=width,
             height=height,
             rules=rules,
+            review=review,
             accuracy_nodes=accuracy_nodes,
         )
     except (ArenaError, OSError) as error:
@@ -258,7 +269,7 @@ def arena(
 
 @app.command()
 def lab(
-    depths: Annotated[str, typer.Option(help="search depths, e.g. 1-8 or 2,4,6")] = "1-4",
+    depths: Annotated[str, typer.Option(help="alpha-beta depths, e.g. 1-8 or 2,4,6")] = "1-4",
     games: Annotated[int, typer.Option(help="games per pair", min=1)] = 2,
     out: Annotated[Path, typer.Option(help="directory for results, report.md and plots")] = Path(
         "lab"
@@ -267,19 +278,39 @@ def lab(
         str | None, typer.Option(help="comma-separated heuristics (default: all)")
     ] = None,
     perfect: Annotated[bool, typer.Option(help="include the perfect player")] = True,
-    openings: Annotated[str, typer.Option(help="plies=K or a file of move strings")] = "plies=2",
+    playouts: Annotated[
+        str, typer.Option(help="MCTS playouts per move, e.g. 1k,10k,100k (none: no MCTS)")
+    ] = "1k,10k,100k",
+    mcts_solver: Annotated[
+        str, typer.Option(help="MCTS players with the solver option: off, on or both")
+    ] = "both",
     time_per_move: Annotated[
-        float | None, typer.Option(help="seconds per move; slower players forfeit")
+        str | None,
+        typer.Option(
+            help="equal clocks, e.g. 0.1 or 0.1,0.5: alpha-beta (every heuristic) and MCTS "
+            "players that search S seconds per move"
+        ),
     ] = None,
+    openings: Annotated[str, typer.Option(help="plies=K or a file of move strings")] = "plies=2",
     accuracy_nodes: Annotated[
-        int, typer.Option(help="solver node budget per position for accuracy (0 = off)", min=0)
+        int, typer.Option(help="solver node budget per position for the game review", min=1)
     ] = 200_000,
+    test_set: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="a benchmark file (Pons' format): every player picks a move in its "
+            "positions, judged by the solver (repeatable)"
+        ),
+    ] = None,
+    test_positions: Annotated[
+        int, typer.Option(help="positions used from each test set (the first N)", min=1)
+    ] = 50,
     workers: Annotated[int, typer.Option(help="local worker processes", min=1)] = 1,
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address")] = None,
     seed: Annotated[int, typer.Option(help="tournament seed")] = 0,
     resume: Annotated[bool, typer.Option(help="continue the lab in --out")] = False,
 ) -> None:
-    """Heuristic lab: every classic heuristic at several depths plus perfect; Markdown + PNGs."""
+    """The lab: heuristics by depth, MCTS by playouts, equal clocks, perfect; Markdown + PNGs."""
     from connect4.arena import ArenaError
     from connect4.arena.lab import lab_main
 
@@ -290,9 +321,13 @@ def lab(
             out=out,
             heuristics=heuristics,
             perfect=perfect,
-            openings=openings,
+            playouts=playouts,
+            mcts_solver=mcts_solver,
             time_per_move=time_per_move,
+            openings=openings,
             accuracy_nodes=accuracy_nodes,
+            test_sets=test_set,
+            test_positions=test_positions,
             workers=workers,
             scheduler=scheduler,
             seed=seed,
@@ -606,13 +641,23 @@ def analyze(
 
 @app.command()
 def review(
-    moves: Annotated[str, typer.Argument(help='the game as a move string, e.g. "4455"')],
-    game: Annotated[str, typer.Option(help="connect4 or tictactoe")] = "connect4",
-    width: Annotated[int, typer.Option(help="board width (connect4)")] = 7,
-    height: Annotated[int, typer.Option(help="board height (connect4)")] = 6,
+    moves: Annotated[
+        str | None,
+        typer.Argument(help='the game as a move string, e.g. "4455" (or --results)'),
+    ] = None,
+    game: Annotated[
+        str | None,
+        typer.Option(help="connect4 or tictactoe; with --results: the game's number in the file"),
+    ] = None,
+    results: Annotated[
+        Path | None,
+        typer.Option(help="an arena results file (JSONL): review its game --game N"),
+    ] = None,
+    width: Annotated[int | None, typer.Option(help="board width (connect4; default 7)")] = None,
+    height: Annotated[int | None, typer.Option(help="board height (connect4; default 6)")] = None,
     rules: Annotated[
-        str, typer.Option(help="standard (count-fours cannot be solved)")
-    ] = "standard",
+        str | None, typer.Option(help="standard (count-fours cannot be solved)")
+    ] = None,
     max_nodes: Annotated[
         int | None, typer.Option(help="solver node budget per position (default: none)", min=0)
     ] = None,
@@ -632,6 +677,11 @@ def review(
 
     The table gives each ply's verdict, the score kept and the best moves; a
     position the solver cannot settle within the budget is "not proven".
+
+    ``--results FILE --game N`` reviews game N of an arena results file (the
+    ``game`` field of its line): the board and rules come from the record, the
+    players' specs head the review, and the arena's opening counts for nobody.
+    Without ``--results``, ``--game`` is the kind of game (connect4, tictactoe).
     """
     import json
     import time
@@ -641,10 +691,40 @@ def review(
 
     deadline = time.perf_counter() + time_limit if time_limit > 0 else None
     try:
-        result = review_game(
-            moves, game=game, width=width, height=height, rules=rules,
-            max_nodes=max_nodes, deadline=deadline,
-        )  # fmt: skip
+        if results is not None:
+            from connect4.arena import ArenaError, review_record
+            from connect4.arena.store import read_game
+
+            if moves is not None:
+                raise fail("give either MOVES or --results FILE --game N, not both")
+            board = (("width", width), ("height", height), ("rules", rules))
+            given = [f"--{name}" for name, value in board if value is not None]
+            if given:
+                raise fail(f"{', '.join(given)}: with --results the board comes from the record")
+            if game is None or not game.isdigit():
+                got = "" if game is None else f", not {game!r}"
+                raise fail(
+                    f"--results needs --game N, the number of a game in the file (e.g. --game 0)"
+                    f"{got}"
+                )
+            try:
+                record = read_game(results, int(game))
+            except ArenaError as error:
+                raise fail(str(error)) from None
+            result = review_record(record, max_nodes=max_nodes, deadline=deadline)
+        else:
+            if moves is None:
+                raise fail("give the game's MOVES, or --results FILE --game N")
+            if game is not None and game.isdigit():
+                raise fail(
+                    f"--game {game} picks a game of an arena results file: add --results FILE "
+                    "(without it, --game is connect4 or tictactoe)"
+                )
+            result = review_game(
+                moves, game=game or "connect4", width=7 if width is None else width,
+                height=6 if height is None else height, rules=rules or "standard",
+                max_nodes=max_nodes, deadline=deadline,
+            )  # fmt: skip
     except ValueError as error:
         raise fail(str(error)) from None
     if plot is not None:
