@@ -132,12 +132,24 @@ def test_a_missing_extra_names_it() -> None:
     assert result.returncode != 0 and "pip install connect4[rl]" in result.stderr
 
 
-def test_the_examples_in_docs_envs_md_run(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_examples_in_docs_envs_md_run(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from connect4.envs.dataset import make_dataset
+
     text = (Path(__file__).parent.parent / "docs" / "envs.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
-    assert len(blocks) == 3  # PettingZoo, Gymnasium, the vectorised env
-    for block in blocks:
+    # PettingZoo, Gymnasium, the vectorised env, reading a labelled dataset
+    assert len(blocks) == 4
+    for block in blocks[:3]:
         exec(compile(block, "docs/envs.md", "exec"), {})
     printed = capsys.readouterr().out.splitlines()
     assert printed[-1].split()[0] in ("red", "yellow")
     assert printed[-1].split()[1] in ("-1.0", "0.0", "1.0")
+    monkeypatch.chdir(tmp_path)  # the dataset example reads data.npz
+    make_dataset(8, (30, 34), "data.npz", book="none", workers=1, progress=False)
+    scope: dict[str, object] = {}
+    exec(compile(blocks[3], "docs/envs.md", "exec"), scope)
+    obs, target = np.asarray(scope["obs"]), np.asarray(scope["target"])
+    assert obs.shape == (8, 6, 7, 2)
+    assert np.allclose(target.sum(1), 1.0)
