@@ -121,7 +121,9 @@ def winning_cells(stones: int, height: int) -> int:
     return cells
 
 
-def move_order(columns: Sequence[Sequence[int]], height: int, rules: Rules = "standard") -> list[int]:
+def move_order(
+    columns: Sequence[Sequence[int]], height: int, rules: Rules = "standard"
+) -> list[int]:
     """0-based columns that, played in turn from the empty board, stack ``columns``.
 
     ``columns[c]`` lists column ``c``'s stones bottom first (1 red, 2 yellow).

@@ -1,4 +1,5 @@
-"""Reinforcement-learning environments: PettingZoo (two agents) and Gymnasium (one agent).
+"""Reinforcement-learning environments: PettingZoo (two agents) and Gymnasium (one agent),
+and any player as a Kaggle ConnectX agent (:func:`kaggle_agent`).
 
 Needs the ``rl`` extra (``pip install connect4[rl]``). Importing this package
 registers the Gymnasium id ``connect4/ConnectFour-v0``.
@@ -21,6 +22,7 @@ except ImportError as error:  # pragma: no cover - depends on the installation
 
 from connect4.envs.aec import ConnectFourAEC
 from connect4.envs.board import action_mask, new_game, picture, planes
+from connect4.envs.kaggle import ConnectXAgent, kaggle_agent
 from connect4.envs.single import ConnectFourEnv, Opponent
 
 GYM_ID = "connect4/ConnectFour-v0"
@@ -47,8 +49,10 @@ __all__ = [
     "GYM_ID",
     "ConnectFourAEC",
     "ConnectFourEnv",
+    "ConnectXAgent",
     "Opponent",
     "action_mask",
+    "kaggle_agent",
     "new_game",
     "pettingzoo_env",
     "picture",

@@ -91,9 +91,7 @@ def load_agent(path: Path) -> Callable[..., object]:
     return agents[-1]
 
 
-def observe(
-    position: Position, mark: int, seconds: float | None
-) -> tuple[Struct, Struct]:
+def observe(position: Position, mark: int, seconds: float | None) -> tuple[Struct, Struct]:
     """The ``observation`` and ``configuration`` Kaggle would pass for ``position``.
 
     >>> observation, configuration = observe(Position.from_moves("41", 4, 2), 1, 0.5)
@@ -104,9 +102,7 @@ def observe(
     board = [position.cell(c, height - 1 - r) for r in range(height) for c in range(width)]
     overage = KAGGLE_OVERAGE if seconds is None else 0  # the arena keeps no time bank
     limit = KAGGLE_ACT_TIMEOUT if seconds is None else seconds
-    observation = Struct(
-        remainingOverageTime=overage, step=position.ply, board=board, mark=mark
-    )
+    observation = Struct(remainingOverageTime=overage, step=position.ply, board=board, mark=mark)
     configuration = Struct(
         **KAGGLE_CONFIGURATION,
         columns=width,
