@@ -1,7 +1,7 @@
 """Train an action-masked PPO agent against ``alphabeta:level=easy``, then score it.
 
     pip install 'connect4[train]'          # sb3-contrib (and torch; the CPU build is enough)
-    python examples/train_maskable_ppo.py --minutes 5
+    python examples/train_maskable_ppo.py --steps 200000
 
 The agent learns in ``connect4/ConnectFour-v0`` (the Gymnasium env) with
 sb3-contrib's MaskablePPO, which never samples a full column. The opponent
@@ -81,14 +81,14 @@ def make_env(explore: float, seed: int) -> gymnasium.Env[Any, Any]:
     return ActionMasker(env, masks)
 
 
-class Budget(BaseCallback):  # type: ignore[misc]
-    """Stops training after ``seconds``; prints the recent results every ``every`` seconds."""
+class Progress(BaseCallback):  # type: ignore[misc]
+    """Prints the games' recent results every ``every`` steps, with the CPU time so far."""
 
-    def __init__(self, seconds: float, every: float = 30.0) -> None:
+    def __init__(self, every: int) -> None:
         super().__init__()
-        self.seconds, self.every = seconds, every
-        self.started = self.last = time.monotonic()
-        self.results: deque[float] = deque(maxlen=500)
+        self.every, self.next = every, every
+        self.started = time.process_time()
+        self.results: deque[float] = deque(maxlen=1000)
         self.episodes = 0
 
     def _on_step(self) -> bool:
@@ -96,25 +96,24 @@ class Budget(BaseCallback):  # type: ignore[misc]
             if "episode" in info:
                 self.results.append(float(info["episode"]["r"]))
                 self.episodes += 1
-        now = time.monotonic()
-        if now - self.last >= self.every:
-            self.last = now
-            self.report(now)
-        return now - self.started < self.seconds
+        if self.num_timesteps >= self.next:
+            self.next += self.every
+            self.report()
+        return True
 
-    def report(self, now: float) -> None:
+    def report(self) -> None:
         results = np.array(self.results)
         print(
-            f"{now - self.started:6.0f} s  {self.num_timesteps:7d} steps  "
-            f"{self.episodes:6d} games  last {len(results)}: "
-            f"won {np.mean(results > 0):.0%} drew {np.mean(results == 0):.0%} "
-            f"lost {np.mean(results < 0):.0%}",
+            f"{self.num_timesteps:8d} steps {self.episodes:7d} games "
+            f"{time.process_time() - self.started:6.0f} s CPU   last {len(results)} games: "
+            f"won {np.mean(results > 0):4.0%} drew {np.mean(results == 0):4.0%} "
+            f"lost {np.mean(results < 0):4.0%}",
             flush=True,
         )
 
 
-def train(minutes: float, explore: float, seed: int, envs: int) -> MaskablePPO:
-    """MaskablePPO on ``envs`` copies of the env for ``minutes`` of wall-clock time."""
+def train(steps: int, explore: float, seed: int, envs: int) -> MaskablePPO:
+    """MaskablePPO on ``envs`` copies of the env for ``steps`` of the agent's moves."""
     vec = VecMonitor(DummyVecEnv([lambda i=i: make_env(explore, seed + i) for i in range(envs)]))
     model = MaskablePPO(
         "MlpPolicy",
@@ -128,9 +127,7 @@ def train(minutes: float, explore: float, seed: int, envs: int) -> MaskablePPO:
         seed=seed,
         device="cpu",
     )
-    budget = Budget(minutes * 60)
-    model.learn(total_timesteps=10**9, callback=budget)
-    budget.report(time.monotonic())
+    model.learn(total_timesteps=steps, callback=Progress(max(steps // 10, 1)))
     return model
 
 
@@ -202,7 +199,7 @@ def arena(specs: list[str], games_per_pair: int, seed: int) -> Summary:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--minutes", type=float, default=5.0, help="training time")
+    parser.add_argument("--steps", type=int, default=200_000, help="training steps (moves)")
     parser.add_argument("--explore", type=float, default=0.1, help="opponent's random share")
     parser.add_argument("--envs", type=int, default=8, help="envs stepped together")
     parser.add_argument("--positions", type=int, default=200, help="positions per Pons set")
@@ -214,10 +211,12 @@ def main() -> None:
 
     print(
         f"training MaskablePPO against {OPPONENT} ({args.explore:.0%} of its moves random) "
-        f"for {args.minutes:g} minutes",
+        f"for {args.steps} steps",
         flush=True,
     )
-    model = train(args.minutes, args.explore, args.seed, args.envs)
+    started = time.monotonic()
+    model = train(args.steps, args.explore, args.seed, args.envs)
+    print(f"trained in {time.monotonic() - started:.0f} s", flush=True)
     if args.save:
         model.save(args.save)
     register_policy(model)
