@@ -132,10 +132,18 @@ def test_a_missing_extra_names_it() -> None:
     assert result.returncode != 0 and "pip install connect4[rl]" in result.stderr
 
 
-def test_the_examples_in_docs_envs_md_run(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_examples_in_docs_envs_md_run(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from connect4.envs.dataset import make_dataset
+
     text = (Path(__file__).parent.parent / "docs" / "envs.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
-    assert len(blocks) == 4  # PettingZoo, Gymnasium, the vectorised env, Kaggle ConnectX
+    # PettingZoo, Gymnasium, the vectorised env, labelled positions, Kaggle ConnectX
+    assert len(blocks) == 5
+    monkeypatch.chdir(tmp_path)  # the labelled-positions example reads data.npz
+    make_dataset(12, (30, 38), tmp_path / "data.npz", workers=1, progress=False)
+    capsys.readouterr()
     printed: dict[str, list[str]] = {}
     for block in blocks:
         exec(compile(block, "docs/envs.md", "exec"), {})
