@@ -139,17 +139,27 @@ def test_the_examples_in_docs_envs_md_run(
 
     text = (Path(__file__).parent.parent / "docs" / "envs.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
-    # PettingZoo, Gymnasium, the vectorised env, reading a labelled dataset
-    assert len(blocks) == 4
-    for block in blocks[:3]:
+    # PettingZoo, Gymnasium, the vectorised env, labelled positions, Kaggle ConnectX
+    assert len(blocks) == 5
+    monkeypatch.chdir(tmp_path)  # the labelled-positions example reads data.npz
+    make_dataset(12, (30, 38), tmp_path / "data.npz", workers=1, progress=False)
+    capsys.readouterr()
+    printed: dict[str, list[str]] = {}
+    for block in blocks:
         exec(compile(block, "docs/envs.md", "exec"), {})
-    printed = capsys.readouterr().out.splitlines()
-    assert printed[-1].split()[0] in ("red", "yellow")
-    assert printed[-1].split()[1] in ("-1.0", "0.0", "1.0")
-    monkeypatch.chdir(tmp_path)  # the dataset example reads data.npz
-    make_dataset(8, (30, 34), "data.npz", book="none", workers=1, progress=False)
+        printed[block] = capsys.readouterr().out.splitlines()
+    (gym,) = [lines for block, lines in printed.items() if 'print(info["play_as"]' in block]
+    assert gym[-1].split()[0] in ("red", "yellow")
+    assert gym[-1].split()[1] in ("-1.0", "0.0", "1.0")
+    (kaggle,) = [lines for block, lines in printed.items() if "kaggle_agent" in block]
+    assert kaggle[-1] == "[1, -1]"  # perfect, moving first, beats Kaggle's negamax
+
+
+def test_the_env_in_five_lines_in_docs_rl_md_runs() -> None:
+    text = (Path(__file__).parent.parent / "docs" / "rl.md").read_text()
+    block = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)[0]
+    assert len(block.strip().splitlines()) == 5
     scope: dict[str, object] = {}
-    exec(compile(blocks[3], "docs/envs.md", "exec"), scope)
-    obs, target = np.asarray(scope["obs"]), np.asarray(scope["target"])
-    assert obs.shape == (8, 6, 7, 2)
-    assert np.allclose(target.sum(1), 1.0)
+    exec(compile(block, "docs/rl.md", "exec"), scope)
+    assert scope["observation"].shape == (6, 7, 2)  # type: ignore[attr-defined]
+    assert scope["info"]["action_mask"].tolist() == [1] * 7  # type: ignore[index]

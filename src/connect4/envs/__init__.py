@@ -1,5 +1,6 @@
 """Reinforcement-learning environments: PettingZoo (two agents) and Gymnasium (one agent,
-one board or N boards in one compiled call).
+one board or N boards in one compiled call), and any player as a Kaggle ConnectX agent
+(:func:`kaggle_agent`).
 
 Needs the ``rl`` extra (``pip install connect4[rl]``). Importing this package
 registers the Gymnasium id ``connect4/ConnectFour-v0``, with the vectorised env
@@ -25,6 +26,7 @@ except ImportError as error:  # pragma: no cover - depends on the installation
 
 from connect4.envs.aec import ConnectFourAEC
 from connect4.envs.board import action_mask, new_game, picture, planes
+from connect4.envs.kaggle import ConnectXAgent, kaggle_agent
 from connect4.envs.single import ConnectFourEnv, Opponent
 
 GYM_ID = "connect4/ConnectFour-v0"
@@ -81,8 +83,10 @@ __all__ = [
     "GYM_ID",
     "ConnectFourAEC",
     "ConnectFourEnv",
+    "ConnectXAgent",
     "Opponent",
     "action_mask",
+    "kaggle_agent",
     "new_game",
     "pettingzoo_env",
     "picture",
