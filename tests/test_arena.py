@@ -23,9 +23,9 @@ from connect4.arena import (
     GameRecord,
     ResultsStore,
     all_openings,
+    game_verdicts,
     load_openings,
     make_schedule,
-    optimal_moves,
     play_scheduled,
     run_tournament,
     summarize,
@@ -186,11 +186,11 @@ def test_record_fields_and_a_normal_finish() -> None:
     assert red_random["tournament"] == config.fingerprint()
 
 
-def test_tictactoe_accuracy_marks_each_move_against_exact_values() -> None:
+def test_tictactoe_review_grades_each_move_against_exact_values() -> None:
     config = ArenaConfig(players=(), game="tictactoe", accuracy_nodes=1)
-    assert optimal_moves(config, "5123", 0) == [True, True, True, False]
-    assert optimal_moves(config, "51", 1) == [True]
-    assert optimal_moves(config, "52", 0) == [True, False]  # an edge reply loses to 5
+    assert game_verdicts(config, "5123", 0) == ["best", "best", "best", "mistake"]
+    assert game_verdicts(config, "51", 1) == ["best"]
+    assert game_verdicts(config, "52", 0) == ["best", "mistake"]  # an edge reply loses to 5
     players = ("random:seed=1", "random:seed=2")
     config = ArenaConfig(
         players=players, game="tictactoe", games_per_pair=4, accuracy_nodes=1, seed=3
@@ -203,10 +203,10 @@ def test_tictactoe_accuracy_marks_each_move_against_exact_values() -> None:
             for record in run.records
             for colour in COLOURS
             if record[colour] == row.player
-            for flag in record["optimal"][(len(record["opening"]) + (colour == "yellow")) % 2 :: 2]
+            for flag in record["verdicts"][(len(record["opening"]) + (colour == "yellow")) % 2 :: 2]
         ]
-        assert row.analysed_moves == len(moves)
-        assert row.accuracy == sum(1 for flag in moves if flag) / len(moves)
+        assert row.proven_moves == len(moves) and None not in moves
+        assert row.accuracy == moves.count("best") / len(moves)
 
 
 def test_builtin_time_control_forfeits_a_slow_builtin_player(
@@ -538,6 +538,7 @@ def test_cli_arena_json_and_csv(tmp_path: Path) -> None:
             "--json",
             "--csv",
             str(csv_path),
+            "--review",
             "--accuracy-nodes",
             "1",
         ],
@@ -571,7 +572,17 @@ def test_cli_tables_fit_80_columns_and_name_every_player_in_full() -> None:
     specs = ["alphabeta:depth=2,heuristic=windows", "random:seed=3", "random"]
     env = {**os.environ, "COLUMNS": "80", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}
     finished = subprocess.run(
-        [PYTHON, "-m", "connect4", "arena", "--players", *specs, "--accuracy-nodes", "1000"],
+        [
+            PYTHON,
+            "-m",
+            "connect4",
+            "arena",
+            "--players",
+            *specs,
+            "--review",
+            "--accuracy-nodes",
+            "1000",
+        ],
         capture_output=True,
         text=True,
         env=env,
@@ -581,6 +592,7 @@ def test_cli_tables_fit_80_columns_and_name_every_player_in_full() -> None:
     assert finished.returncode == 0, finished.stderr
     lines = finished.stdout.splitlines()
     assert "Standings (6 games)" in finished.stdout
+    assert "Review (accuracy: best of proven moves)" in finished.stdout
     assert [line for line in lines if len(line) > 80] == []
     assert "…" not in finished.stdout.replace(" … ", "")  # only the intervals' dots
     for spec in specs:
@@ -611,7 +623,10 @@ def test_connect4_accuracy_uses_the_solver_scores() -> None:
         pytest.skip("the solver has not landed")
     config = ArenaConfig(players=(), accuracy_nodes=100_000)
     # After 4455 red wins at once in column 3 or 6 (score 18); column 1 scores -4.
-    assert optimal_moves(config, "44553", 4) == [True]
-    assert optimal_moves(config, "44556", 4) == [True]
-    assert optimal_moves(config, "44551", 4) == [False]
-    assert optimal_moves(ArenaConfig(players=(), accuracy_nodes=0), "44551", 4) == [None]
+    assert game_verdicts(config, "44553", 4) == ["best"]
+    assert game_verdicts(config, "44556", 4) == ["best"]
+    assert game_verdicts(config, "44551", 4) == ["blunder"]  # the win thrown away
+    assert game_verdicts(config, "4455", 2) == ["blunder", "blunder"]
+    # Empty 6x7 (no book reaches it within 1 node): not proven.
+    wide = ArenaConfig(players=(), width=6, height=7, accuracy_nodes=1)
+    assert game_verdicts(wide, "3", 0) == [None]

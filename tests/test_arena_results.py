@@ -54,7 +54,7 @@ def records() -> list[GameRecord]:
     """Four games: a normal win with node counts and judged moves, two forfeits, a draw."""
     first = record(0, "a", "b", "4", "4121212", "yellow", "connect four")
     first["move_nodes"] = [10, None, 30, None, 50, None]  # yellow (b) made moves 0, 2, 4
-    first["optimal"] = [True, None, False, True, True, False]
+    first["verdicts"] = ["best", None, "blunder", "best", "best", "mistake"]
     return [
         first,
         record(1, "b", "a", "4", "4", "red", "crash", forfeit="yellow"),
@@ -94,7 +94,10 @@ def test_player_stats_add_up_only_the_players_own_moves() -> None:
     stats = player_stats("b", [(games[0], "yellow"), (games[1], "red"), (games[3], "yellow")])
     assert (stats.games, stats.wins, stats.draws, stats.losses, stats.points) == (3, 2, 1, 0, 2.5)
     assert (stats.moves, stats.seconds, stats.nodes, stats.nodes_moves) == (6, 1.5, 90, 3)
-    assert (stats.analysed, stats.optimal, dict(stats.forfeits)) == (3, 2, {})
+    assert (stats.reviewed, stats.proven, stats.unproven, stats.best) == (1, 3, 0, 2)
+    assert (stats.mistakes, stats.blunders, dict(stats.forfeits)) == (0, 1, {})
+    red = player_stats("a", [(games[0], "red")])
+    assert (red.proven, red.unproven, red.best, red.mistakes, red.blunders) == (2, 1, 1, 1, 0)
 
 
 def test_summary_standings_crosstable_and_json() -> None:
@@ -112,7 +115,11 @@ def test_summary_standings_crosstable_and_json() -> None:
         elo_low=-609.5,
         elo_high=116.8,
         accuracy=0.5,
-        analysed_moves=2,
+        proven_moves=2,
+        unproven_moves=1,
+        reviewed_games=1,
+        mistakes_per_game=1.0,
+        blunders_per_game=0.0,
         forfeits={"crash": 1, "timeout": 1},
         seconds_per_move=0.25,
         nodes_per_move=None,
@@ -135,10 +142,12 @@ def test_csv_has_one_row_per_player_best_first(tmp_path: Path) -> None:
     write_csv(summarize(CONFIG, records()), path)
     assert path.read_text().splitlines() == [
         "rank,player,games,wins,draws,losses,points,score,elo,elo_low,elo_high,accuracy,"
-        "analysed_moves,forfeits,seconds_per_move,nodes_per_move",
-        "1,b,3,2,1,0,2.5,0.8333333333333334,133.9,-168.8,436.5,0.6666666666666666,3,,0.25,30.0",
-        "2,c,2,1,1,0,1.5,0.75,112.5,-218.8,443.8,,0,,0.25,",
-        "3,a,3,0,0,3,0.0,0.0,-246.3,-609.5,116.8,0.5,2,crash=1;timeout=1,0.25,",
+        "proven_moves,unproven_moves,reviewed_games,mistakes_per_game,blunders_per_game,"
+        "forfeits,seconds_per_move,nodes_per_move",
+        "1,b,3,2,1,0,2.5,0.8333333333333334,133.9,-168.8,436.5,0.6666666666666666,3,0,1,0.0,1.0,"
+        ",0.25,30.0",
+        "2,c,2,1,1,0,1.5,0.75,112.5,-218.8,443.8,,0,0,0,,,,0.25,",
+        "3,a,3,0,0,3,0.0,0.0,-246.3,-609.5,116.8,0.5,2,1,1,1.0,0.0,crash=1;timeout=1,0.25,",
     ]
 
 

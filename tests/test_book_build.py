@@ -229,8 +229,8 @@ def test_base_books_of_another_format_kind_or_rules_or_too_shallow_are_refused(
     ):
         build_book(5, 4, 3, out, base_book=str(version), workers=1, progress=False)
     cases = [
-        (wdl, "holds win/draw/loss signs only, not the exact scores a build needs"),
-        (rules, "is for count-fours rules, not the standard rules books are built for"),
+        (wdl, "holds win/draw/loss signs only, not the exact scores the solver needs"),
+        (rules, "is for count-fours rules; the solver handles the standard rules only"),
         (shallow, "holds positions with up to 3 stones, no deeper than --plies 3"),
     ]
     for path, message in cases:

@@ -132,12 +132,34 @@ def test_a_missing_extra_names_it() -> None:
     assert result.returncode != 0 and "pip install connect4[rl]" in result.stderr
 
 
-def test_the_examples_in_docs_envs_md_run(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_examples_in_docs_envs_md_run(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from connect4.envs.dataset import make_dataset
+
     text = (Path(__file__).parent.parent / "docs" / "envs.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
-    assert len(blocks) == 2
+    # PettingZoo, Gymnasium, the vectorised env, labelled positions, Kaggle ConnectX
+    assert len(blocks) == 5
+    monkeypatch.chdir(tmp_path)  # the labelled-positions example reads data.npz
+    make_dataset(12, (30, 38), tmp_path / "data.npz", workers=1, progress=False)
+    capsys.readouterr()
+    printed: dict[str, list[str]] = {}
     for block in blocks:
         exec(compile(block, "docs/envs.md", "exec"), {})
-    printed = capsys.readouterr().out.splitlines()
-    assert printed[-1].split()[0] in ("red", "yellow")
-    assert printed[-1].split()[1] in ("-1.0", "0.0", "1.0")
+        printed[block] = capsys.readouterr().out.splitlines()
+    (gym,) = [lines for block, lines in printed.items() if 'print(info["play_as"]' in block]
+    assert gym[-1].split()[0] in ("red", "yellow")
+    assert gym[-1].split()[1] in ("-1.0", "0.0", "1.0")
+    (kaggle,) = [lines for block, lines in printed.items() if "kaggle_agent" in block]
+    assert kaggle[-1] == "[1, -1]"  # perfect, moving first, beats Kaggle's negamax
+
+
+def test_the_env_in_five_lines_in_docs_rl_md_runs() -> None:
+    text = (Path(__file__).parent.parent / "docs" / "rl.md").read_text()
+    block = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)[0]
+    assert len(block.strip().splitlines()) == 5
+    scope: dict[str, object] = {}
+    exec(compile(block, "docs/rl.md", "exec"), scope)
+    assert scope["observation"].shape == (6, 7, 2)  # type: ignore[attr-defined]
+    assert scope["info"]["action_mask"].tolist() == [1] * 7  # type: ignore[index]

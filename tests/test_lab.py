@@ -9,8 +9,17 @@ import pytest
 from typer.testing import CliRunner
 
 from connect4.arena import ArenaError
-from connect4.arena.lab import lab_players, parse_depths, parse_lab_spec, run_lab
+from connect4.arena.lab import (
+    lab_player,
+    lab_players,
+    parse_clocks,
+    parse_depths,
+    parse_lab_spec,
+    parse_playouts,
+    run_lab,
+)
 from connect4.cli.app import app
+from tests.cli_helpers import run_cli
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -60,6 +69,8 @@ def test_tiny_lab_writes_report_tables_and_plots(tmp_path: Path) -> None:
         "rating_vs_depth.png",
         "accuracy_vs_depth.png",
         "nodes_vs_depth.png",
+        "rating_vs_time.png",
+        "accuracy_vs_time.png",
     ]
     for plot in result.plots:
         assert plot.read_bytes().startswith(PNG_SIGNATURE)
@@ -77,3 +88,93 @@ def test_lab_cli_errors_are_precise(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["lab", "--depths", "9-1", "--out", str(tmp_path)])
     assert result.exit_code == 2
     assert "low to high" in result.stderr
+
+
+def test_mcts_and_timed_specs_round_trip() -> None:
+    specs = lab_players(
+        [2], ["threats"], perfect=False, playouts=[1000, 100_000], solver=("off", "on"),
+        clocks=[0.1],
+    )  # fmt: skip
+    assert specs == [
+        "alphabeta:depth=2,heuristic=threats",
+        "mcts:playouts=1000,solver=off",
+        "mcts:playouts=100000,solver=off",
+        "mcts:playouts=1000,solver=on",
+        "mcts:playouts=100000,solver=on",
+        "alphabeta:time=0.1,heuristic=threats",
+        "mcts:time=0.1,solver=off",
+        "mcts:time=0.1,solver=on",
+    ]
+    parsed = [lab_player(spec) for spec in specs]
+    assert [(p.family, p.series, p.depth, p.playouts, p.clock) for p in parsed if p] == [
+        ("alphabeta", "threats", 2, None, None),
+        ("mcts", "MCTS", None, 1000, None),
+        ("mcts", "MCTS", None, 100_000, None),
+        ("mcts", "MCTS + solver", None, 1000, None),
+        ("mcts", "MCTS + solver", None, 100_000, None),
+        ("alphabeta", "threats", None, None, 0.1),
+        ("mcts", "MCTS", None, None, 0.1),
+        ("mcts", "MCTS + solver", None, None, 0.1),
+    ]
+    assert lab_player("random") is None and parse_lab_spec("mcts:playouts=1000,solver=on") is None
+    from connect4.players import make_player
+
+    for spec in specs:  # every lab spec is a valid player
+        make_player(spec).close()
+
+
+def test_playouts_and_clocks_parse_or_fail_precisely() -> None:
+    assert parse_playouts("1k, 10K,100000") == [1000, 10_000, 100_000]
+    assert parse_playouts("none") == [] and parse_clocks(None) == []
+    assert parse_clocks("0.5,0.1,0.5") == [0.1, 0.5]
+    for bad in ("1m", "0", "k", "-5"):
+        with pytest.raises(ArenaError, match="like 1k,10k,100k"):
+            parse_playouts(bad)
+    for bad in ("fast", "0", "100"):
+        with pytest.raises(ArenaError, match=r"give seconds 0\.01-60"):
+            parse_clocks(bad)
+
+
+def test_tiny_lab_through_the_cli_has_mcts_rows_equal_clocks_test_sets_and_plots(
+    tmp_path: Path,
+) -> None:
+    test_set = tmp_path / "Test_L2_R1"
+    pons = Path(__file__).resolve().parent.parent / "benchmarks" / "pons" / "Test_L2_R1"
+    test_set.write_text("".join(pons.read_text().splitlines(keepends=True)[:2]))
+    out = tmp_path / "lab"
+    finished = run_cli(
+        "lab", "--depths", "1", "--heuristics", "cell-weights", "--no-perfect",
+        "--playouts", "30,100", "--mcts-solver", "both", "--time-per-move", "0.02",
+        "--games", "2", "--openings", "plies=1", "--accuracy-nodes", "100000",
+        "--test-set", str(test_set), "--test-positions", "2", "--out", str(out),
+        timeout=600,
+    )  # fmt: skip
+    assert finished.returncode == 0, finished.stderr
+    report = (out / "report.md").read_text()
+    for heading in ("## MCTS by playouts", "## Equal clock: 0.02 s per move",
+                    "## Accuracy on test sets"):  # fmt: skip
+        assert heading in report
+    assert "| MCTS | 30 | " in report and "| MCTS + solver | 100 | " in report
+    for spec in ("mcts:playouts=30,solver=off", "mcts:time=0.02,solver=on",
+                 "alphabeta:time=0.02,heuristic=cell-weights"):  # fmt: skip
+        assert f"`{spec}`" in report
+    assert "| Middle-Easy % | ms/move |" in report
+    names = ["rating_vs_depth.png", "accuracy_vs_depth.png", "nodes_vs_depth.png",
+             "rating_vs_time.png", "accuracy_vs_time.png"]  # fmt: skip
+    for name in names:
+        assert (out / name).read_bytes().startswith(PNG_SIGNATURE)
+        assert f"![{name[:-4]}]({name})" in report
+    scores = [json.loads(line) for line in (out / "test_sets.jsonl").read_text().splitlines()]
+    assert len(scores) == 8 and {s["positions"] for s in scores} == {2}  # 8 players x 1 set
+    assert all(0 <= s["optimal"] <= 2 for s in scores)
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert len(records) == 56 and all("verdicts" in r for r in records)  # 8 players: 28 pairs
+    spec = "mcts:playouts=30,solver=off"
+    mcts_nodes = [
+        n for r in records for colour in ("red", "yellow") if r[colour] == spec
+        for n in r["move_nodes"][(len(r["opening"]) + (colour == "yellow")) % 2 :: 2]
+    ]  # fmt: skip
+    assert mcts_nodes and max(mcts_nodes) == 30  # playouts recorded as the work per move
+    bad = run_cli("lab", "--test-set", str(tmp_path / "missing"), "--out", str(out))
+    assert bad.returncode == 2
+    assert bad.stderr.startswith(f"error: --test-set {tmp_path / 'missing'}: cannot read")

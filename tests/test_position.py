@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import random
+from itertools import product
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from connect4 import IllegalMoveError, InvalidMoveError, Position
+from connect4.core.game import Rules
 from connect4.core.position import check_board_size
 from tests.naive import NaiveBoard
 
@@ -280,3 +282,104 @@ def test_huge_digit_strings_are_invalid_moves_not_int_overflows() -> None:
     for text in ("4" * 4301, "9" * 10_000, "0" * 50):
         with pytest.raises(InvalidMoveError, match="characters\\): column number out of range 1-7"):
             position.parse_move(text)
+
+
+# ---------------------------------------------------------------- boards without a move order
+def rows_of(position: Position) -> list[list[int]]:
+    """The board as rows, top row first, as ``Position.from_rows`` reads it."""
+    return [
+        [position.cell(c, r) for c in range(position.width)]
+        for r in reversed(range(position.height))
+    ]
+
+
+def reachable_boards(width: int, height: int, rules: Rules) -> set[tuple[tuple[int, ...], ...]]:
+    """Every board some game reaches (the finished ones included), by walking all games."""
+    seen: set[int] = set()
+    boards: set[tuple[tuple[int, ...], ...]] = set()
+
+    def walk(position: Position) -> None:
+        if position.key() in seen:
+            return
+        seen.add(position.key())
+        boards.add(tuple(map(tuple, rows_of(position))))
+        for column in position.legal_moves():
+            position.play(column)
+            walk(position)
+            position.undo()
+
+    walk(Position(width, height, rules))
+    return boards
+
+
+def column_fillings(height: int) -> list[list[int]]:
+    """Every way to stack 0..height stones of two colours in one column, bottom first."""
+    return [list(stones) for h in range(height + 1) for stones in product((1, 2), repeat=h)]
+
+
+@pytest.mark.parametrize(("width", "height", "rules"), [(4, 3, "standard"), (3, 4, "count-fours")])
+def test_from_rows_accepts_exactly_the_reachable_boards(
+    width: int, height: int, rules: Rules
+) -> None:
+    """Against a naive reference: all games walked, every stacking of stones tried."""
+    reachable = reachable_boards(width, height, rules)
+    accepted = 0
+    for columns in product(column_fillings(height), repeat=width):
+        board = tuple(
+            tuple(stack[r] if r < len(stack) else 0 for stack in columns)
+            for r in reversed(range(height))
+        )
+        try:
+            position = Position.from_rows(board, rules)
+        except ValueError:
+            assert board not in reachable
+            continue
+        accepted += 1
+        assert board in reachable
+        assert tuple(map(tuple, rows_of(position))) == board
+        assert Position.from_moves(position.moves, width, height, rules) == position
+    assert accepted == len(reachable)
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32), width=st.integers(4, 8), height=st.integers(4, 7))
+def test_from_rows_finds_the_position_of_random_games(seed: int, width: int, height: int) -> None:
+    if width * (height + 1) > 64:
+        return
+    rng = random.Random(seed)
+    position = Position(width, height)
+    for _ in range(rng.randrange(width * height + 1)):
+        if position.is_over():
+            break
+        position.play(rng.choice(position.legal_moves()))
+    rebuilt = Position.from_rows(rows_of(position))
+    assert rebuilt == position
+    assert (rebuilt.to_move, rebuilt.winner(), rebuilt.is_over()) == (
+        position.to_move,
+        position.winner(),
+        position.is_over(),
+    )
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ([], "a board needs at least one row, and all rows the same length"),
+        ([[0, 0], [0]], "a board needs at least one row, and all rows the same length"),
+        ([[0, 3]], r"row 1 \(from the top\), column 2: 3 is not 0 \(empty\), 1 \(red\) or 2"),
+        ([[True, 0]], "row 1 .*column 1: True is not 0"),
+        ([["1", 0]], "row 1 .*column 1: '1' is not 0"),
+        ([[1, 0], [0, 0]], r"column 1: a stone floats above the empty cell in row 2"),
+        ([[0, 0], [2, 2]], "red has 0 stones and yellow 2: red moves first"),
+        ([[0] * 9] * 8, "board 9x8 is too large"),
+        ([[1, 0], [1, 0], [1, 2], [1, 2]], "red has 4 stones and yellow 2"),
+        ([[1, 2], [1, 2], [1, 2], [1, 2]], "both red and yellow have four in a row"),
+        (
+            [[2, 0, 0, 0, 0], [1, 0, 0, 0, 0], [1, 2, 0, 0, 0], [1, 2, 0, 0, 0], [1, 2, 0, 0, 0]],
+            "no move order reaches this board: .* without a four in a row before the last stone",
+        ),
+    ],
+)
+def test_impossible_boards_are_precise_errors(rows: list[list[object]], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Position.from_rows(rows)  # type: ignore[arg-type]

@@ -175,9 +175,10 @@ def test_the_json_form_round_trips() -> None:
     result = review("4455")
     data = json.loads(json.dumps(result.as_dict()))
     assert set(data) == {
-        "game", "width", "height", "rules", "moves", "result", "decisive_ply",
-        "outcomes", "evaluation", "players", "plies",
+        "game", "width", "height", "rules", "moves", "result", "opening", "names",
+        "decisive_ply", "outcomes", "evaluation", "players", "plies",
     }  # fmt: skip
+    assert (data["opening"], data["names"]) == (0, None)
     assert data["plies"][2] == {
         "ply": 3, "player": 1, "name": "red", "move": 4, "label": "5",
         "scores": [-3, -3, -2, 1, -2, -3, -3], "proven": True, "best_score": 1,
@@ -293,3 +294,18 @@ def test_a_deadline_leaves_positions_unproven_never_wrong() -> None:
             assert (row.scores, row.verdict) == (right.scores, right.verdict)
         else:
             assert row.verdict is None and row.best_moves == ()
+
+
+def test_an_imposed_opening_is_graded_but_counts_for_nobody() -> None:
+    whole = review("4455667")
+    opened = review("4455667", opening=2, names=("alphabeta:depth=2", "perfect"))
+    assert opened.plies == whole.plies and opened.decisive_ply == whole.decisive_ply
+    red, yellow = opened.players
+    assert (red.moves, red.best, red.blunders) == (3, 2, 1)  # plies 3 (blunder), 5, 7
+    assert (whole.players[0].moves, whole.players[1].moves) == (4, 3)
+    assert (red.moves, yellow.moves) == (3, 2)
+    assert opened.as_dict()["names"] == ["alphabeta:depth=2", "perfect"]
+    with pytest.raises(ReviewError, match="opening of 9 plies: the game has 7"):
+        review("4455667", opening=9)
+    cleared = review("4455667", reuse_table=False)
+    assert cleared.plies == whole.plies

@@ -32,8 +32,8 @@ def test_json_has_the_rows_and_the_summary(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert sorted(data) == sorted(
-        ["game", "width", "height", "rules", "moves", "result", "decisive_ply",
-         "outcomes", "evaluation", "players", "plies"]
+        ["game", "width", "height", "rules", "moves", "result", "opening", "names",
+         "decisive_ply", "outcomes", "evaluation", "players", "plies"]
     )  # fmt: skip
     assert (data["game"], data["moves"], data["result"]) == ("tictactoe", "51238", "X has won")
     assert [row["verdict"] for row in data["plies"]] == [

@@ -240,7 +240,7 @@ def test_players_lists_kinds_for_the_menus(client: httpx.Client) -> None:
     body = client.get("/api/players").json()
     kinds = {kind["kind"]: kind for kind in body["players"]}
     assert {"random", "minimax", "alphabeta", "perfect"} <= set(kinds)
-    assert "cmd" not in kinds and "human" not in kinds
+    assert "cmd" not in kinds and "kaggle" not in kinds and "human" not in kinds
     assert body["games"] == ["connect4", "tictactoe"]
     assert body["rules"] == ["standard", "count-fours"]
     assert body["solver"] is True
@@ -382,6 +382,7 @@ BAD_MOVES: list[tuple[dict[str, Any], int, str]] = [
     ({"pos": "4", "player": "random:speed=3"}, 400, "random: unknown key 'speed'"),
     ({"pos": "4", "player": "human"}, 400, "player 'human': a human player's moves come from"),
     ({"pos": "4", "player": "cmd:rm -rf /"}, 400, "player 'cmd:rm -rf /': cmd players cannot"),
+    ({"pos": "4", "player": "kaggle:x.py"}, 400, "player 'kaggle:x.py': kaggle players cannot"),
     ({"pos": "4", "player": "x" * 300}, 422, "body field player: String should have at most"),
     ({"pos": "4", "game": "chess"}, 400, "unknown game 'chess': choose one of connect4"),
     ({"pos": "4", "rules": "gomoku"}, 400, "unknown rules 'gomoku': choose one of standard"),

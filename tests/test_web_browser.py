@@ -368,6 +368,7 @@ BAD_LINKS = [
         "O: the link's player 'perfect' was ignored (perfect does not play Tic-tac-toe)",
     ),
     ("?p1=cmd:ls", "Red: the link's player 'cmd:ls' was ignored (cmd players run programs"),
+    ("?p1=kaggle:a.py", "Red: the link's player 'kaggle:a.py' was ignored (kaggle players run"),
     ("?p2=perfect:level=godlike", "perfect's level is one of easy, medium, hard, perfect"),
     ("?width=10&height=4", "The link's board 10x4 is not one this server plays (7x6, 6x5"),
 ]

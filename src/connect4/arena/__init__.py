@@ -2,7 +2,7 @@
 
 One module per concern, each importing only those before it:
 ``schedule`` (config, openings, the game list), ``record`` (the stored game),
-``ratings`` (Bradley–Terry Elo), ``accuracy`` (the optimal-move judge),
+``ratings`` (Bradley–Terry Elo), ``accuracy`` (each game reviewed),
 ``store`` (the resumable results file), ``play`` (a game with forfeits,
 executors, the run), ``summary`` (standings, crosstable), ``report`` (CSV,
 tables, progress bar), ``command`` (``connect4 arena``) and ``lab`` (the
@@ -16,7 +16,7 @@ heuristic lab).
 
 from __future__ import annotations
 
-from connect4.arena.accuracy import optimal_moves
+from connect4.arena.accuracy import game_verdicts, review_record
 from connect4.arena.command import arena_main
 from connect4.arena.play import TournamentRun, play_scheduled, run_tournament
 from connect4.arena.ratings import Rating, fit_ratings
@@ -50,12 +50,13 @@ __all__ = [
     "all_openings",
     "arena_main",
     "fit_ratings",
+    "game_verdicts",
     "load_openings",
     "make_schedule",
-    "optimal_moves",
     "play_scheduled",
     "progress_bar",
     "render_summary",
+    "review_record",
     "run_tournament",
     "summarize",
     "write_csv",

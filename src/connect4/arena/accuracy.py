@@ -1,52 +1,89 @@
-"""The accuracy judge: was each move of a game optimal, by the exact game value?
+"""The arena's judge: every finished game graded by the game review (:mod:`connect4.review`).
 
-The exact values are the game review's (:func:`connect4.review.exact_scores`):
-tic-tac-toe is solved outright, Connect Four positions (standard rules) go to
-the solver with a node budget per position, so a move the solver cannot
-settle in budget is left unjudged (``None``). A move is optimal when it keeps
-the best score (the review's ``best`` verdict).
+With ``--review`` (``ArenaConfig.accuracy_nodes > 0``, the solver's node
+budget per position) each game's moves get the review's verdicts: ``best``,
+``good``, ``mistake``, ``blunder``, or ``None`` ("not proven": the solver did
+not settle the position within the budget). The opening the arena imposed
+is played by nobody, so only the moves after it are judged. A player's
+accuracy is the review's: the share of ``best`` moves among the proven ones.
+Every position starts from a cleared solver table, so the verdicts (and which
+positions stay unproven) do not depend on the worker or on earlier games.
 
->>> from connect4.arena.schedule import ArenaConfig
 >>> config = ArenaConfig(players=(), game="tictactoe", accuracy_nodes=1)
->>> column_scores(start_position(config, "5"), config)  # corners draw, edges lose
-[0, -2, 0, -2, None, -2, 0, -2, 0]
+>>> game_verdicts(config, "5123", 0)  # 3 loses to 7
+['best', 'best', 'best', 'mistake']
+>>> game_verdicts(config, "5123", 2)
+['best', 'mistake']
 """
 
 from __future__ import annotations
 
-from connect4.arena.schedule import ArenaConfig, start_position
-from connect4.core.game import Game
-from connect4.review import exact_scores
-
-ACCURACY_TABLE_MEGABYTES = 16  # cleared before each position: small keeps that cheap
+from connect4.arena.record import GameRecord
+from connect4.arena.schedule import ArenaConfig, ArenaError
+from connect4.review import Review, ReviewError, Verdict, review
 
 
-def column_scores(game: Game, config: ArenaConfig) -> list[int | None] | None:
-    """Exact scores of every move of ``game`` (``None`` where nobody can tell)."""
-    if game.kind == "connect4" and game.rules != "standard":
-        return None
-    judged = exact_scores(
-        game, max_nodes=config.accuracy_nodes, table_megabytes=ACCURACY_TABLE_MEGABYTES
+def check_reviewable(config: ArenaConfig) -> None:
+    """``ArenaError`` when ``--review`` is asked for games the review cannot grade."""
+    if config.accuracy_nodes > 0 and config.game == "connect4" and config.rules != "standard":
+        raise ArenaError(
+            "--review: the solver handles the standard rules only, so count-fours games "
+            "cannot be reviewed"
+        )
+
+
+def game_verdicts(config: ArenaConfig, moves: str, opening: int) -> list[Verdict | None]:
+    """The review's verdict on each move after the first ``opening`` plies of ``moves``."""
+    graded = review(
+        moves,
+        game=config.game,
+        width=config.width,
+        height=config.height,
+        rules=config.rules,
+        max_nodes=config.accuracy_nodes,
+        opening=opening,
+        reuse_table=False,
     )
-    return list(judged.scores) if judged.complete else None
+    return [row.verdict for row in graded.plies[opening:]]
 
 
-def optimal_moves(config: ArenaConfig, moves: str, start: int) -> list[bool | None]:
-    """For each move from ply ``start`` on: was it optimal? (``None``: not solved in budget).
+def with_verdicts(record: GameRecord, config: ArenaConfig) -> GameRecord:
+    """``record`` with its ``verdicts`` (when the config asks for the review)."""
+    if config.accuracy_nodes <= 0:
+        return record
+    updated = record.copy()
+    updated["verdicts"] = game_verdicts(config, record["moves"], len(record["opening"]))
+    return updated
 
-    >>> config = ArenaConfig(players=(), game="tictactoe", accuracy_nodes=1)
-    >>> optimal_moves(config, "5123", 0)  # 5 fine, 1 fine, 2 fine, 3 loses to 7
-    [True, True, True, False]
+
+def review_record(
+    record: GameRecord, *, max_nodes: int | None = None, deadline: float | None = None
+) -> Review:
+    """The full review of an arena game: board and rules from the record, the opening
+    counted for nobody, the players' specs as names.
+
+    Raises :class:`~connect4.review.ReviewError` for a record that does not say
+    its board (written before records carried it) or that cannot be reviewed.
     """
-    board = start_position(config, moves[:start])
-    flags: list[bool | None] = []
-    for token in moves[start:]:
-        move = board.parse_move(token)
-        scores = column_scores(board, config)
-        known = [s for s in (scores or []) if s is not None]
-        if scores is None or not known or scores[move] is None:
-            flags.append(None)
-        else:
-            flags.append(scores[move] == max(known))
-        board.play(move)
-    return flags
+    board = (record.get("kind"), record.get("width"), record.get("height"), record.get("rules"))
+    kind, width, height, rules = board
+    if kind is None or width is None or height is None or rules is None:
+        moves = record["moves"] or '""'
+        raise ReviewError(
+            f"game {record['game']} does not record its board (written by an older "
+            f"connect4); review its moves directly: connect4 review {moves} --width W --height H"
+        )
+    try:
+        return review(
+            record["moves"],
+            game=kind,
+            width=width,
+            height=height,
+            rules=rules,
+            max_nodes=max_nodes,
+            deadline=deadline,
+            opening=len(record["opening"]),
+            names=(record["red"], record["yellow"]),
+        )
+    except ValueError as error:
+        raise ReviewError(f"game {record['game']}: {error}") from None

@@ -39,9 +39,14 @@ def arena_main(
     width: int = 7,
     height: int = 6,
     rules: str = "standard",
+    review: bool = False,
     accuracy_nodes: int = 200_000,
 ) -> int:
     """``connect4 arena``: run (or resume) a tournament and print its tables; the exit code.
+
+    With ``review`` every finished game is graded by the game review, within
+    ``accuracy_nodes`` solver nodes per position: the standings gain each
+    player's accuracy, mistakes and blunders per game.
 
     Raises :class:`ArenaError` for bad input (the CLI prints it as ``error: ...``).
     """
@@ -49,6 +54,8 @@ def arena_main(
 
     if resume and results is None:
         raise ArenaError("--resume needs --results FILE")
+    if review and accuracy_nodes <= 0:
+        raise ArenaError("--review needs a positive --accuracy-nodes (the solver's budget)")
     base = ArenaConfig(
         players=tuple(players),
         gauntlet=gauntlet,
@@ -60,7 +67,7 @@ def arena_main(
         height=height,
         rules=rules,
         seed=seed,
-        accuracy_nodes=accuracy_nodes,
+        accuracy_nodes=accuracy_nodes if review else 0,
     )
     try:
         start_position(base)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import functools
 import importlib
 import multiprocessing
 import os
@@ -29,8 +30,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import TypeVar
 
-from connect4.arena.accuracy import optimal_moves
+from connect4.arena.accuracy import check_reviewable, with_verdicts
 from connect4.arena.record import COLOURS, Colour, GameRecord
 from connect4.arena.schedule import (
     ArenaConfig,
@@ -46,6 +48,9 @@ from connect4.core.game import Game
 from connect4.core.position import count_fours
 from connect4.players import MoveChoice, Player, PlayerContext, make_player, rehearse
 from connect4.players.external import BotFault, ExternalPlayer
+
+Task = TypeVar("Task")
+Result = TypeVar("Result")
 
 
 def end_reason(game: Game) -> str:
@@ -144,7 +149,7 @@ def play_scheduled(scheduled: ScheduledGame, config: ArenaConfig) -> GameRecord:
                 break
             board.play(move)
             seconds.append(round(elapsed, 6))
-            count = choice.stats.get("nodes")
+            count = choice.stats.get("nodes", choice.stats.get("playouts"))
             nodes.append(int(count) if isinstance(count, int | float) else None)
     finally:
         close_all(players)
@@ -158,6 +163,10 @@ def play_scheduled(scheduled: ScheduledGame, config: ArenaConfig) -> GameRecord:
     record = GameRecord(
         game=scheduled.index,
         tournament=config.fingerprint(),
+        kind=board.kind,
+        width=board.width,
+        height=board.height,
+        rules=board.rules,
         red=scheduled.red,
         yellow=scheduled.yellow,
         opening=scheduled.opening,
@@ -170,9 +179,7 @@ def play_scheduled(scheduled: ScheduledGame, config: ArenaConfig) -> GameRecord:
         move_nodes=nodes,
         seed=scheduled.seed,
     )
-    if config.accuracy_nodes > 0:
-        record["optimal"] = optimal_moves(config, board.moves, len(scheduled.opening))
-    return record
+    return with_verdicts(record, config)
 
 
 # ------------------------------------------------------------------ executors
@@ -241,33 +248,47 @@ def _executor(
     return pool, close_pool
 
 
-def play_pending(
-    pending: list[ScheduledGame], config: ArenaConfig, workers: int, scheduler: str | None
-) -> Iterator[GameRecord]:
-    """Play ``pending`` in-process (one worker) or on an executor; records as they finish."""
+def map_unordered(
+    function: Callable[[Task], Result],
+    items: list[Task],
+    workers: int,
+    scheduler: str | None,
+    name: Callable[[Task], str],
+) -> Iterator[Result]:
+    """``function`` over ``items`` in-process (one worker) or on an executor, results as
+    they finish; a worker that dies stops the run with an :class:`ArenaError` naming
+    the item (``name(item)``)."""
     if scheduler is None and workers <= 1:
-        for scheduled in pending:
-            yield play_scheduled(scheduled, config)
+        for item in items:
+            yield function(item)
         return
     executor, close = _executor(workers, scheduler)
-    futures: dict[concurrent.futures.Future[GameRecord], ScheduledGame] = {}
+    futures: dict[concurrent.futures.Future[Result], Task] = {}
     try:
-        futures = {executor.submit(play_scheduled, game, config): game for game in pending}
+        futures = {executor.submit(function, item): item for item in items}
         for future in concurrent.futures.as_completed(futures):
             try:
-                record = future.result()
+                result = future.result()
             except Exception as error:  # a worker died (or a bug): stop, keep what finished
                 raise ArenaError(
-                    f"game {futures[future].index} failed in a worker "
-                    f"({type(error).__name__}: {error}); finished games are saved, "
+                    f"{name(futures[future])} failed in a worker "
+                    f"({type(error).__name__}: {error}); finished work is saved, "
                     "rerun with --resume"
                 ) from error
-            yield record
+            yield result
     finally:
         finished = all(future.done() for future in futures)
         for future in futures:
             future.cancel()
         close(finished)
+
+
+def play_pending(
+    pending: list[ScheduledGame], config: ArenaConfig, workers: int, scheduler: str | None
+) -> Iterator[GameRecord]:
+    """Play ``pending`` in-process (one worker) or on an executor; records as they finish."""
+    play = functools.partial(play_scheduled, config=config)
+    yield from map_unordered(play, pending, workers, scheduler, lambda g: f"game {g.index}")
 
 
 # ------------------------------------------------------------------ running
@@ -298,15 +319,21 @@ def run_tournament(
 ) -> TournamentRun:
     """Play every scheduled game not already in ``results``; return all records.
 
-    ``progress(done, total)`` is called at the start and after each game. A
+    Resumed games that lack the review the config asks for (records written
+    before it) are reviewed now and stored again. ``progress(done, total)``
+    is called at the start and after each game. A
     KeyboardInterrupt stops the run after cancelling the queued games; the
     finished ones are already in the results file.
     """
     check_specs(config)
+    check_reviewable(config)
     if workers < 1:
         raise ArenaError("--workers must be at least 1")
     schedule = make_schedule(config)
     store = ResultsStore(results, config.fingerprint()).open(resume)
+    for stored in list(store.records.values()):
+        if config.accuracy_nodes > 0 and "verdicts" not in stored:  # written before the review
+            store.append(with_verdicts(stored, config))
     done_before = sum(1 for game in schedule if game.index in store.records)
     pending = [game for game in schedule if game.index not in store.records]
     total = len(schedule)

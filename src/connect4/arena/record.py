@@ -2,7 +2,7 @@
 
 The format is the point (other tools read the file), so a record is a
 :class:`GameRecord` TypedDict, written with the keys in a fixed order and no
-spaces. ``move_seconds``, ``move_nodes`` and ``optimal`` hold one entry per
+spaces. ``move_seconds``, ``move_nodes`` and ``verdicts`` hold one entry per
 move played after the opening.
 
 >>> record = GameRecord(game=0, tournament="t", red="random", yellow="random:seed=1",
@@ -17,6 +17,8 @@ move played after the opening.
 import json  # no postponed annotations: GameRecord.__required_keys__ must see NotRequired
 from typing import Literal, NotRequired, TypedDict, cast
 
+from connect4.review import Verdict
+
 Colour = Literal["red", "yellow"]
 COLOURS: tuple[Colour, Colour] = ("red", "yellow")
 
@@ -24,10 +26,14 @@ COLOURS: tuple[Colour, Colour] = ("red", "yellow")
 class GameRecord(TypedDict):
     """A finished game: who played, the moves, the result and per-move figures.
 
+    ``kind`` (``connect4``/``tictactoe``), ``width``, ``height`` and ``rules``
+    name the board (absent from records written before they were stored);
     ``winner`` and ``forfeit`` are colours (``None``: a draw, no forfeit);
     ``reason`` says how the game ended (``connect four``, ``draw``,
     ``fours 5-3``, ``timeout``, ``crash``, ``illegal move 9``, ...);
-    ``optimal`` is present when the accuracy judge ran (``None``: not judged).
+    ``move_nodes`` counts the nodes a search visited (MCTS: its playouts);
+    ``verdicts`` is present when the game was reviewed (``--review``): the
+    review's verdict on each move (``None``: not proven within the budget).
     """
 
     game: int
@@ -43,7 +49,11 @@ class GameRecord(TypedDict):
     move_seconds: list[float]
     move_nodes: list[int | None]
     seed: int
-    optimal: NotRequired[list[bool | None]]
+    kind: NotRequired[str]
+    width: NotRequired[int]
+    height: NotRequired[int]
+    rules: NotRequired[str]
+    verdicts: NotRequired[list[Verdict | None]]
 
 
 def to_line(record: GameRecord) -> str:
@@ -56,5 +66,10 @@ def from_json(value: object) -> GameRecord | None:
     if not isinstance(value, dict) or not GameRecord.__required_keys__ <= value.keys():
         return None
     if not isinstance(value["game"], int) or not isinstance(value["moves"], str):
+        return None
+    for key, kind in (("kind", str), ("width", int), ("height", int), ("rules", str)):
+        if key in value and not isinstance(value[key], kind):
+            return None
+    if not isinstance(value["opening"], str) or not value["moves"].startswith(value["opening"]):
         return None
     return cast(GameRecord, value)

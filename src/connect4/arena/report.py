@@ -38,11 +38,18 @@ CSV_FIELDS = (
     "elo_low",
     "elo_high",
     "accuracy",
-    "analysed_moves",
+    "proven_moves",
+    "unproven_moves",
+    "reviewed_games",
+    "mistakes_per_game",
+    "blunders_per_game",
     "forfeits",
     "seconds_per_move",
     "nodes_per_move",
 )
+
+
+CROSSTABLE_TITLE = "Crosstable (row's points / games against column)"
 
 
 def write_csv(summary: Summary, path: Path) -> None:
@@ -86,12 +93,17 @@ def _summary_tables(summary: Summary, max_crosstable: int, names: bool) -> list[
         (("games", "right"), ("W-D-L", "right"), ("points", "right"), ("score", "right"),
          ("Elo", "right"), ("95 % interval", "right")),
     )  # fmt: skip
+    review = _table(
+        "Review (accuracy: best of proven moves)",
+        names,
+        (("accuracy", "right"), ("mistakes/game", "right"), ("blunders/game", "right"),
+         ("not proven", "right")),
+    )  # fmt: skip
     moves = _table(
         "Moves",
         names,
-        (("accuracy", "right"), ("ms/move", "right"), ("nodes/move", "right"),
-         ("forfeits", "left")),
-    )  # fmt: skip
+        (("ms/move", "right"), ("nodes/move", "right"), ("forfeits", "left")),
+    )
     for rank, row in rows:
         interval = (
             "-"
@@ -107,21 +119,24 @@ def _summary_tables(summary: Summary, max_crosstable: int, names: bool) -> list[
             _fmt(row.elo, "+.0f"),
             interval,
         )
-        accuracy = (
-            "-" if row.accuracy is None else f"{100 * row.accuracy:.1f} % ({row.analysed_moves})"
+        review.add_row(
+            *who(rank, row.player),
+            "-" if row.accuracy is None else f"{100 * row.accuracy:.1f} % ({row.proven_moves})",
+            _fmt(row.mistakes_per_game, ".2f"),
+            _fmt(row.blunders_per_game, ".2f"),
+            str(row.unproven_moves),
         )
         per_move = row.seconds_per_move
         moves.add_row(
             *who(rank, row.player),
-            accuracy,
             _fmt(None if per_move is None else 1000 * per_move, ".3g"),
             _fmt(row.nodes_per_move, ",.0f"),
             ", ".join(f"{k} ×{v}" for k, v in sorted(row.forfeits.items())) or "-",
         )
-    tables = [standings, moves]
+    tables = [standings, review, moves] if summary.reviewed else [standings, moves]
     if len(rows) <= max_crosstable:
         cross = _table(
-            "Crosstable (row's points / games against column)",
+            CROSSTABLE_TITLE,
             names,
             tuple((str(rank), "center") for rank, _ in rows),
         )
@@ -147,7 +162,8 @@ def _natural_width(table: Table) -> int:
 def render_summary(
     summary: Summary, max_crosstable: int = 16, width: int | None = None
 ) -> list[Table]:
-    """Rich tables: standings, moves, and the crosstable when there are few enough players.
+    """Rich tables: standings, the review (when games were reviewed), moves, and the
+    crosstable when there are few enough players.
 
     Given the console's ``width``, tables too wide for it with every player's
     full spec name the players by rank instead, after a ``Players`` table that
@@ -167,9 +183,9 @@ def render_summary(
     for rank, row in enumerate(summary.standings, start=1):
         legend.add_row(str(rank), row.player)
     short = _summary_tables(summary, max_crosstable, names=False)
-    if len(short) == 3 and _natural_width(short[2]) > width:
+    if short[-1].title == CROSSTABLE_TITLE and _natural_width(short[-1]) > width:
         short.pop()
-        short[1].caption = f"(the crosstable is wider than {width} columns: see --json)"
+        short[-1].caption = f"(the crosstable is wider than {width} columns: see --json)"
     return [legend, *short]
 
 

@@ -26,7 +26,8 @@ class ResultsStore:
     ``open`` with ``resume=True`` reads what a previous run wrote: a torn last
     line (the run was killed mid-write) is cut off, and lines of another
     tournament are refused. Without ``resume`` an existing non-empty file is
-    refused so results are never mixed by accident.
+    refused so results are never mixed by accident. A game stored twice (its
+    review added on a resumed run) counts once, as its last line says.
     """
 
     def __init__(self, path: Path | None, fingerprint: str) -> None:
@@ -91,7 +92,7 @@ class ResultsStore:
                     f"{path} line {number} belongs to another tournament (different players, "
                     "openings or options); rerun with the same options or use another file"
                 )
-            self.records.setdefault(record["game"], record)
+            self.records[record["game"]] = record  # a later line supersedes (a review added)
 
     def append(self, record: GameRecord) -> None:
         """Keep a finished game; with a file, write it durably before returning."""
@@ -102,3 +103,58 @@ class ResultsStore:
             out.write(to_line(record))
             out.flush()
             os.fsync(out.fileno())
+
+
+def read_game(path: Path, number: int) -> GameRecord:
+    """Game ``number`` (its ``game`` field) of a results file, for a reader such as
+    ``connect4 review --results FILE --game N``.
+
+    ``ArenaError`` names what is wrong: a file that cannot be read, a complete
+    line that is not a game record, or a number the file does not hold (with
+    the numbers it does). An unterminated last line that is not JSON is a
+    write in progress or torn by a kill, and is passed over as ``--resume``
+    would cut it. A game stored twice counts as its last line says.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise ArenaError(f"cannot read {path}: {error.strerror}") from None
+    lines = data.split(b"\n")
+    found: GameRecord | None = None
+    numbers: list[int] = []
+    for index, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            value = json.loads(raw)
+        except ValueError as error:
+            if index == len(lines):  # no newline after it: torn, or being written
+                continue
+            raise ArenaError(f"{path} line {index}: not JSON ({error})") from None
+        record = from_json(value)
+        if record is None:
+            raise ArenaError(f"{path} line {index}: not a game record of connect4 arena")
+        numbers.append(record["game"])
+        if record["game"] == number:
+            found = record
+    if found is None:
+        held = _ranges(sorted(set(numbers)))
+        raise ArenaError(
+            f"{path} has no game {number} "
+            + (f"(it holds games {held})" if held else "(it holds no games)")
+        )
+    return found
+
+
+def _ranges(numbers: list[int]) -> str:
+    """``[0, 1, 2, 5]`` -> ``"0-2, 5"``."""
+    parts: list[str] = []
+    start = previous = None
+    for n in [*numbers, None]:
+        if previous is not None and n == previous + 1:
+            previous = n
+            continue
+        if start is not None:
+            parts.append(str(start) if start == previous else f"{start}-{previous}")
+        start = previous = n
+    return ", ".join(parts)

@@ -35,7 +35,7 @@ def points_of(record: GameRecord, colour: Colour) -> float:
 
 
 def player_moves(record: GameRecord, colour: Colour) -> range:
-    """Indexes into ``move_seconds``/``optimal`` of the moves ``colour`` made."""
+    """Indexes into ``move_seconds``/``verdicts`` of the moves ``colour`` made."""
     first = len(record["opening"]) % 2  # 0: red made the first recorded move
     parity = first if colour == "red" else 1 - first
     return range(parity, len(record["move_seconds"]), 2)
@@ -46,8 +46,9 @@ class PlayerStats:
     """One player's totals over a set of games (the raw figures behind a standings row).
 
     ``forfeits`` counts the games lost by forfeit, by reason; ``nodes_moves``
-    the moves that reported a node count; ``analysed`` the moves the
-    accuracy judge settled, ``optimal`` those of them that were optimal.
+    the moves that reported a node (or playout) count. From the reviewed
+    games (``reviewed``): ``proven`` moves got a verdict, ``unproven`` did
+    not (budget); ``best``, ``mistakes`` and ``blunders`` count the verdicts.
     """
 
     player: str
@@ -61,14 +62,20 @@ class PlayerStats:
     seconds: float = 0.0
     nodes: int = 0
     nodes_moves: int = 0
-    analysed: int = 0
-    optimal: int = 0
+    reviewed: int = 0
+    proven: int = 0
+    unproven: int = 0
+    best: int = 0
+    mistakes: int = 0
+    blunders: int = 0
 
 
 def player_stats(player: str, games: Iterable[tuple[GameRecord, Colour]]) -> PlayerStats:
     """Add up ``player``'s ``games``, each a record and the colour the player had."""
-    count = wins = draws = losses = moves = nodes = nodes_moves = analysed = optimal = 0
+    count = wins = draws = losses = moves = nodes = nodes_moves = 0
     points = seconds = 0.0
+    verdicts: list[str | None] = []
+    reviewed = 0
     forfeits: dict[str, int] = {}
     for record, colour in games:
         scored = points_of(record, colour)
@@ -79,7 +86,8 @@ def player_stats(player: str, games: Iterable[tuple[GameRecord, Colour]]) -> Pla
         draws += scored == 0.5
         if record["forfeit"] == colour:
             forfeits[record["reason"]] = forfeits.get(record["reason"], 0) + 1
-        optimal_flags = record.get("optimal") or []
+        judged = record.get("verdicts")
+        reviewed += judged is not None
         move_nodes = record["move_nodes"]
         for i in player_moves(record, colour):
             moves += 1
@@ -88,13 +96,13 @@ def player_stats(player: str, games: Iterable[tuple[GameRecord, Colour]]) -> Pla
             if counted is not None:
                 nodes += counted
                 nodes_moves += 1
-            flag = optimal_flags[i] if i < len(optimal_flags) else None
-            if flag is not None:
-                analysed += 1
-                optimal += flag
+            if judged is not None:
+                verdicts.append(judged[i] if i < len(judged) else None)
+    unproven = verdicts.count(None)
     return PlayerStats(
         player, count, wins, draws, losses, points, forfeits,
-        moves, seconds, nodes, nodes_moves, analysed, optimal,
+        moves, seconds, nodes, nodes_moves, reviewed, len(verdicts) - unproven, unproven,
+        verdicts.count("best"), verdicts.count("mistake"), verdicts.count("blunder"),
     )  # fmt: skip
 
 
@@ -104,10 +112,14 @@ def _ratio(part: float, whole: int) -> float | None:
 
 @dataclass(frozen=True)
 class Standing:
-    """One row of the standings: results, rating with its 95 % interval, accuracy, speed.
+    """One row of the standings: results, rating with its 95 % interval, review, speed.
 
-    ``score`` is points per game; ``accuracy`` the share of judged moves that
-    were optimal; ``None`` wherever there is nothing to divide by.
+    ``score`` is points per game. From the reviewed games: ``accuracy`` is the
+    review's (the share of ``best`` moves among the ``proven_moves``, pooled
+    over the games), ``mistakes_per_game`` and ``blunders_per_game`` are
+    averages over the ``reviewed_games``; ``unproven_moves`` got no verdict.
+    ``nodes_per_move`` counts nodes searched (MCTS: playouts). ``None``
+    wherever there is nothing to divide by.
     """
 
     player: str
@@ -121,7 +133,11 @@ class Standing:
     elo_low: float | None
     elo_high: float | None
     accuracy: float | None
-    analysed_moves: int
+    proven_moves: int
+    unproven_moves: int
+    reviewed_games: int
+    mistakes_per_game: float | None
+    blunders_per_game: float | None
     forfeits: Mapping[str, int]
     seconds_per_move: float | None
     nodes_per_move: float | None
@@ -140,8 +156,12 @@ class Standing:
             elo=None if rating is None else round(rating.elo, 1),
             elo_low=None if rating is None else round(rating.low, 1),
             elo_high=None if rating is None else round(rating.high, 1),
-            accuracy=_ratio(stats.optimal, stats.analysed),
-            analysed_moves=stats.analysed,
+            accuracy=_ratio(stats.best, stats.proven),
+            proven_moves=stats.proven,
+            unproven_moves=stats.unproven,
+            reviewed_games=stats.reviewed,
+            mistakes_per_game=_ratio(stats.mistakes, stats.reviewed),
+            blunders_per_game=_ratio(stats.blunders, stats.reviewed),
             forfeits=stats.forfeits,
             seconds_per_move=_ratio(stats.seconds, stats.moves),
             nodes_per_move=_ratio(stats.nodes, stats.nodes_moves),
@@ -170,6 +190,11 @@ class Summary:
     standings: tuple[Standing, ...]
     crosstable: Mapping[str, Mapping[str, CrossCell]]
 
+    @property
+    def reviewed(self) -> bool:
+        """Were any games reviewed (``--review``)?"""
+        return any(row.reviewed_games for row in self.standings)
+
     def standing(self, player: str) -> Standing | None:
         """``player``'s row, if it is in the standings."""
         return next((row for row in self.standings if row.player == player), None)
@@ -189,7 +214,7 @@ class Summary:
 
 
 def summarize(config: ArenaConfig, records: list[GameRecord]) -> Summary:
-    """Standings (points, ratings with 95 % intervals, accuracy, speed) and the crosstable."""
+    """Standings (points, ratings with 95 % intervals, review figures, speed), crosstable."""
     names = config.names
     played: dict[str, list[tuple[GameRecord, Colour]]] = {name: [] for name in names}
     cross: dict[str, dict[str, tuple[float, int]]] = {name: {} for name in names}

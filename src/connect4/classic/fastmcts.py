@@ -155,7 +155,10 @@ class CompiledTree:
 
 
 def warm_up() -> None:
-    """Compile (or load from the cache) the kernels once."""
+    """Compile (or load from the cache) the kernels once: playouts, and the subtree
+    copy that keeps the tree from one move to the next."""
     from connect4.core.position import Position
 
-    CompiledTree(Position(), solver=True, heuristic=True, state=1).run(2, 1.0)
+    tree = CompiledTree(Position(), solver=True, heuristic=True, state=1)
+    tree.run(2, 1.0)
+    tree.descend([tree.children()[0][0]])

@@ -101,16 +101,22 @@ def compile_module(
     module: types.ModuleType,
     extra: Iterable[Callable[..., object]] = (),
     inline: frozenset[str] = frozenset(),
-    base: types.SimpleNamespace | None = None,
+    base: types.SimpleNamespace | tuple[types.SimpleNamespace, ...] | None = None,
 ) -> types.SimpleNamespace:
     """Each function defined in ``module`` (and the ``extra`` ones it uses), compiled,
-    calling each other's compiled versions (and those of ``base``, an earlier result).
+    calling each other's compiled versions (and those of ``base``: an earlier result,
+    or several).
 
     Every function is compiled from a copy that looks its globals up in one shared
     namespace, where each name is then bound to its compiled version. The on-disk
     cache is keyed by a digest of all the compiled source, of this module (the
     recipe) and of ``base``, so an edit to any of it (not only to the file of the
     function called) compiles afresh. The result's ``digest`` names that version.
+
+    Compiled code that calls :func:`~connect4.classic.bitboard.search_node` passes
+    it no constants: numba would compile a copy typed for those literal values, whose
+    recursion then runs through a pointer that the on-disk cache does not restore (a
+    crash in the next process, "Symbol not found: .numba.unresolved$...").
     """
     plain = list(extra) + [
         value
@@ -120,9 +126,10 @@ def compile_module(
     source = Path(inspect.getfile(module)).read_bytes() + Path(__file__).read_bytes()
     source += b"".join(inspect.getsource(func).encode() for func in extra)
     scope = dict(vars(module))
-    if base is not None:
-        source += base.digest.encode()
-        scope.update((k, v) for k, v in vars(base).items() if k != "digest")
+    bases = () if base is None else base if isinstance(base, tuple) else (base,)
+    for earlier in bases:
+        source += earlier.digest.encode()
+        scope.update((k, v) for k, v in vars(earlier).items() if k != "digest")
     digest = hashlib.sha256(source).hexdigest()[:12]
     for func in plain:
         copy = types.FunctionType(func.__code__, scope, func.__name__, func.__defaults__)

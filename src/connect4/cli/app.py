@@ -1,4 +1,5 @@
-"""The ``connect4`` command: play, solve, bench, tree, analyze, review, book, arena, serve.
+"""The ``connect4`` command: play, solve, bench, tree, analyze, review, book, dataset, arena,
+serve.
 
 Each subcommand is a thin wrapper; the work lives in the module of its concept.
 Heavy modules are imported inside the commands so start-up stays fast.
@@ -7,8 +8,9 @@ Heavy modules are imported inside the commands so start-up stays fast.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
 
@@ -220,11 +222,21 @@ def arena(
     width: Annotated[int, typer.Option(help="board width (connect4)")] = 7,
     height: Annotated[int, typer.Option(help="board height (connect4)")] = 6,
     rules: Annotated[str, typer.Option(help="standard or count-fours")] = "standard",
+    review: Annotated[
+        bool,
+        typer.Option(
+            "--review", help="review every game: accuracy, mistakes and blunders per game"
+        ),
+    ] = False,
     accuracy_nodes: Annotated[
-        int, typer.Option(help="solver node budget per position for accuracy (0 = off)", min=0)
+        int, typer.Option(help="with --review: solver node budget per position", min=0)
     ] = 200_000,
 ) -> None:
-    """AI-vs-AI tournament: round robin (or gauntlet), ratings, accuracy, resumable results."""
+    """AI-vs-AI tournament: round robin (or gauntlet), ratings, review, resumable results.
+
+    With ``--review`` every finished game is graded by the game review (as
+    ``connect4 review``); review one game with ``connect4 review --results FILE --game N``.
+    """
     from connect4.arena import ArenaError, arena_main
 
     try:
@@ -246,6 +258,7 @@ def arena(
             width=width,
             height=height,
             rules=rules,
+            review=review,
             accuracy_nodes=accuracy_nodes,
         )
     except (ArenaError, OSError) as error:
@@ -256,7 +269,7 @@ def arena(
 
 @app.command()
 def lab(
-    depths: Annotated[str, typer.Option(help="search depths, e.g. 1-8 or 2,4,6")] = "1-4",
+    depths: Annotated[str, typer.Option(help="alpha-beta depths, e.g. 1-8 or 2,4,6")] = "1-4",
     games: Annotated[int, typer.Option(help="games per pair", min=1)] = 2,
     out: Annotated[Path, typer.Option(help="directory for results, report.md and plots")] = Path(
         "lab"
@@ -265,19 +278,39 @@ def lab(
         str | None, typer.Option(help="comma-separated heuristics (default: all)")
     ] = None,
     perfect: Annotated[bool, typer.Option(help="include the perfect player")] = True,
-    openings: Annotated[str, typer.Option(help="plies=K or a file of move strings")] = "plies=2",
+    playouts: Annotated[
+        str, typer.Option(help="MCTS playouts per move, e.g. 1k,10k,100k (none: no MCTS)")
+    ] = "1k,10k,100k",
+    mcts_solver: Annotated[
+        str, typer.Option(help="MCTS players with the solver option: off, on or both")
+    ] = "both",
     time_per_move: Annotated[
-        float | None, typer.Option(help="seconds per move; slower players forfeit")
+        str | None,
+        typer.Option(
+            help="equal clocks, e.g. 0.1 or 0.1,0.5: alpha-beta (every heuristic) and MCTS "
+            "players that search S seconds per move"
+        ),
     ] = None,
+    openings: Annotated[str, typer.Option(help="plies=K or a file of move strings")] = "plies=2",
     accuracy_nodes: Annotated[
-        int, typer.Option(help="solver node budget per position for accuracy (0 = off)", min=0)
+        int, typer.Option(help="solver node budget per position for the game review", min=1)
     ] = 200_000,
+    test_set: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="a benchmark file (Pons' format): every player picks a move in its "
+            "positions, judged by the solver (repeatable)"
+        ),
+    ] = None,
+    test_positions: Annotated[
+        int, typer.Option(help="positions used from each test set (the first N)", min=1)
+    ] = 50,
     workers: Annotated[int, typer.Option(help="local worker processes", min=1)] = 1,
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address")] = None,
     seed: Annotated[int, typer.Option(help="tournament seed")] = 0,
     resume: Annotated[bool, typer.Option(help="continue the lab in --out")] = False,
 ) -> None:
-    """Heuristic lab: every classic heuristic at several depths plus perfect; Markdown + PNGs."""
+    """The lab: heuristics by depth, MCTS by playouts, equal clocks, perfect; Markdown + PNGs."""
     from connect4.arena import ArenaError
     from connect4.arena.lab import lab_main
 
@@ -288,9 +321,13 @@ def lab(
             out=out,
             heuristics=heuristics,
             perfect=perfect,
-            openings=openings,
+            playouts=playouts,
+            mcts_solver=mcts_solver,
             time_per_move=time_per_move,
+            openings=openings,
             accuracy_nodes=accuracy_nodes,
+            test_sets=test_set,
+            test_positions=test_positions,
             workers=workers,
             scheduler=scheduler,
             seed=seed,
@@ -300,6 +337,23 @@ def lab(
         raise fail(str(error)) from None
     if code:
         raise typer.Exit(code)
+
+
+Summary = TypeVar("Summary")
+
+
+def run_job(command: Callable[[], Summary]) -> Summary:
+    """Run a resumable job (``book build``, ``dataset``): bad input exits 2 with its
+    message; Ctrl-C or a stop exits 130, saying how to resume."""
+    from connect4.solver.book.jobs import JobInterrupted
+
+    try:
+        return command()
+    except (ValueError, OSError) as error:
+        raise fail(str(error)) from None
+    except (JobInterrupted, KeyboardInterrupt) as error:
+        typer.echo(f"interrupted: {str(error) or 'continue with --resume'}", err=True)
+        raise typer.Exit(130) from None
 
 
 book_app = typer.Typer(
@@ -335,11 +389,10 @@ def book_build(
     """Solve every position up to --plies stones and write a book (resumable, parallel)."""
     import json
 
-    from connect4.solver.book import BookError
-    from connect4.solver.book.build import BuildInterrupted, build_command
+    from connect4.solver.book.build import build_command
 
-    try:
-        summary = build_command(
+    summary = run_job(
+        lambda: build_command(
             width,
             height,
             plies,
@@ -352,11 +405,7 @@ def book_build(
             json_output=json_output,
             say=None if json_output else typer.echo,
         )
-    except (BookError, ValueError, OSError) as error:
-        raise fail(str(error)) from None
-    except (BuildInterrupted, KeyboardInterrupt) as error:
-        typer.echo(f"interrupted: {str(error) or 'continue with --resume'}", err=True)
-        raise typer.Exit(130) from None
+    )
     if json_output:
         typer.echo(json.dumps(summary))
     else:
@@ -391,6 +440,71 @@ def book_info(
     if not book.startswith("bitbully:") and book not in ("default", "none"):
         info["file_bytes"] = Path(book).stat().st_size
     typer.echo(json.dumps(info) if json_output else format_info(info))
+
+
+@app.command()
+def dataset(
+    positions: Annotated[int, typer.Option(help="how many distinct positions", min=1)],
+    out: Annotated[Path, typer.Option(help="the .npz file to write")],
+    plies: Annotated[
+        str | None,
+        typer.Option(help="stones per position, a range such as 0-30 (default: every ply)"),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="sampling seed (same seed, same file)", min=0)] = 0,
+    width: Annotated[int, typer.Option(help="board width")] = 7,
+    height: Annotated[int, typer.Option(help="board height")] = 6,
+    rules: Annotated[str, typer.Option(help="standard (the solver's only rules)")] = "standard",
+    book: Annotated[
+        str, typer.Option(help="book probed inside the searches: default, none, FILE")
+    ] = "default",
+    workers: Annotated[
+        int | None, typer.Option(help="local worker processes (default: all cores)", min=1)
+    ] = None,
+    scheduler: Annotated[
+        str | None, typer.Option(help="Dask scheduler address (instead of local processes)")
+    ] = None,
+    resume: Annotated[bool, typer.Option(help="continue an interrupted run (OUT.partial)")] = False,
+    chunk: Annotated[
+        int | None,
+        typer.Option(help="positions per task (default: up to 64, 4+ tasks per worker)", min=1),
+    ] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="print the summary as JSON")] = False,
+) -> None:
+    """Random positions labelled by the solver: every column's exact score, for training."""
+    import json
+
+    try:
+        from connect4.envs.dataset import dataset_command
+    except ImportError as error:
+        raise fail(str(error)) from None
+
+    summary = run_job(
+        lambda: dataset_command(
+            positions,
+            plies,
+            out,
+            width=width,
+            height=height,
+            rules=rules,
+            seed=seed,
+            book=book,
+            workers=workers,
+            scheduler=scheduler,
+            resume=resume,
+            chunk=chunk,
+            json_output=json_output,
+            say=None if json_output else typer.echo,
+        )
+    )
+    if json_output:
+        typer.echo(json.dumps(summary))
+    else:
+        typer.echo(
+            f"wrote {summary['out']}: {summary['positions']:,} positions "
+            f"({summary['labelled']:,} labelled now, {summary['from_journal']:,} from the "
+            f"journal), {summary['solver_nodes']:,} nodes, {summary['seconds']:.1f} s "
+            f"({summary['positions_per_second']:,.1f} positions/s), {summary['bytes']:,} bytes"
+        )
 
 
 @app.command()
@@ -527,13 +641,23 @@ def analyze(
 
 @app.command()
 def review(
-    moves: Annotated[str, typer.Argument(help='the game as a move string, e.g. "4455"')],
-    game: Annotated[str, typer.Option(help="connect4 or tictactoe")] = "connect4",
-    width: Annotated[int, typer.Option(help="board width (connect4)")] = 7,
-    height: Annotated[int, typer.Option(help="board height (connect4)")] = 6,
+    moves: Annotated[
+        str | None,
+        typer.Argument(help='the game as a move string, e.g. "4455" (or --results)'),
+    ] = None,
+    game: Annotated[
+        str | None,
+        typer.Option(help="connect4 or tictactoe; with --results: the game's number in the file"),
+    ] = None,
+    results: Annotated[
+        Path | None,
+        typer.Option(help="an arena results file (JSONL): review its game --game N"),
+    ] = None,
+    width: Annotated[int | None, typer.Option(help="board width (connect4; default 7)")] = None,
+    height: Annotated[int | None, typer.Option(help="board height (connect4; default 6)")] = None,
     rules: Annotated[
-        str, typer.Option(help="standard (count-fours cannot be solved)")
-    ] = "standard",
+        str | None, typer.Option(help="standard (count-fours cannot be solved)")
+    ] = None,
     max_nodes: Annotated[
         int | None, typer.Option(help="solver node budget per position (default: none)", min=0)
     ] = None,
@@ -553,6 +677,11 @@ def review(
 
     The table gives each ply's verdict, the score kept and the best moves; a
     position the solver cannot settle within the budget is "not proven".
+
+    ``--results FILE --game N`` reviews game N of an arena results file (the
+    ``game`` field of its line): the board and rules come from the record, the
+    players' specs head the review, and the arena's opening counts for nobody.
+    Without ``--results``, ``--game`` is the kind of game (connect4, tictactoe).
     """
     import json
     import time
@@ -562,10 +691,40 @@ def review(
 
     deadline = time.perf_counter() + time_limit if time_limit > 0 else None
     try:
-        result = review_game(
-            moves, game=game, width=width, height=height, rules=rules,
-            max_nodes=max_nodes, deadline=deadline,
-        )  # fmt: skip
+        if results is not None:
+            from connect4.arena import ArenaError, review_record
+            from connect4.arena.store import read_game
+
+            if moves is not None:
+                raise fail("give either MOVES or --results FILE --game N, not both")
+            board = (("width", width), ("height", height), ("rules", rules))
+            given = [f"--{name}" for name, value in board if value is not None]
+            if given:
+                raise fail(f"{', '.join(given)}: with --results the board comes from the record")
+            if game is None or not game.isdigit():
+                got = "" if game is None else f", not {game!r}"
+                raise fail(
+                    f"--results needs --game N, the number of a game in the file (e.g. --game 0)"
+                    f"{got}"
+                )
+            try:
+                record = read_game(results, int(game))
+            except ArenaError as error:
+                raise fail(str(error)) from None
+            result = review_record(record, max_nodes=max_nodes, deadline=deadline)
+        else:
+            if moves is None:
+                raise fail("give the game's MOVES, or --results FILE --game N")
+            if game is not None and game.isdigit():
+                raise fail(
+                    f"--game {game} picks a game of an arena results file: add --results FILE "
+                    "(without it, --game is connect4 or tictactoe)"
+                )
+            result = review_game(
+                moves, game=game or "connect4", width=7 if width is None else width,
+                height=6 if height is None else height, rules=rules or "standard",
+                max_nodes=max_nodes, deadline=deadline,
+            )  # fmt: skip
     except ValueError as error:
         raise fail(str(error)) from None
     if plot is not None:

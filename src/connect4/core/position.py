@@ -34,6 +34,9 @@ Position.from_moves('4453')
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Sequence
+
 from connect4.core.bits import centre_order as centre_order
 from connect4.core.errors import IllegalMoveError, InvalidMoveError, move_error_prefix
 from connect4.core.game import RULES, Game, GameKind, Rules
@@ -116,6 +119,77 @@ def winning_cells(stones: int, height: int) -> int:
         for k in range(4):
             cells |= starts << (k * shift)
     return cells
+
+
+def move_order(
+    columns: Sequence[Sequence[int]], height: int, rules: Rules = "standard"
+) -> list[int]:
+    """0-based columns that, played in turn from the empty board, stack ``columns``.
+
+    ``columns[c]`` lists column ``c``'s stones bottom first (1 red, 2 yellow).
+    Red moves first and the turns alternate; under standard rules the game must
+    not end before the last stone (no four in a row earlier). The order is
+    found backwards: lift a top stone of the side that moved last, and back
+    up when none is left, remembering the dead ends. Raises ``ValueError``
+    when no order exists.
+
+    >>> move_order([[1, 2], [1]], 6)
+    [0, 0, 1]
+    >>> move_order([[1, 1, 1, 1], [2, 2, 2, 2]], 6)
+    Traceback (most recent call last):
+    ...
+    ValueError: both red and yellow have four in a row
+    """
+    stride = height + 1
+    stones = [0, 0]  # red's and yellow's bitboards
+    for column, stack in enumerate(columns):
+        for row, cell in enumerate(stack):
+            stones[cell - 1] |= 1 << (column * stride + row)
+    reds, yellows = stones[0].bit_count(), stones[1].bit_count()
+    if not 0 <= reds - yellows <= 1:
+        raise ValueError(
+            f"red has {reds} stones and yellow {yellows}: red moves first, so red has as "
+            "many stones as yellow or one more"
+        )
+    fours = [four_in_a_row(mine, height) for mine in stones]
+    if rules == "standard" and all(fours):
+        raise ValueError("both red and yellow have four in a row")
+    check = rules == "standard" and any(fours)  # else no earlier position can hold a four
+    heights = [len(stack) for stack in columns]
+    dead: set[tuple[int, ...]] = set()
+    lifted: list[int] = []
+
+    def lift(count: int) -> bool:
+        """Lift ``count`` stones, last move first; True when the board is empty."""
+        if count == 0:
+            return True
+        key = tuple(heights)
+        if key in dead:
+            return False
+        mover = 2 - (count & 1)  # red made the odd-numbered moves
+        for column, top in enumerate(heights):
+            if not top or columns[column][top - 1] != mover:
+                continue
+            bit = 1 << (column * stride + top - 1)
+            stones[mover - 1] ^= bit
+            if not (check and any(four_in_a_row(mine, height) for mine in stones)):
+                heights[column] = top - 1
+                lifted.append(column)
+                if lift(count - 1):
+                    return True
+                lifted.pop()
+                heights[column] = top
+            stones[mover - 1] ^= bit
+        dead.add(key)
+        return False
+
+    if not lift(reds + yellows):
+        early = " without a four in a row before the last stone" if check else ""
+        raise ValueError(
+            "no move order reaches this board: red moves first and the turns alternate, "
+            f"but no such order stacks these stones{early}"
+        )
+    return lifted[::-1]
 
 
 def column_symbol(column: int) -> str:
@@ -211,6 +285,53 @@ class Position:
         position = cls(width, height, rules)
         for index, token in enumerate(moves, start=1):
             position.play(parse_column(token, width, index))
+        return position
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[Sequence[int]], rules: Rules = "standard") -> Position:
+        """The position a drawn board shows: ``rows`` top row first, each cell 0
+        (empty), 1 (red, who moves first) or 2 (yellow).
+
+        A board holds no move order, so this finds one that reaches it (see
+        :func:`move_order`); the side to move follows from the stone counts.
+        Raises ``ValueError`` naming the first thing that makes the board
+        impossible.
+
+        >>> Position.from_rows([[0, 0, 0], [0, 2, 0], [1, 1, 0]]).moves
+        '221'
+        >>> Position.from_rows([[0, 0], [1, 0], [2, 0]])
+        Traceback (most recent call last):
+        ...
+        ValueError: no move order reaches this board: red moves first and the turns \
+alternate, but no such order stacks these stones
+        """
+        if not rows or not all(len(row) == len(rows[0]) for row in rows):
+            raise ValueError("a board needs at least one row, and all rows the same length")
+        height, width = len(rows), len(rows[0])
+        check_board_size(width, height)
+        columns: list[list[int]] = [[] for _ in range(width)]
+        for top, row in enumerate(rows):
+            for column, value in enumerate(row):
+                try:
+                    cell = operator.index(value)
+                except TypeError:
+                    cell = -1
+                if cell not in (0, 1, 2) or isinstance(value, bool):
+                    raise ValueError(
+                        f"row {top + 1} (from the top), column {column + 1}: "
+                        f"{value!r} is not 0 (empty), 1 (red) or 2 (yellow)"
+                    )
+                stack = columns[column]
+                if cell:
+                    stack.insert(0, cell)
+                elif stack:
+                    raise ValueError(
+                        f"column {column + 1}: a stone floats above the empty cell in row "
+                        f"{top + 1} (from the top)"
+                    )
+        position = cls(width, height, rules)
+        for column in move_order(columns, height, rules):
+            position.play(column)
         return position
 
     @classmethod

@@ -1,7 +1,11 @@
-"""Reinforcement-learning environments: PettingZoo (two agents) and Gymnasium (one agent).
+"""Reinforcement-learning environments: PettingZoo (two agents) and Gymnasium (one agent,
+one board or N boards in one compiled call), and any player as a Kaggle ConnectX agent
+(:func:`kaggle_agent`).
 
 Needs the ``rl`` extra (``pip install connect4[rl]``). Importing this package
-registers the Gymnasium id ``connect4/ConnectFour-v0``.
+registers the Gymnasium id ``connect4/ConnectFour-v0``, with the vectorised env
+(:mod:`connect4.envs.vector`) as its vector entry point, so ``gymnasium.make_vec``
+returns it.
 
 >>> env = pettingzoo_env(width=5, height=4, rules="count-fours")
 >>> env.reset(seed=0)
@@ -14,6 +18,7 @@ from __future__ import annotations
 try:
     import gymnasium
     import pettingzoo  # noqa: F401 (its absence gets the message below)
+    from gymnasium.vector import VectorEnv
 except ImportError as error:  # pragma: no cover - depends on the installation
     raise ImportError(
         "connect4.envs needs PettingZoo and Gymnasium: pip install connect4[rl]"
@@ -21,13 +26,18 @@ except ImportError as error:  # pragma: no cover - depends on the installation
 
 from connect4.envs.aec import ConnectFourAEC
 from connect4.envs.board import action_mask, new_game, picture, planes
+from connect4.envs.kaggle import ConnectXAgent, kaggle_agent
 from connect4.envs.single import ConnectFourEnv, Opponent
 
 GYM_ID = "connect4/ConnectFour-v0"
 """The Gymnasium id of the single-agent environment (:class:`ConnectFourEnv`)."""
 
 if GYM_ID not in gymnasium.registry:
-    gymnasium.register(id=GYM_ID, entry_point="connect4.envs.single:ConnectFourEnv")
+    gymnasium.register(
+        id=GYM_ID,
+        entry_point="connect4.envs.single:ConnectFourEnv",
+        vector_entry_point="connect4.envs.vector:ConnectFourVectorEnv",
+    )
 
 
 def pettingzoo_env(
@@ -43,14 +53,43 @@ def pettingzoo_env(
     )
 
 
+def vector_env(
+    num_envs: int,
+    opponent: str = "random",
+    play_as: str = "red",
+    width: int = 7,
+    height: int = 6,
+    rules: str = "standard",
+    game: str = "connect4",
+    autoreset_mode: str = "NextStep",
+) -> VectorEnv:
+    """``num_envs`` boards against ``opponent``, stepped in one compiled call (see
+    :mod:`connect4.envs.vector`; importing it loads numba and compiles on first use).
+
+    >>> env = vector_env(4, opponent="alphabeta:depth=1", width=5, height=4)
+    >>> observation, info = env.reset(seed=0)
+    >>> observation.shape, info["action_mask"].shape
+    ((4, 4, 5, 2), (4, 5))
+    """
+    from connect4.envs.vector import ConnectFourVectorEnv
+
+    return ConnectFourVectorEnv(
+        num_envs=num_envs, opponent=opponent, play_as=play_as, width=width, height=height,
+        rules=rules, game=game, autoreset_mode=autoreset_mode,
+    )  # fmt: skip
+
+
 __all__ = [
     "GYM_ID",
     "ConnectFourAEC",
     "ConnectFourEnv",
+    "ConnectXAgent",
     "Opponent",
     "action_mask",
+    "kaggle_agent",
     "new_game",
     "pettingzoo_env",
     "picture",
     "planes",
+    "vector_env",
 ]

@@ -80,6 +80,40 @@ def action_mask(game: Game) -> npt.NDArray[np.int8]:
     return np.array([game.owner(c, top) == 0 for c in range(game.width)], dtype=np.int8)
 
 
+def bitboard_planes(
+    current: npt.NDArray[np.uint64], mask: npt.NDArray[np.uint64], width: int, height: int
+) -> npt.NDArray[np.int8]:
+    """:func:`planes` of many Connect Four positions seen by their side to move, at once:
+    ``(N, H, W, 2)`` int8 from the positions' two bitboard words (``Position.current``,
+    the side to move's stones, and ``Position.mask``, all stones).
+
+    >>> game = Position.from_moves("4453")
+    >>> words = np.array([game.current], dtype=np.uint64), np.array([game.mask], dtype=np.uint64)
+    >>> bool((bitboard_planes(*words, 7, 6)[0] == planes(game, game.to_move)).all())
+    True
+    """
+    rows = np.arange(height - 1, -1, -1)  # row 0 of the picture is the top row
+    bits = (np.arange(width)[None, :] * (height + 1) + rows[:, None]).astype(np.uint64)
+    own = (current[:, None, None] >> bits) & np.uint64(1)
+    other = ((current ^ mask)[:, None, None] >> bits) & np.uint64(1)
+    return np.stack([own, other], axis=-1).astype(np.int8)
+
+
+def bitboard_action_mask(
+    mask: npt.NDArray[np.uint64], width: int, height: int
+) -> npt.NDArray[np.int8]:
+    """:func:`action_mask` of many Connect Four positions at once (``(N, W)`` int8),
+    from their ``mask`` words.
+
+    >>> game = Position.from_moves("111111", width=3, height=6)
+    >>> bitboard_action_mask(np.array([game.mask], dtype=np.uint64), 3, 6).tolist()
+    [[0, 1, 1]]
+    """
+    top = np.arange(width, dtype=np.uint64) * np.uint64(height + 1) + np.uint64(height - 1)
+    full: npt.NDArray[np.bool_] = ((mask[:, None] >> top) & np.uint64(1)) != 0
+    return (~full).astype(np.int8)
+
+
 def picture(game: Game) -> npt.NDArray[np.uint8]:
     """The board as an RGB image, ``(H * 16, W * 16, 3)`` uint8: discs on a blue board.
 

@@ -1,7 +1,8 @@
 """Players and player specs: one string names a player everywhere.
 
 The kinds a spec can name are registered here, from one explicit list:
-``human``, ``random``, ``cmd`` (external programs), ``perfect`` (the solver
+``human``, ``random``, ``cmd`` (external programs), ``kaggle`` (Kaggle ConnectX
+agent files), ``perfect`` (the solver
 with beatable levels), ``minimax`` and ``alphabeta`` (the classic search),
 ``mcts`` (Monte Carlo tree search).
 
@@ -9,12 +10,13 @@ with beatable levels), ``minimax`` and ``alphabeta`` (the classic search),
 >>> make_player("alphabeta:depth=2").choose(Position.from_moves("112233")).move
 3
 >>> sorted(KINDS)
-['alphabeta', 'cmd', 'human', 'mcts', 'minimax', 'perfect', 'random']
+['alphabeta', 'cmd', 'human', 'kaggle', 'mcts', 'minimax', 'perfect', 'random']
 """
 
 from __future__ import annotations
 
 from connect4.players.external import CMD
+from connect4.players.kaggle import KAGGLE
 from connect4.players.mcts import MCTS
 from connect4.players.perfect import PERFECT
 from connect4.players.registry import (
@@ -38,7 +40,16 @@ from connect4.players.registry import (
 )
 from connect4.players.search import ALPHABETA, MINIMAX
 
-BUILTIN_KINDS: tuple[PlayerKind, ...] = (HUMAN, RANDOM, CMD, PERFECT, MINIMAX, ALPHABETA, MCTS)
+BUILTIN_KINDS: tuple[PlayerKind, ...] = (
+    HUMAN,
+    RANDOM,
+    CMD,
+    KAGGLE,
+    PERFECT,
+    MINIMAX,
+    ALPHABETA,
+    MCTS,
+)
 """The kinds every program knows, in the order menus list them."""
 
 for _kind in BUILTIN_KINDS:

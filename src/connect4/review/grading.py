@@ -21,6 +21,7 @@ A position the solver could not settle within the budget gets no verdict
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
@@ -119,8 +120,8 @@ class PlayerSummary:
     def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "accuracy": self.accuracy}
 
-    def line(self) -> str:
-        """A one-line summary.
+    def line(self, label: str | None = None) -> str:
+        """A one-line summary, headed by ``label`` (default: the colour's name).
 
         >>> PlayerSummary(1, "red", 4, 4, 3, 0, 1, 0).line()
         'red: accuracy 75.0 % (3 of 4 moves best), 0 good, 1 mistake, 0 blunders'
@@ -129,7 +130,7 @@ class PlayerSummary:
         unproven = self.moves - self.proven
         extra = f", {unproven} not proven" if unproven else ""
         return (
-            f"{self.name}: accuracy {accuracy} ({self.best} of {self.proven} moves best), "
+            f"{label or self.name}: accuracy {accuracy} ({self.best} of {self.proven} moves best), "
             f"{self.good} good, {self.mistakes} mistake{'' if self.mistakes == 1 else 's'}, "
             f"{self.blunders} blunder{'' if self.blunders == 1 else 's'}{extra}"
         )
@@ -143,6 +144,9 @@ class Review:
     player's view (1 win, 0 draw, -1 loss; ``None``: not proven);
     ``evaluation[k]`` the exact score after ``k`` plies, also from the first
     player's view. ``decisive_ply`` is defined in :func:`review`.
+    ``opening`` plies at the start were imposed (an arena opening): they are
+    graded but count for neither player. ``names`` says who played the first
+    and the second player (arena specs), when known.
     """
 
     game: str
@@ -156,6 +160,8 @@ class Review:
     evaluation: tuple[int | None, ...]
     decisive_ply: int | None
     players: tuple[PlayerSummary, PlayerSummary]
+    opening: int = 0
+    names: tuple[str, str] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The review as JSON-ready values."""
@@ -166,6 +172,8 @@ class Review:
             "rules": self.rules,
             "moves": self.moves,
             "result": self.result,
+            "opening": self.opening,
+            "names": None if self.names is None else list(self.names),
             "decisive_ply": self.decisive_ply,
             "outcomes": list(self.outcomes),
             "evaluation": list(self.evaluation),
@@ -220,6 +228,9 @@ def review(
     max_nodes: int | None = None,
     max_seconds: float | None = None,
     deadline: float | None = None,
+    opening: int = 0,
+    names: tuple[str, str] | None = None,
+    reuse_table: bool = True,
     scores: Sequence[MoveScores] | None = None,
 ) -> Review:
     """Grade every move of the game ``moves`` (a move string) by exact scores.
@@ -234,6 +245,17 @@ def review(
     :class:`~connect4.core.errors.InvalidMoveError` or
     :class:`~connect4.core.errors.IllegalMoveError`; count-fours raises
     :class:`~connect4.review.values.ReviewError`.
+
+    The first ``opening`` plies were imposed on both players (an arena
+    opening): they are graded, but the players' figures count only the moves
+    after them. ``names`` (who played first and second) is kept for display.
+    ``reuse_table`` (default) keeps the solver's table from one position of
+    the game to the next, about half the work, and solves the game's moves as
+    :class:`~connect4.review.work.GameScores` tasks (``max_nodes`` and
+    ``max_seconds`` then cap each move's solve); without it every position is
+    analysed on its own from a cleared table (``max_nodes`` and ``max_seconds``
+    per position), so a position left unproven by ``max_nodes`` is the same
+    whatever was solved before (the arena's reproducible records).
 
     **The decisive ply.** Let ``outcome[k]`` be the proven result after ``k``
     plies (first player's view; after the last ply it is the game's result, or
@@ -252,8 +274,10 @@ def review(
     """
     board = start_game(game, width, height, rules)
     history = _replay(board, moves)
+    if not 0 <= opening <= len(history):
+        raise ReviewError(f"opening of {opening} plies: the game has {len(history)}")
     given = scores
-    if given is None and isinstance(board, Position):
+    if given is None and isinstance(board, Position) and reuse_table:
         given = score_game(
             board, history, max_nodes=max_nodes, max_seconds=max_seconds, deadline=deadline
         )
@@ -265,7 +289,19 @@ def review(
     for ply, move in enumerate(history, start=1):
         player = board.to_move
         view = 1 if player == 1 else -1  # the mover's score times view = first player's view
-        judged = given[ply - 1] if given is not None else exact_scores(board)
+        if given is not None:
+            judged = given[ply - 1]
+        else:  # tic-tac-toe, or each position on its own from a cleared table
+            limit = deadline
+            if max_seconds is not None:
+                by_seconds = time.perf_counter() + max_seconds
+                limit = by_seconds if limit is None else min(limit, by_seconds)
+            if limit is not None and time.perf_counter() >= limit:
+                judged = MoveScores((None,) * board.size, False)
+            else:
+                judged = exact_scores(
+                    board, max_nodes=max_nodes, deadline=limit, reuse_table=reuse_table
+                )
         column_scores, proven = judged.scores, judged.complete
         known = [s for s in column_scores if s is not None]
         best_score = max(known) if proven and known else None
@@ -301,7 +337,7 @@ def review(
     if not history:
         outcomes.append(None)
         evaluation.append(None)
-    summaries = tuple(_summary(board.kind, p, rows) for p in (1, 2))
+    summaries = tuple(_summary(board.kind, p, rows[opening:]) for p in (1, 2))
     return Review(
         game=board.kind,
         width=board.width,
@@ -314,6 +350,8 @@ def review(
         evaluation=tuple(evaluation),
         decisive_ply=_decisive(outcomes),
         players=(summaries[0], summaries[1]),
+        opening=opening,
+        names=names,
     )
 
 

@@ -53,9 +53,24 @@ def decisive_text(review: Review) -> str:
     return f"decided at ply {row.ply} ({row.name} plays {row.label}, {row.verdict})"
 
 
+def player_labels(review: Review) -> tuple[str, str]:
+    """The players as the review shows them: the colour, and who played it when known.
+
+    >>> from connect4.review import review
+    >>> player_labels(review("4455", names=("random", "perfect")))
+    ('red (random)', 'yellow (perfect)')
+    """
+    first, second = (p.name for p in review.players)
+    if review.names is None:
+        return first, second
+    return f"{first} ({review.names[0]})", f"{second} ({review.names[1]})"
+
+
 def summary_lines(review: Review) -> list[str]:
-    """One line per player, then the decisive moment."""
-    return [player.line() for player in review.players] + [decisive_text(review)]
+    """One line per player (the moves after any imposed opening), then the decisive moment."""
+    labels = player_labels(review)
+    lines = [p.line(label) for p, label in zip(review.players, labels, strict=True)]
+    return [*lines, decisive_text(review)]
 
 
 def render_table(review: Review) -> Table:
@@ -70,7 +85,12 @@ def render_table(review: Review) -> Table:
 
     moves = review.moves or "(empty)"
     size = "" if review.game == "tictactoe" else f" {review.width}x{review.height}"
-    table = Table(title=f"{review.game}{size} {moves}: {review.result}")
+    title = f"{review.game}{size} {moves}: {review.result}"
+    if review.names is not None:
+        title += "\n" + " vs ".join(player_labels(review))
+    if review.opening:
+        title += f"\nplies 1-{review.opening}: the opening, imposed (counted for nobody)"
+    table = Table(title=title)
     for name in ("ply", "player", "move", "verdict", "score", "best", "best moves", "lost"):
         table.add_column(
             name, justify="right" if name in ("ply", "score", "best", "lost") else "left"
@@ -78,6 +98,8 @@ def render_table(review: Review) -> Table:
     table.add_column("scores before the move", no_wrap=True)
     for row in review.plies:
         verdict: str = row.verdict or "not proven"
+        if row.ply <= review.opening:
+            verdict += " (opening)"
         if row.ply == review.decisive_ply:
             verdict += " ◀ decisive"
         table.add_row(

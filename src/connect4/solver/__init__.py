@@ -60,6 +60,7 @@ __all__ = [
     "analyze",
     "best_move",
     "default_solver",
+    "forget_thread_solvers",
     "position_key",
     "solve",
     "thread_solver",
@@ -664,6 +665,17 @@ def thread_solver(
         else:
             solver.set_book(book.keys, book.values, book.plies)
     return solver
+
+
+def forget_thread_solvers() -> None:
+    """Drop this thread's solvers without giving their tables back to the pool.
+
+    For a process forked from one that solved: its solvers and pooled tables
+    are the parent's memory, shared copy-on-write, and the first write to each
+    page would copy it (a page fault per 4 KB of table). Call it, and
+    ``TABLES.clear()``, first thing in the child.
+    """
+    _local.__dict__.pop("solvers", None)
 
 
 def default_solver(width: int = 7, height: int = 6) -> Solver:

@@ -29,6 +29,27 @@ PROGRESS_THRESHOLD = 200  # show a progress bar from this many positions on
 BATCH = 100  # positions per kernel call (timed inside the kernel, one by one)
 
 
+PONS_SETS = {
+    "Test_L3_R1": "End-Easy",
+    "Test_L2_R1": "Middle-Easy",
+    "Test_L2_R2": "Middle-Medium",
+    "Test_L1_R1": "Begin-Easy",
+    "Test_L1_R2": "Begin-Medium",
+    "Test_L1_R3": "Begin-Hard",
+}
+"""Pons' benchmark files and the names his tutorial gives them."""
+
+
+def set_label(path: str) -> str:
+    """The name of a benchmark file: Pons' name for his sets, else the file's name.
+
+    >>> set_label("benchmarks/pons/Test_L2_R1"), set_label("/tmp/mine.txt")
+    ('Middle-Easy', 'mine.txt')
+    """
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return PONS_SETS.get(name, name)
+
+
 @dataclass
 class BenchCase:
     """One benchmark line: the move string, the expected score, its line number."""

@@ -93,6 +93,10 @@ class ReviewResponse(BaseModel):
     rules: str
     moves: str = Field(examples=["4455"])
     result: str = Field(examples=["red to move"])
+    opening: int = Field(
+        default=0, description="plies imposed at the start (graded, counted for neither player)"
+    )
+    names: list[str] | None = Field(default=None, description="who played first and second")
     decisive_ply: int | None
     outcomes: list[int | None] = Field(
         description="proven result after each ply, first player's view (1, 0, -1)"

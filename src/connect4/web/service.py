@@ -44,9 +44,9 @@ G = TypeVar("G", bound=Game)
 
 GAMES: tuple[str, ...] = get_args(GameKind)
 MAX_SPEC_LENGTH = 200
-# Player kinds the web API never builds: humans move in the page, and ``cmd``
-# would run a program named by the client.
-FORBIDDEN_KINDS = {"human": "a human player's moves come from the page", "cmd": ""}
+# Player kinds the web API never builds: humans move in the page, ``cmd`` would
+# run a program and ``kaggle`` a Python file named by the client.
+FORBIDDEN_KINDS = {"human": "a human player's moves come from the page", "cmd": "", "kaggle": ""}
 PLAYER_CACHE_SIZE = 4  # per worker thread: a perfect player holds a 32 MB table
 TREE_NODE_CAP = 5000
 SEARCH_NODES_TREE = 150_000  # node budget of a search that records its tree (pure Python)

@@ -35,14 +35,12 @@ disagreement stops the build (:func:`spot_check`).
 
 from __future__ import annotations
 
-import importlib
 import os
 import struct
 import time
 import zlib
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -60,12 +58,20 @@ from connect4.solver.book.format import (
     key_plies,
     position_from_key,
 )
-from connect4.solver.book.reader import load_book
+from connect4.solver.book.jobs import (
+    DEFAULT_CHUNK,
+    JobInterrupted,
+    RecordJournal,
+    make_executor,
+    progress_bar,
+    run_chunks,
+    worker_book,
+)
+from connect4.solver.book.reader import load_exact_book
 
 JOURNAL_MAGIC = b"C4JRNL\r\n"
 _JOURNAL_HEADER = struct.Struct("<8sBBBx4xQ")  # magic, width, height, plies, base-book tag
 _RECORD = struct.Struct("<QbxxxI")  # canonical key, score, nodes (saturated)
-DEFAULT_CHUNK = 64
 SPOT_CHECK_ENTRIES = 32  # base book entries solved before a build uses the book
 SPOT_CHECK_NODES = 5_000_000  # an entry needing more is skipped (counted, not trusted)
 _SPOT_CHECK_SAMPLE = 20261122  # fixes the sample: the same entries on every run
@@ -108,7 +114,6 @@ def enumerate_levels(width: int, height: int, plies: int) -> list[dict[int, str]
 
 # ---------------------------------------------------------------- workers
 TABLE_MEGABYTES = 16  # each worker thread's table
-_BASE_BOOKS: dict[str, Book | None] = {}
 
 
 @dataclass(frozen=True)
@@ -133,9 +138,7 @@ def solve_chunk(
     Runs in worker processes: it must stay a picklable module-level function.
     """
     if isinstance(book, str):
-        if book not in _BASE_BOOKS:
-            _BASE_BOOKS[book] = load_book(book, width, height)
-        probed: BookArrays | None = _BASE_BOOKS[book]
+        probed: BookArrays | None = worker_book(book, width, height)
     else:
         probed = book
     solver = thread_solver(width, height, TABLE_MEGABYTES, probed, reuse_table=True, etc=False)
@@ -167,7 +170,8 @@ def book_tag(book: Book) -> int:
 
 @dataclass
 class Journal:
-    """Append-only record of solved positions beside the book being built."""
+    """The solved positions of a build, journalled beside the book being built
+    (:class:`connect4.solver.book.jobs.RecordJournal`)."""
 
     path: Path
     width: int
@@ -177,36 +181,31 @@ class Journal:
     scores: dict[int, int] = field(default_factory=dict)
     nodes: int = 0
 
-    def open(self, resume: bool) -> None:
-        """Start a new journal, or (``resume``) read the one on disk and continue it."""
+    def _file(self) -> RecordJournal:
         header = _JOURNAL_HEADER.pack(
             JOURNAL_MAGIC, self.width, self.height, self.plies, self.base_tag
         )
-        if resume and self.path.exists():
-            data = self.path.read_bytes()
-            if data[: _JOURNAL_HEADER.size] != header:
+        return RecordJournal(self.path, header, _RECORD)
+
+    def open(self, resume: bool) -> None:
+        """Start a new journal, or (``resume``) read the one on disk and continue it."""
+        file = self._file()
+        if resume and file.exists():
+            if not file.matches():
                 raise BookError(
                     f"{self.path} belongs to another build (board, --plies or --base-book "
                     "differ); "
                     "delete it or build without --resume"
                 )
-            body = data[_JOURNAL_HEADER.size :]
-            whole = len(body) - len(body) % _RECORD.size
-            for key, score, nodes in _RECORD.iter_unpack(body[:whole]):
+            for key, score, nodes in file.read():
                 self.scores[key] = score
                 self.nodes += nodes
-            if whole != len(body):  # a record torn by the interruption
-                with self.path.open("r+b") as file:
-                    file.truncate(_JOURNAL_HEADER.size + whole)
         else:
-            self.path.write_bytes(header)
+            file.start()
 
     def append(self, results: Sequence[tuple[int, int, int]]) -> None:
         """Record finished positions durably (flushed and fsynced)."""
-        with self.path.open("ab") as file:
-            file.write(b"".join(_RECORD.pack(k, s, n) for k, s, n in results))
-            file.flush()
-            os.fsync(file.fileno())
+        self._file().append(results)
         for key, score, nodes in results:
             self.scores[key] = score
             self.nodes += nodes
@@ -226,25 +225,11 @@ def base_book_for(spec: str | None, width: int, height: int, plies: int) -> Book
     >>> base_book_for("default", 6, 5, 4).plies
     8
     """
-    if spec in (None, "none"):
+    if spec is None:
         return None
-    book = load_book(spec, width, height)
+    book = load_exact_book(spec, width, height, role="base book", doing="built")
     if book is None:
         return None
-    if (book.width, book.height) != (width, height):
-        raise BookError(
-            f"base book {spec} is for {book.width}x{book.height} boards, "
-            f"not the {width}x{height} board being built"
-        )
-    rules = book.meta.get("rules", "standard")
-    if rules != "standard":
-        raise BookError(
-            f"base book {spec} is for {rules} rules, not the standard rules books are built for"
-        )
-    if book.wdl:
-        raise BookError(
-            f"base book {spec} holds win/draw/loss signs only, not the exact scores a build needs"
-        )
     if book.plies <= plies:
         if spec == "default":
             return None
@@ -356,27 +341,6 @@ class BuildReport:
     base_check: BaseBookCheck | None = None
 
 
-@contextmanager
-def make_executor(workers: int | None, scheduler: str | None) -> Iterator[Executor]:
-    """A local process pool, or a Dask cluster's executor when ``scheduler`` is given."""
-    if scheduler:
-        try:
-            distributed: Any = importlib.import_module("distributed")
-        except ImportError:
-            raise BookError("--scheduler needs Dask: pip install 'connect4[dask]'") from None
-        try:
-            client = distributed.Client(scheduler, timeout="10s")
-        except (OSError, TimeoutError) as error:
-            raise BookError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
-        try:
-            yield client.get_executor()
-        finally:
-            client.close()
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            yield pool
-
-
 def build_book(
     width: int,
     height: int,
@@ -424,6 +388,15 @@ def build_book(
     def run(pool: Executor, advance: Callable[[int], None]) -> bool:
         nonlocal solved
         chunks_done = 0
+
+        def finished(results: list[tuple[int, int, int]]) -> bool:
+            nonlocal solved, chunks_done
+            journal.append(results)
+            solved += len(results)
+            advance(len(results))
+            chunks_done += 1
+            return stop_after is None or chunks_done < stop_after
+
         for ply in range(plies, -1, -1):
             todo = [moves for key, moves in levels[ply].items() if key not in journal.scores]
             if not todo:
@@ -435,26 +408,13 @@ def build_book(
                 keys = np.array(sorted(below), dtype=np.uint64)
                 values = np.array([journal.scores[int(k)] for k in keys], dtype=np.int8)
                 book = ChunkBook(ply + 1, keys, values)
-            futures: list[Future[list[tuple[int, int, int]]]] = [
-                pool.submit(solve_chunk, width, height, todo[i : i + chunk], book)
-                for i in range(0, len(todo), chunk)
-            ]
-            try:
-                for future in as_completed(futures):
-                    results = future.result()
-                    journal.append(results)
-                    solved += len(results)
-                    advance(len(results))
-                    chunks_done += 1
-                    if stop_after is not None and chunks_done >= stop_after:
-                        return False
-            finally:
-                for future in futures:
-                    future.cancel()
+            tasks = [(width, height, todo[i : i + chunk], book) for i in range(0, len(todo), chunk)]
+            if not run_chunks(pool, solve_chunk, tasks, finished):
+                return False
         return True
 
     try:
-        with _progress_bar(progress, total, resumed) as advance:
+        with progress_bar(progress, total, resumed) as advance:
             if executor is not None:
                 finished = run(executor, advance)
             else:
@@ -489,52 +449,11 @@ def build_book(
     return BuildReport(book_out, solved, resumed, journal.nodes, seconds, base_check)
 
 
-class BuildInterrupted(RuntimeError):
+class BuildInterrupted(JobInterrupted):
     """A build stopped before the end; its journal lets ``--resume`` continue."""
 
     def __init__(self, journal: Path, solved: int) -> None:
-        super().__init__(
-            f"build interrupted after {solved} positions; resume with --resume (journal {journal})"
-        )
-        self.journal = journal
-
-
-@contextmanager
-def _progress_bar(show: bool, total: int, done: int) -> Iterator[Callable[[int], None]]:
-    """A rich progress bar with rate and ETA; ``advance(n)`` moves it."""
-    if not show:
-        yield lambda n: None
-        return
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    columns = (
-        TextColumn("[bold]solving"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]} pos/s"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns) as bar:
-        task = bar.add_task("build", total=total, completed=done, rate="-")
-        start = time.perf_counter()
-        count = 0
-
-        def advance(n: int) -> None:
-            nonlocal count
-            count += n
-            rate = count / max(time.perf_counter() - start, 1e-9)
-            bar.update(task, advance=n, rate=f"{rate:,.0f}")
-
-        yield advance
+        super().__init__(journal, solved, "build")
 
 
 # ---------------------------------------------------------------- command line

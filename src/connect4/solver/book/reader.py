@@ -271,6 +271,43 @@ def load_book(spec: str, width: int = 7, height: int = 6) -> Book | None:
     return Book.load(spec)
 
 
+def load_exact_book(
+    spec: str, width: int, height: int, *, role: str = "book", doing: str = "solved"
+) -> Book | None:
+    """The book ``spec`` names (:func:`load_book`), checked to fit exact solving on a board.
+
+    Raises :class:`BookError` for a book of another board size, of other rules
+    than the standard ones, or of win/draw/loss signs only; ``role`` and
+    ``doing`` word the message (``base book ... not the 5x4 board being built``).
+
+    >>> load_exact_book("default", 6, 5).plies
+    8
+    >>> load_exact_book("bitbully:12-ply", 7, 6)
+    Traceback (most recent call last):
+    ...
+    connect4.solver.book.format.BookError: book bitbully:12-ply holds win/draw/loss signs only, \
+not the exact scores the solver needs
+    """
+    book = load_book(spec, width, height)
+    if book is None:
+        return None
+    if (book.width, book.height) != (width, height):
+        raise BookError(
+            f"{role} {spec} is for {book.width}x{book.height} boards, "
+            f"not the {width}x{height} board being {doing}"
+        )
+    rules = book.meta.get("rules", "standard")
+    if rules != "standard":
+        raise BookError(
+            f"{role} {spec} is for {rules} rules; the solver handles the standard rules only"
+        )
+    if book.wdl:
+        raise BookError(
+            f"{role} {spec} holds win/draw/loss signs only, not the exact scores the solver needs"
+        )
+    return book
+
+
 def exact_default_book(width: int, height: int) -> Book | None:
     """The board size's default book if it holds exact scores, else ``None``.
 

@@ -118,7 +118,9 @@ export function specProblem(spec, gameKind) {
   const [kind, rest] = colon < 0 ? [spec.trim(), ""] : [spec.slice(0, colon).trim(), spec.slice(colon + 1)];
   if (kind === "human") return "";
   const playable = facts.kinds.filter((k) => k.games.includes(gameKind)).map((k) => k.kind);
-  if (kind === "cmd") return "cmd players run programs, which this web app never does";
+  if (kind === "cmd" || kind === "kaggle") {
+    return `${kind} players run programs, which this web app never does`;
+  }
   const info = kindInfo(kind);
   if (!info) return `there is no player '${kind}' (players: human, ${playable.join(", ")})`;
   if (!info.games.includes(gameKind)) return `${kind} does not play ${gameFacts(gameKind).title}`;

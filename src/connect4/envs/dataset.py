@@ -1,0 +1,684 @@
+"""Labelled positions: random reachable positions with every column's exact score.
+
+``connect4 dataset --positions 10000 --plies 0-30 --out data.npz`` draws
+positions, has the solver score every column of each (on every core, or on a
+Dask cluster), and writes arrays ready for training in the envs' tensor layout
+(:mod:`connect4.envs.board`).
+
+**Sampling** (:func:`sample_positions`, seeded, the same on any number of
+workers). Each draw picks a number of stones uniformly in the ply range, then
+plays that many random moves from the empty board, each chosen uniformly among
+the moves that do not end the game (a move that wins or fills the board is
+never played; a playout left without such a move starts again). Positions in
+which the game is over are therefore never drawn; positions whose side to move
+can win at once are. A draw whose position, or its mirror image, is already
+in the set is dropped (the set keeps the first one drawn), so plies with few
+positions (ply 0 has one) end up rarer than the others.
+
+**Labels** (:data:`FULL`, Pons' scores from the side to move's view):
+``scores[i, c]`` is the exact score of playing column ``c`` (:data:`FULL` for
+a full column, below every score so ``argmax`` never picks it), ``value[i]``
+the position's score (the best column's), ``best[i]`` the columns reaching it.
+
+**Arrays** in the ``.npz`` file (:class:`Dataset`; ``N`` positions, ``W x H``
+board):
+
+==============  ===================  ==========================================
+array           shape, dtype         what
+==============  ===================  ==========================================
+``obs``         (N, H, W, 2) int8    :func:`~connect4.envs.board.planes` of the
+                                     side to move (plane 0 its stones, row 0 the
+                                     top): what the envs show the agent to move
+``action_mask`` (N, W) int8          :func:`~connect4.envs.board.action_mask`
+``scores``      (N, W) int8          every column's exact score, ``FULL`` = -128
+``value``       (N,) int8            the position's exact score
+``best``        (N, W) bool          the columns with the best score
+``moves``       (N,) str             the move string (1-based columns)
+``ply``         (N,) int16           stones on the board
+``key``         (N,) uint64          canonical key (shared with the mirror image)
+==============  ===================  ==========================================
+
+plus 0-d metadata arrays ``width``, ``height``, ``rules``, ``seed``,
+``plies`` (the range, shape (2,)), ``book``, ``full`` (the sentinel),
+``format`` and ``version`` (the package's).
+
+A run journals each finished chunk (``OUT.partial``); Ctrl-C or a kill loses
+at most the chunks in flight and ``--resume`` continues (a journal of other
+parameters is refused). The file is written once, complete, through a
+temporary file renamed into place.
+
+>>> from connect4.solver import Solver
+>>> sample = sample_positions(3, (4, 6), 5, 4, seed=1)
+>>> sample.moves
+['54521', '53455', '131323']
+>>> scores = [Solver(5, 4).analyze(p) for p in sample.positions()]
+>>> scores
+[[1, 1, 0, 1, 0], [0, 0, 1, 0, 0], [-7, -7, -2, -7, -7]]
+>>> data = label(sample, [[FULL if s is None else s for s in row] for row in scores])
+>>> data.obs.shape, data.value.tolist(), data.best[0].tolist()
+((3, 4, 5, 2), [1, 1, -2], [True, True, False, True, False])
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import time
+import zipfile
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypedDict, cast
+
+import numpy as np
+import numpy.typing as npt
+
+from connect4.classic.bitboard import threat_cells
+from connect4.core.bits import canonical_keys
+from connect4.core.position import (
+    COLUMN_SYMBOLS,
+    Position,
+    board_mask,
+    bottom_mask,
+    check_board_size,
+)
+from connect4.core.version import __version__
+from connect4.envs.board import bitboard_action_mask, bitboard_planes
+from connect4.solver.book import Book
+from connect4.solver.book.build import book_tag, spot_check
+from connect4.solver.book.jobs import (
+    DEFAULT_CHUNK,
+    SCORE_NONE,
+    JobInterrupted,
+    RecordJournal,
+    analyze_chunk,
+    make_executor,
+    progress_bar,
+    run_chunks,
+)
+from connect4.solver.book.reader import load_exact_book
+
+__all__ = [
+    "FORMAT",
+    "FULL",
+    "Dataset",
+    "DatasetError",
+    "DatasetReport",
+    "DatasetSummary",
+    "Sample",
+    "dataset_command",
+    "journal_for",
+    "label",
+    "load_dataset",
+    "make_dataset",
+    "parse_plies",
+    "sample_positions",
+]
+
+FULL = SCORE_NONE
+"""The score a full column gets in ``scores`` (-128: below every score)."""
+
+FORMAT = 1
+"""The version of the arrays' layout, saved as ``format``."""
+
+SAMPLER = 1  # the sampling procedure's version: a journal of another one is refused
+JOURNAL_MAGIC = b"C4DSET\r\n"
+_JOURNAL_HEADER = struct.Struct("<8sBBBBBBxxQQQ")  # magic, sampler, w, h, plies, pad; n, seed, tag
+MAX_SEED = 2**63 - 1
+ARRAYS = ("obs", "action_mask", "scores", "value", "best", "moves", "ply", "key")
+METADATA = ("width", "height", "rules", "seed", "plies", "book", "full", "format", "version")
+
+
+class DatasetError(ValueError):
+    """Parameters a dataset cannot be made with, or a file that is not a dataset."""
+
+
+# ---------------------------------------------------------------- parameters
+def parse_plies(text: str | None, width: int = 7, height: int = 6) -> tuple[int, int]:
+    """The ply range ``"A-B"`` (or ``"A"``) as ``(A, B)``; ``None``: every ply of a game not over.
+
+    >>> parse_plies("0-30"), parse_plies("12"), parse_plies(None, 4, 4)
+    ((0, 30), (12, 12), (0, 15))
+    >>> parse_plies("5-2")
+    Traceback (most recent call last):
+    ...
+    connect4.envs.dataset.DatasetError: --plies 5-2: the range runs backwards (write 2-5)
+    """
+    last = width * height - 1  # the most stones a position that is not over can hold
+    if text is None:
+        return 0, last
+    low, dash, high = text.strip().partition("-")
+    if not dash:
+        high = low
+    if not (low.isascii() and low.isdigit() and high.isascii() and high.isdigit()):
+        raise DatasetError(f"--plies must be a range such as 0-30 (or one ply), not {text!r}")
+    first, second = int(low), int(high)
+    if first > second:
+        raise DatasetError(f"--plies {text}: the range runs backwards (write {second}-{first})")
+    if second > last:
+        raise DatasetError(
+            f"--plies {text}: a {width}x{height} position that is not over holds at most "
+            f"{last} stones"
+        )
+    return first, second
+
+
+def _check(
+    positions: int, plies: tuple[int, int], width: int, height: int, rules: str, seed: int
+) -> None:
+    """Raise :class:`DatasetError` for parameters no dataset can be made with."""
+    try:
+        check_board_size(width, height)
+    except ValueError as error:
+        raise DatasetError(str(error)) from None
+    if rules != "standard":
+        if rules != "count-fours":
+            raise DatasetError(f"unknown rules {rules!r}: choose standard or count-fours")
+        raise DatasetError(
+            "the solver handles the standard rules only: count-fours positions cannot be labelled"
+        )
+    if positions < 1:
+        raise DatasetError(f"--positions must be at least 1, not {positions}")
+    if not 0 <= seed <= MAX_SEED:
+        raise DatasetError(f"--seed must be in 0..{MAX_SEED}, not {seed}")
+    low, high = plies
+    if not 0 <= low <= high <= width * height - 1:
+        raise DatasetError(f"plies {low}-{high} are not a range of a {width}x{height} board")
+
+
+# ---------------------------------------------------------------- sampling
+@dataclass(frozen=True)
+class Sample:
+    """Sampled positions in the order drawn: move strings and each position's two
+    bitboard words (``current``: the side to move's stones, ``mask``: all stones)."""
+
+    width: int
+    height: int
+    moves: list[str]
+    current: npt.NDArray[np.uint64]
+    mask: npt.NDArray[np.uint64]
+
+    def __len__(self) -> int:
+        return len(self.moves)
+
+    def keys(self) -> npt.NDArray[np.uint64]:
+        """Each position's own key (``Position.key()``: ``current + mask``)."""
+        return self.current + self.mask
+
+    def positions(self) -> list[Position]:
+        """The positions, replayed from their move strings."""
+        return [Position.from_moves(m, self.width, self.height) for m in self.moves]
+
+
+Words = npt.NDArray[np.uint64]
+# the bitboard arithmetic is plain Python on ints that works element-wise on uint64 arrays
+_threat_cells = cast("Callable[[Words, Words, int, int], Words]", threat_cells)
+
+
+def _playouts(
+    rng: np.random.Generator, stones: npt.NDArray[np.int64], width: int, height: int
+) -> tuple[
+    npt.NDArray[np.int8], npt.NDArray[np.uint64], npt.NDArray[np.uint64], npt.NDArray[np.bool_]
+]:
+    """Random playouts of ``stones[i]`` moves each that do not end the game, side by side.
+
+    Each move is drawn uniformly among the columns with room whose cell does
+    not complete a four for the mover (:func:`~connect4.classic.bitboard.threat_cells`).
+    Returns the columns played (``(N, max stones)``), the two bitboard words
+    and whether each playout got there (False: no such move was left).
+    """
+    n = stones.size
+    h1 = height + 1
+    bottom, board = bottom_mask(width, height), board_mask(width, height)
+    column_bits = np.uint64((1 << h1) - 1)
+    shifts = np.arange(width, dtype=np.uint64) * np.uint64(h1)
+    current = np.zeros(n, dtype=np.uint64)
+    mask = np.zeros(n, dtype=np.uint64)
+    longest = int(stones.max(initial=0))
+    columns = np.zeros((n, max(longest, 1)), dtype=np.int8)
+    ok = np.ones(n, dtype=bool)
+    for ply in range(longest):
+        playable = (mask + bottom) & board
+        allowed = playable & ~_threat_cells(current, mask, height, board)
+        room = ((allowed[:, None] >> shifts) & column_bits) != 0
+        weights = rng.random((n, width))
+        weights[~room] = -1.0
+        choice = weights.argmax(axis=1)
+        active = ok & (stones > ply)
+        dead = active & ~room.any(axis=1)
+        ok &= ~dead
+        active &= ~dead
+        cell = playable & (column_bits << shifts[choice])
+        current = np.where(active, current ^ mask, current)
+        mask = np.where(active, mask | cell, mask)
+        columns[active, ply] = choice[active]
+    return columns, current, mask, ok
+
+
+def sample_positions(
+    n: int,
+    plies: tuple[int, int],
+    width: int = 7,
+    height: int = 6,
+    *,
+    seed: int = 0,
+    advance: Callable[[int], None] | None = None,
+) -> Sample:
+    """``n`` distinct random positions (mirror images merged) with ``plies[0]..plies[1]`` stones.
+
+    Deterministic for a seed (the module's docstring describes the draws; a
+    playout that reaches a dead end is drawn again with the same number of
+    stones). Raises :class:`DatasetError` when the range does not hold ``n``
+    distinct positions: after ``10,000 + n`` draws in a row found nothing new.
+    ``advance(k)`` is told of the positions found.
+
+    >>> sample_positions(4, (0, 1), seed=3).moves  # '2' stands for its mirror image '6' too
+    ['4', '', '2', '5']
+    """
+    _check(n, plies, width, height, "standard", seed)
+    rng = np.random.default_rng(seed)
+    low, high = plies
+    seen: set[int] = set()
+    moves: list[str] = []
+    currents: list[int] = []
+    masks: list[int] = []
+    again: list[int] = []  # stones of the playouts that reached a dead end
+    draws = misses = 0
+    patience = 10_000 + n
+    while len(moves) < n:
+        size = min(max(n - len(moves) + (n - len(moves)) // 4, 256), 1 << 15)
+        fresh = rng.integers(low, high + 1, size=max(size - len(again), 0))
+        stones = np.concatenate([np.array(again, dtype=np.int64), fresh])
+        again = []
+        columns, current, mask, ok = _playouts(rng, stones, width, height)
+        keys = canonical_keys(current + mask, width, height).tolist()
+        found = len(moves)
+        for i, key in enumerate(keys):
+            draws += 1
+            if not ok[i]:
+                again.append(int(stones[i]))
+                misses += 1
+            elif key in seen:
+                misses += 1
+            else:
+                misses = 0
+                seen.add(key)
+                moves.append("".join(COLUMN_SYMBOLS[c] for c in columns[i, : stones[i]].tolist()))
+                currents.append(int(current[i]))
+                masks.append(int(mask[i]))
+                if len(moves) == n:
+                    break
+            if misses >= patience:
+                raise DatasetError(
+                    f"only {len(moves):,} distinct positions with {low}-{high} stones turned up "
+                    f"in {draws:,} draws on a {width}x{height} board: ask for fewer positions "
+                    "or widen --plies"
+                )
+        if advance is not None:
+            advance(len(moves) - found)
+    return Sample(
+        width,
+        height,
+        moves,
+        np.array(currents, dtype=np.uint64),
+        np.array(masks, dtype=np.uint64),
+    )
+
+
+# ---------------------------------------------------------------- the arrays
+@dataclass(frozen=True)
+class Dataset:
+    """Labelled positions as arrays (the module's docstring lists them) and their metadata."""
+
+    width: int
+    height: int
+    rules: str
+    seed: int
+    plies: tuple[int, int]
+    book: str
+    obs: npt.NDArray[np.int8]
+    action_mask: npt.NDArray[np.int8]
+    scores: npt.NDArray[np.int8]
+    value: npt.NDArray[np.int8]
+    best: npt.NDArray[np.bool_]
+    moves: npt.NDArray[np.str_]
+    ply: npt.NDArray[np.int16]
+    key: npt.NDArray[np.uint64]
+
+    def __len__(self) -> int:
+        return int(self.value.shape[0])
+
+    def positions(self) -> list[Position]:
+        """The positions, rebuilt from their move strings."""
+        return [Position.from_moves(str(m), self.width, self.height) for m in self.moves]
+
+    def arrays(self) -> dict[str, npt.NDArray[np.generic]]:
+        """Every array of the file, metadata included, by name."""
+        return {
+            "obs": self.obs,
+            "action_mask": self.action_mask,
+            "scores": self.scores,
+            "value": self.value,
+            "best": self.best,
+            "moves": self.moves,
+            "ply": self.ply,
+            "key": self.key,
+            "width": np.array(self.width),
+            "height": np.array(self.height),
+            "rules": np.array(self.rules),
+            "seed": np.array(self.seed),
+            "plies": np.array(self.plies),
+            "book": np.array(self.book),
+            "full": np.array(FULL, dtype=np.int8),
+            "format": np.array(FORMAT),
+            "version": np.array(__version__),
+        }
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the ``.npz`` file atomically: a temporary file, fsynced, renamed into place."""
+        target = Path(path)
+        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        try:
+            with temporary.open("wb") as file:
+                np.savez_compressed(file, allow_pickle=False, **self.arrays())
+                file.flush()
+                os.fsync(file.fileno())
+            temporary.replace(target)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
+
+
+def label(
+    sample: Sample,
+    scores: Sequence[Sequence[int]],
+    *,
+    seed: int = 0,
+    plies: tuple[int, int] | None = None,
+    book: str = "none",
+) -> Dataset:
+    """The :class:`Dataset` of sampled positions given every column's score (:data:`FULL`: full).
+
+    ``plies`` defaults to the range the positions span.
+    """
+    if not len(sample):
+        raise DatasetError("no positions to label")
+    width, height = sample.width, sample.height
+    table = np.array(scores, dtype=np.int8).reshape(len(sample), width)
+    value = table.max(axis=1)
+    stones = np.array([len(m) for m in sample.moves], dtype=np.int16)
+    return Dataset(
+        width=width,
+        height=height,
+        rules="standard",
+        seed=seed,
+        plies=plies or (int(stones.min()), int(stones.max())),
+        book=book,
+        obs=bitboard_planes(sample.current, sample.mask, width, height),
+        action_mask=bitboard_action_mask(sample.mask, width, height),
+        scores=table,
+        value=value,
+        best=table == value[:, None],
+        moves=np.array(sample.moves, dtype=np.str_),
+        ply=stones,
+        key=canonical_keys(sample.keys(), width, height),
+    )
+
+
+def load_dataset(path: str | os.PathLike[str]) -> Dataset:
+    """Read a file :meth:`Dataset.save` wrote; :class:`DatasetError` names what is wrong.
+
+    >>> import tempfile
+    >>> out = Path(tempfile.mkdtemp()) / "d.npz"
+    >>> label(sample_positions(1, (2, 2), 4, 4), [(0, 0, 0, 0)]).save(out)
+    >>> load_dataset(out).moves.tolist()
+    ['11']
+    """
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            found = {name: data[name] for name in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        raise DatasetError(f"cannot read {path} as a dataset: {error}") from None
+    missing = [name for name in (*ARRAYS, *METADATA) if name not in found]
+    if missing:
+        raise DatasetError(f"{path} is not a labelled dataset: no {', '.join(missing)}")
+    if int(found["format"]) != FORMAT:
+        raise DatasetError(
+            f"{path} has dataset format {found['format']}; this reader knows {FORMAT}"
+        )
+    width, height = int(found["width"]), int(found["height"])
+    if found["value"].ndim != 1:
+        raise DatasetError(f"{path}: value has shape {found['value'].shape}, not (N,)")
+    n = found["value"].shape[0]
+    shapes = {
+        "obs": (n, height, width, 2),
+        "action_mask": (n, width),
+        "scores": (n, width),
+        "best": (n, width),
+        "moves": (n,),
+        "ply": (n,),
+        "key": (n,),
+    }
+    for name, shape in shapes.items():
+        if found[name].shape != shape:
+            raise DatasetError(f"{path}: {name} has shape {found[name].shape}, not {shape}")
+    low, high = (int(v) for v in found["plies"])
+    return Dataset(
+        width=width,
+        height=height,
+        rules=str(found["rules"]),
+        seed=int(found["seed"]),
+        plies=(low, high),
+        book=str(found["book"]),
+        obs=found["obs"],
+        action_mask=found["action_mask"],
+        scores=found["scores"],
+        value=found["value"],
+        best=found["best"],
+        moves=found["moves"],
+        ply=found["ply"],
+        key=found["key"],
+    )
+
+
+# ---------------------------------------------------------------- the run
+@dataclass(frozen=True)
+class DatasetReport:
+    """What a run did: the dataset, positions labelled now and from the journal, figures."""
+
+    dataset: Dataset
+    labelled: int
+    resumed: int
+    nodes: int
+    seconds: float
+    book_check: str | None = None
+
+
+class DatasetSummary(TypedDict):
+    """``connect4 dataset --json``."""
+
+    out: str
+    positions: int
+    labelled: int
+    from_journal: int
+    solver_nodes: int
+    seconds: float
+    positions_per_second: float
+    bytes: int
+
+
+def journal_for(
+    out: Path, n: int, plies: tuple[int, int], width: int, height: int, seed: int, tag: int
+) -> RecordJournal:
+    """The journal of a run: its parameters in the header, then ``(key, scores, nodes)`` records."""
+    header = _JOURNAL_HEADER.pack(JOURNAL_MAGIC, SAMPLER, width, height, *plies, 0, n, seed, tag)
+    return RecordJournal(
+        out.with_name(out.name + ".partial"), header, struct.Struct(f"<Q{width}bI")
+    )
+
+
+def make_dataset(
+    n: int,
+    plies: tuple[int, int] | None,
+    out: str | os.PathLike[str],
+    *,
+    width: int = 7,
+    height: int = 6,
+    rules: str = "standard",
+    seed: int = 0,
+    book: str = "default",
+    workers: int | None = None,
+    scheduler: str | None = None,
+    executor: Executor | None = None,
+    resume: bool = False,
+    chunk: int | None = None,
+    progress: bool = True,
+    stop_after: int | None = None,
+    say: Callable[[str], None] | None = None,
+) -> DatasetReport:
+    """Sample ``n`` positions, label them on an executor and write the ``.npz`` file ``out``.
+
+    ``book`` names a book probed inside the searches (``default``: the one
+    that ships for the board, ``none``, or a file, spot-checked against the
+    solver first; ``say`` is given the check's summary). Refused before any
+    work: bad parameters, a book that does not fit, a journal of another run
+    (with ``resume``) or an unfinished journal (without). ``chunk`` positions
+    go to a task (default: up to 64, at least four tasks per local worker).
+    ``stop_after`` stops
+    (as an interruption would) after that many chunks: for tests.
+    """
+    span = parse_plies(None, width, height) if plies is None else plies
+    _check(n, span, width, height, rules, seed)
+    if chunk is not None and chunk < 1:
+        raise DatasetError(f"--chunk must be at least 1, not {chunk}")
+    out_path = Path(out)
+    if not out_path.parent.is_dir():
+        raise DatasetError(f"cannot write {out}: the folder {out_path.parent} does not exist")
+    loaded: Book | None = None
+    book_check = None
+    if book != "none":
+        loaded = load_exact_book(book, width, height, role="book", doing="labelled")
+        if loaded is not None and book != "default":
+            book_check = spot_check(loaded, book, deeper_than=span[0]).summary()
+            if say is not None:
+                say(book_check)
+    spec = None if loaded is None else book
+    journal = journal_for(
+        out_path, n, span, width, height, seed, 0 if loaded is None else book_tag(loaded)
+    )
+    if resume and journal.exists() and not journal.matches():
+        raise DatasetError(
+            f"{journal.path} belongs to another run (board, --positions, --plies, --seed or "
+            "--book differ); delete it or run without --resume"
+        )
+    if not resume and journal.has_records():
+        raise DatasetError(
+            f"{journal.path} holds an unfinished run: continue it with --resume or delete it"
+        )
+    started = time.perf_counter()
+    with progress_bar(progress, n, 0, "sampling") as advance:
+        sample = sample_positions(n, span, width, height, seed=seed, advance=advance)
+    keys = sample.keys().tolist()
+    fresh = not (resume and journal.exists())
+    labels: dict[int, tuple[int, ...]] = {}
+    nodes = 0
+    if fresh:
+        journal.start()
+    else:
+        for key, *scores, count in journal.read():
+            labels[key] = tuple(scores)
+            nodes += count
+    todo = [moves for moves, key in zip(sample.moves, keys, strict=True) if key not in labels]
+    resumed = n - len(todo)
+    labelled = chunks = 0
+
+    def finished(results: list[tuple[int, tuple[int, ...], int]]) -> bool:
+        nonlocal labelled, chunks, nodes
+        journal.append([(key, *scores, count) for key, scores, count in results])
+        for key, scores, count in results:
+            labels[key] = scores
+            nodes += count
+        labelled += len(results)
+        chunks += 1
+        advance(len(results))
+        return stop_after is None or chunks < stop_after
+
+    if chunk is None:  # at least four tasks per worker, so a slow one cannot hold up the end
+        cores = workers or os.cpu_count() or 1
+        chunk = max(1, min(DEFAULT_CHUNK, len(todo) // (4 * cores)))
+    tasks = [(width, height, todo[i : i + chunk], spec) for i in range(0, len(todo), chunk)]
+    try:
+        with progress_bar(progress, n, resumed, "labelling") as advance:
+            if executor is not None:
+                complete = run_chunks(executor, analyze_chunk, tasks, finished)
+            else:
+                with make_executor(workers, scheduler) as pool:
+                    complete = run_chunks(pool, analyze_chunk, tasks, finished)
+    except BaseException:
+        if fresh and not labels:  # nothing to resume: leave no journal behind
+            journal.remove()
+        raise
+    if not complete:
+        raise JobInterrupted(journal.path, labelled, "dataset")
+    dataset = label(
+        sample,
+        [labels[key] for key in keys],
+        seed=seed,
+        plies=span,
+        book=spec or "none",
+    )
+    dataset.save(out_path)
+    journal.remove()
+    seconds = time.perf_counter() - started
+    return DatasetReport(dataset, labelled, resumed, nodes, seconds, book_check)
+
+
+def dataset_command(
+    n: int,
+    plies: str | None,
+    out: Path,
+    *,
+    width: int,
+    height: int,
+    rules: str,
+    seed: int,
+    book: str,
+    workers: int | None,
+    scheduler: str | None,
+    resume: bool,
+    chunk: int | None,
+    json_output: bool,
+    say: Callable[[str], None] | None = None,
+) -> DatasetSummary:
+    """``connect4 dataset``: make the file and return its summary (bad input: ``ValueError``)."""
+    try:
+        check_board_size(width, height)
+    except ValueError as error:
+        raise DatasetError(str(error)) from None
+    report = make_dataset(
+        n,
+        parse_plies(plies, width, height),
+        out,
+        width=width,
+        height=height,
+        rules=rules,
+        seed=seed,
+        book=book,
+        workers=workers,
+        scheduler=scheduler,
+        resume=resume,
+        chunk=chunk,
+        progress=not json_output,
+        say=say,
+    )
+    return DatasetSummary(
+        out=str(out),
+        positions=len(report.dataset),
+        labelled=report.labelled,
+        from_journal=report.resumed,
+        solver_nodes=report.nodes,
+        seconds=round(report.seconds, 3),
+        positions_per_second=round(report.labelled / max(report.seconds, 1e-9), 1),
+        bytes=out.stat().st_size,
+    )

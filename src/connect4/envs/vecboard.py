@@ -1,0 +1,382 @@
+"""The vector env's steps on bitboards: N games advanced in one loop.
+
+Plain Python over ints and ``int64`` arrays, like :mod:`connect4.classic.bitboard`:
+:mod:`connect4.envs.vector` compiles every function here with numba, on top of the
+classic search's and the MCTS engine's compiled functions. Nothing here is a second
+copy of those: a game's end is :func:`~connect4.classic.bitboard.end_state`, a legal
+cell is :func:`~connect4.classic.mctsboard.free_cells`, the random opponent is the
+MCTS playout's :func:`~connect4.classic.mctsboard.playout_cell` (a uniform draw from
+the xorshift generator) and the alpha-beta opponent is
+:func:`~connect4.classic.bitboard.search_node`, the node the ``alphabeta`` player's
+compiled engine runs, so it picks that player's moves.
+
+Each game is one row of ``state`` (``E_*`` slots); its generator sits at
+:data:`~connect4.classic.mctsboard.S_RNG`, where ``playout_cell`` reads it. Each
+function runs unchanged on Python ints (``params[P_MASK64] = 2**64 - 1``):
+
+>>> import numpy as np
+>>> from connect4 import Position
+>>> from connect4.classic.mctsboard import MASK64, N_PARAMS, P_MASK64, board_setup
+>>> params, order, cells, lines = board_setup(Position(), False, False)
+>>> row = [0] * N_SLOTS
+>>> row[E_RNG] = 12345
+>>> new_episode(row, RED, params)
+>>> play_cell(row, 1 << 21)  # red in the centre column
+>>> row[E_STONES], bin(row[E_MASK]), row[E_CUR]
+(1, '0b1000000000000000000000', 0)
+>>> outcome(row, params, ()), legal(row[E_MASK], 3, params, cells)
+(0, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TypeAlias
+
+from connect4.classic.bitboard import (
+    INF,
+    P_GEN,
+    P_HEIGHT,
+    P_ROOT_RED,
+    P_TICTACTOE,
+    P_USE_TT,
+    S_LIMIT,
+    S_NODES,
+    end_state,
+    search_node,
+)
+from connect4.classic.mctsboard import (
+    P_MASK64,
+    S_RNG,
+    draw,
+    free_cells,
+    next_state,
+    playout_cell,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    Array: TypeAlias = NDArray[np.int64]
+    Ints: TypeAlias = Sequence[int] | Array
+    Row: TypeAlias = list[int] | Array
+
+# a game's slots in its row of the state array; the generator at the playout's S_RNG
+E_CUR = 0  # the stones of the side to move
+E_RNG = S_RNG
+E_MASK, E_STONES, E_AGENT, E_DONE = range(S_RNG + 1, S_RNG + 5)
+N_SLOTS = E_DONE + 1
+
+# why a game's episode ended (E_DONE): it goes on, the game is over, an illegal action
+PLAYING, OVER, ILLEGAL = 0, 1, 2
+# play_as codes (the agent's player number; 0 draws it at each new episode)
+RANDOM_COLOUR, RED, YELLOW = 0, 1, 2
+# opponent kinds
+OPP_RANDOM, OPP_SEARCH = 0, 1
+# autoreset modes: the next step resets a finished game, the same step does, nothing does
+NEXT_STEP, SAME_STEP, DISABLED = 0, 1, 2
+
+
+def new_episode(row: Row, play_as: int, params: Ints) -> None:
+    """An empty board in ``row``; the agent's colour is ``play_as`` or, for
+    ``RANDOM_COLOUR``, one draw of the row's generator."""
+    row[E_CUR] = 0
+    row[E_MASK] = 0
+    row[E_STONES] = 0
+    row[E_DONE] = PLAYING
+    if play_as == RANDOM_COLOUR:
+        x = next_state(row[E_RNG], params[P_MASK64])
+        row[E_RNG] = x
+        row[E_AGENT] = RED + draw(x, 2)
+    else:
+        row[E_AGENT] = play_as
+
+
+def play_cell(row: Row, bit: int) -> None:
+    """The side to move fills the cell ``bit``."""
+    mover = row[E_CUR] | bit
+    mask = row[E_MASK] | bit
+    row[E_CUR] = mover ^ mask
+    row[E_MASK] = mask
+    row[E_STONES] += 1
+
+
+def outcome(row: Row, params: Ints, lines: Ints) -> int:
+    """The game's end for the agent after a move: 0 it goes on, 1 a draw, 2 the agent
+    won, 3 the agent lost."""
+    stones = row[E_STONES]
+    cur = row[E_CUR]
+    state = end_state(cur, cur ^ row[E_MASK], stones, params, lines)
+    if state <= 1:
+        return state
+    last_mover = 2 - (stones & 1)  # red (1) made the odd-numbered moves
+    winner = last_mover if state == 2 else 3 - last_mover
+    return 2 if winner == row[E_AGENT] else 3
+
+
+def legal(mask: int, action: int, params: Ints, cells: Ints) -> bool:
+    """True when ``action`` (a column, a tic-tac-toe cell) is a move on the board ``mask``."""
+    if action < 0 or action >= len(cells):
+        return False
+    return free_cells(mask, params) & cells[action] != 0
+
+
+def search_move(
+    row: Row,
+    depth: int,
+    params: Array,
+    order: Array,
+    directions: Array,
+    weights: Array,
+    hcells: Array,
+    lines: Array,
+    st: Array,
+    tt_key: Array,
+    tt_data: Array,
+    tt_value: Array,
+    movebuf: Array,
+    pv: Array,
+    pvlen: Array,
+    heights: Array,
+) -> int:
+    """The search player's move in the row's game: :func:`search_node` from an empty
+    table (a new generation), the root the side to move, as its compiled engine runs it."""
+    cur = row[E_CUR]
+    mask = row[E_MASK]
+    stones = row[E_STONES]
+    if params[P_TICTACTOE] == 0:
+        bits = params[P_HEIGHT] + 1
+        column = (1 << bits) - 1
+        for c in range(len(heights)):
+            heights[c] = ((mask >> (c * bits)) & column).bit_count()
+    params[P_ROOT_RED] = 1 if (stones & 1) == 0 else 0
+    if params[P_USE_TT] == 1:
+        params[P_GEN] += 1
+    for k in range(len(st)):
+        st[k] = 0
+    st[S_LIMIT] = INF
+    # read back from the array: literal arguments would give search_node a literal-typed
+    # copy (see connect4.classic.fastsearch.compile_module)
+    bound = st[S_LIMIT]
+    root = st[S_NODES]
+    search_node(
+        cur, mask, depth, -bound, bound, root, stones, heights, params, order, directions,
+        weights, hcells, lines, st, tt_key, tt_data, tt_value, movebuf, pv, pvlen,
+    )  # fmt: skip
+    return int(pv[0, 0])
+
+
+def opponent_turn(
+    row: Array,
+    kind: int,
+    depth: int,
+    params: Array,
+    order: Array,
+    cells: Array,
+    lines: Array,
+    directions: Array,
+    weights: Array,
+    hcells: Array,
+    st: Array,
+    tt_key: Array,
+    tt_data: Array,
+    tt_value: Array,
+    movebuf: Array,
+    pv: Array,
+    pvlen: Array,
+    heights: Array,
+) -> int:
+    """The opponent moves in the row's game; its outcome for the agent (see :func:`outcome`)."""
+    mask = row[E_MASK]
+    free = free_cells(mask, params)
+    if kind == OPP_RANDOM:
+        bit = playout_cell(row[E_CUR], mask, free, params, order, cells, lines, row)
+    else:
+        move = search_move(
+            row, depth, params, order, directions, weights, hcells, lines, st, tt_key, tt_data,
+            tt_value, movebuf, pv, pvlen, heights,
+        )  # fmt: skip
+        bit = free & cells[move]
+    play_cell(row, bit)
+    return outcome(row, params, lines)
+
+
+def write_view(
+    row: Array, obs: Array, masks: Array, i: int, params: Array, cells: Array, cell_bits: Array
+) -> None:
+    """Game ``i``'s observation (plane 0 the agent's stones, top row first, flattened)
+    and its action mask (all zeros once the game is over; after an illegal action the
+    board's open moves, as the single env shows them)."""
+    cur = row[E_CUR]
+    mask = row[E_MASK]
+    agent_moves = 1 + (row[E_STONES] & 1) == row[E_AGENT]  # red moves when the count is even
+    own = cur if agent_moves else cur ^ mask
+    opp = own ^ mask
+    for k in range(len(cell_bits)):
+        b = cell_bits[k]
+        obs[i, 2 * k] = (own >> b) & 1
+        obs[i, 2 * k + 1] = (opp >> b) & 1
+    done = row[E_DONE] == OVER
+    free = free_cells(mask, params)
+    for m in range(len(cells)):
+        masks[i, m] = 0 if done or free & cells[m] == 0 else 1
+
+
+def start(
+    row: Array,
+    play_as: int,
+    kind: int,
+    depth: int,
+    params: Array,
+    order: Array,
+    cells: Array,
+    lines: Array,
+    directions: Array,
+    weights: Array,
+    hcells: Array,
+    st: Array,
+    tt_key: Array,
+    tt_data: Array,
+    tt_value: Array,
+    movebuf: Array,
+    pv: Array,
+    pvlen: Array,
+    heights: Array,
+) -> int:
+    """A new episode in the row; when the agent plays yellow the opponent has moved.
+    Returns the moves played (0 or 1)."""
+    new_episode(row, play_as, params)
+    if row[E_AGENT] == RED:
+        return 0
+    opponent_turn(
+        row, kind, depth, params, order, cells, lines, directions, weights, hcells, st, tt_key,
+        tt_data, tt_value, movebuf, pv, pvlen, heights,
+    )  # fmt: skip
+    return 1
+
+
+def reset_games(
+    which: Array,
+    state: Array,
+    play_as: int,
+    kind: int,
+    depth: int,
+    params: Array,
+    order: Array,
+    cells: Array,
+    lines: Array,
+    cell_bits: Array,
+    directions: Array,
+    weights: Array,
+    hcells: Array,
+    st: Array,
+    tt_key: Array,
+    tt_data: Array,
+    tt_value: Array,
+    movebuf: Array,
+    pv: Array,
+    pvlen: Array,
+    heights: Array,
+    obs: Array,
+    masks: Array,
+) -> int:
+    """New episodes in the games ``which`` marks; every game's view written. Returns
+    the moves played (the opponents' first moves)."""
+    moves = 0
+    for i in range(len(state)):
+        row = state[i]
+        if which[i] == 1:
+            moves += start(
+                row, play_as, kind, depth, params, order, cells, lines, directions, weights,
+                hcells, st, tt_key, tt_data, tt_value, movebuf, pv, pvlen, heights,
+            )  # fmt: skip
+        write_view(row, obs, masks, i, params, cells, cell_bits)
+    return moves
+
+
+def step_games(
+    actions: Array,
+    state: Array,
+    mode: int,
+    play_as: int,
+    kind: int,
+    depth: int,
+    params: Array,
+    order: Array,
+    cells: Array,
+    lines: Array,
+    cell_bits: Array,
+    directions: Array,
+    weights: Array,
+    hcells: Array,
+    st: Array,
+    tt_key: Array,
+    tt_data: Array,
+    tt_value: Array,
+    movebuf: Array,
+    pv: Array,
+    pvlen: Array,
+    heights: Array,
+    obs: Array,
+    masks: Array,
+    rewards: Array,
+    flags: Array,
+    final_obs: Array,
+    final_masks: Array,
+) -> int:
+    """One step of every game; returns the moves played (the agents' and the opponents').
+
+    A game over since the last step starts anew (``NEXT_STEP``: the action is
+    ignored, reward 0). Otherwise the agent's action is played (an illegal one ends
+    the game with reward -1, the board unchanged), then the opponent's answer.
+    ``flags[i]`` gets bit 0 for terminated, bit 1 for an illegal action, bit 2 when
+    ``SAME_STEP`` started a new episode (the finished game's view is then in
+    ``final_obs`` and ``final_masks``), bit 3 when the agent of that game was yellow.
+    """
+    moves = 0
+    for i in range(len(state)):
+        row = state[i]
+        reward = 0.0
+        flag = 0
+        if row[E_DONE] != PLAYING:
+            moves += start(
+                row, play_as, kind, depth, params, order, cells, lines, directions, weights,
+                hcells, st, tt_key, tt_data, tt_value, movebuf, pv, pvlen, heights,
+            )  # fmt: skip
+        elif not legal(row[E_MASK], actions[i], params, cells):
+            reward = -1.0
+            flag = 3
+            row[E_DONE] = ILLEGAL
+        else:
+            bit = free_cells(row[E_MASK], params) & cells[actions[i]]
+            play_cell(row, bit)
+            moves += 1
+            end = outcome(row, params, lines)
+            if end == 0:
+                end = opponent_turn(
+                    row, kind, depth, params, order, cells, lines, directions, weights, hcells,
+                    st, tt_key, tt_data, tt_value, movebuf, pv, pvlen, heights,
+                )  # fmt: skip
+                moves += 1
+            if end != 0:
+                reward = 1.0 if end == 2 else (-1.0 if end == 3 else 0.0)
+                flag = 1
+                row[E_DONE] = OVER
+        write_view(row, obs, masks, i, params, cells, cell_bits)
+        if mode == SAME_STEP and row[E_DONE] != PLAYING:
+            for k in range(obs.shape[1]):
+                final_obs[i, k] = obs[i, k]
+            for m in range(masks.shape[1]):
+                final_masks[i, m] = masks[i, m]
+            if row[E_AGENT] == YELLOW:
+                flag |= 8
+            moves += start(
+                row, play_as, kind, depth, params, order, cells, lines, directions, weights,
+                hcells, st, tt_key, tt_data, tt_value, movebuf, pv, pvlen, heights,
+            )  # fmt: skip
+            write_view(row, obs, masks, i, params, cells, cell_bits)
+            flag |= 4
+        rewards[i] = reward
+        flags[i] = flag
+    return moves
