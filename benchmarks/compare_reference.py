@@ -52,7 +52,9 @@ def reference_means(command: list[str], cases: list[BenchCase]) -> tuple[float, 
     run = run_reference(command, [case.moves for case in cases])
     for case, solve in zip(cases, run.solves, strict=True):
         if solve.score != case.score:
-            raise ReferenceError(f"the reference scored {case.moves} {solve.score}, expected {case.score}")
+            raise ReferenceError(
+                f"the reference scored {case.moves} {solve.score}, expected {case.score}"
+            )
     micros = sum(solve.micros for solve in run.solves)
     nodes = sum(solve.nodes for solve in run.solves)
     return micros / len(cases), nodes / len(cases)

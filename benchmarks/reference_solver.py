@@ -47,7 +47,9 @@ class ReferenceRun:
     cpu_seconds: float
 
 
-def reference_command(template: str, width: int, height: int, tt_mb: int, threads: int) -> list[str]:
+def reference_command(
+    template: str, width: int, height: int, tt_mb: int, threads: int
+) -> list[str]:
     """The command's words (split like a shell's) with the run's settings filled in."""
     values = {"width": width, "height": height, "tt_mb": tt_mb, "threads": threads}
     words = []
@@ -69,7 +71,9 @@ def _parse(line: str, moves: str) -> ReferenceSolve:
     try:
         return ReferenceSolve(moves, int(fields[1]), int(fields[2]), float(fields[3]))
     except ValueError:
-        raise ReferenceError(f"expected numbers in 'moves score nodes microseconds', got {line!r}") from None
+        raise ReferenceError(
+            f"expected numbers in 'moves score nodes microseconds', got {line!r}"
+        ) from None
 
 
 def run_reference(command: list[str], moves: list[str]) -> ReferenceRun:
@@ -80,7 +84,9 @@ def run_reference(command: list[str], moves: list[str]) -> ReferenceRun:
     try:
         done = subprocess.run(command, input=text, capture_output=True, text=True, check=False)
     except OSError as error:
-        raise ReferenceError(f"cannot run the reference {shlex.join(command)!r}: {error.strerror}") from None
+        raise ReferenceError(
+            f"cannot run the reference {shlex.join(command)!r}: {error.strerror}"
+        ) from None
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
