@@ -48,6 +48,7 @@ build="$out_dir/build/$variant"
 rm -rf "$build"
 mkdir -p "$build"
 cp -R "$source_dir/." "$build/"
+rm -rf "$build/out"  # a build of the source tree itself would confuse CMake's cache
 sed -i \
     -e "s/\(constexpr int BOARD_WIDTH = \)[0-9]*;/\1$width;/" \
     -e "s/\(constexpr int BOARD_HEIGHT = \)[0-9]*;/\1$height;/" \
