@@ -1,21 +1,24 @@
 """Our solver and a reference solver, timed in alternation on the same machine.
 
-    nice -n 0 .venv/bin/python benchmarks/compare_reference.py --reference /tmp/ref/c4bench \
-        [--sets L3_R1,L2_R1,L2_R2,L1_R1,L1_R2,L1_R3] [--rounds 3] [--limit N] [--json]
+    nice .venv/bin/python benchmarks/compare_reference.py \
+        --reference /work/c4ref/c4bench-7x6-t{threads}-{tt_mb}mb [--reference-threads 2] \
+        [--sets L3_R1,L2_R1,L2_R2,L1_R1,L1_R2,L1_R3] [--rounds 3] [--limit N] [--tt-mb 64] [--json]
 
 This machine's speed drifts by ±30 % over minutes, so figures measured at
 different times do not compare. This script runs, for every Pons set and every
-round, the reference on the whole set and then our solver on it, and reports
-the median over rounds of each side's mean time per position, its mean nodes,
-and the ratio of the two from the same round (median over rounds).
+round, the reference on the whole set and our solver on it (the reference first
+in the first round, second in the next, and so on), and reports the median over
+rounds of each side's mean time per position, its mean nodes, and the ratio of
+the two from the same round (median over rounds). Every score of both is checked.
 
 The reference is any program that reads move strings on stdin, one per line,
-and prints ``moves score nodes microseconds`` for each, timing the solve only:
-for Pons' C++ solver, the ``main()`` of his tutorial (a ``solver.reset()`` of the
-2^24-entry table before each position, outside the timed region, and no opening
-book). It is not shipped with this project: build it yourself beside it.
-Begin-Medium (L1_R2) runs its first 200 lines and Begin-Hard (L1_R3) its first
-100 unless ``--limit`` says otherwise.
+and prints ``moves score nodes microseconds`` for each, timing the solve only,
+with its table cleared before each position and no opening book: the drivers
+in ``benchmarks/reference/`` do this for Pons' solver and for c4, built beside
+this project as docs/solver.md says ({tt_mb} and {threads} in the command are
+filled in from ``--tt-mb`` and ``--reference-threads``). Begin-Medium (L1_R2)
+runs its first 200 lines and Begin-Hard (L1_R3) its first 100 unless
+``--limit`` says otherwise.
 """
 
 from __future__ import annotations
@@ -23,11 +26,12 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 from pathlib import Path
+from typing import TypedDict
 
 from machine import describe_machine
+from reference_solver import ReferenceError, reference_command, run_reference
 
 from connect4.solver import Solver
 from connect4.solver.bench import BenchCase, read_cases, run_cases
@@ -43,33 +47,29 @@ SETS = {
 }
 
 
-def run_reference(command: str, cases: list[BenchCase]) -> tuple[float, float]:
+def reference_means(command: list[str], cases: list[BenchCase]) -> tuple[float, float]:
     """Mean microseconds and mean nodes per position of the reference; checks its scores."""
-    text = "".join(f"{case.moves}\n" for case in cases)
-    try:
-        done = subprocess.run(command.split(), input=text, capture_output=True, text=True)
-    except OSError as error:
-        sys.exit(f"error: cannot run the reference {command!r}: {error.strerror}")
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-        sys.exit(f"error: the reference exited with status {done.returncode}: {last}")
-    rows = [line.split() for line in done.stdout.splitlines() if line.strip()]
-    if len(rows) != len(cases):
-        sys.exit(f"error: the reference printed {len(rows)} lines for {len(cases)} positions")
-    micros = nodes = 0.0
-    for case, row in zip(cases, rows, strict=True):
-        if len(row) != 4 or row[0] != case.moves:
-            sys.exit(f"error: expected 'moves score nodes microseconds', got {' '.join(row)!r}")
-        if int(row[1]) != case.score:
-            sys.exit(f"error: the reference scored {case.moves} {row[1]}, expected {case.score}")
-        nodes += int(row[2])
-        micros += float(row[3])
+    run = run_reference(command, [case.moves for case in cases])
+    for case, solve in zip(cases, run.solves, strict=True):
+        if solve.score != case.score:
+            raise ReferenceError(
+                f"the reference scored {case.moves} {solve.score}, expected {case.score}"
+            )
+    micros = sum(solve.micros for solve in run.solves)
+    nodes = sum(solve.nodes for solve in run.solves)
     return micros / len(cases), nodes / len(cases)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reference", required=True, help="command of the reference solver")
+    parser.add_argument(
+        "--reference",
+        required=True,
+        help="command of the reference solver ({tt_mb} and {threads} are filled in)",
+    )
+    parser.add_argument(
+        "--reference-threads", type=int, default=1, help="fills {threads} in the command"
+    )
     parser.add_argument("--sets", default="L3_R1,L2_R1,L2_R2,L1_R1,L1_R2")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--limit", type=int, default=None, help="first N lines of every set")
@@ -84,46 +84,73 @@ def main() -> None:
         parser.error(f"unknown set {unknown[0]!r}: choose from {', '.join(SETS)}")
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
+    try:
+        command = reference_command(args.reference, 7, 6, args.tt_mb, args.reference_threads)
+        rows = compare(command, keys, args.rounds, args.limit, solver, args.json)
+    except ReferenceError as error:
+        sys.exit(f"error: {error}")
+    if args.json:
+        print(json.dumps({"machine": describe_machine(), "sets": rows}, indent=2))
+    else:
+        print(f"machine: {describe_machine()}")
+
+
+class SetRow(TypedDict):
+    """One Pons set: each side's median (over rounds) mean time, mean nodes, the speed-up."""
+
+    set: str
+    n: int
+    reference_mean_us: float
+    our_mean_us: float
+    speedup: float
+    reference_nodes: float
+    our_nodes: float
+    rounds: int
+
+
+def compare(
+    command: list[str], keys: list[str], rounds: int, limit: int | None, solver: Solver, quiet: bool
+) -> list[SetRow]:
+    """Every set, both sides in every round (the reference first in even rounds)."""
     rows = []
     for key in keys:
         name, default_limit = SETS[key]
-        limit = args.limit if args.limit is not None else default_limit
-        cases = read_cases(str(PONS / f"Test_{key}"), limit)
+        cases = read_cases(str(PONS / f"Test_{key}"), limit if limit is not None else default_limit)
         ref_us: list[float] = []
         our_us: list[float] = []
         ratios: list[float] = []
         ref_nodes = our_nodes = 0.0
-        for _ in range(args.rounds):
-            ref_mean, ref_nodes = run_reference(args.reference, cases)
+        for round_number in range(rounds):
+            if round_number % 2 == 0:
+                ref_mean, ref_nodes = reference_means(command, cases)
             report = run_cases(name, cases, solver)
+            if round_number % 2 == 1:
+                ref_mean, ref_nodes = reference_means(command, cases)
             if report.correct != report.n:
                 sys.exit(f"error: our solver got {report.n - report.correct} wrong in {key}")
             ref_us.append(ref_mean)
             our_us.append(report.mean_us)
             ratios.append(ref_mean / report.mean_us)
             our_nodes = report.mean_nodes
-        row = {
-            "set": f"{name} ({key})",
-            "n": len(cases),
-            "reference_mean_us": statistics.median(ref_us),
-            "our_mean_us": statistics.median(our_us),
-            "speedup": statistics.median(ratios),
-            "reference_nodes": ref_nodes,
-            "our_nodes": our_nodes,
-            "rounds": args.rounds,
-        }
+        row = SetRow(
+            set=f"{name} ({key})",
+            n=len(cases),
+            reference_mean_us=statistics.median(ref_us),
+            our_mean_us=statistics.median(our_us),
+            speedup=statistics.median(ratios),
+            reference_nodes=ref_nodes,
+            our_nodes=our_nodes,
+            rounds=rounds,
+        )
         rows.append(row)
-        if not args.json:
+        if not quiet:
             print(
                 f"{row['set']:<22} n={row['n']:<5} reference {row['reference_mean_us']:>12,.1f} µs"
                 f" {ref_nodes:>12,.0f} nodes | ours {row['our_mean_us']:>12,.1f} µs"
                 f" {our_nodes:>12,.0f} nodes | ours {row['speedup']:.2f}x as fast",
                 flush=True,
             )
-    if args.json:
-        print(json.dumps({"machine": describe_machine(), "sets": rows}, indent=2))
-    else:
-        print(f"machine: {describe_machine()}")
+    return rows
 
 
 if __name__ == "__main__":

@@ -1,23 +1,100 @@
 """Solve the empty board exactly, without an opening book, and report time and nodes.
 
-    nice .venv/bin/python benchmarks/solve_empty_board.py [--tt-mb 1024] [--width 7 --height 6]
+    nice .venv/bin/python benchmarks/solve_empty_board.py [--tt-mb 1024] [--width 7 --height 6] \\
+        [--reference '/work/c4ref/c4bench-{width}x{height}-t{threads}-{tt_mb}mb' \\
+         --reference-threads 2] [--rounds 1] [--json]
 
 Prints the score (+1 on 7x6), nodes, wall and CPU seconds (the CPU time is the
 fair figure on a shared, busy machine), nodes/second and the machine.
-References on this kind of 2-core machine: Pons' C++ solver 362 s (3.1 G nodes),
-the Rust solver connect-four-ai 277 s (1.9 G nodes).
+
+With ``--reference CMD`` a reference solver (a driver of the protocol in
+``reference_solver.py``, built as docs/solver.md says) solves the same
+position in the same run, with the same table size; ``{width}``, ``{height}``,
+``{tt_mb}`` and ``{threads}`` in CMD are filled in. With ``--rounds N`` both
+solve N times, the reference first in the first round, second in the next, and
+so on; the report gives medians over the rounds, the reference's figures beside
+ours, and ``speedup`` (the reference's time over ours, median of the rounds'
+ratios). The reference's wall time is its solve as it reports it; its CPU time
+is its whole process's (every thread, table set-up included).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
+import sys
 import time
+from dataclasses import dataclass
+from typing import TypedDict
 
 from machine import describe_machine
+from reference_solver import ReferenceError, reference_command, run_reference
 
 from connect4.core.position import Position
 from connect4.solver import Solver
+
+
+@dataclass(frozen=True)
+class SideRun:
+    """One side's solve of the position: score, nodes, wall and CPU seconds."""
+
+    score: int
+    nodes: int
+    seconds: float
+    cpu_seconds: float
+
+
+class ReferenceReport(TypedDict):
+    """The reference's medians over the rounds."""
+
+    command: str
+    threads: int
+    score: int
+    nodes: int
+    seconds: float
+    cpu_seconds: float
+    round_seconds: list[float]
+
+
+class Report(TypedDict, total=False):
+    """Our medians over the rounds (the keys of a one-round run), the reference's beside."""
+
+    board: str
+    moves: str
+    score: int
+    nodes: int
+    seconds: float
+    cpu_seconds: float
+    nodes_per_second: int
+    nodes_per_cpu_second: int
+    tt_mb: int
+    symmetry: bool
+    etc: int
+    rounds: int
+    round_seconds: list[float]
+    reference: ReferenceReport
+    speedup: float
+    cpu_speedup: float
+    machine: str
+
+
+def solve_ours(solver: Solver, position: Position, weak: bool) -> SideRun:
+    """Our solver on the position, its table cleared first (as every call does)."""
+    cpu_start = time.process_time()
+    start = time.perf_counter()
+    result = solver.run(position, weak=weak)
+    wall = time.perf_counter() - start
+    cpu = time.process_time() - cpu_start
+    assert result.score is not None, "an unlimited solve always completes"
+    return SideRun(result.score, result.nodes, wall, cpu)
+
+
+def solve_reference(command: list[str], moves: str) -> SideRun:
+    """The reference on the position, through its driver (a fresh process, a cleared table)."""
+    run = run_reference(command, [moves])
+    solve = run.solves[0]
+    return SideRun(solve.score, solve.nodes, solve.micros / 1e6, run.cpu_seconds)
 
 
 def main() -> None:
@@ -29,37 +106,114 @@ def main() -> None:
     parser.add_argument("--weak", action="store_true", help="win/draw/loss only")
     parser.add_argument("--no-symmetry", action="store_true")
     parser.add_argument("--etc", type=int, default=16, help="ETC at >= N empty cells (0 = off)")
+    parser.add_argument("--reference", help="command of a reference solver to run beside ours")
+    parser.add_argument(
+        "--reference-threads", type=int, default=1, help="fills {threads} in the command"
+    )
+    parser.add_argument("--rounds", type=int, default=1, help="solves per side, alternating")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    solver = Solver(
-        args.width, args.height, args.tt_mb, symmetry=not args.no_symmetry, etc=args.etc
-    )
-    solver.solve(Position.from_moves("4455", 7, 6)) if (args.width, args.height) == (7, 6) else None
-    position = Position.from_moves(args.moves, args.width, args.height)
-    cpu_start = time.process_time()
-    start = time.perf_counter()
-    result = solver.run(position, weak=args.weak)
-    wall = time.perf_counter() - start
-    cpu = time.process_time() - cpu_start
-    report = {
-        "board": f"{args.width}x{args.height}",
-        "moves": args.moves,
-        "score": result.score,
-        "nodes": result.nodes,
-        "seconds": round(wall, 2),
-        "cpu_seconds": round(cpu, 2),
-        "nodes_per_second": round(result.nodes / wall),
-        "nodes_per_cpu_second": round(result.nodes / cpu),
-        "tt_mb": args.tt_mb,
-        "symmetry": not args.no_symmetry,
-        "etc": args.etc,
-        "machine": describe_machine(),
-    }
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
+    if args.reference and args.weak:
+        parser.error("--weak: the reference drivers solve strongly; compare strong solves")
+    try:
+        solver = Solver(
+            args.width, args.height, args.tt_mb, symmetry=not args.no_symmetry, etc=args.etc
+        )
+        position = Position.from_moves(args.moves, args.width, args.height)
+        solver.check(position)
+    except ValueError as error:
+        parser.error(str(error))
+    solver.warm_up()
+    command: list[str] = []
+    if args.reference:
+        try:
+            command = reference_command(
+                args.reference, args.width, args.height, args.tt_mb, args.reference_threads
+            )
+        except ReferenceError as error:
+            parser.error(f"--reference: {error}")
+    ours: list[SideRun] = []
+    theirs: list[SideRun] = []
+    try:
+        for round_number in range(args.rounds):
+            if command and round_number % 2 == 0:
+                theirs.append(solve_reference(command, args.moves))
+            ours.append(solve_ours(solver, position, args.weak))
+            if command and round_number % 2 == 1:
+                theirs.append(solve_reference(command, args.moves))
+    except ReferenceError as error:
+        sys.exit(f"error: {error}")
+    report = our_report(args, ours)
+    if command:
+        add_reference(report, args, command, ours, theirs)
     if args.json:
         print(json.dumps(report))
     else:
         for key, value in report.items():
-            print(f"{key:>17}: {value:,}" if type(value) is int else f"{key:>17}: {value}")
+            if isinstance(value, dict):
+                for inner, item in value.items():
+                    print(f"{'reference ' + inner:>22}: {_text(item)}")
+            else:
+                print(f"{key:>22}: {_text(value)}")
+    if command and theirs[0].score != ours[0].score:
+        sys.exit(f"error: the reference scored {theirs[0].score}, ours {ours[0].score}")
+
+
+def our_report(args: argparse.Namespace, ours: list[SideRun]) -> Report:
+    """Our side's figures: medians over the rounds."""
+    wall = statistics.median(run.seconds for run in ours)
+    cpu = statistics.median(run.cpu_seconds for run in ours)
+    nodes = ours[0].nodes
+    report = Report(
+        board=f"{args.width}x{args.height}",
+        moves=args.moves,
+        score=ours[0].score,
+        nodes=nodes,
+        seconds=round(wall, 2),
+        cpu_seconds=round(cpu, 2),
+        nodes_per_second=round(nodes / max(wall, 1e-9)),
+        nodes_per_cpu_second=round(nodes / max(cpu, 1e-9)),
+        tt_mb=args.tt_mb,
+        symmetry=not args.no_symmetry,
+        etc=args.etc,
+    )
+    if args.rounds > 1:
+        report["rounds"] = args.rounds
+        report["round_seconds"] = [round(run.seconds, 2) for run in ours]
+    report["machine"] = describe_machine()
+    return report
+
+
+def add_reference(
+    report: Report,
+    args: argparse.Namespace,
+    command: list[str],
+    ours: list[SideRun],
+    theirs: list[SideRun],
+) -> None:
+    """The reference's medians and the speed-ups (its time over ours, per round) into ``report``."""
+    machine = report.pop("machine")
+    report["reference"] = ReferenceReport(
+        command=" ".join(command),
+        threads=args.reference_threads,
+        score=theirs[0].score,
+        nodes=round(statistics.median(run.nodes for run in theirs)),
+        seconds=round(statistics.median(run.seconds for run in theirs), 2),
+        cpu_seconds=round(statistics.median(run.cpu_seconds for run in theirs), 2),
+        round_seconds=[round(run.seconds, 2) for run in theirs],
+    )
+    pairs = list(zip(theirs, ours, strict=True))
+    report["speedup"] = round(statistics.median(t.seconds / o.seconds for t, o in pairs), 2)
+    report["cpu_speedup"] = round(
+        statistics.median(t.cpu_seconds / max(o.cpu_seconds, 1e-9) for t, o in pairs), 2
+    )
+    report["machine"] = machine
+
+
+def _text(value: object) -> str:
+    return f"{value:,}" if type(value) is int else str(value)
 
 
 if __name__ == "__main__":

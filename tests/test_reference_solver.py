@@ -1,0 +1,82 @@
+"""The reference-solver harness of the benchmark scripts, driven with a stand-in driver."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+DRIVER = Path(__file__).resolve().parent / "fake_references" / "driver.py"
+COMMAND = f"{sys.executable} {DRIVER} {{width}} {{height}}"
+
+
+def run_script(name: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(BENCHMARKS / name), *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        cwd=BENCHMARKS,
+    )
+
+
+def test_compare_reference_checks_the_reference_and_reports_both_sides() -> None:
+    done = run_script(
+        "compare_reference.py",
+        *("--reference", COMMAND, "--sets", "L3_R1", "--limit", "5", "--rounds", "2", "--json"),
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (row,) = json.loads(done.stdout)["sets"]
+    assert row["n"] == 5 and row["rounds"] == 2
+    assert row["reference_mean_us"] == 12.5
+    assert row["our_nodes"] == row["reference_nodes"]
+
+
+def test_a_wrong_or_broken_reference_is_a_clear_error() -> None:
+    first = "2252576253462244111563365343671351441"  # End-Easy's first line, score -1
+    for mode, message in [
+        ("wrong", f"error: the reference scored {first} 0, expected -1"),
+        ("short", "error: the reference printed 1 lines for 5 positions"),
+        ("junk", f"error: expected '{first} score nodes microseconds'"),
+    ]:
+        done = run_script(
+            "compare_reference.py",
+            *("--reference", f"{COMMAND} {mode}", "--sets", "L3_R1", "--limit", "5"),
+        )
+        assert done.returncode == 1, (mode, done.stderr)
+        assert message in done.stderr, (mode, done.stderr)
+        assert "Traceback" not in done.stderr
+    done = run_script("compare_reference.py", "--reference", "/no/such/driver", "--limit", "1")
+    assert "error: cannot run the reference '/no/such/driver': No such file" in done.stderr
+    done = run_script("compare_reference.py", "--reference", "driver-{size}", "--limit", "1")
+    assert "error: bad placeholder in 'driver-{size}' ('size')" in done.stderr
+
+
+def test_solve_empty_board_runs_the_reference_beside_ours() -> None:
+    done = run_script(
+        "solve_empty_board.py",
+        *("--width", "5", "--height", "4", "--tt-mb", "16", "--rounds", "2", "--json"),
+        *("--reference", COMMAND, "--reference-threads", "2"),
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["board"] == "5x4" and report["score"] == 0 and report["rounds"] == 2
+    reference = report["reference"]
+    assert reference["score"] == 0 and reference["nodes"] == report["nodes"]
+    assert reference["command"].endswith("driver.py 5 4") and reference["threads"] == 2
+    assert len(reference["round_seconds"]) == 2 and reference["cpu_seconds"] > 0
+    assert isinstance(report["speedup"], float) and isinstance(report["cpu_speedup"], float)
+
+
+def test_solve_empty_board_refuses_a_reference_that_disagrees() -> None:
+    done = run_script(
+        "solve_empty_board.py",
+        *("--width", "4", "--height", "4", "--tt-mb", "16", "--reference", f"{COMMAND} wrong"),
+    )
+    assert done.returncode == 1
+    assert "error: the reference scored 1, ours 0" in done.stderr
+    done = run_script("solve_empty_board.py", "--moves", "48")
+    assert done.returncode == 2 and "column 8 is out of range 1-7" in done.stderr
