@@ -1,6 +1,7 @@
 """Solve the empty board exactly, without an opening book, and report time and nodes.
 
     nice .venv/bin/python benchmarks/solve_empty_board.py [--tt-mb 1024] [--width 7 --height 6]
+        [--threads N]
 
 Prints the score (+1 on 7x6), nodes, wall and CPU seconds (the CPU time is the
 fair figure on a shared, busy machine), nodes/second and the machine.
@@ -29,10 +30,16 @@ def main() -> None:
     parser.add_argument("--weak", action="store_true", help="win/draw/loss only")
     parser.add_argument("--no-symmetry", action="store_true")
     parser.add_argument("--etc", type=int, default=16, help="ETC at >= N empty cells (0 = off)")
+    parser.add_argument("--threads", type=int, default=1, help="search threads (Lazy SMP)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     solver = Solver(
-        args.width, args.height, args.tt_mb, symmetry=not args.no_symmetry, etc=args.etc
+        args.width,
+        args.height,
+        args.tt_mb,
+        symmetry=not args.no_symmetry,
+        etc=args.etc,
+        threads=args.threads,
     )
     solver.solve(Position.from_moves("4455", 7, 6)) if (args.width, args.height) == (7, 6) else None
     position = Position.from_moves(args.moves, args.width, args.height)
@@ -53,6 +60,7 @@ def main() -> None:
         "tt_mb": args.tt_mb,
         "symmetry": not args.no_symmetry,
         "etc": args.etc,
+        "threads": args.threads,
         "machine": describe_machine(),
     }
     if args.json:

@@ -147,7 +147,9 @@ def check_threads(threads: object) -> int:
     connect4.solver.SolverError: threads must be a whole number from 1 to 256, not 0
     """
     if type(threads) is not int or not 1 <= threads <= MAX_THREADS:
-        raise SolverError(f"threads must be a whole number from 1 to {MAX_THREADS}, not {threads!r}")
+        raise SolverError(
+            f"threads must be a whole number from 1 to {MAX_THREADS}, not {threads!r}"
+        )
     return threads
 
 
@@ -204,8 +206,9 @@ class Solver:
     ``two_slots`` (two-entry buckets instead of one always-replaced entry).
 
     ``threads`` > 1 searches with that many threads sharing the table (Lazy SMP):
-    a search that has not ended after ``PARALLEL_AFTER_NODES`` nodes goes on
-    with every thread searching each window, the first one done stopping the
+    a search that has not ended after ``parallel_after`` nodes (default
+    ``PARALLEL_AFTER_NODES``, about 0.1 s; 0: at once) goes on with every
+    thread searching each window, the first one done stopping the
     others. The score is the same; node counts then vary from run to run. The
     default, 1, suits callers that run many short searches (often from several
     threads of their own: the web service, the perfect player, the arena's
@@ -235,12 +238,14 @@ class Solver:
         etc: bool | int = True,
         two_slots: bool = True,
         threads: int = 1,
+        parallel_after: int = PARALLEL_AFTER_NODES,
     ) -> None:
         try:
             check_board_size(width, height)
         except ValueError as exc:
             raise SolverError(str(exc)) from None
         self.threads = check_threads(threads)
+        self.parallel_after = max(0, parallel_after)
         if not 1 <= tt_megabytes <= MAX_TT_MEGABYTES:
             raise SolverError(f"tt_megabytes must be in 1..{MAX_TT_MEGABYTES}, not {tt_megabytes}")
         self.width = width
@@ -445,8 +450,8 @@ class Solver:
 
         ``progress`` is called with a :class:`SolveProgress` about every
         ``PROGRESS_EVERY`` seconds, from the calling thread, once the search
-        has run ``PARALLEL_AFTER_NODES`` nodes (the threads then search
-        while the calling thread reports).
+        has run ``parallel_after`` nodes (the threads then search while the
+        calling thread reports).
 
         >>> r = Solver().run(Position.from_moves("445566"), analyze=True)
         >>> r.score, r.column_scores[2], r.complete
@@ -460,7 +465,7 @@ class Solver:
         parallel = self.threads > 1 or progress is not None
         budget = max_nodes
         if parallel:  # short searches stay on this thread, without the threads' overhead
-            budget = PARALLEL_AFTER_NODES if max_nodes is None else min(max_nodes, PARALLEL_AFTER_NODES)
+            budget = _least(max_nodes, self.parallel_after)
         with self._lock:
             memory = self._table()
             if not self.reuse_table:
@@ -628,7 +633,6 @@ class Solver:
                 value = kernel.probe(mem, table, keys, values, current, mask, ply, alpha, beta)
                 if not mem[ABORT]:
                     found.append(value)
-                    _SPAN.append(int(mem[NODES]))  # EXPERIMENT
             finally:
                 finished.set()
 
@@ -685,7 +689,7 @@ class Solver:
         window = alpha + 1 if beta is None else beta
         budget = max_nodes
         if self.threads > 1:
-            budget = PARALLEL_AFTER_NODES if max_nodes is None else min(max_nodes, PARALLEL_AFTER_NODES)
+            budget = _least(max_nodes, self.parallel_after)
         with self._lock:
             memory = self._table()
             if not self.reuse_table:
@@ -799,9 +803,6 @@ class Solver:
         return self._budgeted(search, deadline, max_nodes)
 
 
-_SPAN: list[int] = []  # EXPERIMENT
-
-
 class _Tracker:
     """What a running search reports to a progress hook: the window, the bounds
     proved so far, the column being scored, and the nodes of finished windows."""
@@ -885,6 +886,11 @@ def _narrow(
     if weak:
         return (1 if lo > 0 else -1 if lo < 0 else 0), True, total
     return lo, True, total
+
+
+def _least(limit: int | None, nodes: int) -> int:
+    """``nodes``, or ``limit`` when that is lower."""
+    return nodes if limit is None else min(limit, nodes)
 
 
 def _deadline(start: float, max_seconds: float | None, deadline: float | None) -> float | None:

@@ -15,8 +15,8 @@ Every search stops once ``mem[NODES]`` reaches ``mem[LIMIT]`` and sets
 ``mem[ABORT]``: that node budget is how :class:`connect4.solver.Solver` keeps
 deadlines. A search also stops once ``table[T_STOP]`` is set (how the
 first thread of a Lazy SMP search stops the others). Every entry point runs
-outside the GIL, so Python threads search in parallel. Two backends implement it with the same compiled code and the
-same results, node for node:
+outside the GIL, so Python threads search in parallel. Two backends implement
+it with the same compiled code and the same results, node for node:
 
 * the native kernel (:mod:`connect4.solver.native`): numba's code of the
   kernel cached as an object file and loaded without importing numba (fast
@@ -53,8 +53,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from connect4.solver import native
-from connect4.solver.layout import HDR as HEADER_WORDS
-from connect4.solver.layout import new_memory, new_table
+from connect4.solver.layout import HDR as HEADER_WORDS, new_memory, new_table
 
 Memory = NDArray[np.uint64]
 NO_BOOK: tuple[NDArray[np.uint64], NDArray[np.int8]] = (

@@ -64,8 +64,8 @@ from connect4.solver.layout import (
     BOARD as BOARD,
     BOOK_PLIES as BOOK_PLIES,
     BOTTOM as BOTTOM,
-    HASH_MUL as HASH_MUL_INT,
     H_ as H_,
+    HASH_MUL as HASH_MUL_INT,
     HDR as HDR,
     LAYOUT_VERSION as LAYOUT_VERSION,
     LIMIT as LIMIT,
@@ -73,11 +73,11 @@ from connect4.solver.layout import (
     MAXW as MAXW,
     MOVES as MOVES,
     NODES as NODES,
+    NOISE_PLY as NOISE_PLY,
     NONE_SCORE as NONE_SCORE,
     OPT_BUCKET as OPT_BUCKET,
     OPT_ETC as OPT_ETC,
     OPT_ETC_AFTER as OPT_ETC_AFTER,
-    NOISE_PLY as NOISE_PLY,
     OPT_NOISE as OPT_NOISE,
     OPT_SIGNAL as OPT_SIGNAL,
     OPT_SYM as OPT_SYM,
@@ -809,9 +809,7 @@ def _solve_batch(
         st(m, NODES, np.uint64(0))
         st(m, ABORT, np.uint64(0))
         st(m, LIMIT, U1 << np.uint64(63))
-        r = _solve(
-            m, t, bk, bv, nbook, ld(currents, i), ld(masks, i), np.int64(ld(plies, i)), weak
-        )
+        r = _solve(m, t, bk, bv, nbook, ld(currents, i), ld(masks, i), np.int64(ld(plies, i)), weak)
         st(scores, i, np.uint64(r))
         st(ticks, i, cycles() - start)
         st(nodes, i, ld(m, NODES))
