@@ -16,7 +16,7 @@ import pytest
 from connect4.core.position import Position
 from connect4.solver import Solver, backend, native
 from connect4.solver.backend import numba_kernel as _kernel
-from connect4.solver.layout import ABORT, GEN, LIMIT, NODES, new_memory
+from connect4.solver.layout import ABORT, LIMIT, NODES, new_memory, new_table, next_generation
 from tests.test_solver import random_position
 
 PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
@@ -46,8 +46,14 @@ def built(in_cache: Path) -> native.NativeKernel:
     return loaded
 
 
-def fresh(mem: np.ndarray, limit: int = 1 << 62) -> None:
-    mem[GEN] += 1
+def memory(width: int, height: int, nbytes: int) -> tuple[np.ndarray, np.ndarray]:
+    """A search thread's memory and a table (the kernel's first two arguments)."""
+    return new_memory(width, height), new_table(width, height, nbytes)
+
+
+def fresh(search: tuple[np.ndarray, np.ndarray], limit: int = 1 << 62) -> None:
+    mem, table = search
+    next_generation(table)
     mem[NODES] = 0
     mem[ABORT] = 0
     mem[LIMIT] = limit
@@ -56,19 +62,19 @@ def fresh(mem: np.ndarray, limit: int = 1 << 62) -> None:
 def test_same_scores_and_nodes_as_numba_on_pons_positions(built: native.NativeKernel) -> None:
     kernel = _kernel()
     lines = (PONS / "Test_L2_R1").read_text().splitlines()[::10]
-    mem_native = new_memory(7, 6, 1 << 16)
-    mem_numba = new_memory(7, 6, 1 << 16)
+    mem_native = memory(7, 6, 1 << 20)
+    mem_numba = memory(7, 6, 1 << 20)
     for line in lines:
         moves, expected = line.split()
         p = Position.from_moves(moves)
         fresh(mem_native)
         fresh(mem_numba)
-        ours = built.solve(mem_native, *NO_BOOK, p.current, p.mask, p.ply, False)
+        ours = built.solve(*mem_native, *NO_BOOK, p.current, p.mask, p.ply, False)
         theirs = kernel.solve(
-            mem_numba, *NO_BOOK, np.uint64(p.current), np.uint64(p.mask), p.ply, False
+            *mem_numba, *NO_BOOK, np.uint64(p.current), np.uint64(p.mask), p.ply, False
         )
         assert ours == theirs == int(expected), moves
-        assert mem_native[NODES] == mem_numba[NODES], moves
+        assert mem_native[0][NODES] == mem_numba[0][NODES], moves
 
 
 @pytest.mark.parametrize(("width", "height"), [(4, 4), (5, 4), (6, 5), (7, 6)])
@@ -77,8 +83,8 @@ def test_analyze_and_weak_agree_with_numba_on_any_board(
 ) -> None:
     kernel = _kernel()
     rng = random.Random(width * 100 + height)
-    mem_native = new_memory(width, height, 1 << 14)
-    mem_numba = new_memory(width, height, 1 << 14)
+    mem_native = memory(width, height, 1 << 18)
+    mem_numba = memory(width, height, 1 << 18)
     checked = 0
     while checked < 25:
         size = width * height
@@ -90,9 +96,9 @@ def test_analyze_and_weak_agree_with_numba_on_any_board(
             out_numba = np.zeros(width, np.int64)
             fresh(mem_native)
             fresh(mem_numba)
-            built.analyze(mem_native, *NO_BOOK, p.current, p.mask, p.ply, weak, out_native)
+            built.analyze(*mem_native, *NO_BOOK, p.current, p.mask, p.ply, weak, out_native)
             cur, msk = np.uint64(p.current), np.uint64(p.mask)
-            kernel.analyze(mem_numba, *NO_BOOK, cur, msk, p.ply, weak, out_numba)
+            kernel.analyze(*mem_numba, *NO_BOOK, cur, msk, p.ply, weak, out_numba)
             assert out_native.tolist() == out_numba.tolist(), (p.moves, weak)
         checked += 1
 
@@ -100,17 +106,17 @@ def test_analyze_and_weak_agree_with_numba_on_any_board(
 def test_node_limit_aborts_like_numba(built: native.NativeKernel) -> None:
     kernel = _kernel()
     p = Position.from_moves("4")
-    mem_native = new_memory(7, 6, 1 << 16)
-    mem_numba = new_memory(7, 6, 1 << 16)
+    mem_native = memory(7, 6, 1 << 20)
+    mem_numba = memory(7, 6, 1 << 20)
     fresh(mem_native, limit=5000)
     fresh(mem_numba, limit=5000)
     out_native = np.zeros(7, np.int64)
     out_numba = np.zeros(7, np.int64)
-    built.analyze(mem_native, *NO_BOOK, p.current, p.mask, p.ply, False, out_native)
+    built.analyze(*mem_native, *NO_BOOK, p.current, p.mask, p.ply, False, out_native)
     cur, msk = np.uint64(p.current), np.uint64(p.mask)
-    kernel.analyze(mem_numba, *NO_BOOK, cur, msk, p.ply, False, out_numba)
-    assert mem_native[ABORT] == mem_numba[ABORT] == 1
-    assert mem_native[NODES] == mem_numba[NODES]
+    kernel.analyze(*mem_numba, *NO_BOOK, cur, msk, p.ply, False, out_numba)
+    assert mem_native[0][ABORT] == mem_numba[0][ABORT] == 1
+    assert mem_native[0][NODES] == mem_numba[0][NODES]
     assert out_native.tolist() == out_numba.tolist()
 
 
@@ -224,12 +230,12 @@ def test_probe_and_batch_agree_with_numba(built: native.NativeKernel) -> None:
     positions = [Position.from_moves(line.split()[0]) for line in lines]
     found = []
     for kernel in (built, numba):
-        mem = new_memory(7, 6, 1 << 16)
+        mem = memory(7, 6, 1 << 20)
         probes = []
         for p in positions[:10]:
             fresh(mem)
             probes.append(
-                (kernel.probe(mem, *NO_BOOK, p.current, p.mask, p.ply, 0, 1), int(mem[NODES]))
+                (kernel.probe(*mem, *NO_BOOK, p.current, p.mask, p.ply, 0, 1), int(mem[0][NODES]))
             )
         n = len(positions)
         arrays = [
@@ -238,7 +244,7 @@ def test_probe_and_batch_agree_with_numba(built: native.NativeKernel) -> None:
             np.array([p.ply for p in positions], np.int64),
         ]
         scores, nodes, ticks = np.zeros(n, np.int64), np.zeros(n, np.uint64), np.zeros(n, np.uint64)
-        kernel.batch(mem, *NO_BOOK, *arrays, False, True, scores, nodes, ticks)
+        kernel.batch(*mem, *NO_BOOK, *arrays, False, True, scores, nodes, ticks)
         found.append((probes, scores.tolist(), nodes.tolist()))
     assert found[0] == found[1]
     assert found[0][1] == [int(line.split()[1]) for line in lines]

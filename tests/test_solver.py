@@ -341,8 +341,9 @@ def test_7x6_copy_searches_like_the_generic_kernel() -> None:
     """The 7x6 copy of ``negamax`` (board constants built in) visits the same nodes
     and returns the same bounds as the generic one reading them from the header."""
     from connect4.solver import kernel
+    from connect4.solver.layout import next_generation
 
-    mem = kernel.new_memory(7, 6, 1 << 16)
+    mem, table = kernel.new_memory(7, 6), kernel.new_table(7, 6, 1 << 20)
     mem[kernel.OPT_ETC] = 16
     keys, values = np.zeros(0, np.uint64), np.zeros(0, np.int8)
     h1 = np.uint64(7)
@@ -353,9 +354,10 @@ def test_7x6_copy_searches_like_the_generic_kernel() -> None:
         mmask = np.uint64(kernel.mirror_key(msk, 7, h1))
         found = []
         for search in (kernel.negamax, kernel.negamax_7x6):
-            mem[kernel.GEN] += np.uint64(1)
+            next_generation(table)
             mem[kernel.NODES] = 0
-            args = (mem.ctypes.data, keys.ctypes.data, values.ctypes.data, 0, cur, msk)
+            pointers = (mem.ctypes.data, table.ctypes.data, keys.ctypes.data, values.ctypes.data)
+            args = (*pointers, 0, cur, msk)
             value = search(*args, mcur, mmask, p.ply, score - 1, score + 1)
             found.append((value, int(mem[kernel.NODES])))
         assert found[0] == found[1]

@@ -24,6 +24,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
@@ -31,20 +32,24 @@ import numpy as np
 
 from connect4.core.bits import canonical_key, centre_order
 from connect4.core.position import Position, check_board_size
-from connect4.solver.backend import NO_BOOK, TABLES, active_backend, warm_up
+from connect4.solver.backend import NO_BOOK, TABLES, SearchMemory, active_backend, warm_up
 from connect4.solver.layout import (
     ABORT,
     BOOK_PLIES,
-    GEN,
     LIMIT,
     NODES,
+    NOISE_PLY,
     NONE_SCORE,
     OPT_BUCKET,
     OPT_ETC,
     OPT_ETC_AFTER,
+    OPT_NOISE,
+    OPT_SIGNAL,
     OPT_SYM,
     OPT_TTMOVE,
+    T_STOP,
     UNKNOWN_SCORE,
+    next_generation,
 )
 
 if TYPE_CHECKING:
@@ -54,6 +59,7 @@ __all__ = [
     "BatchResult",
     "BookArrays",
     "ProbeResult",
+    "SolveProgress",
     "SolveResult",
     "Solver",
     "SolverError",
@@ -72,6 +78,10 @@ MAX_TT_MEGABYTES = 4096
 TIE_BREAKS = ("center", "random")
 ETC_MIN_EMPTY = 16  # enhanced transposition cut-offs where at least this many cells are empty
 ETC_AFTER_NODES = 20_000  # ... and only once a search has visited this many nodes
+MAX_THREADS = 256
+PARALLEL_AFTER_NODES = 1 << 20  # a search longer than this goes on with every thread
+NOISE_DEPTH = 3  # helper threads reorder moves this many plies below the root
+PROGRESS_EVERY = 0.25  # seconds between progress reports
 
 
 class SolverError(ValueError):
@@ -96,10 +106,52 @@ class SolveResult:
     weak: bool
 
 
-def tt_entries(megabytes: int) -> int:
-    """The largest power-of-two number of 16-byte entries within ``megabytes``."""
-    entries = (megabytes << 20) // 16
-    return 1 << (entries.bit_length() - 1)
+@dataclass(frozen=True)
+class SolveProgress:
+    """A long search's state, reported while it runs (see ``progress`` in :meth:`Solver.run`).
+
+    ``nodes`` counts every thread's nodes since the call began; ``alpha``/``beta``
+    is the window being searched and ``lower``/``upper`` what the finished
+    windows proved of the score; ``column`` is the column being scored by
+    an ``analyze`` call (``None`` otherwise).
+
+    >>> SolveProgress(2_000_000, 0.5, 0, 1, -3, 8, 2, None).nodes_per_second
+    4000000.0
+    """
+
+    nodes: int
+    seconds: float
+    alpha: int
+    beta: int
+    lower: int
+    upper: int
+    threads: int
+    column: int | None
+
+    @property
+    def nodes_per_second(self) -> float:
+        """Nodes per second of wall time since the call began."""
+        return self.nodes / self.seconds if self.seconds > 0 else 0.0
+
+
+ProgressHook = Callable[[SolveProgress], None]
+
+
+def check_threads(threads: object) -> int:
+    """``threads`` as a thread count, or :class:`SolverError` saying what is wrong.
+
+    >>> check_threads(2)
+    2
+    >>> check_threads(0)
+    Traceback (most recent call last):
+    ...
+    connect4.solver.SolverError: threads must be a whole number from 1 to 256, not 0
+    """
+    if type(threads) is not int or not 1 <= threads <= MAX_THREADS:
+        raise SolverError(
+            f"threads must be a whole number from 1 to {MAX_THREADS}, not {threads!r}"
+        )
+    return threads
 
 
 class BookArrays(Protocol):
@@ -136,8 +188,9 @@ class BatchResult(NamedTuple):
 class Solver:
     """An exact Connect Four solver for one board size, with its own table.
 
-    ``tt_megabytes`` bounds the transposition table (rounded down to a power of
-    two entries of 16 bytes); the table comes from the package's pool
+    ``tt_megabytes`` bounds the transposition table (a power-of-two number of
+    entries: 8 bytes each on boards up to 7x6 and most others, 16 bytes on the
+    largest; see :mod:`connect4.solver.layout`); the table comes from the package's pool
     (:data:`connect4.solver.backend.TABLES`) and :meth:`close` gives it back.
     ``book`` (or ``book_keys``/``book_values``/``book_plies``) is an optional
     opening book: sorted ``uint64`` canonical keys (see :func:`position_key`)
@@ -152,6 +205,15 @@ class Solver:
     least 16 empty cells, once a search has visited 20,000 nodes; an int sets
     the empty-cell threshold, 0 = off) and
     ``two_slots`` (two-entry buckets instead of one always-replaced entry).
+
+    ``threads`` > 1 searches with that many threads sharing the table (Lazy SMP):
+    a search that has not ended after ``parallel_after`` nodes (default
+    ``PARALLEL_AFTER_NODES``, about 0.1 s; 0: at once) goes on with every
+    thread searching each window, the first one done stopping the
+    others. The score is the same; node counts then vary from run to run. The
+    default, 1, suits callers that run many short searches (often from several
+    threads of their own: the web service, the perfect player, the arena's
+    judge); ``connect4 solve`` uses every core.
 
     >>> s = Solver(4, 4)
     >>> s.solve(Position(4, 4))
@@ -176,11 +238,15 @@ class Solver:
         tt_move: bool = True,
         etc: bool | int = True,
         two_slots: bool = True,
+        threads: int = 1,
+        parallel_after: int = PARALLEL_AFTER_NODES,
     ) -> None:
         try:
             check_board_size(width, height)
         except ValueError as exc:
             raise SolverError(str(exc)) from None
+        self.threads = check_threads(threads)
+        self.parallel_after = max(0, parallel_after)
         if not 1 <= tt_megabytes <= MAX_TT_MEGABYTES:
             raise SolverError(f"tt_megabytes must be in 1..{MAX_TT_MEGABYTES}, not {tt_megabytes}")
         self.width = width
@@ -195,7 +261,8 @@ class Solver:
             OPT_ETC_AFTER: ETC_AFTER_NODES,
             OPT_BUCKET: int(two_slots),
         }
-        self._mem: NDArray[np.uint64] | None = None
+        self._mem: SearchMemory | None = None
+        self._pool: ThreadPoolExecutor | None = None
         self._out = np.zeros(width, dtype=np.int64)
         self._lock = threading.RLock()
         self._book_plies = 0
@@ -209,24 +276,31 @@ class Solver:
         self.total_seconds = 0.0
         self.calls = 0
 
-    def _table(self) -> NDArray[np.uint64]:
-        """This solver's memory, taken from the pool on first use."""
+    def _table(self) -> SearchMemory:
+        """This solver's table and threads' memories, taken from the pool on first use."""
         if self._mem is None:
-            mem = TABLES.take(self.width, self.height, tt_entries(self.tt_megabytes))
+            memory = TABLES.take(self.width, self.height, self.tt_megabytes << 20)
             if not self._keep_entries:
-                mem[GEN] += 1  # the previous user's entries count as empty
-            for slot, value in self._options.items():
-                mem[slot] = value
-            mem[BOOK_PLIES] = self._book_plies
-            self._mem = mem
+                next_generation(memory.table)  # the previous user's entries count as empty
+            memory.table[T_STOP] = 0
+            for index in range(self.threads):
+                mem = memory.thread(index)
+                for slot, value in self._options.items():
+                    mem[slot] = value
+                mem[BOOK_PLIES] = self._book_plies
+            self._mem = memory
         return self._mem
 
     def close(self) -> None:
-        """Give the table back to the pool (a later call takes one again)."""
+        """Give the table back to the pool and end the helper threads (a later call
+        takes a table and starts threads again)."""
         with self._lock:
             if self._mem is not None:
                 TABLES.give(self._mem)
                 self._mem = None
+            if self._pool is not None:
+                self._pool.shutdown()
+                self._pool = None
 
     def __enter__(self) -> Solver:
         return self
@@ -237,7 +311,7 @@ class Solver:
     def clear_table(self) -> None:
         """Start the next search from a logically empty table (one increment)."""
         with self._lock:
-            self._table()[GEN] += 1
+            next_generation(self._table().table)
 
     def warm_up(self) -> None:
         """Load (or compile) every kernel entry point and take this solver's table
@@ -271,7 +345,8 @@ class Solver:
             self._book_values = values
             self._book_plies = max(0, plies)
             if self._mem is not None:
-                self._mem[BOOK_PLIES] = self._book_plies
+                for mem in self._mem.threads:
+                    mem[BOOK_PLIES] = self._book_plies
 
     def uses_book(self, book: BookArrays | None) -> bool:
         """True when ``book`` (``None``: no book) is the one this solver probes."""
@@ -365,6 +440,7 @@ class Solver:
         deadline: float | None = None,
         guess: int | None = None,
         lower: int | None = None,
+        progress: ProgressHook | None = None,
     ) -> SolveResult:
         """Solve (and with ``analyze`` score every column) within optional limits.
 
@@ -377,6 +453,11 @@ class Solver:
         is the bound, one null-window search proves it. A limit that stops
         the search gives ``score=None`` and ``complete=False``.
 
+        ``progress`` is called with a :class:`SolveProgress` about every
+        ``PROGRESS_EVERY`` seconds, from the calling thread, once the search
+        has run ``parallel_after`` nodes (the threads then search while the
+        calling thread reports).
+
         >>> r = Solver().run(Position.from_moves("445566"), analyze=True)
         >>> r.score, r.column_scores[2], r.complete
         (18, 18, True)
@@ -388,42 +469,210 @@ class Solver:
         self.check(position)
         start = time.perf_counter()
         deadline = _deadline(start, max_seconds, deadline)
+        parallel = self.threads > 1 or progress is not None
+        budget = max_nodes
+        if parallel:  # short searches stay on this thread, without the threads' overhead
+            budget = _least(max_nodes, self.parallel_after)
+        with self._lock:
+            memory = self._table()
+            if not self.reuse_table:
+                next_generation(memory.table)
+            score, columns, complete, nodes = self._run_here(
+                position, weak, analyze, guess, lower, deadline, budget
+            )
+            stopped_by_user = max_nodes is not None and nodes >= max_nodes
+            out_of_time = deadline is not None and time.perf_counter() >= deadline
+            if parallel and not complete and not stopped_by_user and not out_of_time:
+                tracker = _Tracker(start, progress, self.threads, nodes)
+                cap = None if max_nodes is None else max_nodes - nodes
+                score, columns, complete, more = self._run_parallel(
+                    position, weak, analyze, guess, lower, deadline, cap, tracker
+                )
+                nodes += more
+        seconds = time.perf_counter() - start
+        self._count(nodes, seconds)
+        return SolveResult(score if complete else None, columns, nodes, seconds, complete, weak)
+
+    def _run_here(
+        self,
+        position: Position,
+        weak: bool,
+        analyze: bool,
+        guess: int | None,
+        lower: int | None,
+        deadline: float | None,
+        max_nodes: int | None,
+    ) -> tuple[int, list[int | None] | None, bool, int]:
+        """One kernel call on this thread (thread 0's memory): ``(score, column scores,
+        complete, nodes)``."""
         kernel = active_backend()
         keys, values = self._book_keys, self._book_values
         current, mask, ply = position.current, position.mask, position.ply
-        column_scores: list[int | None] | None = None
-        with self._lock:
-            mem = self._table()
-            if not self.reuse_table:
-                mem[GEN] += 1
-            if analyze:
-                out = self._out
+        table = self._table().table
+        if analyze:
+            out = self._out
 
-                def search(mem: NDArray[np.uint64]) -> int:
-                    kernel.analyze(mem, keys, values, current, mask, ply, weak, out)
-                    return 0
+            def search(mem: NDArray[np.uint64]) -> int:
+                kernel.analyze(mem, table, keys, values, current, mask, ply, weak, out)
+                return 0
 
-                _, complete, nodes = self._budgeted(search, deadline, max_nodes)
-                column_scores = [
-                    None if v in (NONE_SCORE, UNKNOWN_SCORE) else int(v) for v in self._out
-                ]
-                known = [v for v in column_scores if v is not None]
-                score = max(known) if complete and known else None
-            elif (guess is not None or lower is not None) and not weak:
-                score, complete, nodes = self._narrow(
-                    position, lower if guess is None else guess, deadline, max_nodes, lower
-                )
+            _, complete, nodes = self._budgeted(search, deadline, max_nodes)
+            columns: list[int | None] = [
+                None if v in (NONE_SCORE, UNKNOWN_SCORE) else int(v) for v in self._out
+            ]
+            known = [v for v in columns if v is not None]
+            return (max(known) if complete and known else 0), columns, complete, nodes
+        if (guess is not None or lower is not None) and not weak:
+
+            def window(alpha: int, beta: int, cap: int | None) -> tuple[int, bool, int]:
+                return self._probe(position, alpha, beta, deadline, cap)
+
+            score, complete, nodes = _narrow(position, guess, weak, window, max_nodes, lower=lower)
+            return score, None, complete, nodes
+
+        def solve(mem: NDArray[np.uint64]) -> int:
+            return kernel.solve(mem, table, keys, values, current, mask, ply, weak)
+
+        score, complete, nodes = self._budgeted(solve, deadline, max_nodes)
+        return score, None, complete, nodes
+
+    def _run_parallel(
+        self,
+        position: Position,
+        weak: bool,
+        analyze: bool,
+        guess: int | None,
+        lower: int | None,
+        deadline: float | None,
+        max_nodes: int | None,
+        tracker: _Tracker,
+    ) -> tuple[int, list[int | None] | None, bool, int]:
+        """:meth:`run` with every thread searching each window (the table already
+        holds what :meth:`_run_here` proved)."""
+        if not analyze:
+            score, complete, nodes = self._narrow_parallel(
+                position, guess, weak, deadline, max_nodes, tracker, lower
+            )
+            return score, None, complete, nodes
+        columns: list[int | None] = [None] * self.width
+        size, ply = position.size, position.ply
+        total = 0
+        complete = True
+        for column in centre_order(self.width):
+            if not position.can_play(column):
+                continue
+            if not complete:
+                continue  # a limit stopped an earlier column: this one stays unknown
+            if position.is_winning_move(column):
+                columns[column] = 1 if weak else (size + 1 - ply) // 2
+            elif ply + 1 >= size:
+                columns[column] = 0
             else:
+                child = position.copy()
+                child.play(column)
+                tracker.column = column
+                cap = None if max_nodes is None else max_nodes - total
+                score, complete, nodes = self._narrow_parallel(
+                    child, None, weak, deadline, cap, tracker
+                )
+                total += nodes
+                if complete:
+                    columns[column] = -score
+        known = [v for v in columns if v is not None]
+        return (max(known) if complete and known else 0), columns, complete, total
 
-                def search(mem: NDArray[np.uint64]) -> int:
-                    return kernel.solve(mem, keys, values, current, mask, ply, weak)
+    def _narrow_parallel(
+        self,
+        position: Position,
+        guess: int | None,
+        weak: bool,
+        deadline: float | None,
+        max_nodes: int | None,
+        tracker: _Tracker,
+        lower: int | None = None,
+    ) -> tuple[int, bool, int]:
+        """The score by null-window searches, each searched by every thread, none
+        below ``lower``."""
 
-                score, complete, nodes = self._budgeted(search, deadline, max_nodes)
-        seconds = time.perf_counter() - start
-        self._count(nodes, seconds)
-        return SolveResult(
-            score if complete else None, column_scores, nodes, seconds, complete, weak
-        )
+        def window(alpha: int, beta: int, cap: int | None) -> tuple[int, bool, int]:
+            return self._parallel_window(position, alpha, beta, deadline, cap, tracker)
+
+        return _narrow(position, guess, weak, window, max_nodes, tracker, lower)
+
+    def _parallel_window(
+        self,
+        position: Position,
+        alpha: int,
+        beta: int,
+        deadline: float | None,
+        max_nodes: int | None,
+        tracker: _Tracker,
+    ) -> tuple[int, bool, int]:
+        """One window searched by every thread (Lazy SMP): ``(value, complete, nodes)``.
+
+        All threads search the same window on the shared table; thread ``k > 0``
+        breaks move-ordering ties its own way, so the threads part ways and fill
+        the table for each other. The first thread done sets the table's stop
+        flag (inside the kernel), which ends the others' searches. This thread
+        meanwhile reports progress and stops them all at the deadline or once
+        ``max_nodes`` are spent.
+        """
+        if any(position.is_winning_move(c) for c in position.legal_moves()):
+            return (position.size + 1 - position.ply) // 2, True, 0  # the kernel's precondition
+        kernel = active_backend()
+        memory = self._table()
+        table = memory.table
+        mems = [memory.thread(i) for i in range(self.threads)]
+        cap = (1 << 62) if max_nodes is None else max(0, max_nodes)
+        for index, mem in enumerate(mems):
+            mem[NODES] = 0
+            mem[ABORT] = 0
+            mem[LIMIT] = cap
+            mem[OPT_SIGNAL] = 1
+            mem[OPT_NOISE] = index
+            mem[NOISE_PLY] = position.ply + NOISE_DEPTH
+        table[T_STOP] = 0
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="connect4-solver")
+        found: list[int] = []
+        finished = threading.Event()
+        keys, values = self._book_keys, self._book_values
+        current, mask, ply = position.current, position.mask, position.ply
+
+        def work(mem: NDArray[np.uint64]) -> None:
+            try:
+                value = kernel.probe(mem, table, keys, values, current, mask, ply, alpha, beta)
+                if not mem[ABORT]:
+                    found.append(value)
+            finally:
+                finished.set()
+
+        futures: list[Future[None]] = [self._pool.submit(work, mem) for mem in mems]
+        tracker.window(alpha, beta)
+        try:
+            while not found:
+                finished.wait(PROGRESS_EVERY)
+                finished.clear()
+                if found or all(f.done() for f in futures):
+                    break  # a thread is done, or every thread stopped at the node cap
+                nodes = sum(int(mem[NODES]) for mem in mems)
+                now = time.perf_counter()
+                if nodes >= cap or (deadline is not None and now >= deadline):
+                    table[T_STOP] = 1
+                tracker.report(nodes)
+        finally:
+            table[T_STOP] = 1  # the others stop (also on an error or an interrupt here)
+            for future in futures:
+                future.result()
+            table[T_STOP] = 0
+            for mem in mems:
+                mem[OPT_SIGNAL] = 0
+                mem[OPT_NOISE] = 0
+        nodes = sum(int(mem[NODES]) for mem in mems)
+        tracker.done(nodes)
+        if found:
+            return found[0], True, nodes
+        return 0, False, nodes
 
     def probe(
         self,
@@ -448,18 +697,32 @@ class Solver:
         self.check(position)
         start = time.perf_counter()
         deadline = _deadline(start, max_seconds, deadline)
+        window = alpha + 1 if beta is None else beta
+        budget = max_nodes
+        if self.threads > 1:
+            budget = _least(max_nodes, self.parallel_after)
         with self._lock:
-            mem = self._table()
+            memory = self._table()
             if not self.reuse_table:
-                mem[GEN] += 1
-            value, complete, nodes = self._probe(position, alpha, beta, deadline, max_nodes)
+                next_generation(memory.table)
+            value, complete, nodes = self._probe(position, alpha, window, deadline, budget)
+            stopped_by_user = max_nodes is not None and nodes >= max_nodes
+            out_of_time = deadline is not None and time.perf_counter() >= deadline
+            if self.threads > 1 and not complete and not stopped_by_user and not out_of_time:
+                tracker = _Tracker(start, None, self.threads, nodes)
+                cap = None if max_nodes is None else max_nodes - nodes
+                value, complete, more = self._parallel_window(
+                    position, alpha, window, deadline, cap, tracker
+                )
+                nodes += more
         seconds = time.perf_counter() - start
         self._count(nodes, seconds)
         return ProbeResult(value if complete else None, nodes, seconds, complete)
 
     def run_batch(self, positions: list[Position], *, weak: bool = False) -> BatchResult:
         """Solve many positions in one kernel call: ``(scores, nodes, seconds)`` per
-        position, timed inside the kernel (no Python overhead per position).
+        position, timed inside the kernel (no Python overhead per position). One
+        thread searches, whatever ``threads`` says.
 
         >>> scores, nodes, seconds = Solver().run_batch([Position.from_moves("445566")])
         >>> scores, nodes
@@ -476,10 +739,11 @@ class Solver:
         nodes = np.zeros(n, dtype=np.uint64)
         ticks = np.zeros(n, dtype=np.uint64)
         with self._lock:
-            mem = self._table()
+            memory = self._table()
             start = time.perf_counter()
             kernel.batch(
-                mem,
+                memory.threads[0],
+                memory.table,
                 self._book_keys,
                 self._book_values,
                 currents,
@@ -506,10 +770,11 @@ class Solver:
         deadline: float | None,
         max_nodes: int | None,
     ) -> tuple[int, bool, int]:
-        """``(result, complete, nodes)`` of ``search(mem)`` within a node budget and a
-        deadline: the kernel stops at ``mem[LIMIT]`` nodes, so with a deadline it
-        runs in slices of about 0.1 s (the table keeps what each slice proved)."""
-        mem = self._table()
+        """``(result, complete, nodes)`` of ``search(mem)`` on thread 0's memory within
+        a node budget and a deadline: the kernel stops at ``mem[LIMIT]`` nodes, so
+        with a deadline it runs in slices of about 0.1 s (the table keeps what each
+        slice proved)."""
+        mem = self._table().threads[0]
         start = time.perf_counter()
         mem[NODES] = 0
         cap = (1 << 62) if max_nodes is None else max(0, int(max_nodes))
@@ -531,63 +796,119 @@ class Solver:
         self,
         position: Position,
         alpha: int,
-        beta: int | None,
+        beta: int,
         deadline: float | None,
         max_nodes: int | None,
     ) -> tuple[int, bool, int]:
-        """:meth:`probe` inside the lock: ``(value, complete, nodes)``."""
+        """One window on this thread, inside the lock: ``(value, complete, nodes)``."""
         if any(position.is_winning_move(c) for c in position.legal_moves()):
             return (position.size + 1 - position.ply) // 2, True, 0  # the kernel's precondition
         kernel = active_backend()
         keys, values = self._book_keys, self._book_values
         current, mask, ply = position.current, position.mask, position.ply
-        window = alpha + 1 if beta is None else beta
+        table = self._table().table
 
         def search(mem: NDArray[np.uint64]) -> int:
-            return kernel.probe(mem, keys, values, current, mask, ply, alpha, window)
+            return kernel.probe(mem, table, keys, values, current, mask, ply, alpha, beta)
 
         return self._budgeted(search, deadline, max_nodes)
 
-    def _narrow(
-        self,
-        position: Position,
-        guess: int | None,
-        deadline: float | None,
-        max_nodes: int | None,
-        lower: int | None = None,
-    ) -> tuple[int, bool, int]:
-        """The exact score by null-window searches, as the kernel's solve narrows it
-        (halving ``[lo, hi]``, biased toward 0) but testing ``guess`` and
-        ``guess - 1`` first, and nothing below ``lower``."""
-        size, ply = position.size, position.ply
-        lo = -((size - ply) // 2)
-        hi = (size + 1 - ply) // 2
-        if lower is not None:
-            lo = min(hi, max(lo, lower))
-        first = guess if guess is not None and lo <= guess < hi else None
-        total = 0
-        while lo < hi:
-            if first is not None and lo <= first < hi:
-                # the guess, then (when the score is at most the guess) one below it:
-                # right, that is two null-window searches
-                med, first = first, first - 1
-            else:
-                med = lo + (hi - lo) // 2
-                if med <= 0 and int(lo / 2) < med:
-                    med = int(lo / 2)
-                elif med >= 0 and int(hi / 2) > med:
-                    med = int(hi / 2)
-            budget = None if max_nodes is None else max(0, max_nodes - total)
-            value, complete, nodes = self._probe(position, med, None, deadline, budget)
-            total += nodes
-            if not complete:
-                return 0, False, total
-            if value <= med:
-                hi = value
-            else:
-                lo = value
-                first = None
-        return lo, True, total
+
+class _Tracker:
+    """What a running search reports to a progress hook: the window, the bounds
+    proved so far, the column being scored, and the nodes of finished windows."""
+
+    def __init__(self, start: float, hook: ProgressHook | None, threads: int, nodes: int) -> None:
+        self.start = start
+        self.hook = hook
+        self.threads = threads
+        self.nodes = nodes  # of every finished search of this call
+        self.alpha = self.beta = self.lower = self.upper = 0
+        self.column: int | None = None
+
+    def bounds(self, lower: int, upper: int) -> None:
+        """The score is known to be within ``[lower, upper]``."""
+        self.lower, self.upper = lower, upper
+
+    def window(self, alpha: int, beta: int) -> None:
+        """A window's search begins."""
+        self.alpha, self.beta = alpha, beta
+
+    def report(self, running: int) -> None:
+        """Call the hook, ``running`` nodes into the current window."""
+        if self.hook is not None:
+            nodes = self.nodes + running
+            seconds = time.perf_counter() - self.start
+            args = (self.alpha, self.beta, self.lower, self.upper, self.threads, self.column)
+            self.hook(SolveProgress(nodes, seconds, *args))
+
+    def done(self, nodes: int) -> None:
+        """A window's search ended after ``nodes`` nodes."""
+        self.nodes += nodes
+
+
+WindowSearch = Callable[[int, int, "int | None"], tuple[int, bool, int]]
+
+
+def _narrow(
+    position: Position,
+    guess: int | None,
+    weak: bool,
+    window: WindowSearch,
+    max_nodes: int | None,
+    tracker: _Tracker | None = None,
+    lower: int | None = None,
+) -> tuple[int, bool, int]:
+    """The exact score (its sign when ``weak``) by null-window searches
+    ``window(alpha, beta, node budget)``, narrowing ``[lo, hi]`` as the kernel's
+    solve does (halving, biased toward 0), but testing ``guess`` and ``guess - 1``
+    first when given (else ``lower``), and nothing below ``lower``, a proven lower
+    bound on the score: ``(score, complete, nodes)``."""
+    size, ply = position.size, position.ply
+    if any(position.is_winning_move(c) for c in position.legal_moves()):
+        return (1 if weak else (size + 1 - ply) // 2), True, 0
+    lo = -((size - ply) // 2)
+    hi = (size + 1 - ply) // 2
+    if weak:
+        lo, hi = -1, 1
+    if lower is not None:
+        bound = (lower > 0) - (lower < 0) if weak else lower
+        lo = min(hi, max(lo, bound))
+    if guess is None:
+        guess = lower
+    first = guess if guess is not None and not weak and lo <= guess < hi else None
+    total = 0
+    while lo < hi:
+        if first is not None and lo <= first < hi:
+            # the guess, then (when the score is at most the guess) one below it:
+            # right, that is two null-window searches
+            med, first = first, first - 1
+        else:
+            med = lo + (hi - lo) // 2
+            if med <= 0 and int(lo / 2) < med:
+                med = int(lo / 2)
+            elif med >= 0 and int(hi / 2) > med:
+                med = int(hi / 2)
+        if tracker is not None:
+            tracker.bounds(lo, hi)
+        budget = None if max_nodes is None else max(0, max_nodes - total)
+        value, complete, nodes = window(med, med + 1, budget)
+        total += nodes
+        if not complete:
+            return 0, False, total
+        if value <= med:
+            hi = value
+        else:
+            lo = value
+            first = None
+    if weak:
+        return (1 if lo > 0 else -1 if lo < 0 else 0), True, total
+    return lo, True, total
+
+
+def _least(limit: int | None, nodes: int) -> int:
+    """``nodes``, or ``limit`` when that is lower."""
+    return nodes if limit is None else min(limit, nodes)
 
 
 def _deadline(start: float, max_seconds: float | None, deadline: float | None) -> float | None:

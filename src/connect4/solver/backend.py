@@ -1,7 +1,8 @@
 """The one way into the solver kernel: its backend, chosen, warmed up and pooled here.
 
-A :class:`Backend` runs the kernel's searches on a solver memory ``mem`` (see
-:mod:`connect4.solver.layout`) and an opening book given as two arrays:
+A :class:`Backend` runs the kernel's searches on a thread's memory ``mem`` and a
+transposition ``table`` (see :mod:`connect4.solver.layout`; threads may share the
+table) and an opening book given as two arrays:
 
 ==========  ================================================================
 ``solve``   the exact score (or its sign) of a position that is not over
@@ -12,8 +13,10 @@ A :class:`Backend` runs the kernel's searches on a solver memory ``mem`` (see
 
 Every search stops once ``mem[NODES]`` reaches ``mem[LIMIT]`` and sets
 ``mem[ABORT]``: that node budget is how :class:`connect4.solver.Solver` keeps
-deadlines. Two backends implement it with the same compiled code and the
-same results, node for node:
+deadlines. A search also stops once ``table[T_STOP]`` is set (how the
+first thread of a Lazy SMP search stops the others). Every entry point runs
+outside the GIL, so Python threads search in parallel. Two backends implement
+it with the same compiled code and the same results, node for node:
 
 * the native kernel (:mod:`connect4.solver.native`): numba's code of the
   kernel cached as an object file and loaded without importing numba (fast
@@ -23,16 +26,18 @@ same results, node for node:
   next process.
 
 :func:`active_backend` chooses once per process; :func:`warm_up` loads every entry
-point. :data:`TABLES` keeps transposition tables for reuse, per board and
-table size, so the package allocates (and pages in) tens of megabytes once.
+point. :data:`TABLES` keeps search memories (a table and its threads' state)
+for reuse, per board and table size, so the package allocates (and pages in)
+tens of megabytes once.
 
 >>> kernel = warm_up()
 >>> kernel.name in ("native", "numba")
 True
->>> from connect4.solver.layout import new_memory
+>>> from connect4.solver.layout import new_memory, new_table
 >>> from connect4 import Position
 >>> p = Position.from_moves("44455554221")
->>> kernel.solve(new_memory(7, 6, 1 << 10), *NO_BOOK, p.current, p.mask, p.ply, False)
+>>> mem, table = new_memory(7, 6), new_table(7, 6, 1 << 16)
+>>> kernel.solve(mem, table, *NO_BOOK, p.current, p.mask, p.ply, False)
 -15
 """
 
@@ -48,7 +53,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from connect4.solver import native
-from connect4.solver.layout import TT0, new_memory
+from connect4.solver.layout import HDR as HEADER_WORDS, new_memory, new_table
 
 Memory = NDArray[np.uint64]
 NO_BOOK: tuple[NDArray[np.uint64], NDArray[np.int8]] = (
@@ -65,6 +70,7 @@ class Backend(Protocol):
     def solve(
         self,
         mem: Memory,
+        table: Memory,
         book_keys: NDArray[np.uint64],
         book_values: NDArray[np.int8],
         current: int,
@@ -76,6 +82,7 @@ class Backend(Protocol):
     def analyze(
         self,
         mem: Memory,
+        table: Memory,
         book_keys: NDArray[np.uint64],
         book_values: NDArray[np.int8],
         current: int,
@@ -88,6 +95,7 @@ class Backend(Protocol):
     def probe(
         self,
         mem: Memory,
+        table: Memory,
         book_keys: NDArray[np.uint64],
         book_values: NDArray[np.int8],
         current: int,
@@ -100,6 +108,7 @@ class Backend(Protocol):
     def batch(
         self,
         mem: Memory,
+        table: Memory,
         book_keys: NDArray[np.uint64],
         book_values: NDArray[np.int8],
         currents: NDArray[np.int64],
@@ -124,6 +133,7 @@ class NumbaBackend:
     def solve(
         self,
         mem: Memory,
+        table: Memory,
         book_keys: NDArray[np.uint64],
         book_values: NDArray[np.int8],
         current: int,
@@ -133,11 +143,12 @@ class NumbaBackend:
     ) -> int:
         """The exact score (or its sign when ``weak``); check ``mem[ABORT]`` afterwards."""
         cur, msk = np.uint64(current), np.uint64(mask)
-        return int(self.kernel.solve(mem, book_keys, book_values, cur, msk, ply, weak))
+        return int(self.kernel.solve(mem, table, book_keys, book_values, cur, msk, ply, weak))
 
     def analyze(
         self,
         mem: Memory,
+        table: Memory,
         book_keys: NDArray[np.uint64],
         book_values: NDArray[np.int8],
         current: int,
@@ -148,11 +159,12 @@ class NumbaBackend:
     ) -> None:
         """Fill ``out`` with every column's score."""
         cur, msk = np.uint64(current), np.uint64(mask)
-        self.kernel.analyze(mem, book_keys, book_values, cur, msk, ply, weak, out)
+        self.kernel.analyze(mem, table, book_keys, book_values, cur, msk, ply, weak, out)
 
     def probe(
         self,
         mem: Memory,
+        table: Memory,
         book_keys: NDArray[np.uint64],
         book_values: NDArray[np.int8],
         current: int,
@@ -163,11 +175,13 @@ class NumbaBackend:
     ) -> int:
         """One fail-soft search of ``(alpha, beta)``."""
         cur, msk = np.uint64(current), np.uint64(mask)
-        return int(self.kernel.probe(mem, book_keys, book_values, cur, msk, ply, alpha, beta))
+        args = (cur, msk, ply, alpha, beta)
+        return int(self.kernel.probe(mem, table, book_keys, book_values, *args))
 
     def batch(
         self,
         mem: Memory,
+        table: Memory,
         book_keys: NDArray[np.uint64],
         book_values: NDArray[np.int8],
         currents: NDArray[np.int64],
@@ -182,6 +196,7 @@ class NumbaBackend:
         """Solve many positions without limits, each timed inside the kernel."""
         self.kernel.solve_batch(
             mem,
+            table,
             book_keys,
             book_values,
             currents,
@@ -281,14 +296,15 @@ def _choose() -> Backend:
 
 def _exercise(kernel: Backend) -> None:
     """Run every entry point once on a tiny board (loads or compiles its code)."""
-    mem = new_memory(4, 4, 4)
+    mem, table = new_memory(4, 4), new_table(4, 4, 1 << 10)
     out = np.zeros(4, dtype=np.int64)
-    kernel.analyze(mem, *NO_BOOK, 0, 0, 15, False, out)
-    kernel.solve(mem, *NO_BOOK, 0, 0, 15, False)
-    kernel.probe(mem, *NO_BOOK, 0, 0, 15, 0, 1)
+    kernel.analyze(mem, table, *NO_BOOK, 0, 0, 15, False, out)
+    kernel.solve(mem, table, *NO_BOOK, 0, 0, 15, False)
+    kernel.probe(mem, table, *NO_BOOK, 0, 0, 15, 0, 1)
     one = np.zeros(1, dtype=np.int64)
     kernel.batch(
         mem,
+        table,
         *NO_BOOK,
         one,
         one.copy(),
@@ -316,8 +332,33 @@ def warm_up() -> Backend:
 
 
 # ---------------------------------------------------------------- tables
+class SearchMemory:
+    """A transposition table and the memories of the threads that search it: thread
+    0's, and more made on demand (:meth:`thread`) for a Lazy SMP search.
+
+    >>> memory = SearchMemory(7, 6, 1 << 16)
+    >>> len(memory.threads), memory.thread(2) is memory.threads[2]
+    (1, True)
+    """
+
+    def __init__(self, width: int, height: int, nbytes: int) -> None:
+        self.width = width
+        self.height = height
+        self.nbytes = nbytes
+        self.table = new_table(width, height, nbytes)
+        self.threads = [new_memory(width, height)]
+
+    def thread(self, index: int) -> Memory:
+        """Thread ``index``'s memory (made, with thread 0's options, when new)."""
+        while len(self.threads) <= index:
+            mem = new_memory(self.width, self.height)
+            mem[:HEADER_WORDS] = self.threads[0][:HEADER_WORDS]
+            self.threads.append(mem)
+        return self.threads[index]
+
+
 class TablePool:
-    """Solver memories (header, move lists, transposition table) kept for reuse.
+    """Search memories (a transposition table and its threads' state) kept for reuse.
 
     A table of tens of megabytes costs milliseconds to allocate and page in:
     :meth:`take` hands out a free one of the same board and table size when
@@ -325,58 +366,56 @@ class TablePool:
     kept per size, and ``keep_total`` in all: the least recently returned go
     first, so a server asked for many board sizes does not keep a table for
     each). A returned table keeps its entries: they are exact bounds
-    whatever the root, so a user may start warm with them (or bump ``mem[GEN]``
-    for a logically empty table).
+    whatever the root, so a user may start warm with them (or call
+    :func:`connect4.solver.layout.next_generation` for a logically empty table).
 
     >>> pool = TablePool()
-    >>> mem = pool.take(4, 4, 1 << 10)
-    >>> pool.give(mem)
-    >>> pool.take(4, 4, 1 << 10) is mem
+    >>> memory = pool.take(4, 4, 1 << 10)
+    >>> pool.give(memory)
+    >>> pool.take(4, 4, 1 << 10) is memory
     True
     """
 
     def __init__(self, keep: int = 2, keep_total: int = 4) -> None:
         self.keep = keep
         self.keep_total = keep_total
-        self._free: dict[tuple[int, int, int], list[Memory]] = {}
-        self._returned: list[Memory] = []  # every free table, least recently returned first
+        self._free: dict[tuple[int, int, int], list[SearchMemory]] = {}
+        self._returned: list[SearchMemory] = []  # every free one, least recently returned first
         self._lock = threading.Lock()
 
     @staticmethod
-    def _size(mem: Memory) -> tuple[int, int, int]:
-        from connect4.solver.layout import H_, W_
+    def _size(memory: SearchMemory) -> tuple[int, int, int]:
+        return memory.width, memory.height, memory.nbytes
 
-        return int(mem[W_]), int(mem[H_]), (len(mem) - TT0) // 2
-
-    def take(self, width: int, height: int, entries: int) -> Memory:
-        """A free table of this size from the pool, or a new one."""
+    def take(self, width: int, height: int, nbytes: int) -> SearchMemory:
+        """A free search memory of this board and table size from the pool, or a new one."""
         with self._lock:
-            free = self._free.get((width, height, entries))
+            free = self._free.get((width, height, nbytes))
             if free:
-                mem = free.pop()
-                self._returned = [m for m in self._returned if m is not mem]
-                return mem
-        return new_memory(width, height, entries)
+                memory = free.pop()
+                self._returned = [m for m in self._returned if m is not memory]
+                return memory
+        return SearchMemory(width, height, nbytes)
 
-    def give(self, mem: Memory) -> None:
-        """Return a table for the next user of its size (dropped if enough are kept)."""
+    def give(self, memory: SearchMemory) -> None:
+        """Return a search memory for the next user of its size (dropped if enough are kept)."""
         with self._lock:
-            free = self._free.setdefault(self._size(mem), [])
-            if len(free) < self.keep and all(m is not mem for m in free):
-                free.append(mem)
-                self._returned.append(mem)
+            free = self._free.setdefault(self._size(memory), [])
+            if len(free) < self.keep and all(m is not memory for m in free):
+                free.append(memory)
+                self._returned.append(memory)
             while len(self._returned) > self.keep_total:
                 oldest = self._returned.pop(0)
                 kept = self._free[self._size(oldest)]
                 kept[:] = [m for m in kept if m is not oldest]
 
     def free_tables(self) -> int:
-        """How many free tables the pool holds now."""
+        """How many free search memories the pool holds now."""
         with self._lock:
             return len(self._returned)
 
     def clear(self) -> None:
-        """Drop every free table (the next users start with new, empty ones)."""
+        """Drop every free search memory (the next users start with new, empty ones)."""
         with self._lock:
             self._free.clear()
             self._returned.clear()

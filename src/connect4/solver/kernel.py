@@ -2,19 +2,22 @@
 # mypy: disable-error-code="untyped-decorator"
 """The numba kernel of the perfect solver: negamax, alpha-beta, null-window search.
 
-Everything the search needs lives in one ``uint64`` array ``mem`` (its layout
-and :func:`new_memory` are in :mod:`connect4.solver.layout`), so the recursive
-search passes few arguments and allocates nothing per node.
+A search thread keeps its state in one ``uint64`` array ``mem`` (header:
+board constants, counters, limits, options; then its move lists) and probes
+a transposition table ``table`` that any number of threads share (layout,
+entry format and :func:`new_memory`/:func:`new_table` in
+:mod:`connect4.solver.layout`), so the recursive search passes few arguments
+and allocates nothing per node.
 
-A table entry is ``(key, data)``: ``key`` is the canonical position key
-``min(current + mask, mirror)`` (``current + mask`` with symmetry off) and
-``data`` packs the lower bound (bits 0-7, offset by 128), the upper bound
-(bits 8-15), the best column + 1 in the canonical orientation (bits 16-23,
-0 = none), the ply (bits 24-31) and the generation (bits 32-63). Entries come
-in buckets of two (32 bytes, within one cache line): slot 0 keeps the entry
-nearest the root, slot 1 the newest.
-An entry from another generation counts as empty, so a new search costs one
-increment of ``mem[GEN]`` instead of a clear of the table.
+An entry holds the lower and upper bound, the best column (canonical
+orientation) and the ply of a position, tagged by the position's hash residue
+and the generation: bucket and residue identify the key exactly. Entries come
+in buckets of two within one cache line: slot 0 keeps the entry nearest the
+root, slot 1 the newest. An entry from another generation counts as empty,
+so a new search costs one increment of ``table[T_GEN]`` instead of a clear.
+Table words are read and written whole (unordered atomics), and the
+``table[T_STOP]`` flag stops every search on the table (Lazy SMP: the first
+thread done stops the others, see :func:`_probe`).
 
 Scores follow Pons' convention (from the side to move's point of view; a
 larger absolute value is a faster end). Every node of the search
@@ -31,10 +34,11 @@ see :func:`connect4.core.bits.canonical_key`) and ``book_values`` (``int8`` exac
 inside the search at ``ply <= mem[BOOK_PLIES]``; pass empty arrays for no book.
 
 >>> from connect4 import Position
->>> mem = new_memory(7, 6, 1 << 16)
+>>> mem, table = new_memory(7, 6), new_table(7, 6, 1 << 20)
 >>> no_book = np.zeros(0, np.uint64), np.zeros(0, np.int8)
 >>> p = Position.from_moves("44455554221")
->>> solve(mem, *no_book, np.uint64(p.current), np.uint64(p.mask), p.ply, False), int(mem[NODES])
+>>> cur, msk = np.uint64(p.current), np.uint64(p.mask)
+>>> solve(mem, table, *no_book, cur, msk, p.ply, False), int(mem[NODES])
 (-15, 1)
 """
 
@@ -60,8 +64,8 @@ from connect4.solver.layout import (
     BOARD as BOARD,
     BOOK_PLIES as BOOK_PLIES,
     BOTTOM as BOTTOM,
-    GEN as GEN,
     H_ as H_,
+    HASH_MUL as HASH_MUL_INT,
     HDR as HDR,
     LAYOUT_VERSION as LAYOUT_VERSION,
     LIMIT as LIMIT,
@@ -69,18 +73,28 @@ from connect4.solver.layout import (
     MAXW as MAXW,
     MOVES as MOVES,
     NODES as NODES,
+    NOISE_PLY as NOISE_PLY,
     NONE_SCORE as NONE_SCORE,
     OPT_BUCKET as OPT_BUCKET,
     OPT_ETC as OPT_ETC,
     OPT_ETC_AFTER as OPT_ETC_AFTER,
+    OPT_NOISE as OPT_NOISE,
+    OPT_SIGNAL as OPT_SIGNAL,
     OPT_SYM as OPT_SYM,
     OPT_TTMOVE as OPT_TTMOVE,
     ORDER as ORDER,
-    TT0 as TT0,
-    TT_SHIFT as TT_SHIFT,
+    T_GBITS as T_GBITS,
+    T_GEN as T_GEN,
+    T_HDR as T_HDR,
+    T_KMASK as T_KMASK,
+    T_RBITS as T_RBITS,
+    T_STOP as T_STOP,
+    T_TAGSHIFT as T_TAGSHIFT,
+    T_WORDS as T_WORDS,
     UNKNOWN_SCORE as UNKNOWN_SCORE,
     W_ as W_,
     new_memory as new_memory,
+    new_table as new_table,
 )
 
 U1 = np.uint64(1)
@@ -88,11 +102,17 @@ U2 = np.uint64(2)
 U3 = np.uint64(3)
 U8 = np.uint64(8)
 U16 = np.uint64(16)
-U24 = np.uint64(24)
-U32 = np.uint64(32)
 UFF = np.uint64(0xFF)
-U128 = np.uint64(128)
-HASH_MUL = np.uint64(0x9E3779B97F4A7C15)
+HASH_MUL = np.uint64(HASH_MUL_INT)
+U6 = np.uint64(6)
+U7 = np.uint64(7)
+U32 = np.uint64(32)
+U56 = np.uint64(56)
+U12 = np.uint64(12)
+U18 = np.uint64(18)
+U63 = np.uint64(63)
+DATA_MASK = np.uint64((1 << 24) - 1)
+NOISE_MUL = np.uint64(0xD6E8FEB86659FD93)
 
 # board constants of a specialised search (0 = read them from the header)
 SPEC_W = 0
@@ -132,6 +152,32 @@ def st(typingctx, ptr, idx, value):  # type: ignore[no-untyped-def]
     def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
         base = builder.inttoptr(args[0], ir.IntType(64).as_pointer())
         builder.store(args[2], builder.gep(base, [args[1]]))
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def lda(typingctx, ptr, idx):  # type: ignore[no-untyped-def]
+    """``ptr[idx]`` read as one 64-bit word (an unordered atomic load: never torn,
+    never re-read) for words other threads write: the table, its stop flag."""
+    sig = types.uint64(types.intp, types.intp)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        base = builder.inttoptr(args[0], ir.IntType(64).as_pointer())
+        return builder.load_atomic(builder.gep(base, [args[1]]), "unordered", 8)
+
+    return sig, codegen
+
+
+@intrinsic
+def sta(typingctx, ptr, idx, value):  # type: ignore[no-untyped-def]
+    """``ptr[idx] = value`` written as one 64-bit word (an unordered atomic store)."""
+    sig = types.void(types.intp, types.intp, types.uint64)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        base = builder.inttoptr(args[0], ir.IntType(64).as_pointer())
+        builder.store_atomic(args[2], builder.gep(base, [args[1]]), "unordered", 8)
         return context.get_dummy_value()
 
     return sig, codegen
@@ -208,62 +254,107 @@ def _mirror_move(mv: np.uint64, c: int, width: int, h1: np.uint64) -> np.uint64:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _find(m: int, bidx: int, key: np.uint64, gen: np.uint64) -> int:
-    """The slot of ``key`` (this generation) in the bucket at ``bidx``, or -1."""
-    if ld(m, bidx) == key and (ld(m, bidx + 1) >> U32) == gen:
-        return bidx
-    if ld(m, bidx + 2) == key and (ld(m, bidx + 3) >> U32) == gen:
-        return bidx + 2
-    return -1
+def _address(t: int, key: np.uint64) -> tuple[int, np.uint64]:
+    """The bucket of ``key`` (an index into the table ``t``) and its tag: the residue
+    (the hash bits the bucket does not give) above the generation. Bucket and
+    residue identify the key exactly (see :mod:`connect4.solver.layout`)."""
+    h = (key * HASH_MUL) & ld(t, T_KMASK)
+    r = ld(t, T_RBITS)
+    bidx = T_HDR + 2 * np.int64(ld(t, T_WORDS)) * np.int64(h >> r)
+    tag = ((h & ((U1 << r) - U1)) << ld(t, T_GBITS)) | ld(t, T_GEN)
+    return bidx, tag
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _find(t: int, bidx: int, tag: np.uint64) -> tuple[int, int]:
+    """``(slot, data)`` of the entry tagged ``tag`` in the bucket at ``bidx``: its first
+    word and its 24 data bits (lower + 32, upper + 32 << 6, column + 1 << 12, ply << 18),
+    or ``(-1, -1)``. Two-word entries count only when both words carry the tag."""
+    shift = ld(t, T_TAGSHIFT)
+    if ld(t, T_WORDS) == 1:
+        w = lda(t, bidx)
+        if (w >> shift) == tag:
+            return bidx, np.int64(w & DATA_MASK)
+        w = lda(t, bidx + 1)
+        if (w >> shift) == tag:
+            return bidx + 1, np.int64(w & DATA_MASK)
+        return -1, -1
+    for slot in (bidx, bidx + 2):
+        w0 = lda(t, slot)
+        if (w0 >> shift) == tag:
+            w1 = lda(t, slot + 1)
+            if (w1 >> shift) == tag:
+                data = (
+                    (w0 & U63)
+                    | ((w1 & U63) << U6)
+                    | (((w0 >> U6) & U63) << U12)
+                    | (((w1 >> U6) & U63) << U18)
+                )
+                return slot, np.int64(data)
+    return -1, -1
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _store(
-    m: int,
+    t: int,
     bidx: int,
-    key: np.uint64,
-    gen: np.uint64,
+    tag: np.uint64,
     ply: int,
     lower: int,
     upper: int,
     col: int,
     two_slots: bool,
 ) -> None:
-    """Write bounds for ``key`` in the bucket at ``bidx``.
+    """Write bounds for the entry tagged ``tag`` in the bucket at ``bidx``.
 
     An entry of the same search is merged (bounds intersected). Otherwise, with
     ``two_slots``, slot 0 keeps the entry nearest the root (the most work
     saved) and slot 1 always takes the newest; without, slot 0 is overwritten.
+    Every word is written whole: a reader racing with this write sees the old
+    word or the new one.
     """
-    slot = _find(m, bidx, key, gen)
+    words = np.int64(ld(t, T_WORDS))
+    shift = ld(t, T_TAGSHIFT)
+    slot, old = _find(t, bidx, tag)
     if slot >= 0:
-        old = ld(m, slot + 1)
-        lower = max(lower, np.int64(old & UFF) - 128)
-        upper = min(upper, np.int64((old >> U8) & UFF) - 128)
+        lower = max(lower, (old & 63) - 32)
+        upper = min(upper, ((old >> 6) & 63) - 32)
         if col < 0:
-            col = np.int64((old >> U16) & UFF) - 1
+            col = ((old >> 12) & 63) - 1
     elif not two_slots:
         slot = bidx
     else:
-        d0 = ld(m, bidx + 1)
-        if (d0 >> U32) != gen:
-            slot = bidx
-        elif ply <= np.int64((d0 >> U24) & UFF):
-            st(m, bidx + 2, ld(m, bidx))  # the old deep entry moves to slot 1
-            st(m, bidx + 3, d0)
+        gmask = (U1 << ld(t, T_GBITS)) - U1
+        w0 = lda(t, bidx)
+        if ((w0 >> shift) & gmask) != (tag & gmask):
             slot = bidx
         else:
-            slot = bidx + 2
-    st(m, slot, key)
-    st(
-        m,
-        slot + 1,
-        np.uint64(lower + 128)
-        | (np.uint64(upper + 128) << U8)
-        | (np.uint64(col + 1) << U16)
-        | (np.uint64(ply) << U24)
-        | (gen << U32),
-    )
+            if words == 1:
+                ply0 = np.int64((w0 >> U18) & U63)
+            else:
+                ply0 = np.int64((lda(t, bidx + 1) >> U6) & U63)
+            if ply <= ply0:
+                for i in range(words):  # the old deep entry moves to slot 1
+                    sta(t, bidx + words + i, lda(t, bidx + i))
+                slot = bidx
+            else:
+                slot = bidx + words
+    low = np.uint64(lower + 32)
+    up = np.uint64(upper + 32)
+    c1 = np.uint64(col + 1)
+    p = np.uint64(ply)
+    if words == 1:
+        sta(t, slot, (tag << shift) | low | (up << U6) | (c1 << U12) | (p << U18))
+    else:
+        sta(t, slot, (tag << shift) | low | (c1 << U6))
+        sta(t, slot + 1, (tag << shift) | up | (p << U6))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _noise(key: np.uint64, thread: np.uint64, c: int) -> np.uint64:
+    """Pseudo-random bits per (position, helper thread, column): how a helper thread
+    of a Lazy SMP search reorders moves near the root (see :func:`negamax`)."""
+    return (key + thread * NOISE_MUL + np.uint64(c + 1) * HASH_MUL) * HASH_MUL
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -285,6 +376,7 @@ def _book_probe(bk: int, bv: int, nbook: int, key: np.uint64) -> int:
 @njit(cache=True, nogil=True)
 def negamax(
     m: int,
+    t: int,
     bk: int,
     bv: int,
     nbook: int,
@@ -299,12 +391,13 @@ def negamax(
     """Fail-soft alpha-beta: a score ``v`` with ``v <= alpha`` an upper bound,
     ``v >= beta`` a lower bound, otherwise exact. Returns 0 after an abort.
 
-    ``m`` points at ``mem``; ``bk``/``bv`` at the book's keys/values (``nbook`` of them);
-    ``mcur``/``mmask`` are ``current``/``mask`` mirrored left-right.
+    ``m`` points at this thread's ``mem``, ``t`` at the shared table; ``bk``/``bv`` at
+    the book's keys/values (``nbook`` of them); ``mcur``/``mmask`` are
+    ``current``/``mask`` mirrored left-right.
     """
     nodes = ld(m, NODES) + U1
     st(m, NODES, nodes)
-    if nodes >= ld(m, LIMIT):
+    if nodes >= ld(m, LIMIT) or lda(t, T_STOP) != 0:
         st(m, ABORT, U1)
         return 0
     if SPEC_W:
@@ -356,15 +449,12 @@ def negamax(
         if mkey < key:
             key = mkey
             mirrored = True
-    gen = ld(m, GEN)
-    shift = ld(m, TT_SHIFT)
-    bidx = TT0 + 4 * np.int64((key * HASH_MUL) >> shift)
+    bidx, tag = _address(t, key)
     tt_col = -1
-    slot = _find(m, bidx, key, gen)
+    slot, data = _find(t, bidx, tag)
     if slot >= 0:
-        data = ld(m, slot + 1)
-        tl = np.int64(data & UFF) - 128
-        tu = np.int64((data >> U8) & UFF) - 128
+        tl = (data & 63) - 32
+        tu = ((data >> 6) & 63) - 32
         if tl > alpha:
             alpha = tl
             if alpha >= beta:
@@ -373,7 +463,7 @@ def negamax(
             beta = tu
             if alpha >= beta:
                 return beta
-        tt_col = np.int64((data >> U16) & UFF) - 1
+        tt_col = ((data >> 12) & 63) - 1
         if tt_col >= 0 and mirrored:
             tt_col = width - 1 - tt_col
 
@@ -393,6 +483,9 @@ def negamax(
     base = MOVES + ply * MAXW
     n = 0
     use_ttmove = ld(m, OPT_TTMOVE) != 0
+    # a helper thread of a Lazy SMP search (mem[OPT_NOISE] = k > 0) orders the moves
+    # near the root its own way: random ties, threat counts jittered by up to 1.75
+    noise = ld(m, OPT_NOISE) if ply < np.int64(ld(m, NOISE_PLY)) else np.uint64(0)
     single = (nxt & (nxt - U1)) == 0
     mopp = mcur ^ mmask
     for i in range(width):
@@ -405,14 +498,20 @@ def negamax(
                 cmk = mopp + (mmask | _mirror_move(mv, c, width, h1))
                 if cmk < ck:
                     ck = cmk
-            prefetch(m, TT0 + 4 * np.int64((ck * HASH_MUL) >> shift))
+            prefetch(t, _address(t, ck)[0])
             if single:
                 s = np.uint64(0)  # a forced move: nothing to order
             elif use_ttmove and c == tt_col:
                 s = np.uint64(255)
             else:
                 s = popcount(winning_cells(current | mv, mask, h, wide, board))
-            v = (s << U16) | (np.uint64(255 - i) << U8) | np.uint64(c)
+            s <<= U2
+            tie = np.uint64(255 - i)
+            if noise:
+                x = _noise(key, noise, c)
+                s += (x >> U32) & U7
+                tie = x >> U56
+            v = (s << U16) | (tie << U8) | np.uint64(c)
             j = n
             while j > 0 and ld(m, base + j - 1) < v:
                 st(m, base + j, ld(m, base + j - 1))
@@ -432,10 +531,10 @@ def negamax(
                 cmk = mopp + (mmask | _mirror_move(mv, c, width, h1))
                 if cmk < ck:
                     ck = cmk
-            cslot = _find(m, TT0 + 4 * np.int64((ck * HASH_MUL) >> shift), ck, gen)
+            cb, ctag = _address(t, ck)
+            cslot, cd = _find(t, cb, ctag)
             if cslot >= 0:
-                cd = ld(m, cslot + 1)
-                cu = np.int64((cd >> U8) & UFF) - 128
+                cu = ((cd >> 6) & 63) - 32
                 if -cu >= beta:
                     return -cu
 
@@ -448,6 +547,7 @@ def negamax(
         mv = nxt & (colmask << (np.uint64(c) * h1))
         score = -negamax(
             m,
+            t,
             bk,
             bv,
             nbook,
@@ -473,11 +573,11 @@ def negamax(
     if mirrored and store_col >= 0:
         store_col = width - 1 - store_col
     if best >= beta:
-        _store(m, bidx, key, gen, ply, best, hi, store_col, two_slots)
+        _store(t, bidx, tag, ply, best, hi, store_col, two_slots)
     elif best > a0:
-        _store(m, bidx, key, gen, ply, best, best, store_col, two_slots)
+        _store(t, bidx, tag, ply, best, best, store_col, two_slots)
     else:
-        _store(m, bidx, key, gen, ply, lo, best, -1, two_slots)
+        _store(t, bidx, tag, ply, lo, best, -1, two_slots)
     return best
 
 
@@ -510,6 +610,7 @@ negamax_7x6 = _specialise(7, 6)  # the standard board: searched by this copy
 @njit(cache=True, nogil=True, inline="always")
 def _search(
     m: int,
+    t: int,
     bk: int,
     bv: int,
     nbook: int,
@@ -523,8 +624,8 @@ def _search(
 ) -> int:
     """:func:`negamax`, or its 7x6 copy on the standard board."""
     if ld(m, W_) == 7 and ld(m, H_) == 6:
-        return negamax_7x6(m, bk, bv, nbook, current, mask, mcur, mmask, ply, alpha, beta)
-    return negamax(m, bk, bv, nbook, current, mask, mcur, mmask, ply, alpha, beta)
+        return negamax_7x6(m, t, bk, bv, nbook, current, mask, mcur, mmask, ply, alpha, beta)
+    return negamax(m, t, bk, bv, nbook, current, mask, mcur, mmask, ply, alpha, beta)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -541,7 +642,15 @@ def _half(x: int) -> int:
 
 @njit(cache=True, nogil=True)
 def _solve(
-    m: int, bk: int, bv: int, nbook: int, current: np.uint64, mask: np.uint64, ply: int, weak: bool
+    m: int,
+    t: int,
+    bk: int,
+    bv: int,
+    nbook: int,
+    current: np.uint64,
+    mask: np.uint64,
+    ply: int,
+    weak: bool,
 ) -> int:
     """The exact score (or its sign when ``weak``) of a position that is not over.
 
@@ -573,7 +682,7 @@ def _solve(
             med = _half(lo)
         elif med >= 0 and _half(hi) > med:
             med = _half(hi)
-        r = _search(m, bk, bv, nbook, current, mask, mcur, mmask, ply, med, med + 1)
+        r = _search(m, t, bk, bv, nbook, current, mask, mcur, mmask, ply, med, med + 1)
         if ld(m, ABORT) != 0:
             return 0
         if r <= med:
@@ -588,6 +697,7 @@ def _solve(
 @njit(cache=True, nogil=True)
 def _analyze(
     m: int,
+    t: int,
     bk: int,
     bv: int,
     nbook: int,
@@ -622,7 +732,7 @@ def _analyze(
         elif ply + 1 >= size:
             r = 0
         else:
-            r = -_solve(m, bk, bv, nbook, current ^ mask, mask | mv, ply + 1, weak)
+            r = -_solve(m, t, bk, bv, nbook, current ^ mask, mask | mv, ply + 1, weak)
             if ld(m, ABORT) != 0:
                 r = UNKNOWN_SCORE
         st(out, c, np.uint64(r))
@@ -631,6 +741,7 @@ def _analyze(
 @njit(cache=True, nogil=True)
 def _probe(
     m: int,
+    t: int,
     bk: int,
     bv: int,
     nbook: int,
@@ -641,12 +752,18 @@ def _probe(
     beta: int,
 ) -> int:
     """One fail-soft :func:`negamax` search of ``(alpha, beta)`` (a null window when
-    ``beta = alpha + 1``). The side to move must not be able to win at once."""
+    ``beta = alpha + 1``). The side to move must not be able to win at once.
+
+    With ``mem[OPT_SIGNAL]`` set, a search that completes sets the table's stop
+    flag: the other threads of a Lazy SMP search on the same table stop."""
     width = np.int64(ld(m, W_))
     h1 = ld(m, H_) + U1
     mcur = mirror_key(current, width, h1)
     mmask = mirror_key(mask, width, h1)
-    return _search(m, bk, bv, nbook, current, mask, mcur, mmask, ply, alpha, beta)
+    r = _search(m, t, bk, bv, nbook, current, mask, mcur, mmask, ply, alpha, beta)
+    if ld(m, OPT_SIGNAL) != 0 and ld(m, ABORT) == 0:
+        sta(t, T_STOP, U1)
+    return r
 
 
 @intrinsic
@@ -665,6 +782,7 @@ def cycles(typingctx):  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True)
 def _solve_batch(
     m: int,
+    t: int,
     bk: int,
     bv: int,
     nbook: int,
@@ -685,12 +803,13 @@ def _solve_batch(
     with the batch's wall time)."""
     for i in range(n):
         start = cycles()
-        if new_generation:
-            st(m, GEN, ld(m, GEN) + U1)
+        if new_generation:  # as layout.next_generation
+            top = (U1 << ld(t, T_GBITS)) - U1
+            st(t, T_GEN, ld(t, T_GEN) % top + U1)
         st(m, NODES, np.uint64(0))
         st(m, ABORT, np.uint64(0))
         st(m, LIMIT, U1 << np.uint64(63))
-        r = _solve(m, bk, bv, nbook, ld(currents, i), ld(masks, i), np.int64(ld(plies, i)), weak)
+        r = _solve(m, t, bk, bv, nbook, ld(currents, i), ld(masks, i), np.int64(ld(plies, i)), weak)
         st(scores, i, np.uint64(r))
         st(ticks, i, cycles() - start)
         st(nodes, i, ld(m, NODES))
@@ -700,6 +819,7 @@ def _solve_batch(
 @njit(cache=True, nogil=True)
 def solve(
     mem: np.ndarray,
+    table: np.ndarray,
     book_keys: np.ndarray,
     book_values: np.ndarray,
     current: np.uint64,
@@ -710,6 +830,7 @@ def solve(
     """The exact score (or its sign when ``weak``) of a position that is not over."""
     return _solve(
         mem.ctypes.data,
+        table.ctypes.data,
         book_keys.ctypes.data,
         book_values.ctypes.data,
         book_keys.shape[0],
@@ -723,6 +844,7 @@ def solve(
 @njit(cache=True, nogil=True)
 def analyze(
     mem: np.ndarray,
+    table: np.ndarray,
     book_keys: np.ndarray,
     book_values: np.ndarray,
     current: np.uint64,
@@ -735,6 +857,7 @@ def analyze(
     (``NONE_SCORE`` when full, ``UNKNOWN_SCORE`` when a limit stopped the search)."""
     _analyze(
         mem.ctypes.data,
+        table.ctypes.data,
         book_keys.ctypes.data,
         book_values.ctypes.data,
         book_keys.shape[0],
@@ -749,6 +872,7 @@ def analyze(
 @njit(cache=True, nogil=True)
 def probe(
     mem: np.ndarray,
+    table: np.ndarray,
     book_keys: np.ndarray,
     book_values: np.ndarray,
     current: np.uint64,
@@ -760,6 +884,7 @@ def probe(
     """:func:`_probe` on arrays: one search of ``(alpha, beta)``."""
     return _probe(
         mem.ctypes.data,
+        table.ctypes.data,
         book_keys.ctypes.data,
         book_values.ctypes.data,
         book_keys.shape[0],
@@ -774,6 +899,7 @@ def probe(
 @njit(cache=True, nogil=True)
 def solve_batch(
     mem: np.ndarray,
+    table: np.ndarray,
     book_keys: np.ndarray,
     book_values: np.ndarray,
     currents: np.ndarray,
@@ -788,6 +914,7 @@ def solve_batch(
     """:func:`_solve_batch` on arrays (all of 64-bit integers)."""
     _solve_batch(
         mem.ctypes.data,
+        table.ctypes.data,
         book_keys.ctypes.data,
         book_values.ctypes.data,
         book_keys.shape[0],
@@ -816,10 +943,10 @@ _NATIVE_OPTIONS: dict[str, Any] = {
 _I = "int64"
 NATIVE_SIGNATURES = {
     "version": "int64()",
-    "solve": f"int64({_I}, {_I}, {_I}, {_I}, uint64, uint64, {_I}, {_I})",
-    "analyze": f"int64({_I}, {_I}, {_I}, {_I}, uint64, uint64, {_I}, {_I}, {_I})",
-    "probe": f"int64({_I}, {_I}, {_I}, {_I}, uint64, uint64, {_I}, {_I}, {_I})",
-    "batch": f"int64({', '.join([_I] * 13)})",
+    "solve": f"int64({_I}, {_I}, {_I}, {_I}, {_I}, uint64, uint64, {_I}, {_I})",
+    "analyze": f"int64({_I}, {_I}, {_I}, {_I}, {_I}, uint64, uint64, {_I}, {_I}, {_I})",
+    "probe": f"int64({_I}, {_I}, {_I}, {_I}, {_I}, uint64, uint64, {_I}, {_I}, {_I})",
+    "batch": f"int64({', '.join([_I] * 14)})",
 }
 
 
@@ -831,15 +958,24 @@ def native_version() -> int:
 
 @njit(**_NATIVE_OPTIONS)
 def native_solve(
-    m: int, bk: int, bv: int, nbook: int, current: np.uint64, mask: np.uint64, ply: int, weak: int
+    m: int,
+    t: int,
+    bk: int,
+    bv: int,
+    nbook: int,
+    current: np.uint64,
+    mask: np.uint64,
+    ply: int,
+    weak: int,
 ) -> int:
     """:func:`_solve` as a native entry point."""
-    return _solve(m, bk, bv, nbook, current, mask, ply, weak != 0)
+    return _solve(m, t, bk, bv, nbook, current, mask, ply, weak != 0)
 
 
 @njit(**_NATIVE_OPTIONS)
 def native_analyze(
     m: int,
+    t: int,
     bk: int,
     bv: int,
     nbook: int,
@@ -850,13 +986,14 @@ def native_analyze(
     out: int,
 ) -> int:
     """:func:`_analyze` as a native entry point (returns 0)."""
-    _analyze(m, bk, bv, nbook, current, mask, ply, weak != 0, out)
+    _analyze(m, t, bk, bv, nbook, current, mask, ply, weak != 0, out)
     return 0
 
 
 @njit(**_NATIVE_OPTIONS)
 def native_probe(
     m: int,
+    t: int,
     bk: int,
     bv: int,
     nbook: int,
@@ -867,12 +1004,13 @@ def native_probe(
     beta: int,
 ) -> int:
     """:func:`_probe` as a native entry point."""
-    return _probe(m, bk, bv, nbook, current, mask, ply, alpha, beta)
+    return _probe(m, t, bk, bv, nbook, current, mask, ply, alpha, beta)
 
 
 @njit(**_NATIVE_OPTIONS)
 def native_batch(
     m: int,
+    t: int,
     bk: int,
     bv: int,
     nbook: int,
@@ -889,6 +1027,7 @@ def native_batch(
     """:func:`_solve_batch` as a native entry point (returns 0)."""
     _solve_batch(
         m,
+        t,
         bk,
         bv,
         nbook,

@@ -1,14 +1,47 @@
-"""The solver's memory: one ``uint64`` array holding header, move lists and table.
+"""The solver's memory: per-thread search state and one shared transposition table.
 
 This module has no numba import, so code that only needs the layout (the
 :class:`~connect4.solver.Solver` set-up, the native kernel of
 :mod:`connect4.solver.native`) starts fast.
 
+A search thread owns a ``mem`` array (:func:`new_memory`); every thread of a
+solver shares one ``table`` array (:func:`new_table`):
+
 ======================  =======================================================
 ``mem[0:HDR]``          header: board constants, counters, limits, options
-``mem[MOVES:TT0]``      move lists, one row of ``MAXW`` words per ply
-``mem[TT0:]``           transposition table, two words per entry
+``mem[MOVES:]``         move lists, one row of ``MAXW`` words per ply
+``table[0:T_HDR]``      table header: generation, stop flag, entry format
+``table[T_HDR:]``       buckets of two entries, each entry one or two words
 ======================  =======================================================
+
+**Entry addressing.** A position's key ``k`` (``current + mask``, or its mirror)
+has at most ``B = width * (height + 1)`` bits. The table hashes it with a
+bijection of the ``B``-bit integers, ``h = k * HASH_MUL mod 2^B`` (an odd
+multiplier), takes the bucket from the top ``n`` bits of ``h`` (``2^n``
+buckets) and stores the other ``B - n`` bits (the *residue*). Bucket and
+residue give ``h`` back, hence the key: a match is exact, never a partial-key
+guess, and no key needs storing in full. (Pons and Steininger get the same
+from the Chinese remainder theorem with a prime number of entries; a
+multiplicative bijection keeps the power-of-two size and costs no division.)
+
+**Entry format.** 24 bits of data: lower bound + 32 (bits 0-5), upper bound
++ 32 (bits 6-11), best column + 1 in the canonical orientation (12-17, 0 =
+none) and ply (18-23); then a *tag*: the residue and the generation.
+
+* *packed* (``table[T_WORDS] == 1``): one word per entry, ``tag << 24 | data``,
+  when the residue leaves at least :data:`GEN_BITS_MIN` bits of generation
+  (7x6 from 512 KB on). An entry is written and read as one 64-bit word.
+* *two words* (``table[T_WORDS] == 2``, larger boards): each word carries
+  the whole tag and half the data (``lower | column << 6`` and
+  ``upper | ply << 6``, tag above bit 12). A reader takes an entry only when
+  both words carry its tag: words of two writers racing on the same entry
+  then belong to the same position, and their bounds are true bounds of it.
+
+So the score is exact with any number of threads writing at once. The
+generation (``table[T_GEN]``, between 1 and ``2^gbits - 1``) makes a new
+search find an empty table without clearing it; the zero word never matches.
+After ``2^gbits - 1`` generations old entries count again: they are true
+bounds of their positions, so only node counts can change.
 
 :data:`LAYOUT_VERSION` is a hash of these constants and of the bitboard
 helpers the kernel compiles (:mod:`connect4.core.bits`). The kernel compiles it
@@ -16,9 +49,14 @@ in, and code compiled for another version is never run: numba's cache is
 dropped (:mod:`connect4.solver.kernel`) and a native kernel file refused
 (:mod:`connect4.solver.native`). Edit a constant here and nothing else.
 
->>> mem = new_memory(7, 6, 1 << 10)
->>> int(mem[W_]), int(mem[H_]), int(mem[GEN]), len(mem) == TT0 + 2 * 1024
-(7, 6, 1, True)
+>>> mem = new_memory(7, 6)
+>>> int(mem[W_]), int(mem[H_]), len(mem) == MEM_WORDS
+(7, 6, True)
+>>> table = new_table(7, 6, 1 << 20)
+>>> int(table[T_WORDS]), int(table[T_GEN]), table_entries(table)
+(1, 1, 131072)
+>>> int(new_table(8, 7, 1 << 20)[T_WORDS])
+2
 """
 
 from __future__ import annotations
@@ -31,12 +69,13 @@ from numpy.typing import NDArray
 from connect4.core import bits
 from connect4.core.position import board_mask, bottom_mask
 
+# ---------------------------------------------------------------- per-thread memory
 W_ = 0  # width
 H_ = 1  # height
 BOTTOM = 2  # a 1 in the bottom cell of every column
 BOARD = 3  # a 1 in every playable cell
-TT_SHIFT = 4  # 64 - log2(table entries): the index is the hash's top bits
-GEN = 5  # current generation (>= 1)
+OPT_SIGNAL = 4  # 1: a probe that completes sets the table's stop flag (Lazy SMP)
+NOISE_PLY = 5  # OPT_NOISE applies at plies below this
 NODES = 6  # nodes searched since the counter was reset
 LIMIT = 7  # abort once NODES reaches this
 ABORT = 8  # 1 once the search was aborted
@@ -46,32 +85,48 @@ OPT_TTMOVE = 11  # 1: search the table's best move first
 OPT_ETC = 12  # enhanced transposition cut-off at nodes with >= this many empty cells (0 = off)
 OPT_BUCKET = 13  # 1: two-slot buckets (nearest-root + newest); 0: one slot, always replace
 OPT_ETC_AFTER = 14  # ETC only once the search has visited this many nodes
+OPT_NOISE = 15  # 0: plain move order; k > 0: helper thread k jitters it (below NOISE_PLY)
 ORDER = 16  # columns centre first (MAXW words)
 HDR = 64
 MAXW = 32
 MAXPLY = 64
 MOVES = HDR
-TT0 = MOVES + MAXW * MAXPLY
+MEM_WORDS = MOVES + MAXW * MAXPLY
+
+# ---------------------------------------------------------------- shared table
+T_GEN = 0  # current generation, 1 .. 2^gbits - 1
+T_STOP = 1  # 1: every search on this table stops (the first Lazy SMP thread done)
+T_WORDS = 2  # words per entry: 1 (packed) or 2
+T_RBITS = 3  # residue bits stored per entry: B - n (at least 0)
+T_GBITS = 4  # generation bits stored per entry
+T_KMASK = 5  # 2^B - 1: the hash is taken modulo 2^B
+T_TAGSHIFT = 6  # the tag starts at this bit: 24 (packed) or 12 (two words)
+T_BUCKETS = 7  # number of buckets (a power of two)
+T_HDR = 8  # one cache line: the buckets that follow stay inside lines
+DATA_BITS = 24
+GEN_BITS_MIN = 6  # the packed format needs this many generation bits
+HASH_MUL = 0x9E3779B97F4A7C15
 
 NONE_SCORE = -1000  # analyze: full column
 UNKNOWN_SCORE = -999  # analyze: stopped by a limit
 
 
-def new_memory(width: int, height: int, tt_entries: int) -> NDArray[np.uint64]:
-    """A zeroed ``mem`` array for a board and a table of ``tt_entries`` (a power of 2)."""
-    if tt_entries & (tt_entries - 1) or tt_entries < 4:
-        raise ValueError("tt_entries must be a power of two >= 4")
-    size = TT0 + 2 * tt_entries
-    raw = np.zeros(size + 8, dtype=np.uint64)
-    skip = (-raw.ctypes.data % 64) // 8  # buckets must not straddle cache lines
-    mem = raw[skip : skip + size]
-    mem.fill(0)  # touch every page now, not during the first searches
+def _aligned(words: int) -> NDArray[np.uint64]:
+    """A zeroed ``uint64`` array starting on a 64-byte boundary, every page touched."""
+    raw = np.zeros(words + 8, dtype=np.uint64)
+    skip = (-raw.ctypes.data % 64) // 8
+    array = raw[skip : skip + words]
+    array.fill(0)  # touch every page now, not during the first searches
+    return array
+
+
+def new_memory(width: int, height: int) -> NDArray[np.uint64]:
+    """A search thread's ``mem``: the board's header and empty move lists."""
+    mem = _aligned(MEM_WORDS)
     mem[W_] = width
     mem[H_] = height
     mem[BOTTOM] = bottom_mask(width, height)
     mem[BOARD] = board_mask(width, height)
-    mem[TT_SHIFT] = 64 - (tt_entries.bit_length() - 2)  # two entries per bucket
-    mem[GEN] = 1
     mem[LIMIT] = 1 << 63
     mem[OPT_SYM] = 1
     mem[OPT_TTMOVE] = 1
@@ -79,6 +134,58 @@ def new_memory(width: int, height: int, tt_entries: int) -> NDArray[np.uint64]:
     for i, c in enumerate(bits.centre_order(width)):
         mem[ORDER + i] = c
     return mem
+
+
+def table_format(width: int, height: int, nbytes: int) -> tuple[int, int, int, int]:
+    """``(words per entry, buckets, residue bits, generation bits)`` of the largest
+    table within ``nbytes`` for a board: packed entries when they fit.
+
+    >>> table_format(7, 6, 64 << 20)  # 8 M packed entries: 27 residue bits
+    (1, 4194304, 27, 13)
+    >>> table_format(8, 7, 64 << 20)  # 64-bit keys: two words per entry
+    (2, 2097152, 43, 9)
+    """
+    key_bits = width * (height + 1)
+    for words in (1, 2):
+        buckets = 1 << ((nbytes // (16 * words)).bit_length() - 1) if nbytes >= 16 * words else 0
+        if buckets < 2:
+            continue
+        rbits = max(0, key_bits - (buckets.bit_length() - 1))
+        gbits = 64 - (DATA_BITS if words == 1 else DATA_BITS // 2) - rbits
+        if gbits >= (GEN_BITS_MIN if words == 1 else 1):
+            return words, buckets, rbits, min(gbits, 32)
+    raise ValueError(f"a {nbytes}-byte table is too small for a {width}x{height} board")
+
+
+def new_table(width: int, height: int, nbytes: int) -> NDArray[np.uint64]:
+    """An empty transposition table of at most ``nbytes`` for a board (generation 1)."""
+    words, buckets, rbits, gbits = table_format(width, height, nbytes)
+    table = _aligned(T_HDR + 2 * words * buckets)
+    table[T_GEN] = 1
+    table[T_WORDS] = words
+    table[T_RBITS] = rbits
+    table[T_GBITS] = gbits
+    table[T_KMASK] = (1 << (width * (height + 1))) - 1
+    table[T_TAGSHIFT] = DATA_BITS if words == 1 else DATA_BITS // 2
+    table[T_BUCKETS] = buckets
+    return table
+
+
+def table_entries(table: NDArray[np.uint64]) -> int:
+    """How many entries ``table`` holds (two per bucket)."""
+    return 2 * int(table[T_BUCKETS])
+
+
+def next_generation(table: NDArray[np.uint64]) -> None:
+    """Make every entry of ``table`` count as empty (one increment, wrapping past 0).
+
+    >>> t = new_table(4, 4, 1 << 12)
+    >>> t[T_GEN] = (1 << int(t[T_GBITS])) - 1
+    >>> next_generation(t); int(t[T_GEN])
+    1
+    """
+    top = (1 << int(table[T_GBITS])) - 1
+    table[T_GEN] = int(table[T_GEN]) % top + 1
 
 
 def _version() -> int:

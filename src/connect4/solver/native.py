@@ -35,9 +35,9 @@ this module, or the user's cache directory when that is not usable).
 >>> Solver(7, 6, 1).solve(p)  # the first Solver of a machine writes the file
 -15
 >>> native = load(cache_dirs())
->>> mem = layout.new_memory(7, 6, 1 << 10)
+>>> mem, table = layout.new_memory(7, 6), layout.new_table(7, 6, 1 << 16)
 >>> no_book = np.zeros(0, np.uint64), np.zeros(0, np.int8)
->>> native.solve(mem, *no_book, p.current, p.mask, p.ply, False)
+>>> native.solve(mem, table, *no_book, p.current, p.mask, p.ply, False)
 -15
 """
 
@@ -60,7 +60,7 @@ from numpy.typing import NDArray
 from connect4.solver import cache
 from connect4.solver.layout import LAYOUT_VERSION
 
-FORMAT = 2  # bump when the file layout or the entry points' arguments change
+FORMAT = 3  # bump when the file layout or the entry points' arguments change
 ENTRY_POINTS = ("version", "solve", "analyze", "probe", "batch")
 # numba settings that change the code it generates
 _NUMBA_CODEGEN_VARS = ("NUMBA_OPT", "NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES", "NUMBA_BOUNDSCHECK")
@@ -73,14 +73,14 @@ _i64 = ctypes.c_int64
 _u64 = ctypes.c_uint64
 _RESULT = ctypes.POINTER(_i64)
 _EXCEPTION_INFO = ctypes.POINTER(ctypes.c_void_p)
-_HEAD = (_RESULT, _EXCEPTION_INFO, _i64, _i64, _i64, _i64, _u64, _u64, _i64)
+_HEAD = (_RESULT, _EXCEPTION_INFO, _i64, _i64, _i64, _i64, _i64, _u64, _u64, _i64)
 # numba's calling convention: status = f(&result, &exception_info, arguments...)
 _TYPES = {
     "version": ctypes.CFUNCTYPE(ctypes.c_int32, _RESULT, _EXCEPTION_INFO),
     "solve": ctypes.CFUNCTYPE(ctypes.c_int32, *_HEAD, _i64),
     "analyze": ctypes.CFUNCTYPE(ctypes.c_int32, *_HEAD, _i64, _i64),
     "probe": ctypes.CFUNCTYPE(ctypes.c_int32, *_HEAD, _i64, _i64),
-    "batch": ctypes.CFUNCTYPE(ctypes.c_int32, _RESULT, _EXCEPTION_INFO, *[_i64] * 13),
+    "batch": ctypes.CFUNCTYPE(ctypes.c_int32, _RESULT, _EXCEPTION_INFO, *[_i64] * 14),
 }
 
 
@@ -120,6 +120,7 @@ class NativeKernel:
     def solve(
         self,
         mem: NDArray[np.uint64],
+        table: NDArray[np.uint64],
         book_keys: NDArray[np.uint64],
         book_values: NDArray[np.int8],
         current: int,
@@ -128,12 +129,13 @@ class NativeKernel:
         weak: bool,
     ) -> int:
         """The exact score (or its sign when ``weak``); check ``mem[ABORT]`` afterwards."""
-        head = _head(mem, book_keys, book_values, current, mask, ply)
+        head = _head(mem, table, book_keys, book_values, current, mask, ply)
         return self._call("solve", *head, int(weak))
 
     def analyze(
         self,
         mem: NDArray[np.uint64],
+        table: NDArray[np.uint64],
         book_keys: NDArray[np.uint64],
         book_values: NDArray[np.int8],
         current: int,
@@ -143,12 +145,13 @@ class NativeKernel:
         out: NDArray[np.int64],
     ) -> None:
         """Fill ``out`` with every column's score, as ``kernel.analyze`` does."""
-        head = _head(mem, book_keys, book_values, current, mask, ply)
+        head = _head(mem, table, book_keys, book_values, current, mask, ply)
         self._call("analyze", *head, int(weak), _pointer(out, np.int64, "out"))
 
     def probe(
         self,
         mem: NDArray[np.uint64],
+        table: NDArray[np.uint64],
         book_keys: NDArray[np.uint64],
         book_values: NDArray[np.int8],
         current: int,
@@ -158,12 +161,13 @@ class NativeKernel:
         beta: int,
     ) -> int:
         """One fail-soft search of ``(alpha, beta)``, as ``kernel.probe`` does."""
-        head = _head(mem, book_keys, book_values, current, mask, ply)
+        head = _head(mem, table, book_keys, book_values, current, mask, ply)
         return self._call("probe", *head, alpha, beta)
 
     def batch(
         self,
         mem: NDArray[np.uint64],
+        table: NDArray[np.uint64],
         book_keys: NDArray[np.uint64],
         book_values: NDArray[np.int8],
         currents: NDArray[np.int64],
@@ -183,6 +187,7 @@ class NativeKernel:
         self._call(
             "batch",
             _pointer(mem, u64, "mem"),
+            _pointer(table, u64, "table"),
             _pointer(book_keys, u64, "book_keys"),
             _pointer(book_values, np.int8, "book_values"),
             len(book_keys),
@@ -217,6 +222,7 @@ def _pointer(array: NDArray[np.generic], dtype: type[np.generic], name: str) -> 
 
 def _head(
     mem: NDArray[np.uint64],
+    table: NDArray[np.uint64],
     book_keys: NDArray[np.uint64],
     book_values: NDArray[np.int8],
     current: int,
@@ -226,6 +232,7 @@ def _head(
     """The arguments every entry starts with: the arrays as pointers, then the position."""
     pointers = (
         _pointer(mem, np.uint64, "mem"),
+        _pointer(table, np.uint64, "table"),
         _pointer(book_keys, np.uint64, "book_keys"),
         _pointer(book_values, np.int8, "book_values"),
     )
