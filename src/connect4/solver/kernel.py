@@ -86,7 +86,9 @@ from connect4.solver.layout import (
 U1 = np.uint64(1)
 U2 = np.uint64(2)
 U3 = np.uint64(3)
+U5 = np.uint64(5)
 U8 = np.uint64(8)
+U12 = np.uint64(12)
 U16 = np.uint64(16)
 U24 = np.uint64(24)
 U32 = np.uint64(32)
@@ -446,8 +448,9 @@ def negamax(
     bidx = TT0 + 4 * np.int64((key * HASH_MUL) >> shift)
     prefetch(m, bidx)
 
-    # score the moves; a move after which the opponent cannot stop our next
-    # stone from winning ends the search (the best score left: ``hi``)
+    # score the moves (threats they make, centre first among equals); a move
+    # after which the opponent cannot stop our next stone from winning ends the
+    # search (the best score left: ``hi``)
     base = MOVES + ply * MAXW
     n = 0
     mopp = mcur ^ mmask
@@ -456,7 +459,8 @@ def negamax(
         mv = nxt & (colmask << (np.uint64(c) * h1))
         if mv:
             ours = winning_cells(current | mv, mask | mv, h, wide, board)
-            cposs = ((mask | mv) + bottom) & board
+            cplay = ((mask | mv) + bottom) & board
+            cposs = cplay
             cforced = cposs & ours
             if cforced:
                 if cforced & (cforced - U1):
@@ -471,7 +475,15 @@ def negamax(
                 if cmk < ck:
                     ck = cmk
             prefetch(m, TT0 + 4 * np.int64((ck * HASH_MUL) >> shift))
-            s = popcount(ours)
+            # our threats that are not directly above one of the opponent's,
+            # weighted by how soon they become playable
+            useful = ours & ~(opp_win << U1)
+            above = (cplay << U1) & board
+            s = (
+                U12 * popcount(useful & above)
+                + U5 * popcount(useful & (above << U1))
+                + U3 * popcount(useful)
+            )
             v = (s << U16) | (np.uint64(255 - i) << U8) | np.uint64(c)
             j = n
             while j > 0 and ld(m, base + j - 1) < v:
