@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from connect4.core.position import Position
+from connect4.core.position import Position, board_mask, bottom_mask
 from connect4.solver import (
     Solver,
     SolverError,
@@ -112,7 +112,10 @@ def random_position(rng: random.Random, width: int, height: int, plies: int) -> 
     return None if position.is_over() else position
 
 
-@pytest.mark.parametrize(("width", "height", "min_ply"), [(4, 4, 0), (5, 4, 7), (6, 4, 12)])
+@pytest.mark.parametrize(
+    ("width", "height", "min_ply"),
+    [(4, 4, 0), (5, 4, 7), (6, 4, 12), (4, 5, 6), (5, 5, 11), (6, 5, 17), (4, 6, 10)],
+)
 def test_small_boards_match_exhaustive_minimax(width: int, height: int, min_ply: int) -> None:
     rng = random.Random(width * 100 + height)
     small = Solver(width, height, 4)
@@ -141,6 +144,75 @@ def test_small_boards_match_exhaustive_minimax(width: int, height: int, min_ply:
             assert score == child_score, (position.moves, column)
         weak = small.solve(position, weak=True)
         assert weak == (expected > 0) - (expected < 0)
+        checked += 1
+
+
+# ---------------------------------------------------------------- static rules of the search
+def evens_bound(position: Position) -> int | None:
+    """The kernel's follow-up ("claimeven") bound for the side to move, or ``None``."""
+    from connect4.solver import kernel
+
+    width, height = position.width, position.height
+    bound = kernel.evens_bound(
+        np.uint64(position.current),
+        np.uint64(position.mask),
+        np.uint64(height),
+        width >= 4,
+        np.uint64(bottom_mask(width, height)),
+        np.uint64(board_mask(width, height)),
+    )
+    return None if bound == kernel.NO_BOUND else int(bound)
+
+
+def test_evens_bound_is_never_below_the_score_of_a_pons_position() -> None:
+    bounded = negative = exact = 0
+    for name in ("L3_R1", "L2_R1", "L2_R2", "L1_R1", "L1_R2", "L1_R3"):
+        for moves, score in pons_cases(f"Test_{name}"):
+            position = Position.from_moves(moves)
+            bound = evens_bound(position) if position.ply % 2 == 0 else None
+            if bound is None:
+                continue
+            assert score <= bound, moves
+            bounded += 1
+            negative += bound < 0
+            exact += bound == score
+    assert (bounded, negative, exact) == (192, 45, 158)  # the rule fires: a real check
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "min_ply"), [(4, 4, 2), (5, 4, 6), (6, 4, 10), (4, 6, 8), (5, 6, 16)]
+)
+def test_evens_bound_is_never_below_the_exact_score(width: int, height: int, min_ply: int) -> None:
+    """Random positions with an even number of stones on boards with an even number of
+    rows: the bound (when there is one) is at least the exhaustive minimax score."""
+    rng = random.Random(width * 10 + height)
+    memo: dict[tuple[int, int], int] = {}
+    bounded = negative = 0
+    for _ in range(3000):
+        if bounded == 40:
+            break
+        plies = 2 * rng.randint(min_ply // 2, (width * height - 2) // 2)
+        position = random_position(rng, width, height, plies)
+        if position is None or (bound := evens_bound(position)) is None:
+            continue
+        assert reference_score(position, memo) <= bound, position.moves
+        bounded += 1
+        negative += bound < 0
+    assert bounded == 40 and negative >= 1
+
+
+def test_every_forced_line_and_static_rule_keeps_the_score() -> None:
+    """Positions full of forced moves and threats, near the end of the game: the
+    search plays forced moves without nodes and ends on two-threat moves at once."""
+    rng = random.Random(42)
+    solver = Solver(7, 6, 4)
+    memo: dict[tuple[int, int], int] = {}
+    checked = 0
+    while checked < 60:
+        position = random_position(rng, 7, 6, rng.randint(28, 36))
+        if position is None:
+            continue
+        assert solver.solve(position) == reference_score(position, memo), position.moves
         checked += 1
 
 
@@ -382,10 +454,10 @@ def test_a_guess_changes_the_work_not_the_score() -> None:
     solver = Solver(7, 6, 16)
     position = Position.from_moves("32164625")
     plain = solver.run(position)
-    assert (plain.score, plain.nodes) == (11, 17156)
+    assert (plain.score, plain.nodes) == (11, 9847)
     for guess in (-30, -3, 0, 10, 11, 12, 30):
         assert solver.run(position, guess=guess).score == 11, guess
-    assert solver.run(position, guess=11).nodes == 2307  # two null-window searches
+    assert solver.run(position, guess=11).nodes == 1117  # two null-window searches
 
 
 def test_a_proven_lower_bound_saves_searches_not_the_score() -> None:

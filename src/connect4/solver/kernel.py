@@ -100,6 +100,7 @@ from connect4.solver.layout import (
 U1 = np.uint64(1)
 U2 = np.uint64(2)
 U3 = np.uint64(3)
+U5 = np.uint64(5)
 U8 = np.uint64(8)
 U16 = np.uint64(16)
 UFF = np.uint64(0xFF)
@@ -113,6 +114,7 @@ U18 = np.uint64(18)
 U63 = np.uint64(63)
 DATA_MASK = np.uint64((1 << 24) - 1)
 NOISE_MUL = np.uint64(0xD6E8FEB86659FD93)
+NO_BOUND = 1000  # evens_bound: no bound
 
 # board constants of a specialised search (0 = read them from the header)
 SPEC_W = 0
@@ -231,6 +233,63 @@ def winning_cells(
             r |= p & (pos >> (s2 + s))
             s += U1
     return r & (board ^ mask)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _four_tops(stones: np.uint64, h: np.uint64, wide: bool) -> np.uint64:
+    """A bit on the top row of every four in a row that ``stones`` holds (0: none).
+
+    ``stones`` must lie on the board (the empty bit above each column keeps the
+    shifted lines from wrapping into the next column).
+    """
+    q = stones & (stones >> U1)
+    top = (q & (q >> U2)) << U3  # vertical: four cells up from the bit
+    if wide:
+        for k in range(3):
+            s = h + np.uint64(k)  # h: down-right, h + 1: right, h + 2: up-right
+            q = stones & (stones >> s)
+            q &= q >> (s * U2)
+            top |= (q << U3) if k == 2 else q  # up-right fours start at their bottom
+    return top
+
+
+@njit(cache=True, nogil=True, inline="always")
+def evens_bound(
+    current: np.uint64,
+    mask: np.uint64,
+    h: np.uint64,
+    wide: bool,
+    bottom: np.uint64,
+    board: np.uint64,
+) -> int:
+    """An upper bound on the score of the side to move from the opponent's
+    follow-up ("claimeven") strategy, or ``NO_BOUND``.
+
+    Valid on boards with an even number of rows when an even number of stones
+    has been played (the side to move started the game). The opponent answers a
+    stone on an odd row (1-based) by playing on top of it, and a stone on an even
+    row (possible only in a column that holds an odd number of stones now) by the
+    even cell playable in another such column (there always is one: the number of
+    such columns has the parity of the number of stones). So the opponent gets
+    every empty even cell that is not playable now, and the side to move at most
+    the remaining cells: when those hold no four in a row, the side to move cannot
+    win (bound 0); when the opponent's cells also hold a four whose top is on row
+    ``r`` (0-based), the opponent completes it, at the latest, before any cell
+    above it is filled: a loss by the move ``size - (height - 1 - r)``, so the
+    bound is ``-((height + 1 - r) // 2)``.
+    """
+    odd_rows = bottom * (((U1 << h) - U1) // U3)  # 1-based rows 1, 3, 5, ...
+    playable = (mask + bottom) & board
+    theirs = (current ^ mask) | ((odd_rows << U1) & board & ~mask & ~playable)
+    if _four_tops(board & ~theirs, h, wide):
+        return NO_BOUND
+    tops = _four_tops(theirs, h, wide)
+    if tops == 0:
+        return 0
+    row = 0
+    while (tops & (bottom << np.uint64(row))) == 0:
+        row += 1
+    return int(-((np.int64(h) + 1 - row) // 2))
 
 
 # the mirror key of :mod:`connect4.core.bits`, compiled (written once, in plain Python)
@@ -394,6 +453,11 @@ def negamax(
     ``m`` points at this thread's ``mem``, ``t`` at the shared table; ``bk``/``bv`` at
     the book's keys/values (``nbook`` of them); ``mcur``/``mmask`` are
     ``current``/``mask`` mirrored left-right.
+
+    Static rules settle many positions without a node: forced moves are played
+    on the spot, a move after which the opponent cannot stop our next stone
+    from winning ends the search, and on boards with an even number of rows
+    :func:`evens_bound` caps the score of the side that started the game.
     """
     nodes = ld(m, NODES) + U1
     st(m, NODES, nodes)
@@ -414,33 +478,55 @@ def negamax(
     wide = width >= 4
     size = width * np.int64(h)
 
-    # moves that do not hand the opponent an immediate win
-    possible = (mask + bottom) & board
-    opp = current ^ mask
-    opp_win = winning_cells(opp, mask, h, wide, board)
-    forced = possible & opp_win
-    if forced:
-        if forced & (forced - U1):
-            return -((size - ply) // 2)  # two threats to block: lost
-        possible = forced
-    nxt = possible & ~(opp_win >> U1)
-    if nxt == 0:
-        return -((size - ply) // 2)
-    if ply >= size - 2:
-        return 0
+    colmask = (U1 << h) - U1
 
-    lo = -((size - 2 - ply) // 2)
-    if alpha < lo:
-        alpha = lo
-        if alpha >= beta:
-            return alpha
-    hi = (size - 1 - ply) // 2
-    if beta > hi:
-        beta = hi
-        if alpha >= beta:
-            return beta
+    # Forced moves (a single move that does not lose at once) are played here,
+    # with no node of their own; ``sign`` is -1 while the position searched is
+    # the opponent's (after an odd number of forced moves).
+    sign = 1
+    while True:
+        # moves that do not hand the opponent an immediate win
+        possible = (mask + bottom) & board
+        opp = current ^ mask
+        opp_win = winning_cells(opp, mask, h, wide, board)
+        forced = possible & opp_win
+        if forced:
+            if forced & (forced - U1):
+                return sign * -((size - ply) // 2)  # two threats to block: lost
+            possible = forced
+        nxt = possible & ~(opp_win >> U1)
+        if nxt == 0:
+            return sign * -((size - ply) // 2)
+        if ply >= size - 2:
+            return 0
 
-    # transposition table
+        # no loss with the opponent's next stone, no win with our next one
+        lo = -((size - 2 - ply) // 2)
+        if alpha < lo:
+            alpha = lo
+            if alpha >= beta:
+                return sign * alpha
+        hi = (size - 1 - ply) // 2
+        if beta > hi:
+            beta = hi
+            if alpha >= beta:
+                return sign * beta
+        if (h & U1) == 0 and (ply & 1) == 0:
+            eb = evens_bound(current, mask, h, wide, bottom, board)
+            if eb < beta:
+                beta = eb
+                if alpha >= beta:
+                    return sign * beta
+        if nxt & (nxt - U1):
+            break
+        c = np.int64(popcount(nxt - U1)) // np.int64(h1)
+        mcur, mmask = mcur ^ mmask, mmask | _mirror_move(nxt, c, width, h1)
+        current, mask = opp, mask | nxt
+        ply += 1
+        alpha, beta = -beta, -alpha
+        sign = -sign
+
+    # transposition table: the bucket is fetched while the moves are scored
     key = current + mask
     sym = ld(m, OPT_SYM) != 0
     mirrored = False
@@ -450,6 +536,66 @@ def negamax(
             key = mkey
             mirrored = True
     bidx, tag = _address(t, key)
+    prefetch(t, bidx)
+
+    # score the moves (threats they make, centre first among equals); a move
+    # after which the opponent cannot stop our next stone from winning ends the
+    # search (the best score left: ``hi``)
+    base = MOVES + ply * MAXW
+    n = 0
+    mopp = mcur ^ mmask
+    # a helper thread of a Lazy SMP search (mem[OPT_NOISE] = k > 0) orders the moves
+    # near the root its own way: random ties, move scores jittered by up to 7
+    noise = ld(m, OPT_NOISE) if ply < np.int64(ld(m, NOISE_PLY)) else np.uint64(0)
+    for i in range(width):
+        c = SPEC_ORDER[i] if SPEC_W else np.int64(ld(m, ORDER + i))
+        mv = nxt & (colmask << (np.uint64(c) * h1))
+        if mv:
+            ours = winning_cells(current | mv, mask | mv, h, wide, board)
+            cplay = ((mask | mv) + bottom) & board
+            cposs = cplay
+            cforced = cposs & ours
+            if cforced:
+                if cforced & (cforced - U1):
+                    return sign * hi
+                cposs = cforced
+            if (cposs & ~(ours >> U1)) == 0:
+                return sign * hi
+            # fetch the child's table slot now, while the other moves get scored
+            ck = opp + (mask | mv)
+            if sym:
+                cmk = mopp + (mmask | _mirror_move(mv, c, width, h1))
+                if cmk < ck:
+                    ck = cmk
+            prefetch(t, _address(t, ck)[0])
+            # our threats that are not directly above one of the opponent's,
+            # weighted by how soon they become playable
+            useful = ours & ~(opp_win << U1)
+            above = (cplay << U1) & board
+            s = (
+                U12 * popcount(useful & above)
+                + U5 * popcount(useful & (above << U1))
+                + U3 * popcount(useful)
+            )
+            tie = np.uint64(255 - i)
+            if noise:
+                x = _noise(key, noise, c)
+                s += (x >> U32) & U7
+                tie = x >> U56
+            v = (s << U16) | (tie << U8) | np.uint64(c)
+            j = n
+            while j > 0 and ld(m, base + j - 1) < v:
+                st(m, base + j, ld(m, base + j - 1))
+                j -= 1
+            st(m, base + j, v)
+            n += 1
+    # no move wins with our next two stones
+    hi = (size - 3 - ply) // 2
+    if beta > hi:
+        beta = hi
+        if alpha >= beta:
+            return sign * beta
+
     tt_col = -1
     slot, data = _find(t, bidx, tag)
     if slot >= 0:
@@ -458,11 +604,11 @@ def negamax(
         if tl > alpha:
             alpha = tl
             if alpha >= beta:
-                return alpha
+                return sign * alpha
         if tu < beta:
             beta = tu
             if alpha >= beta:
-                return beta
+                return sign * beta
         tt_col = ((data >> 12) & 63) - 1
         if tt_col >= 0 and mirrored:
             tt_col = width - 1 - tt_col
@@ -476,53 +622,24 @@ def negamax(
                 bkey = mk
         v = _book_probe(bk, bv, nbook, bkey)
         if v != NONE_SCORE:
-            return v
+            return sign * v
 
-    # order the moves: table move first, then by threats created, centre first
-    colmask = (U1 << h) - U1
-    base = MOVES + ply * MAXW
-    n = 0
-    use_ttmove = ld(m, OPT_TTMOVE) != 0
-    # a helper thread of a Lazy SMP search (mem[OPT_NOISE] = k > 0) orders the moves
-    # near the root its own way: random ties, threat counts jittered by up to 1.75
-    noise = ld(m, OPT_NOISE) if ply < np.int64(ld(m, NOISE_PLY)) else np.uint64(0)
-    single = (nxt & (nxt - U1)) == 0
-    mopp = mcur ^ mmask
-    for i in range(width):
-        c = SPEC_ORDER[i] if SPEC_W else np.int64(ld(m, ORDER + i))
-        mv = nxt & (colmask << (np.uint64(c) * h1))
-        if mv:
-            # fetch the child's table slot now, while the moves get scored
-            ck = opp + (mask | mv)
-            if sym:
-                cmk = mopp + (mmask | _mirror_move(mv, c, width, h1))
-                if cmk < ck:
-                    ck = cmk
-            prefetch(t, _address(t, ck)[0])
-            if single:
-                s = np.uint64(0)  # a forced move: nothing to order
-            elif use_ttmove and c == tt_col:
-                s = np.uint64(255)
-            else:
-                s = popcount(winning_cells(current | mv, mask, h, wide, board))
-            s <<= U2
-            tie = np.uint64(255 - i)
-            if noise:
-                x = _noise(key, noise, c)
-                s += (x >> U32) & U7
-                tie = x >> U56
-            v = (s << U16) | (tie << U8) | np.uint64(c)
-            j = n
-            while j > 0 and ld(m, base + j - 1) < v:
-                st(m, base + j, ld(m, base + j - 1))
-                j -= 1
-            st(m, base + j, v)
-            n += 1
+    # the table's move first
+    if tt_col >= 0 and ld(m, OPT_TTMOVE) != 0:
+        for j in range(n):
+            v = ld(m, base + j)
+            if np.int64(v & UFF) == tt_col:
+                k = j
+                while k > 0:
+                    st(m, base + k, ld(m, base + k - 1))
+                    k -= 1
+                st(m, base, v)
+                break
 
     # enhanced transposition cut-off: a child already known to refute. Probing
     # every child costs table misses that only a long search earns back
     etc_min = np.int64(ld(m, OPT_ETC))
-    if etc_min > 0 and n > 1 and size - ply >= etc_min and nodes >= ld(m, OPT_ETC_AFTER):
+    if etc_min > 0 and size - ply >= etc_min and nodes >= ld(m, OPT_ETC_AFTER):
         for j in range(n):
             c = np.int64(ld(m, base + j) & UFF)
             mv = nxt & (colmask << (np.uint64(c) * h1))
@@ -536,7 +653,7 @@ def negamax(
             if cslot >= 0:
                 cu = ((cd >> 6) & 63) - 32
                 if -cu >= beta:
-                    return -cu
+                    return sign * -cu
 
     two_slots = ld(m, OPT_BUCKET) != 0
     a0 = alpha
@@ -578,7 +695,7 @@ def negamax(
         _store(t, bidx, tag, ply, best, best, store_col, two_slots)
     else:
         _store(t, bidx, tag, ply, lo, best, -1, two_slots)
-    return best
+    return sign * best
 
 
 def _specialise(width: int, height: int) -> Callable[..., int]:
