@@ -2,7 +2,8 @@
 
     nice .venv/bin/python benchmarks/compare_reference.py \
         --reference /work/c4ref/c4bench-7x6-t{threads}-{tt_mb}mb [--reference-threads 2] \
-        [--sets L3_R1,L2_R1,L2_R2,L1_R1,L1_R2,L1_R3] [--rounds 3] [--limit N] [--tt-mb 64] [--json]
+        [--sets L3_R1,L2_R1,L2_R2,L1_R1,L1_R2,L1_R3] [--rounds 3] [--limit N] [--tt-mb 64] \
+        [--threads N] [--json]
 
 This machine's speed drifts by ±30 % over minutes, so figures measured at
 different times do not compare. This script runs, for every Pons set and every
@@ -18,7 +19,9 @@ in ``benchmarks/reference/`` do this for Pons' solver and for c4, built beside
 this project as docs/solver.md says ({tt_mb} and {threads} in the command are
 filled in from ``--tt-mb`` and ``--reference-threads``). Begin-Medium (L1_R2)
 runs its first 200 lines and Begin-Hard (L1_R3) its first 100 unless
-``--limit`` says otherwise.
+``--limit`` says otherwise. With ``--threads N`` (N > 1) our side solves each
+position with ``Solver(threads=N).run`` timed from Python (Lazy SMP; the batch
+kernel is one thread), as ``thread_scaling.py`` does.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import TypedDict
 
 from machine import describe_machine
 from reference_solver import ReferenceError, reference_command, run_reference
+from thread_scaling import solve_all
 
 from connect4.solver import Solver
 from connect4.solver.bench import BenchCase, read_cases, run_cases
@@ -74,6 +78,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--limit", type=int, default=None, help="first N lines of every set")
     parser.add_argument("--tt-mb", type=int, default=64)
+    parser.add_argument("--threads", type=int, default=1, help="our search threads (Lazy SMP)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     solver = Solver(7, 6, args.tt_mb)
@@ -82,11 +87,15 @@ def main() -> None:
     unknown = [key for key in keys if key not in SETS]
     if unknown:
         parser.error(f"unknown set {unknown[0]!r}: choose from {', '.join(SETS)}")
+    if args.threads < 1:
+        parser.error("--threads must be at least 1")
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
     try:
         command = reference_command(args.reference, 7, 6, args.tt_mb, args.reference_threads)
-        rows = compare(command, keys, args.rounds, args.limit, solver, args.json)
+        rows = compare(
+            command, keys, args.rounds, args.limit, solver, args.json, args.threads, args.tt_mb
+        )
     except ReferenceError as error:
         sys.exit(f"error: {error}")
     if args.json:
@@ -108,8 +117,26 @@ class SetRow(TypedDict):
     rounds: int
 
 
+def our_means(
+    name: str, cases: list[BenchCase], solver: Solver, threads: int, tt_mb: int
+) -> tuple[float, float, bool]:
+    """Our mean microseconds and nodes per position, and whether every score was right."""
+    if threads == 1:
+        report = run_cases(name, cases, solver)
+        return report.mean_us, report.mean_nodes, report.correct == report.n
+    run = solve_all(threads, [(case.moves, case.score) for case in cases], tt_mb)
+    return run.wall / run.n * 1e6, run.nodes / run.n, run.correct == run.n
+
+
 def compare(
-    command: list[str], keys: list[str], rounds: int, limit: int | None, solver: Solver, quiet: bool
+    command: list[str],
+    keys: list[str],
+    rounds: int,
+    limit: int | None,
+    solver: Solver,
+    quiet: bool,
+    threads: int = 1,
+    tt_mb: int = 64,
 ) -> list[SetRow]:
     """Every set, both sides in every round (the reference first in even rounds)."""
     rows = []
@@ -123,15 +150,14 @@ def compare(
         for round_number in range(rounds):
             if round_number % 2 == 0:
                 ref_mean, ref_nodes = reference_means(command, cases)
-            report = run_cases(name, cases, solver)
+            our_mean, our_nodes, right = our_means(name, cases, solver, threads, tt_mb)
             if round_number % 2 == 1:
                 ref_mean, ref_nodes = reference_means(command, cases)
-            if report.correct != report.n:
-                sys.exit(f"error: our solver got {report.n - report.correct} wrong in {key}")
+            if not right:
+                sys.exit(f"error: our solver got a score wrong in {key}")
             ref_us.append(ref_mean)
-            our_us.append(report.mean_us)
-            ratios.append(ref_mean / report.mean_us)
-            our_nodes = report.mean_nodes
+            our_us.append(our_mean)
+            ratios.append(ref_mean / our_mean)
         row = SetRow(
             set=f"{name} ({key})",
             n=len(cases),
