@@ -206,6 +206,17 @@ def test_8ply_wdl_book_matches_the_solver() -> None:
     assert checked == 40
 
 
+def test_a_forced_move_is_not_played_past_the_book() -> None:
+    """At a ply the book covers, the search probes the book before it plays a forced move
+    in place; playing past the book searched 2 M nodes here instead of a few hundred."""
+    solver = make_solver()
+    exact = bitbully_book("12-ply-dist")
+    solver.set_book(exact.keys, exact.values, exact.plies)
+    result = solver.run(Position.from_moves("57776375"))
+    assert result.score == -2
+    assert result.nodes < 5_000
+
+
 # ---------------------------------------------------------------- shipped books
 def test_shipped_7x6_book_matches_pons_benchmarks() -> None:
     book = Book.load(data_book_path(7, 6) or "missing")

@@ -519,6 +519,8 @@ def negamax(
                     return sign * beta
         if nxt & (nxt - U1):
             break
+        if nbook > 0 and ply <= np.int64(ld(m, BOOK_PLIES)):
+            break  # a position the book may hold: probe it, do not play past it
         c = np.int64(popcount(nxt - U1)) // np.int64(h1)
         mcur, mmask = mcur ^ mmask, mmask | _mirror_move(nxt, c, width, h1)
         current, mask = opp, mask | nxt
