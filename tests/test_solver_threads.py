@@ -29,6 +29,7 @@ from connect4.solver.layout import (
     T_WORDS,
     new_memory,
     new_table,
+    region_bits,
     table_entries,
     table_format,
 )
@@ -78,14 +79,15 @@ def test_threads_give_exact_scores_on_begin_medium_in_a_small_table(threads: int
         assert solver.solve(Position.from_moves(moves)) == score, moves
 
 
+@pytest.mark.parametrize("megabytes", [1, 16])  # one region; far and near regions
 @pytest.mark.parametrize("threads", [2, 3])
 @pytest.mark.parametrize(("width", "height", "min_ply"), [(4, 4, 0), (5, 4, 6), (6, 4, 11)])
 def test_threads_match_the_naive_solver_on_small_boards(
-    width: int, height: int, min_ply: int, threads: int
+    width: int, height: int, min_ply: int, threads: int, megabytes: int
 ) -> None:
-    rng = random.Random(width * 1000 + height * 10 + threads)
+    rng = random.Random(width * 1000 + height * 10 + threads + megabytes)
     naive = NaiveSolver(width, height)
-    solver = parallel(width, height, threads, megabytes=1)
+    solver = parallel(width, height, threads, megabytes=megabytes)
     checked = 0
     while checked < 25:
         position = random_position(rng, width, height, rng.randint(min_ply, width * height - 2))
@@ -104,8 +106,8 @@ def test_two_word_entries_on_a_64_bit_board_with_threads() -> None:
     assert int(new_table(8, 7, 1 << 20)[T_WORDS]) == 2
     rng = random.Random(87)
     naive = NaiveSolver(8, 7)
-    for threads in (1, 3):
-        solver = parallel(8, 7, threads, megabytes=1)
+    for threads, megabytes in ((1, 1), (3, 1), (2, 16)):
+        solver = parallel(8, 7, threads, megabytes=megabytes)
         checked = 0
         while checked < 8:
             position = random_position(rng, 8, 7, rng.randint(40, 50))
@@ -178,33 +180,54 @@ def test_limits_stop_every_thread() -> None:
 
 # ------------------------------------------------------------------ the table
 def test_table_formats() -> None:
-    words, buckets, rbits, gbits = table_format(7, 6, 64 << 20)
-    assert (words, buckets) == (1, 1 << 22)  # 8 M one-word entries in 64 MB
-    assert rbits == 49 - 22 and rbits + gbits + 24 == 64
+    f = table_format(7, 6, 64 << 20)
+    assert (f.words, f.far + f.near) == (1, 1 << 22)  # 8 M one-word entries in 64 MB
+    assert f.near == (8 << 20) // 16  # an eighth of the table is near
+    assert region_bits(f.near, 49)[1] + f.gbits + 24 == 64  # the near residue is the longest
     assert table_entries(new_table(7, 6, 64 << 20)) == 1 << 23
-    assert table_format(7, 6, 512 << 10)[0] == 1  # packed from 512 KB on
-    assert table_format(8, 7, 64 << 20)[0] == 2  # 64-bit keys: two words
-    assert table_format(1, 1, 1 << 20)[2] == 0  # the bucket alone identifies a 2-bit key
+    big = table_format(7, 6, 1000 << 20)  # any budget is used whole, the near region capped
+    assert (big.near, 16 * (big.far + big.near)) == ((32 << 20) // 16, 1000 << 20)
+    assert table_format(7, 6, 8 << 20).near == 0  # small tables: one region
+    assert table_format(7, 6, 512 << 10).words == 1  # packed from 512 KB on
+    assert table_format(7, 6, 256 << 10).words == 2
+    assert table_format(8, 7, 64 << 20).words == 2  # 64-bit keys: two words
+    assert table_format(1, 1, 1 << 20).far == 3  # never more buckets than keys
     with pytest.raises(ValueError, match="too small"):
         table_format(8, 7, 1 << 12)
 
 
-def test_every_key_of_a_bucket_has_its_own_residue() -> None:
-    """The addressing the kernel uses: ``h = key * HASH_MUL mod 2^B`` is a bijection,
-    so (bucket, residue) = (top bits, low bits) of ``h`` identify the key."""
+def addresses(key: int, bits: int, buckets: int) -> tuple[int, int]:
+    """(bucket, residue) of a key as the kernel computes them (see ``layout``)."""
     from connect4.solver.layout import HASH_MUL
 
+    n, rbits = region_bits(buckets, bits)
+    h = (key * HASH_MUL) % (1 << bits)
+    return ((h >> (bits - n)) * buckets) >> n, h & ((1 << rbits) - 1)
+
+
+@pytest.mark.parametrize("buckets", [1, 2, 3, 5, 100, 255, 256, 257, 1000, 4095])
+def test_every_key_has_its_own_address_in_a_region_of_any_size(buckets: int) -> None:
+    """Exhaustively on 12-bit keys: (bucket, residue) never repeats, buckets stay in range."""
+    seen: dict[tuple[int, int], int] = {}
+    for key in range(1 << 12):
+        address = addresses(key, 12, buckets)
+        assert 0 <= address[0] < buckets
+        assert seen.setdefault(address, key) == key, (address, key)
+    assert len({bucket for bucket, _ in seen}) == buckets  # every bucket is used
+
+
+def test_every_key_of_a_bucket_has_its_own_residue_on_real_boards() -> None:
     rng = random.Random(5)
-    for width, height in ((7, 6), (8, 7), (4, 4)):
+    for width, height, megabytes in ((7, 6, 64), (7, 6, 1000), (8, 7, 64), (4, 4, 16)):
         bits = width * (height + 1)
-        _, buckets, rbits, _ = table_format(width, height, 1 << 20)
-        seen: dict[tuple[int, int], int] = {}
-        for _ in range(20_000):
-            key = rng.getrandbits(bits)
-            h = (key * HASH_MUL) % (1 << bits)
-            address = (h >> rbits, h & ((1 << rbits) - 1))
-            assert address[0] < buckets
-            assert seen.setdefault(address, key) == key
+        f = table_format(width, height, megabytes << 20)
+        for buckets in (f.far, f.near):
+            seen: dict[tuple[int, int], int] = {}
+            for _ in range(20_000):
+                key = rng.getrandbits(bits)
+                address = addresses(key, bits, buckets)
+                assert address[0] < buckets
+                assert seen.setdefault(address, key) == key
 
 
 # ------------------------------------------------------------------ outside the GIL

@@ -83,11 +83,18 @@ from connect4.solver.layout import (
     OPT_SYM as OPT_SYM,
     OPT_TTMOVE as OPT_TTMOVE,
     ORDER as ORDER,
+    R_BASE as R_BASE,
+    R_BUCKETS as R_BUCKETS,
+    R_NBITS as R_NBITS,
+    R_RBITS as R_RBITS,
+    R_XSHIFT as R_XSHIFT,
+    T_FAR_REGION as T_FAR_REGION,
     T_GBITS as T_GBITS,
     T_GEN as T_GEN,
     T_HDR as T_HDR,
     T_KMASK as T_KMASK,
-    T_RBITS as T_RBITS,
+    T_NEAR as T_NEAR,
+    T_NEAR_REGION as T_NEAR_REGION,
     T_STOP as T_STOP,
     T_TAGSHIFT as T_TAGSHIFT,
     T_WORDS as T_WORDS,
@@ -313,14 +320,18 @@ def _mirror_move(mv: np.uint64, c: int, width: int, h1: np.uint64) -> np.uint64:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _address(t: int, key: np.uint64) -> tuple[int, np.uint64]:
+def _address(t: int, key: np.uint64, empty: int) -> tuple[int, np.uint64]:
     """The bucket of ``key`` (an index into the table ``t``) and its tag: the residue
     (the hash bits the bucket does not give) above the generation. Bucket and
-    residue identify the key exactly (see :mod:`connect4.solver.layout`)."""
+    residue identify the key exactly; a position with ``empty`` empty cells lives
+    in the near region when that is below ``t[T_NEAR]`` (see
+    :mod:`connect4.solver.layout`)."""
     h = (key * HASH_MUL) & ld(t, T_KMASK)
-    r = ld(t, T_RBITS)
-    bidx = T_HDR + 2 * np.int64(ld(t, T_WORDS)) * np.int64(h >> r)
-    tag = ((h & ((U1 << r) - U1)) << ld(t, T_GBITS)) | ld(t, T_GEN)
+    r = T_NEAR_REGION if empty < np.int64(ld(t, T_NEAR)) else T_FAR_REGION
+    b = ((h >> ld(t, r + R_XSHIFT)) * ld(t, r + R_BUCKETS)) >> ld(t, r + R_NBITS)
+    bidx = np.int64(ld(t, r + R_BASE)) + 2 * np.int64(ld(t, T_WORDS)) * np.int64(b)
+    rbits = ld(t, r + R_RBITS)
+    tag = ((h & ((U1 << rbits) - U1)) << ld(t, T_GBITS)) | ld(t, T_GEN)
     return bidx, tag
 
 
@@ -537,7 +548,7 @@ def negamax(
         if mkey < key:
             key = mkey
             mirrored = True
-    bidx, tag = _address(t, key)
+    bidx, tag = _address(t, key, size - ply)
     prefetch(t, bidx)
 
     # score the moves (threats they make, centre first among equals); a move
@@ -569,7 +580,7 @@ def negamax(
                 cmk = mopp + (mmask | _mirror_move(mv, c, width, h1))
                 if cmk < ck:
                     ck = cmk
-            prefetch(t, _address(t, ck)[0])
+            prefetch(t, _address(t, ck, size - ply - 1)[0])
             # our threats that are not directly above one of the opponent's,
             # weighted by how soon they become playable
             useful = ours & ~(opp_win << U1)
@@ -650,7 +661,7 @@ def negamax(
                 cmk = mopp + (mmask | _mirror_move(mv, c, width, h1))
                 if cmk < ck:
                     ck = cmk
-            cb, ctag = _address(t, ck)
+            cb, ctag = _address(t, ck, size - ply - 1)
             cslot, cd = _find(t, cb, ctag)
             if cslot >= 0:
                 cu = ((cd >> 6) & 63) - 32

@@ -10,26 +10,39 @@ solver shares one ``table`` array (:func:`new_table`):
 ======================  =======================================================
 ``mem[0:HDR]``          header: board constants, counters, limits, options
 ``mem[MOVES:]``         move lists, one row of ``MAXW`` words per ply
-``table[0:T_HDR]``      table header: generation, stop flag, entry format
-``table[T_HDR:]``       buckets of two entries, each entry one or two words
+``table[0:T_HDR]``      table header: generation, stop flag, entry format,
+                        the two regions' addressing
+``table[T_HDR:]``       the far region's buckets, then the near region's: two
+                        entries per bucket, each entry one or two words
 ======================  =======================================================
+
+**Two regions.** Positions with at least ``table[T_NEAR]`` empty cells (the
+few, costly ones near the root) live in the *far* region, the rest (most
+nodes, each cheap to search again) in a small *near* region of about an
+eighth of the table, at most :data:`NEAR_MAX_BYTES`: its buckets stay in the
+processor's caches and address translation buffers, where a probe of a large
+table costs a trip to memory. Tables under :data:`NEAR_MIN_TABLE` bytes have
+the far region only.
 
 **Entry addressing.** A position's key ``k`` (``current + mask``, or its mirror)
 has at most ``B = width * (height + 1)`` bits. The table hashes it with a
 bijection of the ``B``-bit integers, ``h = k * HASH_MUL mod 2^B`` (an odd
-multiplier), takes the bucket from the top ``n`` bits of ``h`` (``2^n``
-buckets) and stores the other ``B - n`` bits (the *residue*). Bucket and
-residue give ``h`` back, hence the key: a match is exact, never a partial-key
-guess, and no key needs storing in full. (Pons and Steininger get the same
+multiplier). A region of ``N`` buckets, ``2^(n-1) <= N < 2^n``, takes the
+top ``n`` bits ``x`` of ``h`` to bucket ``x * N >> n`` and stores the low
+``B - n + 1`` bits of ``h`` (the *residue*). At most two consecutive values of
+``x`` share a bucket, and the residue holds the lowest bit of ``x``: bucket and
+residue give ``h`` back, hence the key. A match is exact, never a partial-key
+guess, no key needs storing in full, and a region may have any number of
+buckets, so a table fills its whole budget. (Pons and Steininger get the same
 from the Chinese remainder theorem with a prime number of entries; a
-multiplicative bijection keeps the power-of-two size and costs no division.)
+multiplicative bijection and a multiply-shift cost no division.)
 
 **Entry format.** 24 bits of data: lower bound + 32 (bits 0-5), upper bound
 + 32 (bits 6-11), best column + 1 in the canonical orientation (12-17, 0 =
 none) and ply (18-23); then a *tag*: the residue and the generation.
 
 * *packed* (``table[T_WORDS] == 1``): one word per entry, ``tag << 24 | data``,
-  when the residue leaves at least :data:`GEN_BITS_MIN` bits of generation
+  when the residues leave at least :data:`GEN_BITS_MIN` bits of generation
   (7x6 from 512 KB on). An entry is written and read as one 64-bit word.
 * *two words* (``table[T_WORDS] == 2``, larger boards): each word carries
   the whole tag and half the data (``lower | column << 6`` and
@@ -57,11 +70,15 @@ dropped (:mod:`connect4.solver.kernel`) and a native kernel file refused
 (1, 1, 131072)
 >>> int(new_table(8, 7, 1 << 20)[T_WORDS])
 2
+>>> f = table_format(7, 6, 1000 << 20)  # any budget is used whole
+>>> f.far, f.near, 16 * (f.far + f.near) == 1000 << 20
+(63438848, 2097152, True)
 """
 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -97,14 +114,23 @@ MEM_WORDS = MOVES + MAXW * MAXPLY
 T_GEN = 0  # current generation, 1 .. 2^gbits - 1
 T_STOP = 1  # 1: every search on this table stops (the first Lazy SMP thread done)
 T_WORDS = 2  # words per entry: 1 (packed) or 2
-T_RBITS = 3  # residue bits stored per entry: B - n (at least 0)
-T_GBITS = 4  # generation bits stored per entry
-T_KMASK = 5  # 2^B - 1: the hash is taken modulo 2^B
-T_TAGSHIFT = 6  # the tag starts at this bit: 24 (packed) or 12 (two words)
-T_BUCKETS = 7  # number of buckets (a power of two)
-T_HDR = 8  # one cache line: the buckets that follow stay inside lines
+T_GBITS = 3  # generation bits stored per entry
+T_KMASK = 4  # 2^B - 1: the hash is taken modulo 2^B
+T_TAGSHIFT = 5  # the tag starts at this bit: 24 (packed) or 12 (two words)
+T_NEAR = 6  # positions with fewer empty cells than this use the near region (0: none)
+T_FAR_REGION = 8  # the far region's addressing (R_* words from here)
+T_NEAR_REGION = 16  # the near region's addressing
+T_HDR = 24  # three cache lines: the buckets that follow stay inside lines
+R_BASE = 0  # index of the region's first word
+R_BUCKETS = 1  # N, its number of buckets
+R_XSHIFT = 2  # B - n: x = h >> R_XSHIFT
+R_NBITS = 3  # n: the bucket is x * N >> n
+R_RBITS = 4  # residue bits stored: B - n + 1
 DATA_BITS = 24
 GEN_BITS_MIN = 6  # the packed format needs this many generation bits
+NEAR_EMPTY = 22  # positions with fewer empty cells use the near region
+NEAR_MIN_TABLE = 16 << 20  # smaller tables have no near region
+NEAR_MAX_BYTES = 32 << 20  # the near region's largest size
 HASH_MUL = 0x9E3779B97F4A7C15
 
 NONE_SCORE = -1000  # analyze: full column
@@ -136,44 +162,85 @@ def new_memory(width: int, height: int) -> NDArray[np.uint64]:
     return mem
 
 
-def table_format(width: int, height: int, nbytes: int) -> tuple[int, int, int, int]:
-    """``(words per entry, buckets, residue bits, generation bits)`` of the largest
-    table within ``nbytes`` for a board: packed entries when they fit.
+@dataclass(frozen=True)
+class TableFormat:
+    """How a table of a given budget is laid out for a board.
 
-    >>> table_format(7, 6, 64 << 20)  # 8 M packed entries: 27 residue bits
-    (1, 4194304, 27, 13)
-    >>> table_format(8, 7, 64 << 20)  # 64-bit keys: two words per entry
-    (2, 2097152, 43, 9)
+    ``words`` per entry (1: packed, 2: two words), buckets of the ``far`` and
+    ``near`` regions (two entries each), and the generation bits each entry keeps.
+    """
+
+    words: int
+    far: int
+    near: int
+    gbits: int
+
+
+def region_bits(buckets: int, key_bits: int) -> tuple[int, int]:
+    """``(n, residue bits)`` of a region of ``buckets`` buckets for ``key_bits``-bit keys.
+
+    >>> region_bits(1 << 22, 49)  # 2^22 buckets: x has 23 bits, 27 stored
+    (23, 27)
+    >>> region_bits(3_000_000, 49)
+    (22, 28)
+    """
+    n = buckets.bit_length()
+    return n, key_bits - n + 1
+
+
+def table_format(width: int, height: int, nbytes: int) -> TableFormat:
+    """The layout of the largest table within ``nbytes`` for a board: packed entries
+    when they fit, a near region from :data:`NEAR_MIN_TABLE` bytes on.
+
+    >>> table_format(7, 6, 64 << 20)  # 8 M packed entries, 1 M of them near
+    TableFormat(words=1, far=3670016, near=524288, gbits=10)
+    >>> table_format(8, 7, 64 << 20).words  # 64-bit keys: two words per entry
+    2
     """
     key_bits = width * (height + 1)
     for words in (1, 2):
-        buckets = 1 << ((nbytes // (16 * words)).bit_length() - 1) if nbytes >= 16 * words else 0
-        if buckets < 2:
+        bucket_bytes = 16 * words
+        total = min(nbytes // bucket_bytes, (1 << min(key_bits, 32)) - 1)  # x * N < 2^64
+        near = 0
+        if nbytes >= NEAR_MIN_TABLE:
+            near = min(nbytes // 8, NEAR_MAX_BYTES) // bucket_bytes
+        far = total - near
+        if far < 2:
             continue
-        rbits = max(0, key_bits - (buckets.bit_length() - 1))
+        rbits = max(region_bits(b, key_bits)[1] for b in (far, near) if b)
         gbits = 64 - (DATA_BITS if words == 1 else DATA_BITS // 2) - rbits
         if gbits >= (GEN_BITS_MIN if words == 1 else 1):
-            return words, buckets, rbits, min(gbits, 32)
+            return TableFormat(words, far, near, min(gbits, 32))
     raise ValueError(f"a {nbytes}-byte table is too small for a {width}x{height} board")
 
 
 def new_table(width: int, height: int, nbytes: int) -> NDArray[np.uint64]:
     """An empty transposition table of at most ``nbytes`` for a board (generation 1)."""
-    words, buckets, rbits, gbits = table_format(width, height, nbytes)
-    table = _aligned(T_HDR + 2 * words * buckets)
+    f = table_format(width, height, nbytes)
+    key_bits = width * (height + 1)
+    table = _aligned(T_HDR + 2 * f.words * (f.far + f.near))
     table[T_GEN] = 1
-    table[T_WORDS] = words
-    table[T_RBITS] = rbits
-    table[T_GBITS] = gbits
-    table[T_KMASK] = (1 << (width * (height + 1))) - 1
-    table[T_TAGSHIFT] = DATA_BITS if words == 1 else DATA_BITS // 2
-    table[T_BUCKETS] = buckets
+    table[T_WORDS] = f.words
+    table[T_GBITS] = f.gbits
+    table[T_KMASK] = (1 << key_bits) - 1
+    table[T_TAGSHIFT] = DATA_BITS if f.words == 1 else DATA_BITS // 2
+    table[T_NEAR] = NEAR_EMPTY if f.near else 0
+    base = T_HDR
+    for region, buckets in ((T_FAR_REGION, f.far), (T_NEAR_REGION, f.near)):
+        if buckets:
+            n, rbits = region_bits(buckets, key_bits)
+            table[region + R_BASE] = base
+            table[region + R_BUCKETS] = buckets
+            table[region + R_XSHIFT] = key_bits - n
+            table[region + R_NBITS] = n
+            table[region + R_RBITS] = rbits
+            base += 2 * f.words * buckets
     return table
 
 
 def table_entries(table: NDArray[np.uint64]) -> int:
-    """How many entries ``table`` holds (two per bucket)."""
-    return 2 * int(table[T_BUCKETS])
+    """How many entries ``table`` holds (two per bucket, both regions)."""
+    return 2 * int(table[T_FAR_REGION + R_BUCKETS] + table[T_NEAR_REGION + R_BUCKETS])
 
 
 def next_generation(table: NDArray[np.uint64]) -> None:
