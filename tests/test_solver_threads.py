@@ -27,6 +27,7 @@ from connect4.solver.layout import (
     LIMIT,
     NODES,
     T_WORDS,
+    busy_words,
     new_memory,
     new_table,
     region_bits,
@@ -181,15 +182,18 @@ def test_limits_stop_every_thread() -> None:
 # ------------------------------------------------------------------ the table
 def test_table_formats() -> None:
     f = table_format(7, 6, 64 << 20)
-    assert (f.words, f.far + f.near) == (1, 1 << 22)  # 8 M one-word entries in 64 MB
+    busy = busy_words(64 << 20)
+    assert busy == 4096  # 32 KB of busy marks
+    assert (f.words, f.far + f.near) == (1, (1 << 22) - busy // 2)  # ~8 M one-word entries
     assert f.near == (8 << 20) // 16  # an eighth of the table is near
     assert region_bits(f.near, 49)[1] + f.gbits + 24 == 64  # the near residue is the longest
-    assert table_entries(new_table(7, 6, 64 << 20)) == 1 << 23
+    assert table_entries(new_table(7, 6, 64 << 20)) == (1 << 23) - busy
     big = table_format(7, 6, 1000 << 20)  # any budget is used whole, the near region capped
-    assert (big.near, 16 * (big.far + big.near)) == ((32 << 20) // 16, 1000 << 20)
+    assert big.near == (32 << 20) // 16
+    assert 16 * (big.far + big.near) + 8 * busy_words(1000 << 20) == 1000 << 20
     assert table_format(7, 6, 8 << 20).near == 0  # small tables: one region
-    assert table_format(7, 6, 512 << 10).words == 1  # packed from 512 KB on
-    assert table_format(7, 6, 256 << 10).words == 2
+    assert table_format(7, 6, 1 << 20).words == 1  # packed from 1 MB on
+    assert table_format(7, 6, 512 << 10).words == 2
     assert table_format(8, 7, 64 << 20).words == 2  # 64-bit keys: two words
     assert table_format(1, 1, 1 << 20).far == 3  # never more buckets than keys
     with pytest.raises(ValueError, match="too small"):

@@ -36,6 +36,7 @@ from connect4.solver.backend import NO_BOOK, TABLES, SearchMemory, active_backen
 from connect4.solver.layout import (
     ABORT,
     BOOK_PLIES,
+    DEFER_PLY,
     LIMIT,
     NODES,
     NOISE_PLY,
@@ -81,6 +82,7 @@ ETC_AFTER_NODES = 20_000  # ... and only once a search has visited this many nod
 MAX_THREADS = 256
 PARALLEL_AFTER_NODES = 1 << 20  # a search longer than this goes on with every thread
 NOISE_DEPTH = 3  # helper threads reorder moves this many plies below the root
+DEFER_DEPTH = 8  # threads defer moves another thread searches this many plies below the root
 PROGRESS_EVERY = 0.25  # seconds between progress reports
 
 
@@ -631,6 +633,7 @@ class Solver:
             mem[OPT_SIGNAL] = 1
             mem[OPT_NOISE] = index
             mem[NOISE_PLY] = position.ply + NOISE_DEPTH
+            mem[DEFER_PLY] = position.ply + DEFER_DEPTH
         table[T_STOP] = 0
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="connect4-solver")
@@ -668,6 +671,7 @@ class Solver:
             for mem in mems:
                 mem[OPT_SIGNAL] = 0
                 mem[OPT_NOISE] = 0
+                mem[DEFER_PLY] = 0
         nodes = sum(int(mem[NODES]) for mem in mems)
         tracker.done(nodes)
         if found:

@@ -64,6 +64,7 @@ from connect4.solver.layout import (
     BOARD as BOARD,
     BOOK_PLIES as BOOK_PLIES,
     BOTTOM as BOTTOM,
+    DEFER_PLY as DEFER_PLY,
     H_ as H_,
     HASH_MUL as HASH_MUL_INT,
     HDR as HDR,
@@ -88,6 +89,8 @@ from connect4.solver.layout import (
     R_NBITS as R_NBITS,
     R_RBITS as R_RBITS,
     R_XSHIFT as R_XSHIFT,
+    T_BUSY as T_BUSY,
+    T_BUSY_SHIFT as T_BUSY_SHIFT,
     T_FAR_REGION as T_FAR_REGION,
     T_GBITS as T_GBITS,
     T_GEN as T_GEN,
@@ -104,6 +107,7 @@ from connect4.solver.layout import (
     new_table as new_table,
 )
 
+U0 = np.uint64(0)
 U1 = np.uint64(1)
 U2 = np.uint64(2)
 U3 = np.uint64(3)
@@ -672,9 +676,24 @@ def negamax(
     a0 = alpha
     best = -1000
     best_col = -1
-    for j in range(n):
+    # near the root of a search with several threads, a move whose child another
+    # thread is searching waits for a second pass (simplified ABDADA)
+    defer = ply < np.int64(ld(m, DEFER_PLY))
+    deferred = 0
+    for k in range(2 * n if defer else n):
+        j = k if k < n else k - n
+        if k >= n and (deferred >> j) & 1 == 0:
+            continue
         c = np.int64(ld(m, base + j) & UFF)
         mv = nxt & (colmask << (np.uint64(c) * h1))
+        ck = opp + (mask | mv)
+        busy = 0
+        if defer:
+            busy = np.int64(ld(t, T_BUSY)) + np.int64((ck * HASH_MUL) >> ld(t, T_BUSY_SHIFT))
+            if 0 < k < n and lda(t, busy) == ck:
+                deferred |= 1 << j
+                continue
+            sta(t, busy, ck)
         score = -negamax(
             m,
             t,
@@ -689,6 +708,8 @@ def negamax(
             -beta,
             -alpha,
         )
+        if defer and lda(t, busy) == ck:
+            sta(t, busy, U0)
         if ld(m, ABORT) != 0:
             return 0
         if score > best:

@@ -14,6 +14,7 @@ solver shares one ``table`` array (:func:`new_table`):
                         the two regions' addressing
 ``table[T_HDR:]``       the far region's buckets, then the near region's: two
                         entries per bucket, each entry one or two words
+``table[T_BUSY:]``      busy marks: the positions threads are searching now
 ======================  =======================================================
 
 **Two regions.** Positions with at least ``table[T_NEAR]`` empty cells (the
@@ -37,13 +38,20 @@ buckets, so a table fills its whole budget. (Pons and Steininger get the same
 from the Chinese remainder theorem with a prime number of entries; a
 multiplicative bijection and a multiply-shift cost no division.)
 
+**Busy marks.** With several threads, a thread about to search a child near
+the root writes the child's key into the mark its hash selects and clears it
+afterwards; a thread that finds a later move's child marked by another thread
+searches the move after its other moves instead (a simplified ABDADA), so
+threads split the work rather than repeat it. A mark only changes the order of
+moves, never a score, so races on marks are harmless.
+
 **Entry format.** 24 bits of data: lower bound + 32 (bits 0-5), upper bound
 + 32 (bits 6-11), best column + 1 in the canonical orientation (12-17, 0 =
 none) and ply (18-23); then a *tag*: the residue and the generation.
 
 * *packed* (``table[T_WORDS] == 1``): one word per entry, ``tag << 24 | data``,
   when the residues leave at least :data:`GEN_BITS_MIN` bits of generation
-  (7x6 from 512 KB on). An entry is written and read as one 64-bit word.
+  (7x6 from 1 MB on). An entry is written and read as one 64-bit word.
 * *two words* (``table[T_WORDS] == 2``, larger boards): each word carries
   the whole tag and half the data (``lower | column << 6`` and
   ``upper | ply << 6``, tag above bit 12). A reader takes an entry only when
@@ -67,12 +75,12 @@ dropped (:mod:`connect4.solver.kernel`) and a native kernel file refused
 (7, 6, True)
 >>> table = new_table(7, 6, 1 << 20)
 >>> int(table[T_WORDS]), int(table[T_GEN]), table_entries(table)
-(1, 1, 131072)
+(1, 1, 126976)
 >>> int(new_table(8, 7, 1 << 20)[T_WORDS])
 2
 >>> f = table_format(7, 6, 1000 << 20)  # any budget is used whole
->>> f.far, f.near, 16 * (f.far + f.near) == 1000 << 20
-(63438848, 2097152, True)
+>>> f.far, f.near, 16 * (f.far + f.near) + 8 * busy_words(1000 << 20) == 1000 << 20
+(63436800, 2097152, True)
 """
 
 from __future__ import annotations
@@ -104,6 +112,7 @@ OPT_BUCKET = 13  # 1: two-slot buckets (nearest-root + newest); 0: one slot, alw
 OPT_ETC_AFTER = 14  # ETC only once the search has visited this many nodes
 OPT_NOISE = 15  # 0: plain move order; k > 0: helper thread k jitters it (below NOISE_PLY)
 ORDER = 16  # columns centre first (MAXW words)
+DEFER_PLY = 48  # below this ply, a move another thread is searching waits (0 = never)
 HDR = 64
 MAXW = 32
 MAXPLY = 64
@@ -118,9 +127,12 @@ T_GBITS = 3  # generation bits stored per entry
 T_KMASK = 4  # 2^B - 1: the hash is taken modulo 2^B
 T_TAGSHIFT = 5  # the tag starts at this bit: 24 (packed) or 12 (two words)
 T_NEAR = 6  # positions with fewer empty cells than this use the near region (0: none)
+T_BUSY = 7  # the busy marks' first word (after the buckets)
 T_FAR_REGION = 8  # the far region's addressing (R_* words from here)
 T_NEAR_REGION = 16  # the near region's addressing
+T_BUSY_SHIFT = 23  # 64 - log2(number of busy marks): a hash's top bits pick a mark
 T_HDR = 24  # three cache lines: the buckets that follow stay inside lines
+BUSY_WORDS = 1 << 12  # busy marks (the children threads are searching): at most this many
 R_BASE = 0  # index of the region's first word
 R_BUCKETS = 1  # N, its number of buckets
 R_XSHIFT = 2  # B - n: x = h >> R_XSHIFT
@@ -176,6 +188,16 @@ class TableFormat:
     gbits: int
 
 
+def busy_words(nbytes: int) -> int:
+    """The number of busy marks of a table of ``nbytes``: a power of two, at most
+    :data:`BUSY_WORDS` and 1/32 of the table.
+
+    >>> busy_words(64 << 20), busy_words(1 << 12)
+    (4096, 16)
+    """
+    return min(BUSY_WORDS, 1 << max(0, (nbytes // 256).bit_length() - 1))
+
+
 def region_bits(buckets: int, key_bits: int) -> tuple[int, int]:
     """``(n, residue bits)`` of a region of ``buckets`` buckets for ``key_bits``-bit keys.
 
@@ -192,19 +214,19 @@ def table_format(width: int, height: int, nbytes: int) -> TableFormat:
     """The layout of the largest table within ``nbytes`` for a board: packed entries
     when they fit, a near region from :data:`NEAR_MIN_TABLE` bytes on.
 
-    >>> table_format(7, 6, 64 << 20)  # 8 M packed entries, 1 M of them near
-    TableFormat(words=1, far=3670016, near=524288, gbits=10)
+    >>> table_format(7, 6, 64 << 20)  # 8 M packed entries (1 M near), 32 KB of busy marks
+    TableFormat(words=1, far=3667968, near=524288, gbits=10)
     >>> table_format(8, 7, 64 << 20).words  # 64-bit keys: two words per entry
     2
     """
     key_bits = width * (height + 1)
     for words in (1, 2):
         bucket_bytes = 16 * words
-        total = min(nbytes // bucket_bytes, (1 << min(key_bits, 32)) - 1)  # x * N < 2^64
+        budget = (nbytes - 8 * busy_words(nbytes)) // bucket_bytes
         near = 0
         if nbytes >= NEAR_MIN_TABLE:
             near = min(nbytes // 8, NEAR_MAX_BYTES) // bucket_bytes
-        far = total - near
+        far = min(budget - near, (1 << min(key_bits, 32)) - 1)  # x * N < 2^64; <= the keys
         if far < 2:
             continue
         rbits = max(region_bits(b, key_bits)[1] for b in (far, near) if b)
@@ -218,7 +240,11 @@ def new_table(width: int, height: int, nbytes: int) -> NDArray[np.uint64]:
     """An empty transposition table of at most ``nbytes`` for a board (generation 1)."""
     f = table_format(width, height, nbytes)
     key_bits = width * (height + 1)
-    table = _aligned(T_HDR + 2 * f.words * (f.far + f.near))
+    buckets_end = T_HDR + 2 * f.words * (f.far + f.near)
+    busy = busy_words(nbytes)
+    table = _aligned(buckets_end + busy)
+    table[T_BUSY] = buckets_end
+    table[T_BUSY_SHIFT] = 64 - (busy.bit_length() - 1)
     table[T_GEN] = 1
     table[T_WORDS] = f.words
     table[T_GBITS] = f.gbits
