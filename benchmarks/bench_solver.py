@@ -19,17 +19,17 @@ from pathlib import Path
 from machine import describe_machine
 
 from connect4.solver import Solver
-from connect4.solver.bench import format_report, read_cases, run_cases
+from connect4.solver.bench import format_report, read_cases, run_cases, set_label
 
 PONS = Path(__file__).resolve().parent / "pons"
-# set: (name, reference mean seconds, reference mean nodes, default line limit)
+# set: (the reference's quoted mean seconds and mean nodes, default line limit)
 SETS = {
-    "L3_R1": ("End-Easy", 3.9e-6, 51, None),
-    "L2_R1": ("Middle-Easy", 25.9e-6, 449, None),
-    "L2_R2": ("Middle-Medium", 2.11e-3, 39_800, None),
-    "L1_R1": ("Begin-Easy", 165e-6, 3_300, None),
-    "L1_R2": ("Begin-Medium", 0.163, 1_190_000, None),
-    "L1_R3": ("Begin-Hard", 6.6, 58_000_000, 100),
+    "L3_R1": (3.9e-6, 51, None),
+    "L2_R1": (25.9e-6, 449, None),
+    "L2_R2": (2.11e-3, 39_800, None),
+    "L1_R1": (165e-6, 3_300, None),
+    "L1_R2": (0.163, 1_190_000, None),
+    "L1_R3": (6.6, 58_000_000, 100),
 }
 
 
@@ -57,7 +57,8 @@ def main() -> None:
     )
     rows = []
     for key in args.sets.split(","):
-        name, ref_seconds, ref_nodes, default_limit = SETS[key]
+        ref_seconds, ref_nodes, default_limit = SETS[key]
+        name = set_label(f"Test_{key}")
         limit = args.limit if args.limit is not None else default_limit
         cases = read_cases(str(PONS / f"Test_{key}"), limit)
         report = run_cases(f"{name} ({key})", cases, solver)

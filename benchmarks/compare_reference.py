@@ -38,17 +38,11 @@ from reference_solver import ReferenceError, reference_command, run_reference
 from thread_scaling import solve_all
 
 from connect4.solver import Solver
-from connect4.solver.bench import BenchCase, read_cases, run_cases
+from connect4.solver.bench import PONS_SETS, BenchCase, read_cases, run_cases, set_label
 
 PONS = Path(__file__).resolve().parent / "pons"
-SETS = {
-    "L3_R1": ("End-Easy", None),
-    "L2_R1": ("Middle-Easy", None),
-    "L2_R2": ("Middle-Medium", None),
-    "L1_R1": ("Begin-Easy", None),
-    "L1_R2": ("Begin-Medium", 200),
-    "L1_R3": ("Begin-Hard", 100),
-}
+SETS = [name.removeprefix("Test_") for name in PONS_SETS]  # L3_R1, L2_R1, ...
+DEFAULT_LIMITS = {"L1_R2": 200, "L1_R3": 100}  # the reference needs long on these
 
 
 def reference_means(command: list[str], cases: list[BenchCase]) -> tuple[float, float]:
@@ -141,7 +135,7 @@ def compare(
     """Every set, both sides in every round (the reference first in even rounds)."""
     rows = []
     for key in keys:
-        name, default_limit = SETS[key]
+        name, default_limit = set_label(f"Test_{key}"), DEFAULT_LIMITS.get(key)
         cases = read_cases(str(PONS / f"Test_{key}"), limit if limit is not None else default_limit)
         ref_us: list[float] = []
         our_us: list[float] = []
