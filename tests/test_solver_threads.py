@@ -196,8 +196,16 @@ def test_table_formats() -> None:
     assert table_format(7, 6, 512 << 10).words == 2
     assert table_format(8, 7, 64 << 20).words == 2  # 64-bit keys: two words
     assert table_format(1, 1, 1 << 20).far == 3  # never more buckets than keys
+    small = table_format(4, 4, 1 << 30)  # 20-bit keys in a 1 GB budget: both regions capped
+    assert (small.far, small.near) == ((1 << 20) - 1, (1 << 20) - 1)
     with pytest.raises(ValueError, match="too small"):
         table_format(8, 7, 1 << 12)
+
+
+def test_a_table_larger_than_the_key_space_solves_small_boards() -> None:
+    """A regression: a 1 GB table for 4x4 (20-bit keys) once failed to build."""
+    assert Solver(4, 4, 1024).solve(Position(4, 4)) == 0  # 4x4: a draw
+    assert Solver(5, 4, 1024, threads=2, parallel_after=0).solve(Position(5, 4)) == 0
 
 
 def addresses(key: int, bits: int, buckets: int) -> tuple[int, int]:

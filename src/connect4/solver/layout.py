@@ -223,10 +223,12 @@ def table_format(width: int, height: int, nbytes: int) -> TableFormat:
     for words in (1, 2):
         bucket_bytes = 16 * words
         budget = (nbytes - 8 * busy_words(nbytes)) // bucket_bytes
+        most = (1 << min(key_bits, 32)) - 1  # x * N < 2^64; no more buckets than keys
         near = 0
         if nbytes >= NEAR_MIN_TABLE:
             near = min(nbytes // 8, NEAR_MAX_BYTES) // bucket_bytes
-        far = min(budget - near, (1 << min(key_bits, 32)) - 1)  # x * N < 2^64; <= the keys
+        far = min(budget - near, most)
+        near = min(near, most)
         if far < 2:
             continue
         rbits = max(region_bits(b, key_bits)[1] for b in (far, near) if b)
