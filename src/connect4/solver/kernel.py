@@ -145,67 +145,62 @@ def popcount(typingctx, x):  # type: ignore[no-untyped-def]
     return sig, codegen
 
 
+def _element(builder: Any, ptr: Any, idx: Any, bits: int = 64) -> Any:
+    """The LLVM address of ``ptr[idx]`` for a raw pointer to ``bits``-bit integers."""
+    return builder.gep(builder.inttoptr(ptr, ir.IntType(bits).as_pointer()), [idx])
+
+
 @intrinsic
 def ld(typingctx, ptr, idx):  # type: ignore[no-untyped-def]
     """``ptr[idx]`` for a raw pointer to ``uint64`` words (no reference counting)."""
-    sig = types.uint64(types.intp, types.intp)
 
     def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        base = builder.inttoptr(args[0], ir.IntType(64).as_pointer())
-        return builder.load(builder.gep(base, [args[1]]))
+        return builder.load(_element(builder, *args))
 
-    return sig, codegen
+    return types.uint64(types.intp, types.intp), codegen
 
 
 @intrinsic
 def st(typingctx, ptr, idx, value):  # type: ignore[no-untyped-def]
     """``ptr[idx] = value`` for a raw pointer to ``uint64`` words."""
-    sig = types.void(types.intp, types.intp, types.uint64)
 
     def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        base = builder.inttoptr(args[0], ir.IntType(64).as_pointer())
-        builder.store(args[2], builder.gep(base, [args[1]]))
+        builder.store(args[2], _element(builder, args[0], args[1]))
         return context.get_dummy_value()
 
-    return sig, codegen
+    return types.void(types.intp, types.intp, types.uint64), codegen
 
 
 @intrinsic
 def lda(typingctx, ptr, idx):  # type: ignore[no-untyped-def]
     """``ptr[idx]`` read as one 64-bit word (an unordered atomic load: never torn,
     never re-read) for words other threads write: the table, its stop flag."""
-    sig = types.uint64(types.intp, types.intp)
 
     def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        base = builder.inttoptr(args[0], ir.IntType(64).as_pointer())
-        return builder.load_atomic(builder.gep(base, [args[1]]), "unordered", 8)
+        return builder.load_atomic(_element(builder, *args), "unordered", 8)
 
-    return sig, codegen
+    return types.uint64(types.intp, types.intp), codegen
 
 
 @intrinsic
 def sta(typingctx, ptr, idx, value):  # type: ignore[no-untyped-def]
     """``ptr[idx] = value`` written as one 64-bit word (an unordered atomic store)."""
-    sig = types.void(types.intp, types.intp, types.uint64)
 
     def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        base = builder.inttoptr(args[0], ir.IntType(64).as_pointer())
-        builder.store_atomic(args[2], builder.gep(base, [args[1]]), "unordered", 8)
+        builder.store_atomic(args[2], _element(builder, args[0], args[1]), "unordered", 8)
         return context.get_dummy_value()
 
-    return sig, codegen
+    return types.void(types.intp, types.intp, types.uint64), codegen
 
 
 @intrinsic
 def ld8(typingctx, ptr, idx):  # type: ignore[no-untyped-def]
     """``ptr[idx]`` for a raw pointer to ``int8`` values, widened to ``int64``."""
-    sig = types.int64(types.intp, types.intp)
 
     def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        base = builder.inttoptr(args[0], ir.IntType(8).as_pointer())
-        return builder.sext(builder.load(builder.gep(base, [args[1]])), ir.IntType(64))
+        return builder.sext(builder.load(_element(builder, args[0], args[1], 8)), ir.IntType(64))
 
-    return sig, codegen
+    return types.int64(types.intp, types.intp), codegen
 
 
 @intrinsic
@@ -214,8 +209,7 @@ def prefetch(typingctx, ptr, idx):  # type: ignore[no-untyped-def]
     sig = types.void(types.intp, types.intp)
 
     def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        base = builder.inttoptr(args[0], ir.IntType(64).as_pointer())
-        addr = builder.gep(base, [args[1]])
+        addr = _element(builder, *args)
         i32 = ir.IntType(32)
         fnty = ir.FunctionType(ir.VoidType(), [addr.type, i32, i32, i32])
         fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
