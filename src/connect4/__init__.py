@@ -15,7 +15,12 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from connect4.core.errors import IllegalMoveError, InvalidMoveError
+from connect4.core.errors import (
+    BudgetExceeded,
+    Connect4Error,
+    IllegalMoveError,
+    InvalidMoveError,
+)
 from connect4.core.game import Game
 from connect4.core.position import Position
 from connect4.core.tictactoe import TicTacToe
@@ -44,6 +49,8 @@ _LAZY = {
 }
 
 __all__ = [
+    "BudgetExceeded",
+    "Connect4Error",
     "Game",
     "IllegalMoveError",
     "InvalidMoveError",

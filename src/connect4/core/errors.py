@@ -1,6 +1,11 @@
-"""Errors raised for moves that are not moves at all, or cannot be played now.
+"""The package's one error root, and the errors of moves.
 
-Both are :class:`ValueError` subclasses, so ``except ValueError`` catches them.
+Every exception the package raises for something a user can fix derives from
+:class:`Connect4Error`, itself a :class:`ValueError`, so one ``except
+Connect4Error`` catches them all and the web answers them with 400 in one place.
+:class:`BudgetExceeded` is a limit that stopped work before any answer
+(a caller's deadline, a node budget): it is the user's limit, not the
+machine's fault.
 
 >>> from connect4 import Position
 >>> Position.from_moves("48")
@@ -12,11 +17,19 @@ connect4.core.errors.InvalidMoveError: move 2 ('8'): column 8 is out of range 1-
 from __future__ import annotations
 
 
-class InvalidMoveError(ValueError):
+class Connect4Error(ValueError):
+    """The root of every error the package defines: a clear message, no traceback."""
+
+
+class BudgetExceeded(Connect4Error):
+    """A limit (time, nodes, playouts) ran out before there was any answer to give."""
+
+
+class InvalidMoveError(Connect4Error):
     """Not a move at all: a bad character or a column out of range."""
 
 
-class IllegalMoveError(ValueError):
+class IllegalMoveError(Connect4Error):
     """A real move that cannot be played now: a full column or a finished game."""
 
 
