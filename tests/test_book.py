@@ -109,7 +109,7 @@ def test_files_that_are_not_books_are_refused_before_reading(tmp_path: Path) -> 
         Book.load(sparse)
     padded = tmp_path / "padded.c4book"
     padded.write_bytes(small_book().to_bytes() + bytes(1 << 20))
-    with pytest.raises(BookError, match="truncated or padded: .* the header says"):
+    with pytest.raises(BookError, match=r"truncated or padded: .* the header says"):
         Book.load(padded)  # the header's size is checked before the payload is read
 
 
