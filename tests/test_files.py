@@ -272,3 +272,42 @@ def test_workers_exit_when_the_command_is_killed(tmp_path: Path, args: list[str]
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+def test_a_killed_arena_leaves_no_temporary_folder_or_semaphores(tmp_path: Path) -> None:
+    results, stderr = tmp_path / "r.jsonl", tmp_path / "stderr"
+    args = ["arena", "-p", "alphabeta:depth=8", "-p", "alphabeta:depth=7",
+            "--games-per-pair", "2000", "--workers", "2", "--results", str(results)]  # fmt: skip
+    with stderr.open("w") as err:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "connect4", *args],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env={**os.environ, "TMPDIR": str(tmp_path)},  # multiprocessing's folder goes here
+        )
+    workers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            workers = children(process.pid)
+            if results.exists() and len(results.read_bytes().splitlines()) >= 2:
+                break
+            time.sleep(0.1)
+        assert process.poll() is None, "the tournament ended before it could be killed"
+        assert [p.name for p in tmp_path.glob("pymp-*")], "no temporary folder to leave"
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(alive(pid) for pid in workers):
+            time.sleep(0.1)
+        assert [pid for pid in workers if alive(pid)] == []
+    finally:
+        for pid in workers:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert list(tmp_path.glob("pymp-*")) == []
+    assert "leaked" not in stderr.read_text()
