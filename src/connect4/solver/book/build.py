@@ -15,7 +15,8 @@ level by level, **deepest level first**:
 Work is split into chunks run on a ``concurrent.futures`` executor: a local
 process pool by default, or a Dask distributed cluster when a scheduler
 address is given (``client.get_executor()``). Every finished chunk is appended
-to a journal (``OUT.partial``, fixed 16-byte records) before the progress bar
+to a journal (``OUT.partial``, fixed 16-byte records, each followed by its CRC-32;
+damaged ones are dropped and solved again on resume) before the progress bar
 moves, so an interrupted build loses at most the chunks in flight and
 ``--resume`` continues from the journal. When all levels are done the book is
 written to ``OUT`` and the journal removed.
