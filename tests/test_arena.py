@@ -20,7 +20,7 @@ from connect4.arena import (
     ArenaConfig,
     ArenaError,
     CrossCell,
-    GameRecord,
+    ResultLine,
     ResultsStore,
     all_openings,
     game_verdicts,
@@ -42,7 +42,7 @@ def cmd(name: str) -> str:
     return f"cmd:{PYTHON} {BOTS / name}.py"
 
 
-def outcome(records: list[GameRecord]) -> list[tuple[object, ...]]:
+def outcome(records: list[ResultLine]) -> list[tuple[object, ...]]:
     """What must not depend on the executor (times do)."""
     return [
         (r["game"], r["red"], r["yellow"], r["opening"], r["moves"], r["winner"], r["reason"])

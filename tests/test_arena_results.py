@@ -8,7 +8,7 @@ from pathlib import Path
 from connect4.arena import (
     ArenaConfig,
     CrossCell,
-    GameRecord,
+    ResultLine,
     ResultsStore,
     Standing,
     summarize,
@@ -31,9 +31,9 @@ def record(
     winner: Colour | None,
     reason: str,
     forfeit: Colour | None = None,
-) -> GameRecord:
+) -> ResultLine:
     played = len(moves) - len(opening)
-    return GameRecord(
+    return ResultLine(
         game=game,
         tournament=CONFIG.fingerprint(),
         red=red,
@@ -50,7 +50,7 @@ def record(
     )
 
 
-def records() -> list[GameRecord]:
+def records() -> list[ResultLine]:
     """Four games: a normal win with node counts and judged moves, two forfeits, a draw."""
     first = record(0, "a", "b", "4", "4121212", "yellow", "connect four")
     first["move_nodes"] = [10, None, 30, None, 50, None]  # yellow (b) made moves 0, 2, 4
