@@ -320,7 +320,8 @@ def _iterate(
     iteration runs without a deadline (a move before the clock), though a stop still
     ends it."""
     total = result.stats
-    for number, depth in enumerate(_depths(game, limits, deadline is not None)):
+    depths = _depths(game, limits, deadline is not None)
+    for number, depth in enumerate(depths):
         node_limit = None if limits.nodes is None else max(limits.nodes - total.nodes, 1)
         outcome = backend.run(depth, node_limit, deadline if number > 0 else None)
         total.add(outcome.stats)
@@ -342,6 +343,7 @@ def _iterate(
         if is_mate(outcome.value) and deadline is not None:
             break
         if deadline is not None and time.perf_counter() > deadline:
+            result.stopped = "time limit" if number + 1 < len(depths) else None
             break
 
 

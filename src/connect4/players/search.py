@@ -21,6 +21,7 @@ as JSON in ``MoveChoice.tree`` (this runs the generic search, capped at
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from connect4.classic.heuristics import get_heuristic, heuristic_names
@@ -115,6 +116,13 @@ class SearchPlayer(PlayerBase):
         self.record_tree = False
         self.tree_cap = 2000
 
+    def _caller_first(self, limit: Limit | None, started: float) -> bool:
+        """True when the caller's limit, not the player's own time, ends the search."""
+        if limit is None or limit.stopped():
+            return limit is not None
+        own = self.limits.time
+        return limit.deadline is not None and (own is None or limit.deadline < started + own)
+
     def record_trees(self, on: bool) -> bool:
         """Record the explored tree of each search (capped at ``tree_cap`` nodes)."""
         self.record_tree = on
@@ -128,6 +136,7 @@ class SearchPlayer(PlayerBase):
         comes back with ``complete=False``; with no iteration finished the search
         raises :class:`~connect4.core.errors.BudgetExceeded`.
         """
+        started = time.perf_counter()
         result = search(
             game.copy(),
             limits=self.limits,
@@ -162,7 +171,7 @@ class SearchPlayer(PlayerBase):
             stats=stats,
             proven=True if value is not None and is_mate(value) else None,
             tree=tree,
-            complete=result.stopped is None or limit is None or not limit.expired(),
+            complete=result.stopped is None or not self._caller_first(limit, started),
         )
 
 
