@@ -14,10 +14,10 @@ from connect4.arena import (
     summarize,
     write_csv,
 )
-from connect4.arena.play import end_reason
 from connect4.arena.record import Colour, from_json, to_line
 from connect4.arena.schedule import start_position
 from connect4.arena.summary import player_stats
+from connect4.players.match import end_reason
 
 CONFIG = ArenaConfig(players=("a", "b", "c"), seed=5)
 

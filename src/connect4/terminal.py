@@ -161,7 +161,7 @@ def hint_text(game: Game, hint_player: Callable[[], Player]) -> str:
     turn = play_move(player, game)
     if turn.choice is None:
         assert turn.forfeit is not None
-        raise Connect4Error(f"the hint player ({player.spec}) failed: {turn.forfeit.text()}")
+        raise Connect4Error(f"the hint bot ({player.spec}) failed: {turn.forfeit.text()}")
     choice = turn.choice
     if choice.column_scores is not None and game.kind == "connect4":
         cells = []

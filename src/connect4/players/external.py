@@ -29,6 +29,7 @@ True
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import ctypes
 import os
@@ -85,6 +86,11 @@ def _set_parent_death_signal() -> None:
     """In the child: get SIGKILL if the arena dies (Linux), so no bot outlives it."""
     with contextlib.suppress(Exception):
         ctypes.CDLL(None).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+
+
+# The parent-death signal follows the *thread* that started the bot: bots start on
+# this one long-lived thread, not on a move's thinking thread (which ends with it).
+_SPAWNER = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="connect4-spawn")
 
 
 def parse_command(argument: str) -> list[str]:
@@ -150,14 +156,15 @@ class ExternalPlayer(PlayerBase):
         self.close()
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed in close())
         try:
-            self.process = subprocess.Popen(
+            self.process = _SPAWNER.submit(
+                subprocess.Popen,
                 self.argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self._stderr,
                 start_new_session=True,
                 preexec_fn=_set_parent_death_signal if sys.platform == "linux" else None,
-            )
+            ).result()
         except OSError as error:
             raise BotFault("crash", f"cannot start {self.argv[0]!r}: {error}") from None
         self._buffer = b""
