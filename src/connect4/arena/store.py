@@ -17,7 +17,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from connect4.arena.record import GameRecord, from_json, to_line
+from connect4.arena.record import ResultLine, from_json, to_line
 from connect4.arena.schedule import ArenaError
 from connect4.core.files import (
     FileError,
@@ -45,7 +45,7 @@ class ResultsStore:
     def __init__(self, path: Path | None, fingerprint: str) -> None:
         self.path = path
         self.fingerprint = fingerprint
-        self.records: dict[int, GameRecord] = {}
+        self.records: dict[int, ResultLine] = {}
         self.repaired = 0  # bytes of a torn line cut off
         self.skipped = 0  # unreadable complete lines ignored
 
@@ -117,7 +117,7 @@ class ResultsStore:
             )
         self.records[record["game"]] = record  # a later line supersedes (a review added)
 
-    def append(self, record: GameRecord) -> None:
+    def append(self, record: ResultLine) -> None:
         """Keep a finished game; with a file, write it durably before returning."""
         self.records[record["game"]] = record
         if self.path is None:
@@ -128,7 +128,7 @@ class ResultsStore:
             os.fsync(out.fileno())
 
 
-def read_game(path: Path, number: int) -> GameRecord:
+def read_game(path: Path, number: int) -> ResultLine:
     """Game ``number`` (its ``game`` field) of a results file, for a reader such as
     ``connect4 review --results FILE --game N``.
 
@@ -138,7 +138,7 @@ def read_game(path: Path, number: int) -> GameRecord:
     write in progress or torn by a kill, and is passed over as ``--resume``
     would cut it. A game stored twice counts as its last line says.
     """
-    found: GameRecord | None = None
+    found: ResultLine | None = None
     numbers: list[int] = []
     with (
         _file_problems(),
