@@ -19,9 +19,7 @@ from rich.console import Console
 from rich.text import Text
 
 from connect4.core.errors import IllegalMoveError, InvalidMoveError
-from connect4.core.game import Game, Rules
-from connect4.core.position import Position
-from connect4.core.tictactoe import TicTacToe
+from connect4.core.game import Game
 from connect4.players import (
     KINDS,
     ColumnStats,
@@ -34,22 +32,6 @@ from connect4.players import (
 from connect4.players.external import BotFault
 
 PLAYER_NAMES = {"connect4": ("red", "yellow"), "tictactoe": ("X", "O")}
-
-
-def new_game(game: str, width: int, height: int, rules: str) -> Position | TicTacToe:
-    """The empty board of ``game`` (``connect4`` or ``tictactoe``).
-
-    >>> new_game("connect4", 7, 6, "standard")
-    Position.from_moves('')
-    """
-    if game == "tictactoe":
-        return TicTacToe()
-    if game != "connect4":
-        raise ValueError(f"unknown game {game!r}: choose connect4 or tictactoe")
-    if rules not in ("standard", "count-fours"):
-        raise ValueError(f"unknown rules {rules!r}: choose standard or count-fours")
-    checked: Rules = "standard" if rules == "standard" else "count-fours"
-    return Position(width, height, checked)
 
 
 def strongest_ai(game: str, rules: str = "standard") -> str:

@@ -56,8 +56,8 @@ from connect4.classic.mctsboard import (
 )
 from connect4.classic.results import Algorithm, Ordering
 from connect4.core.game import Game
+from connect4.core.games import new_game
 from connect4.envs import vecboard
-from connect4.envs.board import new_game
 from connect4.envs.vecboard import (
     DISABLED,
     E_AGENT,

@@ -39,6 +39,7 @@ from connect4.players.registry import (
     parse_choice,
     parse_float,
     parse_int,
+    parse_seed,
     parse_switch,
 )
 
@@ -141,7 +142,7 @@ MCTS = PlayerKind(
         ),
         "time": Option("seconds per move", parse_float(0.01, 3600)),
         "c": Option(f"exploration constant (default {DEFAULT_C})", parse_float(0, 100)),
-        "seed": Option("random seed (defaults to --seed, else 0)", parse_int(0, 2**63)),
+        "seed": Option("random seed (defaults to --seed, else 0)", parse_seed),
         "solver": Option(
             "MCTS-Solver: prove wins and losses (default off)", parse_switch, ("on", "off")
         ),

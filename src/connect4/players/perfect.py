@@ -47,7 +47,7 @@ from connect4.players.registry import (
     PlayerSpecError,
     parse_choice,
     parse_float,
-    parse_int,
+    parse_seed,
 )
 from connect4.solver import Solver, warm_up
 from connect4.solver.book import Book, default_book
@@ -442,7 +442,7 @@ PERFECT = PlayerKind(
             (),
             "1",
         ),
-        "seed": Option("random seed for ties and levels (defaults to --seed)", parse_int(0, 2**63)),
+        "seed": Option("random seed for ties and levels (defaults to --seed)", parse_seed),
     },
     build=_build_perfect,
     games=("connect4",),

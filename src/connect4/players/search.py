@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 from connect4.classic.heuristics import get_heuristic, heuristic_names
 from connect4.classic.search import Limits, is_mate, search
+from connect4.core.errors import BudgetExceeded
 from connect4.core.game import Game
 from connect4.players.registry import (
     MoveChoice,
@@ -123,8 +124,8 @@ class SearchPlayer:
             record_tree=self.record_tree,
             tree_cap=self.tree_cap,
         )
-        if result.move is None:
-            raise ValueError("the search found no move")
+        if result.move is None:  # the limits stopped the first iteration
+            raise BudgetExceeded(f"the search found no move before its {result.stopped}")
         figures = result.stats
         stats = MoveStats(
             nodes=figures.nodes, leaves=figures.leaves, cutoffs=figures.cutoffs,
