@@ -246,13 +246,13 @@ def play_game(
             if command in ("h", "hint", "?"):
                 try:
                     console.print(hint_text(game, hint_player))
-                except (PlayerSpecError, ValueError) as error:
-                    console.print(f"[red]no hint available:[/] {error}")
                 except BotFault as fault:
                     console.print(
                         f"[red]no hint available:[/] the hint bot ({hint_player().spec}) "
                         f"failed: {fault_text(fault)}"
                     )
+                except (PlayerSpecError, ValueError) as error:
+                    console.print(f"[red]no hint available:[/] {error}")
                 continue
             try:
                 move = game.parse_move(command)

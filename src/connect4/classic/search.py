@@ -79,6 +79,10 @@ ENGINES = ("auto", "python", "numba")
 Table = dict[int, tuple[int, int, int, float, int]]  # slot -> key, depth, flag, value, move
 
 
+# Not a Connect4Error on purpose: control flow inside one engine, raised deep in the
+# recursion and always caught by its own ``run`` (which answers an incomplete
+# Outcome), so it never reaches a caller; an ``except ValueError`` on the way must
+# not swallow it.
 class SearchAborted(Exception):
     """Raised inside a search when its node budget or deadline is reached."""
 

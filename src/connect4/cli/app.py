@@ -351,11 +351,11 @@ def run_job(command: Callable[[], Summary]) -> Summary:
 
     try:
         return command()
-    except (ValueError, OSError) as error:
-        raise fail(str(error)) from None
     except (JobInterrupted, KeyboardInterrupt) as error:
         typer.echo(f"interrupted: {str(error) or 'continue with --resume'}", err=True)
         raise typer.Exit(130) from None
+    except (ValueError, OSError) as error:
+        raise fail(str(error)) from None
 
 
 book_app = typer.Typer(

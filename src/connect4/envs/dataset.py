@@ -76,6 +76,7 @@ import numpy.typing as npt
 
 from connect4.classic.bitboard import threat_cells
 from connect4.core.bits import canonical_keys
+from connect4.core.errors import Connect4Error
 from connect4.core.position import (
     COLUMN_SYMBOLS,
     Position,
@@ -130,7 +131,7 @@ ARRAYS = ("obs", "action_mask", "scores", "value", "best", "moves", "ply", "key"
 METADATA = ("width", "height", "rules", "seed", "plies", "book", "full", "format", "version")
 
 
-class DatasetError(ValueError):
+class DatasetError(Connect4Error):
     """Parameters a dataset cannot be made with, or a file that is not a dataset."""
 
 

@@ -44,6 +44,7 @@ import time
 from collections.abc import Callable
 from typing import IO
 
+from connect4.core.errors import Connect4Error
 from connect4.core.game import Game
 from connect4.players.registry import MoveChoice, PlayerContext, PlayerKind, PlayerSpecError
 
@@ -55,7 +56,7 @@ MAX_LINE = 200  # longer replies are bad output
 MOVE_PATTERN = re.compile(r"[+-]?\d{1,6}")
 
 
-class BotFault(Exception):
+class BotFault(Connect4Error):
     """A bot broke the protocol; ``reason`` is the forfeit reason recorded in results.
 
     >>> BotFault("illegal move 9").reason

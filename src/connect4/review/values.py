@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from connect4.core.errors import Connect4Error
 from connect4.core.game import Game
 from connect4.core.position import Position
 
@@ -38,7 +39,7 @@ __all__ = [
 REVIEW_TABLE_MEGABYTES = 16  # each position starts from a cleared table: small keeps that cheap
 
 
-class ReviewError(ValueError):
+class ReviewError(Connect4Error):
     """A game the exact values cannot be computed for (e.g. count-fours rules)."""
 
 

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 import numpy as np
 
 from connect4.core.bits import canonical_key, centre_order
+from connect4.core.errors import Connect4Error
 from connect4.core.position import Position, check_board_size
 from connect4.solver.backend import NO_BOOK, TABLES, SearchMemory, active_backend, warm_up
 from connect4.solver.layout import (
@@ -86,7 +87,7 @@ DEFER_DEPTH = 8  # threads defer moves another thread searches this many plies b
 PROGRESS_EVERY = 0.25  # seconds between progress reports
 
 
-class SolverError(ValueError):
+class SolverError(Connect4Error):
     """The solver cannot answer: the game is over, the board is too large or
     of another size, or the rules are not the standard ones."""
 

@@ -65,6 +65,7 @@ import numpy.typing as npt
 
 from connect4.core import bits
 from connect4.core.bits import canonical_keys
+from connect4.core.errors import Connect4Error
 from connect4.core.position import Position, check_board_size
 
 MAGIC = b"C4BOOK\r\n"
@@ -91,7 +92,7 @@ Keys = npt.NDArray[np.uint64]
 Scores = npt.NDArray[np.int8]
 
 
-class BookError(ValueError):
+class BookError(Connect4Error):
     """A book file that cannot be read (missing, not a book, corrupted) or a bad book."""
 
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from connect4.core.errors import BudgetExceeded, Connect4Error
 from connect4.core.position import Position
 from connect4.solver import DEFAULT_TT_MEGABYTES, forget_thread_solvers, thread_solver
 from connect4.solver.backend import TABLES
@@ -54,11 +55,11 @@ DEFAULT_CHUNK = 64  # positions per task
 Result = TypeVar("Result")
 
 
-class JobError(ValueError):
+class JobError(Connect4Error):
     """A job that cannot start: no Dask, an unreachable scheduler."""
 
 
-class JobInterrupted(RuntimeError):
+class JobInterrupted(BudgetExceeded):
     """A job stopped before the end; its journal lets ``--resume`` continue."""
 
     def __init__(self, journal: Path, done: int, job: str = "job") -> None:
