@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, NotRequired, Protocol, TypedDict
 
-from connect4.classic.bitboard import MATE
+from connect4.classic.node import MATE
 from connect4.core.game import Game, GameKind
 
 Algorithm = Literal["minimax", "alphabeta"]

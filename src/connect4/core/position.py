@@ -106,10 +106,10 @@ def count_fours(stones: int, height: int) -> int:
     return total
 
 
-def winning_cells(stones: int, height: int) -> int:
+def cells_in_fours(stones: int, height: int) -> int:
     """The cells that are part of some four-in-a-row of ``stones`` (a bitboard).
 
-    >>> bin(winning_cells(0b11110, 6))
+    >>> bin(cells_in_fours(0b11110, 6))
     '0b11110'
     """
     cells = 0
@@ -190,11 +190,6 @@ def move_order(
             f"but no such order stacks these stones{early}"
         )
     return lifted[::-1]
-
-
-def column_symbol(column: int) -> str:
-    """The notation character of a 0-based column: ``3 -> '4'``."""
-    return COLUMN_SYMBOLS[column]
 
 
 def parse_column(token: str, width: int, index: int) -> int:
@@ -562,7 +557,7 @@ alternate, but no such order stacks these stones
     def winning_line(self) -> int:
         """Bitboard of the cells in the winner's fours (0 when nobody has won)."""
         who = self.winner()
-        return 0 if who is None else winning_cells(self.stones(who), self.height)
+        return 0 if who is None else cells_in_fours(self.stones(who), self.height)
 
     def result_text(self) -> str:
         """A short human sentence about the result so far."""

@@ -74,7 +74,7 @@ from typing import TypedDict, cast
 import numpy as np
 import numpy.typing as npt
 
-from connect4.classic.bitboard import threat_cells
+from connect4.classic.node import threat_cells
 from connect4.core.bits import canonical_keys
 from connect4.core.errors import Connect4Error
 from connect4.core.position import (
@@ -225,7 +225,7 @@ def _playouts(
     """Random playouts of ``stones[i]`` moves each that do not end the game, side by side.
 
     Each move is drawn uniformly among the columns with room whose cell does
-    not complete a four for the mover (:func:`~connect4.classic.bitboard.threat_cells`).
+    not complete a four for the mover (:func:`~connect4.classic.node.threat_cells`).
     Returns the columns played (``(N, max stones)``), the two bitboard words
     and whether each playout got there (False: no such move was left).
     """

@@ -92,7 +92,7 @@ def parse_command(argument: str) -> list[str]:
     except ValueError as error:
         raise PlayerSpecError(f"cmd: cannot parse command {argument!r}: {error}") from None
     if not argv:
-        raise PlayerSpecError("cmd: needs a program to run, e.g. cmd:python3 examples/bot.py")
+        raise PlayerSpecError("cmd: needs a program to run, e.g. cmd:python3 my_bot.py")
     program = argv[0]
     if shutil.which(program) is None and not (os.sep in program and os.path.exists(program)):
         raise PlayerSpecError(f"cmd: program {program!r} not found")

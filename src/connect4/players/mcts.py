@@ -23,8 +23,6 @@ tree's most visited nodes (:func:`connect4.classic.tree.mcts_tree_of`).
 
 from __future__ import annotations
 
-import contextlib
-
 from connect4.classic.mcts import DEFAULT_C, DEFAULT_PLAYOUTS, PLAYOUT_POLICIES, Mcts
 from connect4.classic.tree import mcts_tree_of
 from connect4.core.game import Game
@@ -98,10 +96,9 @@ class MctsPlayer:
     def warm_up(self) -> None:
         """Compile (or load) every kernel a game reaches, the tree reuse of later moves
         included: the arena's rehearsal plays only one move."""
-        with contextlib.suppress(ImportError):  # no numba: the readable engine runs
-            from connect4.classic import fastmcts
+        from connect4.classic import fastmcts
 
-            fastmcts.warm_up()
+        fastmcts.warm_up()
 
     def close(self) -> None:
         pass

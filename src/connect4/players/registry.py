@@ -2,7 +2,7 @@
 
 A spec is ``kind`` or ``kind:key=value,key=value``: ``human``,
 ``random``, ``alphabeta:depth=7,heuristic=windows/mollerhoj``, ``perfect``,
-``cmd:python3 examples/bot.py``. Each kind registers a :class:`PlayerKind`
+``cmd:python3 my_bot.py``. Each kind registers a :class:`PlayerKind`
 that lists its keys and their allowed values, so a bad spec gets an error
 listing the valid ones.
 

@@ -133,12 +133,9 @@ def _connect4_scores(
     if cached is not None:
         return cached
     unknown = MoveScores((None,) * position.width, False)
-    try:
-        solver = review_solver(
-            position.width, position.height, table_megabytes, reuse_table=reuse_table
-        )
-    except ImportError:  # no numpy/numba: nothing can be settled
-        return unknown
+    solver = review_solver(
+        position.width, position.height, table_megabytes, reuse_table=reuse_table
+    )
     result = solver.run(position, analyze=True, max_nodes=max_nodes, deadline=deadline)
     scores = MoveScores(tuple(result.column_scores or unknown.scores), bool(result.complete))
     if scores.complete or (deadline is None and not reuse_table):  # the same answer every time

@@ -33,7 +33,6 @@ whose answer it already gives.
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections import deque
 from collections.abc import Mapping
@@ -172,10 +171,7 @@ class GameScores:
         child.play(task.column)
         if child.is_over():  # the board is full: a draw
             return 0
-        try:
-            solver = review_solver(position.width, position.height, reuse_table=True)
-        except ImportError:
-            return None
+        solver = review_solver(position.width, position.height, reuse_table=True)
         lower = None if task.at_most is None else -task.at_most
         result = solver.run(child, max_nodes=self.max_nodes, deadline=deadline, lower=lower)
         return None if result.score is None else -result.score
@@ -247,10 +243,8 @@ def _minus_best(scores: MoveScores) -> int | None:
 
 
 def _exact_book(width: int, height: int) -> object | None:
-    try:
-        from connect4.solver.book import exact_default_book
-    except ImportError:
-        return None
+    from connect4.solver.book import exact_default_book
+
     return exact_default_book(width, height)
 
 
@@ -275,8 +269,7 @@ def score_game(
         # One table for the whole game, cleared first: consecutive positions share most
         # of their trees, and the time a review takes does not depend on what the thread
         # solved before.
-        with contextlib.suppress(ImportError):  # no solver: every position is "not proven"
-            review_solver(start.width, start.height, reuse_table=True).clear_table()
+        review_solver(start.width, start.height, reuse_table=True).clear_table()
     results: dict[TaskKey, int | None] = {}
     work.drain(deque(work.tasks), results, deadline=deadline, max_seconds=max_seconds)
     work.drain(deque(work.missing(results)), results, deadline=deadline, max_seconds=max_seconds)

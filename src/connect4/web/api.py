@@ -41,7 +41,7 @@ from connect4.core.tictactoe import TicTacToe
 from connect4.core.version import __version__
 from connect4.players import KINDS, describe_players, find_kind, split_spec
 from connect4.web import service
-from connect4.web.errors import BadRequest, TimeLimitExceeded, Unavailable
+from connect4.web.errors import BadRequest, TimeLimitExceeded
 from connect4.web.models import (
     AnalyzeResponse,
     GameInfo,
@@ -151,15 +151,6 @@ def require_not_over(game: Game) -> None:
         raise BadRequest(f"the game is over ({game.result_text()}): there is no move to make")
 
 
-def solver_available() -> bool:
-    """True when the perfect solver package can be imported."""
-    try:
-        from connect4.solver import Solver  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 @dataclass(frozen=True)
 class Settings:
     """How the server works: ``threads`` deep-lane threads (``3 * threads`` quick-lane
@@ -206,7 +197,7 @@ class Api:
 
     async def start(self) -> None:
         """Warm the solver up (when the settings ask for it) before requests arrive."""
-        if self.settings.warm_up and solver_available():
+        if self.settings.warm_up:
             await asyncio.to_thread(service.warm_up)
 
     def stop(self) -> None:
@@ -246,8 +237,6 @@ class Api:
         if position.rules != "standard":
             raise BadRequest("the solver handles the standard rules only, not count-fours")
         require_not_over(position)
-        if not solver_available():
-            raise Unavailable("the perfect solver is not installed on this server")
         cached = self.cache.get(position)
         if cached is not None:
             return cached
@@ -359,8 +348,6 @@ class Api:
         # how far it got rather than only that the time ran out.
         deadline = time.perf_counter() + REVIEW_SHARE * time_limit
         if isinstance(position, Position):
-            if not solver_available():
-                raise Unavailable("the perfect solver is not installed on this server")
             result = await self.review_connect4(position, deadline)
         else:
             result = await self.deep.run(service.review_game, position, deadline=deadline)
@@ -412,7 +399,7 @@ class Api:
             if kind["kind"] not in FORBIDDEN_KINDS
         ]
         return PlayersResponse(
-            games=list(GAME_KINDS), rules=list(RULES), players=kinds, solver=solver_available()
+            games=list(GAME_KINDS), rules=list(RULES), players=kinds, solver=True
         )
 
     def info(self) -> InfoResponse:
@@ -428,7 +415,7 @@ class Api:
             rules=list(RULES),
             mate=MATE,
             mate_window=MATE_WINDOW,
-            solver=solver_available(),
+            solver=True,
         )
 
     def health(self) -> HealthResponse:

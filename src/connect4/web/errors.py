@@ -34,7 +34,7 @@ class BadRequest(Connect4Error):
 
 
 class Unavailable(BudgetExceeded):
-    """The server cannot answer now: busy, over the time limit, solver missing (HTTP 503)."""
+    """The server cannot answer now: busy or over the time limit (HTTP 503)."""
 
 
 class TimeLimitExceeded(Unavailable):

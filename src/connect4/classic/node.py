@@ -1,4 +1,6 @@
-"""The classic search's arithmetic on bitboards, written once for both engines.
+"""The classic search's node step (:func:`search_node`) and the leaf arithmetic it
+evaluates on bitboards, written once for both engines (the bitboard helpers of
+the game itself live in :mod:`connect4.core.bits` and :mod:`connect4.core.position`).
 
 Every function here is plain Python over ints and flat int sequences (tuples in
 Python, ``int64`` arrays when compiled), so the readable engine
