@@ -28,7 +28,9 @@ import pytest
 
 import connect4.web
 from connect4 import Game, Position
+from connect4.core.limits import Limit
 from connect4.players import KINDS, MoveChoice, PlayerKind
+from connect4.players.registry import PlayerBase
 from connect4.web import (
     api,
     app as web_app,
@@ -470,17 +472,14 @@ def test_a_search_out_of_the_web_budget_is_a_503(client: httpx.Client) -> None:
     assert "budget of 1,000,000 nodes without a move" in error_of(response, 503)
 
 
-class ConfusedPlayer:
+class ConfusedPlayer(PlayerBase):
     """A player whose search fails with a plain ValueError."""
 
     is_human = False
     spec = "confused"
 
-    def choose(self, game: Game) -> MoveChoice:
+    def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
         raise ValueError("lost its place")
-
-    def close(self) -> None:
-        pass
 
 
 def test_a_players_plain_value_error_is_a_400(

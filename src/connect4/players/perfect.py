@@ -36,12 +36,14 @@ from dataclasses import dataclass
 
 from connect4.core.bits import centre_order
 from connect4.core.game import Game
+from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.players.registry import (
     MoveChoice,
     MoveStats,
     Option,
     Player,
+    PlayerBase,
     PlayerContext,
     PlayerKind,
     PlayerSpecError,
@@ -273,7 +275,7 @@ def softmax_choice(scores: list[int | None], temperature: float, rng: random.Ran
     return rng.choices(columns, weights)[0]
 
 
-class PerfectPlayer:
+class PerfectPlayer(PlayerBase):
     """The perfect player and its beatable levels (see the module docstring)."""
 
     is_human = False
@@ -301,14 +303,17 @@ class PerfectPlayer:
         self._last: tuple[list[int], int | None] = ([], None)
         start_warm_up(self.engine)
 
-    def choose(self, game: Game) -> MoveChoice:
-        """Pick a move for the side to move (``game`` is left unchanged)."""
+    def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
+        """Pick a move for the side to move (``game`` is left unchanged); a caller's
+        ``limit`` caps the player's own time (its stop flag ends the fallback search)."""
         if game.kind != "connect4":
             raise PlayerSpecError("the perfect player plays Connect Four only")
         if game.rules != "standard":
             raise PlayerSpecError("the perfect player plays standard rules only")
         start = time.perf_counter()
-        deadline = start + SOLVER_SHARE * self.seconds
+        left = None if limit is None else limit.remaining()
+        seconds = self.seconds if left is None else min(self.seconds, left)
+        deadline = start + SOLVER_SHARE * seconds
         board = Position.of(game)  # left as it is; the searches work on a copy
         position = board.copy()
         if self.level == "perfect":
@@ -325,7 +330,7 @@ class PerfectPlayer:
                 move_or_none, score, more = self.engine.best_move(position, deadline, order, guess)
                 nodes += more
                 if move_or_none is None or score is None:
-                    return self._fallback(board, partial, nodes, start)
+                    return self._fallback(board, partial, nodes, start, seconds, limit)
                 move = move_or_none
                 stats = MoveStats(
                     nodes=nodes,
@@ -338,7 +343,7 @@ class PerfectPlayer:
         else:
             exact, partial, nodes, source = self.engine.column_scores(position, deadline)
         if exact is None:
-            return self._fallback(board, partial, nodes, start)
+            return self._fallback(board, partial, nodes, start, seconds, limit)
         move = self._pick(board, exact)
         stats = MoveStats(
             nodes=nodes,
@@ -380,7 +385,13 @@ class PerfectPlayer:
         return self.rng.choice(sorted(best))
 
     def _fallback(
-        self, game: Position, partial: list[int | None], nodes: int, start: float
+        self,
+        game: Position,
+        partial: list[int | None],
+        nodes: int,
+        start: float,
+        seconds: float,
+        limit: Limit | None,
     ) -> MoveChoice:
         from connect4.classic.search import Limits, search
 
@@ -390,8 +401,8 @@ class PerfectPlayer:
             value: float | None = partial[move]
             depth = 0
         else:
-            left = max(0.95 * self.seconds - (time.perf_counter() - start), 0.01)
-            result = search(game.copy(), limits=Limits(time=left), tt=True)
+            left = max(0.95 * seconds - (time.perf_counter() - start), 0.01)
+            result = search(game.copy(), limits=Limits(time=left), tt=True, limit=limit)
             move = result.move if result.move is not None else game.legal_moves()[0]
             value = result.value
             nodes += result.stats.nodes
@@ -403,7 +414,8 @@ class PerfectPlayer:
             level=self.level,
             depth=depth,
         )
-        return MoveChoice(move=move, value=value, stats=stats, proven=False, column_scores=None)
+        complete = limit is None or not limit.expired()
+        return MoveChoice(move, value, stats, proven=False, complete=complete)
 
     def close(self) -> None:
         """Return the solver table to the pool (the next player starts warm)."""
