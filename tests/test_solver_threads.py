@@ -21,7 +21,8 @@ import numpy as np
 import pytest
 
 from connect4.core.position import Position
-from connect4.solver import MAX_THREADS, SolveProgress, Solver, SolverError, _narrow, backend
+from connect4.solver import MAX_THREADS, SolveProgress, Solver, SolverError, backend
+from connect4.solver.narrow import narrow as _narrow
 from connect4.solver.layout import (
     ABORT,
     LIMIT,

@@ -165,7 +165,8 @@ def pick_best(
     scores: Sequence[int | None], tie_break: str = "center", rng: random.Random | None = None
 ) -> int:
     """One best column: ties go to the one nearest the centre (``"center"``; left
-    before right) or to one drawn by ``rng`` (``"random"``).
+    before right) or to one drawn by ``rng`` (``"random"``; a single best column
+    draws nothing, so ``rng`` is left as it was).
 
     >>> pick_best([0, 2, None, 2, 1])
     1
@@ -180,7 +181,7 @@ def pick_best(
     best = best_columns(scores)
     if not best:
         raise ScoreError("no playable column")
-    if tie_break == "random":
+    if tie_break == "random" and len(best) > 1:
         return (rng or random.Random()).choice(best)
     order = centre_order(len(scores))
     return min(best, key=order.index)

@@ -1,10 +1,11 @@
-"""The perfect Connect Four solver: exact scores in Pons' convention.
+"""The exact Connect Four solver: one board size, its own table, limits and statistics.
 
 The search itself is a compiled kernel (:mod:`connect4.solver.kernel`), run
 through one backend (:mod:`connect4.solver.backend`: the cached native code or
-numba); this module wraps it in a typed :class:`Solver` with limits, statistics
-and clear errors. Everything above the solver package goes through
-:class:`Solver` (and :func:`thread_solver` for a solver per thread).
+numba); :class:`Solver` wraps it with limits, statistics and clear errors, and
+goes on with every thread (:mod:`connect4.solver.parallel`) when a search runs
+long. Callers that want a shared solver with the board's opening book ask
+:func:`connect4.solver.solver_for`.
 
 >>> from connect4 import Position
 >>> solver = Solver()
@@ -14,8 +15,6 @@ and clear errors. Everything above the solver package goes through
 [17, 17, 18, 17, 17, 17, 18]
 >>> solver.best_move(Position.from_moves("445566"))
 2
->>> solve(Position.from_moves("44455554221"))
--15
 """
 
 from __future__ import annotations
@@ -24,69 +23,59 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-from connect4.core.bits import canonical_key, centre_order
+from connect4.core.bits import canonical_key
+from connect4.core.errors import Connect4Error
 from connect4.core.position import Position, check_board_size
+from connect4.core.score import ScoreError, check_tie_break, pick_best, win_score
 from connect4.solver.backend import NO_BOOK, TABLES, SearchMemory, active_backend, warm_up
 from connect4.solver.layout import (
     ABORT,
     BOOK_PLIES,
-    DEFER_PLY,
     LIMIT,
     NODES,
-    NOISE_PLY,
     NONE_SCORE,
     OPT_BUCKET,
     OPT_ETC,
     OPT_ETC_AFTER,
-    OPT_NOISE,
-    OPT_SIGNAL,
     OPT_SYM,
     OPT_TTMOVE,
     T_STOP,
     UNKNOWN_SCORE,
     next_generation,
 )
+from connect4.solver.narrow import deadline_of, immediate_win, least, narrow
+from connect4.solver.parallel import LazySmp, ProgressHook, Tracker, run_parallel
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 __all__ = [
+    "DEFAULT_TT_MEGABYTES",
+    "MAX_THREADS",
     "BatchResult",
     "BookArrays",
     "ProbeResult",
-    "SolveProgress",
     "SolveResult",
     "Solver",
     "SolverError",
-    "analyze",
-    "best_move",
-    "default_solver",
-    "forget_thread_solvers",
+    "check_threads",
     "position_key",
-    "solve",
-    "thread_solver",
-    "warm_up",
 ]
 
 DEFAULT_TT_MEGABYTES = 64
 MAX_TT_MEGABYTES = 4096
-TIE_BREAKS = ("center", "random")
 ETC_MIN_EMPTY = 16  # enhanced transposition cut-offs where at least this many cells are empty
 ETC_AFTER_NODES = 20_000  # ... and only once a search has visited this many nodes
 MAX_THREADS = 256
 PARALLEL_AFTER_NODES = 1 << 20  # a search longer than this goes on with every thread
-NOISE_DEPTH = 3  # helper threads reorder moves this many plies below the root
-DEFER_DEPTH = 8  # threads defer moves another thread searches this many plies below the root
-PROGRESS_EVERY = 0.25  # seconds between progress reports
 
 
-class SolverError(ValueError):
+class SolverError(Connect4Error):
     """The solver cannot answer: the game is over, the board is too large or
     of another size, or the rules are not the standard ones."""
 
@@ -108,37 +97,6 @@ class SolveResult:
     weak: bool
 
 
-@dataclass(frozen=True)
-class SolveProgress:
-    """A long search's state, reported while it runs (see ``progress`` in :meth:`Solver.run`).
-
-    ``nodes`` counts every thread's nodes since the call began; ``alpha``/``beta``
-    is the window being searched and ``lower``/``upper`` what the finished
-    windows proved of the score; ``column`` is the column being scored by
-    an ``analyze`` call (``None`` otherwise).
-
-    >>> SolveProgress(2_000_000, 0.5, 0, 1, -3, 8, 2, None).nodes_per_second
-    4000000.0
-    """
-
-    nodes: int
-    seconds: float
-    alpha: int
-    beta: int
-    lower: int
-    upper: int
-    threads: int
-    column: int | None
-
-    @property
-    def nodes_per_second(self) -> float:
-        """Nodes per second of wall time since the call began."""
-        return self.nodes / self.seconds if self.seconds > 0 else 0.0
-
-
-ProgressHook = Callable[[SolveProgress], None]
-
-
 def check_threads(threads: object) -> int:
     """``threads`` as a thread count, or :class:`SolverError` saying what is wrong.
 
@@ -156,6 +114,7 @@ def check_threads(threads: object) -> int:
     return threads
 
 
+@runtime_checkable
 class BookArrays(Protocol):
     """An opening book as the solver probes it (:class:`connect4.solver.book.Book` is one):
     sorted canonical keys, their exact scores, and the depth in stones."""
@@ -166,6 +125,25 @@ class BookArrays(Protocol):
     def values(self) -> NDArray[np.int8]: ...
     @property
     def plies(self) -> int: ...
+
+
+def check_book(book: object) -> BookArrays:
+    """``book`` if it is an opening book the solver can probe, else :class:`SolverError`.
+
+    >>> check_book("default")
+    Traceback (most recent call last):
+    ...
+    connect4.solver.solver.SolverError: book must be an opening book (connect4.solver.book.Book) \
+or None, not 'default'; solver_for(width, height, book="default") gives a solver with the \
+board's default book
+    """
+    if isinstance(book, str) or not isinstance(book, BookArrays):
+        raise SolverError(
+            "book must be an opening book (connect4.solver.book.Book) or None, "
+            f'not {book!r}; solver_for(width, height, book="default") gives a solver '
+            "with the board's default book"
+        )
+    return book
 
 
 @dataclass(frozen=True)
@@ -264,11 +242,12 @@ class Solver:
             OPT_BUCKET: int(two_slots),
         }
         self._mem: SearchMemory | None = None
-        self._pool: ThreadPoolExecutor | None = None
+        self._smp = LazySmp(self.threads)
         self._out = np.zeros(width, dtype=np.int64)
         self._lock = threading.RLock()
         self._book_plies = 0
         if book is not None:
+            check_book(book)
             self.set_book(book.keys, book.values, book.plies)
         else:
             self.set_book(book_keys, book_values, book_plies)
@@ -300,9 +279,7 @@ class Solver:
             if self._mem is not None:
                 TABLES.give(self._mem)
                 self._mem = None
-            if self._pool is not None:
-                self._pool.shutdown()
-                self._pool = None
+            self._smp.close()
 
     def __enter__(self) -> Solver:
         return self
@@ -349,12 +326,6 @@ class Solver:
             if self._mem is not None:
                 for mem in self._mem.threads:
                     mem[BOOK_PLIES] = self._book_plies
-
-    def uses_book(self, book: BookArrays | None) -> bool:
-        """True when ``book`` (``None``: no book) is the one this solver probes."""
-        if book is None:
-            return len(self._book_keys) == 0
-        return self._book_keys is book.keys and self._book_plies == book.plies
 
     # ------------------------------------------------------------------ stats
     @property
@@ -424,10 +395,10 @@ class Solver:
         >>> Solver().best_move(Position.from_moves("445566"))
         2
         """
-        if tie_break not in TIE_BREAKS:
-            raise SolverError(
-                f"unknown tie_break {tie_break!r}: choose one of {', '.join(TIE_BREAKS)}"
-            )
+        try:
+            check_tie_break(tie_break)
+        except ScoreError as error:
+            raise SolverError(str(error)) from None
         scores = self.analyze(position, weak=weak)
         return pick_best(scores, tie_break, rng)
 
@@ -470,11 +441,11 @@ class Solver:
         """
         self.check(position)
         start = time.perf_counter()
-        deadline = _deadline(start, max_seconds, deadline)
+        deadline = deadline_of(start, max_seconds, deadline)
         parallel = self.threads > 1 or progress is not None
         budget = max_nodes
         if parallel:  # short searches stay on this thread, without the threads' overhead
-            budget = _least(max_nodes, self.parallel_after)
+            budget = least(max_nodes, self.parallel_after)
         with self._lock:
             memory = self._table()
             if not self.reuse_table:
@@ -485,11 +456,12 @@ class Solver:
             stopped_by_user = max_nodes is not None and nodes >= max_nodes
             out_of_time = deadline is not None and time.perf_counter() >= deadline
             if parallel and not complete and not stopped_by_user and not out_of_time:
-                tracker = _Tracker(start, progress, self.threads, nodes)
+                tracker = Tracker(start, progress, self.threads, nodes)
                 cap = None if max_nodes is None else max_nodes - nodes
-                score, columns, complete, more = self._run_parallel(
-                    position, weak, analyze, guess, lower, deadline, cap, tracker
-                )
+                score, columns, complete, more = run_parallel(
+                    position, self._parallel_window, weak=weak, analyze=analyze, guess=guess,
+                    lower=lower, deadline=deadline, max_nodes=cap, tracker=tracker,
+                )  # fmt: skip
                 nodes += more
         seconds = time.perf_counter() - start
         self._count(nodes, seconds)
@@ -529,7 +501,7 @@ class Solver:
             def window(alpha: int, beta: int, cap: int | None) -> tuple[int, bool, int]:
                 return self._probe(position, alpha, beta, deadline, cap)
 
-            score, complete, nodes = _narrow(position, guess, weak, window, max_nodes, lower=lower)
+            score, complete, nodes = narrow(position, guess, weak, window, max_nodes, lower=lower)
             return score, None, complete, nodes
 
         def solve(mem: NDArray[np.uint64]) -> int:
@@ -538,69 +510,6 @@ class Solver:
         score, complete, nodes = self._budgeted(solve, deadline, max_nodes)
         return score, None, complete, nodes
 
-    def _run_parallel(
-        self,
-        position: Position,
-        weak: bool,
-        analyze: bool,
-        guess: int | None,
-        lower: int | None,
-        deadline: float | None,
-        max_nodes: int | None,
-        tracker: _Tracker,
-    ) -> tuple[int, list[int | None] | None, bool, int]:
-        """:meth:`run` with every thread searching each window (the table already
-        holds what :meth:`_run_here` proved)."""
-        if not analyze:
-            score, complete, nodes = self._narrow_parallel(
-                position, guess, weak, deadline, max_nodes, tracker, lower
-            )
-            return score, None, complete, nodes
-        columns: list[int | None] = [None] * self.width
-        size, ply = position.size, position.ply
-        total = 0
-        complete = True
-        for column in centre_order(self.width):
-            if not position.can_play(column):
-                continue
-            if not complete:
-                continue  # a limit stopped an earlier column: this one stays unknown
-            if position.is_winning_move(column):
-                columns[column] = 1 if weak else (size + 1 - ply) // 2
-            elif ply + 1 >= size:
-                columns[column] = 0
-            else:
-                child = position.copy()
-                child.play(column)
-                tracker.column = column
-                cap = None if max_nodes is None else max_nodes - total
-                score, complete, nodes = self._narrow_parallel(
-                    child, None, weak, deadline, cap, tracker
-                )
-                total += nodes
-                if complete:
-                    columns[column] = -score
-        known = [v for v in columns if v is not None]
-        return (max(known) if complete and known else 0), columns, complete, total
-
-    def _narrow_parallel(
-        self,
-        position: Position,
-        guess: int | None,
-        weak: bool,
-        deadline: float | None,
-        max_nodes: int | None,
-        tracker: _Tracker,
-        lower: int | None = None,
-    ) -> tuple[int, bool, int]:
-        """The score by null-window searches, each searched by every thread, none
-        below ``lower``."""
-
-        def window(alpha: int, beta: int, cap: int | None) -> tuple[int, bool, int]:
-            return self._parallel_window(position, alpha, beta, deadline, cap, tracker)
-
-        return _narrow(position, guess, weak, window, max_nodes, tracker, lower)
-
     def _parallel_window(
         self,
         position: Position,
@@ -608,75 +517,13 @@ class Solver:
         beta: int,
         deadline: float | None,
         max_nodes: int | None,
-        tracker: _Tracker,
+        tracker: Tracker,
     ) -> tuple[int, bool, int]:
-        """One window searched by every thread (Lazy SMP): ``(value, complete, nodes)``.
-
-        All threads search the same window on the shared table; thread ``k > 0``
-        breaks move-ordering ties its own way, so the threads part ways and fill
-        the table for each other. The first thread done sets the table's stop
-        flag (inside the kernel), which ends the others' searches. This thread
-        meanwhile reports progress and stops them all at the deadline or once
-        ``max_nodes`` are spent.
-        """
-        if any(position.is_winning_move(c) for c in position.legal_moves()):
-            return (position.size + 1 - position.ply) // 2, True, 0  # the kernel's precondition
-        kernel = active_backend()
-        memory = self._table()
-        table = memory.table
-        mems = [memory.thread(i) for i in range(self.threads)]
-        cap = (1 << 62) if max_nodes is None else max(0, max_nodes)
-        for index, mem in enumerate(mems):
-            mem[NODES] = 0
-            mem[ABORT] = 0
-            mem[LIMIT] = cap
-            mem[OPT_SIGNAL] = 1
-            mem[OPT_NOISE] = index
-            mem[NOISE_PLY] = position.ply + NOISE_DEPTH
-            mem[DEFER_PLY] = position.ply + DEFER_DEPTH
-        table[T_STOP] = 0
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="connect4-solver")
-        found: list[int] = []
-        finished = threading.Event()
-        keys, values = self._book_keys, self._book_values
-        current, mask, ply = position.current, position.mask, position.ply
-
-        def work(mem: NDArray[np.uint64]) -> None:
-            try:
-                value = kernel.probe(mem, table, keys, values, current, mask, ply, alpha, beta)
-                if not mem[ABORT]:
-                    found.append(value)
-            finally:
-                finished.set()
-
-        futures: list[Future[None]] = [self._pool.submit(work, mem) for mem in mems]
-        tracker.window(alpha, beta)
-        try:
-            while not found:
-                finished.wait(PROGRESS_EVERY)
-                finished.clear()
-                if found or all(f.done() for f in futures):
-                    break  # a thread is done, or every thread stopped at the node cap
-                nodes = sum(int(mem[NODES]) for mem in mems)
-                now = time.perf_counter()
-                if nodes >= cap or (deadline is not None and now >= deadline):
-                    table[T_STOP] = 1
-                tracker.report(nodes)
-        finally:
-            table[T_STOP] = 1  # the others stop (also on an error or an interrupt here)
-            for future in futures:
-                future.result()
-            table[T_STOP] = 0
-            for mem in mems:
-                mem[OPT_SIGNAL] = 0
-                mem[OPT_NOISE] = 0
-                mem[DEFER_PLY] = 0
-        nodes = sum(int(mem[NODES]) for mem in mems)
-        tracker.done(nodes)
-        if found:
-            return found[0], True, nodes
-        return 0, False, nodes
+        """One window searched by every thread (Lazy SMP) on this solver's table."""
+        book = (self._book_keys, self._book_values)
+        return self._smp.window(
+            self._table(), book, position, alpha, beta, deadline, max_nodes, tracker
+        )
 
     def probe(
         self,
@@ -700,11 +547,11 @@ class Solver:
         """
         self.check(position)
         start = time.perf_counter()
-        deadline = _deadline(start, max_seconds, deadline)
+        deadline = deadline_of(start, max_seconds, deadline)
         window = alpha + 1 if beta is None else beta
         budget = max_nodes
         if self.threads > 1:
-            budget = _least(max_nodes, self.parallel_after)
+            budget = least(max_nodes, self.parallel_after)
         with self._lock:
             memory = self._table()
             if not self.reuse_table:
@@ -713,7 +560,7 @@ class Solver:
             stopped_by_user = max_nodes is not None and nodes >= max_nodes
             out_of_time = deadline is not None and time.perf_counter() >= deadline
             if self.threads > 1 and not complete and not stopped_by_user and not out_of_time:
-                tracker = _Tracker(start, None, self.threads, nodes)
+                tracker = Tracker(start, None, self.threads, nodes)
                 cap = None if max_nodes is None else max_nodes - nodes
                 value, complete, more = self._parallel_window(
                     position, alpha, window, deadline, cap, tracker
@@ -805,8 +652,8 @@ class Solver:
         max_nodes: int | None,
     ) -> tuple[int, bool, int]:
         """One window on this thread, inside the lock: ``(value, complete, nodes)``."""
-        if any(position.is_winning_move(c) for c in position.legal_moves()):
-            return (position.size + 1 - position.ply) // 2, True, 0  # the kernel's precondition
+        if immediate_win(position):
+            return win_score(position.size, position.ply), True, 0  # the kernel's precondition
         kernel = active_backend()
         keys, values = self._book_keys, self._book_values
         current, mask, ply = position.current, position.mask, position.ply
@@ -818,134 +665,6 @@ class Solver:
         return self._budgeted(search, deadline, max_nodes)
 
 
-class _Tracker:
-    """What a running search reports to a progress hook: the window, the bounds
-    proved so far, the column being scored, and the nodes of finished windows."""
-
-    def __init__(self, start: float, hook: ProgressHook | None, threads: int, nodes: int) -> None:
-        self.start = start
-        self.hook = hook
-        self.threads = threads
-        self.nodes = nodes  # of every finished search of this call
-        self.alpha = self.beta = self.lower = self.upper = 0
-        self.column: int | None = None
-
-    def bounds(self, lower: int, upper: int) -> None:
-        """The score is known to be within ``[lower, upper]``."""
-        self.lower, self.upper = lower, upper
-
-    def window(self, alpha: int, beta: int) -> None:
-        """A window's search begins."""
-        self.alpha, self.beta = alpha, beta
-
-    def report(self, running: int) -> None:
-        """Call the hook, ``running`` nodes into the current window."""
-        if self.hook is not None:
-            nodes = self.nodes + running
-            seconds = time.perf_counter() - self.start
-            args = (self.alpha, self.beta, self.lower, self.upper, self.threads, self.column)
-            self.hook(SolveProgress(nodes, seconds, *args))
-
-    def done(self, nodes: int) -> None:
-        """A window's search ended after ``nodes`` nodes."""
-        self.nodes += nodes
-
-
-WindowSearch = Callable[[int, int, "int | None"], tuple[int, bool, int]]
-
-
-def _narrow(
-    position: Position,
-    guess: int | None,
-    weak: bool,
-    window: WindowSearch,
-    max_nodes: int | None,
-    tracker: _Tracker | None = None,
-    lower: int | None = None,
-) -> tuple[int, bool, int]:
-    """The exact score (its sign when ``weak``) by null-window searches
-    ``window(alpha, beta, node budget)``, narrowing ``[lo, hi]`` as the kernel's
-    solve does (halving, biased toward 0), but testing ``guess`` and ``guess - 1``
-    first when given (else ``lower``), and nothing below ``lower``, a proven lower
-    bound on the score: ``(score, complete, nodes)``."""
-    size, ply = position.size, position.ply
-    if any(position.is_winning_move(c) for c in position.legal_moves()):
-        return (1 if weak else (size + 1 - ply) // 2), True, 0
-    lo = -((size - ply) // 2)
-    hi = (size + 1 - ply) // 2
-    if weak:
-        lo, hi = -1, 1
-    if lower is not None:
-        bound = (lower > 0) - (lower < 0) if weak else lower
-        lo = min(hi, max(lo, bound))
-    if guess is None:
-        guess = lower
-    first = guess if guess is not None and not weak and lo <= guess < hi else None
-    total = 0
-    while lo < hi:
-        if first is not None and lo <= first < hi:
-            # the guess, then (when the score is at most the guess) one below it:
-            # right, that is two null-window searches
-            med, first = first, first - 1
-        else:
-            med = lo + (hi - lo) // 2
-            if med <= 0 and int(lo / 2) < med:
-                med = int(lo / 2)
-            elif med >= 0 and int(hi / 2) > med:
-                med = int(hi / 2)
-        if tracker is not None:
-            tracker.bounds(lo, hi)
-        budget = None if max_nodes is None else max(0, max_nodes - total)
-        value, complete, nodes = window(med, med + 1, budget)
-        total += nodes
-        if not complete:
-            return 0, False, total
-        if value <= med:
-            hi = value
-        else:
-            lo = value
-            first = None
-    if weak:
-        return (1 if lo > 0 else -1 if lo < 0 else 0), True, total
-    return lo, True, total
-
-
-def _least(limit: int | None, nodes: int) -> int:
-    """``nodes``, or ``limit`` when that is lower."""
-    return nodes if limit is None else min(limit, nodes)
-
-
-def _deadline(start: float, max_seconds: float | None, deadline: float | None) -> float | None:
-    """The earlier of ``start + max_seconds`` and ``deadline`` (``None``: no limit)."""
-    if max_seconds is not None:
-        by_seconds = start + max(0.0, max_seconds)
-        deadline = by_seconds if deadline is None else min(deadline, by_seconds)
-    return deadline
-
-
-def pick_best(
-    scores: list[int | None], tie_break: str = "center", rng: random.Random | None = None
-) -> int:
-    """The column of the best score among ``scores`` (``None`` = not playable).
-
-    >>> pick_best([0, 2, None, 2, 1])
-    1
-    >>> pick_best([0, 2, None, 2, 1], "random", random.Random(3)) in (1, 3)
-    True
-    """
-    known = [(c, s) for c, s in enumerate(scores) if s is not None]
-    if not known:
-        raise SolverError("no playable column")
-    top = max(s for _, s in known)
-    best = [c for c, s in known if s == top]
-    if tie_break == "random":
-        return (rng or random.Random()).choice(best)
-    if tie_break != "center":
-        raise SolverError(f"unknown tie_break {tie_break!r}: choose one of {', '.join(TIE_BREAKS)}")
-    order = centre_order(len(scores))
-    return min(best, key=order.index)
-
-
 def position_key(position: Position) -> int:
     """The canonical key the solver's table and book use: ``min(key, mirror key)``.
 
@@ -953,83 +672,3 @@ def position_key(position: Position) -> int:
     True
     """
     return canonical_key(position.key(), position.width, position.height)
-
-
-_local = threading.local()  # this thread's solvers (see thread_solver)
-
-
-def thread_solver(
-    width: int = 7,
-    height: int = 6,
-    tt_megabytes: int = DEFAULT_TT_MEGABYTES,
-    book: BookArrays | None = None,
-    *,
-    reuse_table: bool = False,
-    etc: bool = True,
-    keep: int = 2,
-) -> Solver:
-    """This thread's solver for a board and table size, probing ``book`` (created on
-    first use). Threads search in parallel without sharing a table; each keeps
-    at most ``keep`` solvers, and a dropped one gives its table back to the pool.
-
-    >>> thread_solver(4, 4, 1) is thread_solver(4, 4, 1)
-    True
-    """
-    solvers: dict[tuple[int, int, int, bool, bool], Solver]
-    solvers = _local.__dict__.setdefault("solvers", {})
-    key = (width, height, tt_megabytes, reuse_table, etc)
-    solver = solvers.get(key)
-    if solver is None:
-        while len(solvers) >= max(1, keep):
-            solvers.pop(next(iter(solvers))).close()
-        solver = Solver(width, height, tt_megabytes, reuse_table=reuse_table, etc=etc)
-        solvers[key] = solver
-    if not solver.uses_book(book):
-        if book is None:
-            solver.set_book(None, None, 0)
-        else:
-            solver.set_book(book.keys, book.values, book.plies)
-    return solver
-
-
-def forget_thread_solvers() -> None:
-    """Drop this thread's solvers without giving their tables back to the pool.
-
-    For a process forked from one that solved: its solvers and pooled tables
-    are the parent's memory, shared copy-on-write, and the first write to each
-    page would copy it (a page fault per 4 KB of table). Call it, and
-    ``TABLES.clear()``, first thing in the child.
-    """
-    _local.__dict__.pop("solvers", None)
-
-
-def default_solver(width: int = 7, height: int = 6) -> Solver:
-    """The shared solver for one board size (one per thread, created on first use)."""
-    return thread_solver(width, height)
-
-
-def _for(position: Position) -> Solver:
-    if position.rules != "standard":
-        raise SolverError(f"the solver handles standard rules only, not {position.rules!r}")
-    return default_solver(position.width, position.height)
-
-
-def solve(position: Position, *, weak: bool = False) -> int:
-    """The exact score of ``position`` with the shared solver of its board size.
-
-    >>> solve(Position.from_moves("4455"))
-    18
-    """
-    return _for(position).solve(position, weak=weak)
-
-
-def analyze(position: Position, *, weak: bool = False) -> list[int | None]:
-    """Every column's score with the shared solver (``None`` for a full column)."""
-    return _for(position).analyze(position, weak=weak)
-
-
-def best_move(
-    position: Position, tie_break: str = "center", rng: random.Random | None = None
-) -> int:
-    """The best 0-based column with the shared solver (ties: centre first or random)."""
-    return _for(position).best_move(position, tie_break, rng)
