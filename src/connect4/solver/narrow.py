@@ -8,10 +8,12 @@ on one thread or with every thread on each window (Lazy SMP).
 >>> from connect4 import Position
 >>> def exact(alpha: int, beta: int, cap: int | None) -> tuple[int, bool, int]:
 ...     return (beta if 5 >= beta else alpha), True, 1  # a fail-hard search of score 5
->>> narrow(Position.from_moves("4455"), None, False, exact, None)[:2]
-(18, True)
->>> narrow(Position.from_moves("445"), 5, False, exact, None)
+>>> narrow(Position.from_moves("445"), None, False, exact, None)  # score, complete, nodes
+(5, True, 6)
+>>> narrow(Position.from_moves("445"), 5, False, exact, None)  # a right guess: two searches
 (5, True, 2)
+>>> narrow(Position.from_moves("445566"), None, False, exact, None)  # a win at once
+(18, True, 0)
 """
 
 from __future__ import annotations

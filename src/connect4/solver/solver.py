@@ -105,7 +105,7 @@ def check_threads(threads: object) -> int:
     >>> check_threads(0)
     Traceback (most recent call last):
     ...
-    connect4.solver.SolverError: threads must be a whole number from 1 to 256, not 0
+    connect4.solver.solver.SolverError: threads must be a whole number from 1 to 256, not 0
     """
     if type(threads) is not int or not 1 <= threads <= MAX_THREADS:
         raise SolverError(
