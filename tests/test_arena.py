@@ -20,7 +20,7 @@ from connect4.arena import (
     ArenaConfig,
     ArenaError,
     CrossCell,
-    GameRecord,
+    ResultLine,
     ResultsStore,
     all_openings,
     game_verdicts,
@@ -42,7 +42,7 @@ def cmd(name: str) -> str:
     return f"cmd:{PYTHON} {BOTS / name}.py"
 
 
-def outcome(records: list[GameRecord]) -> list[tuple[object, ...]]:
+def outcome(records: list[ResultLine]) -> list[tuple[object, ...]]:
     """What must not depend on the executor (times do)."""
     return [
         (r["game"], r["red"], r["yellow"], r["opening"], r["moves"], r["winner"], r["reason"])
@@ -147,7 +147,7 @@ def test_a_builtin_player_that_raises_forfeits_with_crash(monkeypatch: pytest.Mo
     from connect4.players import KINDS, PlayerKind, RandomPlayer
 
     class Broken(RandomPlayer):
-        def choose(self, game: Any) -> Any:
+        def choose(self, game: Any, limit: Any = None) -> Any:
             raise RuntimeError("out of memory")
 
     kind = PlayerKind(
@@ -215,7 +215,7 @@ def test_builtin_time_control_forfeits_a_slow_builtin_player(
     from connect4.players import KINDS, PlayerKind, RandomPlayer
 
     class Sleepy(RandomPlayer):
-        def choose(self, game: Any) -> Any:
+        def choose(self, game: Any, limit: Any = None) -> Any:
             time.sleep(0.2)
             return super().choose(game)
 
@@ -239,7 +239,7 @@ def test_set_up_on_a_players_first_move_does_not_count_against_its_clock(
     compiled: list[bool] = []  # process-wide, like a numba cache or a loaded table
 
     class CompilesOnFirstUse(RandomPlayer):
-        def choose(self, game: Any) -> Any:
+        def choose(self, game: Any, limit: Any = None) -> Any:
             if not compiled:
                 time.sleep(0.3)
                 compiled.append(True)
@@ -270,7 +270,7 @@ def test_a_players_own_warm_up_runs_off_the_clock(monkeypatch: pytest.MonkeyPatc
             time.sleep(0.3)
             loaded.append(True)
 
-        def choose(self, game: Any) -> Any:
+        def choose(self, game: Any, limit: Any = None) -> Any:
             if not loaded and game.ply >= 3:
                 self.warm_up()
             return super().choose(game)

@@ -78,7 +78,7 @@ def test_rehearse_warms_a_spec_up_once_per_process_and_skips_untimed_kinds(
         def warm_up(self) -> None:
             events.append("warm_up")
 
-        def choose(self, game: object) -> MoveChoice:
+        def choose(self, game: object, limit: object = None) -> MoveChoice:
             events.append("choose")
             return MoveChoice(move=0)
 

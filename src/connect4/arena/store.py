@@ -16,7 +16,7 @@ import json
 import os
 from pathlib import Path
 
-from connect4.arena.record import GameRecord, from_json, to_line
+from connect4.arena.record import ResultLine, from_json, to_line
 from connect4.arena.schedule import ArenaError
 
 
@@ -33,7 +33,7 @@ class ResultsStore:
     def __init__(self, path: Path | None, fingerprint: str) -> None:
         self.path = path
         self.fingerprint = fingerprint
-        self.records: dict[int, GameRecord] = {}
+        self.records: dict[int, ResultLine] = {}
         self.repaired = 0  # bytes of a torn line cut off
         self.skipped = 0  # unreadable complete lines ignored
 
@@ -94,7 +94,7 @@ class ResultsStore:
                 )
             self.records[record["game"]] = record  # a later line supersedes (a review added)
 
-    def append(self, record: GameRecord) -> None:
+    def append(self, record: ResultLine) -> None:
         """Keep a finished game; with a file, write it durably before returning."""
         self.records[record["game"]] = record
         if self.path is None:
@@ -105,7 +105,7 @@ class ResultsStore:
             os.fsync(out.fileno())
 
 
-def read_game(path: Path, number: int) -> GameRecord:
+def read_game(path: Path, number: int) -> ResultLine:
     """Game ``number`` (its ``game`` field) of a results file, for a reader such as
     ``connect4 review --results FILE --game N``.
 
@@ -120,7 +120,7 @@ def read_game(path: Path, number: int) -> GameRecord:
     except OSError as error:
         raise ArenaError(f"cannot read {path}: {error.strerror}") from None
     lines = data.split(b"\n")
-    found: GameRecord | None = None
+    found: ResultLine | None = None
     numbers: list[int] = []
     for index, raw in enumerate(lines, start=1):
         if not raw.strip():

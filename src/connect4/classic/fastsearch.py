@@ -112,6 +112,8 @@ def compile_module(
     cache is keyed by a digest of all the compiled source, of this module (the
     recipe) and of ``base``, so an edit to any of it (not only to the file of the
     function called) compiles afresh. The result's ``digest`` names that version.
+    The compiled functions release the GIL (``nogil``): a search on one thread
+    leaves the others (a waiting caller, a Ctrl-C handler) running.
 
     Compiled code that calls :func:`~connect4.classic.bitboard.search_node` passes
     it no constants: numba would compile a copy typed for those literal values, whose
@@ -135,9 +137,9 @@ def compile_module(
         copy = types.FunctionType(func.__code__, scope, func.__name__, func.__defaults__)
         copy.__qualname__ = f"{func.__qualname__}_{digest}"
         if func.__name__ in inline:
-            scope[func.__name__] = njit(cache=True, inline="always")(copy)
+            scope[func.__name__] = njit(cache=True, nogil=True, inline="always")(copy)
         else:
-            scope[func.__name__] = njit(cache=True)(copy)
+            scope[func.__name__] = njit(cache=True, nogil=True)(copy)
     compiled = {func.__name__: scope[func.__name__] for func in plain}
     _remove_other_versions(compiled.values(), digest)
     return types.SimpleNamespace(digest=digest, **compiled)
@@ -184,9 +186,9 @@ _TABLE_LOCK = threading.Lock()
 
 def shared_table() -> tuple[tuple[Array, Array, Array], int]:
     """The process's table and a new generation: entries of other generations count as
-    empty, so each search starts from an empty table without clearing 24 MB. The
-    kernel holds the GIL, so searches in several threads only evict each other's
-    entries (more nodes, never a different value)."""
+    empty, so each search starts from an empty table without clearing 24 MB.
+    Searches in several threads share it: they only evict each other's entries
+    (more nodes, never a different value)."""
     with _TABLE_LOCK:
         if not _TABLE:
             _TABLE.append(new_table())
@@ -255,16 +257,25 @@ class CompiledEngine:
         self.pv = np.zeros((game.size + 2, game.size + 2), dtype=np.int64)
         self.pvlen = np.zeros(game.size + 2, dtype=np.int64)
         self.nodes, self.seconds = 0, 0.0
+        self.st = np.zeros(6, dtype=np.int64)
+        self.halted = False
+
+    def stop(self) -> None:
+        """Stop the running iteration and every later one (safe from another thread):
+        the kernel compares its node count with ``st[S_LIMIT]`` at every node, so a
+        zero there ends it within one node, at no cost to a search left alone."""
+        self.halted = True
+        self.st[S_LIMIT] = 0
 
     def run(self, depth: int, node_limit: int | None, deadline: float | None) -> Outcome:
         """Search to ``depth``; see :class:`connect4.classic.results.Engine`. With a
         ``deadline`` the iteration gets a node budget from the speed measured so far."""
-        st = np.zeros(6, dtype=np.int64)
+        st = self.st = np.zeros(6, dtype=np.int64)
         limit = INF if node_limit is None else node_limit
         if deadline is not None:
             rate = self.nodes / self.seconds if self.seconds > 0.002 else 500_000.0
             limit = min(limit, max(1, int((deadline - time.perf_counter()) * rate)))
-        st[S_LIMIT] = limit
+        st[S_LIMIT] = 0 if self.halted else limit
         start = time.perf_counter()
         value = COMPILED.search_node(
             self.current, self.mask, depth, -INF, INF, 0, self.ply, self.heights, self.params,

@@ -340,12 +340,15 @@ def run_playouts(
     lines: Ints,
     path: Array,
     st: Array,
+    stop: Array,
 ) -> int:
-    """Up to ``count`` iterations; stops early when the root is proven. Returns the
-    number run."""
+    """Up to ``count`` iterations; stops early when the root is proven or, checked
+    every 64 iterations, once another thread sets ``stop[0]``. Returns the number run."""
     done = 0
     while done < count:
         if params[P_SOLVER] == 1 and nodes[0, F_PROVEN] != UNKNOWN:
+            break
+        if (done & 63) == 0 and stop[0] != 0:
             break
         iterate(c, cur, mask, stones, nodes, params, order, cells, lines, path, st)
         done += 1

@@ -214,3 +214,7 @@ class Engine(Protocol):
     def run(self, depth: int, node_limit: int | None, deadline: float | None) -> Outcome:
         """Search to ``depth``; stop after ``node_limit`` nodes or at ``deadline``."""
         ...
+
+    def stop(self) -> None:
+        """End the running search (and any later one) soon; safe from another thread."""
+        ...

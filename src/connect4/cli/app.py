@@ -7,6 +7,7 @@ Heavy modules are imported inside the commands so start-up stays fast.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -23,10 +24,31 @@ app = typer.Typer(
 )
 
 
+MAX_WORKERS = 4 * (os.cpu_count() or 1)  # more processes than this only thrash
+MAX_PLAYOUTS = 100_000_000  # an MCTS tree's playouts (the mcts player's own cap)
+MAX_NODES = 1_000_000_000  # a node budget; past it a search runs for hours
+MAX_POSITIONS = 100_000_000  # a data set's positions (about 1 GB of labels)
+
+
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print ``error: message`` on stderr and return the Exit to raise."""
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(code)
+
+
+T = TypeVar("T")
+
+
+def interruptible(work: Callable[[], T]) -> T:
+    """Run ``work`` so that Ctrl-C ends the command at once: exit 130, one line on
+    stderr, nothing written (the thinking thread is left to the process exit)."""
+    from connect4.core.limits import run_interruptible
+
+    try:
+        return run_interruptible(lambda limit: work())
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        raise typer.Exit(130) from None
 
 
 @app.callback(invoke_without_command=True)
@@ -211,7 +233,9 @@ def arena(
         Path | None, typer.Option(help="append each finished game to this JSONL file")
     ] = None,
     resume: Annotated[bool, typer.Option(help="continue the tournament in --results")] = False,
-    workers: Annotated[int, typer.Option(help="local worker processes", min=1)] = 1,
+    workers: Annotated[
+        int, typer.Option(help="local worker processes", min=1, max=MAX_WORKERS)
+    ] = 1,
     scheduler: Annotated[
         str | None, typer.Option(help="Dask scheduler address (instead of local processes)")
     ] = None,
@@ -305,7 +329,9 @@ def lab(
     test_positions: Annotated[
         int, typer.Option(help="positions used from each test set (the first N)", min=1)
     ] = 50,
-    workers: Annotated[int, typer.Option(help="local worker processes", min=1)] = 1,
+    workers: Annotated[
+        int, typer.Option(help="local worker processes", min=1, max=MAX_WORKERS)
+    ] = 1,
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address")] = None,
     seed: Annotated[int, typer.Option(help="tournament seed")] = 0,
     resume: Annotated[bool, typer.Option(help="continue the lab in --out")] = False,
@@ -372,7 +398,8 @@ def book_build(
         int, typer.Option(help="solve every position with up to this many stones", min=0)
     ] = 4,
     workers: Annotated[
-        int | None, typer.Option(help="local worker processes (default: all cores)", min=1)
+        int | None,
+        typer.Option(help="local worker processes (default: all cores)", min=1, max=MAX_WORKERS),
     ] = None,
     scheduler: Annotated[
         str | None, typer.Option(help="Dask scheduler address (instead of local processes)")
@@ -444,7 +471,9 @@ def book_info(
 
 @app.command()
 def dataset(
-    positions: Annotated[int, typer.Option(help="how many distinct positions", min=1)],
+    positions: Annotated[
+        int, typer.Option(help="how many distinct positions", min=1, max=MAX_POSITIONS)
+    ],
     out: Annotated[Path, typer.Option(help="the .npz file to write")],
     plies: Annotated[
         str | None,
@@ -458,7 +487,8 @@ def dataset(
         str, typer.Option(help="book probed inside the searches: default, none, FILE")
     ] = "default",
     workers: Annotated[
-        int | None, typer.Option(help="local worker processes (default: all cores)", min=1)
+        int | None,
+        typer.Option(help="local worker processes (default: all cores)", min=1, max=MAX_WORKERS),
     ] = None,
     scheduler: Annotated[
         str | None, typer.Option(help="Dask scheduler address (instead of local processes)")
@@ -518,14 +548,14 @@ def tree(
     cap: Annotated[
         int | None, typer.Option(help="most nodes recorded (default 5000; mcts: 50)", min=1)
     ] = None,
-    playouts: Annotated[int, typer.Option(help="mcts: playouts", min=1)] = 1000,
+    playouts: Annotated[int, typer.Option(help="mcts: playouts", min=1, max=MAX_PLAYOUTS)] = 1000,
     seed: Annotated[int, typer.Option(help="mcts: random seed", min=0)] = 0,
     solver: Annotated[bool, typer.Option("--solver", help="mcts: MCTS-Solver")] = False,
     min_visits: Annotated[
         int, typer.Option(help="mcts: nodes shown need this many visits", min=1)
     ] = 1,
     budget: Annotated[
-        int, typer.Option(help="stop a search that visits more nodes", min=1)
+        int, typer.Option(help="stop a search that visits more nodes", min=1, max=MAX_NODES)
     ] = 500_000,
     game: Annotated[str, typer.Option(help="connect4 or tictactoe")] = "connect4",
     width: Annotated[int, typer.Option(help="board width (connect4)")] = 7,
@@ -560,15 +590,29 @@ def tree(
     try:
         position = load_position(game, moves, width, height, rules)
         if algorithm == "mcts":
-            recorded = mcts_tree(
-                position, playouts=playouts, seed=seed, solver=solver,
-                cap=cap or 50, min_visits=min_visits,
-            )  # fmt: skip
+            recorded = interruptible(
+                lambda: mcts_tree(
+                    position,
+                    playouts=playouts,
+                    seed=seed,
+                    solver=solver,
+                    cap=cap or 50,
+                    min_visits=min_visits,
+                )
+            )
         else:
-            recorded = search_tree(
-                position, depth=depth, algorithm=algorithm, heuristic=heuristic,
-                ordering=ordering, tt=tt, cap=cap or 5000, budget=budget,
-            )  # fmt: skip
+            recorded = interruptible(
+                lambda: search_tree(
+                    position,
+                    depth=depth,
+                    algorithm=algorithm,
+                    heuristic=heuristic,
+                    ordering=ordering,
+                    tt=tt,
+                    cap=cap or 5000,
+                    budget=budget,
+                )
+            )
     except ValueError as error:
         raise fail(str(error)) from None
     sys.stdout.write(render(recorded, fmt))
@@ -586,6 +630,7 @@ def analyze(
             help="minimax node budget per depth (default 5,000,000; 500,000 "
             "for heuristics without a compiled version)",
             min=1,
+            max=MAX_NODES,
         ),
     ] = None,
     tt: Annotated[bool, typer.Option("--tt", help="alpha-beta with a transposition table")] = False,
@@ -613,8 +658,10 @@ def analyze(
         budget = budget or default_budget(position, heuristic)
         if ordering not in ("center", "none"):
             raise ValueError(f"unknown ordering {ordering!r}: choose one of center, none")
-        rows = compare(
-            position, depths, heuristic=heuristic, budget=budget, tt=tt, ordering=ordering
+        rows = interruptible(
+            lambda: compare(
+                position, depths, heuristic=heuristic, budget=budget, tt=tt, ordering=ordering
+            )
         )
     except ValueError as error:
         raise fail(str(error)) from None

@@ -76,9 +76,8 @@ def make_kaggle(
     argument: str, context: PlayerContext | None = None, time_limit: float | None = None
 ) -> ExternalPlayer:
     """A player for the agent file ``argument`` (the text after ``kaggle:``)."""
-    player = build_kaggle(f"kaggle:{argument}", {"argument": argument}, context or PlayerContext())
-    player.time_limit = time_limit
-    return player
+    check_context(context := context or PlayerContext())
+    return ExternalPlayer(f"kaggle:{argument}", agent_command(argument), context, time_limit)
 
 
 def build_kaggle(spec: str, options: dict[str, object], context: PlayerContext) -> ExternalPlayer:

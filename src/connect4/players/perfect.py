@@ -36,6 +36,7 @@ import time
 from dataclasses import dataclass
 
 from connect4.core.game import Game
+from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.core.score import loss_score, pick_best, win_score
 from connect4.players.registry import (
@@ -43,6 +44,7 @@ from connect4.players.registry import (
     MoveStats,
     Option,
     Player,
+    PlayerBase,
     PlayerContext,
     PlayerKind,
     PlayerSpecError,
@@ -279,7 +281,7 @@ def softmax_choice(scores: list[int | None], temperature: float, rng: random.Ran
     return rng.choices(columns, weights)[0]
 
 
-class PerfectPlayer:
+class PerfectPlayer(PlayerBase):
     """The perfect player and its beatable levels (see the module docstring)."""
 
     is_human = False
@@ -310,14 +312,17 @@ class PerfectPlayer:
         """Load the kernel and this thread's table before any clock runs."""
         self.engine.prepare()
 
-    def choose(self, game: Game) -> MoveChoice:
-        """Pick a move for the side to move (``game`` is left unchanged)."""
+    def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
+        """Pick a move for the side to move (``game`` is left unchanged); a caller's
+        ``limit`` caps the player's own time (its stop flag ends the fallback search)."""
         if game.kind != "connect4":
             raise PlayerSpecError("the perfect player plays Connect Four only")
         if game.rules != "standard":
             raise PlayerSpecError("the perfect player plays standard rules only")
         start = time.perf_counter()
-        deadline = start + SOLVER_SHARE * self.seconds
+        left = None if limit is None else limit.remaining()
+        seconds = self.seconds if left is None else min(self.seconds, left)
+        deadline = start + SOLVER_SHARE * seconds
         board = Position.of(game)  # left as it is; the searches work on a copy
         position = board.copy()
         if self.level == "perfect":
@@ -334,7 +339,7 @@ class PerfectPlayer:
                 move_or_none, score, more = self.engine.best_move(position, deadline, order, guess)
                 nodes += more
                 if move_or_none is None or score is None:
-                    return self._fallback(board, partial, nodes, start)
+                    return self._fallback(board, partial, nodes, start, seconds, limit)
                 move = move_or_none
                 stats = MoveStats(
                     nodes=nodes,
@@ -347,7 +352,7 @@ class PerfectPlayer:
         else:
             exact, partial, nodes, source = self.engine.column_scores(position, deadline)
         if exact is None:
-            return self._fallback(board, partial, nodes, start)
+            return self._fallback(board, partial, nodes, start, seconds, limit)
         move = self._pick(board, exact)
         stats = MoveStats(
             nodes=nodes,
@@ -386,7 +391,13 @@ class PerfectPlayer:
         return pick_best(scores, "center" if self.seed is None else "random", self.rng)
 
     def _fallback(
-        self, game: Position, partial: list[int | None], nodes: int, start: float
+        self,
+        game: Position,
+        partial: list[int | None],
+        nodes: int,
+        start: float,
+        seconds: float,
+        limit: Limit | None,
     ) -> MoveChoice:
         from connect4.classic.search import Limits, search
 
@@ -396,8 +407,8 @@ class PerfectPlayer:
             value: float | None = partial[move]
             depth = 0
         else:
-            left = max(0.95 * self.seconds - (time.perf_counter() - start), 0.01)
-            result = search(game.copy(), limits=Limits(time=left), tt=True)
+            left = max(0.95 * seconds - (time.perf_counter() - start), 0.01)
+            result = search(game.copy(), limits=Limits(time=left), tt=True, limit=limit)
             move = result.move if result.move is not None else game.legal_moves()[0]
             value = result.value
             nodes += result.stats.nodes
@@ -409,7 +420,8 @@ class PerfectPlayer:
             level=self.level,
             depth=depth,
         )
-        return MoveChoice(move=move, value=value, stats=stats, proven=False, column_scores=None)
+        complete = limit is None or not limit.expired()
+        return MoveChoice(move, value, stats, proven=False, complete=complete)
 
     def close(self) -> None:
         """Return the solver table to the pool (the next player starts warm)."""

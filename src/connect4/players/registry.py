@@ -26,10 +26,12 @@ from dataclasses import dataclass, field
 from typing import Protocol, TypedDict
 
 from connect4.classic.results import SearchTree
+from connect4.core.errors import Connect4Error
 from connect4.core.game import Game
+from connect4.core.limits import Limit
 
 
-class PlayerSpecError(ValueError):
+class PlayerSpecError(Connect4Error):
     """A player spec that names no known player or has bad options."""
 
 
@@ -79,6 +81,9 @@ class MoveChoice:
     solve, False when a search ran out of time, ``None`` when not applicable.
     ``stats`` holds figures such as nodes, seconds and depth; ``tree`` a
     recorded search tree as JSON-ready dict when one was asked for.
+    ``complete`` is False when the caller's limit (its deadline or stop flag)
+    cut the thinking short: the move is the best found so far, ``stats`` say
+    how far it got (``depth`` reached, ``playouts`` run).
     """
 
     move: int
@@ -87,21 +92,52 @@ class MoveChoice:
     proven: bool | None = None
     tree: SearchTree | None = None
     column_scores: list[int | None] | None = None
+    complete: bool = True
 
 
 class Player(Protocol):
-    """Anything that picks moves. ``is_human`` players are driven by the interface."""
+    """Anything that picks moves. ``is_human`` players are driven by the interface.
+
+    Every player honours the caller's ``limit``: when its deadline passes or its
+    flag is set, :meth:`choose` answers the best move found so far (marked
+    ``complete=False``) or, with none at all, raises
+    :class:`~connect4.core.errors.BudgetExceeded`.
+    """
 
     spec: str
     is_human: bool
 
-    def choose(self, game: Game) -> MoveChoice:
-        """Pick a move for the side to move in ``game`` (left unchanged)."""
+    def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
+        """Pick a move for the side to move in ``game`` (left unchanged) within ``limit``."""
         ...
 
     def close(self) -> None:
         """Release resources (processes, pools)."""
         ...
+
+    def warm_up(self) -> None:
+        """Do the set-up a first move would pay for (compiling, loading tables)."""
+        ...
+
+    def record_trees(self, on: bool) -> bool:
+        """Attach (or stop attaching) the explored search tree to each choice; False
+        when this player records no tree."""
+        ...
+
+
+class PlayerBase:
+    """The capabilities a player without them answers: nothing to warm up, no tree,
+    nothing to close."""
+
+    def warm_up(self) -> None:
+        """Nothing to prepare."""
+
+    def record_trees(self, on: bool) -> bool:
+        """No search tree to record."""
+        return False
+
+    def close(self) -> None:
+        """Nothing to release."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +172,7 @@ class PlayerContext:
     height: int = 6
     rules: str = "standard"
     seed: int | None = None
+    max_move_seconds: float = 60.0  # a bot silent this long on a move without a clock forfeits
 
 
 KINDS: dict[str, PlayerKind] = {}
@@ -229,8 +266,11 @@ def make_player(
     height: int = 6,
     rules: str = "standard",
     seed: int | None = None,
+    max_move_seconds: float = 60.0,
 ) -> Player:
-    """Build the player a spec names; raises :class:`PlayerSpecError` listing valid choices."""
+    """Build the player a spec names; raises :class:`PlayerSpecError` listing valid choices.
+
+    ``max_move_seconds`` caps an external bot's silence on a move without a clock."""
     kind_name, rest = split_spec(spec)
     if kind_name not in KINDS:
         raise PlayerSpecError(
@@ -243,7 +283,7 @@ def make_player(
         options: dict[str, object] = {"argument": rest}
     else:
         options = parse_options(kind, rest)
-    context = PlayerContext(game=game, width=width, height=height, rules=rules, seed=seed)
+    context = PlayerContext(game, width, height, rules, seed, max_move_seconds)
     return kind.build(spec.strip(), options, context)
 
 
@@ -273,10 +313,11 @@ def rehearse(spec: str, board: Game, context: PlayerContext) -> None:
 
     A player's first move pays for compiling its search (numba), loading
     tables and books; the rehearsal pays for them before any clock starts (or
-    any prompt is shown), on a copy of ``board``, and leaves the real players
+    any prompt is shown), on a copy of ``board`` under a limit already spent
+    (the search is loaded, then stops at once), and leaves the real players
     (and their seeds) untouched. A player whose set-up goes beyond its first
     move (a solver needed only past the opening book) may offer a
-    ``warm_up()`` method: the rehearsal calls it first, and waits for it.
+    :meth:`Player.warm_up`: the rehearsal calls it first, and waits for it.
     Kinds whose start-up is never timed (external bots: the clock starts once
     they answer ``ready``) are skipped. Anything that fails here is left for
     the real move to report.
@@ -303,17 +344,13 @@ def rehearse(spec: str, board: Game, context: PlayerContext) -> None:
         except Exception:
             return
         try:
-            warm_up = getattr(player, "warm_up", None)
             with contextlib.suppress(Exception):
-                if callable(warm_up):
-                    warm_up()
-                if not board.is_over():
-                    player.choose(board.copy())
+                player.warm_up()
+                if not board.is_over():  # compiled and loaded, then stopped at once
+                    player.choose(board.copy(), Limit(deadline=0.0))
         finally:
-            close = getattr(player, "close", None)
             with contextlib.suppress(Exception):
-                if callable(close):
-                    close()
+                player.close()
 
 
 def describe_players() -> list[KindDescription]:
@@ -337,7 +374,7 @@ def describe_players() -> list[KindDescription]:
 
 
 # ---------------------------------------------------------------- built-in kinds
-class HumanPlayer:
+class HumanPlayer(PlayerBase):
     """A person at the interface; the interface asks them for moves."""
 
     is_human = True
@@ -345,14 +382,11 @@ class HumanPlayer:
     def __init__(self, spec: str = "human") -> None:
         self.spec = spec
 
-    def choose(self, game: Game) -> MoveChoice:
+    def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
         raise PlayerSpecError("a human player's moves come from the interface")
 
-    def close(self) -> None:
-        pass
 
-
-class RandomPlayer:
+class RandomPlayer(PlayerBase):
     """Plays a uniformly random legal move; reproducible with a seed.
 
     >>> from connect4 import TicTacToe
@@ -366,14 +400,12 @@ class RandomPlayer:
         self.spec = spec
         self.rng = random.Random(seed)
 
-    def choose(self, game: Game) -> MoveChoice:
+    def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
+        """A random legal move (instant: no limit can cut it short)."""
         moves = sorted(game.legal_moves())
         if not moves:
             raise ValueError("no legal move: the game is over")
         return MoveChoice(move=self.rng.choice(moves))
-
-    def close(self) -> None:
-        pass
 
 
 def _build_random(spec: str, options: dict[str, object], context: PlayerContext) -> Player:

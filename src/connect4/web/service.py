@@ -292,15 +292,6 @@ def cached_player(spec: str, game: str, width: int, height: int, rules: str) -> 
     return player
 
 
-def record_tree(player: Player, on: bool) -> bool:
-    """Ask a classic-search player to record (or not) its search tree; False if it cannot."""
-    for name in ("record_tree", "tree"):
-        if hasattr(player, name) and isinstance(getattr(player, name), bool):
-            setattr(player, name, on)
-            return True
-    return False
-
-
 def bound_search(player: Player, nodes: int, seconds: float) -> Limits | None:
     """Give a classic-search player a node budget and cap its time at ``seconds``, so no
     request keeps a worker busy long after its time limit; returns the old limits
@@ -424,7 +415,7 @@ def choose_move(
     if time.monotonic() > deadline:
         raise TimeLimitExceeded("the request waited too long for a free worker")
     player = cached_player(spec, game_name, width, height, rules)
-    can_record = record_tree(player, want_tree)
+    can_record = player.record_trees(want_tree)
     budget = SEARCH_NODES_TREE if want_tree and can_record else SEARCH_NODES
     limits = bound_search(player, budget, deadline - time.monotonic())
     started = time.perf_counter()
@@ -441,7 +432,7 @@ def choose_move(
         ) from None
     finally:
         if can_record:
-            record_tree(player, False)
+            player.record_trees(False)
         if limits is not None:
             player.limits = limits  # type: ignore[attr-defined]
     seconds = time.perf_counter() - started
