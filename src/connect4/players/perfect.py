@@ -144,10 +144,6 @@ class PerfectEngine:
             etc=False,
         )
 
-    def release(self) -> None:
-        """Nothing to give back: the solver is the thread's shared one (kept for
-        the next engine of this board size on this thread)."""
-
     def prepare(self) -> None:
         """Load the kernel and have the calling thread's table ready before the first
         search (a fresh table is paged in now: a page fault costs ~10 us here,
@@ -422,10 +418,6 @@ class PerfectPlayer(PlayerBase):
         )
         complete = limit is None or not limit.expired()
         return MoveChoice(move, value, stats, proven=False, complete=complete)
-
-    def close(self) -> None:
-        """Return the solver table to the pool (the next player starts warm)."""
-        self.engine.release()
 
 
 def _build_perfect(spec: str, options: dict[str, object], context: PlayerContext) -> Player:
