@@ -29,6 +29,7 @@ import pytest
 import connect4.web
 from connect4 import Game, Position
 from connect4.core.limits import Limit
+from connect4.core.score import score_label
 from connect4.players import KINDS, MoveChoice, PlayerKind
 from connect4.players.registry import PlayerBase
 from connect4.web import (
@@ -129,7 +130,7 @@ def test_analyze_reports_scores_best_moves_and_effort(client: httpx.Client) -> N
     columns = body["column_scores"]
     assert len(columns) == 7
     assert body["best_moves"] == [c + 1 for c, s in enumerate(columns) if s == score]
-    assert body["score_text"] == service.score_label(score, len(moves), 7, 6)
+    assert body["score_text"] == score_label(score, len(moves), 42)
     for s, text in zip(columns, body["column_texts"], strict=True):
         assert (s is None) == (text is None)
 
@@ -152,11 +153,11 @@ def test_analyze_other_board_size(client: httpx.Client) -> None:
 
 def test_score_labels() -> None:
     # Red to move on the empty board wins with its last (21st) stone: score 1.
-    assert service.score_label(1, 0, 7, 6) == "win in 21"
-    assert service.score_label(18, 4, 7, 6) == "win in 2"
-    assert service.score_label(-18, 5, 7, 6) == "loss in 1"
-    assert service.score_label(0, 10, 7, 6) == "draw"
-    assert service.score_label(None, 0, 7, 6) == "unknown"
+    assert score_label(1, 0, 42) == "win in 21"
+    assert score_label(18, 4, 42) == "win in 2"
+    assert score_label(-18, 5, 42) == "loss in 1"
+    assert score_label(0, 10, 42) == "draw"
+    assert score_label(None, 0, 42) == "unknown"
 
 
 # ------------------------------------------------------------------ /api/move

@@ -18,6 +18,7 @@ from rich.text import Text
 
 from connect4.core.errors import Connect4Error, IllegalMoveError, InvalidMoveError
 from connect4.core.game import Game
+from connect4.core.score import outcome_label
 from connect4.players import (
     KINDS,
     ColumnStats,
@@ -127,12 +128,11 @@ def column_table(columns: list[ColumnStats]) -> str:
        4      90  +0.125
        5      10  -1.000  loss
     """
-    proofs = {1: "win", 0: "draw", -1: "loss", None: ""}
     lines = ["move  visits   value  proven"]
     for column in columns:
         lines.append(
             f"{column['move']:>4}  {column['visits']:>6}  {column['value']:+.3f}  "
-            f"{proofs[column['proven']]}".rstrip()
+            f"{outcome_label(column['proven'])}".rstrip()
         )
     return "\n".join(lines)
 

@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
 from connect4.core.position import count_fours, four_in_a_row
+from connect4.core.score import MATE as MATE
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
     Array: TypeAlias = NDArray[np.int64]
     Ints: TypeAlias = Sequence[int] | Array
 
-MATE = 1_000_000_000  # a game end at ply n scores MATE - n for the root player
 INF = 1 << 62  # no bound: the compiled engine's integer infinity
 TT_SLOTS = 1_048_573  # a prime: the table is direct-mapped, key % TT_SLOTS
 EXACT, LOWER, UPPER = 0, 1, 2  # what a table entry's value is: exact, a lower or upper bound

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 from connect4.core.bits import canonical_key
 from connect4.core.position import Position
+from connect4.core.score import win_score
 from connect4.review.values import MoveScores, cached_scores, remember_scores, review_solver
 
 __all__ = ["GameScores", "MoveTask", "book_bound", "score_game"]
@@ -126,7 +127,9 @@ class GameScores:
             found = cached_scores(position, max_nodes)
             if found is not None:
                 self.cached[index] = found
-        self.book = _exact_book(start.width, start.height)
+        from connect4.solver import DEFAULT_BOOK, use_book
+
+        self.book = use_book(DEFAULT_BOOK, start.width, start.height)  # review_solver's book
         self.book_plies = int(getattr(self.book, "plies", 0))
         self.tasks: list[MoveTask] = []
         last = len(self.positions) - 1
@@ -166,7 +169,7 @@ class GameScores:
         ``deadline`` or the node budget, or no solver installed)."""
         position = self.positions[task.index]
         if position.is_winning_move(task.column):
-            return (position.size + 1 - position.ply) // 2
+            return win_score(position.size, position.ply)
         child = position.copy()
         child.play(task.column)
         if child.is_over():  # the board is full: a draw
@@ -240,12 +243,6 @@ class GameScores:
 def _minus_best(scores: MoveScores) -> int | None:
     known = [s for s in scores.scores if s is not None]
     return -max(known) if scores.complete and known else None
-
-
-def _exact_book(width: int, height: int) -> object | None:
-    from connect4.solver.book import exact_default_book
-
-    return exact_default_book(width, height)
 
 
 def score_game(

@@ -37,6 +37,7 @@ from connect4.classic.search import MATE, is_mate
 from connect4.core.game import GAME_KINDS, RULES, Game
 from connect4.core.games import new_game
 from connect4.core.position import COLUMN_SYMBOLS, Position
+from connect4.core.score import score_label
 from connect4.core.tictactoe import TicTacToe
 from connect4.core.version import __version__
 from connect4.players import KINDS, describe_players, find_kind, split_spec
@@ -304,7 +305,7 @@ class Api:
         else:
             position = self.parse(pos, game, width, height, "standard")
             analysis = await self.search_position(position)
-        ply, width, height = position.ply, position.width, position.height
+        ply, width, height, size = position.ply, position.width, position.height, position.size
         return AnalyzeResponse(
             pos=pos,
             game=position.kind,
@@ -313,11 +314,10 @@ class Api:
             ply=ply,
             to_move=position.to_move,
             score=analysis.score,
-            score_text=service.score_label(analysis.score, ply, width, height),
+            score_text=score_label(analysis.score, ply, size),
             column_scores=analysis.column_scores,
             column_texts=[
-                None if s is None else service.score_label(s, ply, width, height)
-                for s in analysis.column_scores
+                None if s is None else score_label(s, ply, size) for s in analysis.column_scores
             ],
             best_moves=[c + 1 for c in analysis.best_moves()],
             nodes=analysis.nodes,

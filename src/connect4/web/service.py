@@ -6,8 +6,8 @@ web runs); solves and AI moves run here in worker threads (see
 :mod:`connect4.web.pool`). Solvers and players are cached per worker thread, so
 no two requests share a transposition table.
 
->>> score_label(2, 0, 7, 6), score_label(-1, 1, 7, 6), score_label(0, 5, 7, 6)
-('win in 20', 'loss in 20', 'draw')
+>>> FULL_COLUMN  # the /solve endpoint's score for a column that cannot be played
+100
 """
 
 from __future__ import annotations
@@ -17,13 +17,14 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from pydantic import JsonValue
 
 from connect4.core.errors import BudgetExceeded, Connect4Error
 from connect4.core.game import Game
 from connect4.core.position import Position
+from connect4.core.score import best_columns, score_of_mate, win_score
 from connect4.players import Player, make_player
 from connect4.web.errors import BadRequest, TimeLimitExceeded
 from connect4.web.models import CacheStatus, JsonObject, MoveResult, Stat, StatValue
@@ -41,22 +42,6 @@ FULL_COLUMN = 100  # the /solve endpoint's score for a column that cannot be pla
 
 
 # ------------------------------------------------------------------ scores
-def score_label(score: int | None, ply: int, width: int, height: int) -> str:
-    """A score in words for the side to move at ``ply``: ``win in n``, ``loss in n``, ``draw``.
-
-    ``n`` counts the winner's moves from now on, the winning one included
-    (Pons' convention: the winner wins with stone number ``(W*H+1)//2 + 1 - |score|``).
-    """
-    if score is None:
-        return "unknown"
-    if score == 0:
-        return "draw"
-    stone = (width * height + 1) // 2 + 1 - abs(score)
-    if score > 0:
-        return f"win in {max(1, stone - ply // 2)}"
-    return f"loss in {max(1, stone - (ply - ply // 2))}"
-
-
 @dataclass
 class Analysis:
     """A solved position: its score, every column's score, best moves, effort."""
@@ -69,11 +54,7 @@ class Analysis:
 
     def best_moves(self) -> list[int]:
         """The 0-based columns with the highest score (none when nothing was scored)."""
-        scored = [s for s in self.column_scores if s is not None]
-        if not scored:
-            return []
-        top = max(scored)
-        return [c for c, s in enumerate(self.column_scores) if s == top]
+        return best_columns(self.column_scores)
 
 
 class AnalysisCache:
@@ -125,32 +106,10 @@ _local = threading.local()
 
 def warm_up() -> None:
     """Load the solver kernel (compiled on a first run) and the 7x6 opening book."""
-    from connect4.solver import warm_up as warm_up_solver
+    from connect4.solver import DEFAULT_BOOK, use_book, warm_up as warm_up_solver
 
-    book_for(7, 6)
+    use_book(DEFAULT_BOOK, 7, 6)  # loaded once per process, shared by every thread's solver
     warm_up_solver()
-
-
-_books: dict[tuple[int, int], Any] = {}
-_books_lock = threading.Lock()
-
-
-def book_for(width: int, height: int) -> Any:
-    """The opening book with exact scores for a board size, loaded once per process
-    and shared read-only by every thread's solver (``None`` when none ships)."""
-    with _books_lock:
-        if (width, height) not in _books:
-            from connect4.solver.book import exact_default_book
-
-            _books[(width, height)] = exact_default_book(width, height)
-        return _books[(width, height)]
-
-
-def _solver(width: int, height: int, table_megabytes: int) -> Any:
-    """This thread's solver for a board size (one transposition table per thread and size)."""
-    from connect4.solver import thread_solver
-
-    return thread_solver(width, height, table_megabytes, book_for(width, height))
 
 
 def analyze_position(
@@ -162,7 +121,10 @@ def analyze_position(
 ) -> Analysis:
     """Solve ``position`` (standard rules, not over) and every move from it, within a
     time and node budget."""
-    solver = _solver(position.width, position.height, table_megabytes)
+    from connect4.solver import solver_for
+
+    # this thread's solver of the board, with its book: no two threads share a table
+    solver = solver_for(position.width, position.height, tt_megabytes=table_megabytes)
     result = solver.run(position, analyze=True, max_seconds=max_seconds, max_nodes=max_nodes)
     columns = list(result.column_scores or [None] * position.width)
     score = result.score
@@ -401,7 +363,7 @@ def analyze_by_search(game: Game) -> Analysis:
     >>> analysis.score, analysis.column_scores[8], analysis.best_moves()
     (3, 3, [8])
     """
-    from connect4.classic.search import MATE, Limits, is_mate, search
+    from connect4.classic.search import Limits, search
 
     started = time.perf_counter()
     scores: list[int | None] = []
@@ -415,17 +377,14 @@ def analyze_by_search(game: Game) -> Analysis:
         child.play(move)
         if child.is_over():
             # The mover won with the stone it just played, or the board is full: a draw.
-            end, value = child.ply, (MATE if child.winner() else 0)
-        else:
-            depth = child.size - child.ply  # to the end: every leaf is a finished game
-            found = search(child, limits=Limits(depth=depth), tt=True, engine="python")
-            nodes += found.stats.nodes
-            assert found.value is not None
-            value = -int(found.value)  # the child's value is the opponent's
-            end = MATE - abs(value)
-        # A win with stone number ``end`` scores (size + 1 - stones before it) // 2.
-        score = (game.size + 2 - end) // 2 if is_mate(value) else 0
-        scores.append(score if value >= 0 else -score)
+            scores.append(win_score(game.size, game.ply) if child.winner() else 0)
+            continue
+        depth = child.size - child.ply  # to the end: every leaf is a finished game
+        found = search(child, limits=Limits(depth=depth), tt=True, engine="python")
+        nodes += found.stats.nodes
+        assert found.value is not None
+        score = score_of_mate(-found.value, game.size)  # the child's value is the opponent's
+        scores.append(0 if score is None else score)  # not a game end: every line draws
     known = [s for s in scores if s is not None]
     best = max(known) if known else None
     return Analysis(best, scores, nodes + 1, time.perf_counter() - started, True)

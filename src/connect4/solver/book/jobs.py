@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 
 from connect4.core.errors import BudgetExceeded, Connect4Error
 from connect4.core.position import Position
-from connect4.solver import DEFAULT_TT_MEGABYTES, forget_thread_solvers, thread_solver
+from connect4.solver import DEFAULT_TT_MEGABYTES, forget_thread_solvers, solver_for
 from connect4.solver.backend import TABLES
 from connect4.solver.book.format import Book
 from connect4.solver.book.reader import load_book
@@ -165,7 +165,7 @@ def analyze_chunk(
     worker processes: a picklable module-level function.
     """
     probed = None if book is None else worker_book(book, width, height)
-    solver = thread_solver(width, height, table_megabytes, probed, reuse_table=True)
+    solver = solver_for(width, height, tt_megabytes=table_megabytes, book=probed, reuse_table=True)
     solver.clear_table()
     results = []
     for line in moves:
