@@ -10,7 +10,6 @@ import pytest
 from connect4 import Position, TicTacToe
 from connect4.classic.analysis import (
     compare,
-    load_position,
     parse_depth,
     plot,
     render_table,
@@ -61,8 +60,6 @@ def test_bad_input() -> None:
         parse_depth("all", Position())
     with pytest.raises(ValueError, match="must be a number 1-42 or 'all'"):
         parse_depth("0", Position())
-    with pytest.raises(ValueError, match="unknown game 'chess'"):
-        load_position("chess", "")
     with pytest.raises(ValueError, match="nothing to analyse"):
         compare(TicTacToe.from_moves("14253"), [1])
 

@@ -6,6 +6,7 @@ Every endpoint, every kind of bad input (always a JSON ``{"error": ...}`` with
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import doctest
 import functools
@@ -26,7 +27,11 @@ import httpx
 import pytest
 
 import connect4.web
-from connect4 import Position
+from connect4 import Game, Position
+from connect4.core.limits import Limit
+from connect4.core.score import score_label
+from connect4.players import KINDS, MoveChoice, PlayerKind
+from connect4.players.registry import PlayerBase
 from connect4.web import (
     api,
     app as web_app,
@@ -125,7 +130,7 @@ def test_analyze_reports_scores_best_moves_and_effort(client: httpx.Client) -> N
     columns = body["column_scores"]
     assert len(columns) == 7
     assert body["best_moves"] == [c + 1 for c, s in enumerate(columns) if s == score]
-    assert body["score_text"] == service.score_label(score, len(moves), 7, 6)
+    assert body["score_text"] == score_label(score, len(moves), 42)
     for s, text in zip(columns, body["column_texts"], strict=True):
         assert (s is None) == (text is None)
 
@@ -148,11 +153,11 @@ def test_analyze_other_board_size(client: httpx.Client) -> None:
 
 def test_score_labels() -> None:
     # Red to move on the empty board wins with its last (21st) stone: score 1.
-    assert service.score_label(1, 0, 7, 6) == "win in 21"
-    assert service.score_label(18, 4, 7, 6) == "win in 2"
-    assert service.score_label(-18, 5, 7, 6) == "loss in 1"
-    assert service.score_label(0, 10, 7, 6) == "draw"
-    assert service.score_label(None, 0, 7, 6) == "unknown"
+    assert score_label(1, 0, 42) == "win in 21"
+    assert score_label(18, 4, 42) == "win in 2"
+    assert score_label(-18, 5, 42) == "loss in 1"
+    assert score_label(0, 10, 42) == "draw"
+    assert score_label(None, 0, 42) == "unknown"
 
 
 # ------------------------------------------------------------------ /api/move
@@ -351,7 +356,7 @@ BAD_GETS = [
     (
         "/api/analyze?pos=" + "1234567" * 7,
         400,
-        "pos is too long: 49 moves but the board has only 42 cells",
+        "too many moves: 49 moves but the board has only 42 cells",
     ),
     ("/solve?pos=" + "1" * 2000, 422, "query parameter pos: String should have at most 1024"),
     ("/api/analyze?pos=1&width=x", 422, "query parameter width: Input should be a valid integer"),
@@ -433,10 +438,58 @@ def test_count_fours_games_get_moves_but_no_solution(client: httpx.Client) -> No
         "/api/move", json={"pos": "4", "player": "random:seed=1", "rules": "count-fours"}
     ).json()
     assert body["pos"] == "4" and not body["over"]
-    position = service.parse_position("44", "connect4", 7, 6, "count-fours")
-    assert isinstance(position, Position) and position.rules == "count-fours"
-    with pytest.raises(service.BadRequest, match="standard rules only"):
-        service.analyze_position(position, max_seconds=1.0)
+    server = api.Api(api.Settings(threads=1, warm_up=False))
+    try:
+        position = server.parse_connect4("44", 7, 6, "count-fours")
+        assert position.rules == "count-fours"
+        with pytest.raises(errors.BadRequest, match="standard rules only"):
+            asyncio.run(server.solve_position(position))
+    finally:
+        server.stop()
+
+
+SPEC_ERRORS = [
+    ("alphabeta:depth=\u0663", "alphabeta: depth='\u0663' must be an integer 1-"),
+    ("alphabeta:depth=4,depth=5", "alphabeta: depth given twice"),
+    ("random:seed=4294967296", "random: seed='4294967296' must be an integer 0-4294967295"),
+]
+
+
+@pytest.mark.parametrize(("spec", "message"), SPEC_ERRORS)
+def test_bad_player_options_are_400s(client: httpx.Client, spec: str, message: str) -> None:
+    response = client.post("/api/move", json={"pos": "4", "player": spec})
+    assert error_of(response, 400).startswith(message)
+
+
+def test_an_unknown_player_lists_only_the_kinds_the_web_runs(client: httpx.Client) -> None:
+    message = error_of(client.post("/api/move", json={"pos": "4", "player": "genius"}), 400)
+    choices = message.split("choose one of ")[1].split(", ")
+    assert "random" in choices and "alphabeta" in choices
+    assert not {"cmd", "human", "kaggle"} & set(choices)
+
+
+def test_a_search_out_of_the_web_budget_is_a_503(client: httpx.Client) -> None:
+    response = client.post("/api/move", json={"pos": "", "player": "alphabeta:depth=42"})
+    assert "budget of 1,000,000 nodes without a move" in error_of(response, 503)
+
+
+class ConfusedPlayer(PlayerBase):
+    """A player whose search fails with a plain ValueError."""
+
+    is_human = False
+    spec = "confused"
+
+    def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
+        raise ValueError("lost its place")
+
+
+def test_a_players_plain_value_error_is_a_400(
+    client: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    confused = PlayerKind("confused", "fails", {}, lambda spec, options, context: ConfusedPlayer())
+    monkeypatch.setitem(KINDS, "confused", confused)
+    response = client.post("/api/move", json={"pos": "4", "player": "confused"})
+    assert error_of(response, 400) == "player 'confused' found no move: lost its place"
 
 
 # ------------------------------------------------------------------ 503

@@ -119,7 +119,7 @@ def test_reviews_at_once_each_get_their_own_answer(roomy: httpx.Client) -> None:
         ({"pos": "5", "game": "tictactoe", "rules": "count-fours"}, "tic-tac-toe has only"),
         ({"pos": "4455x"}, "move 5 ('x'): not a column number 1-7"),
         ({"pos": "44444445"}, "move 7 ('4'): column 4 is full"),
-        ({"pos": "1" * 43}, "pos is too long: 43 moves"),
+        ({"pos": "1" * 43}, "too many moves: 43 moves"),
         ({"pos": "4455362" + "1"}, "the game is already over"),
         ({"pos": "1", "width": 10, "height": 7}, "too large"),
     ],

@@ -17,9 +17,8 @@ from rich.console import Console
 from rich.text import Text
 
 from connect4.core.errors import Connect4Error, IllegalMoveError, InvalidMoveError
-from connect4.core.game import Game, Rules
-from connect4.core.position import Position
-from connect4.core.tictactoe import TicTacToe
+from connect4.core.game import Game
+from connect4.core.score import outcome_label
 from connect4.players import (
     KINDS,
     ColumnStats,
@@ -31,22 +30,6 @@ from connect4.players import (
 from connect4.players.match import GameRecord, play_move
 
 PLAYER_NAMES = {"connect4": ("red", "yellow"), "tictactoe": ("X", "O")}
-
-
-def new_game(game: str, width: int, height: int, rules: str) -> Position | TicTacToe:
-    """The empty board of ``game`` (``connect4`` or ``tictactoe``).
-
-    >>> new_game("connect4", 7, 6, "standard")
-    Position.from_moves('')
-    """
-    if game == "tictactoe":
-        return TicTacToe()
-    if game != "connect4":
-        raise ValueError(f"unknown game {game!r}: choose connect4 or tictactoe")
-    if rules not in ("standard", "count-fours"):
-        raise ValueError(f"unknown rules {rules!r}: choose standard or count-fours")
-    checked: Rules = "standard" if rules == "standard" else "count-fours"
-    return Position(width, height, checked)
 
 
 def strongest_ai(game: str, rules: str = "standard") -> str:
@@ -145,12 +128,11 @@ def column_table(columns: list[ColumnStats]) -> str:
        4      90  +0.125
        5      10  -1.000  loss
     """
-    proofs = {1: "win", 0: "draw", -1: "loss", None: ""}
     lines = ["move  visits   value  proven"]
     for column in columns:
         lines.append(
             f"{column['move']:>4}  {column['visits']:>6}  {column['value']:+.3f}  "
-            f"{proofs[column['proven']]}".rstrip()
+            f"{outcome_label(column['proven'])}".rstrip()
         )
     return "\n".join(lines)
 

@@ -14,11 +14,12 @@ One arena tournament (every game reviewed), then ``report.md`` with the tables
 and PNG plots in ``--out``: rating, accuracy and nodes against depth for the
 heuristics, and rating and accuracy against the *measured* mean time per move
 for every player, the common axis on which alpha-beta and MCTS compare. With
-test sets (Pons' benchmark files) every player also picks a move in each of
-their positions, judged by the solver::
+test sets (files of ``moves score`` lines, such as Pons' benchmark files, which
+the package does not ship) every player also picks a move in each of their
+positions, judged by the solver::
 
     connect4 lab --depths 1-4 --playouts 1k,10k --time-per-move 0.1 --out lab \\
-        --test-set benchmarks/pons/Test_L2_R1 --test-set benchmarks/pons/Test_L1_R1
+        --test-set Test_L2_R1 --test-set Test_L1_R1
 
 >>> parse_depths("1-3,5"), parse_playouts("1k,10k,250"), parse_clocks("0.1,0.5")
 ([1, 2, 3, 5], [250, 1000, 10000], [0.1, 0.5])
@@ -123,10 +124,8 @@ def parse_solver(text: str) -> tuple[str, ...]:
 
 def available_heuristics() -> list[str]:
     """The Classic AI heuristics for Connect Four (``windows`` is an alias, left out)."""
-    try:
-        from connect4.classic.heuristics import heuristic_names
-    except ImportError:
-        return []
+    from connect4.classic.heuristics import heuristic_names
+
     return [name for name in heuristic_names("connect4") if name != "windows"]
 
 

@@ -21,11 +21,10 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from connect4.core.errors import IllegalMoveError, InvalidMoveError
+from connect4.core.errors import Connect4Error, GameError
 from connect4.core.files import FileError, read_lines
-from connect4.core.game import Game, Rules
-from connect4.core.position import Position
-from connect4.core.tictactoe import TicTacToe
+from connect4.core.game import Game
+from connect4.core.games import new_game
 from connect4.players import PlayerSpecError, make_player
 from connect4.players.external import MAX_MOVE_SECONDS
 
@@ -33,7 +32,7 @@ MAX_OPENING_PLIES = 6
 MAX_OPENINGS = 4 << 20  # the largest --openings file read (bytes)
 
 
-class ArenaError(ValueError):
+class ArenaError(Connect4Error):
     """Bad tournament input: specs, openings, a results file that does not fit."""
 
 
@@ -125,15 +124,9 @@ def make_schedule(config: ArenaConfig) -> list[ScheduledGame]:
 
 
 def start_position(config: ArenaConfig, moves: str = "") -> Game:
-    """The board of ``config`` after ``moves``; raises InvalidMoveError/IllegalMoveError."""
-    if config.game == "tictactoe":
-        return TicTacToe.from_moves(moves)
-    if config.game != "connect4":
-        raise ArenaError(f"unknown game {config.game!r}: choose connect4 or tictactoe")
-    rules: Rules = "count-fours" if config.rules == "count-fours" else "standard"
-    if config.rules not in ("standard", "count-fours"):
-        raise ArenaError(f"unknown rules {config.rules!r}: choose standard or count-fours")
-    return Position.from_moves(moves, config.width, config.height, rules)
+    """The board of ``config`` after ``moves``; raises :class:`GameError` (a bad game,
+    board, rule set or move)."""
+    return new_game(config.game, config.width, config.height, config.rules, moves)
 
 
 def all_openings(config: ArenaConfig, plies: int) -> list[str]:
@@ -185,7 +178,7 @@ def load_openings(text: str, config: ArenaConfig) -> tuple[str, ...]:
         moves = "" if moves == "-" else moves
         try:
             position = start_position(config, moves)
-        except (InvalidMoveError, IllegalMoveError) as error:
+        except GameError as error:
             raise ArenaError(f"{text} line {number}: {error}") from None
         if position.is_over():
             raise ArenaError(f"{text} line {number}: the game is already over after {moves}")

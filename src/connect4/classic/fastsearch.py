@@ -1,9 +1,9 @@
 """The compiled backend of :func:`connect4.classic.search.search`: the bitboard search,
 compiled with numba.
 
-Nothing here is a second search: :func:`connect4.classic.bitboard.search_node`, the
+Nothing here is a second search: :func:`connect4.classic.node.search_node`, the
 heuristics it scores leaves with and the node steps it shares with the readable
-engine are plain Python in :mod:`connect4.classic.bitboard`; this module compiles
+engine are plain Python in :mod:`connect4.classic.node`; this module compiles
 those very functions (and the four-in-a-row tests of :mod:`connect4.core.position`),
 lays the position out in ``int64`` arrays and runs them. Values, principal
 variations and node, leaf, cut-off and table-hit counts equal the readable
@@ -40,8 +40,9 @@ import numpy as np
 from numba import njit, types as numba_types
 from numba.extending import overload_method
 
-from connect4.classic import bitboard
-from connect4.classic.bitboard import (
+from connect4.classic import node
+from connect4.classic.heuristics import HEURISTICS, Heuristic, board_geometry
+from connect4.classic.node import (
     INF,
     P_BOARD,
     P_BOTTOM,
@@ -65,7 +66,6 @@ from connect4.classic.bitboard import (
     S_TT_HITS,
     TT_SLOTS,
 )
-from connect4.classic.heuristics import HEURISTICS, Heuristic, board_geometry
 from connect4.classic.results import Algorithm, Ordering, Outcome, SearchStats
 from connect4.core.game import Game
 from connect4.core.position import Position, centre_order, count_fours, four_in_a_row
@@ -115,7 +115,7 @@ def compile_module(
     The compiled functions release the GIL (``nogil``): a search on one thread
     leaves the others (a waiting caller, a Ctrl-C handler) running.
 
-    Compiled code that calls :func:`~connect4.classic.bitboard.search_node` passes
+    Compiled code that calls :func:`~connect4.classic.node.search_node` passes
     it no constants: numba would compile a copy typed for those literal values, whose
     recursion then runs through a pointer that the on-disk cache does not restore (a
     crash in the next process, "Symbol not found: .numba.unresolved$...").
@@ -164,7 +164,7 @@ def _remove_other_versions(dispatchers: Iterable[object], digest: str) -> None:
                         os.unlink(os.path.join(folder, entry))
 
 
-COMPILED = compile_module(bitboard, (count_fours, four_in_a_row), _INLINE)
+COMPILED = compile_module(node, (count_fours, four_in_a_row), _INLINE)
 
 
 def supports(game: Game, heuristic: str | Heuristic) -> bool:
@@ -214,7 +214,7 @@ def _ints(values: tuple[int, ...] | list[int]) -> Array:
 # ---------------------------------------------------------------- the engine
 class CompiledEngine:
     """The root position laid out in arrays, searched by the compiled
-    :func:`~connect4.classic.bitboard.search_node`. Its table and its measured speed
+    :func:`~connect4.classic.node.search_node`. Its table and its measured speed
     (which turns a deadline into a node budget) last across the iterations of one
     search."""
 

@@ -20,7 +20,7 @@ point of view. Options (all keyword arguments of :func:`search`):
   runs the request: not for a recorded tree or a heuristic that reads the moves).
 
 Both engines take each heuristic and each node step (table probe, back-up) from
-:mod:`connect4.classic.bitboard`; this module drives the iterations and builds the
+:mod:`connect4.classic.node`; this module drives the iterations and builds the
 result, whichever engine ran.
 
 Game ends are scored by distance: a win for the root player is ``MATE - ply``
@@ -48,7 +48,8 @@ import math
 import time
 from typing import TypedDict, Unpack
 
-from connect4.classic.bitboard import (
+from connect4.classic.heuristics import Heuristic, get_heuristic
+from connect4.classic.node import (
     MATE as MATE,
     TT_SLOTS,
     back_up,
@@ -56,7 +57,6 @@ from connect4.classic.bitboard import (
     mate_score,
     use_entry,
 )
-from connect4.classic.heuristics import Heuristic, get_heuristic
 from connect4.classic.recorder import TreeRecorder
 from connect4.classic.results import (
     ALGORITHMS as ALGORITHMS,
@@ -80,6 +80,10 @@ ENGINES = ("auto", "python", "numba")
 Table = dict[int, tuple[int, int, int, float, int]]  # slot -> key, depth, flag, value, move
 
 
+# Not a Connect4Error on purpose: control flow inside one engine, raised deep in the
+# recursion and always caught by its own ``run`` (which answers an incomplete
+# Outcome), so it never reaches a caller; an ``except ValueError`` on the way must
+# not swallow it.
 class SearchAborted(Exception):
     """Raised inside a search when its node budget or deadline is reached."""
 

@@ -15,6 +15,8 @@ from typing import Annotated, TypeVar
 
 import typer
 
+from connect4.core.games import new_game
+
 app = typer.Typer(
     name="connect4",
     help="Connect Four and tic-tac-toe: play, solve, analyse search, run AI tournaments.",
@@ -92,7 +94,7 @@ def play(
     from rich.console import Console
 
     from connect4.players import PlayerContext, PlayerSpecError, make_player, rehearse
-    from connect4.terminal import new_game, play_game, review_summary, strongest_ai
+    from connect4.terminal import play_game, review_summary, strongest_ai
 
     try:
         board = new_game(game, width, height, rules)
@@ -375,11 +377,11 @@ def run_job(command: Callable[[], Summary]) -> Summary:
 
     try:
         return command()
-    except (ValueError, OSError) as error:
-        raise fail(str(error)) from None
     except (JobInterrupted, KeyboardInterrupt) as error:
         typer.echo(f"interrupted: {str(error) or 'continue with --resume'}", err=True)
         raise typer.Exit(130) from None
+    except (ValueError, OSError) as error:
+        raise fail(str(error)) from None
 
 
 book_app = typer.Typer(
@@ -614,7 +616,6 @@ def tree(
     package) turns it into SVG or PNG. ``--format json`` is the same tree the
     browser's tree explorer draws.
     """
-    from connect4.classic.analysis import load_position
     from connect4.classic.tree import FORMATS, mcts_tree, render, search_tree
 
     if fmt not in FORMATS:
@@ -622,7 +623,7 @@ def tree(
     if algorithm not in ("minimax", "alphabeta", "mcts"):
         raise fail(f"unknown algorithm {algorithm!r}: choose one of minimax, alphabeta, mcts")
     try:
-        position = load_position(game, moves, width, height, rules)
+        position = new_game(game, width, height, rules, moves)
         if algorithm == "mcts":
             recorded = interruptible(
                 lambda: mcts_tree(
@@ -679,7 +680,6 @@ def analyze(
     from connect4.classic.analysis import (
         compare,
         default_budget,
-        load_position,
         parse_depth,
         plot as write_plot,
         render_table,
@@ -690,7 +690,7 @@ def analyze(
     try:
         if plot is not None:
             plot_target(plot)  # before the work: a plot that cannot be written fails now
-        position = load_position(game, moves, width, height, rules)
+        position = new_game(game, width, height, rules, moves)
         depths = parse_depth(max_depth, position)
         budget = budget or default_budget(position, heuristic)
         if ordering not in ("center", "none"):

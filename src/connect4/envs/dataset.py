@@ -74,8 +74,9 @@ from typing import TypedDict, cast
 import numpy as np
 import numpy.typing as npt
 
-from connect4.classic.bitboard import threat_cells
+from connect4.classic.node import threat_cells
 from connect4.core.bits import canonical_keys
+from connect4.core.errors import Connect4Error
 from connect4.core.files import FileError, atomic_write, check_output, open_input
 from connect4.core.position import (
     COLUMN_SYMBOLS,
@@ -132,7 +133,7 @@ ARRAYS = ("obs", "action_mask", "scores", "value", "best", "moves", "ply", "key"
 METADATA = ("width", "height", "rules", "seed", "plies", "book", "full", "format", "version")
 
 
-class DatasetError(ValueError):
+class DatasetError(Connect4Error):
     """Parameters a dataset cannot be made with, or a file that is not a dataset."""
 
 
@@ -226,7 +227,7 @@ def _playouts(
     """Random playouts of ``stones[i]`` moves each that do not end the game, side by side.
 
     Each move is drawn uniformly among the columns with room whose cell does
-    not complete a four for the mover (:func:`~connect4.classic.bitboard.threat_cells`).
+    not complete a four for the mover (:func:`~connect4.classic.node.threat_cells`).
     Returns the columns played (``(N, max stones)``), the two bitboard words
     and whether each playout got there (False: no such move was left).
     """

@@ -45,6 +45,7 @@ import time
 from collections.abc import Callable
 from typing import IO
 
+from connect4.core.errors import Connect4Error
 from connect4.core.game import Game
 from connect4.core.limits import Limit
 from connect4.players.registry import (
@@ -63,7 +64,7 @@ MAX_LINE = 200  # longer replies are bad output
 MOVE_PATTERN = re.compile(r"[+-]?\d{1,6}")
 
 
-class BotFault(Exception):
+class BotFault(Connect4Error):
     """A bot broke the protocol; ``reason`` is the forfeit reason recorded in results.
 
     >>> BotFault("illegal move 9").reason
@@ -104,7 +105,7 @@ def parse_command(argument: str) -> list[str]:
     except ValueError as error:
         raise PlayerSpecError(f"cmd: cannot parse command {argument!r}: {error}") from None
     if not argv:
-        raise PlayerSpecError("cmd: needs a program to run, e.g. cmd:python3 examples/bot.py")
+        raise PlayerSpecError("cmd: needs a program to run, e.g. cmd:python3 my_bot.py")
     program = argv[0]
     if shutil.which(program) is None and not (os.sep in program and os.path.exists(program)):
         raise PlayerSpecError(f"cmd: program {program!r} not found")

@@ -49,7 +49,7 @@ def agent_command(argument: str) -> list[str]:
     """
     text = argument.strip()
     if not text:
-        raise PlayerSpecError("kaggle: needs an agent file, e.g. kaggle:examples/kaggle_agent.py")
+        raise PlayerSpecError("kaggle: needs an agent file, e.g. kaggle:my_agent.py")
     path = Path(text).expanduser()
     if not path.is_file():
         raise PlayerSpecError(f"kaggle: agent file {text!r} not found")

@@ -23,8 +23,6 @@ tree's most visited nodes (:func:`connect4.classic.tree.mcts_tree_of`).
 
 from __future__ import annotations
 
-import contextlib
-
 from connect4.classic.mcts import DEFAULT_C, DEFAULT_PLAYOUTS, PLAYOUT_POLICIES, Mcts
 from connect4.classic.tree import mcts_tree_of
 from connect4.core.game import Game
@@ -41,6 +39,7 @@ from connect4.players.registry import (
     parse_choice,
     parse_float,
     parse_int,
+    parse_seed,
     parse_switch,
 )
 
@@ -107,10 +106,9 @@ class MctsPlayer(PlayerBase):
     def warm_up(self) -> None:
         """Compile (or load) every kernel a game reaches, the tree reuse of later moves
         included: the arena's rehearsal plays only one move."""
-        with contextlib.suppress(ImportError):  # no numba: the readable engine runs
-            from connect4.classic import fastmcts
+        from connect4.classic import fastmcts
 
-            fastmcts.warm_up()
+        fastmcts.warm_up()
 
 
 def _build(spec: str, values: dict[str, object], context: PlayerContext) -> Player:
@@ -148,7 +146,7 @@ MCTS = PlayerKind(
         ),
         "time": Option("seconds per move", parse_float(0.01, 3600)),
         "c": Option(f"exploration constant (default {DEFAULT_C})", parse_float(0, 100)),
-        "seed": Option("random seed (defaults to --seed, else 0)", parse_int(0, 2**63)),
+        "seed": Option("random seed (defaults to --seed, else 0)", parse_seed),
         "solver": Option(
             "MCTS-Solver: prove wins and losses (default off)", parse_switch, ("on", "off")
         ),

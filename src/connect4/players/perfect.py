@@ -28,16 +28,17 @@ chance plays a uniformly random column instead (both reproducible with a seed).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
 import threading
 import time
 from dataclasses import dataclass
 
-from connect4.core.bits import centre_order
 from connect4.core.game import Game
 from connect4.core.limits import Limit
 from connect4.core.position import Position
+from connect4.core.score import loss_score, pick_best, win_score
 from connect4.players.registry import (
     MoveChoice,
     MoveStats,
@@ -49,10 +50,18 @@ from connect4.players.registry import (
     PlayerSpecError,
     parse_choice,
     parse_float,
-    parse_int,
+    parse_seed,
 )
-from connect4.solver import Solver, warm_up
-from connect4.solver.book import Book, default_book
+from connect4.solver import (
+    DEFAULT_BOOK,
+    DefaultBook,
+    Solver,
+    SolverError,
+    solver_for,
+    use_book,
+    warm_up,
+)
+from connect4.solver.book import Book
 
 
 @dataclass(frozen=True)
@@ -88,7 +97,7 @@ def immediate_column_scores(position: Position) -> list[int | bool | None]:
         if not position.can_play(column):
             out.append(None)
         elif position.is_winning_move(column):
-            out.append((size + 1 - ply) // 2)
+            out.append(win_score(size, ply))
         elif ply + 1 == size:
             out.append(0)
         else:
@@ -99,38 +108,46 @@ def immediate_column_scores(position: Position) -> list[int | bool | None]:
 class PerfectEngine:
     """Exact column scores of Connect Four positions: book lookups, then the solver.
 
-    The engine's :class:`~connect4.solver.Solver` keeps its transposition table
-    for the engine's lifetime (its bounds hold whatever the root), so
-    consecutive moves of a game reuse earlier work; :meth:`release` gives the
-    table back to the package's pool, warm for the next engine of the size.
+    ``book`` is ``"default"`` (the board size's exact default book, if one
+    ships), ``None`` (the solver alone) or a :class:`~connect4.solver.book.Book`
+    of exact scores. The solver is the calling thread's shared one
+    (:func:`connect4.solver.solver_for`), whose table keeps its entries from
+    move to move and from game to game (its bounds hold whatever the root), so
+    consecutive moves reuse earlier work.
     """
 
-    def __init__(self, width: int = 7, height: int = 6, book: Book | str | None = "default"):
+    def __init__(
+        self, width: int = 7, height: int = 6, book: Book | DefaultBook | None = DEFAULT_BOOK
+    ):
         self.width = width
         self.height = height
-        if isinstance(book, str):
-            book = default_book(width, height)
-        if book is not None and (book.wdl or (book.width, book.height) != (width, height)):
-            raise ValueError("the perfect player needs an exact-score book of its board size")
-        self.book = book
-        self.solver = Solver(
-            width,
-            height,
-            TABLE_MEGABYTES,
-            book=book,
+        try:
+            chosen = use_book(book, width, height)
+        except SolverError as error:
+            raise PlayerSpecError(f"the perfect player: {error}") from None
+        if chosen is not None and not isinstance(chosen, Book):
+            raise PlayerSpecError("the perfect player's book must be a connect4.solver.book.Book")
+        if chosen is not None and chosen.wdl:
+            raise PlayerSpecError("the perfect player needs a book of exact scores, not signs")
+        self.book = chosen
+
+    @property
+    def solver(self) -> Solver:
+        """The calling thread's solver for this engine's board and book."""
+        return solver_for(
+            self.width,
+            self.height,
+            tt_megabytes=TABLE_MEGABYTES,
+            book=self.book,
             reuse_table=True,
             keep_entries=True,
             etc=False,
         )
 
-    def release(self) -> None:
-        """Give the table back to the pool for the next engine of this board size."""
-        self.solver.close()
-
     def prepare(self) -> None:
-        """Load the kernel and have the table ready before the first search (a
-        fresh table is paged in now: a page fault costs ~10 us here, better paid
-        in the background than during a move)."""
+        """Load the kernel and have the calling thread's table ready before the first
+        search (a fresh table is paged in now: a page fault costs ~10 us here,
+        better paid before the clock runs than during a move)."""
         self.solver.warm_up()
 
     def book_scores(self, position: Position) -> list[int | None] | None:
@@ -144,7 +161,7 @@ class PerfectEngine:
             child.play(column)
             wins = [c for c in child.legal_moves() if child.is_winning_move(c)]
             if wins:  # the opponent wins at once
-                scores.append(-((child.size + 1 - child.ply) // 2))
+                scores.append(-win_score(child.size, child.ply))
                 continue
             value = None if self.book is None else self.book.lookup(child)
             if value is None:
@@ -186,7 +203,7 @@ class PerfectEngine:
         size, ply = position.size, position.ply
         for column in position.legal_moves():
             if position.is_winning_move(column):
-                return column, (size + 1 - ply) // 2, 0
+                return column, win_score(size, ply), 0
         score = self.book.lookup(position) if self.book is not None else None
         if score is None:
             result = self.solver.run(position, deadline=deadline, guess=guess)
@@ -197,14 +214,14 @@ class PerfectEngine:
         target = score
         for column in order if order is not None else position.legal_moves():
             if position.is_winning_move(column):
-                value = (size + 1 - ply) // 2
+                value = win_score(size, ply)
             elif ply + 1 == size:
                 value = 0
             else:
                 child = position.copy()
                 child.play(column)
                 if any(child.is_winning_move(c) for c in child.legal_moves()):
-                    value = -((size - ply) // 2)
+                    value = loss_score(size, ply)
                 else:
                     known = self.book.lookup(child) if self.book is not None else None
                     if known is not None:
@@ -237,30 +254,15 @@ class PerfectEngine:
         return exact, partial, nodes, "solver"
 
 
-def start_warm_up(engine: PerfectEngine | None = None) -> None:
-    """Load the solver (:func:`connect4.solver.warm_up`) and prepare ``engine``'s
-    table in a background thread (returns at once), so the first move past the
-    book does not pay for them."""
+def start_warm_up() -> None:
+    """Load the solver (:func:`connect4.solver.warm_up`) in a background thread
+    (returns at once), so the first move past the book does not pay for it."""
 
     def run() -> None:
-        try:
-            warm_up()
-            if engine is not None:
-                engine.prepare()
-        except Exception:  # a warm-up must never break a game: the real call will report
-            pass
+        with contextlib.suppress(Exception):  # a warm-up must never break a game: the
+            warm_up()  # real call will report
 
     threading.Thread(target=run, name="connect4-warm-up", daemon=True).start()
-
-
-def best_columns(scores: list[int | None], width: int) -> list[int]:
-    """The columns with the best score, centre first.
-
-    >>> best_columns([None, 1, 3, 3, -2, 3, None], 7)
-    [3, 2, 5]
-    """
-    best = max(s for s in scores if s is not None)
-    return [c for c in centre_order(width) if scores[c] == best]
 
 
 def softmax_choice(scores: list[int | None], temperature: float, rng: random.Random) -> int:
@@ -289,7 +291,7 @@ class PerfectPlayer(PlayerBase):
         seed: int | None = None,
         width: int = 7,
         height: int = 6,
-        book: Book | str | None = "default",
+        book: Book | DefaultBook | None = DEFAULT_BOOK,
     ) -> None:
         if level not in LEVELS:
             raise ValueError(f"unknown level {level!r}: choose one of {', '.join(LEVELS)}")
@@ -301,7 +303,10 @@ class PerfectPlayer(PlayerBase):
         start_warm_up()  # the kernel loads while the book does
         self.engine = PerfectEngine(width, height, book)
         self._last: tuple[list[int], int | None] = ([], None)
-        start_warm_up(self.engine)
+
+    def warm_up(self) -> None:
+        """Load the kernel and this thread's table before any clock runs."""
+        self.engine.prepare()
 
     def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
         """Pick a move for the side to move (``game`` is left unchanged); a caller's
@@ -379,10 +384,7 @@ class PerfectPlayer(PlayerBase):
             return self.rng.choice(legal)
         if level.temperature > 0:
             return softmax_choice(scores, level.temperature, self.rng)
-        best = best_columns(scores, game.width)
-        if self.seed is None or len(best) == 1:
-            return best[0]
-        return self.rng.choice(sorted(best))
+        return pick_best(scores, "center" if self.seed is None else "random", self.rng)
 
     def _fallback(
         self,
@@ -417,10 +419,6 @@ class PerfectPlayer(PlayerBase):
         complete = limit is None or not limit.expired()
         return MoveChoice(move, value, stats, proven=False, complete=complete)
 
-    def close(self) -> None:
-        """Return the solver table to the pool (the next player starts warm)."""
-        self.engine.release()
-
 
 def _build_perfect(spec: str, options: dict[str, object], context: PlayerContext) -> Player:
     if context.rules != "standard":
@@ -454,7 +452,7 @@ PERFECT = PlayerKind(
             (),
             "1",
         ),
-        "seed": Option("random seed for ties and levels (defaults to --seed)", parse_int(0, 2**63)),
+        "seed": Option("random seed for ties and levels (defaults to --seed)", parse_seed),
     },
     build=_build_perfect,
     games=("connect4",),

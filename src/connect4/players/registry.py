@@ -2,7 +2,7 @@
 
 A spec is ``kind`` or ``kind:key=value,key=value``: ``human``,
 ``random``, ``alphabeta:depth=7,heuristic=windows/mollerhoj``, ``perfect``,
-``cmd:python3 examples/bot.py``. Each kind registers a :class:`PlayerKind`
+``cmd:python3 my_bot.py``. Each kind registers a :class:`PlayerKind`
 that lists its keys and their allowed values, so a bad spec gets an error
 listing the valid ones.
 
@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import contextlib
 import random
+import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Protocol, TypedDict
 
@@ -29,6 +30,10 @@ from connect4.classic.results import SearchTree
 from connect4.core.errors import Connect4Error
 from connect4.core.game import Game
 from connect4.core.limits import Limit
+
+SEED_MAX = 2**32 - 1
+"""The largest seed a player spec takes (``seed=0`` .. ``seed=4294967295``): NumPy's and
+the compiled searches' generators take 32-bit seeds."""
 
 
 class PlayerSpecError(Connect4Error):
@@ -184,29 +189,51 @@ def register(kind: PlayerKind) -> None:
 
 
 def parse_int(low: int, high: int) -> Callable[[str], object]:
-    """A parser for an integer in ``[low, high]``."""
+    """A parser for an integer in ``[low, high]``, written in ASCII digits
+    (``int()`` alone would take ``"٣"`` or ``"1_000"``).
+
+    >>> parse_int(1, 9)("3"), parse_int(-5, 5)("-2")
+    (3, -2)
+    >>> parse_int(1, 9)("٣")
+    Traceback (most recent call last):
+    ...
+    ValueError: must be an integer 1-9
+    """
 
     def parse(text: str) -> object:
-        if not text.lstrip("-").isdigit() or not low <= int(text) <= high:
+        digits = text.removeprefix("-")
+        if not (digits.isascii() and digits.isdigit()) or not low <= int(text) <= high:
             raise ValueError(f"must be an integer {low}-{high}")
         return int(text)
 
     return parse
 
 
+NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+"""A decimal number in ASCII: ``2``, ``0.5``, ``.5``, ``1e-3`` (no ``inf``, ``nan``, ``1_0``)."""
+
+
 def parse_float(low: float, high: float) -> Callable[[str], object]:
-    """A parser for a number in ``[low, high]``."""
+    """A parser for a decimal number in ``[low, high]``, written in ASCII.
+
+    >>> parse_float(0, 10)("2.5"), parse_float(0, 10)("1e-3")
+    (2.5, 0.001)
+    >>> parse_float(0, 10)("nan")
+    Traceback (most recent call last):
+    ...
+    ValueError: must be a number 0-10
+    """
 
     def parse(text: str) -> object:
-        try:
-            value = float(text)
-        except ValueError:
-            raise ValueError(f"must be a number {low:g}-{high:g}") from None
-        if not low <= value <= high:
+        if not NUMBER.fullmatch(text) or not low <= float(text) <= high:
             raise ValueError(f"must be a number {low:g}-{high:g}")
-        return value
+        return float(text)
 
     return parse
+
+
+parse_seed = parse_int(0, SEED_MAX)
+"""The parser of every player's ``seed`` key."""
 
 
 def parse_choice(*choices: str) -> Callable[[str], object]:
@@ -245,6 +272,8 @@ def parse_options(kind: PlayerKind, text: str) -> dict[str, object]:
         key = key.strip().lower()
         if key not in kind.options:
             raise PlayerSpecError(f"{kind.name}: unknown key {key!r} ({kind.name} takes: {valid})")
+        if key in values:
+            raise PlayerSpecError(f"{kind.name}: {key} given twice")
         if not eq:
             raise PlayerSpecError(f"{kind.name}: {key} needs a value ({key}=...)")
         option = kind.options[key]
@@ -256,6 +285,23 @@ def parse_options(kind: PlayerKind, text: str) -> dict[str, object]:
         if key not in values and option.default is not None:
             values[key] = option.parse(option.default)
     return values
+
+
+def find_kind(name: str, allowed: Collection[str] | None = None) -> PlayerKind:
+    """The registered kind ``name`` (lower case), or :class:`PlayerSpecError` listing
+    the kinds to choose from: every registered one, or those of ``allowed``.
+
+    >>> find_kind("random").name
+    'random'
+    >>> find_kind("cmd", allowed=["random", "perfect"])
+    Traceback (most recent call last):
+    ...
+    connect4.players.registry.PlayerSpecError: unknown player 'cmd': choose one of perfect, random
+    """
+    choices = sorted(KINDS if allowed is None else set(allowed) & set(KINDS))
+    if name not in choices:
+        raise PlayerSpecError(f"unknown player {name!r}: choose one of {', '.join(choices)}")
+    return KINDS[name]
 
 
 def make_player(
@@ -272,11 +318,7 @@ def make_player(
 
     ``max_move_seconds`` caps an external bot's silence on a move without a clock."""
     kind_name, rest = split_spec(spec)
-    if kind_name not in KINDS:
-        raise PlayerSpecError(
-            f"unknown player {kind_name!r}: choose one of {', '.join(sorted(KINDS))}"
-        )
-    kind = KINDS[kind_name]
+    kind = find_kind(kind_name)
     if game not in kind.games:
         raise PlayerSpecError(f"{kind_name} cannot play {game} (it plays {', '.join(kind.games)})")
     if kind.free_argument:
@@ -422,6 +464,6 @@ HUMAN = PlayerKind(
 RANDOM = PlayerKind(
     name="random",
     description="plays a uniformly random legal move",
-    options={"seed": Option("random seed (defaults to --seed)", parse_int(0, 2**63))},
+    options={"seed": Option("random seed (defaults to --seed)", parse_seed)},
     build=_build_random,
 )

@@ -33,7 +33,6 @@ whose answer it already gives.
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections import deque
 from collections.abc import Mapping
@@ -41,6 +40,7 @@ from dataclasses import dataclass
 
 from connect4.core.bits import canonical_key
 from connect4.core.position import Position
+from connect4.core.score import win_score
 from connect4.review.values import MoveScores, cached_scores, remember_scores, review_solver
 
 __all__ = ["GameScores", "MoveTask", "book_bound", "score_game"]
@@ -127,7 +127,9 @@ class GameScores:
             found = cached_scores(position, max_nodes)
             if found is not None:
                 self.cached[index] = found
-        self.book = _exact_book(start.width, start.height)
+        from connect4.solver import DEFAULT_BOOK, use_book
+
+        self.book = use_book(DEFAULT_BOOK, start.width, start.height)  # review_solver's book
         self.book_plies = int(getattr(self.book, "plies", 0))
         self.tasks: list[MoveTask] = []
         last = len(self.positions) - 1
@@ -167,15 +169,12 @@ class GameScores:
         ``deadline`` or the node budget, or no solver installed)."""
         position = self.positions[task.index]
         if position.is_winning_move(task.column):
-            return (position.size + 1 - position.ply) // 2
+            return win_score(position.size, position.ply)
         child = position.copy()
         child.play(task.column)
         if child.is_over():  # the board is full: a draw
             return 0
-        try:
-            solver = review_solver(position.width, position.height, reuse_table=True)
-        except ImportError:
-            return None
+        solver = review_solver(position.width, position.height, reuse_table=True)
         lower = None if task.at_most is None else -task.at_most
         result = solver.run(child, max_nodes=self.max_nodes, deadline=deadline, lower=lower)
         return None if result.score is None else -result.score
@@ -246,14 +245,6 @@ def _minus_best(scores: MoveScores) -> int | None:
     return -max(known) if scores.complete and known else None
 
 
-def _exact_book(width: int, height: int) -> object | None:
-    try:
-        from connect4.solver.book import exact_default_book
-    except ImportError:
-        return None
-    return exact_default_book(width, height)
-
-
 def score_game(
     start: Position,
     history: list[int],
@@ -275,8 +266,7 @@ def score_game(
         # One table for the whole game, cleared first: consecutive positions share most
         # of their trees, and the time a review takes does not depend on what the thread
         # solved before.
-        with contextlib.suppress(ImportError):  # no solver: every position is "not proven"
-            review_solver(start.width, start.height, reuse_table=True).clear_table()
+        review_solver(start.width, start.height, reuse_table=True).clear_table()
     results: dict[TaskKey, int | None] = {}
     work.drain(deque(work.tasks), results, deadline=deadline, max_seconds=max_seconds)
     work.drain(deque(work.missing(results)), results, deadline=deadline, max_seconds=max_seconds)

@@ -84,6 +84,8 @@ _TYPES = {
 }
 
 
+# Not a Connect4Error on purpose: raised by :func:`load` and always caught by the
+# backend, which then builds the kernel again; no user ever sees it.
 class StaleKernel(RuntimeError):
     """A native file compiled for another memory layout."""
 

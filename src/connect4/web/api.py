@@ -1,7 +1,9 @@
 """The service object behind the routes: settings, the two worker lanes, the analysis cache.
 
-Every route is a few lines that hand validated input to one :class:`Api` method
-(FastAPI injects the app's instance through :data:`ApiDep`).
+Every route is a few lines that hand its input to one :class:`Api` method
+(FastAPI injects the app's instance through :data:`ApiDep`). The methods
+validate each request once, here (the game, the board served, a game not over,
+the player spec), and hand typed input to :mod:`connect4.web.service`.
 
 Solves run in two bounded lanes (:class:`~connect4.web.pool.WorkerPool`):
 every solve first gets a small node budget in the *quick* lane, and only a
@@ -32,12 +34,15 @@ from typing import TYPE_CHECKING, Annotated
 from fastapi import Depends, Request
 
 from connect4.classic.search import MATE, is_mate
-from connect4.core.game import RULES, Game
+from connect4.core.game import GAME_KINDS, RULES, Game
+from connect4.core.games import new_game
 from connect4.core.position import COLUMN_SYMBOLS, Position
+from connect4.core.score import score_label
 from connect4.core.tictactoe import TicTacToe
 from connect4.core.version import __version__
-from connect4.players import describe_players
+from connect4.players import KINDS, describe_players, find_kind, split_spec
 from connect4.web import service
+from connect4.web.errors import BadRequest, TimeLimitExceeded
 from connect4.web.models import (
     AnalyzeResponse,
     GameInfo,
@@ -100,15 +105,51 @@ GAME_INFO = (
 )
 # How far from +-MATE a classic search value still scores a finished game.
 MATE_WINDOW = next(offset for offset in count() if not is_mate(MATE - offset))
+MAX_SPEC_LENGTH = 200
+# Player kinds the web API never builds: humans move in the page, ``cmd`` would
+# run a program and ``kaggle`` a Python file named by the client.
+FORBIDDEN_KINDS = {"human": "a human player's moves come from the page", "cmd": "", "kaggle": ""}
 
 
-def solver_available() -> bool:
-    """True when the perfect solver package can be imported."""
-    try:
-        from connect4.solver import Solver  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def web_kinds() -> list[str]:
+    """The player kinds the web app runs (every registered one but the forbidden).
+
+    >>> "alphabeta" in web_kinds(), "cmd" in web_kinds()
+    (True, False)
+    """
+    return sorted(kind for kind in KINDS if kind not in FORBIDDEN_KINDS)
+
+
+def check_spec(spec: str) -> None:
+    """Refuse specs the web API never runs: too long, a forbidden kind (saying why),
+    an unknown kind (listing only the kinds the web runs).
+
+    >>> check_spec("genius")
+    Traceback (most recent call last):
+    ...
+    connect4.players.registry.PlayerSpecError: unknown player 'genius': choose one of alphabeta, ...
+    """
+    if len(spec) > MAX_SPEC_LENGTH:
+        raise BadRequest(
+            f"player spec is too long: {len(spec)} characters (at most {MAX_SPEC_LENGTH})"
+        )
+    kind, _ = split_spec(spec)
+    if kind in FORBIDDEN_KINDS:
+        reason = FORBIDDEN_KINDS[kind] or f"{kind} players cannot run in the web app"
+        raise BadRequest(f"player {spec!r}: {reason}")
+    find_kind(kind, web_kinds())
+
+
+def require_not_over(game: Game) -> None:
+    """Refuse a finished game: there is nothing left to play or solve.
+
+    >>> require_not_over(TicTacToe.from_moves("14253"))
+    Traceback (most recent call last):
+    ...
+    connect4.web.errors.BadRequest: the game is over (X has won): there is no move to make
+    """
+    if game.is_over():
+        raise BadRequest(f"the game is over ({game.result_text()}): there is no move to make")
 
 
 @dataclass(frozen=True)
@@ -157,7 +198,7 @@ class Api:
 
     async def start(self) -> None:
         """Warm the solver up (when the settings ask for it) before requests arrive."""
-        if self.settings.warm_up and solver_available():
+        if self.settings.warm_up:
             await asyncio.to_thread(service.warm_up)
 
     def stop(self) -> None:
@@ -167,7 +208,8 @@ class Api:
 
     # ------------------------------------------------------------ positions
     def parse(self, pos: str, game: str, width: int, height: int, rules: str) -> Game:
-        """The position a request names, on a board this server serves (else BadRequest).
+        """The position a request names (see :func:`~connect4.core.games.new_game`), on
+        a board this server serves (else :class:`BadRequest`).
 
         >>> api = Api(Settings(threads=1, warm_up=False, board_sizes=((7, 6),)))
         >>> api.parse("44", "connect4", 7, 6, "standard").ply
@@ -175,31 +217,27 @@ class Api:
         >>> api.parse("44", "connect4", 5, 4, "standard")
         Traceback (most recent call last):
         ...
-        connect4.web.service.BadRequest: board 5x4 is not served here: choose one of 7x6
+        connect4.web.errors.BadRequest: board 5x4 is not served here: choose one of 7x6
         >>> api.stop()
         """
         if game == "connect4":
             return self.parse_connect4(pos, width, height, rules)
-        return service.parse_position(pos, game, width, height, rules)
+        return new_game(game, width, height, rules, pos)
 
     def parse_connect4(self, pos: str, width: int, height: int, rules: str) -> Position:
         """:meth:`parse` for Connect Four, typed as the :class:`Position` the solver takes."""
-        service.check_size("connect4", width, height, rules)
+        position = new_game("connect4", width, height, rules, pos)
         if (width, height) not in self.settings.board_sizes:
             served = ", ".join(size_names(self.settings.board_sizes))
-            raise service.BadRequest(
-                f"board {width}x{height} is not served here: choose one of {served}"
-            )
-        return service.parse_connect4(pos, width, height, rules)
+            raise BadRequest(f"board {width}x{height} is not served here: choose one of {served}")
+        return position
 
     # ------------------------------------------------------------ solving
     async def solve_position(self, position: Position) -> service.Analysis:
         """The perfect solver's analysis: cached, else the quick lane, else the deep lane."""
         if position.rules != "standard":
-            raise service.BadRequest("the solver handles the standard rules only, not count-fours")
-        service.require_not_over(position)
-        if not solver_available():
-            raise service.Unavailable("the perfect solver is not installed on this server")
+            raise BadRequest("the solver handles the standard rules only, not count-fours")
+        require_not_over(position)
         cached = self.cache.get(position)
         if cached is not None:
             return cached
@@ -229,13 +267,13 @@ class Api:
             now = time.monotonic()
             left = time_limit - (now - started)
             if left <= 0:
-                raise service.TimeLimitExceeded("time limit exceeded before the deep solve")
+                raise TimeLimitExceeded("time limit exceeded before the deep solve")
             analysis = await self.deep.run_ranked(
                 now + empty * DEEP_AGE,
                 functools.partial(service.analyze_position, position, max_seconds=left),
             )
             if not analysis.complete:
-                raise service.TimeLimitExceeded(
+                raise TimeLimitExceeded(
                     f"time limit exceeded: the solver stopped after {time_limit:g} s "
                     f"({analysis.nodes} nodes) without an exact answer"
                 )
@@ -244,7 +282,7 @@ class Api:
 
     async def search_position(self, game: Game) -> service.Analysis:
         """A small game's analysis by a full-depth classic search (deep lane, cached)."""
-        service.require_not_over(game)
+        require_not_over(game)
         cached = self.cache.get(game)
         if cached is None:
             cached = await self.deep.run(service.analyze_by_search, game)
@@ -265,9 +303,9 @@ class Api:
             position = self.parse_connect4(pos, width, height, "standard")
             analysis = await self.solve_position(position)
         else:
-            position = service.parse_position(pos, game, width, height, "standard")
+            position = self.parse(pos, game, width, height, "standard")
             analysis = await self.search_position(position)
-        ply, width, height = position.ply, position.width, position.height
+        ply, width, height, size = position.ply, position.width, position.height, position.size
         return AnalyzeResponse(
             pos=pos,
             game=position.kind,
@@ -276,11 +314,10 @@ class Api:
             ply=ply,
             to_move=position.to_move,
             score=analysis.score,
-            score_text=service.score_label(analysis.score, ply, width, height),
+            score_text=score_label(analysis.score, ply, size),
             column_scores=analysis.column_scores,
             column_texts=[
-                None if s is None else service.score_label(s, ply, width, height)
-                for s in analysis.column_scores
+                None if s is None else score_label(s, ply, size) for s in analysis.column_scores
             ],
             best_moves=[c + 1 for c in analysis.best_moves()],
             nodes=analysis.nodes,
@@ -303,7 +340,7 @@ class Api:
         """
         position = self.parse(pos, game, width, height, rules)
         if position.rules != "standard":
-            raise service.BadRequest(
+            raise BadRequest(
                 "the solver handles the standard rules only: count-fours games cannot be reviewed"
             )
         time_limit = self.settings.time_limit
@@ -311,14 +348,12 @@ class Api:
         # how far it got rather than only that the time ran out.
         deadline = time.perf_counter() + REVIEW_SHARE * time_limit
         if isinstance(position, Position):
-            if not solver_available():
-                raise service.Unavailable("the perfect solver is not installed on this server")
             result = await self.review_connect4(position, deadline)
         else:
             result = await self.deep.run(service.review_game, position, deadline=deadline)
         unproven = [row.ply for row in result.plies if not row.proven]
         if unproven:
-            raise service.TimeLimitExceeded(
+            raise TimeLimitExceeded(
                 f"time limit exceeded: {len(unproven)} of {len(result.plies)} positions "
                 f"(from ply {unproven[0]}) were not solved within {time_limit:g} s"
             )
@@ -342,19 +377,15 @@ class Api:
     # ------------------------------------------------------------ players
     async def move(self, request: MoveRequest) -> MoveResponse:
         """The AI's move in a position (deep lane), with its stats and search tree."""
-        tictactoe = request.game == "tictactoe"
-        width, height = (3, 3) if tictactoe else (request.width, request.height)
-        position = self.parse(request.pos, request.game, width, height, request.rules)
-        service.require_not_over(position)
-        service.check_spec(request.player)
+        position = self.parse(
+            request.pos, request.game, request.width, request.height, request.rules
+        )
+        require_not_over(position)
+        check_spec(request.player)
         answer = await self.deep.run(
             service.choose_move,
-            request.game,
             position,
             request.player,
-            width=width,
-            height=height,
-            rules=request.rules,
             want_tree=request.tree,
             deadline=time.monotonic() + self.settings.time_limit,
         )
@@ -365,10 +396,10 @@ class Api:
         kinds = [
             KindInfo.model_validate(kind)
             for kind in describe_players()
-            if kind["kind"] not in service.FORBIDDEN_KINDS
+            if kind["kind"] not in FORBIDDEN_KINDS
         ]
         return PlayersResponse(
-            games=list(service.GAMES), rules=list(RULES), players=kinds, solver=solver_available()
+            games=list(GAME_KINDS), rules=list(RULES), players=kinds, solver=True
         )
 
     def info(self) -> InfoResponse:
@@ -384,7 +415,7 @@ class Api:
             rules=list(RULES),
             mate=MATE,
             mate_window=MATE_WINDOW,
-            solver=solver_available(),
+            solver=True,
         )
 
     def health(self) -> HealthResponse:

@@ -183,7 +183,7 @@ class PlayersResponse(BaseModel):
     games: list[str]
     rules: list[str]
     players: list[KindInfo]
-    solver: bool = Field(description="whether the perfect solver is installed")
+    solver: bool = Field(description="the perfect solver is served (always true: it ships)")
 
 
 class GameInfo(BaseModel):
@@ -209,7 +209,7 @@ class InfoResponse(BaseModel):
     rules: list[str]
     mate: int = Field(description="the classic search's value of a win on the empty board")
     mate_window: int = Field(description="values within this of +-mate score a finished game")
-    solver: bool = Field(description="whether the perfect solver is installed")
+    solver: bool = Field(description="the perfect solver is served (always true: it ships)")
 
 
 class PoolStatus(TypedDict):

@@ -41,6 +41,7 @@ from concurrent.futures import Future
 from queue import PriorityQueue
 from typing import ParamSpec, TypeVar
 
+from connect4.core.errors import BudgetExceeded
 from connect4.web.models import PoolStatus
 
 P = ParamSpec("P")
@@ -50,11 +51,11 @@ Job = Callable[[], None]
 """A queued call that reports its outcome to its own future."""
 
 
-class PoolSaturated(RuntimeError):
+class PoolSaturated(BudgetExceeded):
     """Every worker is busy and the queue is full (HTTP 503)."""
 
 
-class PoolTimeout(RuntimeError):
+class PoolTimeout(BudgetExceeded):
     """A job did not finish within its time limit (HTTP 503)."""
 
 

@@ -52,7 +52,7 @@ import numpy.typing as npt
 
 from connect4.core.files import check_output
 from connect4.core.position import Position, check_board_size
-from connect4.solver import BookArrays, Solver, thread_solver
+from connect4.solver import BookArrays, Solver, solver_for
 from connect4.solver.book.format import (
     Book,
     BookError,
@@ -143,7 +143,9 @@ def solve_chunk(
         probed: BookArrays | None = worker_book(book, width, height)
     else:
         probed = book
-    solver = thread_solver(width, height, TABLE_MEGABYTES, probed, reuse_table=True, etc=False)
+    solver = solver_for(
+        width, height, tt_megabytes=TABLE_MEGABYTES, book=probed, reuse_table=True, etc=False
+    )
     results = []
     # one table generation for the whole chunk: stored bounds hold whatever the
     # root, so neighbouring positions share their searches

@@ -62,8 +62,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from connect4.core import bits
+from connect4.core import bits, score as pons
 from connect4.core.bits import canonical_keys
+from connect4.core.errors import Connect4Error
 from connect4.core.files import FileError, atomic_write, file_errors, open_input
 from connect4.core.position import Position, check_board_size
 
@@ -92,7 +93,7 @@ Keys = npt.NDArray[np.uint64]
 Scores = npt.NDArray[np.int8]
 
 
-class BookError(ValueError):
+class BookError(Connect4Error):
     """A book file that cannot be read (missing, not a book, corrupted) or a bad book."""
 
 
@@ -137,8 +138,7 @@ def score_bounds(width: int, height: int, stones: Any) -> tuple[Any, Any]:
     >>> score_bounds(6, 5, 10)
     (-10, 10)
     """
-    size = width * height
-    return -((size - stones) // 2), (size + 1 - stones) // 2
+    return pons.score_bounds(width * height, stones)
 
 
 def _invalid_columns(keys: Keys, width: int, height: int) -> npt.NDArray[np.bool_]:

@@ -38,9 +38,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from connect4.core.errors import BudgetExceeded, Connect4Error
 from connect4.core.files import atomic_write, file_errors, open_input, read_input_bytes
 from connect4.core.position import Position
-from connect4.solver import DEFAULT_TT_MEGABYTES, forget_thread_solvers, thread_solver
+from connect4.solver import DEFAULT_TT_MEGABYTES, forget_thread_solvers, solver_for
 from connect4.solver.backend import TABLES
 from connect4.solver.book.format import Book
 from connect4.solver.book.reader import load_book
@@ -62,11 +63,11 @@ MAX_JOURNAL_BYTES = 1 << 30  # 16-byte records: some 50 million positions
 Result = TypeVar("Result")
 
 
-class JobError(ValueError):
+class JobError(Connect4Error):
     """A job that cannot start: no Dask, an unreachable scheduler."""
 
 
-class JobInterrupted(RuntimeError):
+class JobInterrupted(BudgetExceeded):
     """A job stopped before the end; its journal lets ``--resume`` continue."""
 
     def __init__(self, journal: Path, done: int, job: str = "job") -> None:
@@ -208,7 +209,7 @@ def analyze_chunk(
     worker processes: a picklable module-level function.
     """
     probed = None if book is None else worker_book(book, width, height)
-    solver = thread_solver(width, height, table_megabytes, probed, reuse_table=True)
+    solver = solver_for(width, height, tt_megabytes=table_megabytes, book=probed, reuse_table=True)
     solver.clear_table()
     results = []
     for line in moves:

@@ -16,11 +16,12 @@ True
 from __future__ import annotations
 
 import functools
+import threading
 import zlib
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, Literal
+from typing import BinaryIO, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -28,12 +29,9 @@ import numpy.typing as npt
 from connect4.core.bits import canonical_keys
 from connect4.core.files import FileError, atomic_write, open_input, read_input_bytes
 from connect4.core.position import Position
+from connect4.core.score import win_score
 from connect4.solver import cache
 from connect4.solver.book.format import MAX_BOOK_BYTES, VERSION, Book, BookError, Keys, Scores
-
-if TYPE_CHECKING:
-    from connect4.solver import Solver
-
 
 # ---------------------------------------------------------------- bitbully databases
 BitbullyName = Literal["8-ply", "12-ply", "12-ply-dist"]
@@ -112,14 +110,12 @@ def _bitbully_score(raw: npt.NDArray[np.int8], stones: int) -> Scores:
 
     A stored ``v > 0`` means the side to move (the first player) wins with the
     stone played ``100 - v`` plies from now, ``v < 0`` that it loses that many
-    plies from now, ``0`` a draw. The winner then has played
-    ``k = ceil((stones + 100 - |v|) / 2)`` stones, and Pons' score is
-    ``+-(22 - k)`` on 7x6.
+    plies from now, ``0`` a draw: the game ends with stone number
+    ``stones + 100 - |v|``, which gives Pons' score (:func:`connect4.core.score.win_score`).
     """
     v = raw.astype(np.int64)
-    distance = 100 - np.abs(v)
-    winner_stones = (stones + distance + 1) // 2
-    scores: Scores = (np.sign(v) * (22 - winner_stones)).astype(np.int8)
+    end_stone = stones + 100 - np.abs(v)
+    scores: Scores = (np.sign(v) * win_score(7 * 6, end_stone - 1)).astype(np.int8)
     return scores
 
 
@@ -321,6 +317,9 @@ not the exact scores the solver needs
     return book
 
 
+_default_lock = threading.Lock()
+
+
 def exact_default_book(width: int, height: int) -> Book | None:
     """The board size's default book if it holds exact scores, else ``None``.
 
@@ -331,19 +330,8 @@ def exact_default_book(width: int, height: int) -> Book | None:
     True
     """
     try:
-        book = default_book(width, height)
+        with _default_lock:  # threads asking at once load it once
+            book = default_book(width, height)
     except Exception:  # a broken book must not stop play: the solver works alone
         return None
     return None if book is None or book.wdl else book
-
-
-def solver_with_book(width: int, height: int, tt_megabytes: int, book: Book | None) -> Solver:
-    """A :class:`connect4.solver.Solver` that probes ``book`` inside its search (if given).
-
-    >>> from connect4 import Position
-    >>> solver_with_book(4, 4, 1, None).solve(Position.from_moves("1122", 4, 4))
-    0
-    """
-    from connect4.solver import Solver
-
-    return Solver(width, height, tt_megabytes, book=book)
