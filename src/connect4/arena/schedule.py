@@ -193,7 +193,7 @@ def _file_lines(lines: Iterator[tuple[int, str]], text: str) -> Iterator[tuple[i
     try:
         yield from lines
     except FileError as error:
-        raise ArenaError(f"--openings {text}: {error}; give a file or plies=K") from None
+        raise ArenaError(f"--openings: {error}; give a file or plies=K") from None
 
 
 def check_specs(config: ArenaConfig) -> None:
