@@ -161,7 +161,7 @@ def load_openings(text: str, config: ArenaConfig) -> tuple[str, ...]:
     """
     if text.startswith("plies="):
         value = text.removeprefix("plies=")
-        if not value.isdigit():
+        if not (value.isascii() and value.isdigit()):
             raise ArenaError(f"--openings {text}: plies must be a number 0-{MAX_OPENING_PLIES}")
         openings = all_openings(config, int(value))
         random.Random(config.seed).shuffle(openings)

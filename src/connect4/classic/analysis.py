@@ -73,7 +73,7 @@ def parse_depth(text: str, game: Game) -> list[int]:
         if remaining is None:
             raise ValueError("--max-depth all is for tictactoe (connect4 would run for hours)")
         return [remaining]
-    if not text.isdigit() or not 1 <= int(text) <= 42:
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 42:
         raise ValueError(f"--max-depth must be a number 1-42 or 'all', not {text!r}")
     return list(range(1, int(text) + 1))
 
