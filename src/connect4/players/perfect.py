@@ -428,8 +428,9 @@ class PerfectPlayer(PlayerBase):
             level=self.level,
             depth=depth,
         )
-        complete = limit is None or not limit.expired()
-        return MoveChoice(move, value, stats, proven=False, complete=complete)
+        # the caller's limit, not the player's own time, cut it short: the best found
+        capped = limit is not None and (limit.expired() or seconds < self.seconds)
+        return MoveChoice(move, value, stats, proven=False, complete=not capped)
 
 
 def _build_perfect(spec: str, options: dict[str, object], context: PlayerContext) -> Player:
