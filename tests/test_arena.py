@@ -115,8 +115,12 @@ def test_openings_file_is_validated_line_by_line(tmp_path: Path) -> None:
         load_openings(str(over), ArenaConfig(players=()))
     with pytest.raises(ArenaError, match="plies must be a number"):
         load_openings("plies=x", ArenaConfig(players=()))
-    with pytest.raises(ArenaError, match="cannot read"):
+    with pytest.raises(
+        ArenaError, match=r"^--openings: openings file .*missing.txt does not exist"
+    ):
         load_openings(str(tmp_path / "missing.txt"), ArenaConfig(players=()))
+    with pytest.raises(ArenaError, match=r"^--openings: openings file /dev/zero is a device"):
+        load_openings("/dev/zero", ArenaConfig(players=()))
 
 
 # ---------------------------------------------------------------- games and forfeits

@@ -442,8 +442,41 @@ def book_build(
             f"wrote {summary['out']}: {summary['entries']:,} positions "
             f"({summary['solved']:,} solved now, {summary['from_journal']:,} from the journal), "
             f"{summary['solver_nodes']:,} nodes, {summary['seconds']:.1f} s, "
-            f"{summary['bytes']:,} bytes"
+            f"{summary['bytes']:,} bytes{damaged_note(summary['damaged_journal_records'])}"
         )
+
+
+def damaged_note(damaged: int) -> str:
+    """What a resumed job says about journal records it found damaged and redid."""
+    if not damaged:
+        return ""
+    return f"; {damaged} damaged journal record{'s' if damaged != 1 else ''} recomputed"
+
+
+@book_app.command("verify")
+def book_verify(
+    book: Annotated[str, typer.Argument(help="a .c4book file (or bitbully:NAME, default)")],
+    sample: Annotated[
+        int | None, typer.Option(help="re-solve this many entries, chosen at random", min=1)
+    ] = None,
+    all_entries: Annotated[bool, typer.Option("--all", help="re-solve every entry")] = False,
+    width: Annotated[int, typer.Option(help="board width (for default)")] = 7,
+    height: Annotated[int, typer.Option(help="board height (for default)")] = 6,
+    json_output: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Re-solve a book's entries with the solver; list every disagreement (exit 1 if any)."""
+    from connect4.solver.book.verify import verify_command
+
+    if sample is not None and all_entries:
+        raise fail("give --sample N or --all, not both")
+    try:
+        ok = verify_command(book, sample, all_entries, width, height, json_output, typer.echo)
+    except (ValueError, OSError) as error:
+        raise fail(str(error)) from None
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    if not ok:
+        raise typer.Exit(1)
 
 
 @book_app.command("info")
@@ -536,6 +569,7 @@ def dataset(
             f"({summary['labelled']:,} labelled now, {summary['from_journal']:,} from the "
             f"journal), {summary['solver_nodes']:,} nodes, {summary['seconds']:.1f} s "
             f"({summary['positions_per_second']:,.1f} positions/s), {summary['bytes']:,} bytes"
+            f"{damaged_note(summary['damaged_journal_records'])}"
         )
 
 
@@ -651,8 +685,11 @@ def analyze(
         render_table,
         rows_json,
     )
+    from connect4.core.files import plot_target
 
     try:
+        if plot is not None:
+            plot_target(plot)  # before the work: a plot that cannot be written fails now
         position = new_game(game, width, height, rules, moves)
         depths = parse_depth(max_depth, position)
         budget = budget or default_budget(position, heuristic)
@@ -669,8 +706,8 @@ def analyze(
     if plot is not None:
         try:
             write_plot(rows, plot, title)
-        except OSError as error:
-            raise fail(f"cannot write {plot}: {error}") from None
+        except ValueError as error:
+            raise fail(str(error)) from None
     if json_output:
         typer.echo(rows_json(rows))
         return
@@ -733,11 +770,14 @@ def review(
     import json
     import time
 
+    from connect4.core.files import plot_target
     from connect4.review import review as review_game
     from connect4.review.report import plot as write_plot, render_table, summary_lines
 
     deadline = time.perf_counter() + time_limit if time_limit > 0 else None
     try:
+        if plot is not None:
+            plot_target(plot)  # before the review: a plot that cannot be written fails now
         if results is not None:
             from connect4.arena import ArenaError, review_record
             from connect4.arena.store import read_game
@@ -777,8 +817,8 @@ def review(
     if plot is not None:
         try:
             write_plot(result, plot)
-        except OSError as error:
-            raise fail(f"cannot write {plot}: {error}") from None
+        except ValueError as error:
+            raise fail(str(error)) from None
     if json_output:
         typer.echo(json.dumps(result.as_dict()))
         return
