@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
+from typing import SupportsIndex
 
 from connect4.core.bits import centre_order as centre_order
 from connect4.core.errors import GameError, IllegalMoveError, InvalidMoveError, move_error_prefix
@@ -283,7 +284,7 @@ class Position:
         return position
 
     @classmethod
-    def from_rows(cls, rows: Sequence[Sequence[int]], rules: Rules = "standard") -> Position:
+    def from_rows(cls, rows: Sequence[Sequence[object]], rules: Rules = "standard") -> Position:
         """The position a drawn board shows: ``rows`` top row first, each cell 0
         (empty), 1 (red, who moves first) or 2 (yellow).
 
@@ -307,10 +308,7 @@ alternate, but no such order stacks these stones
         columns: list[list[int]] = [[] for _ in range(width)]
         for top, row in enumerate(rows):
             for column, value in enumerate(row):
-                try:
-                    cell = operator.index(value)
-                except TypeError:
-                    cell = -1
+                cell = operator.index(value) if isinstance(value, SupportsIndex) else -1
                 if cell not in (0, 1, 2) or isinstance(value, bool):
                     raise ValueError(
                         f"row {top + 1} (from the top), column {column + 1}: "

@@ -27,6 +27,9 @@ CELL_PIXELS = 16
 BOARD_RGB = (30, 80, 200)
 STONE_RGB = ((235, 235, 235), (220, 40, 40), (240, 210, 40))  # empty, player 1, player 2
 
+Info = dict[str, object]
+"""An env's ``info`` (and ``options``) dict: names to values of any kind, read by narrowing."""
+
 
 def action_count(game: Game) -> int:
     """How many actions the game has: its columns, or its cells for tic-tac-toe."""

@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, TextIO, TypedDict
+from typing import TYPE_CHECKING, TextIO, TypedDict
 
 from connect4.core.files import read_lines
 from connect4.core.position import Position
@@ -90,7 +90,7 @@ class FileReport:
         """True when every score was right."""
         return self.correct == self.n
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, object]:
         """The keys of ``connect4 bench --json`` (plus the wrong lines, if any)."""
         data = asdict(self)
         if not self.wrong:
