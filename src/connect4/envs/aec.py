@@ -33,7 +33,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from connect4.core.game import Game
 from connect4.core.games import new_game
-from connect4.envs.board import Info, action_count, action_mask, picture, planes
+from connect4.envs.board import Info, action_count, action_mask, check_render_mode, picture, planes
 
 Observation = dict[str, npt.NDArray[np.int8]]
 
@@ -66,10 +66,7 @@ class ConnectFourAEC(AECEnv[str, Observation, int]):  # type: ignore[misc]
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(
-                f"unknown render_mode {render_mode!r}: choose one of {', '.join(RENDER_MODES)}"
-            )
+        check_render_mode(render_mode, RENDER_MODES)
         self.game_name, self.board_width, self.board_height, self.rules = (
             game,
             width,

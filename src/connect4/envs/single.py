@@ -31,7 +31,7 @@ from gymnasium import spaces
 
 from connect4.core.game import Game
 from connect4.core.games import new_game
-from connect4.envs.board import Info, action_count, action_mask, picture, planes
+from connect4.envs.board import Info, action_count, action_mask, check_render_mode, picture, planes
 from connect4.players import Player, make_player
 
 Opponent = str | Callable[[Game], int]
@@ -67,10 +67,7 @@ class ConnectFourEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
     ) -> None:
         if play_as not in (*COLOURS, "random"):
             raise ValueError(f"unknown play_as {play_as!r}: choose red, yellow or random")
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(
-                f"unknown render_mode {render_mode!r}: choose one of {', '.join(RENDER_MODES)}"
-            )
+        check_render_mode(render_mode, RENDER_MODES)
         self.opponent = opponent
         self.play_as = play_as
         self.settings = (game, width, height, rules)
