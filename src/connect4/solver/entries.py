@@ -44,11 +44,11 @@ from __future__ import annotations
 import ctypes
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
 from types import FunctionType
 from typing import (
     Annotated,
     Concatenate,
+    NamedTuple,
     ParamSpec,
     TypeVar,
     cast,
@@ -61,8 +61,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 
-@dataclass(frozen=True)
-class Array:
+class Array(NamedTuple):
     """An array argument: its element type and, when the kernel needs it, the name
     of the length argument passed after the last array of that length."""
 
@@ -70,8 +69,7 @@ class Array:
     length: str | None = None
 
 
-@dataclass(frozen=True)
-class Word:
+class Word(NamedTuple):
     """A 64-bit integer argument: ``int64`` or ``uint64`` (numba's type names)."""
 
     numba: str
@@ -90,8 +88,7 @@ BatchWords = Annotated[NDArray[np.uint64], Array(np.uint64, "n")]
 U64 = Annotated[int, UINT64]
 
 
-@dataclass(frozen=True)
-class Param:
+class Param(NamedTuple):
     """One argument of a raw kernel function: an array's address, a length, or a word.
 
     ``source`` is the index of the Python argument it comes from; a length has
@@ -114,8 +111,7 @@ class Param:
         return "uint64" if self.kind == UINT64 else "int64"
 
 
-@dataclass(frozen=True)
-class EntryPoint:
+class EntryPoint(NamedTuple):
     """One entry point: the backends' method ``name``, the raw function it runs
     (``function`` in :mod:`connect4.solver.kernel`), the raw function's
     arguments in order, and whether it returns an integer (else ``None``)."""
