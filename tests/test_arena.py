@@ -20,7 +20,7 @@ from connect4.arena import (
     ArenaConfig,
     ArenaError,
     CrossCell,
-    GameRecord,
+    ResultLine,
     ResultsStore,
     all_openings,
     game_verdicts,
@@ -42,7 +42,7 @@ def cmd(name: str) -> str:
     return f"cmd:{PYTHON} {BOTS / name}.py"
 
 
-def outcome(records: list[GameRecord]) -> list[tuple[object, ...]]:
+def outcome(records: list[ResultLine]) -> list[tuple[object, ...]]:
     """What must not depend on the executor (times do)."""
     return [
         (r["game"], r["red"], r["yellow"], r["opening"], r["moves"], r["winner"], r["reason"])
@@ -113,10 +113,15 @@ def test_openings_file_is_validated_line_by_line(tmp_path: Path) -> None:
     over.write_text("1212121\n")
     with pytest.raises(ArenaError, match="line 1: the game is already over"):
         load_openings(str(over), ArenaConfig(players=()))
-    with pytest.raises(ArenaError, match="plies must be a number"):
-        load_openings("plies=x", ArenaConfig(players=()))
-    with pytest.raises(ArenaError, match="cannot read"):
+    for plies in ("x", "\u0662", "\u00b2"):  # a letter, an Arabic 2, a superscript 2
+        with pytest.raises(ArenaError, match="plies must be a number"):
+            load_openings(f"plies={plies}", ArenaConfig(players=()))
+    with pytest.raises(
+        ArenaError, match=r"^--openings: openings file .*missing.txt does not exist"
+    ):
         load_openings(str(tmp_path / "missing.txt"), ArenaConfig(players=()))
+    with pytest.raises(ArenaError, match=r"^--openings: openings file /dev/zero is a device"):
+        load_openings("/dev/zero", ArenaConfig(players=()))
 
 
 # ---------------------------------------------------------------- games and forfeits
@@ -147,7 +152,7 @@ def test_a_builtin_player_that_raises_forfeits_with_crash(monkeypatch: pytest.Mo
     from connect4.players import KINDS, PlayerKind, RandomPlayer
 
     class Broken(RandomPlayer):
-        def choose(self, game: Any) -> Any:
+        def choose(self, game: Any, limit: Any = None) -> Any:
             raise RuntimeError("out of memory")
 
     kind = PlayerKind(
@@ -215,7 +220,7 @@ def test_builtin_time_control_forfeits_a_slow_builtin_player(
     from connect4.players import KINDS, PlayerKind, RandomPlayer
 
     class Sleepy(RandomPlayer):
-        def choose(self, game: Any) -> Any:
+        def choose(self, game: Any, limit: Any = None) -> Any:
             time.sleep(0.2)
             return super().choose(game)
 
@@ -239,7 +244,7 @@ def test_set_up_on_a_players_first_move_does_not_count_against_its_clock(
     compiled: list[bool] = []  # process-wide, like a numba cache or a loaded table
 
     class CompilesOnFirstUse(RandomPlayer):
-        def choose(self, game: Any) -> Any:
+        def choose(self, game: Any, limit: Any = None) -> Any:
             if not compiled:
                 time.sleep(0.3)
                 compiled.append(True)
@@ -270,7 +275,7 @@ def test_a_players_own_warm_up_runs_off_the_clock(monkeypatch: pytest.MonkeyPatc
             time.sleep(0.3)
             loaded.append(True)
 
-        def choose(self, game: Any) -> Any:
+        def choose(self, game: Any, limit: Any = None) -> Any:
             if not loaded and game.ply >= 3:
                 self.warm_up()
             return super().choose(game)

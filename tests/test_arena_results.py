@@ -8,16 +8,16 @@ from pathlib import Path
 from connect4.arena import (
     ArenaConfig,
     CrossCell,
-    GameRecord,
+    ResultLine,
     ResultsStore,
     Standing,
     summarize,
     write_csv,
 )
-from connect4.arena.play import end_reason
 from connect4.arena.record import Colour, from_json, to_line
 from connect4.arena.schedule import start_position
 from connect4.arena.summary import player_stats
+from connect4.players.match import end_reason
 
 CONFIG = ArenaConfig(players=("a", "b", "c"), seed=5)
 
@@ -31,9 +31,9 @@ def record(
     winner: Colour | None,
     reason: str,
     forfeit: Colour | None = None,
-) -> GameRecord:
+) -> ResultLine:
     played = len(moves) - len(opening)
-    return GameRecord(
+    return ResultLine(
         game=game,
         tournament=CONFIG.fingerprint(),
         red=red,
@@ -50,7 +50,7 @@ def record(
     )
 
 
-def records() -> list[GameRecord]:
+def records() -> list[ResultLine]:
     """Four games: a normal win with node counts and judged moves, two forfeits, a draw."""
     first = record(0, "a", "b", "4", "4121212", "yellow", "connect four")
     first["move_nodes"] = [10, None, 30, None, 50, None]  # yellow (b) made moves 0, 2, 4

@@ -8,7 +8,6 @@ import random
 import pytest
 
 from connect4 import Position, TicTacToe
-from connect4.classic.bitboard import threat_cells
 from connect4.classic.heuristics import (
     HEURISTICS,
     WINDOW_PRESETS,
@@ -22,6 +21,7 @@ from connect4.classic.heuristics import (
     recent_lines,
     threats,
 )
+from connect4.classic.node import threat_cells
 
 DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 

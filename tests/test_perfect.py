@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from connect4.core.position import Position
+from connect4.core.score import best_columns
 from connect4.players import PlayerSpecError, make_player
-from connect4.players.perfect import LEVELS, PerfectPlayer, best_columns, softmax_choice
+from connect4.players.perfect import LEVELS, PerfectPlayer, softmax_choice
 from connect4.solver.book.reader import default_book
 
 SLOW = 600.0  # a budget no test position needs: results must not depend on the clock
@@ -150,7 +151,7 @@ def test_random_tie_breaks_are_seeded() -> None:
 
 def test_levels_are_reproducible_and_weaker() -> None:
     scores: list[int | None] = [-3, -1, 0, 1, 0, -1, None]
-    assert best_columns(scores, 7) == [3]
+    assert best_columns(scores) == [3]
     picks = {}
     for level in LEVELS:
         player = PerfectPlayer(level=level, seed=11)

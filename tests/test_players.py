@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from connect4 import Position, TicTacToe
-from connect4.players import KINDS, PlayerSpecError, describe_players, make_player
+from connect4.players import (
+    KINDS,
+    PlayerSpecError,
+    describe_players,
+    find_kind,
+    make_player,
+)
+from connect4.players.registry import SEED_MAX
 
 
 def test_unknown_kind_lists_the_known_ones() -> None:
@@ -28,6 +35,43 @@ def test_bad_value_says_what_is_allowed() -> None:
         make_player("random:seed=x")
     with pytest.raises(PlayerSpecError, match="seed needs a value"):
         make_player("random:seed")
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("alphabeta:depth=\u0663", r"alphabeta: depth='\u0663' must be an integer 1-"),  # Arabic 3
+        ("alphabeta:depth=\uff13", r"must be an integer"),  # a full-width 3
+        ("alphabeta:depth=+3", r"must be an integer"),
+        ("alphabeta:depth=1_0", r"must be an integer"),
+        ("alphabeta:schedule=4/\u0665/6", r"must be depths 1-42"),  # an Arabic 5 in a schedule
+        ("mcts:c=\u0661.5", r"mcts: c='\u0661.5' must be a number"),
+        ("mcts:c=inf", r"must be a number"),
+        ("mcts:c=1_0", r"must be a number"),
+        ("alphabeta:depth=4,depth=5", r"alphabeta: depth given twice"),
+        ("alphabeta:depth=4,DEPTH=4", r"alphabeta: depth given twice"),
+        ("random:seed=-1", r"random: seed='-1' must be an integer 0-4294967295"),
+        ("random:seed=4294967296", r"must be an integer 0-4294967295"),
+        ("mcts:seed=9223372036854775807", r"must be an integer 0-4294967295"),
+        ("perfect:seed=4294967296", r"must be an integer 0-4294967295"),
+    ],
+)
+def test_option_values_are_ascii_given_once_and_in_range(spec: str, message: str) -> None:
+    with pytest.raises(PlayerSpecError, match=message):
+        make_player(spec)
+
+
+def test_the_documented_seed_range_and_decimals_are_accepted() -> None:
+    player = make_player(f"random:seed={SEED_MAX}")
+    assert player.choose(Position()).move in range(7)
+    assert make_player("mcts:c=.5,playouts=10,seed=0").choose(Position()).move in range(7)
+    assert make_player("alphabeta:depth=2").choose(Position()).move == 3
+
+
+def test_find_kind_lists_only_the_allowed_kinds() -> None:
+    assert find_kind("random", ["random"]).name == "random"
+    with pytest.raises(PlayerSpecError, match=r"unknown player 'cmd': choose one of perfect, ran"):
+        find_kind("cmd", ["random", "perfect", "nonexistent"])
 
 
 def test_random_player_is_reproducible() -> None:
@@ -78,7 +122,7 @@ def test_rehearse_warms_a_spec_up_once_per_process_and_skips_untimed_kinds(
         def warm_up(self) -> None:
             events.append("warm_up")
 
-        def choose(self, game: object) -> MoveChoice:
+        def choose(self, game: object, limit: object = None) -> MoveChoice:
             events.append("choose")
             return MoveChoice(move=0)
 

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from connect4 import Position
-from connect4.core.errors import IllegalMoveError, InvalidMoveError
+from connect4.core.errors import GameError, IllegalMoveError, InvalidMoveError
 from connect4.players import make_player
 from connect4.review import Review, ReviewError, exact_scores, grade, review
 from tests.naive import NaiveSolver
@@ -202,8 +202,9 @@ def test_grade_refuses_a_move_better_than_the_best() -> None:
         ({"moves": "44556677"}, IllegalMoveError, r"move 8 \('7'\)"),
         ({"moves": "11", "game": "tictactoe"}, IllegalMoveError, r"move 2 \('1'\)"),
         ({"moves": "4", "rules": "count-fours"}, ReviewError, "count-fours"),
-        ({"moves": "4", "game": "chess"}, ReviewError, "unknown game 'chess'"),
-        ({"moves": "4", "rules": "gomoku"}, ReviewError, "unknown rules 'gomoku'"),
+        ({"moves": "4", "game": "chess"}, GameError, "unknown game 'chess'"),
+        ({"moves": "4", "rules": "gomoku"}, GameError, "unknown rules 'gomoku'"),
+        ({"moves": "4", "width": 9, "height": 7}, GameError, "board 9x7 is too large"),
     ],
 )
 def test_bad_input_gives_the_usual_errors(

@@ -373,26 +373,26 @@ def test_level_settings_and_overrides() -> None:
     assert ttt.limits.depth == 1  # type: ignore[attr-defined]
 
 
-def test_compiled_engine_runs_the_bitboard_functions() -> None:
+def test_compiled_engine_runs_the_node_functions() -> None:
     """One source: the compiled backend compiles the very functions the readable engine
     and the heuristics call (same code objects), the search node included."""
-    from connect4.classic import bitboard, fastsearch
+    from connect4.classic import fastsearch, node
 
     for name in ("search_node", "windows_score", "threats_score", "adjacency_score", "back_up"):
         compiled = getattr(fastsearch.COMPILED, name)
-        assert compiled.py_func.__code__ is getattr(bitboard, name).__code__
+        assert compiled.py_func.__code__ is getattr(node, name).__code__
 
 
 def test_cached_code_of_other_versions_is_removed(tmp_path: Path) -> None:
     """An edit of the compiled source gives the cache files a new digest; the files
     of other digests are deleted, nothing else."""
-    from connect4.classic import bitboard, fastsearch
+    from connect4.classic import fastsearch, node
 
-    stale = "bitboard.windows_score_0123456789ab-58.py311"
-    kept = ["bitboard.windows_score_ffffffffffff-58.py311.nbi", "kernel.probe-12.py311.nbi"]
+    stale = "node.windows_score_0123456789ab-58.py311"
+    kept = ["kernel.probe-12.py311.nbi", "node.windows_score_ffffffffffff-58.py311.nbi"]
     for name in [f"{stale}.nbi", f"{stale}.1.nbc", *kept]:
         (tmp_path / name).write_text("")
     cache = SimpleNamespace(_cache_path=str(tmp_path))
-    dispatcher = SimpleNamespace(_cache=cache, py_func=bitboard.windows_score)
+    dispatcher = SimpleNamespace(_cache=cache, py_func=node.windows_score)
     fastsearch._remove_other_versions([dispatcher], "ffffffffffff")
     assert sorted(p.name for p in tmp_path.iterdir()) == kept

@@ -495,7 +495,7 @@ def test_a_past_deadline_stops_after_the_first_slice() -> None:
 def test_pooled_tables_start_empty_unless_asked_to_keep_entries(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import connect4.solver as solver_module
+    import connect4.solver.solver as solver_module
     from connect4.solver.backend import TablePool
 
     pool = TablePool()
@@ -514,22 +514,71 @@ def test_pooled_tables_start_empty_unless_asked_to_keep_entries(
     warm.close()
 
 
-def test_thread_solver_is_one_per_thread_and_follows_the_book() -> None:
+def test_solver_for_is_one_per_thread_and_book() -> None:
     import threading
 
-    from connect4.solver import thread_solver
+    from connect4.solver import solver_for
     from connect4.solver.book import Book
 
-    mine = thread_solver(4, 4, 1)
-    assert thread_solver(4, 4, 1) is mine
+    mine = solver_for(4, 4, tt_megabytes=1)
+    assert solver_for(4, 4, tt_megabytes=1) is mine
     other: list[Solver] = []
-    worker = threading.Thread(target=lambda: other.append(thread_solver(4, 4, 1)))
+    worker = threading.Thread(target=lambda: other.append(solver_for(4, 4, tt_megabytes=1)))
     worker.start()
     worker.join()
     assert other[0] is not mine
     book = Book.from_scores(4, 4, 1, {Position.from_moves("1", 4, 4): 0})
-    assert thread_solver(4, 4, 1, book) is mine and mine.uses_book(book)
-    assert thread_solver(4, 4, 1) is mine and mine.uses_book(None)
+    with_book = solver_for(4, 4, tt_megabytes=1, book=book)
+    assert with_book is not mine  # keyed by the book: no book is swapped under a caller
+    assert solver_for(4, 4, tt_megabytes=1) is mine
+    assert solver_for(4, 4, tt_megabytes=1, book=book) is with_book
+
+
+def test_the_empty_board_is_answered_from_the_default_book() -> None:
+    from connect4.solver import solver_for
+
+    assert solve(Position()) == 1
+    assert solver_for(7, 6).last_nodes < 100  # without the book: billions of nodes
+    assert analyze(Position()) == [-2, -1, 0, 1, 0, -1, -2]
+    assert best_move(Position()) == 3
+
+
+def test_a_book_that_is_not_a_book_is_refused() -> None:
+    from connect4.players.perfect import PerfectPlayer
+    from connect4.players.registry import PlayerSpecError
+    from connect4.solver import solver_for
+    from connect4.solver.book import default_book
+
+    for bad in ("12-ply", "none", "", 3):
+        with pytest.raises(SolverError, match="book must be an opening book"):
+            solver_for(7, 6, book=bad)  # type: ignore[arg-type]
+        with pytest.raises(SolverError, match="book must be an opening book"):
+            Solver(7, 6, 1, book=bad)  # type: ignore[arg-type]
+        with pytest.raises(PlayerSpecError, match="book must be an opening book"):
+            PerfectPlayer(book=bad)  # type: ignore[arg-type]
+    six_by_five = default_book(6, 5)
+    with pytest.raises(SolverError, match="for 6x5 boards, not the 7x6 board"):
+        solver_for(7, 6, book=six_by_five)
+
+
+def test_solve_in_a_fresh_process_needs_the_book_only(tmp_path: Path) -> None:
+    """The module shortcut in a new process: the empty board within a node budget
+    that a search without the book would overrun many times over."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import connect4\n"
+        "from connect4.solver import solver_for\n"
+        "print(connect4.solve(connect4.Position()), solver_for(7, 6).last_nodes)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=dict(os.environ)
+    )
+    assert done.returncode == 0, done.stderr
+    score, nodes = done.stdout.split()
+    assert int(score) == 1 and int(nodes) < 100
 
 
 def test_the_table_pool_keeps_few_tables_whatever_the_board_sizes() -> None:

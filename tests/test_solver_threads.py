@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from connect4.core.position import Position
-from connect4.solver import MAX_THREADS, SolveProgress, Solver, SolverError, _narrow, backend
+from connect4.solver import MAX_THREADS, SolveProgress, Solver, SolverError, backend
 from connect4.solver.layout import (
     ABORT,
     LIMIT,
@@ -34,6 +34,7 @@ from connect4.solver.layout import (
     table_entries,
     table_format,
 )
+from connect4.solver.narrow import narrow as _narrow
 from tests.cli_helpers import run_cli
 from tests.naive import NaiveSolver
 from tests.test_solver import pons_cases, random_position

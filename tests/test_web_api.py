@@ -6,6 +6,7 @@ Every endpoint, every kind of bad input (always a JSON ``{"error": ...}`` with
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import doctest
 import functools
@@ -26,7 +27,11 @@ import httpx
 import pytest
 
 import connect4.web
-from connect4 import Position
+from connect4 import Game, Position
+from connect4.core.limits import Limit
+from connect4.core.score import score_label
+from connect4.players import KINDS, MoveChoice, PlayerKind
+from connect4.players.registry import PlayerBase
 from connect4.web import (
     api,
     app as web_app,
@@ -125,7 +130,7 @@ def test_analyze_reports_scores_best_moves_and_effort(client: httpx.Client) -> N
     columns = body["column_scores"]
     assert len(columns) == 7
     assert body["best_moves"] == [c + 1 for c, s in enumerate(columns) if s == score]
-    assert body["score_text"] == service.score_label(score, len(moves), 7, 6)
+    assert body["score_text"] == score_label(score, len(moves), 42)
     for s, text in zip(columns, body["column_texts"], strict=True):
         assert (s is None) == (text is None)
 
@@ -148,11 +153,11 @@ def test_analyze_other_board_size(client: httpx.Client) -> None:
 
 def test_score_labels() -> None:
     # Red to move on the empty board wins with its last (21st) stone: score 1.
-    assert service.score_label(1, 0, 7, 6) == "win in 21"
-    assert service.score_label(18, 4, 7, 6) == "win in 2"
-    assert service.score_label(-18, 5, 7, 6) == "loss in 1"
-    assert service.score_label(0, 10, 7, 6) == "draw"
-    assert service.score_label(None, 0, 7, 6) == "unknown"
+    assert score_label(1, 0, 42) == "win in 21"
+    assert score_label(18, 4, 42) == "win in 2"
+    assert score_label(-18, 5, 42) == "loss in 1"
+    assert score_label(0, 10, 42) == "draw"
+    assert score_label(None, 0, 42) == "unknown"
 
 
 # ------------------------------------------------------------------ /api/move
@@ -278,6 +283,12 @@ def test_info_has_what_the_page_draws_with(client: httpx.Client) -> None:
     assert body["rules"] == ["standard", "count-fours"]
     assert (body["mate"], body["mate_window"]) == (1_000_000_000, 1000)
     assert body["solver"] is True
+    # the caps the page clamps a link's specs to (the fixture's server: 20 s per request)
+    assert body["limits"] == {
+        "move_seconds": 19.5,
+        "request_seconds": 20.0,
+        "deep_jobs_per_client": 1,
+    }
 
 
 # ------------------------------------------------------------------ the page and the docs
@@ -351,7 +362,7 @@ BAD_GETS = [
     (
         "/api/analyze?pos=" + "1234567" * 7,
         400,
-        "pos is too long: 49 moves but the board has only 42 cells",
+        "too many moves: 49 moves but the board has only 42 cells",
     ),
     ("/solve?pos=" + "1" * 2000, 422, "query parameter pos: String should have at most 1024"),
     ("/api/analyze?pos=1&width=x", 422, "query parameter width: Input should be a valid integer"),
@@ -433,10 +444,117 @@ def test_count_fours_games_get_moves_but_no_solution(client: httpx.Client) -> No
         "/api/move", json={"pos": "4", "player": "random:seed=1", "rules": "count-fours"}
     ).json()
     assert body["pos"] == "4" and not body["over"]
-    position = service.parse_position("44", "connect4", 7, 6, "count-fours")
-    assert isinstance(position, Position) and position.rules == "count-fours"
-    with pytest.raises(service.BadRequest, match="standard rules only"):
-        service.analyze_position(position, max_seconds=1.0)
+    server = api.Api(api.Settings(threads=1, warm_up=False))
+    try:
+        position = server.parse_connect4("44", 7, 6, "count-fours")
+        assert position.rules == "count-fours"
+        with pytest.raises(errors.BadRequest, match="standard rules only"):
+            asyncio.run(server.solve_position(position))
+    finally:
+        server.stop()
+
+
+SPEC_ERRORS = [
+    ("alphabeta:depth=\u0663", "alphabeta: depth='\u0663' must be an integer 1-"),
+    ("alphabeta:depth=4,depth=5", "alphabeta: depth given twice"),
+    ("random:seed=4294967296", "random: seed='4294967296' must be an integer 0-4294967295"),
+]
+
+
+@pytest.mark.parametrize(("spec", "message"), SPEC_ERRORS)
+def test_bad_player_options_are_400s(client: httpx.Client, spec: str, message: str) -> None:
+    response = client.post("/api/move", json={"pos": "4", "player": spec})
+    assert error_of(response, 400).startswith(message)
+
+
+def test_an_unknown_player_lists_only_the_kinds_the_web_runs(client: httpx.Client) -> None:
+    message = error_of(client.post("/api/move", json={"pos": "4", "player": "genius"}), 400)
+    choices = message.split("choose one of ")[1].split(", ")
+    assert "random" in choices and "alphabeta" in choices
+    assert not {"cmd", "human", "kaggle"} & set(choices)
+
+
+def test_a_search_cut_short_answers_its_best_move() -> None:
+    # Its own hour is capped by the request's limit (1.5 s less 0.15 s to answer): a 200
+    # with the deepest finished iteration's move, marked incomplete, never a 503.
+    with BackgroundServer(create_app(threads=1, time_limit=1.5, warm_up=False)) as live:
+        for spec in ("alphabeta:time=3600", "alphabeta:depth=40"):
+            started = time.perf_counter()
+            response = httpx.post(live.url + "/api/move", json={"pos": "", "player": spec})
+            assert response.status_code == 200, response.text
+            assert time.perf_counter() - started < 1.5
+            body = response.json()
+            assert body["complete"] is False and body["move"] in range(7)
+            assert body["reached"] == f"depth {body['stats']['depth']}"
+            assert body["stats"]["depth"] >= 4
+        done = httpx.post(live.url + "/api/move", json={"pos": "", "player": "alphabeta:depth=2"})
+        assert done.json()["complete"] is True and done.json()["reached"] is None
+
+
+def deep_busy(url: str) -> int:
+    return int(httpx.get(url + "/api/health").json()["pools"][1]["busy"])
+
+
+def test_a_job_stops_when_its_client_goes_away() -> None:
+    # MCTS with a hundred million playouts; the client gives up after 1 s: the job's
+    # flag is set, the compiled search stops within ~0.1 s, its slot frees and the
+    # process goes idle (no core left burning for the hour the spec asked for).
+    with BackgroundServer(create_app(threads=1, time_limit=60.0, warm_up=False)) as live:
+        body = {"pos": "", "player": "mcts:playouts=100000000"}
+        with pytest.raises(httpx.ReadTimeout):
+            httpx.post(live.url + "/api/move", json=body, timeout=1.0)
+        gave_up = time.perf_counter()
+        while deep_busy(live.url):
+            assert time.perf_counter() - gave_up < 0.5, "the job outlived its client by 0.5 s"
+            time.sleep(0.01)
+        cpu = time.process_time()
+        time.sleep(0.5)
+        assert time.process_time() - cpu < 0.1  # the server's threads are idle
+
+
+def test_one_deep_job_per_client_at_a_time() -> None:
+    with BackgroundServer(create_app(threads=2, time_limit=2.0, warm_up=False)) as live:
+        first: list[httpx.Response] = []
+        body = {"pos": "", "player": "mcts:time=3600"}
+        hostile = threading.Thread(
+            target=lambda: first.append(httpx.post(live.url + "/api/move", json=body))
+        )
+        hostile.start()
+        deadline = time.monotonic() + 10
+        while deep_busy(live.url) < 1:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        started = time.perf_counter()
+        second = httpx.post(live.url + "/api/move", json=body)
+        assert time.perf_counter() - started < 0.5  # refused at once, not queued
+        assert error_of(second, 503).startswith("this client already has 1 deep job running")
+        # Another address (all of 127/8 is this machine) gets the other deep worker.
+        other = httpx.HTTPTransport(local_address="127.0.0.2")
+        with httpx.Client(transport=other, timeout=10) as neighbour:
+            answer = neighbour.post(live.url + "/api/move", json={"pos": "", "player": "random"})
+        assert answer.status_code == 200
+        hostile.join()
+        assert first[0].status_code == 200 and first[0].json()["complete"] is False
+        assert "playouts" in first[0].json()["reached"]
+
+
+class ConfusedPlayer(PlayerBase):
+    """A player whose search fails with a plain ValueError."""
+
+    is_human = False
+    spec = "confused"
+
+    def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
+        raise ValueError("lost its place")
+
+
+def test_a_players_plain_value_error_is_a_400(
+    client: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    confused = PlayerKind("confused", "fails", {}, lambda spec, options, context: ConfusedPlayer())
+    monkeypatch.setitem(KINDS, "confused", confused)
+    response = client.post("/api/move", json={"pos": "4", "player": "confused"})
+    assert error_of(response, 400) == "player 'confused' found no move: lost its place"
 
 
 # ------------------------------------------------------------------ 503
@@ -455,7 +573,7 @@ def test_time_limit_gives_503() -> None:
 
 
 def test_full_pool_gives_503() -> None:
-    app = create_app(threads=1, queue=0, time_limit=3.0, quick_nodes=1000)
+    app = create_app(threads=1, queue=0, time_limit=3.0, quick_nodes=1000, deep_per_client=0)
     with BackgroundServer(app) as live:
         results: list[httpx.Response] = []
         first = threading.Thread(

@@ -18,10 +18,12 @@ from typing import TYPE_CHECKING
 from connect4.core.errors import (
     BudgetExceeded,
     Connect4Error,
+    GameError,
     IllegalMoveError,
     InvalidMoveError,
 )
 from connect4.core.game import Game
+from connect4.core.games import new_game
 from connect4.core.position import Position
 from connect4.core.tictactoe import TicTacToe
 from connect4.core.version import __version__ as __version__
@@ -52,6 +54,7 @@ __all__ = [
     "BudgetExceeded",
     "Connect4Error",
     "Game",
+    "GameError",
     "IllegalMoveError",
     "InvalidMoveError",
     "Limits",
@@ -68,6 +71,7 @@ __all__ = [
     "best_move",
     "make_player",
     "minimax",
+    "new_game",
     "solve",
 ]
 

@@ -8,48 +8,28 @@ from stdin, so a whole game can be piped in::
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TextIO
 
 from rich.console import Console
 from rich.text import Text
 
-from connect4.core.errors import IllegalMoveError, InvalidMoveError
-from connect4.core.game import Game, Rules
-from connect4.core.position import Position
-from connect4.core.tictactoe import TicTacToe
+from connect4.core.errors import Connect4Error, IllegalMoveError, InvalidMoveError
+from connect4.core.game import Game
+from connect4.core.score import outcome_label
 from connect4.players import (
     KINDS,
     ColumnStats,
     MoveChoice,
-    MoveStats,
     Player,
     PlayerSpecError,
     make_player,
 )
-from connect4.players.external import BotFault
+from connect4.players.match import GameRecord, play_move
 
 PLAYER_NAMES = {"connect4": ("red", "yellow"), "tictactoe": ("X", "O")}
-
-
-def new_game(game: str, width: int, height: int, rules: str) -> Position | TicTacToe:
-    """The empty board of ``game`` (``connect4`` or ``tictactoe``).
-
-    >>> new_game("connect4", 7, 6, "standard")
-    Position.from_moves('')
-    """
-    if game == "tictactoe":
-        return TicTacToe()
-    if game != "connect4":
-        raise ValueError(f"unknown game {game!r}: choose connect4 or tictactoe")
-    if rules not in ("standard", "count-fours"):
-        raise ValueError(f"unknown rules {rules!r}: choose standard or count-fours")
-    checked: Rules = "standard" if rules == "standard" else "count-fours"
-    return Position(width, height, checked)
 
 
 def strongest_ai(game: str, rules: str = "standard") -> str:
@@ -94,36 +74,6 @@ def render_board(game: Game) -> Text:
         text.append("└" + "───" * game.width + "┘\n", style="blue")
         text.append(" " + "".join(f" {game.move_label(c)} " for c in range(game.width)) + "\n")
     return text
-
-
-@dataclass
-class GameRecord:
-    """The moves of a finished (or abandoned) game, the time each move took and each AI
-    move's figures (``None`` for a person's move).
-
-    ``forfeit`` is the player (1 or 2) whose program failed, ``reason`` why; the
-    other player then wins, as in an arena game.
-    """
-
-    moves: str = ""
-    winner: int | None = None
-    move_seconds: list[float] = field(default_factory=list)
-    move_stats: list[MoveStats | None] = field(default_factory=list)
-    finished: bool = False
-    forfeit: int | None = None
-    reason: str | None = None
-
-    def to_json(self) -> str:
-        record: dict[str, object] = {
-            "moves": self.moves,
-            "winner": self.winner,
-            "move_seconds": [round(s, 6) for s in self.move_seconds],
-            "move_stats": self.move_stats,
-            "finished": self.finished,
-        }
-        if self.forfeit is not None:
-            record.update(forfeit=self.forfeit, reason=self.reason)
-        return json.dumps(record)
 
 
 class LineReader:
@@ -178,12 +128,11 @@ def column_table(columns: list[ColumnStats]) -> str:
        4      90  +0.125
        5      10  -1.000  loss
     """
-    proofs = {1: "win", 0: "draw", -1: "loss", None: ""}
     lines = ["move  visits   value  proven"]
     for column in columns:
         lines.append(
             f"{column['move']:>4}  {column['visits']:>6}  {column['value']:+.3f}  "
-            f"{proofs[column['proven']]}".rstrip()
+            f"{outcome_label(column['proven'])}".rstrip()
         )
     return "\n".join(lines)
 
@@ -191,7 +140,11 @@ def column_table(columns: list[ColumnStats]) -> str:
 def hint_text(game: Game, hint_player: Callable[[], Player]) -> str:
     """What ``h`` prints: every column's score if the hint player gives them, else its move."""
     player = hint_player()
-    choice = player.choose(game.copy())
+    turn = play_move(player, game)
+    if turn.choice is None:
+        assert turn.forfeit is not None
+        raise Connect4Error(f"the hint bot ({player.spec}) failed: {turn.forfeit.text()}")
+    choice = turn.choice
     if choice.column_scores is not None and game.kind == "connect4":
         cells = []
         for column, score in enumerate(choice.column_scores):
@@ -266,11 +219,6 @@ def play_game(
                     console.print(hint_text(game, hint_player))
                 except (PlayerSpecError, ValueError) as error:
                     console.print(f"[red]no hint available:[/] {error}")
-                except BotFault as fault:
-                    console.print(
-                        f"[red]no hint available:[/] the hint bot ({hint_player().spec}) "
-                        f"failed: {fault_text(fault)}"
-                    )
                 continue
             try:
                 move = game.parse_move(command)
@@ -281,43 +229,28 @@ def play_game(
             record.move_seconds.append(time.perf_counter() - started)
             record.move_stats.append(None)
         else:
-            try:
-                choice = mover.choose(game.copy())
-                game.play(choice.move)
-            except BotFault as fault:
-                record.forfeit, record.reason = game.to_move, fault_text(fault)
-            except (InvalidMoveError, IllegalMoveError) as error:
-                record.forfeit, record.reason = game.to_move, f"illegal move ({error})"
-            if record.forfeit is not None:
+            turn = play_move(mover, game)
+            record.add(turn, game)
+            if turn.choice is None:
                 console.print(
-                    f"[bold red]{name.capitalize()} ({mover.spec}) forfeits:[/] {record.reason}"
+                    f"[bold red]{name.capitalize()} ({mover.spec}) forfeits:[/] "
+                    f"{record.forfeit_text()}"
                 )
                 break
-            record.move_seconds.append(time.perf_counter() - started)
-            record.move_stats.append(choice.stats or None)
-            detail = format_choice(choice)
+            detail = format_choice(turn.choice)
             console.print(
-                f"{name} ({mover.spec}) plays {game.move_label(choice.move)}"
+                f"{name} ({mover.spec}) plays {game.move_label(turn.choice.move)}"
                 + (f"  [dim]{detail}[/]" if detail else "")
             )
         if show_board:
             console.print(render_board(game))
-    record.moves = game.moves
+    record.finish(game)
     if record.forfeit is not None:
-        record.finished, record.winner = True, 3 - record.forfeit
-        winner = names[record.winner - 1].capitalize()
+        winner = names[3 - record.forfeit - 1].capitalize()
         console.print(f"[bold]{winner} wins by forfeit[/] after {game.ply} moves: {game.moves}")
-        return record
-    record.finished = game.is_over()
-    record.winner = game.winner() if record.finished else None
-    if record.finished:
+    elif record.finished:
         console.print(result_line(game, names))
     return record
-
-
-def fault_text(fault: BotFault) -> str:
-    """A bot's failure in a few words: ``crash (exit status 1: ...)``."""
-    return fault.reason + (f" ({fault.detail})" if fault.detail else "")
 
 
 def board_size(game: Game) -> tuple[int, int]:

@@ -20,7 +20,7 @@ from connect4.arena.accuracy import game_verdicts, review_record
 from connect4.arena.command import arena_main
 from connect4.arena.play import TournamentRun, play_scheduled, run_tournament
 from connect4.arena.ratings import Rating, fit_ratings
-from connect4.arena.record import COLOURS, Colour, GameRecord
+from connect4.arena.record import COLOURS, Colour, ResultLine
 from connect4.arena.report import progress_bar, render_summary, write_csv
 from connect4.arena.schedule import (
     ArenaConfig,
@@ -39,9 +39,9 @@ __all__ = [
     "ArenaError",
     "Colour",
     "CrossCell",
-    "GameRecord",
     "PlayerStats",
     "Rating",
+    "ResultLine",
     "ResultsStore",
     "ScheduledGame",
     "Standing",

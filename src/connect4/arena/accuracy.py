@@ -18,7 +18,7 @@ positions stay unproven) do not depend on the worker or on earlier games.
 
 from __future__ import annotations
 
-from connect4.arena.record import GameRecord
+from connect4.arena.record import ResultLine
 from connect4.arena.schedule import ArenaConfig, ArenaError
 from connect4.review import Review, ReviewError, Verdict, review
 
@@ -47,7 +47,7 @@ def game_verdicts(config: ArenaConfig, moves: str, opening: int) -> list[Verdict
     return [row.verdict for row in graded.plies[opening:]]
 
 
-def with_verdicts(record: GameRecord, config: ArenaConfig) -> GameRecord:
+def with_verdicts(record: ResultLine, config: ArenaConfig) -> ResultLine:
     """``record`` with its ``verdicts`` (when the config asks for the review)."""
     if config.accuracy_nodes <= 0:
         return record
@@ -57,7 +57,7 @@ def with_verdicts(record: GameRecord, config: ArenaConfig) -> GameRecord:
 
 
 def review_record(
-    record: GameRecord, *, max_nodes: int | None = None, deadline: float | None = None
+    record: ResultLine, *, max_nodes: int | None = None, deadline: float | None = None
 ) -> Review:
     """The full review of an arena game: board and rules from the record, the opening
     counted for nobody, the players' specs as names.

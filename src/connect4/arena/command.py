@@ -17,6 +17,7 @@ from connect4.arena.play import run_tournament
 from connect4.arena.report import lazy_progress_bar, render_summary, write_csv
 from connect4.arena.schedule import ArenaConfig, ArenaError, load_openings, start_position
 from connect4.arena.summary import summarize
+from connect4.core.files import FileError, check_output
 from connect4.players.external import MAX_MOVE_SECONDS
 
 
@@ -54,6 +55,13 @@ def arena_main(
 
     if resume and results is None:
         raise ArenaError("--resume needs --results FILE")
+    try:  # before any game: a CSV that cannot be written fails now, not after the run
+        if csv_path is not None:
+            check_output(csv_path, what="standings CSV")
+        if results is not None:
+            check_output(results, what="results file")
+    except FileError as error:
+        raise ArenaError(str(error)) from None
     if review and accuracy_nodes <= 0:
         raise ArenaError("--review needs a positive --accuracy-nodes (the solver's budget)")
     base = ArenaConfig(

@@ -14,11 +14,12 @@ One arena tournament (every game reviewed), then ``report.md`` with the tables
 and PNG plots in ``--out``: rating, accuracy and nodes against depth for the
 heuristics, and rating and accuracy against the *measured* mean time per move
 for every player, the common axis on which alpha-beta and MCTS compare. With
-test sets (Pons' benchmark files) every player also picks a move in each of
-their positions, judged by the solver::
+test sets (files of ``moves score`` lines, such as Pons' benchmark files, which
+the package does not ship) every player also picks a move in each of their
+positions, judged by the solver::
 
     connect4 lab --depths 1-4 --playouts 1k,10k --time-per-move 0.1 --out lab \\
-        --test-set benchmarks/pons/Test_L2_R1 --test-set benchmarks/pons/Test_L1_R1
+        --test-set Test_L2_R1 --test-set Test_L1_R1
 
 >>> parse_depths("1-3,5"), parse_playouts("1k,10k,250"), parse_clocks("0.1,0.5")
 ([1, 2, 3, 5], [250, 1000, 10000], [0.1, 0.5])
@@ -49,10 +50,12 @@ from connect4.arena.play import map_unordered, run_tournament
 from connect4.arena.report import lazy_progress_bar
 from connect4.arena.schedule import ArenaConfig, ArenaError, load_openings
 from connect4.arena.summary import Standing, Summary, summarize
+from connect4.core.files import atomic_write, read_lines, save_figure
 
 PERFECT = "perfect"
 MAX_DEPTH = 20
 MAX_PLAYOUTS = 10_000_000
+MAX_SCORES_BYTES = 1 << 26  # the largest test_sets.jsonl read back on --resume
 SOLVER_SETTINGS = ("off", "on")
 SPEC_PATTERNS = {
     "depth": re.compile(r"alphabeta:depth=(\d+),heuristic=(.+)"),
@@ -121,10 +124,8 @@ def parse_solver(text: str) -> tuple[str, ...]:
 
 def available_heuristics() -> list[str]:
     """The Classic AI heuristics for Connect Four (``windows`` is an alias, left out)."""
-    try:
-        from connect4.classic.heuristics import heuristic_names
-    except ImportError:
-        return []
+    from connect4.classic.heuristics import heuristic_names
+
     return [name for name in heuristic_names("connect4") if name != "windows"]
 
 
@@ -300,14 +301,14 @@ def run_test_sets(
     saved = out / "test_sets.jsonl"
     done: dict[tuple[str, str, int], TestSetScore] = {}
     if resume and saved.exists():
-        for line in saved.read_text().splitlines():
+        for _, line in read_lines(saved, what="test-set scores", max_bytes=MAX_SCORES_BYTES):
             try:
                 score = TestSetScore(**json.loads(line))
             except (ValueError, TypeError):
                 continue  # a torn or foreign line: that score is measured again
             done[(score.spec, score.path, score.positions)] = score
     else:
-        saved.write_text("")
+        atomic_write(saved, b"", what="test-set scores")
     sizes = {path: len(read_test_set(path, limit)) for path in paths}
     tasks = [(spec, path, limit) for path in paths for spec in specs]
     pending = [t for t in tasks if (t[0], t[1], sizes[t[1]]) not in done]
@@ -402,11 +403,10 @@ def run_lab(
     )
     plots = write_plots(summary, out)
     report = out / "report.md"
-    report.write_text(
-        report_markdown(
-            summary, config, plots, scores, perfect_missing=perfect and not with_perfect
-        )
+    markdown = report_markdown(
+        summary, config, plots, scores, perfect_missing=perfect and not with_perfect
     )
+    atomic_write(report, markdown.encode("utf-8"), what="lab report")
     return LabResult(report, plots, summary, scores)
 
 
@@ -474,8 +474,10 @@ def _finish(axes: object, figure: object, path: Path, title: str) -> Path:
         axes.legend(fontsize="small")
     axes.set_title(title)
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
+    try:
+        save_figure(figure, path)
+    finally:
+        plt.close(figure)
     return path
 
 

@@ -1,7 +1,8 @@
 """Playing the schedule: one game with forfeits, the executors, and the resumable run.
 
 A game ends normally or by a forfeit (a crash, a timeout, an illegal move or
-garbage from a bot); either way it yields a :class:`GameRecord`. The games
+garbage from a bot: :mod:`connect4.players.match`'s one policy); either way it
+yields a results-file line (:class:`~connect4.arena.record.ResultLine`). The games
 run in-process, on a local process pool, or on a Dask cluster; each game
 builds its players from seeds derived from its own seed, so the records are
 the same whichever executor plays them. Finished games go to the results
@@ -20,12 +21,13 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import functools
+import gc
 import importlib
-import multiprocessing
+import multiprocessing.util
 import os
+import shutil
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -33,7 +35,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from connect4.arena.accuracy import check_reviewable, with_verdicts
-from connect4.arena.record import COLOURS, Colour, GameRecord
+from connect4.arena.record import COLOURS, ResultLine
 from connect4.arena.schedule import (
     ArenaConfig,
     ArenaError,
@@ -44,23 +46,11 @@ from connect4.arena.schedule import (
     start_position,
 )
 from connect4.arena.store import ResultsStore
-from connect4.core.game import Game
-from connect4.core.position import count_fours
-from connect4.players import MoveChoice, Player, PlayerContext, make_player, rehearse
-from connect4.players.external import BotFault, ExternalPlayer
+from connect4.players import Player, PlayerContext, make_player, rehearse
+from connect4.players.match import GameRecord, play_move
 
 Task = TypeVar("Task")
 Result = TypeVar("Result")
-
-
-def end_reason(game: Game) -> str:
-    """Why a finished game ended: ``connect four``, ``three in a row``, ``draw``, ``fours 5-3``."""
-    if game.rules == "count-fours":
-        fours = [count_fours(game.stones(player), game.height) for player in (1, 2)]
-        return f"fours {fours[0]}-{fours[1]}"
-    if game.winner() is None:
-        return "draw"
-    return "three in a row" if game.kind == "tictactoe" else "connect four"
 
 
 def close_all(players: Iterable[Player | None]) -> None:
@@ -79,111 +69,80 @@ def close_all(players: Iterable[Player | None]) -> None:
         raise interrupted
 
 
-def play_scheduled(scheduled: ScheduledGame, config: ArenaConfig) -> GameRecord:
-    """Play one scheduled game to its end or a forfeit; return its result record.
+def play_scheduled(scheduled: ScheduledGame, config: ArenaConfig) -> ResultLine:
+    """Play one scheduled game to its end or a forfeit; return its results-file line.
 
     Runs in a worker (process or Dask). The players are built here with seeds
     derived from the game's seed and closed (external bots killed) at the end;
     :func:`rehearse` warms each spec up first, so no set-up counts against a move.
+    Each move is a move under the clock (:func:`connect4.players.match.play_move`).
     """
     board = start_position(config, scheduled.opening)
     specs = (scheduled.red, scheduled.yellow)
     players: list[Player | None] = [None, None]
-    seconds: list[float] = []
-    nodes: list[int | None] = []
-    forfeit: int | None = None
-    reason = ""
-    detail = ""
+    record = GameRecord(opening=board.moves)
     try:
         for colour in (1, 2):
             try:
-                built = make_player(
+                players[colour - 1] = make_player(
                     specs[colour - 1],
                     game=config.game,
                     width=config.width,
                     height=config.height,
                     rules=config.rules,
                     seed=derive_seed(scheduled.seed, colour),
+                    max_move_seconds=config.max_move_seconds,
                 )
             except Exception as error:  # a player that cannot even be built
-                forfeit, reason, detail = colour, "crash", f"cannot start: {error}"
+                record.forfeit, record.reason = colour, "crash"
+                record.detail = f"cannot start: {error}"
                 break
             rehearse(
                 specs[colour - 1],
                 board,
                 PlayerContext(config.game, config.width, config.height, config.rules),
             )
-            if isinstance(built, ExternalPlayer):
-                built.time_limit = config.time_per_move
-                built.max_move_seconds = config.max_move_seconds
-            players[colour - 1] = built
-        while forfeit is None and not board.is_over():
-            colour = board.to_move
-            mover = players[colour - 1]
+        while record.forfeit is None and not board.is_over():
+            mover = players[board.to_move - 1]
             assert mover is not None
-            started = time.perf_counter()
-            try:
-                choice: MoveChoice = mover.choose(board.copy())
-            except BotFault as fault:
-                forfeit, reason, detail = colour, fault.reason, fault.detail
-                break
-            except KeyboardInterrupt:
-                raise
-            except Exception as error:  # a built-in player that failed
-                forfeit, reason = colour, "crash"
-                detail = f"{type(error).__name__}: {error}"
-                break
-            elapsed = time.perf_counter() - started
-            if not isinstance(mover, ExternalPlayer):
-                limit = config.time_per_move
-                if limit is not None and elapsed > limit:
-                    forfeit, reason = colour, "timeout"
-                    detail = f"{elapsed:.3f} s for a {limit:g} s move"
-                    break
-            elif "seconds" in choice.stats:
-                elapsed = float(choice.stats["seconds"])
-            move = choice.move
-            if not isinstance(move, int) or move not in board.legal_moves():
-                label = move + 1 if isinstance(move, int) else move
-                forfeit, reason = colour, f"illegal move {label}"
-                break
-            board.play(move)
-            seconds.append(round(elapsed, 6))
-            count = choice.stats.get("nodes", choice.stats.get("playouts"))
-            nodes.append(int(count) if isinstance(count, int | float) else None)
+            record.add(play_move(mover, board, config.time_per_move), board)
     finally:
         close_all(players)
-    winner: Colour | None
-    if forfeit is not None:
-        winner = COLOURS[2 - forfeit]
-    else:
-        reason = end_reason(board)
-        who = board.winner()
-        winner = None if who is None else COLOURS[who - 1]
-    record = GameRecord(
+    return with_verdicts(result_line(record.finish(board), scheduled, config), config)
+
+
+def result_line(record: GameRecord, scheduled: ScheduledGame, config: ArenaConfig) -> ResultLine:
+    """A played game as the results file stores it (colours as names, nodes per move)."""
+    nodes: list[int | None] = []
+    for stats in record.move_stats:
+        count = None if stats is None else stats.get("nodes", stats.get("playouts"))
+        nodes.append(int(count) if isinstance(count, int | float) else None)
+    size = start_position(config, "")
+    return ResultLine(
         game=scheduled.index,
         tournament=config.fingerprint(),
-        kind=board.kind,
-        width=board.width,
-        height=board.height,
-        rules=board.rules,
+        kind=size.kind,
+        width=size.width,
+        height=size.height,
+        rules=size.rules,
         red=scheduled.red,
         yellow=scheduled.yellow,
         opening=scheduled.opening,
-        moves=board.moves,
-        winner=winner,
-        reason=reason,
-        forfeit=None if forfeit is None else COLOURS[forfeit - 1],
-        detail=detail,
-        move_seconds=seconds,
+        moves=record.moves,
+        winner=None if record.winner is None else COLOURS[record.winner - 1],
+        reason=record.reason,
+        forfeit=None if record.forfeit is None else COLOURS[record.forfeit - 1],
+        detail=record.detail,
+        move_seconds=[round(seconds, 6) for seconds in record.move_seconds],
         move_nodes=nodes,
         seed=scheduled.seed,
     )
-    return with_verdicts(record, config)
 
 
 # ------------------------------------------------------------------ executors
-def exit_with_parent(lifeline: Connection) -> None:
+def exit_with_parent(
+    lifeline: Connection, arena: int | None = None, tempdir: str | None = None
+) -> None:
     """Worker initializer: end this worker the moment the arena process is gone.
 
     The arena holds the only writing end of ``lifeline``; when it closes (the
@@ -192,15 +151,54 @@ def exit_with_parent(lifeline: Connection) -> None:
     dies). With no worker left, the forkserver and the resource tracker see
     their pipes close and exit too. (A parent-death signal alone would not do:
     a forkserver's workers are the forkserver's children, and it outlives the
-    arena while they live.)
+    arena while they live.) When the arena died (``arena``: its pid), the
+    workers also remove what it would have removed on its way out
+    (:func:`clean_after`).
     """
 
     def watch() -> None:
         with contextlib.suppress(EOFError, OSError):
             lifeline.recv_bytes()
+        if arena is not None and not running(arena):
+            clean_after(tempdir)
         os._exit(1)
 
     threading.Thread(target=watch, name="connect4-lifeline", daemon=True).start()
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` is alive (a zombie is not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except OSError:
+            return True
+        return not Path("/proc").is_dir()
+    return state not in ("Z", "X")
+
+
+def clean_after(tempdir: str | None) -> None:
+    """What a killed arena leaves: multiprocessing's temporary folder (the forkserver's
+    socket) and the pool's named semaphores (unlinked once, by the worker that
+    gets there first, and struck from the resource tracker's list)."""
+    from multiprocessing import resource_tracker, synchronize
+
+    sem_unlink: Callable[[str], None] = importlib.import_module("_multiprocessing").sem_unlink
+    if tempdir:
+        shutil.rmtree(tempdir, ignore_errors=True)
+    for lock in [o for o in gc.get_objects() if isinstance(o, synchronize.SemLock)]:
+        name = getattr(getattr(lock, "_semlock", None), "name", None)
+        if not isinstance(name, str):
+            continue
+        try:
+            sem_unlink(name)
+        except OSError:
+            continue  # another worker unlinked it
+        resource_tracker.unregister(name, "semaphore")
 
 
 def _executor(
@@ -235,7 +233,7 @@ def _executor(
         max_workers=workers,
         mp_context=context,
         initializer=exit_with_parent,
-        initargs=(lifeline,),
+        initargs=(lifeline, os.getpid(), multiprocessing.util.get_temp_dir()),
     )
 
     def close_pool(finished: bool) -> None:
@@ -285,7 +283,7 @@ def map_unordered(
 
 def play_pending(
     pending: list[ScheduledGame], config: ArenaConfig, workers: int, scheduler: str | None
-) -> Iterator[GameRecord]:
+) -> Iterator[ResultLine]:
     """Play ``pending`` in-process (one worker) or on an executor; records as they finish."""
     play = functools.partial(play_scheduled, config=config)
     yield from map_unordered(play, pending, workers, scheduler, lambda g: f"game {g.index}")
@@ -302,7 +300,7 @@ class TournamentRun:
 
     config: ArenaConfig
     schedule: list[ScheduledGame]
-    records: list[GameRecord]
+    records: list[ResultLine]
     resumed: int = 0
     repaired: int = 0
     skipped: int = 0

@@ -1,11 +1,12 @@
 """One finished game as the results file stores it: a JSON object on one line.
 
-The format is the point (other tools read the file), so a record is a
-:class:`GameRecord` TypedDict, written with the keys in a fixed order and no
-spaces. ``move_seconds``, ``move_nodes`` and ``verdicts`` hold one entry per
-move played after the opening.
+The format is the point (other tools read the file, and old files stay
+readable), so a line is a :class:`ResultLine` TypedDict (a game as played is a
+:class:`connect4.players.match.GameRecord`; the arena turns it into a line),
+written with the keys in a fixed order and no spaces. ``move_seconds``,
+``move_nodes`` and ``verdicts`` hold one entry per move played after the opening.
 
->>> record = GameRecord(game=0, tournament="t", red="random", yellow="random:seed=1",
+>>> record = ResultLine(game=0, tournament="t", red="random", yellow="random:seed=1",
 ...                     opening="4", moves="45", winner=None, reason="draw", forfeit=None,
 ...                     detail="", move_seconds=[0.001], move_nodes=[None], seed=7)
 >>> to_line(record)[:47]
@@ -14,7 +15,7 @@ move played after the opening.
 (True, None)
 """
 
-import json  # no postponed annotations: GameRecord.__required_keys__ must see NotRequired
+import json  # no postponed annotations: ResultLine.__required_keys__ must see NotRequired
 from typing import Literal, NotRequired, TypedDict, cast
 
 from connect4.review import Verdict
@@ -23,8 +24,8 @@ Colour = Literal["red", "yellow"]
 COLOURS: tuple[Colour, Colour] = ("red", "yellow")
 
 
-class GameRecord(TypedDict):
-    """A finished game: who played, the moves, the result and per-move figures.
+class ResultLine(TypedDict):
+    """A finished game as a results-file line: players, moves, result, per-move figures.
 
     ``kind`` (``connect4``/``tictactoe``), ``width``, ``height`` and ``rules``
     name the board (absent from records written before they were stored);
@@ -56,14 +57,14 @@ class GameRecord(TypedDict):
     verdicts: NotRequired[list[Verdict | None]]
 
 
-def to_line(record: GameRecord) -> str:
+def to_line(record: ResultLine) -> str:
     """The record as one line of the results file (compact JSON, newline included)."""
     return json.dumps(record, separators=(",", ":")) + "\n"
 
 
-def from_json(value: object) -> GameRecord | None:
+def from_json(value: object) -> ResultLine | None:
     """The record a decoded JSON line holds, or ``None`` when it is not one."""
-    if not isinstance(value, dict) or not GameRecord.__required_keys__ <= value.keys():
+    if not isinstance(value, dict) or not ResultLine.__required_keys__ <= value.keys():
         return None
     if not isinstance(value["game"], int) or not isinstance(value["moves"], str):
         return None
@@ -72,4 +73,4 @@ def from_json(value: object) -> GameRecord | None:
             return None
     if not isinstance(value["opening"], str) or not value["moves"].startswith(value["opening"]):
         return None
-    return cast(GameRecord, value)
+    return cast(ResultLine, value)

@@ -17,20 +17,22 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from connect4.core.errors import IllegalMoveError, InvalidMoveError
-from connect4.core.game import Game, Rules
-from connect4.core.position import Position
-from connect4.core.tictactoe import TicTacToe
+from connect4.core.errors import Connect4Error, GameError
+from connect4.core.files import FileError, read_lines
+from connect4.core.game import Game
+from connect4.core.games import new_game
 from connect4.players import PlayerSpecError, make_player
 from connect4.players.external import MAX_MOVE_SECONDS
 
 MAX_OPENING_PLIES = 6
+MAX_OPENINGS = 4 << 20  # the largest --openings file read (bytes)
 
 
-class ArenaError(ValueError):
+class ArenaError(Connect4Error):
     """Bad tournament input: specs, openings, a results file that does not fit."""
 
 
@@ -122,15 +124,9 @@ def make_schedule(config: ArenaConfig) -> list[ScheduledGame]:
 
 
 def start_position(config: ArenaConfig, moves: str = "") -> Game:
-    """The board of ``config`` after ``moves``; raises InvalidMoveError/IllegalMoveError."""
-    if config.game == "tictactoe":
-        return TicTacToe.from_moves(moves)
-    if config.game != "connect4":
-        raise ArenaError(f"unknown game {config.game!r}: choose connect4 or tictactoe")
-    rules: Rules = "count-fours" if config.rules == "count-fours" else "standard"
-    if config.rules not in ("standard", "count-fours"):
-        raise ArenaError(f"unknown rules {config.rules!r}: choose standard or count-fours")
-    return Position.from_moves(moves, config.width, config.height, rules)
+    """The board of ``config`` after ``moves``; raises :class:`GameError` (a bad game,
+    board, rule set or move)."""
+    return new_game(config.game, config.width, config.height, config.rules, moves)
 
 
 def all_openings(config: ArenaConfig, plies: int) -> list[str]:
@@ -165,7 +161,7 @@ def load_openings(text: str, config: ArenaConfig) -> tuple[str, ...]:
     """
     if text.startswith("plies="):
         value = text.removeprefix("plies=")
-        if not value.isdigit():
+        if not (value.isascii() and value.isdigit()):
             raise ArenaError(f"--openings {text}: plies must be a number 0-{MAX_OPENING_PLIES}")
         openings = all_openings(config, int(value))
         random.Random(config.seed).shuffle(openings)
@@ -173,21 +169,16 @@ def load_openings(text: str, config: ArenaConfig) -> tuple[str, ...]:
             raise ArenaError(f"--openings {text}: no position with the game still on")
         return tuple(openings)
     path = Path(text)
-    try:
-        lines = path.read_text().splitlines()
-    except OSError as error:
-        raise ArenaError(
-            f"--openings {text}: cannot read ({error.strerror}); give a file or plies=K"
-        ) from None
+    lines = read_lines(path, what="openings file", max_line_bytes=4096, max_bytes=MAX_OPENINGS)
     openings_list: list[str] = []
-    for number, line in enumerate(lines, start=1):
+    for number, line in _file_lines(lines, text):
         moves = line.split("#", 1)[0].strip()
         if not moves:
             continue
         moves = "" if moves == "-" else moves
         try:
             position = start_position(config, moves)
-        except (InvalidMoveError, IllegalMoveError) as error:
+        except GameError as error:
             raise ArenaError(f"{text} line {number}: {error}") from None
         if position.is_over():
             raise ArenaError(f"{text} line {number}: the game is already over after {moves}")
@@ -195,6 +186,14 @@ def load_openings(text: str, config: ArenaConfig) -> tuple[str, ...]:
     if not openings_list:
         raise ArenaError(f"{text}: no openings in the file")
     return tuple(openings_list)
+
+
+def _file_lines(lines: Iterator[tuple[int, str]], text: str) -> Iterator[tuple[int, str]]:
+    """The lines of an ``--openings`` file, a file problem as an :class:`ArenaError`."""
+    try:
+        yield from lines
+    except FileError as error:
+        raise ArenaError(f"--openings: {error}; give a file or plies=K") from None
 
 
 def check_specs(config: ArenaConfig) -> None:

@@ -4,10 +4,10 @@ Everything here is a frozen value computed from the records alone, so a
 resumed run reports exactly what an uninterrupted one would. ``Summary.to_json()``
 is the ``connect4 arena --json`` document.
 
->>> from connect4.arena.record import GameRecord
+>>> from connect4.arena.record import ResultLine
 >>> from connect4.arena.schedule import ArenaConfig
 >>> config = ArenaConfig(players=("a", "b"))
->>> game = GameRecord(game=0, tournament="t", red="a", yellow="b", opening="", moves="1212121",
+>>> game = ResultLine(game=0, tournament="t", red="a", yellow="b", opening="", moves="1212121",
 ...                   winner="red", reason="connect four", forfeit=None, detail="",
 ...                   move_seconds=[0.5] * 7, move_nodes=[None] * 7, seed=0)
 >>> summary = summarize(config, [game])
@@ -23,18 +23,18 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 
 from connect4.arena.ratings import Rating, fit_ratings
-from connect4.arena.record import COLOURS, Colour, GameRecord
+from connect4.arena.record import COLOURS, Colour, ResultLine
 from connect4.arena.schedule import ArenaConfig
 
 
-def points_of(record: GameRecord, colour: Colour) -> float:
+def points_of(record: ResultLine, colour: Colour) -> float:
     """What ``colour`` scored in the game: 1 for a win, 0.5 for a draw, 0 for a loss."""
     if record["winner"] is None:
         return 0.5
     return 1.0 if record["winner"] == colour else 0.0
 
 
-def player_moves(record: GameRecord, colour: Colour) -> range:
+def player_moves(record: ResultLine, colour: Colour) -> range:
     """Indexes into ``move_seconds``/``verdicts`` of the moves ``colour`` made."""
     first = len(record["opening"]) % 2  # 0: red made the first recorded move
     parity = first if colour == "red" else 1 - first
@@ -70,7 +70,7 @@ class PlayerStats:
     blunders: int = 0
 
 
-def player_stats(player: str, games: Iterable[tuple[GameRecord, Colour]]) -> PlayerStats:
+def player_stats(player: str, games: Iterable[tuple[ResultLine, Colour]]) -> PlayerStats:
     """Add up ``player``'s ``games``, each a record and the colour the player had."""
     count = wins = draws = losses = moves = nodes = nodes_moves = 0
     points = seconds = 0.0
@@ -213,10 +213,10 @@ class Summary:
         }
 
 
-def summarize(config: ArenaConfig, records: list[GameRecord]) -> Summary:
+def summarize(config: ArenaConfig, records: list[ResultLine]) -> Summary:
     """Standings (points, ratings with 95 % intervals, review figures, speed), crosstable."""
     names = config.names
-    played: dict[str, list[tuple[GameRecord, Colour]]] = {name: [] for name in names}
+    played: dict[str, list[tuple[ResultLine, Colour]]] = {name: [] for name in names}
     cross: dict[str, dict[str, tuple[float, int]]] = {name: {} for name in names}
     games: list[tuple[str, str, float]] = []
     for record in records:

@@ -22,9 +22,8 @@ from typing import TYPE_CHECKING
 from connect4.classic.heuristics import get_heuristic
 from connect4.classic.results import Limits, describe_value
 from connect4.classic.search import search
-from connect4.core.game import Game, Rules
-from connect4.core.position import Position
-from connect4.core.tictactoe import TicTacToe
+from connect4.core.files import save_figure
+from connect4.core.game import Game
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -36,6 +35,7 @@ PYTHON_BUDGET = 500_000  # the same for heuristics only the generic search runs
 def default_budget(game: Game, heuristic: str) -> int:
     """The minimax node budget: a few seconds of work on the engine that will run.
 
+    >>> from connect4 import Position
     >>> default_budget(Position(), "windows"), default_budget(Position(), "recent-lines")
     (5000000, 500000)
     """
@@ -61,27 +61,10 @@ class Row:
     complete: bool = True
 
 
-def load_position(
-    game: str, moves: str, width: int = 7, height: int = 6, rules: str = "standard"
-) -> Position | TicTacToe:
-    """The position after ``moves`` in ``game`` (``connect4`` or ``tictactoe``).
-
-    >>> load_position("tictactoe", "59")
-    TicTacToe.from_moves('59')
-    """
-    if game == "tictactoe":
-        return TicTacToe.from_moves(moves)
-    if game != "connect4":
-        raise ValueError(f"unknown game {game!r}: choose connect4 or tictactoe")
-    if rules not in ("standard", "count-fours"):
-        raise ValueError(f"unknown rules {rules!r}: choose standard or count-fours")
-    checked: Rules = "standard" if rules == "standard" else "count-fours"
-    return Position.from_moves(moves, width, height, checked)
-
-
 def parse_depth(text: str, game: Game) -> list[int]:
     """Depths 1…D for ``--max-depth D``; ``all`` = to the end of the game (tic-tac-toe).
 
+    >>> from connect4 import TicTacToe
     >>> parse_depth("3", TicTacToe()), parse_depth("all", TicTacToe.from_moves("5"))
     ([1, 2, 3], [8])
     """
@@ -90,7 +73,7 @@ def parse_depth(text: str, game: Game) -> list[int]:
         if remaining is None:
             raise ValueError("--max-depth all is for tictactoe (connect4 would run for hours)")
         return [remaining]
-    if not text.isdigit() or not 1 <= int(text) <= 42:
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 42:
         raise ValueError(f"--max-depth must be a number 1-42 or 'all', not {text!r}")
     return list(range(1, int(text) + 1))
 
@@ -202,5 +185,7 @@ def plot(rows: list[Row], path: str, title: str) -> None:
         ax.legend()
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    try:
+        save_figure(fig, path)
+    finally:
+        plt.close(fig)

@@ -41,6 +41,7 @@ from connect4.classic.mctsboard import (
     free_cells,
 )
 from connect4.core.game import Game
+from connect4.core.limits import new_flag
 
 _INLINE = frozenset(("next_state", "draw", "free_cells", "end_code", "makes_line"))
 COMPILED = compile_module(mctsboard, inline=_INLINE, base=SEARCH_COMPILED)
@@ -48,6 +49,7 @@ COMPILED = compile_module(mctsboard, inline=_INLINE, base=SEARCH_COMPILED)
 Array = np.ndarray
 MAX_VISITS = 1 << 29  # a node's doubled reward sum stays within int32
 MAX_NODES = 1 << 22  # 112 MB of rows; a full tree stops growing and plays out from its leaves
+_NO_STOP = new_flag()  # never set: a search without a caller's limit
 
 
 def supports(game: Game) -> bool:
@@ -93,8 +95,10 @@ class CompiledTree:
         self.nodes[0] = 0
         self.st[S_USED], self.st[S_PLAYOUTS], self.st[S_MAX_DEPTH] = 1, 0, 0
 
-    def run(self, count: int, c: float) -> int:
-        """Up to ``count`` iterations (fewer once the root is proven); the number run."""
+    def run(self, count: int, c: float, stop: Array | None = None) -> int:
+        """Up to ``count`` iterations (fewer once the root is proven, or once another
+        thread sets ``stop[0]``, a :class:`~connect4.core.limits.Limit`'s flag); the
+        number run."""
         count = min(count, MAX_VISITS - self.root_visits())
         needed = min(int(self.st[S_USED]) + count * len(self.order) + 1, MAX_NODES)
         if len(self.nodes) < needed:  # each iteration expands at most one node
@@ -105,6 +109,7 @@ class CompiledTree:
         ran = COMPILED.run_playouts(
             count, c, self.cur, self.mask, self.stones, self.nodes, self.params,
             self.order, self.cells, self.lines, self.path, self.st,
+            _NO_STOP if stop is None else stop,
         )  # fmt: skip
         return int(ran)
 

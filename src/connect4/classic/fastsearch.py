@@ -1,9 +1,9 @@
 """The compiled backend of :func:`connect4.classic.search.search`: the bitboard search,
 compiled with numba.
 
-Nothing here is a second search: :func:`connect4.classic.bitboard.search_node`, the
+Nothing here is a second search: :func:`connect4.classic.node.search_node`, the
 heuristics it scores leaves with and the node steps it shares with the readable
-engine are plain Python in :mod:`connect4.classic.bitboard`; this module compiles
+engine are plain Python in :mod:`connect4.classic.node`; this module compiles
 those very functions (and the four-in-a-row tests of :mod:`connect4.core.position`),
 lays the position out in ``int64`` arrays and runs them. Values, principal
 variations and node, leaf, cut-off and table-hit counts equal the readable
@@ -40,8 +40,9 @@ import numpy as np
 from numba import njit, types as numba_types
 from numba.extending import overload_method
 
-from connect4.classic import bitboard
-from connect4.classic.bitboard import (
+from connect4.classic import node
+from connect4.classic.heuristics import HEURISTICS, Heuristic, board_geometry
+from connect4.classic.node import (
     INF,
     P_BOARD,
     P_BOTTOM,
@@ -65,7 +66,6 @@ from connect4.classic.bitboard import (
     S_TT_HITS,
     TT_SLOTS,
 )
-from connect4.classic.heuristics import HEURISTICS, Heuristic, board_geometry
 from connect4.classic.results import Algorithm, Ordering, Outcome, SearchStats
 from connect4.core.game import Game
 from connect4.core.position import Position, centre_order, count_fours, four_in_a_row
@@ -112,8 +112,10 @@ def compile_module(
     cache is keyed by a digest of all the compiled source, of this module (the
     recipe) and of ``base``, so an edit to any of it (not only to the file of the
     function called) compiles afresh. The result's ``digest`` names that version.
+    The compiled functions release the GIL (``nogil``): a search on one thread
+    leaves the others (a waiting caller, a Ctrl-C handler) running.
 
-    Compiled code that calls :func:`~connect4.classic.bitboard.search_node` passes
+    Compiled code that calls :func:`~connect4.classic.node.search_node` passes
     it no constants: numba would compile a copy typed for those literal values, whose
     recursion then runs through a pointer that the on-disk cache does not restore (a
     crash in the next process, "Symbol not found: .numba.unresolved$...").
@@ -135,9 +137,9 @@ def compile_module(
         copy = types.FunctionType(func.__code__, scope, func.__name__, func.__defaults__)
         copy.__qualname__ = f"{func.__qualname__}_{digest}"
         if func.__name__ in inline:
-            scope[func.__name__] = njit(cache=True, inline="always")(copy)
+            scope[func.__name__] = njit(cache=True, nogil=True, inline="always")(copy)
         else:
-            scope[func.__name__] = njit(cache=True)(copy)
+            scope[func.__name__] = njit(cache=True, nogil=True)(copy)
     compiled = {func.__name__: scope[func.__name__] for func in plain}
     _remove_other_versions(compiled.values(), digest)
     return types.SimpleNamespace(digest=digest, **compiled)
@@ -162,7 +164,7 @@ def _remove_other_versions(dispatchers: Iterable[object], digest: str) -> None:
                         os.unlink(os.path.join(folder, entry))
 
 
-COMPILED = compile_module(bitboard, (count_fours, four_in_a_row), _INLINE)
+COMPILED = compile_module(node, (count_fours, four_in_a_row), _INLINE)
 
 
 def supports(game: Game, heuristic: str | Heuristic) -> bool:
@@ -184,9 +186,9 @@ _TABLE_LOCK = threading.Lock()
 
 def shared_table() -> tuple[tuple[Array, Array, Array], int]:
     """The process's table and a new generation: entries of other generations count as
-    empty, so each search starts from an empty table without clearing 24 MB. The
-    kernel holds the GIL, so searches in several threads only evict each other's
-    entries (more nodes, never a different value)."""
+    empty, so each search starts from an empty table without clearing 24 MB.
+    Searches in several threads share it: they only evict each other's entries
+    (more nodes, never a different value)."""
     with _TABLE_LOCK:
         if not _TABLE:
             _TABLE.append(new_table())
@@ -212,7 +214,7 @@ def _ints(values: tuple[int, ...] | list[int]) -> Array:
 # ---------------------------------------------------------------- the engine
 class CompiledEngine:
     """The root position laid out in arrays, searched by the compiled
-    :func:`~connect4.classic.bitboard.search_node`. Its table and its measured speed
+    :func:`~connect4.classic.node.search_node`. Its table and its measured speed
     (which turns a deadline into a node budget) last across the iterations of one
     search."""
 
@@ -255,16 +257,25 @@ class CompiledEngine:
         self.pv = np.zeros((game.size + 2, game.size + 2), dtype=np.int64)
         self.pvlen = np.zeros(game.size + 2, dtype=np.int64)
         self.nodes, self.seconds = 0, 0.0
+        self.st = np.zeros(6, dtype=np.int64)
+        self.halted = False
+
+    def stop(self) -> None:
+        """Stop the running iteration and every later one (safe from another thread):
+        the kernel compares its node count with ``st[S_LIMIT]`` at every node, so a
+        zero there ends it within one node, at no cost to a search left alone."""
+        self.halted = True
+        self.st[S_LIMIT] = 0
 
     def run(self, depth: int, node_limit: int | None, deadline: float | None) -> Outcome:
         """Search to ``depth``; see :class:`connect4.classic.results.Engine`. With a
         ``deadline`` the iteration gets a node budget from the speed measured so far."""
-        st = np.zeros(6, dtype=np.int64)
+        st = self.st = np.zeros(6, dtype=np.int64)
         limit = INF if node_limit is None else node_limit
         if deadline is not None:
             rate = self.nodes / self.seconds if self.seconds > 0.002 else 500_000.0
             limit = min(limit, max(1, int((deadline - time.perf_counter()) * rate)))
-        st[S_LIMIT] = limit
+        st[S_LIMIT] = 0 if self.halted else limit
         start = time.perf_counter()
         value = COMPILED.search_node(
             self.current, self.mask, depth, -INF, INF, 0, self.ply, self.heights, self.params,

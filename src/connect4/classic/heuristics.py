@@ -4,7 +4,7 @@ Every heuristic scores a position for one player (``player``, 1 or 2): positive
 is good for that player. Search calls it with the root player, so the asymmetric
 ``windows/zer0lose`` weights mean "the AI's lines" and "the human's lines" as in
 that AI. Connect Four heuristics work on any board size; each is one function of
-:mod:`connect4.classic.bitboard` (shifts and ANDs on the two bitboards, no loop over
+:mod:`connect4.classic.node` (shifts and ANDs on the two bitboards, no loop over
 cells), the same one the compiled search runs at its leaves.
 
 ============================  ==============================================================
@@ -44,7 +44,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from connect4.classic.bitboard import (
+from connect4.classic.node import (
     EVAL_ADJACENCY,
     EVAL_CELLS,
     EVAL_THREATS,
@@ -68,7 +68,7 @@ class Heuristic:
 
     ``path_dependent`` heuristics look at the last moves, not only the position
     (search then keys its transposition table on them too). ``code`` and ``weights``
-    say which function of :mod:`connect4.classic.bitboard` scores a leaf with which
+    say which function of :mod:`connect4.classic.node` scores a leaf with which
     numbers (the same ones ``evaluate`` passes it); ``code`` is None for a heuristic
     the compiled engine does not run.
     """
@@ -90,7 +90,7 @@ class Heuristic:
 @dataclass(frozen=True)
 class Geometry:
     """Bit masks of one board, computed once (the flat sequences of
-    :mod:`connect4.classic.bitboard`).
+    :mod:`connect4.classic.node`).
 
     ``directions`` holds ``shift, starts`` pairs: ``starts`` has a 1 at the lowest
     cell of every four-cell window in that direction (shifts 1 vertical, ``H+1``

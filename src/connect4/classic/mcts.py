@@ -33,8 +33,8 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal, Protocol
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from connect4.classic.mctsboard import (
     DRAW,
@@ -55,7 +55,13 @@ from connect4.classic.mctsboard import (
     next_state,
     seed_state,
 )
+from connect4.core.errors import BudgetExceeded
 from connect4.core.game import Game
+from connect4.core.limits import Limit
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 PlayoutPolicy = Literal["random", "heuristic"]
 Engine = Literal["auto", "numba", "python"]
@@ -84,7 +90,8 @@ class MctsResult:
     ``playouts`` iterations ran in ``seconds``; ``reused`` visits came with the
     subtree kept from the previous search; ``tree_size`` nodes, the deepest
     selection path ``max_depth`` plies; ``children`` per move in move order;
-    ``proven`` the root's result for the side to move when the solver proved it.
+    ``proven`` the root's result for the side to move when the solver proved it;
+    ``complete`` is False when the caller's limit stopped it before its own budget.
     """
 
     move: int
@@ -98,6 +105,7 @@ class MctsResult:
     proven: int | None
     children: tuple[MoveStatistics, ...]
     engine: str
+    complete: bool = True
 
 
 class Tree(Protocol):
@@ -106,7 +114,7 @@ class Tree(Protocol):
     name: str
 
     def reset(self, game: Game) -> None: ...
-    def run(self, count: int, c: float) -> int: ...
+    def run(self, count: int, c: float, stop: NDArray[np.uint8] | None = None) -> int: ...
     def descend(self, moves: list[int]) -> bool: ...
     def children(self) -> list[tuple[int, int, int, int]]: ...
     def root_visits(self) -> int: ...
@@ -157,9 +165,11 @@ class ReferenceTree:
         self.nodes = 1
         self.depth = 0
 
-    def run(self, count: int, c: float) -> int:
+    def run(self, count: int, c: float, stop: NDArray[np.uint8] | None = None) -> int:
         done = 0
         while done < count and not (self.solver and self.root.proven):
+            if done & 63 == 0 and stop is not None and stop[0]:
+                break
             self.iterate(c)
             done += 1
         return done
@@ -420,33 +430,55 @@ class Mcts:
         return root
 
     def search(
-        self, game: Game, *, playouts: int | None = None, seconds: float | None = None
+        self,
+        game: Game,
+        *,
+        playouts: int | None = None,
+        seconds: float | None = None,
+        limit: Limit | None = None,
     ) -> MctsResult:
         """Search ``game`` (left unchanged) for ``playouts`` iterations or ``seconds``
-        (both: whichever ends first; neither: :data:`DEFAULT_PLAYOUTS`)."""
+        (both: whichever ends first; neither: :data:`DEFAULT_PLAYOUTS`), within the
+        caller's ``limit`` (its deadline and stop flag); raises
+        :class:`~connect4.core.errors.BudgetExceeded` when that stops it before any
+        playout."""
         if game.is_over():
             raise ValueError("no move to search: the game is over")
         if playouts is None and seconds is None:
             playouts = DEFAULT_PLAYOUTS
         tree, reused = self._tree_for(game)
         start = time.perf_counter()
-        if seconds is None:
+        complete = True
+        if limit is not None:
+            guard = limit.tighter(seconds)
+            budget = playouts if playouts is not None else 1 << 62
+            with guard.watch() as flag:
+                done = tree.run(budget, self.c, flag)
+            complete = done >= budget or tree.root_proven() != UNKNOWN or not limit.expired()
+            if tree.root_visits() == 0:
+                raise BudgetExceeded("the limit stopped the search before its first playout")
+        elif seconds is None:
             done = tree.run(playouts or 0, self.c)
         else:
-            done, chunk = 0, 16
-            deadline = start + seconds
-            budget = playouts if playouts is not None else 1 << 62
-            while done < budget and time.perf_counter() < deadline:
-                requested = min(chunk, budget - done)
-                ran = tree.run(requested, self.c)
-                done += ran
-                if ran < requested:
-                    break  # the root is proven
-                elapsed = time.perf_counter() - start
-                rate = done / elapsed if elapsed > 0 else chunk
-                chunk = max(16, min(int(rate * (deadline - time.perf_counter()) / 4), 1 << 20))
+            done = self._run_for(tree, seconds, playouts, start)
         elapsed = time.perf_counter() - start
-        return self._result(tree, done, reused, elapsed)
+        return replace(self._result(tree, done, reused, elapsed), complete=complete)
+
+    def _run_for(self, tree: Tree, seconds: float, playouts: int | None, start: float) -> int:
+        """Playouts in growing chunks until ``seconds`` after ``start`` (or ``playouts``)."""
+        done, chunk = 0, 16
+        deadline = start + seconds
+        budget = playouts if playouts is not None else 1 << 62
+        while done < budget and time.perf_counter() < deadline:
+            requested = min(chunk, budget - done)
+            ran = tree.run(requested, self.c)
+            done += ran
+            if ran < requested:
+                break  # the root is proven
+            elapsed = time.perf_counter() - start
+            rate = done / elapsed if elapsed > 0 else chunk
+            chunk = max(16, min(int(rate * (deadline - time.perf_counter()) / 4), 1 << 20))
+        return done
 
     def _result(self, tree: Tree, done: int, reused: int, elapsed: float) -> MctsResult:
         children = tuple(

@@ -1,7 +1,7 @@
 """Monte Carlo tree search on bitboards: the steps both MCTS engines share.
 
-Plain Python on ints and flat int sequences, like :mod:`connect4.classic.bitboard`
-(whose :func:`~connect4.classic.bitboard.end_state` and parameter slots it reuses):
+Plain Python on ints and flat int sequences, like :mod:`connect4.classic.node`
+(whose :func:`~connect4.classic.node.end_state` and parameter slots it reuses):
 the readable engine (:mod:`connect4.classic.mcts`) calls the random generator and
 the line test as they are, and the compiled engine
 (:mod:`connect4.classic.fastmcts`) compiles every function here with numba.
@@ -27,7 +27,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
-from connect4.classic.bitboard import (
+from connect4.classic.node import (
     P_BOARD,
     P_BOTTOM,
     P_COUNT_FOURS,
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 
 MASK64 = (1 << 64) - 1  # the generator's word on Python ints (-1 on int64)
 
-# parameter slots after the classic search's (connect4.classic.bitboard.P_*)
+# parameter slots after the classic search's (connect4.classic.node.P_*)
 P_SOLVER, P_HEURISTIC, P_MASK64 = range(P_TICTACTOE + 1, P_TICTACTOE + 4)
 N_PARAMS = P_MASK64 + 1
 
@@ -129,7 +129,7 @@ def free_cells(mask: int, params: Ints) -> int:
 
 
 def end_code(state: int) -> int:
-    """:func:`~connect4.classic.bitboard.end_state` as a result for the last mover."""
+    """:func:`~connect4.classic.node.end_state` as a result for the last mover."""
     if state == 1:
         return DRAW
     if state == 2:
@@ -340,12 +340,15 @@ def run_playouts(
     lines: Ints,
     path: Array,
     st: Array,
+    stop: Array,
 ) -> int:
-    """Up to ``count`` iterations; stops early when the root is proven. Returns the
-    number run."""
+    """Up to ``count`` iterations; stops early when the root is proven or, checked
+    every 64 iterations, once another thread sets ``stop[0]``. Returns the number run."""
     done = 0
     while done < count:
         if params[P_SOLVER] == 1 and nodes[0, F_PROVEN] != UNKNOWN:
+            break
+        if (done & 63) == 0 and stop[0] != 0:
             break
         iterate(c, cur, mask, stones, nodes, params, order, cells, lines, path, st)
         done += 1

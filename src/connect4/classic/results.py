@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, NotRequired, Protocol, TypedDict
 
-from connect4.classic.bitboard import MATE
 from connect4.core.game import Game, GameKind
+from connect4.core.score import MATE, is_mate as is_mate
 
 Algorithm = Literal["minimax", "alphabeta"]
 Ordering = Literal["center", "none"]
@@ -30,11 +30,6 @@ def check_options(algorithm: str, ordering: str) -> None:
         raise ValueError(f"unknown algorithm {algorithm!r}: choose one of {', '.join(ALGORITHMS)}")
     if ordering not in ORDERINGS:
         raise ValueError(f"unknown ordering {ordering!r}: choose one of {', '.join(ORDERINGS)}")
-
-
-def is_mate(value: float) -> bool:
-    """True for a value that scores a finished game (a forced win or loss)."""
-    return abs(value) > MATE - 1000
 
 
 def describe_value(value: float | None) -> str:
@@ -218,4 +213,8 @@ class Engine(Protocol):
 
     def run(self, depth: int, node_limit: int | None, deadline: float | None) -> Outcome:
         """Search to ``depth``; stop after ``node_limit`` nodes or at ``deadline``."""
+        ...
+
+    def stop(self) -> None:
+        """End the running search (and any later one) soon; safe from another thread."""
         ...

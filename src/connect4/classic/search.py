@@ -20,7 +20,7 @@ point of view. Options (all keyword arguments of :func:`search`):
   runs the request: not for a recorded tree or a heuristic that reads the moves).
 
 Both engines take each heuristic and each node step (table probe, back-up) from
-:mod:`connect4.classic.bitboard`; this module drives the iterations and builds the
+:mod:`connect4.classic.node`; this module drives the iterations and builds the
 result, whichever engine ran.
 
 Game ends are scored by distance: a win for the root player is ``MATE - ply``
@@ -48,7 +48,8 @@ import math
 import time
 from typing import TypedDict, Unpack
 
-from connect4.classic.bitboard import (
+from connect4.classic.heuristics import Heuristic, get_heuristic
+from connect4.classic.node import (
     MATE as MATE,
     TT_SLOTS,
     back_up,
@@ -56,7 +57,6 @@ from connect4.classic.bitboard import (
     mate_score,
     use_entry,
 )
-from connect4.classic.heuristics import Heuristic, get_heuristic
 from connect4.classic.recorder import TreeRecorder
 from connect4.classic.results import (
     ALGORITHMS as ALGORITHMS,
@@ -74,11 +74,16 @@ from connect4.classic.results import (
     is_mate as is_mate,
 )
 from connect4.core.game import Game
+from connect4.core.limits import Limit
 
 ENGINES = ("auto", "python", "numba")
 Table = dict[int, tuple[int, int, int, float, int]]  # slot -> key, depth, flag, value, move
 
 
+# Not a Connect4Error on purpose: control flow inside one engine, raised deep in the
+# recursion and always caught by its own ``run`` (which answers an incomplete
+# Outcome), so it never reaches a caller; an ``except ValueError`` on the way must
+# not swallow it.
 class SearchAborted(Exception):
     """Raised inside a search when its node budget or deadline is reached."""
 
@@ -114,6 +119,11 @@ class PythonEngine:
         self.recorder: TreeRecorder | None = None
         self.stats = SearchStats()
         self.pv: list[list[int]] = []
+        self.halted = False
+
+    def stop(self) -> None:
+        """Stop the running iteration and every later one (safe from another thread)."""
+        self.halted = True
 
     def run(self, depth: int, node_limit: int | None, deadline: float | None) -> Outcome:
         """Search to ``depth``; see :class:`connect4.classic.results.Engine`."""
@@ -141,10 +151,8 @@ class PythonEngine:
         stats.nodes += 1
         if self.node_limit is not None and stats.nodes > self.node_limit:
             raise SearchAborted
-        if (
-            self.deadline is not None
-            and stats.nodes & 1023 == 0
-            and (time.perf_counter() > self.deadline)
+        if stats.nodes & 1023 == 0 and (
+            self.halted or (self.deadline is not None and time.perf_counter() > self.deadline)
         ):
             raise SearchAborted
         game = self.game
@@ -246,8 +254,13 @@ def search(
     record_tree: bool = False,
     tree_cap: int = 5000,
     engine: str = "auto",
+    limit: Limit | None = None,
 ) -> SearchResult:
     """Search ``game`` (left unchanged) and return a :class:`SearchResult`.
+
+    ``limit`` is the caller's: its deadline caps ``limits.time`` (and makes a
+    fixed-depth search deepen iteratively, so a move is ready when it hits) and
+    its stop flag ends the search; ``result.stopped`` then says why.
 
     ``engine`` is ``"python"`` (the readable engine), ``"numba"`` (the compiled
     backend, same semantics and node counts) or ``"auto"`` (compiled when it
@@ -268,26 +281,62 @@ def search(
     backend = _engine(
         game, engine, algorithm, heuristic, ordering, tt, tree_cap if record_tree else None
     )
-    if limits.time is None:
-        depths = [limits.depth_for(game)]
-    else:
-        remaining = game.size - game.ply
-        top = remaining if limits.depth is None else min(limits.depth, remaining)
-        depths = list(range(1, max(top, 1) + 1))
     deadline = None if limits.time is None else start + limits.time
+    if limit is not None and limit.deadline is not None:
+        deadline = limit.deadline if deadline is None else min(deadline, limit.deadline)
     result = SearchResult(
         None, None, [], SearchStats(), algorithm, heuristic.name, complete=False,
         engine=backend.name,
     )  # fmt: skip
+    if limit is None:
+        _iterate(game, backend, limits, deadline, result, None)
+    else:
+        guard = limit.tighter()
+        with guard.watch(backend.stop):
+            _iterate(game, backend, limits, deadline, result, guard)
+    result.stats.seconds = time.perf_counter() - start
+    return result
+
+
+def _depths(game: Game, limits: Limits, deepening: bool) -> list[int]:
+    """The depths searched: the fixed one, or 1, 2, ... up to it (or to the board's
+    end) when a clock may stop the search."""
+    if not deepening:
+        return [limits.depth_for(game)]
+    remaining = game.size - game.ply
+    if limits.time is None and (limits.depth is not None or limits.schedule is not None):
+        top = min(limits.depth_for(game), remaining)
+    else:
+        top = remaining if limits.depth is None else min(limits.depth, remaining)
+    return list(range(1, max(top, 1) + 1))
+
+
+def _iterate(
+    game: Game,
+    backend: Engine,
+    limits: Limits,
+    deadline: float | None,
+    result: SearchResult,
+    guard: Limit | None,
+) -> None:
+    """Run ``backend`` depth by depth into ``result``: iterative deepening under a clock
+    (its own ``time`` or the caller's deadline), else the one fixed depth. The first
+    iteration runs without a deadline (a move before the clock), though a stop still
+    ends it."""
     total = result.stats
+    depths = _depths(game, limits, deadline is not None)
     for number, depth in enumerate(depths):
         node_limit = None if limits.nodes is None else max(limits.nodes - total.nodes, 1)
         outcome = backend.run(depth, node_limit, deadline if number > 0 else None)
         total.add(outcome.stats)
         result.iterations.append(Iteration(depth, outcome.stats.nodes, outcome.complete))
         if not outcome.complete:
-            over_budget = node_limit is not None and outcome.stats.nodes > node_limit
-            result.stopped = "node budget" if over_budget else "time limit"
+            if node_limit is not None and outcome.stats.nodes > node_limit:
+                result.stopped = "node budget"
+            elif guard is not None and guard.stopped() and not _past(guard.deadline):
+                result.stopped = "stopped"
+            else:
+                result.stopped = "time limit"
             break
         total.depth = depth
         result.move = outcome.pv[0] if outcome.pv else None
@@ -295,12 +344,15 @@ def search(
         result.pv = outcome.pv
         result.complete = True
         result.tree = outcome.tree
-        if is_mate(outcome.value) and limits.time is not None:
+        if is_mate(outcome.value) and deadline is not None:
             break
         if deadline is not None and time.perf_counter() > deadline:
+            result.stopped = "time limit" if number + 1 < len(depths) else None
             break
-    total.seconds = time.perf_counter() - start
-    return result
+
+
+def _past(deadline: float | None) -> bool:
+    return deadline is not None and time.perf_counter() >= deadline
 
 
 def _clean(value: float) -> float:

@@ -72,6 +72,7 @@ from connect4.classic.results import (
 )
 from connect4.classic.search import search
 from connect4.core.game import Game
+from connect4.core.score import outcome_label
 
 FORMATS = ("text", "dot", "json")
 
@@ -251,9 +252,6 @@ def _bound(value: float | None, sign: str) -> str:
     return f"{sign}∞" if value is None else str(value)
 
 
-_PROOFS = {1: "win", 0: "draw", -1: "loss"}
-
-
 def _mcts_label(node: TreeNode) -> str:
     value = node["value"]
     parts = [
@@ -266,7 +264,7 @@ def _mcts_label(node: TreeNode) -> str:
         parts.append(f"uct {uct:.3f}")
     proven = node.get("proven")
     if proven is not None:
-        parts.append(f"proven {_PROOFS[proven]}")
+        parts.append(f"proven {outcome_label(proven)}")
     if node["eval"] is not None:
         parts.append("end")
     if node.get("best"):

@@ -7,12 +7,15 @@ Heavy modules are imported inside the commands so start-up stays fast.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, TypeVar
 
 import typer
+
+from connect4.core.games import new_game
 
 app = typer.Typer(
     name="connect4",
@@ -23,10 +26,31 @@ app = typer.Typer(
 )
 
 
+MAX_WORKERS = 4 * (os.cpu_count() or 1)  # more processes than this only thrash
+MAX_PLAYOUTS = 100_000_000  # an MCTS tree's playouts (the mcts player's own cap)
+MAX_NODES = 1_000_000_000  # a node budget; past it a search runs for hours
+MAX_POSITIONS = 100_000_000  # a data set's positions (about 1 GB of labels)
+
+
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print ``error: message`` on stderr and return the Exit to raise."""
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(code)
+
+
+T = TypeVar("T")
+
+
+def interruptible(work: Callable[[], T]) -> T:
+    """Run ``work`` so that Ctrl-C ends the command at once: exit 130, one line on
+    stderr, nothing written (the thinking thread is left to the process exit)."""
+    from connect4.core.limits import run_interruptible
+
+    try:
+        return run_interruptible(lambda limit: work())
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        raise typer.Exit(130) from None
 
 
 @app.callback(invoke_without_command=True)
@@ -70,7 +94,7 @@ def play(
     from rich.console import Console
 
     from connect4.players import PlayerContext, PlayerSpecError, make_player, rehearse
-    from connect4.terminal import new_game, play_game, review_summary, strongest_ai
+    from connect4.terminal import play_game, review_summary, strongest_ai
 
     try:
         board = new_game(game, width, height, rules)
@@ -211,7 +235,9 @@ def arena(
         Path | None, typer.Option(help="append each finished game to this JSONL file")
     ] = None,
     resume: Annotated[bool, typer.Option(help="continue the tournament in --results")] = False,
-    workers: Annotated[int, typer.Option(help="local worker processes", min=1)] = 1,
+    workers: Annotated[
+        int, typer.Option(help="local worker processes", min=1, max=MAX_WORKERS)
+    ] = 1,
     scheduler: Annotated[
         str | None, typer.Option(help="Dask scheduler address (instead of local processes)")
     ] = None,
@@ -305,7 +331,9 @@ def lab(
     test_positions: Annotated[
         int, typer.Option(help="positions used from each test set (the first N)", min=1)
     ] = 50,
-    workers: Annotated[int, typer.Option(help="local worker processes", min=1)] = 1,
+    workers: Annotated[
+        int, typer.Option(help="local worker processes", min=1, max=MAX_WORKERS)
+    ] = 1,
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address")] = None,
     seed: Annotated[int, typer.Option(help="tournament seed")] = 0,
     resume: Annotated[bool, typer.Option(help="continue the lab in --out")] = False,
@@ -349,11 +377,11 @@ def run_job(command: Callable[[], Summary]) -> Summary:
 
     try:
         return command()
-    except (ValueError, OSError) as error:
-        raise fail(str(error)) from None
     except (JobInterrupted, KeyboardInterrupt) as error:
         typer.echo(f"interrupted: {str(error) or 'continue with --resume'}", err=True)
         raise typer.Exit(130) from None
+    except (ValueError, OSError) as error:
+        raise fail(str(error)) from None
 
 
 book_app = typer.Typer(
@@ -372,7 +400,8 @@ def book_build(
         int, typer.Option(help="solve every position with up to this many stones", min=0)
     ] = 4,
     workers: Annotated[
-        int | None, typer.Option(help="local worker processes (default: all cores)", min=1)
+        int | None,
+        typer.Option(help="local worker processes (default: all cores)", min=1, max=MAX_WORKERS),
     ] = None,
     scheduler: Annotated[
         str | None, typer.Option(help="Dask scheduler address (instead of local processes)")
@@ -413,8 +442,41 @@ def book_build(
             f"wrote {summary['out']}: {summary['entries']:,} positions "
             f"({summary['solved']:,} solved now, {summary['from_journal']:,} from the journal), "
             f"{summary['solver_nodes']:,} nodes, {summary['seconds']:.1f} s, "
-            f"{summary['bytes']:,} bytes"
+            f"{summary['bytes']:,} bytes{damaged_note(summary['damaged_journal_records'])}"
         )
+
+
+def damaged_note(damaged: int) -> str:
+    """What a resumed job says about journal records it found damaged and redid."""
+    if not damaged:
+        return ""
+    return f"; {damaged} damaged journal record{'s' if damaged != 1 else ''} recomputed"
+
+
+@book_app.command("verify")
+def book_verify(
+    book: Annotated[str, typer.Argument(help="a .c4book file (or bitbully:NAME, default)")],
+    sample: Annotated[
+        int | None, typer.Option(help="re-solve this many entries, chosen at random", min=1)
+    ] = None,
+    all_entries: Annotated[bool, typer.Option("--all", help="re-solve every entry")] = False,
+    width: Annotated[int, typer.Option(help="board width (for default)")] = 7,
+    height: Annotated[int, typer.Option(help="board height (for default)")] = 6,
+    json_output: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Re-solve a book's entries with the solver; list every disagreement (exit 1 if any)."""
+    from connect4.solver.book.verify import verify_command
+
+    if sample is not None and all_entries:
+        raise fail("give --sample N or --all, not both")
+    try:
+        ok = verify_command(book, sample, all_entries, width, height, json_output, typer.echo)
+    except (ValueError, OSError) as error:
+        raise fail(str(error)) from None
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    if not ok:
+        raise typer.Exit(1)
 
 
 @book_app.command("info")
@@ -444,7 +506,9 @@ def book_info(
 
 @app.command()
 def dataset(
-    positions: Annotated[int, typer.Option(help="how many distinct positions", min=1)],
+    positions: Annotated[
+        int, typer.Option(help="how many distinct positions", min=1, max=MAX_POSITIONS)
+    ],
     out: Annotated[Path, typer.Option(help="the .npz file to write")],
     plies: Annotated[
         str | None,
@@ -458,7 +522,8 @@ def dataset(
         str, typer.Option(help="book probed inside the searches: default, none, FILE")
     ] = "default",
     workers: Annotated[
-        int | None, typer.Option(help="local worker processes (default: all cores)", min=1)
+        int | None,
+        typer.Option(help="local worker processes (default: all cores)", min=1, max=MAX_WORKERS),
     ] = None,
     scheduler: Annotated[
         str | None, typer.Option(help="Dask scheduler address (instead of local processes)")
@@ -504,6 +569,7 @@ def dataset(
             f"({summary['labelled']:,} labelled now, {summary['from_journal']:,} from the "
             f"journal), {summary['solver_nodes']:,} nodes, {summary['seconds']:.1f} s "
             f"({summary['positions_per_second']:,.1f} positions/s), {summary['bytes']:,} bytes"
+            f"{damaged_note(summary['damaged_journal_records'])}"
         )
 
 
@@ -518,14 +584,14 @@ def tree(
     cap: Annotated[
         int | None, typer.Option(help="most nodes recorded (default 5000; mcts: 50)", min=1)
     ] = None,
-    playouts: Annotated[int, typer.Option(help="mcts: playouts", min=1)] = 1000,
+    playouts: Annotated[int, typer.Option(help="mcts: playouts", min=1, max=MAX_PLAYOUTS)] = 1000,
     seed: Annotated[int, typer.Option(help="mcts: random seed", min=0)] = 0,
     solver: Annotated[bool, typer.Option("--solver", help="mcts: MCTS-Solver")] = False,
     min_visits: Annotated[
         int, typer.Option(help="mcts: nodes shown need this many visits", min=1)
     ] = 1,
     budget: Annotated[
-        int, typer.Option(help="stop a search that visits more nodes", min=1)
+        int, typer.Option(help="stop a search that visits more nodes", min=1, max=MAX_NODES)
     ] = 500_000,
     game: Annotated[str, typer.Option(help="connect4 or tictactoe")] = "connect4",
     width: Annotated[int, typer.Option(help="board width (connect4)")] = 7,
@@ -550,7 +616,6 @@ def tree(
     package) turns it into SVG or PNG. ``--format json`` is the same tree the
     browser's tree explorer draws.
     """
-    from connect4.classic.analysis import load_position
     from connect4.classic.tree import FORMATS, mcts_tree, render, search_tree
 
     if fmt not in FORMATS:
@@ -558,17 +623,31 @@ def tree(
     if algorithm not in ("minimax", "alphabeta", "mcts"):
         raise fail(f"unknown algorithm {algorithm!r}: choose one of minimax, alphabeta, mcts")
     try:
-        position = load_position(game, moves, width, height, rules)
+        position = new_game(game, width, height, rules, moves)
         if algorithm == "mcts":
-            recorded = mcts_tree(
-                position, playouts=playouts, seed=seed, solver=solver,
-                cap=cap or 50, min_visits=min_visits,
-            )  # fmt: skip
+            recorded = interruptible(
+                lambda: mcts_tree(
+                    position,
+                    playouts=playouts,
+                    seed=seed,
+                    solver=solver,
+                    cap=cap or 50,
+                    min_visits=min_visits,
+                )
+            )
         else:
-            recorded = search_tree(
-                position, depth=depth, algorithm=algorithm, heuristic=heuristic,
-                ordering=ordering, tt=tt, cap=cap or 5000, budget=budget,
-            )  # fmt: skip
+            recorded = interruptible(
+                lambda: search_tree(
+                    position,
+                    depth=depth,
+                    algorithm=algorithm,
+                    heuristic=heuristic,
+                    ordering=ordering,
+                    tt=tt,
+                    cap=cap or 5000,
+                    budget=budget,
+                )
+            )
     except ValueError as error:
         raise fail(str(error)) from None
     sys.stdout.write(render(recorded, fmt))
@@ -586,6 +665,7 @@ def analyze(
             help="minimax node budget per depth (default 5,000,000; 500,000 "
             "for heuristics without a compiled version)",
             min=1,
+            max=MAX_NODES,
         ),
     ] = None,
     tt: Annotated[bool, typer.Option("--tt", help="alpha-beta with a transposition table")] = False,
@@ -600,21 +680,25 @@ def analyze(
     from connect4.classic.analysis import (
         compare,
         default_budget,
-        load_position,
         parse_depth,
         plot as write_plot,
         render_table,
         rows_json,
     )
+    from connect4.core.files import plot_target
 
     try:
-        position = load_position(game, moves, width, height, rules)
+        if plot is not None:
+            plot_target(plot)  # before the work: a plot that cannot be written fails now
+        position = new_game(game, width, height, rules, moves)
         depths = parse_depth(max_depth, position)
         budget = budget or default_budget(position, heuristic)
         if ordering not in ("center", "none"):
             raise ValueError(f"unknown ordering {ordering!r}: choose one of center, none")
-        rows = compare(
-            position, depths, heuristic=heuristic, budget=budget, tt=tt, ordering=ordering
+        rows = interruptible(
+            lambda: compare(
+                position, depths, heuristic=heuristic, budget=budget, tt=tt, ordering=ordering
+            )
         )
     except ValueError as error:
         raise fail(str(error)) from None
@@ -622,8 +706,8 @@ def analyze(
     if plot is not None:
         try:
             write_plot(rows, plot, title)
-        except OSError as error:
-            raise fail(f"cannot write {plot}: {error}") from None
+        except ValueError as error:
+            raise fail(str(error)) from None
     if json_output:
         typer.echo(rows_json(rows))
         return
@@ -686,11 +770,14 @@ def review(
     import json
     import time
 
+    from connect4.core.files import plot_target
     from connect4.review import review as review_game
     from connect4.review.report import plot as write_plot, render_table, summary_lines
 
     deadline = time.perf_counter() + time_limit if time_limit > 0 else None
     try:
+        if plot is not None:
+            plot_target(plot)  # before the review: a plot that cannot be written fails now
         if results is not None:
             from connect4.arena import ArenaError, review_record
             from connect4.arena.store import read_game
@@ -730,8 +817,8 @@ def review(
     if plot is not None:
         try:
             write_plot(result, plot)
-        except OSError as error:
-            raise fail(f"cannot write {plot}: {error}") from None
+        except ValueError as error:
+            raise fail(str(error)) from None
     if json_output:
         typer.echo(json.dumps(result.as_dict()))
         return

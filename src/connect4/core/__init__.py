@@ -9,9 +9,18 @@ Nothing here imports any other part of the package.
 
 from __future__ import annotations
 
-from connect4.core.errors import IllegalMoveError, InvalidMoveError
+from connect4.core.errors import GameError, IllegalMoveError, InvalidMoveError
 from connect4.core.game import Game
+from connect4.core.games import new_game
 from connect4.core.position import Position
 from connect4.core.tictactoe import TicTacToe
 
-__all__ = ["Game", "IllegalMoveError", "InvalidMoveError", "Position", "TicTacToe"]
+__all__ = [
+    "Game",
+    "GameError",
+    "IllegalMoveError",
+    "InvalidMoveError",
+    "Position",
+    "TicTacToe",
+    "new_game",
+]

@@ -25,11 +25,16 @@ class BudgetExceeded(Connect4Error):
     """A limit (time, nodes, playouts) ran out before there was any answer to give."""
 
 
-class InvalidMoveError(Connect4Error):
+class GameError(Connect4Error):
+    """A game that cannot be set up: an unknown kind or rule set, a board size out
+    of range, or a move string that does not replay (the move errors below)."""
+
+
+class InvalidMoveError(GameError):
     """Not a move at all: a bad character or a column out of range."""
 
 
-class IllegalMoveError(Connect4Error):
+class IllegalMoveError(GameError):
     """A real move that cannot be played now: a full column or a finished game."""
 
 

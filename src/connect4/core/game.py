@@ -31,6 +31,8 @@ Rules = Literal["standard", "count-fours"]
 
 RULES: tuple[Rules, ...] = ("standard", "count-fours")
 
+GAME_KINDS: tuple[GameKind, ...] = ("connect4", "tictactoe")
+
 
 @runtime_checkable
 class Game(Protocol):

@@ -38,7 +38,7 @@ import operator
 from collections.abc import Sequence
 
 from connect4.core.bits import centre_order as centre_order
-from connect4.core.errors import IllegalMoveError, InvalidMoveError, move_error_prefix
+from connect4.core.errors import GameError, IllegalMoveError, InvalidMoveError, move_error_prefix
 from connect4.core.game import RULES, Game, GameKind, Rules
 
 COLUMN_SYMBOLS = "123456789abcdefghijklmnopqrstuvwxyz"
@@ -47,23 +47,23 @@ DEFAULT_HEIGHT = 6
 
 
 def check_board_size(width: int, height: int) -> None:
-    """Raise ``ValueError`` unless a ``width x height`` board fits the 64-bit layout.
+    """Raise :class:`GameError` unless a ``width x height`` board fits the 64-bit layout.
 
     >>> check_board_size(7, 6)
     >>> check_board_size(8, 8)
     Traceback (most recent call last):
     ...
-    ValueError: board 8x8 is too large: width*(height+1) = 72 must be <= 64
+    connect4.core.errors.GameError: board 8x8 is too large: width*(height+1) = 72 must be <= 64
     """
     if width < 1 or height < 1:
-        raise ValueError(f"board {width}x{height} is invalid: width and height must be >= 1")
+        raise GameError(f"board {width}x{height} is invalid: width and height must be >= 1")
     if width * (height + 1) > 64:
-        raise ValueError(
+        raise GameError(
             f"board {width}x{height} is too large: width*(height+1) = "
             f"{width * (height + 1)} must be <= 64"
         )
     if width > len(COLUMN_SYMBOLS):
-        raise ValueError(f"board {width}x{height} is too wide for the move notation")
+        raise GameError(f"board {width}x{height} is too wide for the move notation")
 
 
 def bottom_mask(width: int, height: int) -> int:
@@ -106,10 +106,10 @@ def count_fours(stones: int, height: int) -> int:
     return total
 
 
-def winning_cells(stones: int, height: int) -> int:
+def cells_in_fours(stones: int, height: int) -> int:
     """The cells that are part of some four-in-a-row of ``stones`` (a bitboard).
 
-    >>> bin(winning_cells(0b11110, 6))
+    >>> bin(cells_in_fours(0b11110, 6))
     '0b11110'
     """
     cells = 0
@@ -192,11 +192,6 @@ def move_order(
     return lifted[::-1]
 
 
-def column_symbol(column: int) -> str:
-    """The notation character of a 0-based column: ``3 -> '4'``."""
-    return COLUMN_SYMBOLS[column]
-
-
 def parse_column(token: str, width: int, index: int) -> int:
     """The 0-based column of one notation character, or ``InvalidMoveError``.
 
@@ -251,7 +246,7 @@ class Position:
     ) -> None:
         check_board_size(width, height)
         if rules not in RULES:
-            raise ValueError(f"unknown rules {rules!r}: choose one of {', '.join(RULES)}")
+            raise GameError(f"unknown rules {rules!r}: choose one of {', '.join(RULES)}")
         self.width = width
         self.height = height
         self.rules: Rules = rules
@@ -562,7 +557,7 @@ alternate, but no such order stacks these stones
     def winning_line(self) -> int:
         """Bitboard of the cells in the winner's fours (0 when nobody has won)."""
         who = self.winner()
-        return 0 if who is None else winning_cells(self.stones(who), self.height)
+        return 0 if who is None else cells_in_fours(self.stones(who), self.height)
 
     def result_text(self) -> str:
         """A short human sentence about the result so far."""

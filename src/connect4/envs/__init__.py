@@ -24,8 +24,9 @@ except ImportError as error:  # pragma: no cover - depends on the installation
         "connect4.envs needs PettingZoo and Gymnasium: pip install connect4[rl]"
     ) from error
 
+from connect4.core.games import new_game
 from connect4.envs.aec import ConnectFourAEC
-from connect4.envs.board import action_mask, new_game, picture, planes
+from connect4.envs.board import action_mask, picture, planes
 from connect4.envs.kaggle import ConnectXAgent, kaggle_agent
 from connect4.envs.single import ConnectFourEnv, Opponent
 

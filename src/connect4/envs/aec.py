@@ -32,7 +32,8 @@ from pettingzoo.utils.agent_selector import AgentSelector
 from pettingzoo.utils.env_logger import EnvLogger
 
 from connect4.core.game import Game
-from connect4.envs.board import action_count, action_mask, new_game, picture, planes
+from connect4.core.games import new_game
+from connect4.envs.board import action_count, action_mask, picture, planes
 
 Observation = dict[str, npt.NDArray[np.int8]]
 

@@ -20,31 +20,12 @@ import numpy as np
 import numpy.typing as npt
 
 from connect4.core.game import Game
-from connect4.core.position import Position
-from connect4.core.tictactoe import TicTacToe
 
 CELL_PIXELS = 16
 """Side of one cell in ``rgb_array`` pictures."""
 
 BOARD_RGB = (30, 80, 200)
 STONE_RGB = ((235, 235, 235), (220, 40, 40), (240, 210, 40))  # empty, player 1, player 2
-
-
-def new_game(game: str, width: int, height: int, rules: str) -> Game:
-    """The empty board of ``game`` (``"connect4"`` any size and rules, or ``"tictactoe"``).
-
-    >>> new_game("tictactoe", 7, 6, "standard").size
-    9
-    """
-    if game == "tictactoe":
-        return TicTacToe()
-    if game != "connect4":
-        raise ValueError(f"unknown game {game!r}: choose connect4 or tictactoe")
-    if rules == "standard":
-        return Position(width, height, "standard")
-    if rules == "count-fours":
-        return Position(width, height, "count-fours")
-    raise ValueError(f"unknown rules {rules!r}: choose standard or count-fours")
 
 
 def action_count(game: Game) -> int:
@@ -70,6 +51,7 @@ def action_mask(game: Game) -> npt.NDArray[np.int8]:
     As in ``connect_four_v3``, the mask looks at the board only: once the game
     is over it still shows the open columns, though no agent may move.
 
+    >>> from connect4 import Position
     >>> action_mask(Position.from_moves("111111222222", width=2, height=6)).tolist()
     [0, 0]
     """
@@ -87,6 +69,7 @@ def bitboard_planes(
     ``(N, H, W, 2)`` int8 from the positions' two bitboard words (``Position.current``,
     the side to move's stones, and ``Position.mask``, all stones).
 
+    >>> from connect4 import Position
     >>> game = Position.from_moves("4453")
     >>> words = np.array([game.current], dtype=np.uint64), np.array([game.mask], dtype=np.uint64)
     >>> bool((bitboard_planes(*words, 7, 6)[0] == planes(game, game.to_move)).all())
@@ -105,6 +88,7 @@ def bitboard_action_mask(
     """:func:`action_mask` of many Connect Four positions at once (``(N, W)`` int8),
     from their ``mask`` words.
 
+    >>> from connect4 import Position
     >>> game = Position.from_moves("111111", width=3, height=6)
     >>> bitboard_action_mask(np.array([game.mask], dtype=np.uint64), 3, 6).tolist()
     [[0, 1, 1]]
@@ -117,6 +101,7 @@ def bitboard_action_mask(
 def picture(game: Game) -> npt.NDArray[np.uint8]:
     """The board as an RGB image, ``(H * 16, W * 16, 3)`` uint8: discs on a blue board.
 
+    >>> from connect4 import Position
     >>> picture(Position()).shape
     (96, 112, 3)
     """

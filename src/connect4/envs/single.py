@@ -31,7 +31,8 @@ import numpy.typing as npt
 from gymnasium import spaces
 
 from connect4.core.game import Game
-from connect4.envs.board import action_count, action_mask, new_game, picture, planes
+from connect4.core.games import new_game
+from connect4.envs.board import action_count, action_mask, picture, planes
 from connect4.players import Player, make_player
 
 Opponent = str | Callable[[Game], int]

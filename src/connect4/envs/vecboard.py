@@ -1,13 +1,13 @@
 """The vector env's steps on bitboards: N games advanced in one loop.
 
-Plain Python over ints and ``int64`` arrays, like :mod:`connect4.classic.bitboard`:
+Plain Python over ints and ``int64`` arrays, like :mod:`connect4.classic.node`:
 :mod:`connect4.envs.vector` compiles every function here with numba, on top of the
 classic search's and the MCTS engine's compiled functions. Nothing here is a second
-copy of those: a game's end is :func:`~connect4.classic.bitboard.end_state`, a legal
+copy of those: a game's end is :func:`~connect4.classic.node.end_state`, a legal
 cell is :func:`~connect4.classic.mctsboard.free_cells`, the random opponent is the
 MCTS playout's :func:`~connect4.classic.mctsboard.playout_cell` (a uniform draw from
 the xorshift generator) and the alpha-beta opponent is
-:func:`~connect4.classic.bitboard.search_node`, the node the ``alphabeta`` player's
+:func:`~connect4.classic.node.search_node`, the node the ``alphabeta`` player's
 compiled engine runs, so it picks that player's moves.
 
 Each game is one row of ``state`` (``E_*`` slots); its generator sits at
@@ -33,7 +33,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
-from connect4.classic.bitboard import (
+from connect4.classic.mctsboard import (
+    P_MASK64,
+    S_RNG,
+    draw,
+    free_cells,
+    next_state,
+    playout_cell,
+)
+from connect4.classic.node import (
     INF,
     P_GEN,
     P_HEIGHT,
@@ -44,14 +52,6 @@ from connect4.classic.bitboard import (
     S_NODES,
     end_state,
     search_node,
-)
-from connect4.classic.mctsboard import (
-    P_MASK64,
-    S_RNG,
-    draw,
-    free_cells,
-    next_state,
-    playout_cell,
 )
 
 if TYPE_CHECKING:

@@ -36,7 +36,6 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from connect4.classic.bitboard import P_GEN
 from connect4.classic.fastmcts import COMPILED as MCTS_COMPILED
 from connect4.classic.fastsearch import (
     COMPILED as SEARCH_COMPILED,
@@ -54,10 +53,11 @@ from connect4.classic.mctsboard import (
     board_setup,
     seed_state,
 )
+from connect4.classic.node import P_GEN
 from connect4.classic.results import Algorithm, Ordering
 from connect4.core.game import Game
+from connect4.core.games import new_game
 from connect4.envs import vecboard
-from connect4.envs.board import new_game
 from connect4.envs.vecboard import (
     DISABLED,
     E_AGENT,

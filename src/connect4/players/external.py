@@ -29,6 +29,7 @@ True
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import ctypes
 import os
@@ -44,18 +45,26 @@ import time
 from collections.abc import Callable
 from typing import IO
 
+from connect4.core.errors import Connect4Error
 from connect4.core.game import Game
-from connect4.players.registry import MoveChoice, PlayerContext, PlayerKind, PlayerSpecError
+from connect4.core.limits import Limit
+from connect4.players.registry import (
+    MoveChoice,
+    PlayerBase,
+    PlayerContext,
+    PlayerKind,
+    PlayerSpecError,
+)
 
 STARTUP_SECONDS = 10.0  # a bot must answer ``init`` with ``ready`` within this
 QUIT_GRACE_SECONDS = 0.5  # after ``quit``, the process group is killed
-MAX_MOVE_SECONDS = 60.0  # without a time limit, a bot silent this long on a move forfeits
+MAX_MOVE_SECONDS = PlayerContext.max_move_seconds  # a bot silent this long without a clock forfeits
 SILENCE_WARNING_SECONDS = 10.0  # ... and one silent this long gets a warning on stderr
 MAX_LINE = 200  # longer replies are bad output
 MOVE_PATTERN = re.compile(r"[+-]?\d{1,6}")
 
 
-class BotFault(Exception):
+class BotFault(Connect4Error):
     """A bot broke the protocol; ``reason`` is the forfeit reason recorded in results.
 
     >>> BotFault("illegal move 9").reason
@@ -80,6 +89,11 @@ def _set_parent_death_signal() -> None:
         ctypes.CDLL(None).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
 
 
+# The parent-death signal follows the *thread* that started the bot: bots start on
+# this one long-lived thread, not on a move's thinking thread (which ends with it).
+_SPAWNER = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="connect4-spawn")
+
+
 def parse_command(argument: str) -> list[str]:
     """The argv of a ``cmd:`` spec's argument; raises :class:`PlayerSpecError`.
 
@@ -91,23 +105,24 @@ def parse_command(argument: str) -> list[str]:
     except ValueError as error:
         raise PlayerSpecError(f"cmd: cannot parse command {argument!r}: {error}") from None
     if not argv:
-        raise PlayerSpecError("cmd: needs a program to run, e.g. cmd:python3 examples/bot.py")
+        raise PlayerSpecError("cmd: needs a program to run, e.g. cmd:python3 my_bot.py")
     program = argv[0]
     if shutil.which(program) is None and not (os.sep in program and os.path.exists(program)):
         raise PlayerSpecError(f"cmd: program {program!r} not found")
     return argv
 
 
-class ExternalPlayer:
+class ExternalPlayer(PlayerBase):
     """A bot in another process, driven through the line protocol.
 
     The process starts on the first :meth:`choose` (the colour is known then)
     and lives until :meth:`close`, which sends ``quit`` and kills its whole
-    process group. ``time_limit`` (seconds per move) is set by the arena's
-    ``--time-per-move``; without one the bot is told it has no limit, a warning
-    goes to stderr when it has been silent for ``warn_seconds`` (10 s) on a move,
-    and it forfeits when silent for ``max_move_seconds`` (the arena's
-    ``--max-move-seconds``, 60 s by default).
+    process group. Its clock is ``time_limit`` (seconds per move) capped by the
+    caller's limit (the arena's ``--time-per-move``); without one the bot is told
+    it has no limit, a warning goes to stderr when it has been silent for
+    ``warn_seconds`` (10 s) on a move, and it forfeits when silent for
+    ``max_move_seconds`` (default: the context's, the arena's
+    ``--max-move-seconds``, 60 s).
     """
 
     is_human = False
@@ -119,7 +134,7 @@ class ExternalPlayer:
         context: PlayerContext,
         time_limit: float | None = None,
         startup_seconds: float = STARTUP_SECONDS,
-        max_move_seconds: float = MAX_MOVE_SECONDS,
+        max_move_seconds: float | None = None,
         warn_seconds: float = SILENCE_WARNING_SECONDS,
     ) -> None:
         self.spec = spec
@@ -127,7 +142,9 @@ class ExternalPlayer:
         self.context = context
         self.time_limit = time_limit
         self.startup_seconds = startup_seconds
-        self.max_move_seconds = max_move_seconds
+        self.max_move_seconds = (
+            context.max_move_seconds if max_move_seconds is None else max_move_seconds
+        )
         self.warn_seconds = warn_seconds
         self.process: subprocess.Popen[bytes] | None = None
         self.colour: int | None = None
@@ -140,14 +157,15 @@ class ExternalPlayer:
         self.close()
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed in close())
         try:
-            self.process = subprocess.Popen(
+            self.process = _SPAWNER.submit(
+                subprocess.Popen,
                 self.argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self._stderr,
                 start_new_session=True,
                 preexec_fn=_set_parent_death_signal if sys.platform == "linux" else None,
-            )
+            ).result()
         except OSError as error:
             raise BotFault("crash", f"cannot start {self.argv[0]!r}: {error}") from None
         self._buffer = b""
@@ -191,23 +209,29 @@ class ExternalPlayer:
             raise self._death() from None
 
     def _read_line(
-        self, deadline: float | None, warn: tuple[float, Callable[[], None]] | None = None
+        self,
+        deadline: float | None,
+        warn: tuple[float, Callable[[], None]] | None = None,
+        stop: Limit | None = None,
     ) -> str:
-        """The bot's next line; a timeout fault at ``deadline``; ``warn = (when, call)``
-        calls ``call()`` once if the line has not come by ``when``."""
+        """The bot's next line; a timeout fault at ``deadline`` or once ``stop`` is
+        stopped (looked at every 0.1 s); ``warn = (when, call)`` calls ``call()``
+        once if the line has not come by ``when``."""
         assert self.process is not None and self.process.stdout is not None
         fd = self.process.stdout.fileno()
         while b"\n" not in self._buffer:
             if len(self._buffer) > MAX_LINE:
                 raise bad_output(self._buffer.decode("utf-8", "replace"))
             now = time.monotonic()
-            if deadline is not None and now >= deadline:
+            if (deadline is not None and now >= deadline) or (stop is not None and stop.stopped()):
                 self._hung = True
                 raise BotFault("timeout")
             if warn is not None and now >= warn[0]:
                 warn[1]()
                 warn = None
             due = [t for t in (deadline, None if warn is None else warn[0]) if t is not None]
+            if stop is not None:
+                due.append(now + 0.1)
             ready, _, _ = select.select([fd], [], [], min(due) - now if due else None)
             if not ready:
                 continue  # the deadline or the warning is due: checked above
@@ -231,19 +255,23 @@ class ExternalPlayer:
             self.process.wait(timeout=5.0)
 
     # ---------------------------------------------------------------- Player
-    def choose(self, game: Game) -> MoveChoice:
-        """Ask the bot for a move; raises :class:`BotFault` with the forfeit reason."""
+    def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
+        """Ask the bot for a move within its clock and the caller's ``limit``; raises
+        :class:`BotFault` with the forfeit reason."""
+        clock = self.time_limit
+        left = None if limit is None else limit.remaining()
+        if left is not None:  # the clock starts once the bot is ready
+            clock = left if clock is None else min(clock, left)
         if self.process is None or self.colour != game.to_move:
             self._start(game.to_move)
-        limit = self.time_limit
         started = time.monotonic()
-        self._send(f"move {game.moves or '-'} {'-' if limit is None else f'{limit:.3f}'}")
-        if limit is not None:
-            line = self._read_line(started + limit)
+        self._send(f"move {game.moves or '-'} {'-' if clock is None else f'{clock:.3f}'}")
+        if clock is not None:
+            line = self._read_line(started + clock, stop=limit)
         else:  # no time control: still never wait forever on a hung bot
             warning = (started + self.warn_seconds, lambda: self._warn_silent(game))
             try:
-                line = self._read_line(started + self.max_move_seconds, warning)
+                line = self._read_line(started + self.max_move_seconds, warning, limit)
             except BotFault as fault:
                 if fault.reason == "timeout":
                     fault = BotFault(

@@ -42,6 +42,7 @@ from typing import Any, TextIO
 if __name__ == "__main__":  # run as a script: the package comes from this file's installation
     sys.path[0] = str(Path(__file__).resolve().parents[2])
 
+from connect4.core.errors import Connect4Error
 from connect4.core.position import Position
 
 KAGGLE_CONFIGURATION = {"episodeSteps": 1000, "runTimeout": 1200, "inarow": 4}
@@ -51,7 +52,7 @@ KAGGLE_OVERAGE = 60  # ConnectX's overage bank, told to agents when the arena se
 NUMBER = re.compile(r"[+-]?\d+")
 
 
-class AgentError(Exception):
+class AgentError(Connect4Error):
     """The agent file cannot be loaded, or the arena said something unexpected."""
 
 

@@ -9,7 +9,7 @@ Specs (keys may be combined; explicit keys override the level's settings)::
     mcts:level=hard                     easy / medium / hard (see LEVELS)
 
 The player keeps its tree between moves: the subtree of the moves played since
-its last search is searched on. With ``record_tree`` set, a choice carries the
+its last search is searched on. With :meth:`MctsPlayer.record_trees`, a choice carries the
 tree's most visited nodes (:func:`connect4.classic.tree.mcts_tree_of`).
 
 >>> from connect4 import Position
@@ -23,22 +23,23 @@ tree's most visited nodes (:func:`connect4.classic.tree.mcts_tree_of`).
 
 from __future__ import annotations
 
-import contextlib
-
 from connect4.classic.mcts import DEFAULT_C, DEFAULT_PLAYOUTS, PLAYOUT_POLICIES, Mcts
 from connect4.classic.tree import mcts_tree_of
 from connect4.core.game import Game
+from connect4.core.limits import Limit
 from connect4.players.registry import (
     ColumnStats,
     MoveChoice,
     MoveStats,
     Option,
     Player,
+    PlayerBase,
     PlayerContext,
     PlayerKind,
     parse_choice,
     parse_float,
     parse_int,
+    parse_seed,
     parse_switch,
 )
 
@@ -52,7 +53,7 @@ LEVELS: dict[str, dict[str, object]] = {
 }
 
 
-class MctsPlayer:
+class MctsPlayer(PlayerBase):
     """A Monte Carlo tree search player; its :class:`~connect4.classic.mcts.Mcts` (tree
     and random stream) lives as long as the player."""
 
@@ -65,9 +66,16 @@ class MctsPlayer:
         self.seconds = seconds
         self.record_tree = False  # when set, each choice carries the tree's most visited nodes
 
-    def choose(self, game: Game) -> MoveChoice:
-        """Search ``game`` (left unchanged) and answer the most visited move."""
-        result = self.mcts.search(game, playouts=self.playouts, seconds=self.seconds)
+    def record_trees(self, on: bool) -> bool:
+        """Attach the tree's most visited nodes to each choice."""
+        self.record_tree = on
+        return True
+
+    def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
+        """Search ``game`` (left unchanged) and answer the most visited move; a
+        caller's ``limit`` that hits first gives the move of the playouts run so far
+        (``complete=False``)."""
+        result = self.mcts.search(game, playouts=self.playouts, seconds=self.seconds, limit=limit)
         stats = MoveStats(
             playouts=result.playouts,
             playouts_per_second=round(result.playouts_per_second),
@@ -92,18 +100,15 @@ class MctsPlayer:
             stats=stats,
             proven=True if chosen.proven is not None else None,
             tree=mcts_tree_of(self.mcts, game, result, cap=TREE_CAP) if self.record_tree else None,
+            complete=result.complete,
         )
 
     def warm_up(self) -> None:
         """Compile (or load) every kernel a game reaches, the tree reuse of later moves
         included: the arena's rehearsal plays only one move."""
-        with contextlib.suppress(ImportError):  # no numba: the readable engine runs
-            from connect4.classic import fastmcts
+        from connect4.classic import fastmcts
 
-            fastmcts.warm_up()
-
-    def close(self) -> None:
-        pass
+        fastmcts.warm_up()
 
 
 def _build(spec: str, values: dict[str, object], context: PlayerContext) -> Player:
@@ -141,7 +146,7 @@ MCTS = PlayerKind(
         ),
         "time": Option("seconds per move", parse_float(0.01, 3600)),
         "c": Option(f"exploration constant (default {DEFAULT_C})", parse_float(0, 100)),
-        "seed": Option("random seed (defaults to --seed, else 0)", parse_int(0, 2**63)),
+        "seed": Option("random seed (defaults to --seed, else 0)", parse_seed),
         "solver": Option(
             "MCTS-Solver: prove wins and losses (default off)", parse_switch, ("on", "off")
         ),

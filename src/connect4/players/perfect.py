@@ -28,29 +28,40 @@ chance plays a uniformly random column instead (both reproducible with a seed).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
 import threading
 import time
 from dataclasses import dataclass
 
-from connect4.core.bits import centre_order
 from connect4.core.game import Game
+from connect4.core.limits import Limit
 from connect4.core.position import Position
+from connect4.core.score import loss_score, pick_best, win_score
 from connect4.players.registry import (
     MoveChoice,
     MoveStats,
     Option,
     Player,
+    PlayerBase,
     PlayerContext,
     PlayerKind,
     PlayerSpecError,
     parse_choice,
     parse_float,
-    parse_int,
+    parse_seed,
 )
-from connect4.solver import Solver, warm_up
-from connect4.solver.book import Book, default_book
+from connect4.solver import (
+    DEFAULT_BOOK,
+    DefaultBook,
+    Solver,
+    SolverError,
+    solver_for,
+    use_book,
+    warm_up,
+)
+from connect4.solver.book import Book
 
 
 @dataclass(frozen=True)
@@ -86,7 +97,7 @@ def immediate_column_scores(position: Position) -> list[int | bool | None]:
         if not position.can_play(column):
             out.append(None)
         elif position.is_winning_move(column):
-            out.append((size + 1 - ply) // 2)
+            out.append(win_score(size, ply))
         elif ply + 1 == size:
             out.append(0)
         else:
@@ -97,38 +108,46 @@ def immediate_column_scores(position: Position) -> list[int | bool | None]:
 class PerfectEngine:
     """Exact column scores of Connect Four positions: book lookups, then the solver.
 
-    The engine's :class:`~connect4.solver.Solver` keeps its transposition table
-    for the engine's lifetime (its bounds hold whatever the root), so
-    consecutive moves of a game reuse earlier work; :meth:`release` gives the
-    table back to the package's pool, warm for the next engine of the size.
+    ``book`` is ``"default"`` (the board size's exact default book, if one
+    ships), ``None`` (the solver alone) or a :class:`~connect4.solver.book.Book`
+    of exact scores. The solver is the calling thread's shared one
+    (:func:`connect4.solver.solver_for`), whose table keeps its entries from
+    move to move and from game to game (its bounds hold whatever the root), so
+    consecutive moves reuse earlier work.
     """
 
-    def __init__(self, width: int = 7, height: int = 6, book: Book | str | None = "default"):
+    def __init__(
+        self, width: int = 7, height: int = 6, book: Book | DefaultBook | None = DEFAULT_BOOK
+    ):
         self.width = width
         self.height = height
-        if isinstance(book, str):
-            book = default_book(width, height)
-        if book is not None and (book.wdl or (book.width, book.height) != (width, height)):
-            raise ValueError("the perfect player needs an exact-score book of its board size")
-        self.book = book
-        self.solver = Solver(
-            width,
-            height,
-            TABLE_MEGABYTES,
-            book=book,
+        try:
+            chosen = use_book(book, width, height)
+        except SolverError as error:
+            raise PlayerSpecError(f"the perfect player: {error}") from None
+        if chosen is not None and not isinstance(chosen, Book):
+            raise PlayerSpecError("the perfect player's book must be a connect4.solver.book.Book")
+        if chosen is not None and chosen.wdl:
+            raise PlayerSpecError("the perfect player needs a book of exact scores, not signs")
+        self.book = chosen
+
+    @property
+    def solver(self) -> Solver:
+        """The calling thread's solver for this engine's board and book."""
+        return solver_for(
+            self.width,
+            self.height,
+            tt_megabytes=TABLE_MEGABYTES,
+            book=self.book,
             reuse_table=True,
             keep_entries=True,
             etc=False,
         )
 
-    def release(self) -> None:
-        """Give the table back to the pool for the next engine of this board size."""
-        self.solver.close()
-
     def prepare(self) -> None:
-        """Load the kernel and have the table ready before the first search (a
-        fresh table is paged in now: a page fault costs ~10 us here, better paid
-        in the background than during a move)."""
+        """Load the kernel and have the calling thread's table ready before the first
+        search (a fresh table is paged in now: a page fault costs ~10 us here,
+        better paid before the clock runs than during a move)."""
         self.solver.warm_up()
 
     def book_scores(self, position: Position) -> list[int | None] | None:
@@ -142,7 +161,7 @@ class PerfectEngine:
             child.play(column)
             wins = [c for c in child.legal_moves() if child.is_winning_move(c)]
             if wins:  # the opponent wins at once
-                scores.append(-((child.size + 1 - child.ply) // 2))
+                scores.append(-win_score(child.size, child.ply))
                 continue
             value = None if self.book is None else self.book.lookup(child)
             if value is None:
@@ -151,14 +170,20 @@ class PerfectEngine:
         return scores
 
     def solve_columns(
-        self, position: Position, deadline: float | None, node_limit: int | None = None
+        self,
+        position: Position,
+        deadline: float | None,
+        node_limit: int | None = None,
+        limit: Limit | None = None,
     ) -> tuple[list[int | None] | None, list[int | None], int]:
         """``(scores or None if stopped, partial scores, nodes)`` by the solver.
 
-        A wall-clock ``deadline`` or ``node_limit`` can stop it; a stopped column
-        is ``None`` in the partial list (so is a full column).
+        A wall-clock ``deadline``, ``node_limit`` or the caller's ``limit`` can stop
+        it; a stopped column is ``None`` in the partial list (so is a full column).
         """
-        result = self.solver.run(position, analyze=True, deadline=deadline, max_nodes=node_limit)
+        result = self.solver.run(
+            position, analyze=True, deadline=deadline, max_nodes=node_limit, limit=limit
+        )
         partial = list(result.column_scores or [None] * position.width)
         return (partial if result.complete else None), partial, result.nodes
 
@@ -168,6 +193,7 @@ class PerfectEngine:
         deadline: float | None,
         order: list[int] | None = None,
         guess: int | None = None,
+        limit: Limit | None = None,
     ) -> tuple[int | None, int | None, int]:
         """``(a best column, score, nodes)`` by null-window tests.
 
@@ -178,16 +204,16 @@ class PerfectEngine:
         null-window search "does it keep the score?" until one does: much
         cheaper than every column's exact score. A uniformly shuffled ``order``
         gives a uniformly random best column. ``(None, None, nodes)`` past the
-        deadline.
+        deadline or once the caller's ``limit`` stops it.
         """
         nodes = 0
         size, ply = position.size, position.ply
         for column in position.legal_moves():
             if position.is_winning_move(column):
-                return column, (size + 1 - ply) // 2, 0
+                return column, win_score(size, ply), 0
         score = self.book.lookup(position) if self.book is not None else None
         if score is None:
-            result = self.solver.run(position, deadline=deadline, guess=guess)
+            result = self.solver.run(position, deadline=deadline, guess=guess, limit=limit)
             nodes += result.nodes
             if result.score is None:
                 return None, None, nodes
@@ -195,20 +221,20 @@ class PerfectEngine:
         target = score
         for column in order if order is not None else position.legal_moves():
             if position.is_winning_move(column):
-                value = (size + 1 - ply) // 2
+                value = win_score(size, ply)
             elif ply + 1 == size:
                 value = 0
             else:
                 child = position.copy()
                 child.play(column)
                 if any(child.is_winning_move(c) for c in child.legal_moves()):
-                    value = -((size - ply) // 2)
+                    value = loss_score(size, ply)
                 else:
                     known = self.book.lookup(child) if self.book is not None else None
                     if known is not None:
                         value = -known
                     else:
-                        probe = self.solver.probe(child, -target, deadline=deadline)
+                        probe = self.solver.probe(child, -target, deadline=deadline, limit=limit)
                         nodes += probe.nodes
                         if probe.value is None:
                             return None, None, nodes
@@ -223,6 +249,7 @@ class PerfectEngine:
         deadline: float | None = None,
         use_book: bool = True,
         node_limit: int | None = None,
+        limit: Limit | None = None,
     ) -> tuple[list[int | None] | None, list[int | None], int, str]:
         """``(exact scores or None, partial scores, nodes, source)``; source book/solver."""
         if position.is_over():
@@ -231,34 +258,19 @@ class PerfectEngine:
             scores = self.book_scores(position)
             if scores is not None:
                 return scores, scores, 0, "book"
-        exact, partial, nodes = self.solve_columns(position, deadline, node_limit)
+        exact, partial, nodes = self.solve_columns(position, deadline, node_limit, limit)
         return exact, partial, nodes, "solver"
 
 
-def start_warm_up(engine: PerfectEngine | None = None) -> None:
-    """Load the solver (:func:`connect4.solver.warm_up`) and prepare ``engine``'s
-    table in a background thread (returns at once), so the first move past the
-    book does not pay for them."""
+def start_warm_up() -> None:
+    """Load the solver (:func:`connect4.solver.warm_up`) in a background thread
+    (returns at once), so the first move past the book does not pay for it."""
 
     def run() -> None:
-        try:
-            warm_up()
-            if engine is not None:
-                engine.prepare()
-        except Exception:  # a warm-up must never break a game: the real call will report
-            pass
+        with contextlib.suppress(Exception):  # a warm-up must never break a game: the
+            warm_up()  # real call will report
 
     threading.Thread(target=run, name="connect4-warm-up", daemon=True).start()
-
-
-def best_columns(scores: list[int | None], width: int) -> list[int]:
-    """The columns with the best score, centre first.
-
-    >>> best_columns([None, 1, 3, 3, -2, 3, None], 7)
-    [3, 2, 5]
-    """
-    best = max(s for s in scores if s is not None)
-    return [c for c in centre_order(width) if scores[c] == best]
 
 
 def softmax_choice(scores: list[int | None], temperature: float, rng: random.Random) -> int:
@@ -273,7 +285,7 @@ def softmax_choice(scores: list[int | None], temperature: float, rng: random.Ran
     return rng.choices(columns, weights)[0]
 
 
-class PerfectPlayer:
+class PerfectPlayer(PlayerBase):
     """The perfect player and its beatable levels (see the module docstring)."""
 
     is_human = False
@@ -287,7 +299,7 @@ class PerfectPlayer:
         seed: int | None = None,
         width: int = 7,
         height: int = 6,
-        book: Book | str | None = "default",
+        book: Book | DefaultBook | None = DEFAULT_BOOK,
     ) -> None:
         if level not in LEVELS:
             raise ValueError(f"unknown level {level!r}: choose one of {', '.join(LEVELS)}")
@@ -299,22 +311,28 @@ class PerfectPlayer:
         start_warm_up()  # the kernel loads while the book does
         self.engine = PerfectEngine(width, height, book)
         self._last: tuple[list[int], int | None] = ([], None)
-        start_warm_up(self.engine)
 
-    def choose(self, game: Game) -> MoveChoice:
-        """Pick a move for the side to move (``game`` is left unchanged)."""
+    def warm_up(self) -> None:
+        """Load the kernel and this thread's table before any clock runs."""
+        self.engine.prepare()
+
+    def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
+        """Pick a move for the side to move (``game`` is left unchanged); a caller's
+        ``limit`` caps the player's own time (its stop flag ends the fallback search)."""
         if game.kind != "connect4":
             raise PlayerSpecError("the perfect player plays Connect Four only")
         if game.rules != "standard":
             raise PlayerSpecError("the perfect player plays standard rules only")
         start = time.perf_counter()
-        deadline = start + SOLVER_SHARE * self.seconds
+        left = None if limit is None else limit.remaining()
+        seconds = self.seconds if left is None else min(self.seconds, left)
+        deadline = start + SOLVER_SHARE * seconds
         board = Position.of(game)  # left as it is; the searches work on a copy
         position = board.copy()
         if self.level == "perfect":
             # every column's exact score when cheap (book, or a small search) ...
             exact, partial, nodes, source = self.engine.column_scores(
-                position, deadline, node_limit=QUICK_NODES
+                position, deadline, node_limit=QUICK_NODES, limit=limit
             )
             if exact is None:
                 # ... else only the best move, by null-window tests
@@ -322,10 +340,12 @@ class PerfectPlayer:
                 if self.seed is not None:
                     order = self.rng.sample(sorted(order), len(order))
                 guess = self._guess(position)
-                move_or_none, score, more = self.engine.best_move(position, deadline, order, guess)
+                move_or_none, score, more = self.engine.best_move(
+                    position, deadline, order, guess, limit
+                )
                 nodes += more
                 if move_or_none is None or score is None:
-                    return self._fallback(board, partial, nodes, start)
+                    return self._fallback(board, partial, nodes, start, seconds, limit)
                 move = move_or_none
                 stats = MoveStats(
                     nodes=nodes,
@@ -336,9 +356,11 @@ class PerfectPlayer:
                 self._remember(position, score)
                 return MoveChoice(move=move, value=score, stats=stats, proven=True)
         else:
-            exact, partial, nodes, source = self.engine.column_scores(position, deadline)
+            exact, partial, nodes, source = self.engine.column_scores(
+                position, deadline, limit=limit
+            )
         if exact is None:
-            return self._fallback(board, partial, nodes, start)
+            return self._fallback(board, partial, nodes, start, seconds, limit)
         move = self._pick(board, exact)
         stats = MoveStats(
             nodes=nodes,
@@ -374,13 +396,16 @@ class PerfectPlayer:
             return self.rng.choice(legal)
         if level.temperature > 0:
             return softmax_choice(scores, level.temperature, self.rng)
-        best = best_columns(scores, game.width)
-        if self.seed is None or len(best) == 1:
-            return best[0]
-        return self.rng.choice(sorted(best))
+        return pick_best(scores, "center" if self.seed is None else "random", self.rng)
 
     def _fallback(
-        self, game: Position, partial: list[int | None], nodes: int, start: float
+        self,
+        game: Position,
+        partial: list[int | None],
+        nodes: int,
+        start: float,
+        seconds: float,
+        limit: Limit | None,
     ) -> MoveChoice:
         from connect4.classic.search import Limits, search
 
@@ -390,8 +415,8 @@ class PerfectPlayer:
             value: float | None = partial[move]
             depth = 0
         else:
-            left = max(0.95 * self.seconds - (time.perf_counter() - start), 0.01)
-            result = search(game.copy(), limits=Limits(time=left), tt=True)
+            left = max(0.95 * seconds - (time.perf_counter() - start), 0.01)
+            result = search(game.copy(), limits=Limits(time=left), tt=True, limit=limit)
             move = result.move if result.move is not None else game.legal_moves()[0]
             value = result.value
             nodes += result.stats.nodes
@@ -403,11 +428,9 @@ class PerfectPlayer:
             level=self.level,
             depth=depth,
         )
-        return MoveChoice(move=move, value=value, stats=stats, proven=False, column_scores=None)
-
-    def close(self) -> None:
-        """Return the solver table to the pool (the next player starts warm)."""
-        self.engine.release()
+        # the caller's limit, not the player's own time, cut it short: the best found
+        capped = limit is not None and (limit.expired() or seconds < self.seconds)
+        return MoveChoice(move, value, stats, proven=False, complete=not capped)
 
 
 def _build_perfect(spec: str, options: dict[str, object], context: PlayerContext) -> Player:
@@ -442,7 +465,7 @@ PERFECT = PlayerKind(
             (),
             "1",
         ),
-        "seed": Option("random seed for ties and levels (defaults to --seed)", parse_int(0, 2**63)),
+        "seed": Option("random seed for ties and levels (defaults to --seed)", parse_seed),
     },
     build=_build_perfect,
     games=("connect4",),

@@ -2,7 +2,7 @@
 
 A spec is ``kind`` or ``kind:key=value,key=value``: ``human``,
 ``random``, ``alphabeta:depth=7,heuristic=windows/mollerhoj``, ``perfect``,
-``cmd:python3 examples/bot.py``. Each kind registers a :class:`PlayerKind`
+``cmd:python3 my_bot.py``. Each kind registers a :class:`PlayerKind`
 that lists its keys and their allowed values, so a bad spec gets an error
 listing the valid ones.
 
@@ -20,16 +20,23 @@ from __future__ import annotations
 
 import contextlib
 import random
+import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Protocol, TypedDict
 
 from connect4.classic.results import SearchTree
+from connect4.core.errors import Connect4Error
 from connect4.core.game import Game
+from connect4.core.limits import Limit
+
+SEED_MAX = 2**32 - 1
+"""The largest seed a player spec takes (``seed=0`` .. ``seed=4294967295``): NumPy's and
+the compiled searches' generators take 32-bit seeds."""
 
 
-class PlayerSpecError(ValueError):
+class PlayerSpecError(Connect4Error):
     """A player spec that names no known player or has bad options."""
 
 
@@ -79,6 +86,9 @@ class MoveChoice:
     solve, False when a search ran out of time, ``None`` when not applicable.
     ``stats`` holds figures such as nodes, seconds and depth; ``tree`` a
     recorded search tree as JSON-ready dict when one was asked for.
+    ``complete`` is False when the caller's limit (its deadline or stop flag)
+    cut the thinking short: the move is the best found so far, ``stats`` say
+    how far it got (``depth`` reached, ``playouts`` run).
     """
 
     move: int
@@ -87,21 +97,52 @@ class MoveChoice:
     proven: bool | None = None
     tree: SearchTree | None = None
     column_scores: list[int | None] | None = None
+    complete: bool = True
 
 
 class Player(Protocol):
-    """Anything that picks moves. ``is_human`` players are driven by the interface."""
+    """Anything that picks moves. ``is_human`` players are driven by the interface.
+
+    Every player honours the caller's ``limit``: when its deadline passes or its
+    flag is set, :meth:`choose` answers the best move found so far (marked
+    ``complete=False``) or, with none at all, raises
+    :class:`~connect4.core.errors.BudgetExceeded`.
+    """
 
     spec: str
     is_human: bool
 
-    def choose(self, game: Game) -> MoveChoice:
-        """Pick a move for the side to move in ``game`` (left unchanged)."""
+    def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
+        """Pick a move for the side to move in ``game`` (left unchanged) within ``limit``."""
         ...
 
     def close(self) -> None:
         """Release resources (processes, pools)."""
         ...
+
+    def warm_up(self) -> None:
+        """Do the set-up a first move would pay for (compiling, loading tables)."""
+        ...
+
+    def record_trees(self, on: bool) -> bool:
+        """Attach (or stop attaching) the explored search tree to each choice; False
+        when this player records no tree."""
+        ...
+
+
+class PlayerBase:
+    """The capabilities a player without them answers: nothing to warm up, no tree,
+    nothing to close."""
+
+    def warm_up(self) -> None:
+        """Nothing to prepare."""
+
+    def record_trees(self, on: bool) -> bool:
+        """No search tree to record."""
+        return False
+
+    def close(self) -> None:
+        """Nothing to release."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +177,7 @@ class PlayerContext:
     height: int = 6
     rules: str = "standard"
     seed: int | None = None
+    max_move_seconds: float = 60.0  # a bot silent this long on a move without a clock forfeits
 
 
 KINDS: dict[str, PlayerKind] = {}
@@ -147,29 +189,51 @@ def register(kind: PlayerKind) -> None:
 
 
 def parse_int(low: int, high: int) -> Callable[[str], object]:
-    """A parser for an integer in ``[low, high]``."""
+    """A parser for an integer in ``[low, high]``, written in ASCII digits
+    (``int()`` alone would take ``"٣"`` or ``"1_000"``).
+
+    >>> parse_int(1, 9)("3"), parse_int(-5, 5)("-2")
+    (3, -2)
+    >>> parse_int(1, 9)("٣")
+    Traceback (most recent call last):
+    ...
+    ValueError: must be an integer 1-9
+    """
 
     def parse(text: str) -> object:
-        if not text.lstrip("-").isdigit() or not low <= int(text) <= high:
+        digits = text.removeprefix("-")
+        if not (digits.isascii() and digits.isdigit()) or not low <= int(text) <= high:
             raise ValueError(f"must be an integer {low}-{high}")
         return int(text)
 
     return parse
 
 
+NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+"""A decimal number in ASCII: ``2``, ``0.5``, ``.5``, ``1e-3`` (no ``inf``, ``nan``, ``1_0``)."""
+
+
 def parse_float(low: float, high: float) -> Callable[[str], object]:
-    """A parser for a number in ``[low, high]``."""
+    """A parser for a decimal number in ``[low, high]``, written in ASCII.
+
+    >>> parse_float(0, 10)("2.5"), parse_float(0, 10)("1e-3")
+    (2.5, 0.001)
+    >>> parse_float(0, 10)("nan")
+    Traceback (most recent call last):
+    ...
+    ValueError: must be a number 0-10
+    """
 
     def parse(text: str) -> object:
-        try:
-            value = float(text)
-        except ValueError:
-            raise ValueError(f"must be a number {low:g}-{high:g}") from None
-        if not low <= value <= high:
+        if not NUMBER.fullmatch(text) or not low <= float(text) <= high:
             raise ValueError(f"must be a number {low:g}-{high:g}")
-        return value
+        return float(text)
 
     return parse
+
+
+parse_seed = parse_int(0, SEED_MAX)
+"""The parser of every player's ``seed`` key."""
 
 
 def parse_choice(*choices: str) -> Callable[[str], object]:
@@ -208,6 +272,8 @@ def parse_options(kind: PlayerKind, text: str) -> dict[str, object]:
         key = key.strip().lower()
         if key not in kind.options:
             raise PlayerSpecError(f"{kind.name}: unknown key {key!r} ({kind.name} takes: {valid})")
+        if key in values:
+            raise PlayerSpecError(f"{kind.name}: {key} given twice")
         if not eq:
             raise PlayerSpecError(f"{kind.name}: {key} needs a value ({key}=...)")
         option = kind.options[key]
@@ -221,6 +287,23 @@ def parse_options(kind: PlayerKind, text: str) -> dict[str, object]:
     return values
 
 
+def find_kind(name: str, allowed: Collection[str] | None = None) -> PlayerKind:
+    """The registered kind ``name`` (lower case), or :class:`PlayerSpecError` listing
+    the kinds to choose from: every registered one, or those of ``allowed``.
+
+    >>> find_kind("random").name
+    'random'
+    >>> find_kind("cmd", allowed=["random", "perfect"])
+    Traceback (most recent call last):
+    ...
+    connect4.players.registry.PlayerSpecError: unknown player 'cmd': choose one of perfect, random
+    """
+    choices = sorted(KINDS if allowed is None else set(allowed) & set(KINDS))
+    if name not in choices:
+        raise PlayerSpecError(f"unknown player {name!r}: choose one of {', '.join(choices)}")
+    return KINDS[name]
+
+
 def make_player(
     spec: str,
     *,
@@ -229,21 +312,20 @@ def make_player(
     height: int = 6,
     rules: str = "standard",
     seed: int | None = None,
+    max_move_seconds: float = 60.0,
 ) -> Player:
-    """Build the player a spec names; raises :class:`PlayerSpecError` listing valid choices."""
+    """Build the player a spec names; raises :class:`PlayerSpecError` listing valid choices.
+
+    ``max_move_seconds`` caps an external bot's silence on a move without a clock."""
     kind_name, rest = split_spec(spec)
-    if kind_name not in KINDS:
-        raise PlayerSpecError(
-            f"unknown player {kind_name!r}: choose one of {', '.join(sorted(KINDS))}"
-        )
-    kind = KINDS[kind_name]
+    kind = find_kind(kind_name)
     if game not in kind.games:
         raise PlayerSpecError(f"{kind_name} cannot play {game} (it plays {', '.join(kind.games)})")
     if kind.free_argument:
         options: dict[str, object] = {"argument": rest}
     else:
         options = parse_options(kind, rest)
-    context = PlayerContext(game=game, width=width, height=height, rules=rules, seed=seed)
+    context = PlayerContext(game, width, height, rules, seed, max_move_seconds)
     return kind.build(spec.strip(), options, context)
 
 
@@ -273,10 +355,11 @@ def rehearse(spec: str, board: Game, context: PlayerContext) -> None:
 
     A player's first move pays for compiling its search (numba), loading
     tables and books; the rehearsal pays for them before any clock starts (or
-    any prompt is shown), on a copy of ``board``, and leaves the real players
+    any prompt is shown), on a copy of ``board`` under a limit already spent
+    (the search is loaded, then stops at once), and leaves the real players
     (and their seeds) untouched. A player whose set-up goes beyond its first
     move (a solver needed only past the opening book) may offer a
-    ``warm_up()`` method: the rehearsal calls it first, and waits for it.
+    :meth:`Player.warm_up`: the rehearsal calls it first, and waits for it.
     Kinds whose start-up is never timed (external bots: the clock starts once
     they answer ``ready``) are skipped. Anything that fails here is left for
     the real move to report.
@@ -303,17 +386,13 @@ def rehearse(spec: str, board: Game, context: PlayerContext) -> None:
         except Exception:
             return
         try:
-            warm_up = getattr(player, "warm_up", None)
             with contextlib.suppress(Exception):
-                if callable(warm_up):
-                    warm_up()
-                if not board.is_over():
-                    player.choose(board.copy())
+                player.warm_up()
+                if not board.is_over():  # compiled and loaded, then stopped at once
+                    player.choose(board.copy(), Limit(deadline=0.0))
         finally:
-            close = getattr(player, "close", None)
             with contextlib.suppress(Exception):
-                if callable(close):
-                    close()
+                player.close()
 
 
 def describe_players() -> list[KindDescription]:
@@ -337,7 +416,7 @@ def describe_players() -> list[KindDescription]:
 
 
 # ---------------------------------------------------------------- built-in kinds
-class HumanPlayer:
+class HumanPlayer(PlayerBase):
     """A person at the interface; the interface asks them for moves."""
 
     is_human = True
@@ -345,14 +424,11 @@ class HumanPlayer:
     def __init__(self, spec: str = "human") -> None:
         self.spec = spec
 
-    def choose(self, game: Game) -> MoveChoice:
+    def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
         raise PlayerSpecError("a human player's moves come from the interface")
 
-    def close(self) -> None:
-        pass
 
-
-class RandomPlayer:
+class RandomPlayer(PlayerBase):
     """Plays a uniformly random legal move; reproducible with a seed.
 
     >>> from connect4 import TicTacToe
@@ -366,14 +442,12 @@ class RandomPlayer:
         self.spec = spec
         self.rng = random.Random(seed)
 
-    def choose(self, game: Game) -> MoveChoice:
+    def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
+        """A random legal move (instant: no limit can cut it short)."""
         moves = sorted(game.legal_moves())
         if not moves:
             raise ValueError("no legal move: the game is over")
         return MoveChoice(move=self.rng.choice(moves))
-
-    def close(self) -> None:
-        pass
 
 
 def _build_random(spec: str, options: dict[str, object], context: PlayerContext) -> Player:
@@ -390,6 +464,6 @@ HUMAN = PlayerKind(
 RANDOM = PlayerKind(
     name="random",
     description="plays a uniformly random legal move",
-    options={"seed": Option("random seed (defaults to --seed)", parse_int(0, 2**63))},
+    options={"seed": Option("random seed (defaults to --seed)", parse_seed)},
     build=_build_random,
 )

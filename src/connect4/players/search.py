@@ -8,7 +8,7 @@ Specs (keys may be combined; explicit keys override the level's settings)::
     alphabeta:schedule=4/5/6            depth by game phase (the Power-4 contest AI's schedule)
     alphabeta:level=hard                easy / medium / hard (see LEVELS)
 
-Set ``player.record_tree = True`` (the web app does) to get the explored tree
+Call ``player.record_trees(True)`` (the web app does) to get the explored tree
 as JSON in ``MoveChoice.tree`` (this runs the generic search, capped at
 ``player.tree_cap`` nodes).
 
@@ -21,16 +21,20 @@ as JSON in ``MoveChoice.tree`` (this runs the generic search, capped at
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from connect4.classic.heuristics import get_heuristic, heuristic_names
 from connect4.classic.search import Limits, is_mate, search
+from connect4.core.errors import BudgetExceeded
 from connect4.core.game import Game
+from connect4.core.limits import Limit
 from connect4.players.registry import (
     MoveChoice,
     MoveStats,
     Option,
     Player,
+    PlayerBase,
     PlayerContext,
     PlayerKind,
     PlayerSpecError,
@@ -59,7 +63,7 @@ MINIMAX_HARD_DEPTH = 5  # minimax has no pruning: its hard level searches less d
 def parse_schedule(text: str) -> object:
     """``"4/5/6"`` -> ``(4, 5, 6)``: depths for the opening, middle and end of the game."""
     parts = text.split("/")
-    if not all(p.isdigit() and 1 <= int(p) <= 42 for p in parts):
+    if not all(p.isascii() and p.isdigit() and 1 <= int(p) <= 42 for p in parts):
         raise ValueError("must be depths 1-42 separated by '/', e.g. 4/5/6")
     return tuple(int(p) for p in parts)
 
@@ -84,11 +88,12 @@ def options() -> dict[str, Option]:
     }
 
 
-class SearchPlayer:
+class SearchPlayer(PlayerBase):
     """A minimax or alpha-beta player.
 
-    ``record_tree`` (default False): when True, :meth:`choose` records the search
-    tree and returns it as JSON in ``MoveChoice.tree`` (``tree_cap`` nodes at most).
+    ``record_tree`` (default False, see :meth:`record_trees`): when True,
+    :meth:`choose` records the search tree and returns it as JSON in
+    ``MoveChoice.tree`` (``tree_cap`` nodes at most).
     """
 
     is_human = False
@@ -111,8 +116,27 @@ class SearchPlayer:
         self.record_tree = False
         self.tree_cap = 2000
 
-    def choose(self, game: Game) -> MoveChoice:
-        """Search a copy of ``game`` and answer its best move with value and stats."""
+    def _caller_first(self, limit: Limit | None, started: float) -> bool:
+        """True when the caller's limit, not the player's own time, ends the search."""
+        if limit is None or limit.stopped():
+            return limit is not None
+        own = self.limits.time
+        return limit.deadline is not None and (own is None or limit.deadline < started + own)
+
+    def record_trees(self, on: bool) -> bool:
+        """Record the explored tree of each search (capped at ``tree_cap`` nodes)."""
+        self.record_tree = on
+        return True
+
+    def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
+        """Search a copy of ``game`` and answer its best move with value and stats.
+
+        Under a caller's ``limit`` with a deadline a fixed depth deepens
+        iteratively: when the limit hits, the deepest finished iteration's move
+        comes back with ``complete=False``; with no iteration finished the search
+        raises :class:`~connect4.core.errors.BudgetExceeded`.
+        """
+        started = time.perf_counter()
         result = search(
             game.copy(),
             limits=self.limits,
@@ -122,9 +146,11 @@ class SearchPlayer:
             tt=self.tt,
             record_tree=self.record_tree,
             tree_cap=self.tree_cap,
+            limit=limit,
         )
         if result.move is None:
-            raise ValueError("the search found no move")
+            why = result.stopped or "no limit"
+            raise BudgetExceeded(f"the search found no move before its {why} ended it")
         figures = result.stats
         stats = MoveStats(
             nodes=figures.nodes, leaves=figures.leaves, cutoffs=figures.cutoffs,
@@ -145,10 +171,8 @@ class SearchPlayer:
             stats=stats,
             proven=True if value is not None and is_mate(value) else None,
             tree=tree,
+            complete=result.stopped is None or not self._caller_first(limit, started),
         )
-
-    def close(self) -> None:
-        pass
 
 
 def build(algorithm: str) -> Callable[[str, dict[str, object], PlayerContext], Player]:
@@ -168,6 +192,11 @@ def build(algorithm: str) -> Callable[[str, dict[str, object], PlayerContext], P
         except ValueError as error:
             raise PlayerSpecError(f"{algorithm}: {error}") from None
         depth = settings.get("depth")
+        cells = 9 if context.game == "tictactoe" else context.width * context.height
+        if isinstance(depth, int) and depth > cells:
+            raise PlayerSpecError(
+                f"{algorithm}: depth={depth} is deeper than the board's {cells} cells"
+            )
         seconds = settings.get("time")
         schedule = settings.get("schedule")
         limits = Limits(

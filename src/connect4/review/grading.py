@@ -26,9 +26,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from connect4.core.game import Game
+from connect4.core.games import new_game
 from connect4.core.position import Position
-from connect4.core.tictactoe import TicTacToe
 from connect4.review.values import MoveScores, ReviewError, exact_scores
 from connect4.review.work import score_game
 
@@ -182,29 +181,6 @@ class Review:
         }
 
 
-def start_game(game: str, width: int, height: int, rules: str) -> Game:
-    """The empty board of ``game``; ``ReviewError`` for an unknown game or rule set."""
-    if game == "tictactoe":
-        return TicTacToe()
-    if game != "connect4":
-        raise ReviewError(f"unknown game {game!r}: choose connect4 or tictactoe")
-    if rules == "count-fours":
-        raise ReviewError(
-            "the solver handles the standard rules only: count-fours games cannot be reviewed"
-        )
-    if rules != "standard":
-        raise ReviewError(f"unknown rules {rules!r}: choose standard or count-fours")
-    return Position(width, height)
-
-
-def _replay(board: Game, moves: str) -> list[int]:
-    """Parse and check the whole move string first (the usual move errors)."""
-    if board.kind == "tictactoe":
-        return TicTacToe.from_moves(moves).history
-    assert isinstance(board, Position)
-    return Position.from_moves(moves, board.width, board.height).history
-
-
 def _decisive(outcomes: list[int | None]) -> int | None:
     final = outcomes[-1]
     if final is None:
@@ -241,9 +217,8 @@ def review(
     review; tic-tac-toe is searched in full. ``scores``, when given, are every
     position's move scores found elsewhere (one per move: the web server solves
     a game's moves on several threads with :class:`~connect4.review.work.GameScores`).
-    A bad move string raises
-    :class:`~connect4.core.errors.InvalidMoveError` or
-    :class:`~connect4.core.errors.IllegalMoveError`; count-fours raises
+    A bad game, board or move string raises
+    :class:`~connect4.core.errors.GameError` (or its move errors); count-fours raises
     :class:`~connect4.review.values.ReviewError`.
 
     The first ``opening`` plies were imposed on both players (an arena
@@ -272,8 +247,12 @@ def review(
     >>> r.players[1].line()
     'yellow: accuracy 50.0 % (1 of 2 moves best), 0 good, 0 mistakes, 1 blunder'
     """
-    board = start_game(game, width, height, rules)
-    history = _replay(board, moves)
+    history = new_game(game, width, height, rules, moves).history  # checks every move first
+    board = new_game(game, width, height, rules)
+    if board.rules != "standard":
+        raise ReviewError(
+            "the solver handles the standard rules only: count-fours games cannot be reviewed"
+        )
     if not 0 <= opening <= len(history):
         raise ReviewError(f"opening of {opening} plies: the game has {len(history)}")
     given = scores

@@ -1,9 +1,9 @@
 """Exact scores of every move: the solver for Connect Four, full search for tic-tac-toe.
 
-Scores follow Pons' convention from the mover's point of view (0 draw; a win
-with the next move in a position of ``n`` stones scores ``(size + 1 - n) // 2``;
-negative: the mover loses; larger: sooner), on both games, so a fast win and
-a slow one are told apart. A column or cell that cannot be played, or that
+Scores follow Pons' convention from the mover's point of view
+(:mod:`connect4.core.score`: 0 draw; positive the mover wins, larger sooner;
+negative the mover loses), on both games, so a fast win and a slow one are
+told apart. A column or cell that cannot be played, or that
 the solver could not settle within its budget, has no score (``None``).
 
 >>> from connect4 import TicTacToe
@@ -18,8 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from connect4.core.errors import Connect4Error
 from connect4.core.game import Game
 from connect4.core.position import Position
+from connect4.core.score import win_score
 
 if TYPE_CHECKING:
     from connect4.solver import Solver
@@ -38,7 +40,7 @@ __all__ = [
 REVIEW_TABLE_MEGABYTES = 16  # each position starts from a cleared table: small keeps that cheap
 
 
-class ReviewError(ValueError):
+class ReviewError(Connect4Error):
     """A game the exact values cannot be computed for (e.g. count-fours rules)."""
 
 
@@ -67,7 +69,7 @@ def tictactoe_value(game: Game) -> int:
     if key in _TICTACTOE_VALUES:
         return _TICTACTOE_VALUES[key]
     if game.winner() is not None:  # the previous mover won with stone number `ply`
-        value = -((game.size + 2 - game.ply) // 2)
+        value = -win_score(game.size, game.ply - 1)
     elif game.is_over():
         value = 0
     else:
@@ -87,18 +89,17 @@ def review_solver(
     *,
     reuse_table: bool = False,
 ) -> Solver:
-    """This thread's solver for judging moves, probing the board size's exact book if one ships.
+    """This thread's solver for judging moves (:func:`connect4.solver.solver_for`:
+    the board size's exact default book, if one ships).
 
     By default it clears its table before each position, so a judgement does
     not depend on which positions it saw before; ``reuse_table`` keeps the
     entries from one position to the next (a game's positions share most of
     their trees: about half the work).
     """
-    from connect4.solver import thread_solver
-    from connect4.solver.book import exact_default_book
+    from connect4.solver import solver_for
 
-    book = exact_default_book(width, height)  # None: early positions take longer
-    return thread_solver(width, height, table_megabytes, book, reuse_table=reuse_table)
+    return solver_for(width, height, tt_megabytes=table_megabytes, reuse_table=reuse_table)
 
 
 _SCORE_CACHE: dict[tuple[int, int, int, int | None], MoveScores] = {}
@@ -132,12 +133,9 @@ def _connect4_scores(
     if cached is not None:
         return cached
     unknown = MoveScores((None,) * position.width, False)
-    try:
-        solver = review_solver(
-            position.width, position.height, table_megabytes, reuse_table=reuse_table
-        )
-    except ImportError:  # no numpy/numba: nothing can be settled
-        return unknown
+    solver = review_solver(
+        position.width, position.height, table_megabytes, reuse_table=reuse_table
+    )
     result = solver.run(position, analyze=True, max_nodes=max_nodes, deadline=deadline)
     scores = MoveScores(tuple(result.column_scores or unknown.scores), bool(result.complete))
     if scores.complete or (deadline is None and not reuse_table):  # the same answer every time

@@ -33,14 +33,15 @@ whose answer it already gives.
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from connect4.core.bits import canonical_key
+from connect4.core.limits import Limit
 from connect4.core.position import Position
+from connect4.core.score import win_score
 from connect4.review.values import MoveScores, cached_scores, remember_scores, review_solver
 
 __all__ = ["GameScores", "MoveTask", "book_bound", "score_game"]
@@ -127,7 +128,9 @@ class GameScores:
             found = cached_scores(position, max_nodes)
             if found is not None:
                 self.cached[index] = found
-        self.book = _exact_book(start.width, start.height)
+        from connect4.solver import DEFAULT_BOOK, use_book
+
+        self.book = use_book(DEFAULT_BOOK, start.width, start.height)  # review_solver's book
         self.book_plies = int(getattr(self.book, "plies", 0))
         self.tasks: list[MoveTask] = []
         last = len(self.positions) - 1
@@ -162,22 +165,23 @@ class GameScores:
 
         return sorted(self.tasks, key=cost_rank)
 
-    def solve(self, task: MoveTask, *, deadline: float | None = None) -> int | None:
+    def solve(
+        self, task: MoveTask, *, deadline: float | None = None, caller: Limit | None = None
+    ) -> int | None:
         """The exact score of one task's move, mover's view (``None``: not settled by
-        ``deadline`` or the node budget, or no solver installed)."""
+        ``deadline``, the node budget or the ``caller``'s limit, or no solver installed)."""
         position = self.positions[task.index]
         if position.is_winning_move(task.column):
-            return (position.size + 1 - position.ply) // 2
+            return win_score(position.size, position.ply)
         child = position.copy()
         child.play(task.column)
         if child.is_over():  # the board is full: a draw
             return 0
-        try:
-            solver = review_solver(position.width, position.height, reuse_table=True)
-        except ImportError:
-            return None
+        solver = review_solver(position.width, position.height, reuse_table=True)
         lower = None if task.at_most is None else -task.at_most
-        result = solver.run(child, max_nodes=self.max_nodes, deadline=deadline, lower=lower)
+        result = solver.run(
+            child, max_nodes=self.max_nodes, deadline=deadline, lower=lower, limit=caller
+        )
         return None if result.score is None else -result.score
 
     def drain(
@@ -187,11 +191,12 @@ class GameScores:
         *,
         deadline: float | None = None,
         max_seconds: float | None = None,
+        caller: Limit | None = None,
     ) -> None:
         """Solve tasks taken from the left of ``queue`` into ``results`` until it is
         empty: several threads may drain one queue, each with its own table. A
         task left when ``deadline`` (or ``max_seconds`` after it starts) has
-        passed stays unsettled."""
+        passed, or the ``caller``'s limit expired, stays unsettled."""
         while True:
             try:
                 task = queue.popleft()
@@ -201,10 +206,12 @@ class GameScores:
             if max_seconds is not None:
                 by_seconds = time.perf_counter() + max_seconds
                 limit = by_seconds if limit is None else min(limit, by_seconds)
-            if limit is not None and time.perf_counter() >= limit:
+            if (limit is not None and time.perf_counter() >= limit) or (
+                caller is not None and caller.expired()
+            ):
                 results[task.key] = None
             else:
-                results[task.key] = self.solve(task, deadline=limit)
+                results[task.key] = self.solve(task, deadline=limit, caller=caller)
 
     def move_scores(self, results: Mapping[TaskKey, int | None]) -> list[MoveScores]:
         """Every position's :class:`MoveScores` from the tasks' ``results`` (a task
@@ -246,14 +253,6 @@ def _minus_best(scores: MoveScores) -> int | None:
     return -max(known) if scores.complete and known else None
 
 
-def _exact_book(width: int, height: int) -> object | None:
-    try:
-        from connect4.solver.book import exact_default_book
-    except ImportError:
-        return None
-    return exact_default_book(width, height)
-
-
 def score_game(
     start: Position,
     history: list[int],
@@ -275,8 +274,7 @@ def score_game(
         # One table for the whole game, cleared first: consecutive positions share most
         # of their trees, and the time a review takes does not depend on what the thread
         # solved before.
-        with contextlib.suppress(ImportError):  # no solver: every position is "not proven"
-            review_solver(start.width, start.height, reuse_table=True).clear_table()
+        review_solver(start.width, start.height, reuse_table=True).clear_table()
     results: dict[TaskKey, int | None] = {}
     work.drain(deque(work.tasks), results, deadline=deadline, max_seconds=max_seconds)
     work.drain(deque(work.missing(results)), results, deadline=deadline, max_seconds=max_seconds)

@@ -225,7 +225,7 @@ def prefetch(typingctx, ptr, idx):  # type: ignore[no-untyped-def]
 
 # ---------------------------------------------------------------- bitboards
 @njit(cache=True, nogil=True, inline="always")
-def winning_cells(
+def threat_cells(
     pos: np.uint64, mask: np.uint64, h: np.uint64, wide: bool, board: np.uint64
 ) -> np.uint64:
     """Empty cells that would complete a four for the stones ``pos``."""
@@ -495,7 +495,7 @@ def _static(
         pos = (current, mask, mcur, mmask)
         possible = (mask + bottom) & board
         opp = current ^ mask
-        opp_win = winning_cells(opp, mask, h, wide, board)
+        opp_win = threat_cells(opp, mask, h, wide, board)
         forced = possible & opp_win
         lost = sign * -((size - ply) // 2)
         if forced:
@@ -607,7 +607,7 @@ def _score_moves(
         c = order[i] if spec else np.int64(ld(m, ORDER + i))
         mv = nxt & (colmask << (np.uint64(c) * h1))
         if mv:
-            ours = winning_cells(current | mv, mask | mv, h, wide, board)
+            ours = threat_cells(current | mv, mask | mv, h, wide, board)
             cplay = ((mask | mv) + bottom) & board
             cposs = cplay
             cforced = cposs & ours
@@ -929,7 +929,7 @@ def _solve(
     board = ld(m, BOARD)
     size = width * height
     possible = (mask + ld(m, BOTTOM)) & board
-    if winning_cells(current, mask, h, width >= 4, board) & possible:
+    if threat_cells(current, mask, h, width >= 4, board) & possible:
         win = (size + 1 - ply) // 2
         return 1 if weak else win
     if ply >= size:
@@ -982,7 +982,7 @@ def _analyze(
     board = ld(m, BOARD)
     size = width * height
     possible = (mask + ld(m, BOTTOM)) & board
-    wins = winning_cells(current, mask, h, width >= 4, board) & possible
+    wins = threat_cells(current, mask, h, width >= 4, board) & possible
     colmask = (U1 << h) - U1
     for c in range(width):
         st(out, c, np.uint64(NONE_SCORE))

@@ -75,6 +75,8 @@ _FILE = re.compile(r"kernel-[0-9a-f]{32}\.native")
 _TEMPORARY = re.compile(r"\.kernel-[0-9a-f]{32}\.native\.(\d+)")
 
 
+# Not a Connect4Error on purpose: raised by :func:`load` and always caught by the
+# backend, which then builds the kernel again; no user ever sees it.
 class StaleKernel(RuntimeError):
     """A native file compiled for another memory layout."""
 

@@ -1,11 +1,16 @@
 """Every error as JSON ``{"error": message}``: 400 bad input, 422 a malformed request,
 503 busy or over the time limit (with ``Retry-After``), 500 anything unexpected.
 
+One handler each: every error the package defines is a
+:class:`~connect4.core.errors.Connect4Error` (400), except a limit that ran
+out before any answer, a :class:`~connect4.core.errors.BudgetExceeded` (503),
+so no route wraps errors itself.
+
 >>> from fastapi import FastAPI
 >>> app = FastAPI()
 >>> install(app)
 >>> sorted(getattr(k, "__name__", k) for k in app.exception_handlers)[:4]
-['BadRequest', 'Exception', 'HTTPException', 'PoolSaturated']
+['BudgetExceeded', 'Connect4Error', 'Exception', 'HTTPException']
 """
 
 from __future__ import annotations
@@ -17,11 +22,24 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from connect4.web import service
+from connect4.core.errors import BudgetExceeded, Connect4Error
 from connect4.web.models import ErrorResponse
-from connect4.web.pool import PoolSaturated, PoolTimeout
 
 log = logging.getLogger("connect4.web")
+
+
+class BadRequest(Connect4Error):
+    """Input the client got wrong that only the web refuses (a board not served, a
+    player kind it never runs); the message says what (HTTP 400)."""
+
+
+class Unavailable(BudgetExceeded):
+    """The server cannot answer now: busy or over the time limit (HTTP 503)."""
+
+
+class TimeLimitExceeded(Unavailable):
+    """The work did not finish within the request's time limit (HTTP 503)."""
+
 
 RESPONSES: dict[int | str, dict[str, object]] = {
     400: {"model": ErrorResponse, "description": "bad input (the error names it)"},
@@ -71,9 +89,9 @@ async def internal(request: Request, error: Exception) -> JSONResponse:
 
 def install(app: FastAPI) -> None:
     """Register the handlers that turn every error into a JSON answer."""
-    app.add_exception_handler(service.BadRequest, bad_request)
+    # The most specific handler wins: BudgetExceeded (503) before Connect4Error (400).
+    app.add_exception_handler(Connect4Error, bad_request)
+    app.add_exception_handler(BudgetExceeded, busy)
     app.add_exception_handler(RequestValidationError, invalid)
     app.add_exception_handler(StarletteHTTPException, http_error)
-    for unavailable in (PoolSaturated, PoolTimeout, service.Unavailable):
-        app.add_exception_handler(unavailable, busy)
     app.add_exception_handler(Exception, internal)

@@ -1,142 +1,44 @@
-"""The synchronous work behind the HTTP API: parse, validate, solve, ask a player.
+"""The synchronous work behind the HTTP API: solve, review, ask a player.
 
-Parsing and checks are cheap and run on the event loop; solves and AI moves
-run in worker threads (see :mod:`connect4.web.pool`). Input the client got
-wrong raises :class:`BadRequest`, which the app turns into HTTP 400 with
-``{"error": message}``. Solvers and players are cached per worker thread, so no
-two requests share a transposition table.
+The :class:`~connect4.web.api.Api` validates every request on the event loop
+and hands this module typed, checked input (a game that is not over, a spec the
+web runs); solves and AI moves run here in worker threads (see
+:mod:`connect4.web.pool`). Solvers and players are cached per worker thread, so
+no two requests share a transposition table.
 
->>> game = parse_position("4453", "connect4", 7, 6, "standard")
->>> game.moves, game.ply
-('4453', 4)
->>> parse_position("4444444", "connect4", 7, 6, "standard")
-Traceback (most recent call last):
-...
-connect4.web.service.BadRequest: move 7 ('4'): column 4 is full
->>> score_label(2, 0, 7, 6), score_label(-1, 1, 7, 6), score_label(0, 5, 7, 6)
-('win in 20', 'loss in 20', 'draw')
+>>> FULL_COLUMN  # the /solve endpoint's score for a column that cannot be played
+100
 """
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar, cast, get_args
+from typing import TYPE_CHECKING, cast
 
 from pydantic import JsonValue
 
-from connect4.core.game import RULES, Game, GameKind, Rules
-from connect4.core.position import Position, check_board_size
-from connect4.core.tictactoe import TicTacToe
-from connect4.players import Player, PlayerSpecError, make_player, split_spec
+from connect4.core.errors import BudgetExceeded, Connect4Error
+from connect4.core.game import Game
+from connect4.core.limits import Limit
+from connect4.core.position import Position
+from connect4.core.score import best_columns, score_of_mate, win_score
+from connect4.players import MoveStats, Player, make_player
+from connect4.web.errors import BadRequest, TimeLimitExceeded
 from connect4.web.models import CacheStatus, JsonObject, MoveResult, Stat, StatValue
 
 if TYPE_CHECKING:
-    from connect4.classic.search import Limits
     from connect4.review import MoveScores, Review
     from connect4.review.work import GameScores
 
-G = TypeVar("G", bound=Game)
-
-GAMES: tuple[str, ...] = get_args(GameKind)
-MAX_SPEC_LENGTH = 200
-# Player kinds the web API never builds: humans move in the page, ``cmd`` would
-# run a program and ``kaggle`` a Python file named by the client.
-FORBIDDEN_KINDS = {"human": "a human player's moves come from the page", "cmd": "", "kaggle": ""}
 PLAYER_CACHE_SIZE = 4  # per worker thread: a perfect player holds a 32 MB table
 TREE_NODE_CAP = 5000
-SEARCH_NODES_TREE = 150_000  # node budget of a search that records its tree (pure Python)
-SEARCH_NODES = 1_000_000  # node budget of other searches (mostly the numba engine)
 FULL_COLUMN = 100  # the /solve endpoint's score for a column that cannot be played
 
 
-class BadRequest(ValueError):
-    """Input the client got wrong; the message says what (HTTP 400)."""
-
-
-class Unavailable(RuntimeError):
-    """The server cannot answer now: busy, over the time limit, solver missing (HTTP 503)."""
-
-
-class TimeLimitExceeded(Unavailable):
-    """The work did not finish within the request's time limit (HTTP 503)."""
-
-
-# ------------------------------------------------------------------ positions
-def check_size(game: str, width: int, height: int, rules: str) -> None:
-    """Raise :class:`BadRequest` for an unknown game or rules, or a board that does not fit."""
-    if game not in GAMES:
-        raise BadRequest(f"unknown game {game!r}: choose one of {', '.join(GAMES)}")
-    if rules not in RULES:
-        raise BadRequest(f"unknown rules {rules!r}: choose one of {', '.join(RULES)}")
-    if game == "tictactoe":  # always 3x3: width and height are ignored
-        if rules != "standard":
-            raise BadRequest("tic-tac-toe has only the standard rules")
-        return
-    try:
-        check_board_size(width, height)
-    except ValueError as error:
-        raise BadRequest(str(error)) from None
-    if width < 4 and height < 4:
-        raise BadRequest(f"board {width}x{height} is too small: four in a row cannot fit")
-
-
-def parse_position(pos: str, game: str, width: int, height: int, rules: str) -> Game:
-    """The position a move string reaches, or :class:`BadRequest` naming the bad move."""
-    if game == "connect4":
-        return parse_connect4(pos, width, height, rules)
-    check_size(game, width, height, rules)
-    return _replay(pos, TicTacToe().size, lambda: TicTacToe.from_moves(pos))
-
-
-def parse_connect4(pos: str, width: int, height: int, rules: str = "standard") -> Position:
-    """:func:`parse_position` for Connect Four, typed as the :class:`Position` the solver takes.
-
-    >>> parse_connect4("112233", 5, 4).ply
-    6
-    """
-    check_size("connect4", width, height, rules)
-    rule_set: Rules = "standard" if rules == "standard" else "count-fours"
-    return _replay(pos, width * height, lambda: Position.from_moves(pos, width, height, rule_set))
-
-
-def _replay(pos: str, cells: int, build: Callable[[], G]) -> G:
-    """``build()``, with a too-long move string or a bad move as :class:`BadRequest`."""
-    if len(pos) > cells:
-        raise BadRequest(f"pos is too long: {len(pos)} moves but the board has only {cells} cells")
-    try:
-        return build()
-    except ValueError as error:  # InvalidMoveError, IllegalMoveError
-        raise BadRequest(str(error)) from None
-
-
-def require_not_over(game: Game) -> None:
-    """Raise :class:`BadRequest` when there is nothing left to play."""
-    if game.is_over():
-        raise BadRequest(f"the game is over ({game.result_text()}): there is no move to make")
-
-
 # ------------------------------------------------------------------ scores
-def score_label(score: int | None, ply: int, width: int, height: int) -> str:
-    """A score in words for the side to move at ``ply``: ``win in n``, ``loss in n``, ``draw``.
-
-    ``n`` counts the winner's moves from now on, the winning one included
-    (Pons' convention: the winner wins with stone number ``(W*H+1)//2 + 1 - |score|``).
-    """
-    if score is None:
-        return "unknown"
-    if score == 0:
-        return "draw"
-    stone = (width * height + 1) // 2 + 1 - abs(score)
-    if score > 0:
-        return f"win in {max(1, stone - ply // 2)}"
-    return f"loss in {max(1, stone - (ply - ply // 2))}"
-
-
 @dataclass
 class Analysis:
     """A solved position: its score, every column's score, best moves, effort."""
@@ -149,11 +51,7 @@ class Analysis:
 
     def best_moves(self) -> list[int]:
         """The 0-based columns with the highest score (none when nothing was scored)."""
-        scored = [s for s in self.column_scores if s is not None]
-        if not scored:
-            return []
-        top = max(scored)
-        return [c for c, s in enumerate(self.column_scores) if s == top]
+        return best_columns(self.column_scores)
 
 
 class AnalysisCache:
@@ -205,52 +103,26 @@ _local = threading.local()
 
 def warm_up() -> None:
     """Load the solver kernel (compiled on a first run) and the 7x6 opening book."""
-    from connect4.solver import warm_up as warm_up_solver
+    from connect4.solver import DEFAULT_BOOK, use_book, warm_up as warm_up_solver
 
-    book_for(7, 6)
+    use_book(DEFAULT_BOOK, 7, 6)  # loaded once per process, shared by every thread's solver
     warm_up_solver()
-
-
-_books: dict[tuple[int, int], Any] = {}
-_books_lock = threading.Lock()
-
-
-def book_for(width: int, height: int) -> Any:
-    """The opening book with exact scores for a board size, loaded once per process
-    and shared read-only by every thread's solver (``None`` when none ships)."""
-    with _books_lock:
-        if (width, height) not in _books:
-            from connect4.solver.book import exact_default_book
-
-            _books[(width, height)] = exact_default_book(width, height)
-        return _books[(width, height)]
-
-
-def _solver(width: int, height: int, table_megabytes: int) -> Any:
-    """This thread's solver for a board size (one transposition table per thread and size)."""
-    from connect4.solver import thread_solver
-
-    return thread_solver(width, height, table_megabytes, book_for(width, height))
 
 
 def analyze_position(
     position: Position,
     *,
-    max_seconds: float,
+    limit: Limit,
     max_nodes: int | None = None,
     table_megabytes: int = 64,
 ) -> Analysis:
-    """Solve ``position`` and every move from it, within a time and node budget."""
-    if position.rules != "standard":
-        raise BadRequest("the solver handles the standard rules only, not count-fours")
-    require_not_over(position)
-    from connect4.solver import SolverError
+    """Solve ``position`` (standard rules, not over) and every move from it, within the
+    request's ``limit`` and a node budget."""
+    from connect4.solver import solver_for
 
-    solver = _solver(position.width, position.height, table_megabytes)
-    try:
-        result = solver.run(position, analyze=True, max_seconds=max_seconds, max_nodes=max_nodes)
-    except SolverError as error:
-        raise BadRequest(str(error)) from None
+    # this thread's solver of the board, with its book: no two threads share a table
+    solver = solver_for(position.width, position.height, tt_megabytes=table_megabytes)
+    result = solver.run(position, analyze=True, max_nodes=max_nodes, limit=limit)
     columns = list(result.column_scores or [None] * position.width)
     score = result.score
     complete = bool(result.complete)
@@ -270,48 +142,29 @@ def review_work(position: Position) -> GameScores:
 
 def review_from_scores(game: Game, scores: list[MoveScores]) -> Review:
     """The review of ``game`` from every position's move scores (cheap: no solving)."""
-    from connect4.review import ReviewError, review
+    from connect4.review import review
 
-    try:
-        return review(
-            game.moves, game=game.kind, width=game.width, height=game.height,
-            rules=game.rules, scores=scores,
-        )  # fmt: skip
-    except ReviewError as error:
-        raise BadRequest(str(error)) from None
+    return review(
+        game.moves, game=game.kind, width=game.width, height=game.height,
+        rules=game.rules, scores=scores,
+    )  # fmt: skip
 
 
-def review_game(game: Game, *, deadline: float) -> Review:
-    """Every move of ``game`` graded by exact scores, by ``deadline`` (a
-    :func:`time.perf_counter` time; positions left then are not proven)."""
-    from connect4.review import ReviewError, review
+def review_game(game: Game, *, limit: Limit) -> Review:
+    """Every move of ``game`` graded by exact scores, by ``limit``'s deadline
+    (positions left then are not proven)."""
+    from connect4.review import review
 
-    try:
-        return review(
-            game.moves, game=game.kind, width=game.width, height=game.height,
-            rules=game.rules, deadline=deadline,
-        )  # fmt: skip
-    except ReviewError as error:
-        raise BadRequest(str(error)) from None
+    return review(
+        game.moves, game=game.kind, width=game.width, height=game.height,
+        rules=game.rules, deadline=limit.deadline,
+    )  # fmt: skip
 
 
 # ------------------------------------------------------------------ players
-def check_spec(spec: str) -> None:
-    """Reject specs the web API never runs (too long, ``human``, ``cmd``)."""
-    if len(spec) > MAX_SPEC_LENGTH:
-        raise BadRequest(
-            f"player spec is too long: {len(spec)} characters (at most {MAX_SPEC_LENGTH})"
-        )
-    kind, _ = split_spec(spec)
-    if kind in FORBIDDEN_KINDS:
-        reason = FORBIDDEN_KINDS[kind] or f"{kind} players cannot run in the web app"
-        raise BadRequest(f"player {spec!r}: {reason}")
-
-
 def cached_player(spec: str, game: str, width: int, height: int, rules: str) -> Player:
     """This thread's player for a spec and board, built on first use (LRU of
     ``PLAYER_CACHE_SIZE``; evicted players are freed, not pooled)."""
-    check_spec(spec)
     cache: OrderedDict[tuple[str, str, int, int, str], Player] = _local.__dict__.setdefault(
         "players", OrderedDict()
     )
@@ -321,9 +174,9 @@ def cached_player(spec: str, game: str, width: int, height: int, rules: str) -> 
         return cache[key]
     try:
         player = make_player(spec, game=game, width=width, height=height, rules=rules)
-    except PlayerSpecError as error:
-        raise BadRequest(str(error)) from None
-    except ValueError as error:
+    except Connect4Error:
+        raise
+    except ValueError as error:  # a kind that cannot play this board
         raise BadRequest(f"player {spec!r}: {error}") from None
     cache[key] = player
     while len(cache) > PLAYER_CACHE_SIZE:
@@ -332,31 +185,6 @@ def cached_player(spec: str, game: str, width: int, height: int, rules: str) -> 
         # kept per board size; dropped, the table is freed.
         cache.popitem(last=False)
     return player
-
-
-def record_tree(player: Player, on: bool) -> bool:
-    """Ask a classic-search player to record (or not) its search tree; False if it cannot."""
-    for name in ("record_tree", "tree"):
-        if hasattr(player, name) and isinstance(getattr(player, name), bool):
-            setattr(player, name, on)
-            return True
-    return False
-
-
-def bound_search(player: Player, nodes: int, seconds: float) -> Limits | None:
-    """Give a classic-search player a node budget and cap its time at ``seconds``, so no
-    request keeps a worker busy long after its time limit; returns the old limits
-    (``None`` when the player has no search limits)."""
-    from connect4.classic.search import Limits
-
-    limits = getattr(player, "limits", None)
-    if not isinstance(limits, Limits):
-        return None
-    time_cap = limits.time if limits.time is None else min(limits.time, max(seconds, 0.01))
-    player.limits = dataclasses.replace(  # type: ignore[attr-defined]
-        limits, nodes=limits.nodes or nodes, time=time_cap
-    )
-    return limits
 
 
 def _children(node: JsonObject) -> list[JsonObject]:
@@ -450,42 +278,46 @@ def _capped(tree: JsonObject) -> JsonObject:
     return cap_tree(tree) if count_nodes(tree) > TREE_NODE_CAP else tree
 
 
-def choose_move(
-    game_name: str,
-    position: Game,
-    spec: str,
-    *,
-    width: int,
-    height: int,
-    rules: str,
-    want_tree: bool,
-    deadline: float,
-) -> MoveResult:
-    """Ask the player a spec names for its move: move, value, stats and search tree."""
-    require_not_over(position)
-    if time.monotonic() > deadline:
+def reached(stats: MoveStats) -> str:
+    """How far a search cut short got, in words: its playouts, else its depth.
+
+    >>> reached(MoveStats(playouts=12000, depth=9)), reached(MoveStats(depth=7)), reached({})
+    ('12,000 playouts', 'depth 7', 'no full iteration')
+    """
+    if "playouts" in stats:
+        return f"{stats['playouts']:,} playouts"
+    if "depth" in stats:
+        return f"depth {stats['depth']}"
+    return "no full iteration"
+
+
+def choose_move(position: Game, spec: str, *, want_tree: bool, limit: Limit) -> MoveResult:
+    """Ask the player a spec names for its move within the request's ``limit``: move,
+    value, stats and search tree.
+
+    Every player's own time, depth and playouts are capped by ``limit``: one it
+    cuts short answers the best move found (``complete`` False, ``reached`` says
+    how far it got); one with no move at all is a 503; one that fails otherwise (a
+    plain ``ValueError``) a 400 naming it, never a 500.
+    """
+    if limit.expired():
         raise TimeLimitExceeded("the request waited too long for a free worker")
-    player = cached_player(spec, game_name, width, height, rules)
-    can_record = record_tree(player, want_tree)
-    budget = SEARCH_NODES_TREE if want_tree and can_record else SEARCH_NODES
-    limits = bound_search(player, budget, deadline - time.monotonic())
+    player = cached_player(spec, position.kind, position.width, position.height, position.rules)
+    can_record = player.record_trees(want_tree)
     started = time.perf_counter()
     try:
-        choice = player.choose(position.copy())
-    except PlayerSpecError as error:
-        raise BadRequest(str(error)) from None
-    except ValueError:
-        if limits is None:
-            raise
+        choice = player.choose(position.copy(), limit)
+    except BudgetExceeded as error:
         raise TimeLimitExceeded(
-            f"the search stopped at the web app's budget of {budget:,} nodes without a move: "
-            "choose a smaller depth or a time= limit"
+            f"time limit exceeded: player {spec!r} found no move in the time allowed ({error})"
         ) from None
+    except Connect4Error:
+        raise
+    except ValueError as error:
+        raise BadRequest(f"player {spec!r} found no move: {error}") from None
     finally:
         if can_record:
-            record_tree(player, False)
-        if limits is not None:
-            player.limits = limits  # type: ignore[attr-defined]
+            player.record_trees(False)
     seconds = time.perf_counter() - started
     stats = {key: _clean_stat(value) for key, value in choice.stats.items()}
     stats.setdefault("seconds", round(seconds, 6))
@@ -507,6 +339,8 @@ def choose_move(
         "tree_available": can_record,
         "result": after.result_text(),
         "over": after.is_over(),
+        "complete": choice.complete,
+        "reached": None if choice.complete else reached(choice.stats),
     }
 
 
@@ -521,9 +355,8 @@ def analyze_by_search(game: Game) -> Analysis:
     >>> analysis.score, analysis.column_scores[8], analysis.best_moves()
     (3, 3, [8])
     """
-    from connect4.classic.search import MATE, Limits, is_mate, search
+    from connect4.classic.search import Limits, search
 
-    require_not_over(game)
     started = time.perf_counter()
     scores: list[int | None] = []
     nodes = 0
@@ -536,17 +369,14 @@ def analyze_by_search(game: Game) -> Analysis:
         child.play(move)
         if child.is_over():
             # The mover won with the stone it just played, or the board is full: a draw.
-            end, value = child.ply, (MATE if child.winner() else 0)
-        else:
-            depth = child.size - child.ply  # to the end: every leaf is a finished game
-            found = search(child, limits=Limits(depth=depth), tt=True, engine="python")
-            nodes += found.stats.nodes
-            assert found.value is not None
-            value = -int(found.value)  # the child's value is the opponent's
-            end = MATE - abs(value)
-        # A win with stone number ``end`` scores (size + 1 - stones before it) // 2.
-        score = (game.size + 2 - end) // 2 if is_mate(value) else 0
-        scores.append(score if value >= 0 else -score)
+            scores.append(win_score(game.size, game.ply) if child.winner() else 0)
+            continue
+        depth = child.size - child.ply  # to the end: every leaf is a finished game
+        found = search(child, limits=Limits(depth=depth), tt=True, engine="python")
+        nodes += found.stats.nodes
+        assert found.value is not None
+        score = score_of_mate(-found.value, game.size)  # the child's value is the opponent's
+        scores.append(0 if score is None else score)  # not a game end: every line draws
     known = [s for s in scores if s is not None]
     best = max(known) if known else None
     return Analysis(best, scores, nodes + 1, time.perf_counter() - started, True)

@@ -13,7 +13,6 @@ from connect4.solver.book.reader import (
     exact_default_book,
     load_book,
     read_bitbully,
-    solver_with_book,
     wdl_lookup,
 )
 
@@ -25,6 +24,5 @@ __all__ = [
     "exact_default_book",
     "load_book",
     "read_bitbully",
-    "solver_with_book",
     "wdl_lookup",
 ]

@@ -16,24 +16,22 @@ True
 from __future__ import annotations
 
 import functools
-import os
+import threading
 import zlib
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import BinaryIO, Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from connect4.core.bits import canonical_keys
+from connect4.core.files import FileError, atomic_write, open_input, read_input_bytes
 from connect4.core.position import Position
+from connect4.core.score import win_score
 from connect4.solver import cache
-from connect4.solver.book.format import VERSION, Book, BookError, Keys, Scores
-
-if TYPE_CHECKING:
-    from connect4.solver import Solver
-
+from connect4.solver.book.format import MAX_BOOK_BYTES, VERSION, Book, BookError, Keys, Scores
 
 # ---------------------------------------------------------------- bitbully databases
 BitbullyName = Literal["8-ply", "12-ply", "12-ply-dist"]
@@ -112,14 +110,12 @@ def _bitbully_score(raw: npt.NDArray[np.int8], stones: int) -> Scores:
 
     A stored ``v > 0`` means the side to move (the first player) wins with the
     stone played ``100 - v`` plies from now, ``v < 0`` that it loses that many
-    plies from now, ``0`` a draw. The winner then has played
-    ``k = ceil((stones + 100 - |v|) / 2)`` stones, and Pons' score is
-    ``+-(22 - k)`` on 7x6.
+    plies from now, ``0`` a draw: the game ends with stone number
+    ``stones + 100 - |v|``, which gives Pons' score (:func:`connect4.core.score.win_score`).
     """
     v = raw.astype(np.int64)
-    distance = 100 - np.abs(v)
-    winner_stones = (stones + distance + 1) // 2
-    scores: Scores = (np.sign(v) * (22 - winner_stones)).astype(np.int8)
+    end_stone = stones + 100 - np.abs(v)
+    scores: Scores = (np.sign(v) * win_score(7 * 6, end_stone - 1)).astype(np.int8)
     return scores
 
 
@@ -139,9 +135,11 @@ def read_bitbully(name: str = "12-ply-dist") -> Book:
     width = stones // 4 + 1  # 3 bytes for 8 stones, 4 for 12
     record = width + (1 if distances else 0)
     try:
-        raw = np.fromfile(path, dtype=np.uint8)
-    except OSError as error:
-        raise BookError(f"cannot read {path}: {error.strerror}") from None
+        raw = np.frombuffer(
+            read_input_bytes(path, what="bitbully database", max_bytes=MAX_BOOK_BYTES), np.uint8
+        )
+    except FileError as error:
+        raise BookError(str(error)) from None
     if raw.size % record:
         raise BookError(
             f"{path} is not a bitbully database: size {raw.size} is not a multiple of {record}"
@@ -192,22 +190,31 @@ def _cached_arrays(tag: str, plies: int, wdl: bool, source: str, make: Callable[
     keys_file, values_file = folder / f"{tag}.keys.npy", folder / f"{tag}.values.npy"
     if keys_file.exists() and values_file.exists():
         try:
-            keys = np.load(keys_file)
-            values = np.load(values_file)
+            keys, values = (_load_array(keys_file), _load_array(values_file))
             if keys.dtype == np.uint64 and values.dtype == np.int8 and keys.shape == values.shape:
-                return Book(7, 6, plies, keys, values, wdl, {"source": f"{source} (cached)"})
-        except (OSError, ValueError):
+                arrays = np.asarray(keys, np.uint64), np.asarray(values, np.int8)  # no copies
+                return Book(7, 6, plies, *arrays, wdl, {"source": f"{source} (cached)"})
+        except (OSError, ValueError):  # FileError included: a damaged cache is made again
             pass
     book = make()
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for file, array in ((keys_file, book.keys), (values_file, book.values)):
-            temporary = file.with_name(file.name + f".{os.getpid()}.tmp.npy")
-            np.save(temporary, array)
-            temporary.replace(file)
-    except OSError:
+            atomic_write(file, functools.partial(_save_array, array=array), what="book cache")
+    except (OSError, FileError):
         pass  # a read-only home: translate again next time
     return book
+
+
+def _load_array(path: Path) -> npt.NDArray[np.generic]:
+    """One ``.npy`` array of the cache (at most :data:`MAX_BOOK_BYTES`, no pickles)."""
+    with open_input(path, what="book cache", max_bytes=MAX_BOOK_BYTES) as file:
+        array: npt.NDArray[np.generic] = np.load(file, allow_pickle=False)
+    return array
+
+
+def _save_array(file: BinaryIO, array: npt.NDArray[np.generic]) -> None:
+    np.save(file, array, allow_pickle=False)
 
 
 @functools.cache
@@ -248,7 +255,9 @@ def default_book(width: int = 7, height: int = 6) -> Book | None:
             return book
         if book is None:
             return bitbully_book("12-ply-dist")
-        crc = zlib.crc32(shipped.read_bytes()) if shipped is not None else 0
+        crc = 0
+        if shipped is not None:
+            crc = zlib.crc32(read_input_bytes(shipped, what="book", max_bytes=MAX_BOOK_BYTES))
         small = book
         return _cached_arrays(
             f"default-7x6-v{VERSION}-{size}-{crc:08x}",
@@ -308,6 +317,9 @@ not the exact scores the solver needs
     return book
 
 
+_default_lock = threading.Lock()
+
+
 def exact_default_book(width: int, height: int) -> Book | None:
     """The board size's default book if it holds exact scores, else ``None``.
 
@@ -318,19 +330,8 @@ def exact_default_book(width: int, height: int) -> Book | None:
     True
     """
     try:
-        book = default_book(width, height)
+        with _default_lock:  # threads asking at once load it once
+            book = default_book(width, height)
     except Exception:  # a broken book must not stop play: the solver works alone
         return None
     return None if book is None or book.wdl else book
-
-
-def solver_with_book(width: int, height: int, tt_megabytes: int, book: Book | None) -> Solver:
-    """A :class:`connect4.solver.Solver` that probes ``book`` inside its search (if given).
-
-    >>> from connect4 import Position
-    >>> solver_with_book(4, 4, 1, None).solve(Position.from_moves("1122", 4, 4))
-    0
-    """
-    from connect4.solver import Solver
-
-    return Solver(width, height, tt_megabytes, book=book)

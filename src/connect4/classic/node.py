@@ -1,4 +1,6 @@
-"""The classic search's arithmetic on bitboards, written once for both engines.
+"""The classic search's node step (:func:`search_node`) and the leaf arithmetic it
+evaluates on bitboards, written once for both engines (the bitboard helpers of
+the game itself live in :mod:`connect4.core.bits` and :mod:`connect4.core.position`).
 
 Every function here is plain Python over ints and flat int sequences (tuples in
 Python, ``int64`` arrays when compiled), so the readable engine
@@ -31,6 +33,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
 from connect4.core.position import count_fours, four_in_a_row
+from connect4.core.score import MATE as MATE
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,7 +42,6 @@ if TYPE_CHECKING:
     Array: TypeAlias = NDArray[np.int64]
     Ints: TypeAlias = Sequence[int] | Array
 
-MATE = 1_000_000_000  # a game end at ply n scores MATE - n for the root player
 INF = 1 << 62  # no bound: the compiled engine's integer infinity
 TT_SLOTS = 1_048_573  # a prime: the table is direct-mapped, key % TT_SLOTS
 EXACT, LOWER, UPPER = 0, 1, 2  # what a table entry's value is: exact, a lower or upper bound

@@ -1,0 +1,154 @@
+"""A long computation's limit: the caller's deadline and a stop flag, passed down.
+
+A :class:`Limit` travels from whoever waits (the terminal, the arena, a web
+request) down to the search that thinks: its ``deadline`` is a
+:func:`time.perf_counter` time, its ``flag`` a one-element ``uint8`` array that
+compiled code (numba, ``nogil``) reads every few thousand nodes or playouts and
+any thread may set with :meth:`Limit.stop`. A player's own budget combines with
+the caller's through :meth:`Limit.tighter` (the earlier deadline wins); the child
+gets its own flag, set by :meth:`Limit.watch` when the parent stops or the
+deadline passes, so a player's own clock never stops its caller.
+
+>>> limit = Limit.within(10.0)
+>>> child = limit.tighter(0.5)
+>>> child.deadline is not None and child.deadline < limit.deadline
+True
+>>> limit.stop()
+>>> limit.stopped(), child.stopped()  # the child learns it from its watcher (or expired())
+(True, False)
+>>> child.expired()
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeVar
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+T = TypeVar("T")
+POLL_SECONDS = 0.01  # how often a watcher looks at its parent and its deadline
+
+
+def new_flag() -> NDArray[np.uint8]:
+    """A stop flag compiled code can read: one ``uint8``, 0 = go on, 1 = stop."""
+    return np.zeros(1, dtype=np.uint8)
+
+
+@dataclass(frozen=True, eq=False)
+class Limit:
+    """A deadline (a :func:`time.perf_counter` time, ``None``: none) and a stop flag.
+
+    ``parent`` is the caller's limit this one was tightened from: it stops this one too.
+
+    >>> Limit().expired(), Limit(deadline=0.0).expired()
+    (False, True)
+    """
+
+    deadline: float | None = None
+    flag: NDArray[np.uint8] = field(default_factory=new_flag)
+    parent: Limit | None = None
+
+    @classmethod
+    def within(cls, seconds: float | None) -> Limit:
+        """A limit ``seconds`` from now (``None``: no deadline, only the stop flag)."""
+        return cls(None if seconds is None else time.perf_counter() + seconds)
+
+    def stop(self) -> None:
+        """Ask every search under this limit to stop (safe from any thread)."""
+        self.flag[0] = 1
+
+    def stopped(self) -> bool:
+        """True once :meth:`stop` was called on this limit."""
+        return bool(self.flag[0])
+
+    def expired(self) -> bool:
+        """True when this limit or a parent was stopped, or a deadline passed."""
+        limit: Limit | None = self
+        now = time.perf_counter()
+        while limit is not None:
+            if limit.flag[0] or (limit.deadline is not None and now >= limit.deadline):
+                return True
+            limit = limit.parent
+        return False
+
+    def remaining(self) -> float | None:
+        """Seconds left before the deadline (never negative), ``None`` without one."""
+        if self.deadline is None:
+            return None
+        return max(0.0, self.deadline - time.perf_counter())
+
+    def tighter(self, seconds: float | None = None, deadline: float | None = None) -> Limit:
+        """A child limit: the earliest of this deadline, ``seconds`` from now and
+        ``deadline``; stopping this limit stops the child (see :meth:`watch`)."""
+        candidates = [d for d in (self.deadline, deadline) if d is not None]
+        if seconds is not None:
+            candidates.append(time.perf_counter() + seconds)
+        return Limit(min(candidates) if candidates else None, parent=self)
+
+    @contextlib.contextmanager
+    def watch(self, on_stop: Callable[[], None] | None = None) -> Iterator[NDArray[np.uint8]]:
+        """Yield the flag compiled code reads, while a watcher thread sets it (and
+        calls ``on_stop``) once a parent stops or the deadline passes, or when
+        :meth:`stop` was called (checked every 10 ms)."""
+        done = threading.Event()
+
+        def run() -> None:
+            while not done.wait(POLL_SECONDS):
+                if self.expired():
+                    self.stop()
+                    if on_stop is not None:
+                        on_stop()
+                    return
+
+        if self.expired():
+            self.stop()
+            if on_stop is not None:
+                on_stop()
+        watcher = threading.Thread(target=run, name="connect4-limit", daemon=True)
+        watcher.start()
+        try:
+            yield self.flag
+        finally:
+            done.set()
+            watcher.join()
+
+
+def run_interruptible(work: Callable[[Limit], T], limit: Limit | None = None) -> T:
+    """``work(limit)`` on a worker thread while this thread waits in short slices, so a
+    Ctrl-C here stops ``limit`` (the work sees it) and is raised again at once,
+    without waiting for compiled code to return. The work's exception is raised here.
+
+    >>> run_interruptible(lambda limit: limit.expired())
+    False
+    """
+    limit = limit if limit is not None else Limit()
+    box: list[T] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            box.append(work(limit))
+        except BaseException as error:  # handed to the waiting thread
+            failure.append(error)
+
+    worker = threading.Thread(target=run, name="connect4-work", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.05)
+    except KeyboardInterrupt:
+        limit.stop()
+        worker.join(0.2)
+        raise
+    if failure:
+        raise failure[0]
+    return box[0]

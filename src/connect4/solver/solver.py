@@ -1,0 +1,695 @@
+"""The exact Connect Four solver: one board size, its own table, limits and statistics.
+
+The search itself is a compiled kernel (:mod:`connect4.solver.kernel`), run
+through one backend (:mod:`connect4.solver.backend`: the cached native code or
+numba); :class:`Solver` wraps it with limits, statistics and clear errors, and
+goes on with every thread (:mod:`connect4.solver.parallel`) when a search runs
+long. Callers that want a shared solver with the board's opening book ask
+:func:`connect4.solver.solver_for`.
+
+>>> from connect4 import Position
+>>> solver = Solver()
+>>> solver.solve(Position.from_moves("4455"))
+18
+>>> solver.analyze(Position.from_moves("445566"))
+[17, 17, 18, 17, 17, 17, 18]
+>>> solver.best_move(Position.from_moves("445566"))
+2
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
+
+import numpy as np
+
+from connect4.core.bits import canonical_key
+from connect4.core.errors import Connect4Error
+from connect4.core.limits import Limit
+from connect4.core.position import Position, check_board_size
+from connect4.core.score import ScoreError, check_tie_break, pick_best, win_score
+from connect4.solver.backend import NO_BOOK, TABLES, SearchMemory, active_backend, warm_up
+from connect4.solver.layout import (
+    ABORT,
+    BOOK_PLIES,
+    LIMIT,
+    NODES,
+    NONE_SCORE,
+    OPT_BUCKET,
+    OPT_ETC,
+    OPT_ETC_AFTER,
+    OPT_SYM,
+    OPT_TTMOVE,
+    T_STOP,
+    UNKNOWN_SCORE,
+    next_generation,
+)
+from connect4.solver.narrow import deadline_of, immediate_win, least, narrow, never
+from connect4.solver.parallel import LazySmp, ProgressHook, Tracker, run_parallel, stopping_at
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+__all__ = [
+    "DEFAULT_TT_MEGABYTES",
+    "MAX_THREADS",
+    "BatchResult",
+    "BookArrays",
+    "ProbeResult",
+    "SolveResult",
+    "Solver",
+    "SolverError",
+    "check_threads",
+    "position_key",
+]
+
+DEFAULT_TT_MEGABYTES = 64
+MAX_TT_MEGABYTES = 4096
+ETC_MIN_EMPTY = 16  # enhanced transposition cut-offs where at least this many cells are empty
+ETC_AFTER_NODES = 20_000  # ... and only once a search has visited this many nodes
+MAX_THREADS = 256
+PARALLEL_AFTER_NODES = 1 << 20  # a search longer than this goes on with every thread
+
+
+class SolverError(Connect4Error):
+    """The solver cannot answer: the game is over, the board is too large or
+    of another size, or the rules are not the standard ones."""
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """What one :meth:`Solver.run` found.
+
+    ``score`` is ``None`` when a limit stopped the search (``complete`` is then
+    False); ``column_scores`` is filled when ``analyze=True`` (``None`` for a
+    full column, or for a column a limit left unknown).
+    """
+
+    score: int | None
+    column_scores: list[int | None] | None
+    nodes: int
+    seconds: float
+    complete: bool
+    weak: bool
+
+
+def check_threads(threads: object) -> int:
+    """``threads`` as a thread count, or :class:`SolverError` saying what is wrong.
+
+    >>> check_threads(2)
+    2
+    >>> check_threads(0)
+    Traceback (most recent call last):
+    ...
+    connect4.solver.solver.SolverError: threads must be a whole number from 1 to 256, not 0
+    """
+    if type(threads) is not int or not 1 <= threads <= MAX_THREADS:
+        raise SolverError(
+            f"threads must be a whole number from 1 to {MAX_THREADS}, not {threads!r}"
+        )
+    return threads
+
+
+@runtime_checkable
+class BookArrays(Protocol):
+    """An opening book as the solver probes it (:class:`connect4.solver.book.Book` is one):
+    sorted canonical keys, their exact scores, and the depth in stones."""
+
+    @property
+    def keys(self) -> NDArray[np.uint64]: ...
+    @property
+    def values(self) -> NDArray[np.int8]: ...
+    @property
+    def plies(self) -> int: ...
+
+
+def check_book(book: object) -> BookArrays:
+    """``book`` if it is an opening book the solver can probe, else :class:`SolverError`.
+
+    >>> check_book("default")
+    Traceback (most recent call last):
+    ...
+    connect4.solver.solver.SolverError: book must be an opening book (connect4.solver.book.Book) \
+or None, not 'default'; solver_for(width, height, book="default") gives a solver with the \
+board's default book
+    """
+    if isinstance(book, str) or not isinstance(book, BookArrays):
+        raise SolverError(
+            "book must be an opening book (connect4.solver.book.Book) or None, "
+            f'not {book!r}; solver_for(width, height, book="default") gives a solver '
+            "with the board's default book"
+        )
+    return book
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """What one :meth:`Solver.probe` found: ``value`` is a fail-soft bound (``None``
+    when a limit stopped the search, ``complete`` is then False)."""
+
+    value: int | None
+    nodes: int
+    seconds: float
+    complete: bool
+
+
+class BatchResult(NamedTuple):
+    """What :meth:`Solver.run_batch` found, per position."""
+
+    scores: list[int]
+    nodes: list[int]
+    seconds: list[float]
+
+
+class Solver:
+    """An exact Connect Four solver for one board size, with its own table.
+
+    ``tt_megabytes`` bounds the transposition table (a power-of-two number of
+    entries: 8 bytes each on boards up to 7x6 and most others, 16 bytes on the
+    largest; see :mod:`connect4.solver.layout`); the table comes from the package's pool
+    (:data:`connect4.solver.backend.TABLES`) and :meth:`close` gives it back.
+    ``book`` (or ``book_keys``/``book_values``/``book_plies``) is an optional
+    opening book: sorted ``uint64`` canonical keys (see :func:`position_key`)
+    and ``int8`` exact scores, probed inside the search up to ``book_plies``
+    stones. ``reuse_table=True`` keeps the table's entries between calls
+    (faster batches; node counts then depend on what came before), and
+    ``keep_entries=True`` even starts with the entries a pooled table holds.
+
+    Search options (the defaults are the fastest measured, see ``docs/solver.md``):
+    ``symmetry`` (mirror positions share an entry), ``tt_move`` (the table's
+    move first), ``etc`` (enhanced transposition cut-offs at nodes with at
+    least 16 empty cells, once a search has visited 20,000 nodes; an int sets
+    the empty-cell threshold, 0 = off) and
+    ``two_slots`` (two-entry buckets instead of one always-replaced entry).
+
+    ``threads`` > 1 searches with that many threads sharing the table (Lazy SMP):
+    a search that has not ended after ``parallel_after`` nodes (default
+    ``PARALLEL_AFTER_NODES``, about 0.1 s; 0: at once) goes on with every
+    thread searching each window, the first one done stopping the
+    others. The score is the same; node counts then vary from run to run. The
+    default, 1, suits callers that run many short searches (often from several
+    threads of their own: the web service, the perfect player, the arena's
+    judge); ``connect4 solve`` uses every core.
+
+    >>> s = Solver(4, 4)
+    >>> s.solve(Position(4, 4))
+    0
+    >>> s.run(Position(4, 4), max_nodes=10).complete
+    False
+    """
+
+    def __init__(
+        self,
+        width: int = 7,
+        height: int = 6,
+        tt_megabytes: int = DEFAULT_TT_MEGABYTES,
+        *,
+        book: BookArrays | None = None,
+        book_keys: NDArray[np.uint64] | None = None,
+        book_values: NDArray[np.int8] | None = None,
+        book_plies: int = 0,
+        reuse_table: bool = False,
+        keep_entries: bool = False,
+        symmetry: bool = True,
+        tt_move: bool = True,
+        etc: bool | int = True,
+        two_slots: bool = True,
+        threads: int = 1,
+        parallel_after: int = PARALLEL_AFTER_NODES,
+    ) -> None:
+        try:
+            check_board_size(width, height)
+        except ValueError as exc:
+            raise SolverError(str(exc)) from None
+        self.threads = check_threads(threads)
+        self.parallel_after = max(0, parallel_after)
+        if not 1 <= tt_megabytes <= MAX_TT_MEGABYTES:
+            raise SolverError(f"tt_megabytes must be in 1..{MAX_TT_MEGABYTES}, not {tt_megabytes}")
+        self.width = width
+        self.height = height
+        self.tt_megabytes = tt_megabytes
+        self.reuse_table = reuse_table
+        self._keep_entries = keep_entries
+        self._options = {
+            OPT_SYM: int(symmetry),
+            OPT_TTMOVE: int(tt_move),
+            OPT_ETC: (ETC_MIN_EMPTY if etc else 0) if isinstance(etc, bool) else etc,
+            OPT_ETC_AFTER: ETC_AFTER_NODES,
+            OPT_BUCKET: int(two_slots),
+        }
+        self._mem: SearchMemory | None = None
+        self._smp = LazySmp(self.threads)
+        self._out = np.zeros(width, dtype=np.int64)
+        self._lock = threading.RLock()
+        self._book_plies = 0
+        if book is not None:
+            check_book(book)
+            self.set_book(book.keys, book.values, book.plies)
+        else:
+            self.set_book(book_keys, book_values, book_plies)
+        self.last_nodes = 0
+        self.last_seconds = 0.0
+        self.total_nodes = 0
+        self.total_seconds = 0.0
+        self.calls = 0
+        self._stopped: Callable[[], bool] = never  # a caller's limit expired (see _under)
+
+    def _table(self) -> SearchMemory:
+        """This solver's table and threads' memories, taken from the pool on first use."""
+        if self._mem is None:
+            memory = TABLES.take(self.width, self.height, self.tt_megabytes << 20)
+            if not self._keep_entries:
+                next_generation(memory.table)  # the previous user's entries count as empty
+            memory.table[T_STOP] = 0
+            for index in range(self.threads):
+                mem = memory.thread(index)
+                for slot, value in self._options.items():
+                    mem[slot] = value
+                mem[BOOK_PLIES] = self._book_plies
+            self._mem = memory
+        return self._mem
+
+    def close(self) -> None:
+        """Give the table back to the pool and end the helper threads (a later call
+        takes a table and starts threads again)."""
+        with self._lock:
+            if self._mem is not None:
+                TABLES.give(self._mem)
+                self._mem = None
+            self._smp.close()
+
+    def __enter__(self) -> Solver:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def clear_table(self) -> None:
+        """Start the next search from a logically empty table (one increment)."""
+        with self._lock:
+            next_generation(self._table().table)
+
+    def warm_up(self) -> None:
+        """Load (or compile) every kernel entry point and take this solver's table
+        now, so no timed call pays for them."""
+        warm_up()
+        with self._lock:
+            self._table()
+
+    # ------------------------------------------------------------------ book hook
+    def set_book(
+        self,
+        keys: NDArray[np.uint64] | None,
+        values: NDArray[np.int8] | None,
+        plies: int,
+    ) -> None:
+        """Install (or with ``None`` remove) an opening book probed at ``ply <= plies``.
+
+        ``keys`` must be sorted canonical keys (:func:`position_key`) and
+        ``values`` the exact scores of those positions.
+        """
+        if keys is None or values is None:
+            keys, values = NO_BOOK
+        keys = np.ascontiguousarray(keys, dtype=np.uint64)
+        values = np.ascontiguousarray(values, dtype=np.int8)
+        if keys.shape != values.shape or keys.ndim != 1:
+            raise SolverError("book keys and values must be 1-D arrays of the same length")
+        if keys.size > 1 and not bool(np.all(keys[1:] > keys[:-1])):
+            raise SolverError("book keys must be sorted and distinct")
+        with self._lock:
+            self._book_keys = keys
+            self._book_values = values
+            self._book_plies = max(0, plies)
+            if self._mem is not None:
+                for mem in self._mem.threads:
+                    mem[BOOK_PLIES] = self._book_plies
+
+    # ------------------------------------------------------------------ stats
+    @property
+    def stats(self) -> dict[str, float]:
+        """Nodes and seconds of the last call, and totals since creation."""
+        return {
+            "nodes": self.last_nodes,
+            "seconds": self.last_seconds,
+            "total_nodes": self.total_nodes,
+            "total_seconds": self.total_seconds,
+            "calls": self.calls,
+        }
+
+    def _count(self, nodes: int, seconds: float) -> None:
+        self.last_nodes = nodes
+        self.last_seconds = seconds
+        self.total_nodes += nodes
+        self.total_seconds += seconds
+        self.calls += 1
+
+    # ------------------------------------------------------------------ checks
+    def check(self, position: Position) -> None:
+        """Raise :class:`SolverError` unless this solver can solve ``position``."""
+        if position.rules != "standard":
+            raise SolverError(f"the solver handles standard rules only, not {position.rules!r}")
+        if (position.width, position.height) != (self.width, self.height):
+            raise SolverError(
+                f"this solver is for {self.width}x{self.height} boards, "
+                f"not {position.width}x{position.height}"
+            )
+        if position.is_over():
+            raise SolverError(
+                f"the game is already over ({position.result_text()}): nothing to solve"
+            )
+
+    # ------------------------------------------------------------------ API
+    def solve(self, position: Position, *, weak: bool = False) -> int:
+        """The exact score of ``position`` (with ``weak``: 1, 0 or -1).
+
+        >>> Solver().solve(Position.from_moves("4455"))
+        18
+        """
+        result = self.run(position, weak=weak)
+        assert result.score is not None
+        return result.score
+
+    def analyze(self, position: Position, *, weak: bool = False) -> list[int | None]:
+        """The score of playing each column (``None`` for a full column).
+
+        >>> Solver().analyze(Position.from_moves("445566"))
+        [17, 17, 18, 17, 17, 17, 18]
+        """
+        result = self.run(position, weak=weak, analyze=True)
+        assert result.column_scores is not None
+        return result.column_scores
+
+    def best_move(
+        self,
+        position: Position,
+        tie_break: str = "center",
+        rng: random.Random | None = None,
+        *,
+        weak: bool = False,
+    ) -> int:
+        """A 0-based column with the best score; ties go to the centre or at random.
+
+        >>> Solver().best_move(Position.from_moves("445566"))
+        2
+        """
+        try:
+            check_tie_break(tie_break)
+        except ScoreError as error:
+            raise SolverError(str(error)) from None
+        scores = self.analyze(position, weak=weak)
+        return pick_best(scores, tie_break, rng)
+
+    def run(
+        self,
+        position: Position,
+        *,
+        weak: bool = False,
+        analyze: bool = False,
+        max_seconds: float | None = None,
+        max_nodes: int | None = None,
+        deadline: float | None = None,
+        guess: int | None = None,
+        lower: int | None = None,
+        progress: ProgressHook | None = None,
+        limit: Limit | None = None,
+    ) -> SolveResult:
+        """Solve (and with ``analyze`` score every column) within optional limits.
+
+        ``deadline`` is a :func:`time.perf_counter` time (an alternative to
+        ``max_seconds``); a caller's ``limit`` stops the search at its deadline or
+        within milliseconds of its flag. ``guess``, a likely score (e.g. the score two plies
+        earlier), makes the first null-window searches test it: right, the
+        score costs two searches instead of about five. ``lower``, a proven
+        lower bound on the score (e.g. from an opening book), is the first
+        guess unless one is given, and no search tests below it: when the score
+        is the bound, one null-window search proves it. A limit that stops
+        the search gives ``score=None`` and ``complete=False``.
+
+        ``progress`` is called with a :class:`SolveProgress` about every
+        ``PROGRESS_EVERY`` seconds, from the calling thread, once the search
+        has run ``parallel_after`` nodes (the threads then search while the
+        calling thread reports).
+
+        >>> r = Solver().run(Position.from_moves("445566"), analyze=True)
+        >>> r.score, r.column_scores[2], r.complete
+        (18, 18, True)
+        >>> Solver(4, 4).run(Position(4, 4), guess=0).score
+        0
+        >>> Solver().run(Position.from_moves("4455"), lower=18).score
+        18
+        """
+        self.check(position)
+        start = time.perf_counter()
+        deadline = deadline_of(start, max_seconds, deadline, limit)
+        parallel = self.threads > 1 or progress is not None
+        budget = max_nodes
+        if parallel:  # short searches stay on this thread, without the threads' overhead
+            budget = least(max_nodes, self.parallel_after)
+        with self._lock, self._under(limit):
+            memory = self._table()
+            if not self.reuse_table:
+                next_generation(memory.table)
+            score, columns, complete, nodes = self._run_here(
+                position, weak, analyze, guess, lower, deadline, budget
+            )
+            stopped_by_user = max_nodes is not None and nodes >= max_nodes
+            out_of_time = self._stopped() or (
+                deadline is not None and time.perf_counter() >= deadline
+            )
+            if parallel and not complete and not stopped_by_user and not out_of_time:
+                tracker = Tracker(start, progress, self.threads, nodes)
+                cap = None if max_nodes is None else max_nodes - nodes
+                score, columns, complete, more = run_parallel(
+                    position, self._parallel_window, weak=weak, analyze=analyze, guess=guess,
+                    lower=lower, deadline=deadline, max_nodes=cap, tracker=tracker,
+                )  # fmt: skip
+                nodes += more
+        seconds = time.perf_counter() - start
+        self._count(nodes, seconds)
+        return SolveResult(score if complete else None, columns, nodes, seconds, complete, weak)
+
+    def _run_here(
+        self,
+        position: Position,
+        weak: bool,
+        analyze: bool,
+        guess: int | None,
+        lower: int | None,
+        deadline: float | None,
+        max_nodes: int | None,
+    ) -> tuple[int, list[int | None] | None, bool, int]:
+        """One kernel call on this thread (thread 0's memory): ``(score, column scores,
+        complete, nodes)``."""
+        kernel = active_backend()
+        keys, values = self._book_keys, self._book_values
+        current, mask, ply = position.current, position.mask, position.ply
+        table = self._table().table
+        if analyze:
+            out = self._out
+
+            def search(mem: NDArray[np.uint64]) -> int:
+                kernel.analyze(mem, table, keys, values, current, mask, ply, weak, out)
+                return 0
+
+            _, complete, nodes = self._budgeted(search, deadline, max_nodes)
+            columns: list[int | None] = [
+                None if v in (NONE_SCORE, UNKNOWN_SCORE) else int(v) for v in self._out
+            ]
+            known = [v for v in columns if v is not None]
+            return (max(known) if complete and known else 0), columns, complete, nodes
+        if (guess is not None or lower is not None) and not weak:
+
+            def window(alpha: int, beta: int, cap: int | None) -> tuple[int, bool, int]:
+                return self._probe(position, alpha, beta, deadline, cap)
+
+            score, complete, nodes = narrow(position, guess, weak, window, max_nodes, lower=lower)
+            return score, None, complete, nodes
+
+        def solve(mem: NDArray[np.uint64]) -> int:
+            return kernel.solve(mem, table, keys, values, current, mask, ply, weak)
+
+        score, complete, nodes = self._budgeted(solve, deadline, max_nodes)
+        return score, None, complete, nodes
+
+    def _parallel_window(
+        self,
+        position: Position,
+        alpha: int,
+        beta: int,
+        deadline: float | None,
+        max_nodes: int | None,
+        tracker: Tracker,
+    ) -> tuple[int, bool, int]:
+        """One window searched by every thread (Lazy SMP) on this solver's table."""
+        book = (self._book_keys, self._book_values)
+        return self._smp.window(
+            self._table(), book, position, alpha, beta, deadline, max_nodes, tracker
+        )
+
+    def probe(
+        self,
+        position: Position,
+        alpha: int,
+        beta: int | None = None,
+        *,
+        max_seconds: float | None = None,
+        max_nodes: int | None = None,
+        deadline: float | None = None,
+        limit: Limit | None = None,
+    ) -> ProbeResult:
+        """One fail-soft search of the window ``(alpha, beta)`` (default: the null
+        window ``beta = alpha + 1``): a value ``<= alpha`` bounds the score from
+        above, ``>= beta`` from below, anything between is exact.
+
+        A cheap test "is the score above ``alpha``?"; limits as in :meth:`run`.
+
+        >>> r = Solver().probe(Position.from_moves("4455"), 17)
+        >>> r.value, r.complete
+        (18, True)
+        """
+        self.check(position)
+        start = time.perf_counter()
+        deadline = deadline_of(start, max_seconds, deadline, limit)
+        window = alpha + 1 if beta is None else beta
+        budget = max_nodes
+        if self.threads > 1:
+            budget = least(max_nodes, self.parallel_after)
+        with self._lock, self._under(limit):
+            memory = self._table()
+            if not self.reuse_table:
+                next_generation(memory.table)
+            value, complete, nodes = self._probe(position, alpha, window, deadline, budget)
+            stopped_by_user = max_nodes is not None and nodes >= max_nodes
+            out_of_time = self._stopped() or (
+                deadline is not None and time.perf_counter() >= deadline
+            )
+            if self.threads > 1 and not complete and not stopped_by_user and not out_of_time:
+                tracker = Tracker(start, None, self.threads, nodes)
+                cap = None if max_nodes is None else max_nodes - nodes
+                value, complete, more = self._parallel_window(
+                    position, alpha, window, deadline, cap, tracker
+                )
+                nodes += more
+        seconds = time.perf_counter() - start
+        self._count(nodes, seconds)
+        return ProbeResult(value if complete else None, nodes, seconds, complete)
+
+    def run_batch(self, positions: list[Position], *, weak: bool = False) -> BatchResult:
+        """Solve many positions in one kernel call: ``(scores, nodes, seconds)`` per
+        position, timed inside the kernel (no Python overhead per position). One
+        thread searches, whatever ``threads`` says.
+
+        >>> scores, nodes, seconds = Solver().run_batch([Position.from_moves("445566")])
+        >>> scores, nodes
+        ([18], [0])
+        """
+        for position in positions:
+            self.check(position)
+        kernel = active_backend()
+        n = len(positions)
+        currents = np.array([p.current for p in positions], dtype=np.int64)
+        masks = np.array([p.mask for p in positions], dtype=np.int64)
+        plies = np.array([p.ply for p in positions], dtype=np.int64)
+        scores = np.zeros(n, dtype=np.int64)
+        nodes = np.zeros(n, dtype=np.uint64)
+        ticks = np.zeros(n, dtype=np.uint64)
+        with self._lock:
+            memory = self._table()
+            start = time.perf_counter()
+            kernel.batch(
+                memory.threads[0],
+                memory.table,
+                self._book_keys,
+                self._book_values,
+                currents,
+                masks,
+                plies,
+                weak,
+                not self.reuse_table,
+                scores,
+                nodes,
+                ticks,
+            )
+            wall = time.perf_counter() - start
+        total_ticks = float(ticks.sum())
+        per_tick = wall / total_ticks if total_ticks > 0 else 0.0
+        self._count(int(nodes.sum()), wall)
+        return BatchResult(
+            [int(s) for s in scores], [int(v) for v in nodes], [float(t) * per_tick for t in ticks]
+        )
+
+    # ------------------------------------------------------------------ internals
+    @contextlib.contextmanager
+    def _under(self, limit: Limit | None) -> Iterator[None]:
+        """Run a search under a caller's ``limit`` (inside the lock): its expiry sets
+        the table's stop slot, and :meth:`_stopped` says so to the slicing loops."""
+        with stopping_at(limit, self._table().table) as stopped:
+            self._stopped = stopped
+            try:
+                yield
+            finally:
+                self._stopped = never
+
+    def _budgeted(
+        self,
+        search: Callable[[NDArray[np.uint64]], int],
+        deadline: float | None,
+        max_nodes: int | None,
+    ) -> tuple[int, bool, int]:
+        """``(result, complete, nodes)`` of ``search(mem)`` on thread 0's memory within
+        a node budget and a deadline: the kernel stops at ``mem[LIMIT]`` nodes, so
+        with a deadline it runs in slices of about 0.1 s (the table keeps what each
+        slice proved)."""
+        mem = self._table().threads[0]
+        start = time.perf_counter()
+        mem[NODES] = 0
+        cap = (1 << 62) if max_nodes is None else max(0, int(max_nodes))
+        chunk = 1 << 16  # nodes before the first clock check when a time limit is set
+        while True:
+            mem[LIMIT] = cap if deadline is None else min(cap, int(mem[NODES]) + chunk)
+            mem[ABORT] = 0
+            result = search(mem)
+            nodes = int(mem[NODES])
+            if not mem[ABORT]:
+                return result, True, nodes
+            now = time.perf_counter()
+            if nodes >= cap or deadline is None or now >= deadline or self._stopped():
+                return result, False, nodes
+            rate = nodes / max(now - start, 1e-6)
+            chunk = max(1 << 16, int(rate * min(0.1, deadline - now)))
+
+    def _probe(
+        self,
+        position: Position,
+        alpha: int,
+        beta: int,
+        deadline: float | None,
+        max_nodes: int | None,
+    ) -> tuple[int, bool, int]:
+        """One window on this thread, inside the lock: ``(value, complete, nodes)``."""
+        if immediate_win(position):
+            return win_score(position.size, position.ply), True, 0  # the kernel's precondition
+        kernel = active_backend()
+        keys, values = self._book_keys, self._book_values
+        current, mask, ply = position.current, position.mask, position.ply
+        table = self._table().table
+
+        def search(mem: NDArray[np.uint64]) -> int:
+            return kernel.probe(mem, table, keys, values, current, mask, ply, alpha, beta)
+
+        return self._budgeted(search, deadline, max_nodes)
+
+
+def position_key(position: Position) -> int:
+    """The canonical key the solver's table and book use: ``min(key, mirror key)``.
+
+    >>> position_key(Position.from_moves("1")) == position_key(Position.from_moves("7"))
+    True
+    """
+    return canonical_key(position.key(), position.width, position.height)

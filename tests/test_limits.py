@@ -1,0 +1,192 @@
+"""A caller's limit (deadline and stop flag) stops every search; Ctrl-C stops the CLI."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from connect4 import Position, TicTacToe
+from connect4.classic.mcts import Mcts
+from connect4.classic.search import Limits, search
+from connect4.core.game import Game
+from connect4.core.limits import Limit
+from connect4.players import MoveChoice, PlayerSpecError, make_player
+from connect4.players.match import play_match, play_move
+from connect4.players.registry import PlayerBase
+from tests.cli_helpers import run_cli
+
+
+def stop_later(limit: Limit, seconds: float) -> None:
+    threading.Timer(seconds, limit.stop).start()
+
+
+@pytest.mark.parametrize("engine", ["numba", "python"])
+def test_a_stop_flag_set_from_another_thread_stops_the_search(engine: str) -> None:
+    search(Position(), limits=Limits(depth=2), engine=engine)  # compiled before the clock
+    limit = Limit()
+    stop_later(limit, 0.2)
+    started = time.perf_counter()
+    result = search(Position(), limits=Limits(depth=30), engine=engine, limit=limit)
+    assert time.perf_counter() - started < 0.2 + 0.1
+    assert (result.move, result.stopped) == (None, "stopped")
+
+
+def test_the_compiled_mcts_stops_on_the_flag() -> None:
+    from connect4.classic import fastmcts
+    from connect4.classic.mctsboard import seed_state
+
+    tree = fastmcts.CompiledTree(Position(), solver=False, heuristic=False, state=seed_state(1))
+    tree.run(10, 1.41)
+    limit = Limit()
+    stop_later(limit, 0.2)
+    started = time.perf_counter()
+    ran = tree.run(100_000_000, 1.41, limit.flag)
+    assert time.perf_counter() - started < 0.2 + 0.1
+    assert 0 < ran < 100_000_000
+
+
+def test_a_limit_that_never_fires_changes_no_count() -> None:
+    for algorithm in ("minimax", "alphabeta"):
+        alone = search(Position.from_moves("4453"), limits=Limits(depth=5), algorithm=algorithm)
+        limited = search(
+            Position.from_moves("4453"), limits=Limits(depth=5), algorithm=algorithm, limit=Limit()
+        )
+        assert (limited.stats.nodes, limited.value, limited.pv) == (
+            alone.stats.nodes,
+            alone.value,
+            alone.pv,
+        )
+    a = Mcts(seed=3).search(Position.from_moves("44"), playouts=3000)
+    b = Mcts(seed=3).search(Position.from_moves("44"), playouts=3000, limit=Limit())
+    assert a.children == b.children
+
+
+def test_a_callers_deadline_caps_the_players_own_time() -> None:
+    player = make_player("alphabeta:time=3600")
+    player.choose(Position(), Limit.within(0.05))  # compiled before the clock
+    started = time.perf_counter()
+    choice = player.choose(Position(), Limit.within(0.5))
+    assert time.perf_counter() - started < 0.5 + 0.2
+    assert choice.complete is False and choice.stats["depth"] >= 1
+    assert choice.move in Position().legal_moves()
+
+
+def test_a_fixed_depth_under_a_deadline_answers_the_deepest_finished_move() -> None:
+    turn = play_move(make_player("alphabeta:depth=30"), Position(), clock=0.5)
+    assert turn.forfeit is None and turn.choice is not None
+    assert turn.choice.complete is False and 1 <= turn.choice.stats["depth"] < 30
+
+
+def test_mcts_under_a_limit_answers_the_playouts_run() -> None:
+    player = make_player("mcts:playouts=100000000")
+    player.warm_up()
+    limit = Limit()
+    stop_later(limit, 0.3)
+    choice = player.choose(Position(), limit)
+    assert choice.complete is False and 0 < choice.stats["playouts"] < 100_000_000
+
+
+def test_a_spent_limit_with_no_move_is_a_timeout_forfeit() -> None:
+    turn = play_move(make_player("mcts:playouts=1000"), Position(), limit=Limit(deadline=0.0))
+    assert turn.forfeit is not None and turn.forfeit.reason == "timeout"
+
+
+class Failing(PlayerBase):
+    """A player whose search breaks."""
+
+    is_human = False
+    spec = "failing"
+
+    def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
+        raise ValueError("the search found no move")
+
+
+def test_a_player_raising_is_a_crash_forfeit_in_terminal_play() -> None:
+    from rich.console import Console
+
+    from connect4.terminal import play_game
+
+    console = Console(record=True, width=120)
+    record = play_game(
+        TicTacToe(), make_player("random", seed=1), Failing(), console=console, show_board=False
+    )
+    assert (record.forfeit, record.winner, record.reason) == (2, 1, "crash")
+    assert "forfeits: crash (ValueError: the search found no move)" in console.export_text()
+    record = play_match(TicTacToe(), (Failing(), make_player("random")))
+    assert (record.forfeit, record.reason, record.moves) == (1, "crash", "")
+
+
+def test_a_search_deeper_than_the_board_is_refused() -> None:
+    with pytest.raises(PlayerSpecError, match="deeper than the board's 9 cells"):
+        make_player("alphabeta:depth=30", game="tictactoe")
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (("tree", "44", "--algorithm", "mcts", "--playouts", "100000000000"), "100000000"),
+        (("dataset", "--positions", str(10**12), "--out", "x.npz"), "100000000"),
+        (("arena", "random", "random", "--workers", "1000"), str(4 * (os.cpu_count() or 1))),
+    ],
+)
+def test_values_that_cannot_finish_are_refused_naming_the_limit(
+    args: tuple[str, ...], named: str
+) -> None:
+    done = run_cli(*args)
+    assert done.returncode == 2, done.stderr
+    assert named in done.stderr
+
+
+@pytest.mark.parametrize(
+    "spec", ["mcts:playouts=100000000", "alphabeta:depth=30", "minimax:depth=14"]
+)
+def test_ctrl_c_stops_a_thinking_ai_in_play(spec: str) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "connect4", "play", "--red", spec, "--yellow", "human"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "COLUMNS": "100", "NO_COLOR": "1"},
+    )
+    try:
+        assert process.stdout is not None
+        for _ in range(20):  # the empty board is printed once the players are ready
+            if process.stdout.readline().strip().startswith("1"):
+                break
+        time.sleep(1.0)  # thinking now
+        assert process.poll() is None
+        process.send_signal(signal.SIGINT)
+        signalled = time.perf_counter()
+        code = process.wait(timeout=10)
+        assert time.perf_counter() - signalled < 2.0
+        assert code == 130
+        assert process.stdout.read().strip().endswith("interrupted")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_the_solver_stops_at_its_callers_flag() -> None:
+    # The empty 8x7 board (no book) takes minutes: the flag, set from another thread,
+    # reaches the kernel through the table's stop slot within a tenth of a second.
+    from connect4.solver import solver_for
+
+    solver = solver_for(8, 7)
+    for analyze in (True, False):
+        limit = Limit()
+        timer = threading.Timer(0.3, limit.stop)
+        started = time.perf_counter()
+        timer.start()
+        result = solver.run(Position(8, 7), analyze=analyze, limit=limit)
+        assert not result.complete and result.score is None
+        assert time.perf_counter() - started < 0.3 + 0.1
+    # the table's stop slot is clear again: the next search runs to its own node budget
+    assert solver.run(Position(8, 7), max_nodes=200_000).nodes >= 200_000
