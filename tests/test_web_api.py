@@ -475,20 +475,22 @@ def test_an_unknown_player_lists_only_the_kinds_the_web_runs(client: httpx.Clien
 
 
 def test_a_search_cut_short_answers_its_best_move() -> None:
-    # Its own hour is capped by the request's limit (1.5 s less 0.15 s to answer): a 200
-    # with the deepest finished iteration's move, marked incomplete, never a 503.
-    with BackgroundServer(create_app(threads=1, time_limit=1.5, warm_up=False)) as live:
+    # Its own hour is capped by the request's limit (3 s less 0.3 s to answer): a 200
+    # with the deepest finished iteration's move, marked incomplete, never a 503. A short
+    # search first loads the compiled engine, so loading it (slow on a busy machine) is
+    # not part of the timed requests.
+    with BackgroundServer(create_app(threads=1, time_limit=3.0, warm_up=False)) as live:
+        done = httpx.post(live.url + "/api/move", json={"pos": "", "player": "alphabeta:depth=2"})
+        assert done.json()["complete"] is True and done.json()["reached"] is None
         for spec in ("alphabeta:time=3600", "alphabeta:depth=40"):
             started = time.perf_counter()
             response = httpx.post(live.url + "/api/move", json={"pos": "", "player": spec})
             assert response.status_code == 200, response.text
-            assert time.perf_counter() - started < 1.5
+            assert time.perf_counter() - started < 3.0
             body = response.json()
             assert body["complete"] is False and body["move"] in range(7)
             assert body["reached"] == f"depth {body['stats']['depth']}"
             assert body["stats"]["depth"] >= 4
-        done = httpx.post(live.url + "/api/move", json={"pos": "", "player": "alphabeta:depth=2"})
-        assert done.json()["complete"] is True and done.json()["reached"] is None
 
 
 def deep_busy(url: str) -> int:
