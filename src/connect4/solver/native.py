@@ -31,6 +31,7 @@ Rules of the cache:
 ``CONNECT4_CACHE_DIR`` chooses the directory (default: ``__pycache__`` beside
 this module, or the user's cache directory when that is not usable).
 
+>>> import numpy as np
 >>> from connect4 import Position, Solver
 >>> from connect4.solver import layout
 >>> p = Position.from_moves("44455554221")
