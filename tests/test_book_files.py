@@ -150,7 +150,7 @@ def test_unknown_flags(tmp_path: Path) -> None:
 
 
 def test_a_payload_that_inflates_past_the_header_is_stopped_early(tmp_path: Path) -> None:
-    bomb = zlib.compress(bytes(64 << 20), 9)  # 64 MB of zeros in ~64 KB
+    bomb = zlib.compress(bytes(900_000), 9)  # 900 KB of zeros in under 1 KB
     path = write(tmp_path, image([key("")], [0], payload=bomb))
     tracemalloc.start()
     try:
@@ -161,7 +161,33 @@ def test_a_payload_that_inflates_past_the_header_is_stopped_early(tmp_path: Path
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert peak < 8 << 20  # never inflated the 64 MB
+    assert peak < 256 << 10  # never inflated the 900 KB
+
+
+def test_a_header_claiming_more_entries_than_its_payload_can_hold_is_refused(
+    tmp_path: Path,
+) -> None:
+    """A small file whose valid header and checksum claim 100 million entries (a zlib
+    bomb: 900 MB of zeros in 875 KB) made ``book info`` use 3.5 GB before it was
+    found corrupted; the header alone now refuses it."""
+    bomb = zlib.compress(bytes(9 << 20), 9)  # 9 MB in ~9 KB: 1 million entries claimed
+    path = write(tmp_path, image([key("")], [0], payload=bomb, count=1 << 20))
+    tracemalloc.start()
+    try:
+        with pytest.raises(BookError, match=r"entries cannot fit in \d+ compressed bytes"):
+            Book.load(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20
+
+
+def test_a_payload_larger_than_its_entries_need_is_refused_before_it_is_read(
+    tmp_path: Path,
+) -> None:
+    path = write(tmp_path, image([key("")], [0], payload=bytes(4 << 20)))
+    with pytest.raises(BookError, match="compressed bytes are more than the header's 1 entries"):
+        Book.load(path)
 
 
 def test_a_header_claiming_more_entries_than_the_payload_can_hold(tmp_path: Path) -> None:

@@ -71,8 +71,12 @@ MAGIC = b"C4BOOK\r\n"
 VERSION = 1
 FLAG_WDL = 1
 KNOWN_FLAGS = FLAG_WDL
-# zlib cannot inflate one byte to more than about 1032 (deflate's best ratio)
-MAX_INFLATION = 1032
+# A book's payload inflates at most this many times (real books: 12x for exact 7x6
+# scores, 24x win/draw/loss, 43x all draws; deflate itself allows 1032x, so a small
+# hostile file could claim gigabytes of entries) and never grows by more than zlib's
+# worst case over the raw entries: both checked on the header, before the payload is read.
+MAX_INFLATION = 64
+INFLATION_SLACK = 1 << 20  # any book may inflate to 1 MB (tiny books compress best)
 # the metadata fields a book may carry and their types (other fields: any JSON)
 META_FIELDS: dict[str, type] = {
     "source": str,
@@ -448,11 +452,7 @@ class Book:
         if flags & ~KNOWN_FLAGS:
             raise corrupted(f"unknown flags 0x{flags & ~KNOWN_FLAGS:02x} in the header")
         meta = _read_meta(meta_bytes, corrupted)
-        raw_size = 9 * count
-        if raw_size > MAX_INFLATION * payload_len + 64:
-            raise corrupted(
-                f"the header's {count} entries cannot fit in {payload_len} compressed bytes"
-            )
+        raw_size = _check_payload_size(name, count, payload_len)
         inflater = zlib.decompressobj()
         try:  # never inflate more than the header's entries need
             raw = inflater.decompress(payload, raw_size + 1)
@@ -495,17 +495,35 @@ class Book:
                 with file_errors(path, "book", "read"):
                     head = file.read(HEADER_SIZE)
                     if len(head) == HEADER_SIZE and head[:8] == MAGIC:
-                        meta_len, _, payload_len = _HEADER.unpack_from(head)[-3:]
+                        meta_len, count, payload_len = _HEADER.unpack_from(head)[-3:]
                         expected = HEADER_SIZE + meta_len + payload_len
                         if size != expected:
                             raise BookError(
                                 f"{name} is truncated or padded: {size} bytes, "
                                 f"the header says {expected}"
                             )
+                        _check_payload_size(name, count, payload_len)
                         head += file.read(size - HEADER_SIZE + 1)
         except FileError as error:
             raise BookError(str(error)) from None
         return cls.from_bytes(head, name=name)
+
+
+def _check_payload_size(name: str, count: int, payload_len: int) -> int:
+    """The raw size of ``count`` entries, after checking that ``payload_len`` compressed
+    bytes can hold them (see :data:`MAX_INFLATION`); :class:`BookError` if not."""
+    raw_size = 9 * count
+    if raw_size > MAX_INFLATION * payload_len + INFLATION_SLACK:
+        raise BookError(
+            f"{name} is corrupted: the header's {count} entries cannot fit in "
+            f"{payload_len} compressed bytes"
+        )
+    if payload_len > raw_size + raw_size // 1000 + 1024:  # zlib's worst case, with room
+        raise BookError(
+            f"{name} is corrupted: {payload_len} compressed bytes are more than the "
+            f"header's {count} entries need"
+        )
+    return raw_size
 
 
 def _stones(count: int) -> str:
