@@ -11,8 +11,10 @@ before any work (/dev/full, a folder, a missing folder, an unknown plot
 suffix; a symlink is written through). Each process must end with a clear message: exit status 0,
 1 or 2 and no Python traceback, within its time limit. Prints the counts by
 scenario and outcome and the machine, and exits 1 if any run showed a traceback,
-an unexpected status or a timeout (every such run is printed in full). The same
-seed gives the same inputs.
+an unexpected status or a timeout (every such run is printed in full). Each file
+reader's peak memory on the hostile inputs is printed beside the same command on a
+normal input, and more than 200 MB beyond it counts as a problem. The same seed
+gives the same inputs.
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import struct
 import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -36,6 +40,7 @@ BOOK = HERE.parent / "src" / "connect4" / "data" / "book_6x5.c4book"
 ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz-+ ,.;:/\\'\"!?*#%&()[]{}<>=_~`|"
 ODD = ["\x00", "\x1b[31m", "\t", "\r", "é", "四", "🙂", "\u202e", "\ufeff", "٣"]
 TIMEOUT = 60.0
+MAX_EXTRA_RSS_MB = 200  # what a hostile input file may cost beyond a normal one
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,7 @@ class Outcome:
     argv: tuple[str, ...]
     stdin: str
     stderr: str
+    max_rss_mb: float = 0.0  # the process's peak resident memory
 
 
 def hostile_line(rng: random.Random, width: int = 7) -> str:
@@ -104,26 +110,37 @@ def run(
     """Run ``connect4 ARGV`` with ``stdin`` and judge what it did."""
     env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}
     command = [sys.executable, "-m", "connect4", *argv]
-    try:
-        done = subprocess.run(
-            command,
-            input=stdin.encode("utf-8", "surrogateescape"),
-            capture_output=True,
-            timeout=TIMEOUT,
-            env=env,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as expired:
-        err = (expired.stderr or b"").decode("utf-8", "replace")
-        return Outcome(scenario, None, "timeout", tuple(argv), stdin, err)
-    err = done.stderr.decode("utf-8", "replace")
-    out = done.stdout.decode("utf-8", "replace")
+    with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as output:
+        given.write(stdin.encode("utf-8", "surrogateescape"))
+        given.seek(0)
+        process = subprocess.Popen(command, stdin=given, stdout=output, stderr=output, env=env)
+        status, rss_mb = reap(process.pid, TIMEOUT)
+        output.seek(0)
+        text = output.read().decode("utf-8", "replace")
     problem = None
-    if "Traceback (most recent call last)" in err + out:
+    if status is None:
+        problem = "timeout"
+    elif "Traceback (most recent call last)" in text:
         problem = "traceback"
-    elif done.returncode not in ok:
-        problem = f"exit status {done.returncode}"
-    return Outcome(scenario, done.returncode, problem, tuple(argv), stdin, err)
+    elif status not in ok:
+        problem = f"exit status {status}"
+    return Outcome(scenario, status, problem, tuple(argv), stdin, text, rss_mb)
+
+
+def reap(pid: int, timeout: float) -> tuple[int | None, float]:
+    """Wait for process ``pid`` (killed after ``timeout`` s): its exit status (None if
+    killed) and peak resident memory in MB (``wait4``'s own figure for that process)."""
+    deadline = time.monotonic() + timeout
+    killed = False
+    while True:
+        done, wait_status, usage = os.wait4(pid, os.WNOHANG)
+        if done:
+            status = None if killed else os.waitstatus_to_exitcode(wait_status)
+            return status, usage.ru_maxrss / 1024
+        if time.monotonic() > deadline and not killed:
+            os.kill(pid, 9)
+            killed = True
+        time.sleep(0.01)
 
 
 def solve_runs(rng: random.Random, lines: int) -> list[Outcome]:
@@ -212,6 +229,20 @@ def book_runs(rng: random.Random, folder: Path) -> list[Outcome]:
     return outcomes
 
 
+def book_bomb(entries: int = 50_000_000) -> bytes:
+    """A ``.c4book`` image, checksum right, whose ~500 KB payload inflates to the 450 MB
+    its header's ``entries`` claim (zeros: found corrupted only once inflated)."""
+    meta = b"{}"
+    deflate = zlib.compressobj(9)
+    chunks = [deflate.compress(bytes(1 << 24)) for _ in range(9 * entries >> 24)]
+    payload = b"".join(chunks) + deflate.compress(bytes(9 * entries % (1 << 24)))
+    payload += deflate.flush()
+    header = struct.pack("<8sHBBBBHQQ", b"C4BOOK\r\n", 1, 7, 6, 12, 1, len(meta), entries,
+                         len(payload))  # fmt: skip
+    crc = zlib.crc32(payload, zlib.crc32(meta, zlib.crc32(header)))
+    return header + struct.pack("<I", crc) + meta + payload
+
+
 def file_runs(folder: Path, quick: bool = False) -> list[Outcome]:
     """Input files that are not files (FIFO, device, folder), huge or with an endless line,
     and output targets that must be refused before any work (a device, a folder, a
@@ -226,8 +257,11 @@ def file_runs(folder: Path, quick: bool = False) -> list[Outcome]:
     plain = folder / "plain"
     plain.mkdir()
     missing = folder / "missing-folder" / "x"
+    bomb = folder / "bomb.c4book"
+    bomb.write_bytes(book_bomb())
     inputs = {"FIFO": str(fifo), "/dev/zero": "/dev/zero", "folder": str(plain),
-              "sparse 4 GB": str(sparse), "long line": str(long_line)}  # fmt: skip
+              "sparse 4 GB": str(sparse), "long line": str(long_line),
+              "zlib bomb": str(bomb)}  # fmt: skip
     readers = {
         "book info": lambda f: ["book", "info", f],
         "book verify": lambda f: ["book", "verify", f],
@@ -244,11 +278,25 @@ def file_runs(folder: Path, quick: bool = False) -> list[Outcome]:
     }  # fmt: skip
     if quick:  # two readers, every kind of input
         readers = {k: v for k, v in readers.items() if k in ("book info", "review --results")}
-    outcomes = []
+    results = folder / "normal.jsonl"
+    normal_results = run("arena (normal results)", ["arena", "-p", "random", "-p",
+                         "random:seed=1", "--game", "tictactoe", "--results", str(results)],
+                         ok=(0,))  # fmt: skip
+    outcomes = [normal_results]
+    openings = folder / "openings.txt"
+    openings.write_text("44\n4453\n")
+    normal = {"review --results": str(results), "arena --openings": str(openings),
+              "bench": str(HERE / "pons" / "Test_L3_R1")}  # fmt: skip
     for reader, argv in readers.items():
         ok = (1,) if reader == "bench" else (2,)  # bench: 1 for a file it cannot read
-        for name, path in inputs.items():
-            outcomes.append(run(f"{reader} ({name})", argv(path), ok=ok))
+        hostile = [run(f"{reader} ({name})", argv(path), ok=ok) for name, path in inputs.items()]
+        baseline = run(f"{reader} (normal)", argv(normal.get(reader, str(BOOK))), ok=(0, 1, 2))
+        outcomes += [*hostile, baseline]
+        worst = max(hostile, key=lambda o: o.max_rss_mb)
+        print(f"max RSS {reader:18} normal input {baseline.max_rss_mb:6.0f} MB, hostile "
+              f"inputs at most {worst.max_rss_mb:6.0f} MB ({worst.scenario})")  # fmt: skip
+        if worst.max_rss_mb > baseline.max_rss_mb + MAX_EXTRA_RSS_MB:
+            outcomes.append(replace(worst, problem=f"max RSS {worst.max_rss_mb:.0f} MB"))
     small_build = ["book", "build", "--width", "4", "--height", "4", "--plies", "2",
                    "--workers", "1", "--out"]  # fmt: skip
     big_build = ["book", "build", "--width", "5", "--height", "4", "--plies", "14", "--out"]

@@ -23,3 +23,4 @@ def test_a_small_seeded_attack_on_the_command_gets_only_clear_errors() -> None:
     for scenario in ("book info (FIFO)", "review --results (/dev/zero)", "build --out /dev/full"):
         assert f"  {scenario:24} exit 2" in done.stdout, scenario
     assert "build --out symlink      exit 0" in done.stdout
+    assert "max RSS book info" in done.stdout  # hostile files within 200 MB of a normal one

@@ -166,11 +166,16 @@ def exit_with_parent(
     threading.Thread(target=watch, name="connect4-lifeline", daemon=True).start()
 
 
+PF_EXITING = 0x4  # the kernel's flag for a process on its way out (/proc/PID/stat field 9)
+
+
 def running(pid: int) -> bool:
-    """Whether process ``pid`` is alive (a zombie is not)."""
+    """Whether process ``pid`` is alive (a zombie is not, nor one already exiting: a
+    killed process closes its pipes before it becomes a zombie)."""
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        state, flags = fields[0], int(fields[6])
+    except (OSError, IndexError, ValueError):
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
@@ -178,7 +183,7 @@ def running(pid: int) -> bool:
         except OSError:
             return True
         return not Path("/proc").is_dir()
-    return state not in ("Z", "X")
+    return state not in ("Z", "X") and not flags & PF_EXITING
 
 
 def clean_after(tempdir: str | None) -> None:
