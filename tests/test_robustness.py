@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_helpers import run_cli
 from tests.test_files import alive, children
 
 
@@ -60,3 +61,27 @@ def test_an_arena_killed_at_any_moment_leaves_no_temporary_folder(tmp_path: Path
         time.sleep(0.5)  # the resource tracker's last words
         assert list(folder.glob("pymp-*")) == [], f"round {round_}: the folder was left"
         assert "leaked" not in stderr.read_text(), f"round {round_}: semaphores leaked"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--games-per-pair", "1000000000000"], "more than the 1,000,000 games a tournament"),
+        (["--seed", "-5"], "--seed must be in 0..4294967295"),
+        (["--seed", "99999999999999999999"], "--seed must be in 0..4294967295"),
+    ],
+)
+def test_an_arena_that_cannot_finish_or_a_seed_out_of_range_is_refused_at_once(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    """``--games-per-pair 10**12`` built its schedule until memory ran out (900 MB in
+    12 s); a seed outside the players' range was taken silently."""
+    results = tmp_path / "r.jsonl"
+    started = time.monotonic()
+    done = run_cli("arena", "-p", "random", "-p", "random:seed=2", "--results", str(results),
+                   *args, timeout=60)  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+    assert time.monotonic() - started < 20
+    assert not results.exists()

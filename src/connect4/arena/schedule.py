@@ -27,9 +27,11 @@ from connect4.core.game import Game
 from connect4.core.games import new_game
 from connect4.players import PlayerSpecError, make_player
 from connect4.players.external import MAX_MOVE_SECONDS
+from connect4.players.registry import SEED_MAX
 
 MAX_OPENING_PLIES = 6
 MAX_OPENINGS = 4 << 20  # the largest --openings file read (bytes)
+MAX_GAMES = 1_000_000  # a tournament's games (its schedule: some 200 MB; days of play)
 
 
 class ArenaError(Connect4Error):
@@ -210,6 +212,14 @@ def check_specs(config: ArenaConfig) -> None:
         )
     if config.games_per_pair < 1:
         raise ArenaError("--games-per-pair must be at least 1")
+    pairs = len(pairings(config))
+    if pairs * config.games_per_pair > MAX_GAMES:
+        raise ArenaError(
+            f"{pairs} pair(s) x {config.games_per_pair:,} games per pair is more than the "
+            f"{MAX_GAMES:,} games a tournament may hold: fewer --games-per-pair or players"
+        )
+    if not 0 <= config.seed <= SEED_MAX:
+        raise ArenaError(f"--seed must be in 0..{SEED_MAX} (the players' seeds), not {config.seed}")
     if config.time_per_move is not None and config.time_per_move <= 0:
         raise ArenaError("--time-per-move must be positive")
     if config.max_move_seconds <= 0:
