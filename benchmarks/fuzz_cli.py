@@ -20,8 +20,10 @@ gives the same inputs.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
+import signal
 import struct
 import subprocess
 import sys
@@ -40,6 +42,7 @@ BOOK = HERE.parent / "src" / "connect4" / "data" / "book_6x5.c4book"
 ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz-+ ,.;:/\\'\"!?*#%&()[]{}<>=_~`|"
 ODD = ["\x00", "\x1b[31m", "\t", "\r", "é", "四", "🙂", "\u202e", "\ufeff", "٣"]
 TIMEOUT = 60.0
+INTERRUPT_SECONDS = 0.5  # from Ctrl-C to the exit of a command at work
 MAX_EXTRA_RSS_MB = 200  # what a hostile input file may cost beyond a normal one
 
 
@@ -329,6 +332,66 @@ def file_runs(folder: Path, quick: bool = False) -> list[Outcome]:
     return outcomes
 
 
+def interrupt(scenario: str, argv: list[str], folder: Path, outputs: list[Path]) -> Outcome:
+    """Start ``connect4 ARGV``, let it start up and work (3 s), send SIGINT: it must exit
+    130 within :data:`INTERRUPT_SECONDS` with no traceback, leaving no half-written
+    file among ``outputs`` (each absent, or whole: a results file of JSON lines)."""
+    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}
+    with tempfile.TemporaryFile() as output:
+        process = subprocess.Popen([sys.executable, "-m", "connect4", *argv], cwd=folder,
+                                   stdin=subprocess.PIPE, stdout=output, stderr=output,
+                                   env=env)  # fmt: skip
+        time.sleep(3.0)
+        if process.poll() is not None:
+            process.wait()
+            return Outcome(scenario, process.returncode, "ended before Ctrl-C", tuple(argv), "", "")
+        sent = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        status, rss_mb = reap(process.pid, 20)
+        seconds = time.monotonic() - sent
+        output.seek(0)
+        text = output.read().decode("utf-8", "replace")
+    problem = None
+    if status != 130:
+        problem = f"exit status {status} after Ctrl-C"
+    elif "Traceback (most recent call last)" in text:
+        problem = "traceback"
+    elif seconds > INTERRUPT_SECONDS:
+        problem = f"exit {seconds:.2f} s after Ctrl-C"
+    for path in outputs:
+        if path.suffix == ".jsonl" and path.exists():
+            try:
+                [json.loads(line) for line in path.read_text().splitlines()]
+            except ValueError:
+                problem = f"{path.name} half-written"
+        elif path.exists():
+            problem = f"{path.name} written though interrupted"
+    return Outcome(scenario, status, problem, tuple(argv), "", text[-3000:], rss_mb)
+
+
+def interrupt_runs(folder: Path, quick: bool = False) -> list[Outcome]:
+    """Ctrl-C to each long command while it works (see :func:`interrupt`)."""
+    cases: list[tuple[str, list[str], list[str]]] = [
+        ("Ctrl-C play mcts", ["play", "--red", "mcts:playouts=100000000", "--yellow", "human"], []),
+        ("Ctrl-C play alphabeta", ["play", "--red", "alphabeta:depth=30", "--yellow", "human"], []),
+        ("Ctrl-C play minimax", ["play", "--red", "minimax:depth=14", "--yellow", "human"], []),
+        ("Ctrl-C tree mcts", ["tree", "", "--algorithm", "mcts", "--playouts", "100000000"], []),
+        ("Ctrl-C analyze", ["analyze", "", "--max-depth", "12", "--budget", "1000000000"], []),
+        ("Ctrl-C solve 8x7", ["solve", "--width", "8", "--height", "7"], []),
+        ("Ctrl-C book build", ["book", "build", "--width", "6", "--height", "5", "--plies", "10",
+                               "--workers", "2", "--out", "i.c4book"], ["i.c4book"]),
+        ("Ctrl-C dataset", ["dataset", "--positions", "100000", "--width", "6", "--height", "5",
+                            "--workers", "2", "--out", "i.npz"], ["i.npz"]),
+        ("Ctrl-C arena", ["arena", "-p", "alphabeta:depth=8", "-p", "alphabeta:depth=7",
+                          "--games-per-pair", "2000", "--workers", "2", "--results", "i.jsonl"],
+         ["i.jsonl"]),
+    ]  # fmt: skip
+    return [
+        interrupt(scenario, argv, folder, [folder / name for name in outputs])
+        for scenario, argv, outputs in (cases[::3] if quick else cases)
+    ]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=1)
@@ -347,6 +410,7 @@ def main() -> int:
             *option_runs(rng, runs),
             *book_runs(rng, Path(tmp)),
             *file_runs(Path(tmp), args.quick),
+            *interrupt_runs(Path(tmp), args.quick),
         ]
     counts = Counter(
         (o.scenario, "killed" if o.status is None else f"exit {o.status}") for o in outcomes
