@@ -17,7 +17,6 @@ heuristic lab).
 from __future__ import annotations
 
 from connect4.arena.accuracy import game_verdicts, review_record
-from connect4.arena.command import arena_main
 from connect4.arena.play import TournamentRun, play_scheduled, run_tournament
 from connect4.arena.ratings import Rating, fit_ratings
 from connect4.arena.record import COLOURS, Colour, ResultLine
@@ -48,7 +47,6 @@ __all__ = [
     "Summary",
     "TournamentRun",
     "all_openings",
-    "arena_main",
     "fit_ratings",
     "game_verdicts",
     "load_openings",

@@ -263,7 +263,8 @@ def arena(
     With ``--review`` every finished game is graded by the game review (as
     ``connect4 review``); review one game with ``connect4 review --results FILE --game N``.
     """
-    from connect4.arena import ArenaError, arena_main
+    from connect4.arena import ArenaError
+    from connect4.cli.arena import arena_main
 
     try:
         code = arena_main(
