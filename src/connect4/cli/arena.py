@@ -1,9 +1,9 @@
 """``connect4 arena``: options in, a tournament run (or resumed), tables or JSON out.
 
-The command-line layer only parses options and maps :class:`ArenaError` to
-``error: ...``; everything between is here, callable from Python::
-
-    arena_main(players=["random", "random:seed=1"], game="tictactoe", json_output=True)
+The tournament itself is :func:`connect4.arena.run_tournament` on an
+:class:`~connect4.arena.ArenaConfig`; this module turns the flags into that
+config, shows the progress bar, prints the tables and maps bad input to
+``error: ...`` (exit 2) and Ctrl-C to one ``interrupted`` line (exit 130).
 """
 
 from __future__ import annotations
@@ -12,52 +12,77 @@ import json
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
-from connect4.arena.play import run_tournament
-from connect4.arena.report import lazy_progress_bar, render_summary, write_csv
-from connect4.arena.schedule import ArenaConfig, ArenaError, load_openings, start_position
-from connect4.arena.summary import summarize
-from connect4.players.external import MAX_MOVE_SECONDS
+import typer
+
+from connect4.cli.common import Game, Height, Json, Rules, Scheduler, Width, Workers, fail
+
+if TYPE_CHECKING:
+    from connect4.arena import ArenaConfig, TournamentRun
 
 
-def arena_main(
-    *,
-    players: list[str],
-    gauntlet: str | None = None,
-    games_per_pair: int = 2,
-    openings: str = "plies=2",
-    time_per_move: float | None = None,
-    max_move_seconds: float = MAX_MOVE_SECONDS,
-    results: Path | None = None,
-    resume: bool = False,
-    workers: int = 1,
-    scheduler: str | None = None,
-    seed: int = 0,
-    json_output: bool = False,
-    csv_path: Path | None = None,
-    game: str = "connect4",
-    width: int = 7,
-    height: int = 6,
-    rules: str = "standard",
-    review: bool = False,
-    accuracy_nodes: int = 200_000,
-) -> int:
-    """``connect4 arena``: run (or resume) a tournament and print its tables; the exit code.
+def arena(
+    players: Annotated[
+        list[str] | None,
+        typer.Option("--players", "-p", help="player specs (quote specs with spaces)"),
+    ] = None,
+    more: Annotated[
+        list[str] | None,
+        typer.Argument(help="more player specs", show_default=False, metavar="SPEC"),
+    ] = None,
+    gauntlet: Annotated[
+        str | None, typer.Option(help="play this spec against each of --players only")
+    ] = None,
+    games_per_pair: Annotated[
+        int, typer.Option(help="games per pair (both colours of each opening)", min=1)
+    ] = 2,
+    openings: Annotated[
+        str, typer.Option(help="plies=K (every position after K plies) or a file of move strings")
+    ] = "plies=2",
+    time_per_move: Annotated[
+        float | None, typer.Option(help="seconds per move; slower players forfeit")
+    ] = None,
+    max_move_seconds: Annotated[
+        float,
+        typer.Option(help="without --time-per-move: a bot silent this long on a move forfeits"),
+    ] = 60.0,
+    results: Annotated[
+        Path | None, typer.Option(help="append each finished game to this JSONL file")
+    ] = None,
+    resume: Annotated[bool, typer.Option(help="continue the tournament in --results")] = False,
+    workers: Workers = 1,
+    scheduler: Scheduler = None,
+    seed: Annotated[int, typer.Option(help="tournament seed (each game derives its own)")] = 0,
+    json_output: Json = False,
+    csv: Annotated[Path | None, typer.Option(help="write the standings as CSV")] = None,
+    game: Game = "connect4",
+    width: Width = 7,
+    height: Height = 6,
+    rules: Rules = "standard",
+    review: Annotated[
+        bool,
+        typer.Option(
+            "--review", help="review every game: accuracy, mistakes and blunders per game"
+        ),
+    ] = False,
+    accuracy_nodes: Annotated[
+        int, typer.Option(help="with --review: solver node budget per position", min=0)
+    ] = 200_000,
+) -> None:
+    """AI-vs-AI tournament: round robin (or gauntlet), ratings, review, resumable results.
 
-    With ``review`` every finished game is graded by the game review, within
-    ``accuracy_nodes`` solver nodes per position: the standings gain each
-    player's accuracy, mistakes and blunders per game.
-
-    Raises :class:`ArenaError` for bad input (the CLI prints it as ``error: ...``).
+    With ``--review`` every finished game is graded by the game review (as
+    ``connect4 review``); review one game with ``connect4 review --results FILE --game N``.
     """
-    from rich.console import Console
+    from connect4.arena import ArenaConfig, ArenaError
 
     if resume and results is None:
-        raise ArenaError("--resume needs --results FILE")
+        raise fail("--resume needs --results FILE")
     if review and accuracy_nodes <= 0:
-        raise ArenaError("--review needs a positive --accuracy-nodes (the solver's budget)")
+        raise fail("--review needs a positive --accuracy-nodes (the solver's budget)")
     base = ArenaConfig(
-        players=tuple(players),
+        players=(*(players or []), *(more or [])),
         gauntlet=gauntlet,
         games_per_pair=games_per_pair,
         time_per_move=time_per_move,
@@ -70,15 +95,39 @@ def arena_main(
         accuracy_nodes=accuracy_nodes if review else 0,
     )
     try:
+        config = with_openings(base, openings)
+        run = play_tournament(config, results, resume, workers, scheduler)
+    except (ArenaError, OSError) as error:
+        raise fail(str(error)) from None
+    print_run(run, results, json_output, csv)
+
+
+def with_openings(base: ArenaConfig, openings: str) -> ArenaConfig:
+    """``base`` with the openings ``--openings`` names, once its board is known good."""
+    from connect4.arena import ArenaError, load_openings
+    from connect4.arena.schedule import start_position
+
+    try:
         start_position(base)
     except ValueError as error:
         raise ArenaError(str(error)) from None
-    config = replace(base, openings=load_openings(openings, base))
+    return replace(base, openings=load_openings(openings, base))
+
+
+def play_tournament(
+    config: ArenaConfig, results: Path | None, resume: bool, workers: int, scheduler: str | None
+) -> TournamentRun:
+    """Run the tournament under a progress bar; Ctrl-C exits 130 with one line (the
+    finished games stay in ``results``, each line whole, for ``--resume``)."""
+    from rich.console import Console
+
+    from connect4.arena import run_tournament
+    from connect4.arena.report import lazy_progress_bar
+
     err = Console(stderr=True, highlight=False)
-    out = Console(highlight=False)  # COLUMNS, else the terminal's width, else 80
     try:
         with lazy_progress_bar(err, "games") as progress:
-            run = run_tournament(
+            return run_tournament(
                 config,
                 results,
                 resume=resume,
@@ -87,21 +136,35 @@ def arena_main(
                 progress=progress,
             )
     except KeyboardInterrupt:
-        where = f"; finished games are in {results}, continue with --resume" if results else ""
-        err.print(f"interrupted{where}", soft_wrap=True)
-        return 130
+        where = f"finished games are in {results} (resume with --resume)" if results else ""
+        err.print(f"interrupted{': ' + where if where else ''}", soft_wrap=True)
+        raise typer.Exit(130) from None
+
+
+def print_run(
+    run: TournamentRun, results: Path | None, json_output: bool, csv: Path | None
+) -> None:
+    """The notes on a repaired results file, then the standings (tables, JSON, CSV)."""
+    from rich.console import Console
+
+    from connect4.arena import render_summary, summarize, write_csv
+
+    err = Console(stderr=True, highlight=False)
     if run.repaired:
-        note = f"note: cut a torn last line ({run.repaired} bytes) from {results}"
-        err.print(note, soft_wrap=True)
+        err.print(
+            f"note: cut a torn last line ({run.repaired} bytes) from {results}", soft_wrap=True
+        )
     if run.skipped:
-        note = f"note: ignored {run.skipped} unreadable line(s) in {results}"
-        err.print(note, soft_wrap=True)
-    summary = summarize(config, run.records)
-    if csv_path is not None:
-        write_csv(summary, csv_path)
+        err.print(f"note: ignored {run.skipped} unreadable line(s) in {results}", soft_wrap=True)
+    summary = summarize(run.config, run.records)
+    if csv is not None:
+        try:
+            write_csv(summary, csv)
+        except OSError as error:
+            raise fail(f"cannot write {csv}: {error.strerror or error}") from None
     if json_output:
         sys.stdout.write(json.dumps(summary.to_json(), indent=2) + "\n")
-    else:
-        for table in render_summary(summary, width=out.width):
-            out.print(table)
-    return 0
+        return
+    out = Console(highlight=False)  # COLUMNS, else the terminal's width, else 80
+    for table in render_summary(summary, width=out.width):
+        out.print(table)

@@ -1,0 +1,119 @@
+"""``connect4 review``: grade every move of a game (a move string, or a game of an
+arena results file) by exact scores.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from connect4.cli.common import Json, fail
+
+
+def review(
+    moves: Annotated[
+        str | None,
+        typer.Argument(help='the game as a move string, e.g. "4455" (or --results)'),
+    ] = None,
+    game: Annotated[
+        str | None,
+        typer.Option(help="connect4 or tictactoe; with --results: the game's number in the file"),
+    ] = None,
+    results: Annotated[
+        Path | None,
+        typer.Option(help="an arena results file (JSONL): review its game --game N"),
+    ] = None,
+    width: Annotated[int | None, typer.Option(help="board width (connect4; default 7)")] = None,
+    height: Annotated[int | None, typer.Option(help="board height (connect4; default 6)")] = None,
+    rules: Annotated[
+        str | None, typer.Option(help="standard (count-fours cannot be solved)")
+    ] = None,
+    max_nodes: Annotated[
+        int | None, typer.Option(help="solver node budget per position (default: none)", min=0)
+    ] = None,
+    time_limit: Annotated[
+        float,
+        typer.Option(
+            help="seconds for the whole review (0 = no limit); later positions are not proven",
+            min=0,
+        ),
+    ] = 120.0,
+    json_output: Json = False,
+    plot: Annotated[
+        str | None, typer.Option(help="write the evaluation graph (PNG) to this file")
+    ] = None,
+) -> None:
+    """Grade every move of a game by exact scores: best, good, mistake or blunder.
+
+    The table gives each ply's verdict, the score kept and the best moves; a
+    position the solver cannot settle within the budget is "not proven".
+
+    ``--results FILE --game N`` reviews game N of an arena results file (the
+    ``game`` field of its line): the board and rules come from the record, the
+    players' specs head the review, and the arena's opening counts for nobody.
+    Without ``--results``, ``--game`` is the kind of game (connect4, tictactoe).
+    """
+    import json
+    import time
+
+    from connect4.review import review as review_game
+    from connect4.review.report import plot as write_plot, render_table, summary_lines
+
+    deadline = time.perf_counter() + time_limit if time_limit > 0 else None
+    try:
+        if results is not None:
+            from connect4.arena import ArenaError, review_record
+            from connect4.arena.store import read_game
+
+            if moves is not None:
+                raise fail("give either MOVES or --results FILE --game N, not both")
+            board = (("width", width), ("height", height), ("rules", rules))
+            given = [f"--{name}" for name, value in board if value is not None]
+            if given:
+                raise fail(f"{', '.join(given)}: with --results the board comes from the record")
+            if game is None or not game.isdigit():
+                got = "" if game is None else f", not {game!r}"
+                raise fail(
+                    f"--results needs --game N, the number of a game in the file (e.g. --game 0)"
+                    f"{got}"
+                )
+            try:
+                record = read_game(results, int(game))
+            except ArenaError as error:
+                raise fail(str(error)) from None
+            result = review_record(record, max_nodes=max_nodes, deadline=deadline)
+        else:
+            if moves is None:
+                raise fail("give the game's MOVES, or --results FILE --game N")
+            if game is not None and game.isdigit():
+                raise fail(
+                    f"--game {game} picks a game of an arena results file: add --results FILE "
+                    "(without it, --game is connect4 or tictactoe)"
+                )
+            result = review_game(
+                moves, game=game or "connect4", width=7 if width is None else width,
+                height=6 if height is None else height, rules=rules or "standard",
+                max_nodes=max_nodes, deadline=deadline,
+            )  # fmt: skip
+    except ValueError as error:
+        raise fail(str(error)) from None
+    if plot is not None:
+        try:
+            write_plot(result, plot)
+        except OSError as error:
+            raise fail(f"cannot write {plot}: {error}") from None
+    if json_output:
+        typer.echo(json.dumps(result.as_dict()))
+        return
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console.width = max(console.width, 120)
+    console.print(render_table(result))
+    for line in summary_lines(result):
+        console.print(line)
+    if plot is not None:
+        console.print(f"plot written to {plot}")
