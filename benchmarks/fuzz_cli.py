@@ -5,7 +5,10 @@
 Feeds the real command, as separate processes, what a hostile user types:
 random characters, control bytes, non-ASCII, huge digit strings, moves into full
 columns or after the end, bad board sizes, bad player specs and options, junk and
-truncated book files. Each process must end with a clear message: exit status 0,
+truncated book files, files that are not files (FIFO, /dev/zero, a folder, a
+4 GB sparse file, an endless line) and output targets that must be refused
+before any work (/dev/full, a folder, a missing folder, an unknown plot
+suffix; a symlink is written through). Each process must end with a clear message: exit status 0,
 1 or 2 and no Python traceback, within its time limit. Prints the counts by
 scenario and outcome and the machine, and exits 1 if any run showed a traceback,
 an unexpected status or a timeout (every such run is printed in full). The same
@@ -23,7 +26,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from machine import describe_machine
@@ -209,6 +212,75 @@ def book_runs(rng: random.Random, folder: Path) -> list[Outcome]:
     return outcomes
 
 
+def file_runs(folder: Path, quick: bool = False) -> list[Outcome]:
+    """Input files that are not files (FIFO, device, folder), huge or with an endless line,
+    and output targets that must be refused before any work (a device, a folder, a
+    missing folder, an unknown plot format); a symlinked output is written through."""
+    fifo = folder / "fifo"
+    os.mkfifo(fifo)
+    sparse = folder / "sparse.bin"
+    with sparse.open("wb") as file:
+        file.truncate(4 << 30)  # 4 GB of holes
+    long_line = folder / "long.jsonl"
+    long_line.write_bytes(b"4" * (3 << 20) + b"\n")
+    plain = folder / "plain"
+    plain.mkdir()
+    missing = folder / "missing-folder" / "x"
+    inputs = {"FIFO": str(fifo), "/dev/zero": "/dev/zero", "folder": str(plain),
+              "sparse 4 GB": str(sparse), "long line": str(long_line)}  # fmt: skip
+    readers = {
+        "book info": lambda f: ["book", "info", f],
+        "book verify": lambda f: ["book", "verify", f],
+        "review --results": lambda f: ["review", "--results", f, "--game", "0"],
+        "arena --openings": lambda f: ["arena", "-p", "random", "-p", "random:seed=1",
+                                       "--openings", f],
+        "bench": lambda f: ["bench", f],
+        "build --base-book": lambda f: ["book", "build", "--width", "4", "--height", "4",
+                                        "--plies", "2", "--out", str(folder / "b.c4book"),
+                                        "--base-book", f],
+        "dataset --book": lambda f: ["dataset", "--positions", "5", "--width", "5",
+                                     "--height", "4", "--out", str(folder / "d.npz"),
+                                     "--book", f],
+    }  # fmt: skip
+    if quick:  # two readers, every kind of input
+        readers = {k: v for k, v in readers.items() if k in ("book info", "review --results")}
+    outcomes = []
+    for reader, argv in readers.items():
+        ok = (1,) if reader == "bench" else (2,)  # bench: 1 for a file it cannot read
+        for name, path in inputs.items():
+            outcomes.append(run(f"{reader} ({name})", argv(path), ok=ok))
+    small_build = ["book", "build", "--width", "4", "--height", "4", "--plies", "2",
+                   "--workers", "1", "--out"]  # fmt: skip
+    big_build = ["book", "build", "--width", "5", "--height", "4", "--plies", "14", "--out"]
+    dataset = ["dataset", "--positions", "100000", "--width", "5", "--height", "4", "--out"]
+    arena = ["arena", "-p", "random", "-p", "random:seed=1", "--game", "tictactoe"]
+    targets = [
+        ("build --out /dev/full", [*big_build, "/dev/full"]),
+        ("build --out folder", [*big_build, str(plain)]),
+        ("build --out missing folder", [*big_build, str(missing)]),
+        ("dataset --out /dev/full", [*dataset, "/dev/full"]),
+        ("dataset --out folder", [*dataset, str(plain)]),
+        ("arena --results missing", [*arena, "--results", str(missing)]),
+        ("arena --results FIFO", [*arena, "--results", str(fifo)]),
+        ("arena --csv /dev/full", [*arena, "--csv", "/dev/full"]),
+        ("review --plot x.txt", ["review", "4455", "--plot", str(folder / "x.txt")]),
+        ("review --plot folder", ["review", "4455", "--plot", str(plain)]),
+        ("analyze --plot x.txt", ["analyze", "44", "--max-depth", "2", "--plot", "x.txt"]),
+    ]
+    for scenario, argv in targets[::3] if quick else targets:
+        outcomes.append(run(scenario, argv, ok=(2,)))
+    real, link = folder / "real.c4book", folder / "link.c4book"
+    link.symlink_to(real)
+    outcome = run("build --out symlink", [*small_build, str(link)], ok=(0,))
+    if outcome.problem is None and not (link.is_symlink() and real.is_file()):
+        outcome = replace(outcome, problem="the symlink was replaced")
+    outcomes.append(outcome)
+    left = [p for p in (Path("/dev/full"), missing.parent) if p.exists() and not p.is_char_device()]
+    if left or list(plain.iterdir()):
+        outcomes.append(Outcome("outputs left alone", 1, f"changed: {left or plain}", (), "", ""))
+    return outcomes
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=1)
@@ -226,6 +298,7 @@ def main() -> int:
             *play_runs(rng, runs),
             *option_runs(rng, runs),
             *book_runs(rng, Path(tmp)),
+            *file_runs(Path(tmp), args.quick),
         ]
     counts = Counter(
         (o.scenario, "killed" if o.status is None else f"exit {o.status}") for o in outcomes

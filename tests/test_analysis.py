@@ -58,8 +58,9 @@ def test_json_rows_and_plot(tmp_path: Path) -> None:
 def test_bad_input() -> None:
     with pytest.raises(ValueError, match="--max-depth all is for tictactoe"):
         parse_depth("all", Position())
-    with pytest.raises(ValueError, match="must be a number 1-42 or 'all'"):
-        parse_depth("0", Position())
+    for text in ("0", "\u0663", "\u00b3"):  # zero, an Arabic 3, a superscript 3
+        with pytest.raises(ValueError, match="must be a number 1-42 or 'all'"):
+            parse_depth(text, Position())
     with pytest.raises(ValueError, match="nothing to analyse"):
         compare(TicTacToe.from_moves("14253"), [1])
 

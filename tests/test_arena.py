@@ -113,10 +113,15 @@ def test_openings_file_is_validated_line_by_line(tmp_path: Path) -> None:
     over.write_text("1212121\n")
     with pytest.raises(ArenaError, match="line 1: the game is already over"):
         load_openings(str(over), ArenaConfig(players=()))
-    with pytest.raises(ArenaError, match="plies must be a number"):
-        load_openings("plies=x", ArenaConfig(players=()))
-    with pytest.raises(ArenaError, match="cannot read"):
+    for plies in ("x", "\u0662", "\u00b2"):  # a letter, an Arabic 2, a superscript 2
+        with pytest.raises(ArenaError, match="plies must be a number"):
+            load_openings(f"plies={plies}", ArenaConfig(players=()))
+    with pytest.raises(
+        ArenaError, match=r"^--openings: openings file .*missing.txt does not exist"
+    ):
         load_openings(str(tmp_path / "missing.txt"), ArenaConfig(players=()))
+    with pytest.raises(ArenaError, match=r"^--openings: openings file /dev/zero is a device"):
+        load_openings("/dev/zero", ArenaConfig(players=()))
 
 
 # ---------------------------------------------------------------- games and forfeits

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 from typing import Any
@@ -80,7 +81,7 @@ def test_checksum_failure_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_other_file_errors(tmp_path: Path) -> None:
-    with pytest.raises(BookError, match=r"cannot read book .*missing\.c4book: No such file"):
+    with pytest.raises(BookError, match=r"book .*missing\.c4book does not exist"):
         Book.load(tmp_path / "missing.c4book")
     text = tmp_path / "notes.txt"
     text.write_text("hello, this is not a book at all, really")
@@ -90,6 +91,35 @@ def test_other_file_errors(tmp_path: Path) -> None:
     path.write_bytes(small_book().to_bytes()[:-5])
     with pytest.raises(BookError, match="truncated"):
         Book.load(path)
+
+
+def test_files_that_are_not_books_are_refused_before_reading(tmp_path: Path) -> None:
+    with pytest.raises(BookError, match="is a device, not a file"):
+        Book.load("/dev/zero")  # endless: reading it would never stop
+    with pytest.raises(BookError, match="is a folder, not a file"):
+        Book.load(tmp_path)
+    fifo = tmp_path / "pipe.c4book"
+    os.mkfifo(fifo)
+    with pytest.raises(BookError, match=r"is a FIFO \(named pipe\), not a file"):
+        Book.load(fifo)  # would block forever waiting for a writer
+    sparse = tmp_path / "sparse.c4book"
+    with sparse.open("wb") as file:
+        file.truncate(4 << 30)  # 4 GB of holes: refused by its size, never read
+    with pytest.raises(BookError, match="too large"):
+        Book.load(sparse)
+    padded = tmp_path / "padded.c4book"
+    padded.write_bytes(small_book().to_bytes() + bytes(1 << 20))
+    with pytest.raises(BookError, match=r"truncated or padded: .* the header says"):
+        Book.load(padded)  # the header's size is checked before the payload is read
+
+
+def test_saving_over_a_symlink_writes_through_and_keeps_the_link(tmp_path: Path) -> None:
+    real = tmp_path / "real.c4book"
+    link = tmp_path / "link.c4book"
+    link.symlink_to(real)
+    small_book().save(link)
+    assert link.is_symlink() and Book.load(real).keys.tolist() == small_book().keys.tolist()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.c4book", "real.c4book"]
 
 
 def test_mirror_lookup() -> None:

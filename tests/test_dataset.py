@@ -275,7 +275,7 @@ def _popen(*args: str) -> subprocess.Popen[str]:
 
 
 def _wait_for_records(journal: Path, records: int, process: subprocess.Popen[str]) -> None:
-    header, record = 40, 8 + 6 + 4  # the 6x5 journal
+    header, record = 40 + 4, 8 + 6 + 4 + 4  # the 6x5 journal: header, records, each + CRC-32
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and process.poll() is None:
         if journal.exists() and journal.stat().st_size >= header + records * record:
@@ -364,7 +364,7 @@ def test_cli_writes_a_dataset_and_reports_it(tmp_path: Path) -> None:
          "needs\n"),
         (["--plies", "0-2", "--positions", "40"], "only 30 distinct positions with 0-2 stones"),
         (["--out", "no/such/folder/d.npz"],
-         "cannot write no/such/folder/d.npz: the folder no/such/folder does not exist\n"),
+         "cannot write dataset no/such/folder/d.npz: the folder no/such/folder does not exist\n"),
         pytest.param(
             ["--scheduler", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler at tcp://127.0.0",
             marks=pytest.mark.slow,  # the client waits 10 s for the scheduler

@@ -20,3 +20,6 @@ def test_a_small_seeded_attack_on_the_command_gets_only_clear_errors() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "tracebacks: 0  timeouts: 0  unexpected exit statuses: 0" in done.stdout
     assert "book info (junk)         exit 2" in done.stdout
+    for scenario in ("book info (FIFO)", "review --results (/dev/zero)", "build --out /dev/full"):
+        assert f"  {scenario:24} exit 2" in done.stdout, scenario
+    assert "build --out symlink      exit 0" in done.stdout

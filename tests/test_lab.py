@@ -171,4 +171,5 @@ def test_tiny_lab_through_the_cli_has_mcts_rows_equal_clocks_test_sets_and_plots
     assert mcts_nodes and max(mcts_nodes) == 30  # playouts recorded as the work per move
     bad = run_cli("lab", "--test-set", str(tmp_path / "missing"), "--out", str(out))
     assert bad.returncode == 2
-    assert bad.stderr.startswith(f"error: --test-set {tmp_path / 'missing'}: cannot read")
+    missing = tmp_path / "missing"
+    assert bad.stderr == f"error: --test-set benchmark file {missing} does not exist\n"

@@ -44,6 +44,7 @@ def test_bad_value_says_what_is_allowed() -> None:
         ("alphabeta:depth=\uff13", r"must be an integer"),  # a full-width 3
         ("alphabeta:depth=+3", r"must be an integer"),
         ("alphabeta:depth=1_0", r"must be an integer"),
+        ("alphabeta:schedule=4/\u0665/6", r"must be depths 1-42"),  # an Arabic 5 in a schedule
         ("mcts:c=\u0661.5", r"mcts: c='\u0661.5' must be a number"),
         ("mcts:c=inf", r"must be a number"),
         ("mcts:c=1_0", r"must be a number"),

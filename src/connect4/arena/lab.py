@@ -38,8 +38,10 @@ from typing import Literal
 from connect4.arena.play import map_unordered, run_tournament
 from connect4.arena.schedule import ArenaConfig, ArenaError, load_openings
 from connect4.arena.summary import Standing, Summary, summarize
+from connect4.core.files import atomic_write, read_lines
 
 PERFECT = "perfect"
+MAX_SCORES_BYTES = 1 << 26  # the largest test_sets.jsonl read back on --resume
 SOLVER_SETTINGS = ("off", "on")
 LAB_KEYS = {
     "alphabeta": (frozenset({"depth", "heuristic"}), frozenset({"time", "heuristic"})),
@@ -246,14 +248,14 @@ def run_test_sets(
     saved = out / "test_sets.jsonl"
     done: dict[tuple[str, str, int], TestSetScore] = {}
     if resume and saved.exists():
-        for line in saved.read_text().splitlines():
+        for _, line in read_lines(saved, what="test-set scores", max_bytes=MAX_SCORES_BYTES):
             try:
                 score = TestSetScore(**json.loads(line))
             except (ValueError, TypeError):
                 continue  # a torn or foreign line: that score is measured again
             done[(score.spec, score.path, score.positions)] = score
     else:
-        saved.write_text("")
+        atomic_write(saved, b"", what="test-set scores")
     sizes = {path: len(read_test_set(path, limit)) for path in paths}
     tasks = [(spec, path, limit) for path in paths for spec in specs]
     pending = [t for t in tasks if (t[0], t[1], sizes[t[1]]) not in done]

@@ -29,6 +29,7 @@ from connect4.arena.lab import (
 )
 from connect4.arena.schedule import ArenaConfig
 from connect4.arena.summary import Standing, Summary
+from connect4.core.files import atomic_write, save_figure
 
 Metric = Callable[[Standing], float | None]
 """A figure of a standings row that the lab tabulates and plots."""
@@ -52,15 +53,13 @@ class LabResult:
 
 def write_report(out: Path, run: LabRun) -> LabResult:
     """Write the plots and ``out/report.md`` of a lab run (the report last, whole: a
-    temporary file renamed into place)."""
+    written atomically)."""
     plots = write_plots(run.summary, out)
     report = out / "report.md"
     text = report_markdown(
         run.summary, run.config, plots, run.test_sets, perfect_missing=run.perfect_missing
     )
-    partial = report.with_name(report.name + ".partial")
-    partial.write_text(text, encoding="utf-8")
-    partial.replace(report)
+    atomic_write(report, text.encode("utf-8"), what="lab report")
     return LabResult(report, plots, run.summary, run.test_sets)
 
 
@@ -94,8 +93,10 @@ def _finish(axes: object, figure: object, path: Path, title: str) -> Path:
         axes.legend(fontsize="small")
     axes.set_title(title)
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
+    try:
+        save_figure(figure, path)
+    finally:
+        plt.close(figure)
     return path
 
 

@@ -21,9 +21,11 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import functools
+import gc
 import importlib
-import multiprocessing
+import multiprocessing.util
 import os
+import shutil
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -138,7 +140,9 @@ def result_line(record: GameRecord, scheduled: ScheduledGame, config: ArenaConfi
 
 
 # ------------------------------------------------------------------ executors
-def exit_with_parent(lifeline: Connection) -> None:
+def exit_with_parent(
+    lifeline: Connection, arena: int | None = None, tempdir: str | None = None
+) -> None:
     """Worker initializer: end this worker the moment the arena process is gone.
 
     The arena holds the only writing end of ``lifeline``; when it closes (the
@@ -147,15 +151,54 @@ def exit_with_parent(lifeline: Connection) -> None:
     dies). With no worker left, the forkserver and the resource tracker see
     their pipes close and exit too. (A parent-death signal alone would not do:
     a forkserver's workers are the forkserver's children, and it outlives the
-    arena while they live.)
+    arena while they live.) When the arena died (``arena``: its pid), the
+    workers also remove what it would have removed on its way out
+    (:func:`clean_after`).
     """
 
     def watch() -> None:
         with contextlib.suppress(EOFError, OSError):
             lifeline.recv_bytes()
+        if arena is not None and not running(arena):
+            clean_after(tempdir)
         os._exit(1)
 
     threading.Thread(target=watch, name="connect4-lifeline", daemon=True).start()
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` is alive (a zombie is not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except OSError:
+            return True
+        return not Path("/proc").is_dir()
+    return state not in ("Z", "X")
+
+
+def clean_after(tempdir: str | None) -> None:
+    """What a killed arena leaves: multiprocessing's temporary folder (the forkserver's
+    socket) and the pool's named semaphores (unlinked once, by the worker that
+    gets there first, and struck from the resource tracker's list)."""
+    from multiprocessing import resource_tracker, synchronize
+
+    sem_unlink: Callable[[str], None] = importlib.import_module("_multiprocessing").sem_unlink
+    if tempdir:
+        shutil.rmtree(tempdir, ignore_errors=True)
+    for lock in [o for o in gc.get_objects() if isinstance(o, synchronize.SemLock)]:
+        name = getattr(getattr(lock, "_semlock", None), "name", None)
+        if not isinstance(name, str):
+            continue
+        try:
+            sem_unlink(name)
+        except OSError:
+            continue  # another worker unlinked it
+        resource_tracker.unregister(name, "semaphore")
 
 
 def _executor(
@@ -190,7 +233,7 @@ def _executor(
         max_workers=workers,
         mp_context=context,
         initializer=exit_with_parent,
-        initargs=(lifeline,),
+        initargs=(lifeline, os.getpid(), multiprocessing.util.get_temp_dir()),
     )
 
     def close_pool(finished: bool) -> None:

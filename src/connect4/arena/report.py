@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import io
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from connect4.arena.summary import Summary
+from connect4.core.files import atomic_write
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -54,13 +56,14 @@ CROSSTABLE_TITLE = "Crosstable (row's points / games against column)"
 
 def write_csv(summary: Summary, path: Path) -> None:
     """The standings as CSV, one row per player, best first."""
-    with path.open("w", newline="", encoding="utf-8") as out:
-        writer = csv.writer(out)
-        writer.writerow(CSV_FIELDS)
-        for rank, row in enumerate(summary.standings, start=1):
-            forfeits = ";".join(f"{k}={v}" for k, v in sorted(row.forfeits.items()))
-            values = {**row.as_dict(), "rank": rank, "forfeits": forfeits}
-            writer.writerow(["" if values[key] is None else values[key] for key in CSV_FIELDS])
+    out = io.StringIO(newline="")
+    writer = csv.writer(out)
+    writer.writerow(CSV_FIELDS)
+    for rank, row in enumerate(summary.standings, start=1):
+        forfeits = ";".join(f"{k}={v}" for k, v in sorted(row.forfeits.items()))
+        values = {**row.as_dict(), "rank": rank, "forfeits": forfeits}
+        writer.writerow(["" if values[key] is None else values[key] for key in CSV_FIELDS])
+    atomic_write(path, out.getvalue().encode("utf-8"), what="standings CSV")
 
 
 def _fmt(value: float | None, pattern: str) -> str:

@@ -17,16 +17,19 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from connect4.core.errors import Connect4Error, GameError
+from connect4.core.files import FileError, read_lines
 from connect4.core.game import Game
 from connect4.core.games import new_game
 from connect4.players import PlayerSpecError, make_player
 from connect4.players.external import MAX_MOVE_SECONDS
 
 MAX_OPENING_PLIES = 6
+MAX_OPENINGS = 4 << 20  # the largest --openings file read (bytes)
 
 
 class ArenaError(Connect4Error):
@@ -158,7 +161,7 @@ def load_openings(text: str, config: ArenaConfig) -> tuple[str, ...]:
     """
     if text.startswith("plies="):
         value = text.removeprefix("plies=")
-        if not value.isdigit():
+        if not (value.isascii() and value.isdigit()):
             raise ArenaError(f"--openings {text}: plies must be a number 0-{MAX_OPENING_PLIES}")
         openings = all_openings(config, int(value))
         random.Random(config.seed).shuffle(openings)
@@ -166,14 +169,9 @@ def load_openings(text: str, config: ArenaConfig) -> tuple[str, ...]:
             raise ArenaError(f"--openings {text}: no position with the game still on")
         return tuple(openings)
     path = Path(text)
-    try:
-        lines = path.read_text().splitlines()
-    except OSError as error:
-        raise ArenaError(
-            f"--openings {text}: cannot read ({error.strerror}); give a file or plies=K"
-        ) from None
+    lines = read_lines(path, what="openings file", max_line_bytes=4096, max_bytes=MAX_OPENINGS)
     openings_list: list[str] = []
-    for number, line in enumerate(lines, start=1):
+    for number, line in _file_lines(lines, text):
         moves = line.split("#", 1)[0].strip()
         if not moves:
             continue
@@ -188,6 +186,14 @@ def load_openings(text: str, config: ArenaConfig) -> tuple[str, ...]:
     if not openings_list:
         raise ArenaError(f"{text}: no openings in the file")
     return tuple(openings_list)
+
+
+def _file_lines(lines: Iterator[tuple[int, str]], text: str) -> Iterator[tuple[int, str]]:
+    """The lines of an ``--openings`` file, a file problem as an :class:`ArenaError`."""
+    try:
+        yield from lines
+    except FileError as error:
+        raise ArenaError(f"--openings: {error}; give a file or plies=K") from None
 
 
 def check_specs(config: ArenaConfig) -> None:

@@ -14,10 +14,22 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from connect4.arena.record import ResultLine, from_json, to_line
 from connect4.arena.schedule import ArenaError
+from connect4.core.files import (
+    FileError,
+    atomic_write,
+    check_output,
+    file_errors,
+    open_input,
+    raw_lines,
+)
+
+MAX_RESULTS_BYTES = 1 << 30  # the largest results file read
+MAX_RECORD_LINE = 1 << 20  # the longest line (one game's record) read
 
 
 class ResultsStore:
@@ -38,68 +50,79 @@ class ResultsStore:
         self.skipped = 0  # unreadable complete lines ignored
 
     def open(self, resume: bool) -> ResultsStore:
-        """Load earlier results (``resume``) or check the file is new; returns self."""
+        """Load earlier results (``resume``) or check the file is new; returns self.
+
+        The file is checked first (:func:`connect4.core.files.check_output`):
+        its folder must exist, and it must be a file, not a folder or a device.
+        """
         path = self.path
         if path is None:
             return self
+        try:
+            check_output(path, what="results file")
+        except FileError as error:
+            raise ArenaError(str(error)) from None
         if path.exists() and path.stat().st_size > 0 and not resume:
             raise ArenaError(
                 f"results file {path} already exists: pass --resume to continue that "
                 "tournament, or choose another file"
             )
-        if resume and path.exists():
-            self._load(path)
-        if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.touch()
-            with contextlib.suppress(OSError):  # make the new file's name durable too
-                directory = os.open(path.parent, os.O_RDONLY)
-                try:
-                    os.fsync(directory)
-                finally:
-                    os.close(directory)
+        with _file_problems():
+            if resume and path.exists():
+                self._load(path)
+            if not path.exists():
+                atomic_write(path, b"", what="results file")
         return self
 
     def _load(self, path: Path) -> None:
-        data = path.read_bytes()
-        cut = data.rfind(b"\n") + 1
-        tail = data[cut:]
-        if tail.strip():
-            try:
-                json.loads(tail)
-                with path.open("ab") as out:  # complete but unterminated: keep it
-                    out.write(b"\n")
-                cut = len(data) + 1
-                data += b"\n"
-            except ValueError:
-                with path.open("r+b") as out:
-                    out.truncate(cut)
-                    out.flush()
-                    os.fsync(out.fileno())
-                self.repaired = len(tail)
-        for number, raw in enumerate(data[:cut].splitlines(), start=1):
-            if not raw.strip():
-                continue
-            try:
-                record = from_json(json.loads(raw))
-            except ValueError:
-                record = None
-            if record is None:
-                self.skipped += 1
-                continue
-            if record["tournament"] != self.fingerprint:
-                raise ArenaError(
-                    f"{path} line {number} belongs to another tournament (different players, "
-                    "openings or options); rerun with the same options or use another file"
-                )
-            self.records[record["game"]] = record  # a later line supersedes (a review added)
+        """Read the records back; cut a torn last line (not JSON, no newline)."""
+        end = 0  # bytes of complete lines
+        tail = b""
+        with open_input(path, what="results file", max_bytes=MAX_RESULTS_BYTES) as file:
+            for number, raw in raw_lines(
+                file, name=path, what="results file", max_line_bytes=MAX_RECORD_LINE
+            ):
+                if not raw.endswith(b"\n"):
+                    tail = raw
+                    try:
+                        json.loads(raw)
+                    except ValueError:
+                        break  # torn by a kill: cut below
+                    with file_errors(path, "results file"), path.open("ab") as out:
+                        out.write(b"\n")  # complete but unterminated: keep it
+                    tail = b""
+                end += len(raw)
+                self._keep(path, number, raw)
+        if tail:
+            with file_errors(path, "results file"), path.open("r+b") as out:
+                out.truncate(end)
+                out.flush()
+                os.fsync(out.fileno())
+            self.repaired = len(tail)
+
+    def _keep(self, path: Path, number: int, raw: bytes) -> None:
+        if not raw.strip():
+            return
+        try:
+            record = from_json(json.loads(raw))
+        except ValueError:
+            record = None
+        if record is None:
+            self.skipped += 1
+            return
+        if record["tournament"] != self.fingerprint:
+            raise ArenaError(
+                f"{path} line {number} belongs to another tournament (different players, "
+                "openings or options); rerun with the same options or use another file"
+            )
+        self.records[record["game"]] = record  # a later line supersedes (a review added)
 
     def append(self, record: ResultLine) -> None:
         """Keep a finished game; with a file, write it durably before returning."""
         self.records[record["game"]] = record
         if self.path is None:
             return
-        with self.path.open("a", encoding="utf-8") as out:
+        with file_errors(self.path, "results file"), self.path.open("a", encoding="utf-8") as out:
             out.write(to_line(record))
             out.flush()
             os.fsync(out.fileno())
@@ -115,28 +138,29 @@ def read_game(path: Path, number: int) -> ResultLine:
     write in progress or torn by a kill, and is passed over as ``--resume``
     would cut it. A game stored twice counts as its last line says.
     """
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise ArenaError(f"cannot read {path}: {error.strerror}") from None
-    lines = data.split(b"\n")
     found: ResultLine | None = None
     numbers: list[int] = []
-    for index, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            value = json.loads(raw)
-        except ValueError as error:
-            if index == len(lines):  # no newline after it: torn, or being written
+    with (
+        _file_problems(),
+        open_input(path, what="results file", max_bytes=MAX_RESULTS_BYTES) as file,
+    ):
+        for index, raw in raw_lines(
+            file, name=path, what="results file", max_line_bytes=MAX_RECORD_LINE
+        ):
+            if not raw.strip():
                 continue
-            raise ArenaError(f"{path} line {index}: not JSON ({error})") from None
-        record = from_json(value)
-        if record is None:
-            raise ArenaError(f"{path} line {index}: not a game record of connect4 arena")
-        numbers.append(record["game"])
-        if record["game"] == number:
-            found = record
+            try:
+                value = json.loads(raw)
+            except ValueError as error:
+                if not raw.endswith(b"\n"):  # no newline after it: torn, or being written
+                    continue
+                raise ArenaError(f"{path} line {index}: not JSON ({error})") from None
+            record = from_json(value)
+            if record is None:
+                raise ArenaError(f"{path} line {index}: not a game record of connect4 arena")
+            numbers.append(record["game"])
+            if record["game"] == number:
+                found = record
     if found is None:
         held = _ranges(sorted(set(numbers)))
         raise ArenaError(
@@ -144,6 +168,15 @@ def read_game(path: Path, number: int) -> ResultLine:
             + (f"(it holds games {held})" if held else "(it holds no games)")
         )
     return found
+
+
+@contextlib.contextmanager
+def _file_problems() -> Iterator[None]:
+    """A :class:`FileError` (missing, a device, too large, a line too long) as an ArenaError."""
+    try:
+        yield
+    except FileError as error:
+        raise ArenaError(str(error)) from None
 
 
 def _ranges(numbers: list[int]) -> str:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from connect4.classic.heuristics import get_heuristic
 from connect4.classic.results import Limits, describe_value
 from connect4.classic.search import search
+from connect4.core.files import save_figure
 from connect4.core.game import Game
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ def parse_depth(text: str, game: Game) -> list[int]:
         if remaining is None:
             raise ValueError("--max-depth all is for tictactoe (connect4 would run for hours)")
         return [remaining]
-    if not text.isdigit() or not 1 <= int(text) <= 42:
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 42:
         raise ValueError(f"--max-depth must be a number 1-42 or 'all', not {text!r}")
     return list(range(1, int(text) + 1))
 
@@ -184,5 +185,7 @@ def plot(rows: list[Row], path: str, title: str) -> None:
         ax.legend()
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    try:
+        save_figure(fig, path)
+    finally:
+        plt.close(fig)

@@ -134,8 +134,11 @@ def analyze(
         render_table,
         rows_json,
     )
+    from connect4.core.files import plot_target
 
     try:
+        if plot is not None:
+            plot_target(plot)  # before the work: a plot that cannot be written fails now
         position = new_game(game, width, height, rules, moves)
         depths = parse_depth(max_depth, position)
         budget = budget or default_budget(position, heuristic)
@@ -152,8 +155,8 @@ def analyze(
     if plot is not None:
         try:
             write_plot(rows, plot, title)
-        except OSError as error:
-            raise fail(f"cannot write {plot}: {error}") from None
+        except ValueError as error:
+            raise fail(str(error)) from None
     if json_output:
         typer.echo(rows_json(rows))
         return

@@ -79,6 +79,7 @@ def arena(
 
     if resume and results is None:
         raise fail("--resume needs --results FILE")
+    check_outputs(results, csv)
     if review and accuracy_nodes <= 0:
         raise fail("--review needs a positive --accuracy-nodes (the solver's budget)")
     base = ArenaConfig(
@@ -100,6 +101,19 @@ def arena(
     except (ArenaError, OSError) as error:
         raise fail(str(error)) from None
     print_run(run, results, json_output, csv)
+
+
+def check_outputs(results: Path | None, csv: Path | None) -> None:
+    """Before any game: a results file or CSV that cannot be written fails now."""
+    from connect4.core.files import FileError, check_output
+
+    try:
+        if csv is not None:
+            check_output(csv, what="standings CSV")
+        if results is not None:
+            check_output(results, what="results file")
+    except FileError as error:
+        raise fail(str(error)) from None
 
 
 def with_openings(base: ArenaConfig, openings: str) -> ArenaConfig:

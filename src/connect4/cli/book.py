@@ -7,7 +7,17 @@ from typing import Annotated
 
 import typer
 
-from connect4.cli.common import AllCoresWorkers, Height, Json, Scheduler, Width, fail, run_job
+from connect4.cli.common import (
+    AllCoresWorkers,
+    Height,
+    Json,
+    Scheduler,
+    Width,
+    damaged_note,
+    fail,
+    interrupted,
+    run_job,
+)
 
 book_app = typer.Typer(
     help="Opening books: build one for any board size, show what one holds.",
@@ -61,8 +71,34 @@ def book_build(
             f"wrote {summary['out']}: {summary['entries']:,} positions "
             f"({summary['solved']:,} solved now, {summary['from_journal']:,} from the journal), "
             f"{summary['solver_nodes']:,} nodes, {summary['seconds']:.1f} s, "
-            f"{summary['bytes']:,} bytes"
+            f"{summary['bytes']:,} bytes{damaged_note(summary['damaged_journal_records'])}"
         )
+
+
+@book_app.command("verify")
+def book_verify(
+    book: Annotated[str, typer.Argument(help="a .c4book file (or bitbully:NAME, default)")],
+    sample: Annotated[
+        int | None, typer.Option(help="re-solve this many entries, chosen at random", min=1)
+    ] = None,
+    all_entries: Annotated[bool, typer.Option("--all", help="re-solve every entry")] = False,
+    width: Annotated[int, typer.Option(help="board width (for default)")] = 7,
+    height: Annotated[int, typer.Option(help="board height (for default)")] = 6,
+    json_output: Json = False,
+) -> None:
+    """Re-solve a book's entries with the solver; list every disagreement (exit 1 if any)."""
+    from connect4.solver.book.verify import verify_command
+
+    if sample is not None and all_entries:
+        raise fail("give --sample N or --all, not both")
+    try:
+        ok = verify_command(book, sample, all_entries, width, height, json_output, typer.echo)
+    except (ValueError, OSError) as error:
+        raise fail(str(error)) from None
+    except KeyboardInterrupt:
+        raise interrupted() from None
+    if not ok:
+        raise typer.Exit(1)
 
 
 @book_app.command("info")

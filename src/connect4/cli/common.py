@@ -25,9 +25,7 @@ Width = Annotated[int, typer.Option(help="board width (connect4)")]
 Height = Annotated[int, typer.Option(help="board height (connect4)")]
 Rules = Annotated[str, typer.Option(help="standard or count-fours")]
 Seed = Annotated[int, typer.Option(help="random seed (the same seed, the same run)", min=0)]
-OptionalSeed = Annotated[
-    int | None, typer.Option(help="seed for reproducible random choices")
-]
+OptionalSeed = Annotated[int | None, typer.Option(help="seed for reproducible random choices")]
 Workers = Annotated[int, typer.Option(help="local worker processes", min=1, max=MAX_WORKERS)]
 AllCoresWorkers = Annotated[
     int | None,
@@ -68,6 +66,13 @@ def interruptible(work: Callable[[], T], note: str = "") -> T:
         return run_interruptible(lambda limit: work())
     except KeyboardInterrupt:
         raise interrupted(note) from None
+
+
+def damaged_note(damaged: int) -> str:
+    """What a resumed job says about journal records it found damaged and redid."""
+    if not damaged:
+        return ""
+    return f"; {damaged} damaged journal record{'s' if damaged != 1 else ''} recomputed"
 
 
 def run_job(command: Callable[[], T]) -> T:

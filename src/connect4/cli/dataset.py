@@ -15,6 +15,7 @@ from connect4.cli.common import (
     Scheduler,
     Seed,
     Width,
+    damaged_note,
     fail,
     run_job,
 )
@@ -79,4 +80,5 @@ def dataset(
             f"({summary['labelled']:,} labelled now, {summary['from_journal']:,} from the "
             f"journal), {summary['solver_nodes']:,} nodes, {summary['seconds']:.1f} s "
             f"({summary['positions_per_second']:,.1f} positions/s), {summary['bytes']:,} bytes"
+            f"{damaged_note(summary['damaged_journal_records'])}"
         )

@@ -58,11 +58,14 @@ def review(
     import json
     import time
 
+    from connect4.core.files import plot_target
     from connect4.review import review as review_game
     from connect4.review.report import plot as write_plot, render_table, summary_lines
 
     deadline = time.perf_counter() + time_limit if time_limit > 0 else None
     try:
+        if plot is not None:
+            plot_target(plot)  # before the review: a plot that cannot be written fails now
         if results is not None:
             from connect4.arena import ArenaError, review_record
             from connect4.arena.store import read_game
@@ -102,8 +105,8 @@ def review(
     if plot is not None:
         try:
             write_plot(result, plot)
-        except OSError as error:
-            raise fail(f"cannot write {plot}: {error}") from None
+        except ValueError as error:
+            raise fail(str(error)) from None
     if json_output:
         typer.echo(json.dumps(result.as_dict()))
         return

@@ -77,6 +77,7 @@ import numpy.typing as npt
 from connect4.classic.node import threat_cells
 from connect4.core.bits import canonical_keys
 from connect4.core.errors import Connect4Error
+from connect4.core.files import FileError, atomic_write, check_output, open_input
 from connect4.core.position import (
     COLUMN_SYMBOLS,
     Position,
@@ -127,6 +128,7 @@ SAMPLER = 1  # the sampling procedure's version: a journal of another one is ref
 JOURNAL_MAGIC = b"C4DSET\r\n"
 _JOURNAL_HEADER = struct.Struct("<8sBBBBBBxxQQQ")  # magic, sampler, w, h, plies, pad; n, seed, tag
 MAX_SEED = 2**63 - 1
+MAX_DATASET_BYTES = 1 << 31  # the largest dataset read (the file, and its arrays inflated)
 ARRAYS = ("obs", "action_mask", "scores", "value", "best", "moves", "ply", "key")
 METADATA = ("width", "height", "rules", "seed", "plies", "book", "full", "format", "version")
 
@@ -378,17 +380,12 @@ class Dataset:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the ``.npz`` file atomically: a temporary file, fsynced, renamed into place."""
-        target = Path(path)
-        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        try:
-            with temporary.open("wb") as file:
-                np.savez_compressed(file, allow_pickle=False, **self.arrays())
-                file.flush()
-                os.fsync(file.fileno())
-            temporary.replace(target)
-        except BaseException:
-            temporary.unlink(missing_ok=True)
-            raise
+        arrays = self.arrays()
+        atomic_write(
+            path,
+            lambda file: np.savez_compressed(file, allow_pickle=False, **arrays),
+            what="dataset",
+        )
 
 
 def label(
@@ -437,9 +434,22 @@ def load_dataset(path: str | os.PathLike[str]) -> Dataset:
     ['11']
     """
     try:
-        with np.load(path, allow_pickle=False) as data:
-            found = {name: data[name] for name in data.files}
+        with open_input(path, what="dataset", max_bytes=MAX_DATASET_BYTES) as file:
+            with zipfile.ZipFile(file) as archive:  # the arrays' sizes, before inflating any
+                inflated = sum(member.file_size for member in archive.infolist())
+            if inflated > MAX_DATASET_BYTES:
+                raise DatasetError(
+                    f"{path} is too large: its arrays take {inflated:,} bytes, "
+                    f"at most {MAX_DATASET_BYTES:,}"
+                )
+            file.seek(0)
+            with np.load(file, allow_pickle=False) as data:
+                found = {name: data[name] for name in data.files}
+    except FileError as error:
+        raise DatasetError(str(error)) from None
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        if isinstance(error, DatasetError):
+            raise
         raise DatasetError(f"cannot read {path} as a dataset: {error}") from None
     missing = [name for name in (*ARRAYS, *METADATA) if name not in found]
     if missing:
@@ -494,6 +504,7 @@ class DatasetReport:
     nodes: int
     seconds: float
     book_check: str | None = None
+    damaged: int = 0  # damaged journal records dropped and labelled again
 
 
 class DatasetSummary(TypedDict):
@@ -503,6 +514,7 @@ class DatasetSummary(TypedDict):
     positions: int
     labelled: int
     from_journal: int
+    damaged_journal_records: int
     solver_nodes: int
     seconds: float
     positions_per_second: float
@@ -554,8 +566,10 @@ def make_dataset(
     if chunk is not None and chunk < 1:
         raise DatasetError(f"--chunk must be at least 1, not {chunk}")
     out_path = Path(out)
-    if not out_path.parent.is_dir():
-        raise DatasetError(f"cannot write {out}: the folder {out_path.parent} does not exist")
+    try:
+        check_output(out_path, what="dataset")
+    except FileError as error:
+        raise DatasetError(str(error)) from None
     loaded: Book | None = None
     book_check = None
     if book != "none":
@@ -583,13 +597,14 @@ def make_dataset(
     keys = sample.keys().tolist()
     fresh = not (resume and journal.exists())
     labels: dict[int, tuple[int, ...]] = {}
-    nodes = 0
+    nodes = damaged = 0
     if fresh:
         journal.start()
     else:
         for key, *scores, count in journal.read():
             labels[key] = tuple(scores)
             nodes += count
+        damaged = journal.damaged
     todo = [moves for moves, key in zip(sample.moves, keys, strict=True) if key not in labels]
     resumed = n - len(todo)
     labelled = chunks = 0
@@ -632,7 +647,7 @@ def make_dataset(
     dataset.save(out_path)
     journal.remove()
     seconds = time.perf_counter() - started
-    return DatasetReport(dataset, labelled, resumed, nodes, seconds, book_check)
+    return DatasetReport(dataset, labelled, resumed, nodes, seconds, book_check, damaged)
 
 
 def dataset_command(
@@ -678,6 +693,7 @@ def dataset_command(
         positions=len(report.dataset),
         labelled=report.labelled,
         from_journal=report.resumed,
+        damaged_journal_records=report.damaged,
         solver_nodes=report.nodes,
         seconds=round(report.seconds, 3),
         positions_per_second=round(report.labelled / max(report.seconds, 1e-9), 1),

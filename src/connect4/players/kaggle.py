@@ -27,10 +27,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from connect4.core.files import FileError, read_input_bytes
 from connect4.players.external import ExternalPlayer
 from connect4.players.registry import PlayerContext, PlayerKind, PlayerSpecError
 
 RUNNER = Path(__file__).with_name("kaggle_runner.py")
+MAX_AGENT_BYTES = 16 << 20  # the largest agent file read (Kaggle allows 100 MB archives, not .py)
 """The script that runs an agent file behind the bot protocol."""
 
 
@@ -52,8 +54,8 @@ def agent_command(argument: str) -> list[str]:
     if not path.is_file():
         raise PlayerSpecError(f"kaggle: agent file {text!r} not found")
     try:
-        source = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+        source = read_input_bytes(path, what="agent file", max_bytes=MAX_AGENT_BYTES).decode()
+    except (FileError, UnicodeDecodeError) as error:
         raise PlayerSpecError(f"kaggle: cannot read {text!r}: {error}") from None
     try:
         compile(source, str(path), "exec")

@@ -63,7 +63,7 @@ MINIMAX_HARD_DEPTH = 5  # minimax has no pruning: its hard level searches less d
 def parse_schedule(text: str) -> object:
     """``"4/5/6"`` -> ``(4, 5, 6)``: depths for the opening, middle and end of the game."""
     parts = text.split("/")
-    if not all(p.isdigit() and 1 <= int(p) <= 42 for p in parts):
+    if not all(p.isascii() and p.isdigit() and 1 <= int(p) <= 42 for p in parts):
         raise ValueError("must be depths 1-42 separated by '/', e.g. 4/5/6")
     return tuple(int(p) for p in parts)
 

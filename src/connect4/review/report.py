@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from connect4.core.files import save_figure
 from connect4.review.grading import Review
 
 if TYPE_CHECKING:
@@ -148,5 +149,7 @@ def plot(review: Review, path: str) -> None:
     ax.grid(True, alpha=0.3)
     ax.legend(loc="best", fontsize="small")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    try:
+        save_figure(fig, path)
+    finally:
+        plt.close(fig)

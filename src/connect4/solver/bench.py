@@ -16,11 +16,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from connect4.core.files import read_lines
 from connect4.core.position import Position
 
 if TYPE_CHECKING:
     from connect4.solver import Solver
 
+MAX_CASE_LINE = 4096  # a benchmark line: a move string and a score
 BATCH = 100  # positions per kernel call (timed inside the kernel, one by one)
 
 
@@ -97,21 +99,20 @@ def read_cases(path: str, limit: int | None = None) -> list[BenchCase]:
     Blank lines are skipped; ``limit`` keeps the first ``limit`` cases.
     """
     cases: list[BenchCase] = []
-    with open(path, encoding="utf-8") as handle:
-        for number, raw in enumerate(handle, start=1):
-            text = raw.strip()
-            if not text:
-                continue
-            parts = text.split()
-            if len(parts) != 2:
-                raise ValueError(f"{path}:{number}: expected 'moves score', got {text!r}")
-            try:
-                score = int(parts[1])
-            except ValueError:
-                raise ValueError(f"{path}:{number}: score {parts[1]!r} is not an integer") from None
-            cases.append(BenchCase(parts[0], score, number))
-            if limit is not None and len(cases) >= limit:
-                break
+    for number, raw in read_lines(path, what="benchmark file", max_line_bytes=MAX_CASE_LINE):
+        text = raw.strip()
+        if not text:
+            continue
+        parts = text.split()
+        if len(parts) != 2:
+            raise ValueError(f"{path}:{number}: expected 'moves score', got {text!r}")
+        try:
+            score = int(parts[1])
+        except ValueError:
+            raise ValueError(f"{path}:{number}: score {parts[1]!r} is not an integer") from None
+        cases.append(BenchCase(parts[0], score, number))
+        if limit is not None and len(cases) >= limit:
+            break
     return cases
 
 

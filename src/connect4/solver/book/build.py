@@ -15,7 +15,8 @@ level by level, **deepest level first**:
 Work is split into chunks run on a ``concurrent.futures`` executor: a local
 process pool by default, or a Dask distributed cluster when a scheduler
 address is given (``client.get_executor()``). Every finished chunk is appended
-to a journal (``OUT.partial``, fixed 16-byte records) before the progress bar
+to a journal (``OUT.partial``, fixed 16-byte records, each followed by its CRC-32;
+damaged ones are dropped and solved again on resume) before the progress bar
 moves, so an interrupted build loses at most the chunks in flight and
 ``--resume`` continues from the journal. When all levels are done the book is
 written to ``OUT`` and the journal removed.
@@ -49,6 +50,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from connect4.core.files import check_output
 from connect4.core.position import Position, check_board_size
 from connect4.solver import BookArrays, Solver, solver_for
 from connect4.solver.book.format import (
@@ -69,7 +71,7 @@ from connect4.solver.book.jobs import (
 )
 from connect4.solver.book.reader import load_exact_book
 
-JOURNAL_MAGIC = b"C4JRNL\r\n"
+JOURNAL_MAGIC = b"C4JRNL2\n"  # 2: each record followed by its CRC-32
 _JOURNAL_HEADER = struct.Struct("<8sBBBx4xQ")  # magic, width, height, plies, base-book tag
 _RECORD = struct.Struct("<QbxxxI")  # canonical key, score, nodes (saturated)
 SPOT_CHECK_ENTRIES = 32  # base book entries solved before a build uses the book
@@ -182,8 +184,10 @@ class Journal:
     base_tag: int = 0  # :func:`book_tag` of the base book (0: none), so a resume uses the same
     scores: dict[int, int] = field(default_factory=dict)
     nodes: int = 0
+    damaged: int = 0  # damaged or torn records dropped on resume (solved again)
 
-    def _file(self) -> RecordJournal:
+    def file(self) -> RecordJournal:
+        """The journal's file of records (:class:`RecordJournal`)."""
         header = _JOURNAL_HEADER.pack(
             JOURNAL_MAGIC, self.width, self.height, self.plies, self.base_tag
         )
@@ -191,23 +195,23 @@ class Journal:
 
     def open(self, resume: bool) -> None:
         """Start a new journal, or (``resume``) read the one on disk and continue it."""
-        file = self._file()
+        file = self.file()
         if resume and file.exists():
             if not file.matches():
                 raise BookError(
                     f"{self.path} belongs to another build (board, --plies or --base-book "
-                    "differ); "
-                    "delete it or build without --resume"
+                    "differ) or its header is damaged; delete it or build without --resume"
                 )
             for key, score, nodes in file.read():
                 self.scores[key] = score
                 self.nodes += nodes
+            self.damaged = file.damaged
         else:
             file.start()
 
     def append(self, results: Sequence[tuple[int, int, int]]) -> None:
         """Record finished positions durably (flushed and fsynced)."""
-        self._file().append(results)
+        self.file().append(results)
         for key, score, nodes in results:
             self.scores[key] = score
             self.nodes += nodes
@@ -341,6 +345,7 @@ class BuildReport:
     nodes: int
     seconds: float
     base_check: BaseBookCheck | None = None
+    damaged: int = 0  # damaged journal records dropped and solved again
 
 
 def build_book(
@@ -368,6 +373,7 @@ def build_book(
     (as an interruption would) after that many chunks: for tests.
     """
     out_path = Path(out)
+    check_output(out_path, what="book")
     journal = Journal(out_path.with_name(out_path.name + ".partial"), width, height, plies)
     levels = enumerate_levels(width, height, plies)
     base = base_book_for(base_book, width, height, plies)
@@ -448,7 +454,9 @@ def build_book(
     )
     book_out.save(out_path)
     journal.path.unlink()
-    return BuildReport(book_out, solved, resumed, journal.nodes, seconds, base_check)
+    return BuildReport(
+        book_out, solved, resumed, journal.nodes, seconds, base_check, journal.damaged
+    )
 
 
 class BuildInterrupted(JobInterrupted):
@@ -478,12 +486,9 @@ def build_command(
     ``say`` is given progress notes (the base book's spot check).
     """
     check_board_size(width, height)
-    journal = Path(str(out) + ".partial")
-    if (
-        not resume
-        and journal.exists()
-        and journal.stat().st_size >= _JOURNAL_HEADER.size + _RECORD.size
-    ):
+    check_output(out, what="book")
+    journal = Journal(out.with_name(out.name + ".partial"), width, height, plies)
+    if not resume and journal.file().has_records():
         raise BookError(
             f"{out}.partial holds an unfinished build: continue it with --resume or delete it"
         )
@@ -506,6 +511,7 @@ def build_command(
         "entries": len(report.book),
         "solved": report.solved,
         "from_journal": report.resumed,
+        "damaged_journal_records": report.damaged,
         "solver_nodes": report.nodes,
         "seconds": round(report.seconds, 3),
         "bytes": Path(out).stat().st_size,

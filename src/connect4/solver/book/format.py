@@ -57,7 +57,6 @@ import struct
 import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -66,6 +65,7 @@ import numpy.typing as npt
 from connect4.core import bits, score as pons
 from connect4.core.bits import canonical_keys
 from connect4.core.errors import Connect4Error
+from connect4.core.files import FileError, atomic_write, file_errors, open_input
 from connect4.core.position import Position, check_board_size
 
 MAGIC = b"C4BOOK\r\n"
@@ -84,6 +84,7 @@ META_FIELDS: dict[str, type] = {
     "rules": str,
     "solver_nodes": int,
 }
+MAX_BOOK_BYTES = 1 << 30  # the largest book file read (a 7x6 12-ply book is about 7 MB)
 _HEADER = struct.Struct("<8sHBBBBHQQ")  # everything before the CRC
 _CRC = struct.Struct("<I")
 HEADER_SIZE = _HEADER.size + _CRC.size
@@ -370,11 +371,8 @@ class Book:
         return header + _CRC.pack(crc) + meta + payload
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the book to ``path`` (atomically: a temporary file is renamed)."""
-        target = Path(path)
-        temporary = target.with_name(target.name + ".tmp")
-        temporary.write_bytes(self.to_bytes())
-        temporary.replace(target)
+        """Write the book to ``path`` (atomically: :func:`connect4.core.files.atomic_write`)."""
+        atomic_write(path, self.to_bytes(), what="book")
 
     def check(self) -> None:
         """Raise :class:`BookError` naming the first impossible entry, if any.
@@ -498,12 +496,30 @@ class Book:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Book:
-        """Read a ``.c4book`` file; :class:`BookError` if it is missing or damaged."""
+        """Read a ``.c4book`` file; :class:`BookError` if it is missing or damaged.
+
+        The header is read first: a file that is not a book, or whose size is
+        not the one its header declares, is refused before the rest is read
+        (at most :data:`MAX_BOOK_BYTES`).
+        """
+        name = os.fspath(path)
         try:
-            data = Path(path).read_bytes()
-        except OSError as error:
-            raise BookError(f"cannot read book {os.fspath(path)}: {error.strerror}") from None
-        return cls.from_bytes(data, name=os.fspath(path))
+            with open_input(path, what="book", max_bytes=MAX_BOOK_BYTES) as file:
+                size = os.fstat(file.fileno()).st_size
+                with file_errors(path, "book", "read"):
+                    head = file.read(HEADER_SIZE)
+                    if len(head) == HEADER_SIZE and head[:8] == MAGIC:
+                        meta_len, _, payload_len = _HEADER.unpack_from(head)[-3:]
+                        expected = HEADER_SIZE + meta_len + payload_len
+                        if size != expected:
+                            raise BookError(
+                                f"{name} is truncated or padded: {size} bytes, "
+                                f"the header says {expected}"
+                            )
+                        head += file.read(size - HEADER_SIZE + 1)
+        except FileError as error:
+            raise BookError(str(error)) from None
+        return cls.from_bytes(head, name=name)
 
 
 def _stones(count: int) -> str:

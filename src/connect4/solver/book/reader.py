@@ -16,22 +16,22 @@ True
 from __future__ import annotations
 
 import functools
-import os
 import threading
 import zlib
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import BinaryIO, Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from connect4.core.bits import canonical_keys
+from connect4.core.files import FileError, atomic_write, open_input, read_input_bytes
 from connect4.core.position import Position
 from connect4.core.score import win_score
 from connect4.solver import cache
-from connect4.solver.book.format import VERSION, Book, BookError, Keys, Scores
+from connect4.solver.book.format import MAX_BOOK_BYTES, VERSION, Book, BookError, Keys, Scores
 
 # ---------------------------------------------------------------- bitbully databases
 BitbullyName = Literal["8-ply", "12-ply", "12-ply-dist"]
@@ -135,9 +135,11 @@ def read_bitbully(name: str = "12-ply-dist") -> Book:
     width = stones // 4 + 1  # 3 bytes for 8 stones, 4 for 12
     record = width + (1 if distances else 0)
     try:
-        raw = np.fromfile(path, dtype=np.uint8)
-    except OSError as error:
-        raise BookError(f"cannot read {path}: {error.strerror}") from None
+        raw = np.frombuffer(
+            read_input_bytes(path, what="bitbully database", max_bytes=MAX_BOOK_BYTES), np.uint8
+        )
+    except FileError as error:
+        raise BookError(str(error)) from None
     if raw.size % record:
         raise BookError(
             f"{path} is not a bitbully database: size {raw.size} is not a multiple of {record}"
@@ -188,22 +190,31 @@ def _cached_arrays(tag: str, plies: int, wdl: bool, source: str, make: Callable[
     keys_file, values_file = folder / f"{tag}.keys.npy", folder / f"{tag}.values.npy"
     if keys_file.exists() and values_file.exists():
         try:
-            keys = np.load(keys_file)
-            values = np.load(values_file)
+            keys, values = (_load_array(keys_file), _load_array(values_file))
             if keys.dtype == np.uint64 and values.dtype == np.int8 and keys.shape == values.shape:
-                return Book(7, 6, plies, keys, values, wdl, {"source": f"{source} (cached)"})
-        except (OSError, ValueError):
+                arrays = np.asarray(keys, np.uint64), np.asarray(values, np.int8)  # no copies
+                return Book(7, 6, plies, *arrays, wdl, {"source": f"{source} (cached)"})
+        except (OSError, ValueError):  # FileError included: a damaged cache is made again
             pass
     book = make()
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for file, array in ((keys_file, book.keys), (values_file, book.values)):
-            temporary = file.with_name(file.name + f".{os.getpid()}.tmp.npy")
-            np.save(temporary, array)
-            temporary.replace(file)
-    except OSError:
+            atomic_write(file, functools.partial(_save_array, array=array), what="book cache")
+    except (OSError, FileError):
         pass  # a read-only home: translate again next time
     return book
+
+
+def _load_array(path: Path) -> npt.NDArray[np.generic]:
+    """One ``.npy`` array of the cache (at most :data:`MAX_BOOK_BYTES`, no pickles)."""
+    with open_input(path, what="book cache", max_bytes=MAX_BOOK_BYTES) as file:
+        array: npt.NDArray[np.generic] = np.load(file, allow_pickle=False)
+    return array
+
+
+def _save_array(file: BinaryIO, array: npt.NDArray[np.generic]) -> None:
+    np.save(file, array, allow_pickle=False)
 
 
 @functools.cache
@@ -244,7 +255,9 @@ def default_book(width: int = 7, height: int = 6) -> Book | None:
             return book
         if book is None:
             return bitbully_book("12-ply-dist")
-        crc = zlib.crc32(shipped.read_bytes()) if shipped is not None else 0
+        crc = 0
+        if shipped is not None:
+            crc = zlib.crc32(read_input_bytes(shipped, what="book", max_bytes=MAX_BOOK_BYTES))
         small = book
         return _cached_arrays(
             f"default-7x6-v{VERSION}-{size}-{crc:08x}",

@@ -1,0 +1,309 @@
+"""Files in and out: every command reads and writes files through this module.
+
+Inputs are checked before they are read: a missing file, a folder, a FIFO
+(which would block forever), a device such as ``/dev/zero`` (endless) or a
+file larger than the reader's limit is refused with a :class:`FileError`
+naming the file, and no read ever takes more than the limit. Line-oriented
+files are read with :func:`read_lines`, which refuses a line longer than its
+limit, naming the file and the line.
+
+Outputs are checked by :func:`check_output` before any work is done: the
+folder must exist, the target must not be a folder, a device or a FIFO, and
+a plot's suffix must name a format matplotlib writes. :func:`atomic_write`
+then writes a temporary file in the same folder, fsyncs it and renames it
+over the target, so a reader sees the old file or the new one, never half of
+one; a failure (disk full) names the file and leaves the old one intact.
+
+Symbolic links: an output that is a symlink is written *through*: the file the
+link points to is replaced (atomically) and the link stays a link. An input
+that is a symlink is read as the file it points to.
+
+>>> import tempfile, os
+>>> folder = tempfile.mkdtemp()
+>>> path = os.path.join(folder, "a.txt")
+>>> atomic_write(path, b"one\\ntwo\\n", what="notes")
+>>> [line for _, line in read_lines(path, what="notes")]
+['one', 'two']
+>>> read_input_bytes(folder, what="notes", max_bytes=100)
+Traceback (most recent call last):
+...
+connect4.core.files.FileError: notes ... is a folder, not a file
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+import stat
+from collections.abc import Callable, Collection, Iterator
+from pathlib import Path
+from typing import BinaryIO, Protocol
+
+from connect4.core.errors import Connect4Error
+
+__all__ = [
+    "MAX_LINE_BYTES",
+    "FileError",
+    "atomic_write",
+    "check_output",
+    "file_errors",
+    "open_input",
+    "plot_target",
+    "raw_lines",
+    "read_input_bytes",
+    "read_lines",
+    "save_figure",
+]
+
+MAX_LINE_BYTES = 1 << 20
+"""The longest line :func:`read_lines` accepts by default (1 MiB)."""
+
+StrPath = str | os.PathLike[str]
+
+
+class FileError(Connect4Error):
+    """A file that cannot be read or written: missing, not a regular file, too large,
+    a target in a missing folder, a full disk. The message names the file."""
+
+
+def _describe(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or str(error)
+
+
+@contextlib.contextmanager
+def file_errors(path: StrPath, what: str, doing: str = "write") -> Iterator[None]:
+    """Turn an ``OSError`` inside the block into a :class:`FileError` naming the file.
+
+    >>> with file_errors("/nonexistent/x", "results", "read"):
+    ...     open("/nonexistent/x").close()
+    Traceback (most recent call last):
+    ...
+    connect4.core.files.FileError: cannot read results /nonexistent/x: No such file or directory
+    """
+    try:
+        yield
+    except FileError:
+        raise
+    except OSError as error:
+        raise FileError(f"cannot {doing} {what} {os.fspath(path)}: {_reason(error)}") from None
+
+
+# ---------------------------------------------------------------- inputs
+def open_input(path: StrPath, *, what: str, max_bytes: int) -> BinaryIO:
+    """Open a regular file for reading, refusing anything else and anything over ``max_bytes``.
+
+    The file is opened without blocking (a FIFO cannot hang the open) and its
+    type and size are checked on the open descriptor, so a file swapped after
+    a check is caught too.
+    """
+    name = os.fspath(path)
+    try:
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as error:
+        if error.errno == errno.ENOENT:
+            raise FileError(f"{what} {name} does not exist") from None
+        if error.errno == errno.EISDIR:
+            raise FileError(f"{what} {name} is a folder, not a file") from None
+        raise FileError(f"cannot read {what} {name}: {_reason(error)}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise FileError(f"{what} {name} is {_describe(info.st_mode)}, not a file")
+        if info.st_size > max_bytes:
+            raise FileError(
+                f"{what} {name} is too large: {info.st_size:,} bytes, at most {max_bytes:,}"
+            )
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_input_bytes(path: StrPath, *, what: str, max_bytes: int) -> bytes:
+    """The whole of a regular file of at most ``max_bytes`` (checked before and while reading)."""
+    with open_input(path, what=what, max_bytes=max_bytes) as file, file_errors(path, what, "read"):
+        data = file.read(max_bytes + 1)
+    if len(data) > max_bytes:  # it grew after the check
+        raise FileError(f"{what} {os.fspath(path)} is too large: more than {max_bytes:,} bytes")
+    return data
+
+
+def raw_lines(
+    file: BinaryIO, *, name: StrPath, what: str, max_line_bytes: int = MAX_LINE_BYTES
+) -> Iterator[tuple[int, bytes]]:
+    """``(line number, bytes)`` for each line of an open file, the newline kept (the
+    last line may lack it); a line over ``max_line_bytes`` raises a :class:`FileError`."""
+    number = 0
+    while True:
+        with file_errors(name, what, "read"):
+            raw = file.readline(max_line_bytes + 1)
+        if not raw:
+            return
+        number += 1
+        if len(raw.rstrip(b"\r\n")) > max_line_bytes:
+            raise FileError(
+                f"{what} {os.fspath(name)} line {number} is longer than {max_line_bytes:,} bytes"
+            )
+        yield number, raw
+
+
+def read_lines(
+    path: StrPath,
+    *,
+    what: str,
+    max_line_bytes: int = MAX_LINE_BYTES,
+    max_bytes: int = 1 << 30,
+) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` for each line of a UTF-8 text file, the newline stripped.
+
+    A line over ``max_line_bytes`` or bytes that are not UTF-8 raise a
+    :class:`FileError` naming the file and the line; memory stays within one line.
+    """
+    with open_input(path, what=what, max_bytes=max_bytes) as file:
+        for number, raw in raw_lines(file, name=path, what=what, max_line_bytes=max_line_bytes):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise FileError(
+                    f"{what} {os.fspath(path)} line {number} is not UTF-8 text"
+                ) from None
+            yield number, text.rstrip("\r\n")
+
+
+# ---------------------------------------------------------------- outputs
+def check_output(path: StrPath, *, what: str, suffixes: Collection[str] | None = None) -> Path:
+    """Check, before any work, that ``path`` can be written; return the file to replace.
+
+    Refused: a missing or unwritable folder, a target that is a folder, a
+    device, a FIFO or a socket, and (with ``suffixes``) a name without one of
+    them. A symlink is followed: the returned path is the file it points to
+    (see the module docstring).
+
+    >>> check_output("/nonexistent/x.jsonl", what="results")
+    Traceback (most recent call last):
+    ...
+    connect4.core.files.FileError: cannot write results /nonexistent/x.jsonl: the folder \
+/nonexistent does not exist
+    >>> check_output("/dev/full", what="book")
+    Traceback (most recent call last):
+    ...
+    connect4.core.files.FileError: cannot write book /dev/full: it is a device, not a file
+    """
+    name = os.fspath(path)
+    if not name:
+        raise FileError(f"no file name given for the {what}")
+
+    def refused(why: str) -> FileError:
+        return FileError(f"cannot write {what} {name}: {why}")
+
+    if suffixes is not None:
+        suffix = Path(name).suffix.lower().lstrip(".")
+        known = sorted(s.lower().lstrip(".") for s in suffixes)
+        if suffix not in known:
+            listed = ", ".join("." + s for s in known)
+            given = f"the suffix .{suffix} is not" if suffix else "the name has no suffix naming"
+            raise refused(f"{given} a known format (use one of {listed})")
+    target = Path(os.path.realpath(name)) if os.path.islink(name) else Path(name)
+    try:
+        info = os.stat(target)
+    except FileNotFoundError:
+        info = None
+    except OSError as error:
+        raise refused(_reason(error)) from None
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        raise refused(f"it is {_describe(info.st_mode)}, not a file")
+    folder = target.parent
+    if not folder.is_dir():
+        raise refused(f"the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise refused(f"the folder {folder} is not writable")
+    if info is not None and not os.access(target, os.W_OK):
+        raise refused("the file is not writable")
+    return target
+
+
+def atomic_write(
+    path: StrPath,
+    data: bytes | Callable[[BinaryIO], object],
+    *,
+    what: str,
+    suffixes: Collection[str] | None = None,
+) -> None:
+    """Replace ``path`` with ``data`` (bytes, or a function writing to a binary file).
+
+    The bytes go to a temporary file in the same folder, fsynced, then renamed
+    over the target: the old file stays whole until the new one is complete.
+    Any ``OSError`` (a full disk) removes the temporary file and raises a
+    :class:`FileError` naming ``path``.
+    """
+    target = check_output(path, what=what, suffixes=suffixes)
+    mode = os.stat(target).st_mode & 0o7777 if target.exists() else 0o666
+    temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        with file_errors(path, what):
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+            with os.fdopen(fd, "wb") as file:
+                if isinstance(data, bytes):
+                    file.write(data)
+                else:
+                    data(file)
+                file.flush()
+                os.fsync(file.fileno())
+            os.replace(temporary, target)
+            _sync_folder(target.parent)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a rename in ``folder`` durable (best effort: not every system allows it)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+# ---------------------------------------------------------------- plots
+class Figure(Protocol):
+    """What :func:`save_figure` needs of a matplotlib figure."""
+
+    def savefig(self, fname: BinaryIO, *, format: str, dpi: int) -> None: ...
+
+
+def plot_suffixes() -> list[str]:
+    """The file suffixes matplotlib can write (png, svg, pdf, ...)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    return sorted(FigureCanvasBase.get_supported_filetypes())
+
+
+def plot_target(path: StrPath, what: str = "plot") -> Path:
+    """:func:`check_output` for a plot: the suffix must name a format matplotlib writes."""
+    return check_output(path, what=what, suffixes=plot_suffixes())
+
+
+def save_figure(figure: Figure, path: StrPath, *, what: str = "plot", dpi: int = 100) -> None:
+    """Write a matplotlib figure atomically, in the format its suffix names."""
+    plot_target(path, what)
+    suffix = Path(os.fspath(path)).suffix.lower().lstrip(".")
+    atomic_write(path, lambda file: figure.savefig(file, format=suffix, dpi=dpi), what=what)

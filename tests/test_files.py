@@ -1,0 +1,313 @@
+"""Files in and out: inputs checked before reading, outputs before work, atomic writes."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from connect4.core import files
+from connect4.core.files import (
+    FileError,
+    atomic_write,
+    check_output,
+    read_input_bytes,
+    read_lines,
+)
+from connect4.solver.book.format import Book
+from tests.cli_helpers import run_cli
+
+
+# ---------------------------------------------------------------- inputs
+@pytest.fixture
+def fifo(tmp_path: Path) -> Path:
+    path = tmp_path / "pipe"
+    os.mkfifo(path)
+    return path
+
+
+def test_inputs_that_are_not_regular_files_are_refused(tmp_path: Path, fifo: Path) -> None:
+    cases = [
+        ("/dev/zero", "is a device, not a file"),
+        (tmp_path, "is a folder, not a file"),
+        (fifo, r"is a FIFO \(named pipe\), not a file"),
+        (tmp_path / "missing", "does not exist"),
+    ]
+    for path, message in cases:
+        with pytest.raises(FileError, match=f"^moves {path} {message}$"):
+            read_input_bytes(path, what="moves", max_bytes=100)
+
+
+def test_a_file_over_the_limit_is_refused_by_its_size(tmp_path: Path) -> None:
+    sparse = tmp_path / "sparse"
+    with sparse.open("wb") as file:
+        file.truncate(4 << 30)
+    with pytest.raises(FileError, match=r"too large: 4,294,967,296 bytes, at most 1,000"):
+        read_input_bytes(sparse, what="data", max_bytes=1000)
+
+
+def test_lines_are_bounded_and_named(tmp_path: Path) -> None:
+    path = tmp_path / "in.txt"
+    path.write_bytes(b"44\n" + b"4" * 100 + b"\n")
+    with pytest.raises(FileError, match=r"in\.txt line 2 is longer than 50 bytes"):
+        list(read_lines(path, what="moves", max_line_bytes=50))
+    path.write_bytes(b"44\n\xff\xfe\n")
+    with pytest.raises(FileError, match=r"line 2 is not UTF-8 text"):
+        list(read_lines(path, what="moves"))
+    path.write_bytes(b"44\r\n55")
+    assert list(read_lines(path, what="moves")) == [(1, "44"), (2, "55")]
+
+
+# ---------------------------------------------------------------- outputs
+def test_output_targets_are_checked_before_work(tmp_path: Path, fifo: Path) -> None:
+    cases = [
+        ("/dev/full", "it is a device, not a file"),
+        (fifo, r"it is a FIFO \(named pipe\), not a file"),
+        (tmp_path, "it is a folder, not a file"),
+        (tmp_path / "no" / "x", f"the folder {tmp_path / 'no'} does not exist"),
+    ]
+    for path, message in cases:
+        with pytest.raises(FileError, match=f"^cannot write book {path}: {message}$"):
+            check_output(path, what="book")
+    assert not (tmp_path / "no").exists()
+    with pytest.raises(FileError, match=r"the suffix \.txt is not a known format \(use one of"):
+        files.plot_target(tmp_path / "x.txt")
+    with pytest.raises(FileError, match="the name has no suffix naming a known format"):
+        files.plot_target(tmp_path / "plot")
+    assert files.plot_target(tmp_path / "x.SVG") == tmp_path / "x.SVG"
+
+
+def test_symlinked_outputs_are_written_through(tmp_path: Path) -> None:
+    real, link = tmp_path / "real.txt", tmp_path / "link.txt"
+    link.symlink_to(real)  # dangling: the file it names is created
+    atomic_write(link, b"one", what="notes")
+    assert link.is_symlink() and real.read_bytes() == b"one"
+    atomic_write(link, b"two", what="notes")
+    assert link.is_symlink() and real.read_bytes() == b"two"
+    device = tmp_path / "full"
+    device.symlink_to("/dev/full")
+    with pytest.raises(FileError, match="it is a device, not a file"):
+        atomic_write(device, b"x", what="notes")
+
+
+def test_a_full_disk_names_the_file_and_keeps_the_old_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "book.c4book"
+    path.write_bytes(b"old")
+
+    def full(file: object) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    with pytest.raises(FileError, match=f"^cannot write book {path}: No space left on device$"):
+        atomic_write(path, full, what="book")
+    assert path.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["book.c4book"]
+    monkeypatch.setattr(files.os, "fsync", lambda fd: full(fd))
+    with pytest.raises(FileError, match="No space left on device"):
+        atomic_write(path, b"new", what="book")
+    assert path.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["book.c4book"]
+
+
+def test_a_write_error_from_the_device_is_named(tmp_path: Path) -> None:
+    expected = r"^cannot write notes /dev/full: No space left on device$"
+    with (
+        pytest.raises(FileError, match=expected),
+        files.file_errors("/dev/full", "notes"),
+        open("/dev/full", "wb") as out,
+    ):
+        out.write(b"x" * 10)
+
+
+# ---------------------------------------------------------------- commands
+def test_commands_refuse_endless_and_blocking_inputs(tmp_path: Path, fifo: Path) -> None:
+    for args in (
+        ["review", "--results", "/dev/zero", "--game", "0"],
+        ["book", "info", "/dev/zero"],
+        ["review", "--results", str(fifo), "--game", "0"],
+        ["book", "info", str(fifo)],
+        ["book", "verify", str(tmp_path)],
+    ):
+        result = run_cli(*args, timeout=60)
+        assert result.returncode == 2, args
+        assert result.stderr.startswith("error: "), (args, result.stderr)
+        assert "not a file" in result.stderr, (args, result.stderr)
+        assert "Traceback" not in result.stderr
+
+
+def test_commands_refuse_bad_output_targets_before_any_work(tmp_path: Path) -> None:
+    folder = tmp_path / "out"
+    folder.mkdir()
+    cases = [
+        (["book", "build", "--width", "5", "--height", "4", "--plies", "12", "--out"],
+         "/dev/full", "it is a device, not a file"),
+        (["book", "build", "--width", "5", "--height", "4", "--plies", "12", "--out"],
+         str(folder), "it is a folder, not a file"),
+        (["dataset", "--positions", "100000", "--width", "5", "--height", "4", "--out"],
+         "/dev/full", "it is a device, not a file"),
+        (["arena", "-p", "random", "-p", "random:seed=1", "--game", "tictactoe", "--results"],
+         str(tmp_path / "nonexistent" / "x.jsonl"), "does not exist"),
+        (["arena", "-p", "random", "-p", "random:seed=1", "--game", "tictactoe", "--csv"],
+         str(folder), "it is a folder, not a file"),
+        (["review", "4455", "--plot"], str(tmp_path / "x.txt"), "not a known format"),
+        (["review", "4455", "--plot"], str(folder), "no suffix naming a known format"),
+        (["analyze", "44", "--plot"], str(tmp_path / "x.txt"), "not a known format"),
+    ]  # fmt: skip
+    for args, target, message in cases:
+        started = time.monotonic()
+        result = run_cli(*args, target, timeout=60)
+        assert result.returncode == 2, (args, result.stderr)
+        assert message in result.stderr, (args, result.stderr)
+        assert "cannot write" in result.stderr and target in result.stderr
+        assert time.monotonic() - started < 30  # refused before the work
+    assert not (tmp_path / "nonexistent").exists()
+    assert Path("/dev/full").is_char_device()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    assert list(folder.iterdir()) == []
+
+
+def test_plot_is_written_in_the_format_its_suffix_names(tmp_path: Path) -> None:
+    svg = tmp_path / "review.svg"
+    result = run_cli("review", "4455", "--plot", str(svg))
+    assert result.returncode == 0, result.stderr
+    assert svg.read_bytes().lstrip().startswith(b"<?xml")
+    assert f"plot written to {svg}" in result.stdout
+
+
+# ---------------------------------------------------------------- book verify
+def test_book_verify_finds_every_wrong_score(tmp_path: Path) -> None:
+    out = tmp_path / "b.c4book"
+    built = run_cli(
+        "book", "build", "--width", "4", "--height", "4", "--plies", "3", "--out", str(out),
+        "--workers", "1", "--json",
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr
+    good = run_cli("book", "verify", str(out), "--all")
+    assert good.returncode == 0, good.stderr
+    assert "entries re-solved, all agree" in good.stdout
+    book = Book.load(out)
+    values = book.values.copy()
+    values[[2, 5]] += 1  # within bounds: the checksum and contents checks cannot see it
+    Book(4, 4, 3, book.keys, values).save(out)
+    bad = run_cli("book", "verify", str(out), "--all", "--json")
+    assert bad.returncode == 1
+    report = json.loads(bad.stdout)
+    assert [d["index"] for d in report["disagreements"]] == [2, 5]
+    assert all(d["stored"] == d["solved"] + 1 for d in report["disagreements"])
+    sampled = run_cli("book", "verify", str(out), "--sample", "3")
+    assert sampled.returncode in (0, 1) and "3 of" in sampled.stdout
+    both = run_cli("book", "verify", str(out), "--sample", "3", "--all")
+    assert both.returncode == 2 and "not both" in both.stderr
+
+
+# ---------------------------------------------------------------- orphans
+def children(pid: int) -> set[int]:
+    """Every descendant of ``pid`` (read from /proc)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+BUILD = ["book", "build", "--width", "5", "--height", "4", "--plies", "14", "--chunk", "4"]
+DATASET = ["dataset", "--positions", "2000", "--plies", "2-8", "--width", "6", "--height", "5",
+           "--book", "none", "--chunk", "1"]  # fmt: skip
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+@pytest.mark.parametrize("args", [BUILD, DATASET])
+def test_workers_exit_when_the_command_is_killed(tmp_path: Path, args: list[str]) -> None:
+    out = tmp_path / ("b.c4book" if args[0] == "book" else "d.npz")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "connect4", *args, "--workers", "2", "--out", str(out), "--json"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    journal = out.with_name(out.name + ".partial")
+    workers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            workers = children(process.pid)
+            if len(workers) >= 2 and journal.exists() and journal.stat().st_size > 100:
+                break
+            time.sleep(0.1)
+        assert process.poll() is None and len(workers) >= 2, "no workers at work to orphan"
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(alive(pid) for pid in workers):
+            time.sleep(0.1)
+        assert [pid for pid in workers if alive(pid)] == []
+    finally:
+        for pid in workers:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+def test_a_killed_arena_leaves_no_temporary_folder_or_semaphores(tmp_path: Path) -> None:
+    results, stderr = tmp_path / "r.jsonl", tmp_path / "stderr"
+    args = ["arena", "-p", "alphabeta:depth=8", "-p", "alphabeta:depth=7",
+            "--games-per-pair", "2000", "--workers", "2", "--results", str(results)]  # fmt: skip
+    with stderr.open("w") as err:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "connect4", *args],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env={**os.environ, "TMPDIR": str(tmp_path)},  # multiprocessing's folder goes here
+        )
+    workers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            workers = children(process.pid)
+            if results.exists() and len(results.read_bytes().splitlines()) >= 2:
+                break
+            time.sleep(0.1)
+        assert process.poll() is None, "the tournament ended before it could be killed"
+        assert [p.name for p in tmp_path.glob("pymp-*")], "no temporary folder to leave"
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(alive(pid) for pid in workers):
+            time.sleep(0.1)
+        assert [pid for pid in workers if alive(pid)] == []
+    finally:
+        for pid in workers:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert list(tmp_path.glob("pymp-*")) == []
+    assert "leaked" not in stderr.read_text()
