@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Annotated, TextIO
 import typer
 
 from connect4.cli.common import Height, Json, Width
-from connect4.solver.bench import BenchCase, FileReport, format_report, read_cases, run_cases
 
 if TYPE_CHECKING:
     from rich.progress import Progress
+
+    from connect4.solver.bench import BenchCase, FileReport
 
 PROGRESS_THRESHOLD = 200  # show a progress bar from this many positions on
 
@@ -56,6 +57,7 @@ def bench_command(
     A file that cannot be read prints an error and also gives exit status 1.
     """
     from connect4.solver import Solver
+    from connect4.solver.bench import format_report, read_cases, run_cases
 
     out = out or sys.stdout
     err = err or sys.stderr

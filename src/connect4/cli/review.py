@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from connect4.cli.common import Json, fail
+from connect4.cli.common import Json, fail, interruptible
 
 
 def review(
@@ -86,7 +86,9 @@ def review(
                 record = read_game(results, int(game))
             except ArenaError as error:
                 raise fail(str(error)) from None
-            result = review_record(record, max_nodes=max_nodes, deadline=deadline)
+            result = interruptible(
+                lambda: review_record(record, max_nodes=max_nodes, deadline=deadline)
+            )
         else:
             if moves is None:
                 raise fail("give the game's MOVES, or --results FILE --game N")
@@ -95,11 +97,18 @@ def review(
                     f"--game {game} picks a game of an arena results file: add --results FILE "
                     "(without it, --game is connect4 or tictactoe)"
                 )
-            result = review_game(
-                moves, game=game or "connect4", width=7 if width is None else width,
-                height=6 if height is None else height, rules=rules or "standard",
-                max_nodes=max_nodes, deadline=deadline,
-            )  # fmt: skip
+            given_moves = moves
+            result = interruptible(
+                lambda: review_game(
+                    given_moves,
+                    game=game or "connect4",
+                    width=7 if width is None else width,
+                    height=6 if height is None else height,
+                    rules=rules or "standard",
+                    max_nodes=max_nodes,
+                    deadline=deadline,
+                )
+            )
     except ValueError as error:
         raise fail(str(error)) from None
     if plot is not None:
