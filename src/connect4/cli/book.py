@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -18,6 +18,9 @@ from connect4.cli.common import (
     interrupted,
     run_job,
 )
+
+if TYPE_CHECKING:
+    from connect4.solver.book.build import BuildReport
 
 book_app = typer.Typer(
     help="Opening books: build one for any board size, show what one holds.",
@@ -47,32 +50,59 @@ def book_build(
     """Solve every position up to --plies stones and write a book (resumable, parallel)."""
     import json
 
-    from connect4.solver.book.build import build_command
+    from connect4.core.files import check_output
+    from connect4.core.position import check_board_size
+    from connect4.solver.book import BookError
+    from connect4.solver.book.build import Journal, build_book
 
-    summary = run_job(
-        lambda: build_command(
-            width,
-            height,
-            plies,
-            out,
-            workers=workers,
-            scheduler=scheduler,
-            resume=resume,
-            base_book=base_book,
-            chunk=chunk,
-            json_output=json_output,
+    def build() -> BuildReport:
+        check_board_size(width, height)
+        check_output(out, what="book")
+        journal = Journal(partial, width, height, plies)
+        if not resume and journal.file().has_records():
+            raise BookError(
+                f"{partial} holds an unfinished build: continue it with --resume or delete it"
+            )
+        return build_book(
+            width, height, plies, out, workers=workers, scheduler=scheduler, resume=resume,
+            base_book=base_book, chunk=chunk, progress=not json_output,
             say=None if json_output else typer.echo,
-        )
-    )
+        )  # fmt: skip
+
+    partial = out.with_name(out.name + ".partial")
+    report = run_job(build, partial)
     if json_output:
-        typer.echo(json.dumps(summary))
-    else:
-        typer.echo(
-            f"wrote {summary['out']}: {summary['entries']:,} positions "
-            f"({summary['solved']:,} solved now, {summary['from_journal']:,} from the journal), "
-            f"{summary['solver_nodes']:,} nodes, {summary['seconds']:.1f} s, "
-            f"{summary['bytes']:,} bytes{damaged_note(summary['damaged_journal_records'])}"
-        )
+        typer.echo(json.dumps(build_summary(report, out)))
+        return
+    typer.echo(
+        f"wrote {out}: {len(report.book):,} positions "
+        f"({report.solved:,} solved now, {report.resumed:,} from the journal), "
+        f"{report.nodes:,} nodes, {report.seconds:.1f} s, "
+        f"{out.stat().st_size:,} bytes{damaged_note(report.damaged)}"
+    )
+
+
+def build_summary(report: BuildReport, out: Path) -> dict[str, object]:
+    """``connect4 book build --json``: what the build wrote and how."""
+    check = report.base_check
+    return {
+        "out": str(out),
+        "entries": len(report.book),
+        "solved": report.solved,
+        "from_journal": report.resumed,
+        "damaged_journal_records": report.damaged,
+        "solver_nodes": report.nodes,
+        "seconds": round(report.seconds, 3),
+        "bytes": out.stat().st_size,
+        "base_book_check": None
+        if check is None
+        else {
+            "entries": check.entries,
+            "checked": check.checked,
+            "skipped": check.skipped,
+            "deeper_than": check.deeper_than,
+        },
+    }
 
 
 @book_app.command("verify")
@@ -112,7 +142,6 @@ def book_info(
     import json
 
     from connect4.solver.book import BookError, load_book
-    from connect4.solver.book.build import format_info
 
     try:
         loaded = load_book(book)
@@ -124,3 +153,26 @@ def book_info(
     if not book.startswith("bitbully:") and book not in ("default", "none"):
         info["file_bytes"] = Path(book).stat().st_size
     typer.echo(json.dumps(info) if json_output else format_info(info))
+
+
+def format_info(info: dict[str, Any]) -> str:
+    """``connect4 book info`` as text."""
+    lines = [
+        f"board        {info['board']}",
+        f"depth        {info['depth']} plies",
+        f"entries      {info['entries']:,} ({info['kind']}, mirror images merged)",
+        f"results      {info['wins']:,} wins, {info['draws']:,} draws, "
+        f"{info['losses']:,} losses for the side to move",
+        f"score range  {info['score_range']}",
+        "per ply      " + ", ".join(f"{p}: {n:,}" for p, n in info["entries_per_ply"].items()),
+    ]
+    if info["kind"] == "win/draw/loss":
+        lines.append(
+            "note         stores draws and losses only: a position of this depth "
+            "that is not over and not stored is a win"
+        )
+    if "file_bytes" in info:
+        lines.append(f"file         {info['file_bytes']:,} bytes, checksum and contents ok")
+    for key, value in info.get("meta", {}).items():
+        lines.append(f"{key:<12} {value}")
+    return "\n".join(lines)

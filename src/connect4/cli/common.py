@@ -75,14 +75,20 @@ def damaged_note(damaged: int) -> str:
     return f"; {damaged} damaged journal record{'s' if damaged != 1 else ''} recomputed"
 
 
-def run_job(command: Callable[[], T]) -> T:
-    """Run a resumable job (``book build``, ``dataset``): bad input exits 2 with its
-    message; Ctrl-C or a stop exits 130, saying how to resume."""
+def run_job(command: Callable[[], T], journal: Path) -> T:
+    """Run a resumable job (``book build``, ``dataset``) whose work is journalled in
+    ``journal``: bad input exits 2 with its message; Ctrl-C or a stop exits 130
+    with one line saying how to resume."""
     from connect4.solver.book.jobs import JobInterrupted
 
     try:
         return command()
-    except (JobInterrupted, KeyboardInterrupt) as error:
-        raise interrupted(str(error) or "continue with --resume") from None
+    except JobInterrupted as error:
+        raise interrupted(str(error)) from None
+    except KeyboardInterrupt:
+        if journal.exists():
+            note = f"the work done so far is in {journal} (resume with --resume)"
+            raise interrupted(note) from None
+        raise interrupted("nothing was finished, nothing to resume") from None
     except (ValueError, OSError) as error:
         raise fail(str(error)) from None

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -19,6 +20,9 @@ from connect4.cli.common import (
     fail,
     run_job,
 )
+
+if TYPE_CHECKING:
+    from connect4.envs.dataset import DatasetReport
 
 
 def dataset(
@@ -50,35 +54,56 @@ def dataset(
     import json
 
     try:
-        from connect4.envs.dataset import dataset_command
+        from connect4.envs.dataset import DatasetError, make_dataset, parse_plies
     except ImportError as error:
         raise fail(str(error)) from None
+    from connect4.core.position import check_board_size
 
-    summary = run_job(
-        lambda: dataset_command(
-            positions,
-            plies,
-            out,
-            width=width,
-            height=height,
-            rules=rules,
-            seed=seed,
-            book=book,
-            workers=workers,
-            scheduler=scheduler,
-            resume=resume,
-            chunk=chunk,
-            json_output=json_output,
+    def label() -> DatasetReport:
+        try:
+            check_board_size(width, height)
+        except ValueError as error:
+            raise DatasetError(str(error)) from None
+        return make_dataset(
+            positions, parse_plies(plies, width, height), out, width=width, height=height,
+            rules=rules, seed=seed, book=book, workers=workers, scheduler=scheduler,
+            resume=resume, chunk=chunk, progress=not json_output,
             say=None if json_output else typer.echo,
-        )
+        )  # fmt: skip
+
+    report = run_job(label, out.with_name(out.name + ".partial"))
+    summary = DatasetSummary(
+        out=str(out),
+        positions=len(report.dataset),
+        labelled=report.labelled,
+        from_journal=report.resumed,
+        damaged_journal_records=report.damaged,
+        solver_nodes=report.nodes,
+        seconds=round(report.seconds, 3),
+        positions_per_second=round(report.labelled / max(report.seconds, 1e-9), 1),
+        bytes=out.stat().st_size,
     )
     if json_output:
-        typer.echo(json.dumps(summary))
-    else:
-        typer.echo(
-            f"wrote {summary['out']}: {summary['positions']:,} positions "
-            f"({summary['labelled']:,} labelled now, {summary['from_journal']:,} from the "
-            f"journal), {summary['solver_nodes']:,} nodes, {summary['seconds']:.1f} s "
-            f"({summary['positions_per_second']:,.1f} positions/s), {summary['bytes']:,} bytes"
-            f"{damaged_note(summary['damaged_journal_records'])}"
-        )
+        typer.echo(json.dumps(asdict(summary)))
+        return
+    typer.echo(
+        f"wrote {out}: {summary.positions:,} positions ({summary.labelled:,} labelled now, "
+        f"{summary.from_journal:,} from the journal), {summary.solver_nodes:,} nodes, "
+        f"{summary.seconds:.1f} s ({summary.positions_per_second:,.1f} positions/s), "
+        f"{summary.bytes:,} bytes{damaged_note(summary.damaged_journal_records)}"
+    )
+
+
+@dataclass(frozen=True)
+class DatasetSummary:
+    """``connect4 dataset --json``: what the run wrote and how fast."""
+
+    out: str
+    positions: int
+    labelled: int
+    from_journal: int
+    damaged_journal_records: int
+    solver_nodes: int
+    seconds: float
+    positions_per_second: float
+    bytes: int

@@ -69,7 +69,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypedDict, cast
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -107,9 +107,7 @@ __all__ = [
     "Dataset",
     "DatasetError",
     "DatasetReport",
-    "DatasetSummary",
     "Sample",
-    "dataset_command",
     "journal_for",
     "label",
     "load_dataset",
@@ -507,20 +505,6 @@ class DatasetReport:
     damaged: int = 0  # damaged journal records dropped and labelled again
 
 
-class DatasetSummary(TypedDict):
-    """``connect4 dataset --json``."""
-
-    out: str
-    positions: int
-    labelled: int
-    from_journal: int
-    damaged_journal_records: int
-    solver_nodes: int
-    seconds: float
-    positions_per_second: float
-    bytes: int
-
-
 def journal_for(
     out: Path, n: int, plies: tuple[int, int], width: int, height: int, seed: int, tag: int
 ) -> RecordJournal:
@@ -648,54 +632,3 @@ def make_dataset(
     journal.remove()
     seconds = time.perf_counter() - started
     return DatasetReport(dataset, labelled, resumed, nodes, seconds, book_check, damaged)
-
-
-def dataset_command(
-    n: int,
-    plies: str | None,
-    out: Path,
-    *,
-    width: int,
-    height: int,
-    rules: str,
-    seed: int,
-    book: str,
-    workers: int | None,
-    scheduler: str | None,
-    resume: bool,
-    chunk: int | None,
-    json_output: bool,
-    say: Callable[[str], None] | None = None,
-) -> DatasetSummary:
-    """``connect4 dataset``: make the file and return its summary (bad input: ``ValueError``)."""
-    try:
-        check_board_size(width, height)
-    except ValueError as error:
-        raise DatasetError(str(error)) from None
-    report = make_dataset(
-        n,
-        parse_plies(plies, width, height),
-        out,
-        width=width,
-        height=height,
-        rules=rules,
-        seed=seed,
-        book=book,
-        workers=workers,
-        scheduler=scheduler,
-        resume=resume,
-        chunk=chunk,
-        progress=not json_output,
-        say=say,
-    )
-    return DatasetSummary(
-        out=str(out),
-        positions=len(report.dataset),
-        labelled=report.labelled,
-        from_journal=report.resumed,
-        damaged_journal_records=report.damaged,
-        solver_nodes=report.nodes,
-        seconds=round(report.seconds, 3),
-        positions_per_second=round(report.labelled / max(report.seconds, 1e-9), 1),
-        bytes=out.stat().st_size,
-    )
