@@ -16,6 +16,17 @@ before a full answer); ``timeout``; ``non-JSON error`` (status >= 400 without a
 JSON ``{"error": ...}`` body); ``500s`` (5xx other than 503). Requests the
 HTTP layer rejects before the app sees them (a malformed request line) are
 counted on their own line, ``http-layer``. Only 127.0.0.1 is contacted.
+
+``--starvation`` runs the starvation pass instead: hostile AI moves in flight
+at once, each from its own client address (127.0.0.10, .11, ...: all of 127/8
+is this machine), beside cheap probes (``/api/health``, ``/solve?pos=4455``) in
+a loop. It prints the probes' p50/p99, each hostile request's status and
+time, one more hostile request from a busy client (refused at once), and the
+server's CPU use after the last answer (``/proc/PID/stat``: time to idle),
+with the load average. Targets: probes' p99 <= 100 ms, every hostile request
+answered within the request limit, the server idle within 1 s::
+
+    .venv/bin/python benchmarks/fuzz_web.py --starvation
 """
 
 from __future__ import annotations
@@ -23,13 +34,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
+import statistics
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
+import httpx
 from load_web import start_server
 from machine import describe_machine
 
@@ -398,6 +413,106 @@ def resident_mb(pid: int) -> float:
     return total / 1024
 
 
+HOSTILE = (
+    ("mcts playouts=1e8", {"pos": "", "player": "mcts:playouts=100000000"}),
+    ("mcts time=3600", {"pos": "", "player": "mcts:time=3600"}),
+    ("alphabeta time=3600", {"pos": "", "player": "alphabeta:time=3600"}),
+    ("alphabeta depth=40", {"pos": "", "player": "alphabeta:depth=40"}),
+    ("mcts 9x6", {"pos": "", "player": "mcts:playouts=100000000", "width": 9, "height": 6}),
+    ("perfect 8x7 #1", {"pos": "", "player": "perfect:time=3600", "width": 8, "height": 7}),
+    ("perfect 8x7 #2", {"pos": "", "player": "perfect:time=3600", "width": 8, "height": 7}),
+)
+PROBES = ("/api/health", "/solve?pos=4455")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux ``/proc/PID/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def time_to_idle(pid: int, since: float, window: float = 0.1, most: float = 3.0) -> float | None:
+    """Seconds from ``since`` (a ``time.monotonic()`` time) to the end of the first
+    ``window`` in which the server used under 10 % of a core (``None``: not within ``most``)."""
+    while time.monotonic() - since < most:
+        before = cpu_seconds(pid)
+        time.sleep(window)
+        if cpu_seconds(pid) - before < 0.1 * window:
+            return time.monotonic() - since
+    return None
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
+
+
+def starvation_pass(url: str, pid: int | None, limit: float) -> dict[str, object]:
+    """Hostile moves in flight beside cheap probes; see the module docstring."""
+    probes: list[float] = []
+    failures: Counter[str] = Counter()
+    hostile: dict[str, tuple[int, float, str]] = {}
+    stop = threading.Event()
+
+    def probe() -> None:
+        with httpx.Client(base_url=url, timeout=30) as client:
+            while not stop.is_set():
+                for path in PROBES:
+                    began = time.perf_counter()
+                    try:
+                        status = client.get(path).status_code
+                    except httpx.HTTPError as error:
+                        failures[type(error).__name__] += 1
+                        continue
+                    probes.append(time.perf_counter() - began)
+                    if status != 200:
+                        failures[str(status)] += 1
+
+    def attack(index: int, name: str, body: dict[str, object]) -> None:
+        transport = httpx.HTTPTransport(local_address=f"127.0.0.{10 + index}")
+        with httpx.Client(base_url=url, transport=transport, timeout=limit + 30) as client:
+            began = time.perf_counter()
+            try:
+                answer = client.post("/api/move", json=body)
+                text = answer.json().get("reached") or answer.json().get("error") or "complete"
+                hostile[name] = (answer.status_code, time.perf_counter() - began, str(text))
+            except (httpx.HTTPError, ValueError) as error:
+                hostile[name] = (0, time.perf_counter() - began, type(error).__name__)
+
+    probing = [threading.Thread(target=probe) for _ in range(2)]
+    attacks = [threading.Thread(target=attack, args=(i, *h)) for i, h in enumerate(HOSTILE)]
+    for thread in probing + attacks:
+        thread.start()
+    time.sleep(0.5)
+    with httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.0.10")) as again:
+        began = time.perf_counter()
+        answer = again.post(url + "/api/move", json=dict(HOSTILE[0][1]), timeout=limit + 30)
+        hostile["same client again"] = (
+            answer.status_code, time.perf_counter() - began, str(answer.json().get("error")),
+        )  # fmt: skip
+    for thread in attacks:
+        thread.join()
+    last_answer = time.monotonic()
+    stop.set()
+    for thread in probing:
+        thread.join()
+    idle = None if pid is None else time_to_idle(pid, last_answer)
+    return {
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "request_limit": limit,
+        "probes": len(probes),
+        "probe_p50_ms": round(1000 * statistics.median(probes), 1) if probes else None,
+        "probe_p99_ms": round(1000 * percentile(probes, 0.99), 1),
+        "probe_max_ms": round(1000 * max(probes), 1) if probes else None,
+        "probe_failures": dict(failures),
+        "hostile": {
+            k: {"status": v[0], "seconds": round(v[1], 2), "note": v[2][:90]}
+            for k, v in hostile.items()
+        },
+        "seconds_to_idle": None if idle is None else round(idle, 2),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", help="an already running server (default: start one)")
@@ -415,7 +530,28 @@ def main() -> None:
     parser.add_argument(
         "--fresh", action="store_true", help="new requests each pass (seeds seed, seed+1, ...)"
     )
+    parser.add_argument(
+        "--starvation", action="store_true", help="the starvation pass only (see above)"
+    )
+    parser.add_argument(
+        "--starvation-limit", type=float, default=10.0, help="the started server's time limit"
+    )
     args = parser.parse_args()
+    if args.starvation:
+        process, url, pid = None, args.url, args.pid
+        if url is None:
+            options = ["--workers", "1", "--time-limit", str(args.starvation_limit)]
+            process, url = start_server(options, args.log)
+            pid = process.pid
+        try:
+            print(f"machine: {describe_machine()}")
+            report = starvation_pass(url, pid, args.starvation_limit)
+            print(json.dumps(report, indent=2))
+        finally:
+            if process is not None:
+                process.terminate()
+                process.wait(timeout=30)
+        return
     if not 1 <= args.passes <= 50 or not 1 <= args.requests <= 100_000:
         raise SystemExit("error: --passes must be 1-50 and --requests 1-100000")
 

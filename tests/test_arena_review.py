@@ -114,7 +114,7 @@ def test_review_results_errors_are_precise(tmp_path: Path) -> None:
         (["--results", str(results), "--game", "9"],
          f"error: {results} has no game 9 (it holds games 0-5)"),
         (["--results", str(tmp_path / "none.jsonl"), "--game", "0"],
-         f"error: cannot read {tmp_path / 'none.jsonl'}: No such file or directory"),
+         f"error: results file {tmp_path / 'none.jsonl'} does not exist"),
         (["--results", str(bad), "--game", "1"], f"error: {bad} line 2: not JSON ("),
         (["--results", str(foreign), "--game", "1"],
          f"error: {foreign} line 2: not a game record of connect4 arena"),

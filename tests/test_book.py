@@ -12,7 +12,8 @@ import pytest
 
 from connect4.core.bits import mirror_key
 from connect4.core.position import Position
-from connect4.solver.book.format import Book, BookError, canonical_key, key_plies, score_bounds
+from connect4.core.score import score_bounds
+from connect4.solver.book.format import Book, BookError, canonical_key, key_plies
 from connect4.solver.book.reader import (
     bitbully_book,
     data_book_path,
@@ -58,7 +59,7 @@ def test_round_trip_large_keys(tmp_path: Path) -> None:
     positions: dict[Position, int] = {}
     for _ in range(500):
         position = random_position(rng, rng.randrange(0, 30))
-        low, high = score_bounds(7, 6, position.ply)
+        low, high = score_bounds(42, position.ply)
         positions[position] = rng.randrange(low, high + 1)
     positions = {p: s for p, s in positions.items() if canonical_key(p) == p.key()}
     book = Book.from_scores(7, 6, 30, positions)

@@ -77,6 +77,10 @@ def test_any_spec_is_an_agent_and_the_board_is_read_without_history() -> None:
         ({"board": [1] + [0] * 41, "mark": 2}, {"columns": 7, "rows": 6, "inarow": 4},
          "column 1: a stone floats above the empty cell in row 2"),
         ({"board": [0] * 42}, {"columns": 7, "rows": 6, "inarow": 4}, "no 'mark' field"),
+        ({"board": 7, "mark": 1}, {"columns": 7, "rows": 6, "inarow": 4},
+         "ConnectX board must be a list of cells, not 7"),
+        ({"board": "0" * 42, "mark": 1}, {"columns": 7, "rows": 6, "inarow": 4},
+         "ConnectX board must be a list of cells"),
     ],
 )  # fmt: skip
 def test_boards_the_agent_cannot_play_are_precise_errors(

@@ -172,3 +172,21 @@ def test_ctrl_c_stops_a_thinking_ai_in_play(spec: str) -> None:
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_the_solver_stops_at_its_callers_flag() -> None:
+    # The empty 8x7 board (no book) takes minutes: the flag, set from another thread,
+    # reaches the kernel through the table's stop slot within a tenth of a second.
+    from connect4.solver import solver_for
+
+    solver = solver_for(8, 7)
+    for analyze in (True, False):
+        limit = Limit()
+        timer = threading.Timer(0.3, limit.stop)
+        started = time.perf_counter()
+        timer.start()
+        result = solver.run(Position(8, 7), analyze=analyze, limit=limit)
+        assert not result.complete and result.score is None
+        assert time.perf_counter() - started < 0.3 + 0.1
+    # the table's stop slot is clear again: the next search runs to its own node budget
+    assert solver.run(Position(8, 7), max_nodes=200_000).nodes >= 200_000

@@ -8,6 +8,8 @@ import os
 import random
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +18,16 @@ import pytest
 from connect4.core.position import Position
 from connect4.solver import Solver, backend, native
 from connect4.solver.backend import numba_kernel as _kernel
-from connect4.solver.layout import ABORT, LIMIT, NODES, new_memory, new_table, next_generation
+from connect4.solver.entries import ENTRY_POINTS
+from connect4.solver.layout import (
+    ABORT,
+    LIMIT,
+    NODES,
+    T_STOP,
+    new_memory,
+    new_table,
+    next_generation,
+)
 from tests.test_solver import random_position
 
 PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
@@ -60,7 +71,7 @@ def fresh(search: tuple[np.ndarray, np.ndarray], limit: int = 1 << 62) -> None:
 
 
 def test_same_scores_and_nodes_as_numba_on_pons_positions(built: native.NativeKernel) -> None:
-    kernel = _kernel()
+    kernel = backend.NumbaBackend(_kernel())
     lines = (PONS / "Test_L2_R1").read_text().splitlines()[::10]
     mem_native = memory(7, 6, 1 << 20)
     mem_numba = memory(7, 6, 1 << 20)
@@ -70,9 +81,7 @@ def test_same_scores_and_nodes_as_numba_on_pons_positions(built: native.NativeKe
         fresh(mem_native)
         fresh(mem_numba)
         ours = built.solve(*mem_native, *NO_BOOK, p.current, p.mask, p.ply, False)
-        theirs = kernel.solve(
-            *mem_numba, *NO_BOOK, np.uint64(p.current), np.uint64(p.mask), p.ply, False
-        )
+        theirs = kernel.solve(*mem_numba, *NO_BOOK, p.current, p.mask, p.ply, False)
         assert ours == theirs == int(expected), moves
         assert mem_native[0][NODES] == mem_numba[0][NODES], moves
 
@@ -81,7 +90,7 @@ def test_same_scores_and_nodes_as_numba_on_pons_positions(built: native.NativeKe
 def test_analyze_and_weak_agree_with_numba_on_any_board(
     built: native.NativeKernel, width: int, height: int
 ) -> None:
-    kernel = _kernel()
+    kernel = backend.NumbaBackend(_kernel())
     rng = random.Random(width * 100 + height)
     mem_native = memory(width, height, 1 << 18)
     mem_numba = memory(width, height, 1 << 18)
@@ -97,14 +106,13 @@ def test_analyze_and_weak_agree_with_numba_on_any_board(
             fresh(mem_native)
             fresh(mem_numba)
             built.analyze(*mem_native, *NO_BOOK, p.current, p.mask, p.ply, weak, out_native)
-            cur, msk = np.uint64(p.current), np.uint64(p.mask)
-            kernel.analyze(*mem_numba, *NO_BOOK, cur, msk, p.ply, weak, out_numba)
+            kernel.analyze(*mem_numba, *NO_BOOK, p.current, p.mask, p.ply, weak, out_numba)
             assert out_native.tolist() == out_numba.tolist(), (p.moves, weak)
         checked += 1
 
 
 def test_node_limit_aborts_like_numba(built: native.NativeKernel) -> None:
-    kernel = _kernel()
+    kernel = backend.NumbaBackend(_kernel())
     p = Position.from_moves("4")
     mem_native = memory(7, 6, 1 << 20)
     mem_numba = memory(7, 6, 1 << 20)
@@ -113,8 +121,7 @@ def test_node_limit_aborts_like_numba(built: native.NativeKernel) -> None:
     out_native = np.zeros(7, np.int64)
     out_numba = np.zeros(7, np.int64)
     built.analyze(*mem_native, *NO_BOOK, p.current, p.mask, p.ply, False, out_native)
-    cur, msk = np.uint64(p.current), np.uint64(p.mask)
-    kernel.analyze(*mem_numba, *NO_BOOK, cur, msk, p.ply, False, out_numba)
+    kernel.analyze(*mem_numba, *NO_BOOK, p.current, p.mask, p.ply, False, out_numba)
     assert mem_native[0][ABORT] == mem_numba[0][ABORT] == 1
     assert mem_native[0][NODES] == mem_numba[0][NODES]
     assert out_native.tolist() == out_numba.tolist()
@@ -298,7 +305,7 @@ STALE_LAYOUT_CHECK = (
     "solver = Solver(7, 6, 16)\n"
     "result = solver.run(Position.from_moves('5554224333234511764415115'))\n"
     "kernel = backend.active_backend()\n"
-    "version = kernel.version() if kernel.name == 'native' else kernel.kernel.layout_version()\n"
+    "version = kernel.version()\n"
     "print(result.score, result.nodes, kernel.name, version == layout.LAYOUT_VERSION)\n"
 )
 
@@ -342,3 +349,78 @@ def test_a_native_file_of_another_layout_is_refused(
     monkeypatch.setattr(native, "LAYOUT_VERSION", native.LAYOUT_VERSION + 1)
     with pytest.raises(native.StaleKernel, match="was compiled for memory layout"):
         native.load([built.path.parent])
+
+
+# ------------------------------------------------------------------ entry points
+def both_backends(built: native.NativeKernel) -> list[backend.Backend]:
+    return [built, backend.NumbaBackend(_kernel())]
+
+
+def test_a_search_in_a_thread_stops_within_100_ms_of_the_stop_flag(
+    built: native.NativeKernel,
+) -> None:
+    """Each backend runs outside the GIL (this thread sees the node counter move
+    while the other searches) and stops at ``table[T_STOP]``, set from here."""
+    p = Position.from_moves("13712")  # tens of millions of nodes without the book
+    for kernel in both_backends(built):
+        mem, table = memory(7, 6, 16 << 20)
+        worker = threading.Thread(
+            target=kernel.solve, args=(mem, table, *NO_BOOK, p.current, p.mask, p.ply, False)
+        )
+        worker.start()
+        seen = set()
+        while len(seen) < 3 and worker.is_alive():
+            seen.add(int(mem[NODES]))
+            time.sleep(0.01)
+        assert worker.is_alive(), kernel.name
+        stop = time.perf_counter()
+        table[T_STOP] = 1
+        worker.join(timeout=5)
+        waited = time.perf_counter() - stop
+        assert not worker.is_alive() and mem[ABORT] == 1, kernel.name
+        assert waited < 0.1, (kernel.name, waited)
+        assert len(seen) >= 3, kernel.name
+
+
+def test_the_cache_key_covers_the_entry_points_description() -> None:
+    llvm = native._llvm()
+    before = native.cache_key(llvm)
+    index = [p.name for p in ENTRY_POINTS].index("probe")
+    probe = ENTRY_POINTS[index]
+    ENTRY_POINTS[index] = probe._replace(params=probe.params[:-1])  # one argument fewer
+    try:
+        assert native.cache_key(llvm) != before
+    finally:
+        ENTRY_POINTS[index] = probe
+    assert native.cache_key(llvm) == before
+
+
+def test_every_entry_point_is_made_from_its_description() -> None:
+    kernel = _kernel()
+    assert [p.name for p in ENTRY_POINTS] == ["version", "solve", "analyze", "probe", "batch"]
+    for point in ENTRY_POINTS:
+        assert set(kernel.NATIVE) == {p.name for p in ENTRY_POINTS}
+        raw = getattr(kernel, point.function).py_func
+        assert len(point.params) == raw.__code__.co_argcount, point.name
+        method = getattr(backend.Backend, point.name)
+        python = [p.name for p in point.params if not p.measures]
+        assert method.__code__.co_varnames[1 : 1 + len(python)] == tuple(python)
+
+
+def test_bad_arrays_are_refused_before_the_kernel_runs(built: native.NativeKernel) -> None:
+    p = Position.from_moves("4455")
+    for kernel in both_backends(built):
+        mem, table = memory(7, 6, 1 << 16)
+        with pytest.raises(ValueError, match="table must be a contiguous uint64 array"):
+            kernel.solve(mem, table.astype(np.int64), *NO_BOOK, p.current, p.mask, p.ply, False)
+        with pytest.raises(ValueError, match="out must be a contiguous int64 array"):
+            out = np.zeros(14, np.int64)[::2]
+            kernel.analyze(mem, table, *NO_BOOK, p.current, p.mask, p.ply, False, out)
+        keys = np.zeros(3, np.uint64)
+        with pytest.raises(ValueError, match="book_values and book_keys must have the same"):
+            kernel.probe(mem, table, keys, np.zeros(2, np.int8), p.current, p.mask, p.ply, 0, 1)
+        one, two = np.zeros(1, np.int64), np.zeros(2, np.int64)
+        words = np.zeros(1, np.uint64)
+        with pytest.raises(ValueError, match="plies and currents must have the same length"):
+            kernel.batch(mem, table, *NO_BOOK, one, one, two, False, True, one, words, words)
+        assert kernel.solve(mem, table, *NO_BOOK, p.current, p.mask, p.ply, False) == 18

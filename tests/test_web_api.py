@@ -283,6 +283,12 @@ def test_info_has_what_the_page_draws_with(client: httpx.Client) -> None:
     assert body["rules"] == ["standard", "count-fours"]
     assert (body["mate"], body["mate_window"]) == (1_000_000_000, 1000)
     assert body["solver"] is True
+    # the caps the page clamps a link's specs to (the fixture's server: 20 s per request)
+    assert body["limits"] == {
+        "move_seconds": 19.5,
+        "request_seconds": 20.0,
+        "deep_jobs_per_client": 1,
+    }
 
 
 # ------------------------------------------------------------------ the page and the docs
@@ -468,9 +474,70 @@ def test_an_unknown_player_lists_only_the_kinds_the_web_runs(client: httpx.Clien
     assert not {"cmd", "human", "kaggle"} & set(choices)
 
 
-def test_a_search_out_of_the_web_budget_is_a_503(client: httpx.Client) -> None:
-    response = client.post("/api/move", json={"pos": "", "player": "alphabeta:depth=42"})
-    assert "budget of 1,000,000 nodes without a move" in error_of(response, 503)
+def test_a_search_cut_short_answers_its_best_move() -> None:
+    # Its own hour is capped by the request's limit (3 s less 0.3 s to answer): a 200
+    # with the deepest finished iteration's move, marked incomplete, never a 503. A short
+    # search first loads the compiled engine, so loading it (slow on a busy machine) is
+    # not part of the timed requests.
+    with BackgroundServer(create_app(threads=1, time_limit=3.0, warm_up=False)) as live:
+        done = httpx.post(live.url + "/api/move", json={"pos": "", "player": "alphabeta:depth=2"})
+        assert done.json()["complete"] is True and done.json()["reached"] is None
+        for spec in ("alphabeta:time=3600", "alphabeta:depth=40"):
+            started = time.perf_counter()
+            response = httpx.post(live.url + "/api/move", json={"pos": "", "player": spec})
+            assert response.status_code == 200, response.text
+            assert time.perf_counter() - started < 3.0
+            body = response.json()
+            assert body["complete"] is False and body["move"] in range(7)
+            assert body["reached"] == f"depth {body['stats']['depth']}"
+            assert body["stats"]["depth"] >= 4
+
+
+def deep_busy(url: str) -> int:
+    return int(httpx.get(url + "/api/health").json()["pools"][1]["busy"])
+
+
+def test_a_job_stops_when_its_client_goes_away() -> None:
+    # MCTS with a hundred million playouts; the client gives up after 1 s: the job's
+    # flag is set, the compiled search stops within ~0.1 s, its slot frees and the
+    # process goes idle (no core left burning for the hour the spec asked for).
+    with BackgroundServer(create_app(threads=1, time_limit=60.0, warm_up=False)) as live:
+        body = {"pos": "", "player": "mcts:playouts=100000000"}
+        with pytest.raises(httpx.ReadTimeout):
+            httpx.post(live.url + "/api/move", json=body, timeout=1.0)
+        gave_up = time.perf_counter()
+        while deep_busy(live.url):
+            assert time.perf_counter() - gave_up < 0.5, "the job outlived its client by 0.5 s"
+            time.sleep(0.01)
+        cpu = time.process_time()
+        time.sleep(0.5)
+        assert time.process_time() - cpu < 0.1  # the server's threads are idle
+
+
+def test_one_deep_job_per_client_at_a_time() -> None:
+    with BackgroundServer(create_app(threads=2, time_limit=2.0, warm_up=False)) as live:
+        first: list[httpx.Response] = []
+        body = {"pos": "", "player": "mcts:time=3600"}
+        hostile = threading.Thread(
+            target=lambda: first.append(httpx.post(live.url + "/api/move", json=body))
+        )
+        hostile.start()
+        deadline = time.monotonic() + 10
+        while deep_busy(live.url) < 1:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        started = time.perf_counter()
+        second = httpx.post(live.url + "/api/move", json=body)
+        assert time.perf_counter() - started < 0.5  # refused at once, not queued
+        assert error_of(second, 503).startswith("this client already has 1 deep job running")
+        # Another address (all of 127/8 is this machine) gets the other deep worker.
+        other = httpx.HTTPTransport(local_address="127.0.0.2")
+        with httpx.Client(transport=other, timeout=10) as neighbour:
+            answer = neighbour.post(live.url + "/api/move", json={"pos": "", "player": "random"})
+        assert answer.status_code == 200
+        hostile.join()
+        assert first[0].status_code == 200 and first[0].json()["complete"] is False
+        assert "playouts" in first[0].json()["reached"]
 
 
 class ConfusedPlayer(PlayerBase):
@@ -508,7 +575,7 @@ def test_time_limit_gives_503() -> None:
 
 
 def test_full_pool_gives_503() -> None:
-    app = create_app(threads=1, queue=0, time_limit=3.0, quick_nodes=1000)
+    app = create_app(threads=1, queue=0, time_limit=3.0, quick_nodes=1000, deep_per_client=0)
     with BackgroundServer(app) as live:
         results: list[httpx.Response] = []
         first = threading.Thread(

@@ -394,6 +394,16 @@ def test_a_good_link_shows_no_notice(page: Any) -> None:
     assert page.input_value("#size") == "6x5"
 
 
+def test_a_link_asking_for_more_time_than_the_server_allows_is_clamped(page: Any) -> None:
+    # the fixture's server answers within 20 s: a move may think 19.5 s (/api/info)
+    open_page(page, "?p1=human&p2=mcts:time=3600")
+    assert page.is_visible("#notice")
+    notice = str(page.text_content("#notice"))
+    assert "asks for 3600 s a move; this server allows at most 19.5 s" in notice
+    assert page.input_value("#p2-kind") == "mcts"
+    assert page.input_value("fieldset.player[data-side='2'] [data-key='time']") == "19.5"
+
+
 def test_refused_players_fall_back_to_the_defaults(page: Any) -> None:
     open_page(page, "?p1=cmd:ls&p2=genius")
     assert page.input_value("#p1-kind") == "human"

@@ -92,7 +92,18 @@ def _bit_count(x: int) -> Callable[[int], int]:  # pragma: no cover - compiled
 
 # small steps of every node, inlined into it (a call would count references to its arrays)
 _INLINE = frozenset(
-    ("end_state", "has_line", "evaluate", "mate_score", "use_entry", "entry_flag", "back_up")
+    (
+        "end_state",
+        "has_line",
+        "evaluate",
+        "mate_score",
+        "use_entry",
+        "entry_flag",
+        "back_up",
+        "gather_moves",
+        "move_first",
+        "extend_pv",
+    )
 )
 _CACHE_FILE = re.compile(r"(.+_)([0-9a-f]{12})-\d+\.py\d+(\.\d+)?\.nb[ic]$")
 

@@ -24,7 +24,6 @@ as a logical one, and each draw reads the top 32 bits.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
 from connect4.classic.node import (
@@ -51,8 +50,8 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    Array: TypeAlias = NDArray[np.int64]
-    Ints: TypeAlias = Sequence[int] | Array
+    from connect4.classic.node import Array, Ints
+
     FloatArray: TypeAlias = NDArray[np.float64]
 
 MASK64 = (1 << 64) - 1  # the generator's word on Python ints (-1 on int64)

@@ -339,6 +339,47 @@ def evaluate(
     return windows_score(own, opp, directions, weights)
 
 
+def gather_moves(
+    mask: int,
+    ply: int,
+    ttt: bool,
+    height: int,
+    heights: Array,
+    params: Array,
+    order: Array,
+    movebuf: Array,
+) -> int:
+    """Write the node's legal moves, in search order, to ``movebuf[ply]``; their count."""
+    count = 0
+    for index in range(len(order)):
+        move = order[index] if params[P_SORTED] == 0 else index
+        free = (mask >> move) & 1 == 0 if ttt else heights[move] < height
+        if free:
+            movebuf[ply, count] = move
+            count += 1
+    return count
+
+
+def move_first(move: int, ply: int, count: int, movebuf: Array) -> None:
+    """Move ``move`` to the front of ``movebuf[ply]``'s ``count`` moves (the others keep
+    their order); nothing when it is not among them."""
+    for index in range(1, count):
+        if movebuf[ply, index] == move:
+            for k in range(index, 0, -1):
+                movebuf[ply, k] = movebuf[ply, k - 1]
+            movebuf[ply, 0] = move
+            break
+
+
+def extend_pv(move: int, ply: int, pv: Array, pvlen: Array) -> None:
+    """The principal variation at ``ply``: ``move``, then the one at ``ply + 1``."""
+    pv[ply, 0] = move
+    n = pvlen[ply + 1]
+    for k in range(n):
+        pv[ply, k + 1] = pv[ply + 1, k]
+    pvlen[ply] = n + 1
+
+
 def search_node(
     cur: int,
     mask: int,
@@ -388,13 +429,7 @@ def search_node(
         own = cur if maximizing else last
         opp = last if maximizing else cur
         return evaluate(own, opp, maximizing, params, directions, weights, cells, lines)
-    count = 0
-    for index in range(len(order)):
-        move = order[index] if params[P_SORTED] == 0 else index
-        free = (mask >> move) & 1 == 0 if ttt else heights[move] < height
-        if free:
-            movebuf[ply, count] = move
-            count += 1
+    count = gather_moves(mask, ply, ttt, height, heights, params, order, movebuf)
     key = slot = 0
     alpha0 = alpha
     beta0 = beta
@@ -418,12 +453,7 @@ def search_node(
                         pv[ply, 0] = best_move
                         pvlen[ply] = 1
                     return int(stored)
-            for index in range(1, count):
-                if movebuf[ply, index] == best_move:  # the table's move first
-                    for k in range(index, 0, -1):
-                        movebuf[ply, k] = movebuf[ply, k - 1]
-                    movebuf[ply, 0] = best_move
-                    break
+            move_first(best_move, ply, count, movebuf)  # the table's move first
     prune = params[P_PRUNE] == 1
     best: float = -INF if maximizing else INF
     best_move = -1
@@ -446,11 +476,7 @@ def search_node(
         improved, best, alpha, beta = back_up(maximizing, prune, value, best, alpha, beta)
         if improved:
             best_move = move
-            pv[ply, 0] = move
-            n = pvlen[ply + 1]
-            for k in range(n):
-                pv[ply, k + 1] = pv[ply + 1, k]
-            pvlen[ply] = n + 1
+            extend_pv(move, ply, pv, pvlen)
         if prune and alpha >= beta:
             if index + 1 < count:
                 st[S_CUTOFFS] += 1

@@ -34,6 +34,39 @@ RULES: tuple[Rules, ...] = ("standard", "count-fours")
 GAME_KINDS: tuple[GameKind, ...] = ("connect4", "tictactoe")
 
 
+class MoveStack:
+    """The move stack both games keep, and what follows from it alone.
+
+    >>> from connect4 import TicTacToe
+    >>> game = TicTacToe.from_moves("59")
+    >>> game.history, game.last_move, game.ply, game.to_move
+    ([4, 8], 8, 2, 1)
+    """
+
+    __slots__ = ()
+    _history: list[int]
+
+    @property
+    def history(self) -> list[int]:
+        """The 0-based moves played so far, oldest first (a copy)."""
+        return list(self._history)
+
+    @property
+    def last_move(self) -> int | None:
+        """The 0-based last move, or ``None`` before the first."""
+        return self._history[-1] if self._history else None
+
+    @property
+    def ply(self) -> int:
+        """The number of moves played (stones on the board)."""
+        return len(self._history)
+
+    @property
+    def to_move(self) -> int:
+        """1 when the first player (red, X) is to move, 2 for the second."""
+        return 1 + (len(self._history) & 1)
+
+
 @runtime_checkable
 class Game(Protocol):
     """A two-player, zero-sum, perfect-information game with make/unmake.

@@ -36,10 +36,11 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
+from typing import SupportsIndex
 
 from connect4.core.bits import centre_order as centre_order
 from connect4.core.errors import GameError, IllegalMoveError, InvalidMoveError, move_error_prefix
-from connect4.core.game import RULES, Game, GameKind, Rules
+from connect4.core.game import RULES, Game, GameKind, MoveStack, Rules
 
 COLUMN_SYMBOLS = "123456789abcdefghijklmnopqrstuvwxyz"
 DEFAULT_WIDTH = 7
@@ -218,7 +219,7 @@ column number out of range 1-7
     raise InvalidMoveError(f"{prefix}: not a column number 1-{width}")
 
 
-class Position:
+class Position(MoveStack):
     """A Connect Four position with a make/unmake move stack.
 
     >>> p = Position(width=7, height=6)
@@ -283,7 +284,7 @@ class Position:
         return position
 
     @classmethod
-    def from_rows(cls, rows: Sequence[Sequence[int]], rules: Rules = "standard") -> Position:
+    def from_rows(cls, rows: Sequence[Sequence[object]], rules: Rules = "standard") -> Position:
         """The position a drawn board shows: ``rows`` top row first, each cell 0
         (empty), 1 (red, who moves first) or 2 (yellow).
 
@@ -307,10 +308,7 @@ alternate, but no such order stacks these stones
         columns: list[list[int]] = [[] for _ in range(width)]
         for top, row in enumerate(rows):
             for column, value in enumerate(row):
-                try:
-                    cell = operator.index(value)
-                except TypeError:
-                    cell = -1
+                cell = operator.index(value) if isinstance(value, SupportsIndex) else -1
                 if cell not in (0, 1, 2) or isinstance(value, bool):
                     raise ValueError(
                         f"row {top + 1} (from the top), column {column + 1}: "
@@ -353,16 +351,6 @@ alternate, but no such order stacks these stones
         """The move string that reaches this position (1-indexed columns)."""
         return "".join(COLUMN_SYMBOLS[c] for c in self._history)
 
-    @property
-    def history(self) -> list[int]:
-        """The 0-based columns played so far, oldest first (a copy)."""
-        return list(self._history)
-
-    @property
-    def last_move(self) -> int | None:
-        """The 0-based column of the last move, or ``None`` on the empty board."""
-        return self._history[-1] if self._history else None
-
     def parse_move(self, text: str) -> int:
         """The 0-based column of a user-typed column number (``"4" -> 3``)."""
         text = text.strip()
@@ -375,16 +363,6 @@ alternate, but no such order stacks these stones
         return COLUMN_SYMBOLS[move]
 
     # -------------------------------------------------------------- state
-    @property
-    def ply(self) -> int:
-        """The number of stones on the board."""
-        return len(self._history)
-
-    @property
-    def to_move(self) -> int:
-        """1 when red (the first player) is to move, 2 for yellow."""
-        return 1 + (len(self._history) & 1)
-
     @property
     def heights(self) -> list[int]:
         """Stones in each column (a copy)."""

@@ -19,7 +19,7 @@ O . O
 from __future__ import annotations
 
 from connect4.core.errors import IllegalMoveError, InvalidMoveError, move_error_prefix
-from connect4.core.game import GameKind, Rules
+from connect4.core.game import GameKind, MoveStack, Rules
 
 LINES = (
     0b000000111, 0b000111000, 0b111000000,  # rows (bottom, middle, top)
@@ -36,7 +36,7 @@ def three_in_a_row(stones: int) -> bool:
     return any(stones & line == line for line in LINES)
 
 
-class TicTacToe:
+class TicTacToe(MoveStack):
     """A tic-tac-toe position with a move stack; implements :class:`connect4.core.game.Game`.
 
     >>> TicTacToe.from_moves("121")
@@ -70,22 +70,6 @@ class TicTacToe:
     @property
     def moves(self) -> str:
         return "".join(str(m + 1) for m in self._history)
-
-    @property
-    def history(self) -> list[int]:
-        return list(self._history)
-
-    @property
-    def last_move(self) -> int | None:
-        return self._history[-1] if self._history else None
-
-    @property
-    def ply(self) -> int:
-        return len(self._history)
-
-    @property
-    def to_move(self) -> int:
-        return 1 + (len(self._history) & 1)
 
     def stones(self, player: int) -> int:
         """The 9-bit board of ``player`` (1 = X, 2 = O)."""

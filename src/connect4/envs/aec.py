@@ -22,7 +22,7 @@ raises ``ValueError``.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -33,7 +33,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from connect4.core.game import Game
 from connect4.core.games import new_game
-from connect4.envs.board import action_count, action_mask, picture, planes
+from connect4.envs.board import Info, action_count, action_mask, check_render_mode, picture, planes
 
 Observation = dict[str, npt.NDArray[np.int8]]
 
@@ -50,7 +50,7 @@ class ConnectFourAEC(AECEnv[str, Observation, int]):  # type: ignore[misc]
     ((3, 3, 2), np.int64(9))
     """
 
-    metadata: ClassVar[dict[str, Any]] = {
+    metadata: ClassVar[Info] = {
         "render_modes": list(RENDER_MODES),
         "name": "connect4_v0",
         "is_parallelizable": False,
@@ -66,10 +66,7 @@ class ConnectFourAEC(AECEnv[str, Observation, int]):  # type: ignore[misc]
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(
-                f"unknown render_mode {render_mode!r}: choose one of {', '.join(RENDER_MODES)}"
-            )
+        check_render_mode(render_mode, RENDER_MODES)
         self.game_name, self.board_width, self.board_height, self.rules = (
             game,
             width,
@@ -94,11 +91,11 @@ class ConnectFourAEC(AECEnv[str, Observation, int]):  # type: ignore[misc]
         }
         self.reset()
 
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
+    def observation_space(self, agent: str) -> spaces.Dict:
         """The observation space of ``agent`` (the same for both)."""
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space[Any]:
+    def action_space(self, agent: str) -> spaces.Discrete:
         """The action space of ``agent``: one action per column (per cell in tic-tac-toe)."""
         return self.action_spaces[agent]
 
@@ -110,7 +107,7 @@ class ConnectFourAEC(AECEnv[str, Observation, int]):  # type: ignore[misc]
             mask[:] = 0
         return {"observation": planes(self.game, player), "action_mask": mask}
 
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+    def reset(self, seed: int | None = None, options: Info | None = None) -> None:
         """Start a new game (the game has no randomness, so ``seed`` changes nothing)."""
         self.game = new_game(self.game_name, self.board_width, self.board_height, self.rules)
         self.agents = self.possible_agents[:]
@@ -118,7 +115,7 @@ class ConnectFourAEC(AECEnv[str, Observation, int]):  # type: ignore[misc]
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self.infos: dict[str, Info] = {agent: {} for agent in self.agents}
         self._agent_selector = AgentSelector(self.agents)
         self.agent_selection = self._agent_selector.reset()
 

@@ -16,6 +16,8 @@ tic-tac-toe.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
 
@@ -26,6 +28,21 @@ CELL_PIXELS = 16
 
 BOARD_RGB = (30, 80, 200)
 STONE_RGB = ((235, 235, 235), (220, 40, 40), (240, 210, 40))  # empty, player 1, player 2
+
+Info = dict[str, object]
+"""An env's ``info`` (and ``options``) dict: names to values of any kind, read by narrowing."""
+
+
+def check_render_mode(render_mode: str | None, modes: Sequence[str]) -> None:
+    """Refuse a ``render_mode`` that is neither ``None`` nor one of ``modes``.
+
+    >>> check_render_mode("human", ("ansi",))
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown render_mode 'human': choose one of ansi
+    """
+    if render_mode is not None and render_mode not in modes:
+        raise ValueError(f"unknown render_mode {render_mode!r}: choose one of {', '.join(modes)}")
 
 
 def action_count(game: Game) -> int:

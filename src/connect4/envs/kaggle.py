@@ -23,20 +23,19 @@ function.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 from connect4.core.position import Position
 from connect4.players import Player, PlayerContext, make_player, rehearse
 
-ConnectXAgent = Callable[[Any, Any], int]
+ConnectXAgent = Callable[[object, object], int]
 """A Kaggle ConnectX agent: ``agent(observation, configuration) -> column``."""
 
 INAROW = 4
 """The line length this package's rules play: ConnectX's ``inarow``."""
 
 
-def field(struct: object, name: str) -> Any:
+def field(struct: object, name: str) -> object:
     """A field of an observation or configuration: Kaggle's ``Struct``, a dict or an object."""
     if isinstance(struct, Mapping):
         if name in struct:
@@ -67,7 +66,10 @@ def position_of(observation: object, configuration: object) -> Position:
             f"ConnectX inarow={inarow} is not supported: this package plays four in a row "
             f"(inarow=4) on boards with columns*(rows+1) <= 64"
         )
-    board = list(field(observation, "board"))
+    cells = field(observation, "board")
+    if not isinstance(cells, Sequence) or isinstance(cells, str | bytes):
+        raise ValueError(f"ConnectX board must be a list of cells, not {cells!r}")
+    board = list(cells)
     if len(board) != columns * rows:
         raise ValueError(
             f"ConnectX board has {len(board)} cells, not columns*rows = {columns * rows}"
@@ -96,7 +98,7 @@ def kaggle_agent(spec: str = "perfect", *, seed: int | None = None) -> ConnectXA
     players: dict[tuple[int, int], Player] = {(7, 6): make_player(spec, seed=seed)}
     rehearse(spec, Position(), PlayerContext())
 
-    def agent(observation: Any, configuration: Any) -> int:
+    def agent(observation: object, configuration: object) -> int:
         position = position_of(observation, configuration)
         if position.is_over():
             raise ValueError(f"the game is over ({position.result_text()}): no move to choose")

@@ -23,7 +23,6 @@ no reward shaping.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import gymnasium
 import numpy as np
@@ -32,7 +31,7 @@ from gymnasium import spaces
 
 from connect4.core.game import Game
 from connect4.core.games import new_game
-from connect4.envs.board import action_count, action_mask, picture, planes
+from connect4.envs.board import Info, action_count, action_mask, check_render_mode, picture, planes
 from connect4.players import Player, make_player
 
 Opponent = str | Callable[[Game], int]
@@ -68,10 +67,7 @@ class ConnectFourEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
     ) -> None:
         if play_as not in (*COLOURS, "random"):
             raise ValueError(f"unknown play_as {play_as!r}: choose red, yellow or random")
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(
-                f"unknown render_mode {render_mode!r}: choose one of {', '.join(RENDER_MODES)}"
-            )
+        check_render_mode(render_mode, RENDER_MODES)
         self.opponent = opponent
         self.play_as = play_as
         self.settings = (game, width, height, rules)
@@ -88,8 +84,8 @@ class ConnectFourEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
             self._player = make_player(opponent, game=game, width=width, height=height, rules=rules)
 
     def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[npt.NDArray[np.int8], dict[str, Any]]:
+        self, *, seed: int | None = None, options: Info | None = None
+    ) -> tuple[npt.NDArray[np.int8], Info]:
         """A new game; when the agent plays yellow, the opponent has already moved."""
         super().reset(seed=seed)
         game, width, height, rules = self.settings
@@ -109,9 +105,7 @@ class ConnectFourEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
             self.game.play(self._opponent_move())
         return self._observation(), self._info()
 
-    def step(
-        self, action: np.int64 | int
-    ) -> tuple[npt.NDArray[np.int8], float, bool, bool, dict[str, Any]]:
+    def step(self, action: np.int64 | int) -> tuple[npt.NDArray[np.int8], float, bool, bool, Info]:
         """Play the agent's ``action`` and the opponent's answer."""
         move = int(action)
         if self.game.is_over() or move not in self.game.legal_moves():
@@ -154,7 +148,7 @@ class ConnectFourEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
     def _observation(self) -> npt.NDArray[np.int8]:
         return planes(self.game, self.agent_player)
 
-    def _info(self) -> dict[str, Any]:
+    def _info(self) -> Info:
         mask = (
             action_mask(self.game)
             if not self.game.is_over()

@@ -30,7 +30,6 @@ function runs unchanged on Python ints (``params[P_MASK64] = 2**64 - 1``):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
 from connect4.classic.mctsboard import (
@@ -55,11 +54,8 @@ from connect4.classic.node import (
 )
 
 if TYPE_CHECKING:
-    import numpy as np
-    from numpy.typing import NDArray
+    from connect4.classic.node import Array, Ints
 
-    Array: TypeAlias = NDArray[np.int64]
-    Ints: TypeAlias = Sequence[int] | Array
     Row: TypeAlias = list[int] | Array
 
 # a game's slots in its row of the state array; the generator at the playout's S_RNG

@@ -28,7 +28,6 @@ there too (``autoreset_mode=``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -58,6 +57,7 @@ from connect4.classic.results import Algorithm, Ordering
 from connect4.core.game import Game
 from connect4.core.games import new_game
 from connect4.envs import vecboard
+from connect4.envs.board import Info
 from connect4.envs.vecboard import (
     DISABLED,
     E_AGENT,
@@ -178,7 +178,7 @@ opponent=...) runs any opponent, one env at a time in Python
         self.tt = player.tt
 
 
-def loop_arguments(game: Game, opponent: CompiledOpponent) -> tuple[Any, ...]:
+def loop_arguments(game: Game, opponent: CompiledOpponent) -> tuple[int | IntArray, ...]:
     """What the compiled loop takes after ``play_as``: the opponent's kind and depth,
     the board's parameters (the search's slots and the playout's), moves in move
     order, the cells each move fills, lines, the bit behind each observed cell, and the
@@ -278,9 +278,7 @@ class ConnectFourVectorEnv(VectorEnv):
         self.moves_played = 0
         """Moves made since construction, the agents' and the opponents' (for benchmarks)."""
 
-    def reset(
-        self, *, seed: Seed = None, options: dict[str, Any] | None = None
-    ) -> tuple[Int8Array, dict[str, Any]]:
+    def reset(self, *, seed: Seed = None, options: Info | None = None) -> tuple[Int8Array, Info]:
         """New games (those of ``options["reset_mask"]``, a ``(num_envs,)`` bool array, or
         all); ``seed`` an int (env ``i`` gets ``seed + i``) or one seed per env."""
         n = self.num_envs
@@ -313,7 +311,7 @@ class ConnectFourVectorEnv(VectorEnv):
         npt.NDArray[np.float64],
         npt.NDArray[np.bool_],
         npt.NDArray[np.bool_],
-        dict[str, Any],
+        Info,
     ]:
         """Play each env's action and its opponent's answer (see the module docstring)."""
         if not self._started:
@@ -364,7 +362,7 @@ class ConnectFourVectorEnv(VectorEnv):
         truncated = np.zeros(n, dtype=np.bool_)
         return obs.reshape(self.observation_space.shape), rewards, terminated, truncated, infos
 
-    def close_extras(self, **kwargs: Any) -> None:
+    def close_extras(self, **kwargs: object) -> None:
         """Nothing to release."""
 
     # ---------------------------------------------------------------- helpers
@@ -373,7 +371,7 @@ class ConnectFourVectorEnv(VectorEnv):
         cells = self.observation_size
         return np.empty((n, cells), dtype=np.int8), np.empty((n, self.actions), dtype=np.int8)
 
-    def _infos(self, masks: Int8Array, which: npt.NDArray[np.bool_] | None) -> dict[str, Any]:
+    def _infos(self, masks: Int8Array, which: npt.NDArray[np.bool_] | None) -> Info:
         present = np.ones(self.num_envs, dtype=np.bool_) if which is None else which
         return self._info_arrays(masks, present, self._state[:, E_AGENT], None)
 
@@ -383,11 +381,11 @@ class ConnectFourVectorEnv(VectorEnv):
         present: npt.NDArray[np.bool_],
         colours: IntArray,
         illegal: npt.NDArray[np.bool_] | None,
-    ) -> dict[str, Any]:
+    ) -> Info:
         """The infos of the envs ``present`` marks, as Gymnasium's vector envs batch them:
         each key beside ``_key``, the mask of the envs that have it."""
         play_as = COLOUR_NAMES[np.where(present, colours, 0)]
-        info: dict[str, Any] = {
+        info: Info = {
             "action_mask": masks,
             "_action_mask": present,
             "play_as": play_as,

@@ -37,7 +37,7 @@ import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 if __name__ == "__main__":  # run as a script: the package comes from this file's installation
     sys.path[0] = str(Path(__file__).resolve().parents[2])
@@ -56,7 +56,7 @@ class AgentError(Connect4Error):
     """The agent file cannot be loaded, or the arena said something unexpected."""
 
 
-class Struct(dict[str, Any]):
+class Struct(dict[str, object]):
     """A dict whose keys are also attributes, as Kaggle passes observations.
 
     >>> s = Struct(columns=7, rows=6)
@@ -64,11 +64,11 @@ class Struct(dict[str, Any]):
     (7, 6)
     """
 
-    def __init__(self, **entries: Any) -> None:
+    def __init__(self, **entries: object) -> None:
         super().__init__(entries)
         self.__dict__.update(entries)
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         self.__dict__[name] = value
         self[name] = value
 

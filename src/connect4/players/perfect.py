@@ -170,14 +170,20 @@ class PerfectEngine:
         return scores
 
     def solve_columns(
-        self, position: Position, deadline: float | None, node_limit: int | None = None
+        self,
+        position: Position,
+        deadline: float | None,
+        node_limit: int | None = None,
+        limit: Limit | None = None,
     ) -> tuple[list[int | None] | None, list[int | None], int]:
         """``(scores or None if stopped, partial scores, nodes)`` by the solver.
 
-        A wall-clock ``deadline`` or ``node_limit`` can stop it; a stopped column
-        is ``None`` in the partial list (so is a full column).
+        A wall-clock ``deadline``, ``node_limit`` or the caller's ``limit`` can stop
+        it; a stopped column is ``None`` in the partial list (so is a full column).
         """
-        result = self.solver.run(position, analyze=True, deadline=deadline, max_nodes=node_limit)
+        result = self.solver.run(
+            position, analyze=True, deadline=deadline, max_nodes=node_limit, limit=limit
+        )
         partial = list(result.column_scores or [None] * position.width)
         return (partial if result.complete else None), partial, result.nodes
 
@@ -187,6 +193,7 @@ class PerfectEngine:
         deadline: float | None,
         order: list[int] | None = None,
         guess: int | None = None,
+        limit: Limit | None = None,
     ) -> tuple[int | None, int | None, int]:
         """``(a best column, score, nodes)`` by null-window tests.
 
@@ -197,7 +204,7 @@ class PerfectEngine:
         null-window search "does it keep the score?" until one does: much
         cheaper than every column's exact score. A uniformly shuffled ``order``
         gives a uniformly random best column. ``(None, None, nodes)`` past the
-        deadline.
+        deadline or once the caller's ``limit`` stops it.
         """
         nodes = 0
         size, ply = position.size, position.ply
@@ -206,7 +213,7 @@ class PerfectEngine:
                 return column, win_score(size, ply), 0
         score = self.book.lookup(position) if self.book is not None else None
         if score is None:
-            result = self.solver.run(position, deadline=deadline, guess=guess)
+            result = self.solver.run(position, deadline=deadline, guess=guess, limit=limit)
             nodes += result.nodes
             if result.score is None:
                 return None, None, nodes
@@ -227,7 +234,7 @@ class PerfectEngine:
                     if known is not None:
                         value = -known
                     else:
-                        probe = self.solver.probe(child, -target, deadline=deadline)
+                        probe = self.solver.probe(child, -target, deadline=deadline, limit=limit)
                         nodes += probe.nodes
                         if probe.value is None:
                             return None, None, nodes
@@ -242,6 +249,7 @@ class PerfectEngine:
         deadline: float | None = None,
         use_book: bool = True,
         node_limit: int | None = None,
+        limit: Limit | None = None,
     ) -> tuple[list[int | None] | None, list[int | None], int, str]:
         """``(exact scores or None, partial scores, nodes, source)``; source book/solver."""
         if position.is_over():
@@ -250,7 +258,7 @@ class PerfectEngine:
             scores = self.book_scores(position)
             if scores is not None:
                 return scores, scores, 0, "book"
-        exact, partial, nodes = self.solve_columns(position, deadline, node_limit)
+        exact, partial, nodes = self.solve_columns(position, deadline, node_limit, limit)
         return exact, partial, nodes, "solver"
 
 
@@ -324,7 +332,7 @@ class PerfectPlayer(PlayerBase):
         if self.level == "perfect":
             # every column's exact score when cheap (book, or a small search) ...
             exact, partial, nodes, source = self.engine.column_scores(
-                position, deadline, node_limit=QUICK_NODES
+                position, deadline, node_limit=QUICK_NODES, limit=limit
             )
             if exact is None:
                 # ... else only the best move, by null-window tests
@@ -332,7 +340,9 @@ class PerfectPlayer(PlayerBase):
                 if self.seed is not None:
                     order = self.rng.sample(sorted(order), len(order))
                 guess = self._guess(position)
-                move_or_none, score, more = self.engine.best_move(position, deadline, order, guess)
+                move_or_none, score, more = self.engine.best_move(
+                    position, deadline, order, guess, limit
+                )
                 nodes += more
                 if move_or_none is None or score is None:
                     return self._fallback(board, partial, nodes, start, seconds, limit)
@@ -346,7 +356,9 @@ class PerfectPlayer(PlayerBase):
                 self._remember(position, score)
                 return MoveChoice(move=move, value=score, stats=stats, proven=True)
         else:
-            exact, partial, nodes, source = self.engine.column_scores(position, deadline)
+            exact, partial, nodes, source = self.engine.column_scores(
+                position, deadline, limit=limit
+            )
         if exact is None:
             return self._fallback(board, partial, nodes, start, seconds, limit)
         move = self._pick(board, exact)
@@ -416,8 +428,9 @@ class PerfectPlayer(PlayerBase):
             level=self.level,
             depth=depth,
         )
-        complete = limit is None or not limit.expired()
-        return MoveChoice(move, value, stats, proven=False, complete=complete)
+        # the caller's limit, not the player's own time, cut it short: the best found
+        capped = limit is not None and (limit.expired() or seconds < self.seconds)
+        return MoveChoice(move, value, stats, proven=False, complete=not capped)
 
 
 def _build_perfect(spec: str, options: dict[str, object], context: PlayerContext) -> Player:

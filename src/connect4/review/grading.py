@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from connect4.core.game import Game
 from connect4.core.games import new_game
@@ -91,7 +91,7 @@ class PlyReview:
     loss: int | None
     verdict: Verdict | None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         """The row as JSON-ready values (lists for tuples)."""
         data = asdict(self)
         data["scores"] = list(self.scores)
@@ -117,7 +117,7 @@ class PlayerSummary:
     def accuracy(self) -> float | None:
         return self.best / self.proven if self.proven else None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {**asdict(self), "accuracy": self.accuracy}
 
     def line(self, label: str | None = None) -> str:
@@ -163,7 +163,7 @@ class Review:
     opening: int = 0
     names: tuple[str, str] | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         """The review as JSON-ready values."""
         return {
             "game": self.game,

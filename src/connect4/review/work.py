@@ -39,6 +39,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from connect4.core.bits import canonical_key
+from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.core.score import win_score
 from connect4.review.values import MoveScores, cached_scores, remember_scores, review_solver
@@ -164,9 +165,11 @@ class GameScores:
 
         return sorted(self.tasks, key=cost_rank)
 
-    def solve(self, task: MoveTask, *, deadline: float | None = None) -> int | None:
+    def solve(
+        self, task: MoveTask, *, deadline: float | None = None, caller: Limit | None = None
+    ) -> int | None:
         """The exact score of one task's move, mover's view (``None``: not settled by
-        ``deadline`` or the node budget, or no solver installed)."""
+        ``deadline``, the node budget or the ``caller``'s limit, or no solver installed)."""
         position = self.positions[task.index]
         if position.is_winning_move(task.column):
             return win_score(position.size, position.ply)
@@ -176,7 +179,9 @@ class GameScores:
             return 0
         solver = review_solver(position.width, position.height, reuse_table=True)
         lower = None if task.at_most is None else -task.at_most
-        result = solver.run(child, max_nodes=self.max_nodes, deadline=deadline, lower=lower)
+        result = solver.run(
+            child, max_nodes=self.max_nodes, deadline=deadline, lower=lower, limit=caller
+        )
         return None if result.score is None else -result.score
 
     def drain(
@@ -186,11 +191,12 @@ class GameScores:
         *,
         deadline: float | None = None,
         max_seconds: float | None = None,
+        caller: Limit | None = None,
     ) -> None:
         """Solve tasks taken from the left of ``queue`` into ``results`` until it is
         empty: several threads may drain one queue, each with its own table. A
         task left when ``deadline`` (or ``max_seconds`` after it starts) has
-        passed stays unsettled."""
+        passed, or the ``caller``'s limit expired, stays unsettled."""
         while True:
             try:
                 task = queue.popleft()
@@ -200,10 +206,12 @@ class GameScores:
             if max_seconds is not None:
                 by_seconds = time.perf_counter() + max_seconds
                 limit = by_seconds if limit is None else min(limit, by_seconds)
-            if limit is not None and time.perf_counter() >= limit:
+            if (limit is not None and time.perf_counter() >= limit) or (
+                caller is not None and caller.expired()
+            ):
                 results[task.key] = None
             else:
-                results[task.key] = self.solve(task, deadline=limit)
+                results[task.key] = self.solve(task, deadline=limit, caller=caller)
 
     def move_scores(self, results: Mapping[TaskKey, int | None]) -> list[MoveScores]:
         """Every position's :class:`MoveScores` from the tasks' ``results`` (a task

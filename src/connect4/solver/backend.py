@@ -1,7 +1,8 @@
 """The one way into the solver kernel: its backend, chosen, warmed up and pooled here.
 
-A :class:`Backend` runs the kernel's searches on a thread's memory ``mem`` and a
-transposition ``table`` (see :mod:`connect4.solver.layout`; threads may share the
+A :class:`Backend` (the entry points described in :mod:`connect4.solver.entries`)
+runs the kernel's searches on a thread's memory ``mem`` and a transposition
+``table`` (see :mod:`connect4.solver.layout`; threads may share the
 table) and an opening book given as two arrays:
 
 ==========  ================================================================
@@ -47,12 +48,12 @@ import sys
 import threading
 from pathlib import Path
 from types import ModuleType
-from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
 from connect4.solver import native
+from connect4.solver.entries import ENTRY_POINTS, UINT64, EntryPoint, Kernel
 from connect4.solver.layout import HDR as HEADER_WORDS, new_memory, new_table
 
 Memory = NDArray[np.uint64]
@@ -60,154 +61,30 @@ NO_BOOK: tuple[NDArray[np.uint64], NDArray[np.int8]] = (
     np.zeros(0, dtype=np.uint64),
     np.zeros(0, dtype=np.int8),
 )
+Backend = Kernel  # the entry points, described once (connect4.solver.entries)
 
 
-class Backend(Protocol):
-    """The kernel's entry points (see the module docstring)."""
-
-    name: str
-
-    def solve(
-        self,
-        mem: Memory,
-        table: Memory,
-        book_keys: NDArray[np.uint64],
-        book_values: NDArray[np.int8],
-        current: int,
-        mask: int,
-        ply: int,
-        weak: bool,
-    ) -> int: ...
-
-    def analyze(
-        self,
-        mem: Memory,
-        table: Memory,
-        book_keys: NDArray[np.uint64],
-        book_values: NDArray[np.int8],
-        current: int,
-        mask: int,
-        ply: int,
-        weak: bool,
-        out: NDArray[np.int64],
-    ) -> None: ...
-
-    def probe(
-        self,
-        mem: Memory,
-        table: Memory,
-        book_keys: NDArray[np.uint64],
-        book_values: NDArray[np.int8],
-        current: int,
-        mask: int,
-        ply: int,
-        alpha: int,
-        beta: int,
-    ) -> int: ...
-
-    def batch(
-        self,
-        mem: Memory,
-        table: Memory,
-        book_keys: NDArray[np.uint64],
-        book_values: NDArray[np.int8],
-        currents: NDArray[np.int64],
-        masks: NDArray[np.int64],
-        plies: NDArray[np.int64],
-        weak: bool,
-        new_generation: bool,
-        scores: NDArray[np.int64],
-        nodes: NDArray[np.uint64],
-        ticks: NDArray[np.uint64],
-    ) -> None: ...
-
-
-class NumbaBackend:
-    """The kernel run by numba (:mod:`connect4.solver.kernel`)."""
+class NumbaBackend(Kernel):
+    """The kernel run by numba (:mod:`connect4.solver.kernel`): each entry point
+    calls its raw-pointer function through numba's dispatcher (``nogil``)."""
 
     name = "numba"
 
     def __init__(self, kernel: ModuleType) -> None:
         self.kernel = kernel
+        self._functions = {p.name: getattr(kernel, p.function) for p in ENTRY_POINTS}
+        self._unsigned = {
+            p.name: [i for i, param in enumerate(p.params) if param.kind == UINT64]
+            for p in ENTRY_POINTS
+        }
 
-    def solve(
-        self,
-        mem: Memory,
-        table: Memory,
-        book_keys: NDArray[np.uint64],
-        book_values: NDArray[np.int8],
-        current: int,
-        mask: int,
-        ply: int,
-        weak: bool,
-    ) -> int:
-        """The exact score (or its sign when ``weak``); check ``mem[ABORT]`` afterwards."""
-        cur, msk = np.uint64(current), np.uint64(mask)
-        return int(self.kernel.solve(mem, table, book_keys, book_values, cur, msk, ply, weak))
-
-    def analyze(
-        self,
-        mem: Memory,
-        table: Memory,
-        book_keys: NDArray[np.uint64],
-        book_values: NDArray[np.int8],
-        current: int,
-        mask: int,
-        ply: int,
-        weak: bool,
-        out: NDArray[np.int64],
-    ) -> None:
-        """Fill ``out`` with every column's score."""
-        cur, msk = np.uint64(current), np.uint64(mask)
-        self.kernel.analyze(mem, table, book_keys, book_values, cur, msk, ply, weak, out)
-
-    def probe(
-        self,
-        mem: Memory,
-        table: Memory,
-        book_keys: NDArray[np.uint64],
-        book_values: NDArray[np.int8],
-        current: int,
-        mask: int,
-        ply: int,
-        alpha: int,
-        beta: int,
-    ) -> int:
-        """One fail-soft search of ``(alpha, beta)``."""
-        cur, msk = np.uint64(current), np.uint64(mask)
-        args = (cur, msk, ply, alpha, beta)
-        return int(self.kernel.probe(mem, table, book_keys, book_values, *args))
-
-    def batch(
-        self,
-        mem: Memory,
-        table: Memory,
-        book_keys: NDArray[np.uint64],
-        book_values: NDArray[np.int8],
-        currents: NDArray[np.int64],
-        masks: NDArray[np.int64],
-        plies: NDArray[np.int64],
-        weak: bool,
-        new_generation: bool,
-        scores: NDArray[np.int64],
-        nodes: NDArray[np.uint64],
-        ticks: NDArray[np.uint64],
-    ) -> None:
-        """Solve many positions without limits, each timed inside the kernel."""
-        self.kernel.solve_batch(
-            mem,
-            table,
-            book_keys,
-            book_values,
-            currents,
-            masks,
-            plies,
-            weak,
-            new_generation,
-            scores,
-            nodes,
-            ticks,
-        )
+    def run(self, point: EntryPoint, raw: list[int]) -> int:
+        """Call the raw function, its unsigned words as ``np.uint64`` (numba's type)."""
+        arguments: list[object] = list(raw)
+        for i in self._unsigned[point.name]:
+            arguments[i] = np.uint64(raw[i])
+        result = self._functions[point.name](*arguments)
+        return 0 if result is None else int(result)
 
 
 # ---------------------------------------------------------------- choosing
@@ -244,9 +121,9 @@ def numba_kernel() -> ModuleType:
 def _cache_is_warm(kernel: ModuleType) -> bool:
     """True when numba's on-disk cache holds current code for the entry points."""
     try:
-        for name in ("solve", "analyze", "probe", "solve_batch"):
+        for point in ENTRY_POINTS:
             # an empty index: no cache file, or one for an older source (stamp differs)
-            if not getattr(kernel, name)._cache._cache_file._load_index():
+            if not getattr(kernel, point.function)._cache._cache_file._load_index():
                 return False
     except Exception:  # numba internals moved: assume warm, say nothing
         return True
@@ -295,26 +172,15 @@ def _choose() -> Backend:
 
 
 def _exercise(kernel: Backend) -> None:
-    """Run every entry point once on a tiny board (loads or compiles its code)."""
-    mem, table = new_memory(4, 4), new_table(4, 4, 1 << 10)
-    out = np.zeros(4, dtype=np.int64)
-    kernel.analyze(mem, table, *NO_BOOK, 0, 0, 15, False, out)
-    kernel.solve(mem, table, *NO_BOOK, 0, 0, 15, False)
-    kernel.probe(mem, table, *NO_BOOK, 0, 0, 15, 0, 1)
-    one = np.zeros(1, dtype=np.int64)
-    kernel.batch(
-        mem,
-        table,
-        *NO_BOOK,
-        one,
-        one.copy(),
-        one + 15,
-        False,
-        True,
-        one.copy(),
-        np.zeros(1, np.uint64),
-        np.zeros(1, np.uint64),
-    )
+    """Load (or compile) every entry point's code now: numba's for the argument
+    types the description gives; the native file's is mapped already."""
+    if isinstance(kernel, NumbaBackend):
+        from numba.core.sigutils import normalize_signature
+
+        for point in ENTRY_POINTS:
+            args, _ = normalize_signature(point.numba_signature)  # type: ignore[no-untyped-call]
+            getattr(kernel.kernel, point.function).compile(tuple(args))
+    kernel.version()
 
 
 _warm = False

@@ -14,7 +14,7 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from connect4.core.files import read_lines
 from connect4.core.position import Position
@@ -85,7 +85,7 @@ class FileReport:
         """True when every score was right."""
         return self.correct == self.n
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, object]:
         """The keys of ``connect4 bench --json`` (plus the wrong lines, if any)."""
         data = asdict(self)
         if not self.wrong:

@@ -1,4 +1,5 @@
 # mypy: disable-error-code="call-arg,no-untyped-call,import-untyped,arg-type,var-annotated"
+# mypy: disable-error-code="assignment,return-value"
 # mypy: disable-error-code="untyped-decorator"
 """The numba kernel of the perfect solver: negamax, alpha-beta, null-window search.
 
@@ -37,13 +38,15 @@ inside the search at ``ply <= mem[BOOK_PLIES]``; pass empty arrays for no book.
 >>> mem, table = new_memory(7, 6), new_table(7, 6, 1 << 20)
 >>> no_book = np.zeros(0, np.uint64), np.zeros(0, np.int8)
 >>> p = Position.from_moves("44455554221")
+>>> pointers = [a.ctypes.data for a in (mem, table, *no_book)]
 >>> cur, msk = np.uint64(p.current), np.uint64(p.mask)
->>> solve(mem, table, *no_book, cur, msk, p.ply, False), int(mem[NODES])
+>>> _solve(*pointers, 0, cur, msk, p.ply, False), int(mem[NODES])
 (-15, 1)
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from types import FunctionType
 from typing import Any
@@ -59,6 +62,7 @@ from numba.extending import intrinsic
 # (re-exported for the tests)
 from connect4.core import bits
 from connect4.core.position import bottom_mask
+from connect4.solver.entries import ENTRY_POINTS, EntryPoint
 from connect4.solver.layout import (
     ABORT as ABORT,
     BOARD as BOARD,
@@ -441,6 +445,296 @@ def _book_probe(bk: int, bv: int, nbook: int, key: np.uint64) -> int:
     return NONE_SCORE
 
 
+OPEN = 9999  # a static rule's "no result: search on" (scores lie within +-32)
+Pos = tuple[np.uint64, np.uint64, np.uint64, np.uint64]  # current, mask, mcur, mmask
+Geo = tuple[int, np.uint64, np.uint64, np.uint64]  # width, h, bottom, board
+
+# Inside the search a position travels as ``pos = (current, mask, mcur, mmask)``
+# (``mcur``/``mmask``: mirrored left-right) and the board as ``geo = (width, h,
+# bottom, board)``. The helpers below are inlined into :func:`negamax`: numba
+# compiles one function, as if they were written out in it.
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _board(m: int, spec_w: int, spec_h: int, spec_bottom: int) -> Geo:
+    """``geo``: the compile-time constants of a specialised search (``spec_w > 0``),
+    else the header's."""
+    if spec_w:
+        h = np.uint64(spec_h)
+        bottom = np.uint64(spec_bottom)
+        return spec_w, h, bottom, bottom * ((U1 << h) - U1)
+    return np.int64(ld(m, W_)), ld(m, H_), ld(m, BOTTOM), ld(m, BOARD)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _static(
+    m: int, nbook: int, pos: Pos, ply: int, alpha: int, beta: int, geo: Geo
+) -> tuple[int, Pos, int, int, int, int, np.uint64, np.uint64]:
+    """The rules that settle a position, or narrow its window, without searching it.
+
+    A single move that does not lose at once is played here, with no node of its
+    own (up to a position the book may hold); ``sign`` is -1 while the position
+    reached is the opponent's (after an odd number of such moves). Two threats
+    to block, or no move that does not lose, is a loss; the last two cells are a
+    draw; the window shrinks to what the next two stones allow and, on boards
+    with an even number of rows, to :func:`evens_bound`.
+
+    Returns ``(result, pos, ply, alpha, beta, sign, nxt, opp_win)``: ``result``
+    is the score to return (from the caller's side), or :data:`OPEN` for a
+    position still to search, whose moves that do not lose at once are ``nxt``
+    and whose opponent's winning cells are ``opp_win``.
+    """
+    current, mask, mcur, mmask = pos
+    width, h, bottom, board = geo
+    h1 = h + U1
+    wide = width >= 4
+    size = width * np.int64(h)
+    sign = 1
+    while True:
+        # moves that do not hand the opponent an immediate win
+        pos = (current, mask, mcur, mmask)
+        possible = (mask + bottom) & board
+        opp = current ^ mask
+        opp_win = threat_cells(opp, mask, h, wide, board)
+        forced = possible & opp_win
+        lost = sign * -((size - ply) // 2)
+        if forced:
+            if forced & (forced - U1):
+                return lost, pos, ply, alpha, beta, sign, U0, U0  # two threats to block
+            possible = forced
+        nxt = possible & ~(opp_win >> U1)
+        if nxt == 0:
+            return lost, pos, ply, alpha, beta, sign, U0, U0
+        if ply >= size - 2:
+            return 0, pos, ply, alpha, beta, sign, U0, U0
+
+        # no loss with the opponent's next stone, no win with our next one
+        lo = -((size - 2 - ply) // 2)
+        if alpha < lo:
+            alpha = lo
+            if alpha >= beta:
+                return sign * alpha, pos, ply, alpha, beta, sign, U0, U0
+        hi = (size - 1 - ply) // 2
+        if beta > hi:
+            beta = hi
+            if alpha >= beta:
+                return sign * beta, pos, ply, alpha, beta, sign, U0, U0
+        if (h & U1) == 0 and (ply & 1) == 0:
+            eb = evens_bound(current, mask, h, wide, bottom, board)
+            if eb < beta:
+                beta = eb
+                if alpha >= beta:
+                    return sign * beta, pos, ply, alpha, beta, sign, U0, U0
+        if nxt & (nxt - U1):
+            break
+        if nbook > 0 and ply <= np.int64(ld(m, BOOK_PLIES)):
+            break  # a position the book may hold: probe it, do not play past it
+        c = np.int64(popcount(nxt - U1)) // np.int64(h1)
+        mcur, mmask = mcur ^ mmask, mmask | _mirror_move(nxt, c, width, h1)
+        current, mask = opp, mask | nxt
+        ply += 1
+        alpha, beta = -beta, -alpha
+        sign = -sign
+    return OPEN, pos, ply, alpha, beta, sign, nxt, opp_win
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _table_key(
+    m: int, t: int, pos: Pos, empty: int
+) -> tuple[np.uint64, bool, bool, int, np.uint64]:
+    """``(key, sym, mirrored, bucket, tag)`` of a position in the table: its key or,
+    with ``mem[OPT_SYM]``, the smaller of its and its mirror's (``mirrored``). The
+    bucket's cache line is fetched now; it is read after the moves are scored."""
+    current, mask, mcur, mmask = pos
+    key = current + mask
+    sym = ld(m, OPT_SYM) != 0
+    mirrored = False
+    if sym and mcur + mmask < key:
+        key = mcur + mmask
+        mirrored = True
+    bidx, tag = _address(t, key, empty)
+    prefetch(t, bidx)
+    return key, sym, mirrored, bidx, tag
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _child_key(pos: Pos, mv: np.uint64, c: int, sym: bool, width: int, h1: np.uint64) -> np.uint64:
+    """The table key of the child after move ``mv`` (in column ``c``)."""
+    current, mask, mcur, mmask = pos
+    ck = (current ^ mask) + (mask | mv)
+    if sym:
+        cmk = (mcur ^ mmask) + (mmask | _mirror_move(mv, c, width, h1))
+        if cmk < ck:
+            ck = cmk
+    return ck
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _score_moves(
+    m: int,
+    t: int,
+    base: int,
+    spec: int,
+    order: np.ndarray,
+    key: np.uint64,
+    sym: bool,
+    pos: Pos,
+    nxt: np.uint64,
+    opp_win: np.uint64,
+    ply: int,
+    geo: Geo,
+) -> int:
+    """Write the moves ``nxt`` to the move list at ``mem[base:]``, best first, and
+    return how many there are, or -1 when one of them wins with our next stone
+    whatever the opponent does (a win in two).
+
+    A move scores the threats it makes that are not directly above one of the
+    opponent's, weighted by how soon they become playable; ties go to the
+    centre (``order``: the columns centre first when ``spec`` is set, else read
+    from the header). A helper thread of a Lazy SMP search (``mem[OPT_NOISE] = k
+    > 0``) orders the moves near the root its own way: random ties, scores
+    jittered by up to 7. Each child's table bucket is fetched meanwhile.
+    """
+    current, mask, _, _ = pos
+    width, h, bottom, board = geo
+    h1 = h + U1
+    wide = width >= 4
+    size = width * np.int64(h)
+    colmask = (U1 << h) - U1
+    noise = ld(m, OPT_NOISE) if ply < np.int64(ld(m, NOISE_PLY)) else np.uint64(0)
+    n = 0
+    for i in range(width):
+        c = order[i] if spec else np.int64(ld(m, ORDER + i))
+        mv = nxt & (colmask << (np.uint64(c) * h1))
+        if mv:
+            ours = threat_cells(current | mv, mask | mv, h, wide, board)
+            cplay = ((mask | mv) + bottom) & board
+            cposs = cplay
+            cforced = cposs & ours
+            if cforced:
+                if cforced & (cforced - U1):
+                    return -1
+                cposs = cforced
+            if (cposs & ~(ours >> U1)) == 0:
+                return -1
+            ck = _child_key(pos, mv, c, sym, width, h1)
+            prefetch(t, _address(t, ck, size - ply - 1)[0])
+            useful = ours & ~(opp_win << U1)
+            above = (cplay << U1) & board
+            s = (
+                U12 * popcount(useful & above)
+                + U5 * popcount(useful & (above << U1))
+                + U3 * popcount(useful)
+            )
+            tie = np.uint64(255 - i)
+            if noise:
+                x = _noise(key, noise, c)
+                s += (x >> U32) & U7
+                tie = x >> U56
+            v = (s << U16) | (tie << U8) | np.uint64(c)
+            j = n
+            while j > 0 and ld(m, base + j - 1) < v:
+                st(m, base + j, ld(m, base + j - 1))
+                j -= 1
+            st(m, base + j, v)
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _table_bounds(
+    t: int, bidx: int, tag: np.uint64, alpha: int, beta: int, mirrored: bool, width: int
+) -> tuple[int, int, int, int]:
+    """The table's bounds of the position (bucket ``bidx``, ``tag``) applied to the
+    window: ``(result, alpha, beta, column)``, ``result`` the score when the window
+    closes, else :data:`OPEN`; ``column`` the table's best move (-1: none) in the
+    position's own orientation."""
+    slot, data = _find(t, bidx, tag)
+    if slot < 0:
+        return OPEN, alpha, beta, -1
+    tl = (data & 63) - 32
+    tu = ((data >> 6) & 63) - 32
+    if tl > alpha:
+        alpha = tl
+        if alpha >= beta:
+            return alpha, alpha, beta, -1
+    if tu < beta:
+        beta = tu
+        if alpha >= beta:
+            return beta, alpha, beta, -1
+    column = ((data >> 12) & 63) - 1
+    if column >= 0 and mirrored:
+        column = width - 1 - column
+    return OPEN, alpha, beta, column
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _book_score(
+    m: int, bk: int, bv: int, nbook: int, key: np.uint64, sym: bool, ply: int, geo: Geo
+) -> int:
+    """The book's exact score of the position with table key ``key`` (the smaller of
+    its key and its mirror's when ``sym``), or ``NONE_SCORE`` (not in the book, or
+    past ``mem[BOOK_PLIES]``)."""
+    if nbook == 0 or ply > np.int64(ld(m, BOOK_PLIES)):
+        return NONE_SCORE
+    if not sym:
+        mk = mirror_key(key, geo[0], geo[1] + U1)
+        if mk < key:
+            key = mk
+    return _book_probe(bk, bv, nbook, key)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _move_first(m: int, base: int, n: int, column: int) -> None:
+    """Move ``column``'s move to the front of the move list at ``mem[base:]``."""
+    for j in range(n):
+        v = ld(m, base + j)
+        if np.int64(v & UFF) == column:
+            k = j
+            while k > 0:
+                st(m, base + k, ld(m, base + k - 1))
+                k -= 1
+            st(m, base, v)
+            break
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _etc_cut(
+    m: int,
+    t: int,
+    base: int,
+    n: int,
+    nodes: np.uint64,
+    beta: int,
+    sym: bool,
+    pos: Pos,
+    nxt: np.uint64,
+    ply: int,
+    geo: Geo,
+) -> int:
+    """Enhanced transposition cut-off: the score of a move whose child the table
+    already knows to refute (``>= beta``), else :data:`OPEN`. Probing every child
+    costs table misses that only a long search earns back: only at nodes with at
+    least ``mem[OPT_ETC]`` empty cells, once ``mem[OPT_ETC_AFTER]`` nodes are searched."""
+    width, h, _, _ = geo
+    empty = width * np.int64(h) - ply
+    etc_min = np.int64(ld(m, OPT_ETC))
+    if etc_min == 0 or empty < etc_min or nodes < ld(m, OPT_ETC_AFTER):
+        return OPEN
+    h1 = h + U1
+    colmask = (U1 << h) - U1
+    for j in range(n):
+        c = np.int64(ld(m, base + j) & UFF)
+        mv = nxt & (colmask << (np.uint64(c) * h1))
+        cb, ctag = _address(t, _child_key(pos, mv, c, sym, width, h1), empty - 1)
+        cslot, cd = _find(t, cb, ctag)
+        if cslot >= 0:
+            cu = ((cd >> 6) & 63) - 32
+            if -cu >= beta:
+                return -cu
+    return OPEN
+
+
 @njit(cache=True, nogil=True)
 def negamax(
     m: int,
@@ -463,210 +757,49 @@ def negamax(
     the book's keys/values (``nbook`` of them); ``mcur``/``mmask`` are
     ``current``/``mask`` mirrored left-right.
 
-    Static rules settle many positions without a node: forced moves are played
-    on the spot, a move after which the opponent cannot stop our next stone
-    from winning ends the search, and on boards with an even number of rows
-    :func:`evens_bound` caps the score of the side that started the game.
+    Static rules first (:func:`_static`), then move ordering (a win in two ends
+    the search), the table, the book, the children's entries, and the moves.
     """
     nodes = ld(m, NODES) + U1
     st(m, NODES, nodes)
     if nodes >= ld(m, LIMIT) or lda(t, T_STOP) != 0:
         st(m, ABORT, U1)
         return 0
-    if SPEC_W:
-        width = SPEC_W
-        h = np.uint64(SPEC_H)
-        bottom = np.uint64(SPEC_BOTTOM)
-        board = bottom * ((U1 << h) - U1)
-    else:
-        width = np.int64(ld(m, W_))
-        h = ld(m, H_)
-        bottom = ld(m, BOTTOM)
-        board = ld(m, BOARD)
+    geo = _board(m, SPEC_W, SPEC_H, SPEC_BOTTOM)
+    width, h, _, _ = geo
     h1 = h + U1
-    wide = width >= 4
     size = width * np.int64(h)
-
-    colmask = (U1 << h) - U1
-
-    # Forced moves (a single move that does not lose at once) are played here,
-    # with no node of their own; ``sign`` is -1 while the position searched is
-    # the opponent's (after an odd number of forced moves).
-    sign = 1
-    while True:
-        # moves that do not hand the opponent an immediate win
-        possible = (mask + bottom) & board
-        opp = current ^ mask
-        opp_win = threat_cells(opp, mask, h, wide, board)
-        forced = possible & opp_win
-        if forced:
-            if forced & (forced - U1):
-                return sign * -((size - ply) // 2)  # two threats to block: lost
-            possible = forced
-        nxt = possible & ~(opp_win >> U1)
-        if nxt == 0:
-            return sign * -((size - ply) // 2)
-        if ply >= size - 2:
-            return 0
-
-        # no loss with the opponent's next stone, no win with our next one
-        lo = -((size - 2 - ply) // 2)
-        if alpha < lo:
-            alpha = lo
-            if alpha >= beta:
-                return sign * alpha
-        hi = (size - 1 - ply) // 2
-        if beta > hi:
-            beta = hi
-            if alpha >= beta:
-                return sign * beta
-        if (h & U1) == 0 and (ply & 1) == 0:
-            eb = evens_bound(current, mask, h, wide, bottom, board)
-            if eb < beta:
-                beta = eb
-                if alpha >= beta:
-                    return sign * beta
-        if nxt & (nxt - U1):
-            break
-        if nbook > 0 and ply <= np.int64(ld(m, BOOK_PLIES)):
-            break  # a position the book may hold: probe it, do not play past it
-        c = np.int64(popcount(nxt - U1)) // np.int64(h1)
-        mcur, mmask = mcur ^ mmask, mmask | _mirror_move(nxt, c, width, h1)
-        current, mask = opp, mask | nxt
-        ply += 1
-        alpha, beta = -beta, -alpha
-        sign = -sign
-
-    # transposition table: the bucket is fetched while the moves are scored
-    key = current + mask
-    sym = ld(m, OPT_SYM) != 0
-    mirrored = False
-    if sym:
-        mkey = mcur + mmask
-        if mkey < key:
-            key = mkey
-            mirrored = True
-    bidx, tag = _address(t, key, size - ply)
-    prefetch(t, bidx)
-
-    # score the moves (threats they make, centre first among equals); a move
-    # after which the opponent cannot stop our next stone from winning ends the
-    # search (the best score left: ``hi``)
+    pos = (current, mask, mcur, mmask)
+    result, pos, ply, alpha, beta, sign, nxt, opp_win = _static(
+        m, nbook, pos, ply, alpha, beta, geo
+    )
+    if result != OPEN:
+        return result
+    current, mask, mcur, mmask = pos
+    lo = -((size - 2 - ply) // 2)  # (the static rules' lower bound)
+    key, sym, mirrored, bidx, tag = _table_key(m, t, pos, size - ply)
     base = MOVES + ply * MAXW
-    n = 0
-    mopp = mcur ^ mmask
-    # a helper thread of a Lazy SMP search (mem[OPT_NOISE] = k > 0) orders the moves
-    # near the root its own way: random ties, move scores jittered by up to 7
-    noise = ld(m, OPT_NOISE) if ply < np.int64(ld(m, NOISE_PLY)) else np.uint64(0)
-    for i in range(width):
-        c = SPEC_ORDER[i] if SPEC_W else np.int64(ld(m, ORDER + i))
-        mv = nxt & (colmask << (np.uint64(c) * h1))
-        if mv:
-            ours = threat_cells(current | mv, mask | mv, h, wide, board)
-            cplay = ((mask | mv) + bottom) & board
-            cposs = cplay
-            cforced = cposs & ours
-            if cforced:
-                if cforced & (cforced - U1):
-                    return sign * hi
-                cposs = cforced
-            if (cposs & ~(ours >> U1)) == 0:
-                return sign * hi
-            # fetch the child's table slot now, while the other moves get scored
-            ck = opp + (mask | mv)
-            if sym:
-                cmk = mopp + (mmask | _mirror_move(mv, c, width, h1))
-                if cmk < ck:
-                    ck = cmk
-            prefetch(t, _address(t, ck, size - ply - 1)[0])
-            # our threats that are not directly above one of the opponent's,
-            # weighted by how soon they become playable
-            useful = ours & ~(opp_win << U1)
-            above = (cplay << U1) & board
-            s = (
-                U12 * popcount(useful & above)
-                + U5 * popcount(useful & (above << U1))
-                + U3 * popcount(useful)
-            )
-            tie = np.uint64(255 - i)
-            if noise:
-                x = _noise(key, noise, c)
-                s += (x >> U32) & U7
-                tie = x >> U56
-            v = (s << U16) | (tie << U8) | np.uint64(c)
-            j = n
-            while j > 0 and ld(m, base + j - 1) < v:
-                st(m, base + j, ld(m, base + j - 1))
-                j -= 1
-            st(m, base + j, v)
-            n += 1
-    # no move wins with our next two stones
-    hi = (size - 3 - ply) // 2
+    n = _score_moves(m, t, base, SPEC_W, SPEC_ORDER, key, sym, pos, nxt, opp_win, ply, geo)
+    if n < 0:
+        return sign * ((size - 1 - ply) // 2)  # a win with our next stone
+    hi = (size - 3 - ply) // 2  # no move wins with our next two stones
     if beta > hi:
         beta = hi
         if alpha >= beta:
             return sign * beta
-
-    tt_col = -1
-    slot, data = _find(t, bidx, tag)
-    if slot >= 0:
-        tl = (data & 63) - 32
-        tu = ((data >> 6) & 63) - 32
-        if tl > alpha:
-            alpha = tl
-            if alpha >= beta:
-                return sign * alpha
-        if tu < beta:
-            beta = tu
-            if alpha >= beta:
-                return sign * beta
-        tt_col = ((data >> 12) & 63) - 1
-        if tt_col >= 0 and mirrored:
-            tt_col = width - 1 - tt_col
-
-    # opening book: exact scores
-    if nbook > 0 and ply <= np.int64(ld(m, BOOK_PLIES)):
-        bkey = key
-        if not sym:
-            mk = mirror_key(bkey, width, h1)
-            if mk < bkey:
-                bkey = mk
-        v = _book_probe(bk, bv, nbook, bkey)
-        if v != NONE_SCORE:
-            return sign * v
-
-    # the table's move first
+    result, alpha, beta, tt_col = _table_bounds(t, bidx, tag, alpha, beta, mirrored, width)
+    if result != OPEN:
+        return sign * result
+    result = _book_score(m, bk, bv, nbook, key, sym, ply, geo)
+    if result != NONE_SCORE:
+        return sign * result
     if tt_col >= 0 and ld(m, OPT_TTMOVE) != 0:
-        for j in range(n):
-            v = ld(m, base + j)
-            if np.int64(v & UFF) == tt_col:
-                k = j
-                while k > 0:
-                    st(m, base + k, ld(m, base + k - 1))
-                    k -= 1
-                st(m, base, v)
-                break
-
-    # enhanced transposition cut-off: a child already known to refute. Probing
-    # every child costs table misses that only a long search earns back
-    etc_min = np.int64(ld(m, OPT_ETC))
-    if etc_min > 0 and size - ply >= etc_min and nodes >= ld(m, OPT_ETC_AFTER):
-        for j in range(n):
-            c = np.int64(ld(m, base + j) & UFF)
-            mv = nxt & (colmask << (np.uint64(c) * h1))
-            ck = opp + (mask | mv)
-            if sym:
-                cmk = mopp + (mmask | _mirror_move(mv, c, width, h1))
-                if cmk < ck:
-                    ck = cmk
-            cb, ctag = _address(t, ck, size - ply - 1)
-            cslot, cd = _find(t, cb, ctag)
-            if cslot >= 0:
-                cu = ((cd >> 6) & 63) - 32
-                if -cu >= beta:
-                    return sign * -cu
-
-    two_slots = ld(m, OPT_BUCKET) != 0
+        _move_first(m, base, n, tt_col)
+    result = _etc_cut(m, t, base, n, nodes, beta, sym, pos, nxt, ply, geo)
+    if result != OPEN:
+        return sign * result
+    opp, mopp = current ^ mask, mcur ^ mmask
+    colmask = (U1 << h) - U1
     a0 = alpha
     best = -1000
     best_col = -1
@@ -688,20 +821,8 @@ def negamax(
                 deferred |= 1 << j
                 continue
             sta(t, busy, ck)
-        score = -negamax(
-            m,
-            t,
-            bk,
-            bv,
-            nbook,
-            opp,
-            mask | mv,
-            mopp,
-            mmask | _mirror_move(mv, c, width, h1),
-            ply + 1,
-            -beta,
-            -alpha,
-        )
+        mchild = mmask | _mirror_move(mv, c, width, h1)
+        score = -negamax(m, t, bk, bv, nbook, opp, mask | mv, mopp, mchild, ply + 1, -beta, -alpha)
         if defer and lda(t, busy) == ck:
             sta(t, busy, U0)
         if ld(m, ABORT) != 0:
@@ -714,13 +835,13 @@ def negamax(
             if score > alpha:
                 alpha = score
 
-    store_col = best_col
-    if mirrored and store_col >= 0:
-        store_col = width - 1 - store_col
+    if mirrored and best_col >= 0:
+        best_col = width - 1 - best_col
+    two_slots = ld(m, OPT_BUCKET) != 0
     if best >= beta:
-        _store(t, bidx, tag, ply, best, hi, store_col, two_slots)
+        _store(t, bidx, tag, ply, best, hi, best_col, two_slots)
     elif best > a0:
-        _store(t, bidx, tag, ply, best, best, store_col, two_slots)
+        _store(t, bidx, tag, ply, best, best, best_col, two_slots)
     else:
         _store(t, bidx, tag, ply, lo, best, -1, two_slots)
     return sign * best
@@ -780,9 +901,9 @@ def _half(x: int) -> int:
 
 
 # The searches work on raw pointers (``m`` to ``mem``, ``bk``/``bv`` to the book's
-# keys and values, ``nbook`` of them); the array functions below (``solve``,
-# ``analyze``, ``probe``, ``solve_batch``) wrap them for numba's Python callers,
-# the ``native_*`` entry points for the native kernel.
+# keys and values, ``nbook`` of them). The entry points (connect4.solver.entries)
+# call the four below: numba's backend from Python with addresses, the native
+# kernel through the ``native_*`` functions made at the end of this module.
 
 
 @njit(cache=True, nogil=True)
@@ -934,12 +1055,12 @@ def _solve_batch(
     currents: int,
     masks: int,
     plies: int,
-    n: int,
     weak: bool,
     new_generation: bool,
     scores: int,
     nodes: int,
     ticks: int,
+    n: int,
 ) -> None:
     """Solve ``n`` positions (``currents``, ``masks``, ``plies``: pointers to 64-bit
     words) without limits, counting nodes from 0 for each; with ``new_generation``
@@ -960,233 +1081,29 @@ def _solve_batch(
         st(nodes, i, ld(m, NODES))
 
 
-# ---------------------------------------------------------------- numba's entries
-@njit(cache=True, nogil=True)
-def solve(
-    mem: np.ndarray,
-    table: np.ndarray,
-    book_keys: np.ndarray,
-    book_values: np.ndarray,
-    current: np.uint64,
-    mask: np.uint64,
-    ply: int,
-    weak: bool,
-) -> int:
-    """The exact score (or its sign when ``weak``) of a position that is not over."""
-    return _solve(
-        mem.ctypes.data,
-        table.ctypes.data,
-        book_keys.ctypes.data,
-        book_values.ctypes.data,
-        book_keys.shape[0],
-        current,
-        mask,
-        ply,
-        weak,
-    )
-
-
-@njit(cache=True, nogil=True)
-def analyze(
-    mem: np.ndarray,
-    table: np.ndarray,
-    book_keys: np.ndarray,
-    book_values: np.ndarray,
-    current: np.uint64,
-    mask: np.uint64,
-    ply: int,
-    weak: bool,
-    out: np.ndarray,
-) -> None:
-    """Fill ``out[c]`` (``int64``) with the score of playing column ``c``
-    (``NONE_SCORE`` when full, ``UNKNOWN_SCORE`` when a limit stopped the search)."""
-    _analyze(
-        mem.ctypes.data,
-        table.ctypes.data,
-        book_keys.ctypes.data,
-        book_values.ctypes.data,
-        book_keys.shape[0],
-        current,
-        mask,
-        ply,
-        weak,
-        out.ctypes.data,
-    )
-
-
-@njit(cache=True, nogil=True)
-def probe(
-    mem: np.ndarray,
-    table: np.ndarray,
-    book_keys: np.ndarray,
-    book_values: np.ndarray,
-    current: np.uint64,
-    mask: np.uint64,
-    ply: int,
-    alpha: int,
-    beta: int,
-) -> int:
-    """:func:`_probe` on arrays: one search of ``(alpha, beta)``."""
-    return _probe(
-        mem.ctypes.data,
-        table.ctypes.data,
-        book_keys.ctypes.data,
-        book_values.ctypes.data,
-        book_keys.shape[0],
-        current,
-        mask,
-        ply,
-        alpha,
-        beta,
-    )
-
-
-@njit(cache=True, nogil=True)
-def solve_batch(
-    mem: np.ndarray,
-    table: np.ndarray,
-    book_keys: np.ndarray,
-    book_values: np.ndarray,
-    currents: np.ndarray,
-    masks: np.ndarray,
-    plies: np.ndarray,
-    weak: bool,
-    new_generation: bool,
-    scores: np.ndarray,
-    nodes: np.ndarray,
-    ticks: np.ndarray,
-) -> None:
-    """:func:`_solve_batch` on arrays (all of 64-bit integers)."""
-    _solve_batch(
-        mem.ctypes.data,
-        table.ctypes.data,
-        book_keys.ctypes.data,
-        book_values.ctypes.data,
-        book_keys.shape[0],
-        currents.ctypes.data,
-        masks.ctypes.data,
-        plies.ctypes.data,
-        currents.shape[0],
-        weak,
-        new_generation,
-        scores.ctypes.data,
-        nodes.ctypes.data,
-        ticks.ctypes.data,
-    )
-
-
 # ---------------------------------------------------------------- native entries
-# The entry points of the native kernel (see connect4.solver.native): integer
-# arguments only, numba's own calling convention (a status code, a pointer for
-# the result, a pointer for exception info) and no Python wrapper, so the object
-# code built from them runs without numba. Flags are int64 (0/1).
+# The entry points of the native kernel (see connect4.solver.native), made from
+# their one description (connect4.solver.entries): integer arguments only (flags
+# 0/1), an integer result, numba's own calling convention (a status code, a
+# pointer for the result, a pointer for exception info) and no Python wrapper,
+# so the object code built from them runs without numba.
 _NATIVE_OPTIONS: dict[str, Any] = {
     "nogil": True,
     "no_cpython_wrapper": True,
     "no_cfunc_wrapper": True,
 }
-_I = "int64"
-NATIVE_SIGNATURES = {
-    "version": "int64()",
-    "solve": f"int64({_I}, {_I}, {_I}, {_I}, {_I}, uint64, uint64, {_I}, {_I})",
-    "analyze": f"int64({_I}, {_I}, {_I}, {_I}, {_I}, uint64, uint64, {_I}, {_I}, {_I})",
-    "probe": f"int64({_I}, {_I}, {_I}, {_I}, {_I}, uint64, uint64, {_I}, {_I}, {_I})",
-    "batch": f"int64({', '.join([_I] * 14)})",
-}
 
 
-@njit(**_NATIVE_OPTIONS)
-def native_version() -> int:
-    """The layout version this code was compiled for (:data:`LAYOUT_VERSION`)."""
-    return LAYOUT_VERSION
-
-
-@njit(**_NATIVE_OPTIONS)
-def native_solve(
-    m: int,
-    t: int,
-    bk: int,
-    bv: int,
-    nbook: int,
-    current: np.uint64,
-    mask: np.uint64,
-    ply: int,
-    weak: int,
-) -> int:
-    """:func:`_solve` as a native entry point."""
-    return _solve(m, t, bk, bv, nbook, current, mask, ply, weak != 0)
-
-
-@njit(**_NATIVE_OPTIONS)
-def native_analyze(
-    m: int,
-    t: int,
-    bk: int,
-    bv: int,
-    nbook: int,
-    current: np.uint64,
-    mask: np.uint64,
-    ply: int,
-    weak: int,
-    out: int,
-) -> int:
-    """:func:`_analyze` as a native entry point (returns 0)."""
-    _analyze(m, t, bk, bv, nbook, current, mask, ply, weak != 0, out)
-    return 0
-
-
-@njit(**_NATIVE_OPTIONS)
-def native_probe(
-    m: int,
-    t: int,
-    bk: int,
-    bv: int,
-    nbook: int,
-    current: np.uint64,
-    mask: np.uint64,
-    ply: int,
-    alpha: int,
-    beta: int,
-) -> int:
-    """:func:`_probe` as a native entry point."""
-    return _probe(m, t, bk, bv, nbook, current, mask, ply, alpha, beta)
-
-
-@njit(**_NATIVE_OPTIONS)
-def native_batch(
-    m: int,
-    t: int,
-    bk: int,
-    bv: int,
-    nbook: int,
-    currents: int,
-    masks: int,
-    plies: int,
-    n: int,
-    weak: int,
-    new_generation: int,
-    scores: int,
-    nodes: int,
-    ticks: int,
-) -> int:
-    """:func:`_solve_batch` as a native entry point (returns 0)."""
-    _solve_batch(
-        m,
-        t,
-        bk,
-        bv,
-        nbook,
-        currents,
-        masks,
-        plies,
-        n,
-        weak != 0,
-        new_generation != 0,
-        scores,
-        nodes,
-        ticks,
-    )
-    return 0
+def _native(point: EntryPoint) -> Dispatcher:
+    """``native_<name>`` of an entry point, compiled from its generated source."""
+    raw = globals()[point.function].py_func
+    expected = [p.name for p in point.params]
+    if len(inspect.signature(raw).parameters) != len(expected):
+        raise TypeError(f"{point.function} does not take ({', '.join(expected)})")
+    namespace: dict[str, Any] = {}
+    exec(compile(point.native_source(), f"<native {point.name}>", "exec"), globals(), namespace)
+    dispatcher: Dispatcher = njit(**_NATIVE_OPTIONS)(namespace[f"native_{point.name}"])
+    return dispatcher
 
 
 # ---------------------------------------------------------------- stale code
@@ -1214,3 +1131,4 @@ def _drop_stale_code() -> None:
 
 
 _drop_stale_code()
+NATIVE = {point.name: _native(point) for point in ENTRY_POINTS}

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.core.score import score_bounds, win_score
 
@@ -96,8 +97,11 @@ def least(limit: int | None, nodes: int) -> int:
     return nodes if limit is None else min(limit, nodes)
 
 
-def deadline_of(start: float, max_seconds: float | None, deadline: float | None) -> float | None:
-    """The earlier of ``start + max_seconds`` and ``deadline`` (``None``: no limit).
+def deadline_of(
+    start: float, max_seconds: float | None, deadline: float | None, limit: Limit | None = None
+) -> float | None:
+    """The earliest of ``start + max_seconds``, ``deadline`` and a caller's ``limit``'s
+    deadline (``None``: no limit).
 
     >>> deadline_of(10.0, 2.0, None), deadline_of(10.0, 2.0, 11.0), deadline_of(1.0, None, None)
     (12.0, 11.0, None)
@@ -105,4 +109,11 @@ def deadline_of(start: float, max_seconds: float | None, deadline: float | None)
     if max_seconds is not None:
         by_seconds = start + max(0.0, max_seconds)
         deadline = by_seconds if deadline is None else min(deadline, by_seconds)
+    if limit is not None and limit.deadline is not None:
+        deadline = limit.deadline if deadline is None else min(deadline, limit.deadline)
     return deadline
+
+
+def never() -> bool:
+    """No caller's limit stops this search."""
+    return False

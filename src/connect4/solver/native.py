@@ -3,8 +3,9 @@
 Importing numba and setting up its compiler costs about 0.7 s in every new
 process, even when the compiled kernel comes from numba's on-disk cache. That
 would make ``connect4 solve`` miss its one-second start-up. So the entry
-points of the kernel (``native_*`` in :mod:`connect4.solver.kernel`: solve,
-analyze, probe, batch and the layout version) are kept a second way:
+points of the kernel (described once in :mod:`connect4.solver.entries`; their
+integer-only ``native_*`` versions made in :mod:`connect4.solver.kernel`) are
+kept a second way:
 :func:`build` takes numba's optimised code of them (once, while numba is loaded
 anyway), emits it as one object file and writes it to the cache;
 :func:`load` maps that file with llvmlite's MCJIT alone (about 5 ms) and calls
@@ -13,7 +14,8 @@ it through :mod:`ctypes`, which releases the GIL like numba's ``nogil``.
 Rules of the cache:
 
 * The file's name is a hash of everything the code depends on (the sources of
-  the kernel, the memory layout, the bitboard helpers and this loader, the numba and
+  the kernel, its entry points' description, the memory layout, the bitboard
+  helpers and this loader, the numba and
   llvmlite versions, the CPU and numba's code-generation settings), so a
   change to any of them makes a new file; a file whose checksum does not match
   is never loaded.
@@ -29,6 +31,7 @@ Rules of the cache:
 ``CONNECT4_CACHE_DIR`` chooses the directory (default: ``__pycache__`` beside
 this module, or the user's cache directory when that is not usable).
 
+>>> import numpy as np
 >>> from connect4 import Position, Solver
 >>> from connect4.solver import layout
 >>> p = Position.from_moves("44455554221")
@@ -49,39 +52,28 @@ import importlib.util
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Protocol
 
-import numpy as np
-from numpy.typing import NDArray
-
 from connect4.solver import cache
+from connect4.solver.entries import ENTRY_POINTS, EntryPoint, Kernel
 from connect4.solver.layout import LAYOUT_VERSION
 
-FORMAT = 3  # bump when the file layout or the entry points' arguments change
-ENTRY_POINTS = ("version", "solve", "analyze", "probe", "batch")
+FORMAT = 4  # bump when the file's layout changes (the entry points are in the key)
 # numba settings that change the code it generates
 _NUMBA_CODEGEN_VARS = ("NUMBA_OPT", "NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES", "NUMBA_BOUNDSCHECK")
 # sources compiled into the kernel, relative to the package
-_SOURCES = ("solver/kernel.py", "solver/layout.py", "core/bits.py", "solver/native.py")
+_SOURCES = (
+    "solver/kernel.py",
+    "solver/entries.py",
+    "solver/layout.py",
+    "core/bits.py",
+    "solver/native.py",
+)
 _FILE = re.compile(r"kernel-[0-9a-f]{32}\.native")
 _TEMPORARY = re.compile(r"\.kernel-[0-9a-f]{32}\.native\.(\d+)")
-
-_i64 = ctypes.c_int64
-_u64 = ctypes.c_uint64
-_RESULT = ctypes.POINTER(_i64)
-_EXCEPTION_INFO = ctypes.POINTER(ctypes.c_void_p)
-_HEAD = (_RESULT, _EXCEPTION_INFO, _i64, _i64, _i64, _i64, _i64, _u64, _u64, _i64)
-# numba's calling convention: status = f(&result, &exception_info, arguments...)
-_TYPES = {
-    "version": ctypes.CFUNCTYPE(ctypes.c_int32, _RESULT, _EXCEPTION_INFO),
-    "solve": ctypes.CFUNCTYPE(ctypes.c_int32, *_HEAD, _i64),
-    "analyze": ctypes.CFUNCTYPE(ctypes.c_int32, *_HEAD, _i64, _i64),
-    "probe": ctypes.CFUNCTYPE(ctypes.c_int32, *_HEAD, _i64, _i64),
-    "batch": ctypes.CFUNCTYPE(ctypes.c_int32, _RESULT, _EXCEPTION_INFO, *[_i64] * 14),
-}
 
 
 # Not a Connect4Error on purpose: raised by :func:`load` and always caught by the
@@ -90,11 +82,7 @@ class StaleKernel(RuntimeError):
     """A native file compiled for another memory layout."""
 
 
-class _Entry(Protocol):
-    def __call__(self, *arguments: object) -> int: ...
-
-
-class NativeKernel:
+class NativeKernel(Kernel):
     """The kernel's entry points from a native file: the same calls, arguments and
     results as :class:`connect4.solver.backend.NumbaBackend`."""
 
@@ -102,143 +90,19 @@ class NativeKernel:
 
     def __init__(self, engine: object, addresses: dict[str, int], path: Path) -> None:
         self._engine = engine  # owns the code: keep it alive as long as the functions
-        self._entries: dict[str, _Entry] = {
-            entry: _TYPES[entry](address) for entry, address in addresses.items()
+        self._functions: dict[str, Callable[..., int]] = {
+            point.name: point.native_prototype()(addresses[point.name]) for point in ENTRY_POINTS
         }
         self.path = path
 
-    def _call(self, entry: str, *arguments: int) -> int:
-        result = _i64()
+    def run(self, point: EntryPoint, raw: list[int]) -> int:
+        """Call ``native_<name>`` through ``ctypes`` (which releases the GIL)."""
+        result = ctypes.c_int64()
         exception_info = ctypes.byref(ctypes.c_void_p())
-        status = self._entries[entry](ctypes.byref(result), exception_info, *arguments)
+        status = self._functions[point.name](ctypes.byref(result), exception_info, *raw)
         if status != 0:  # the kernel raises nothing; a status would mean a broken build
             raise RuntimeError(f"the native solver kernel failed (status {status})")
         return result.value
-
-    def version(self) -> int:
-        """The layout version the code was compiled for."""
-        return self._call("version")
-
-    def solve(
-        self,
-        mem: NDArray[np.uint64],
-        table: NDArray[np.uint64],
-        book_keys: NDArray[np.uint64],
-        book_values: NDArray[np.int8],
-        current: int,
-        mask: int,
-        ply: int,
-        weak: bool,
-    ) -> int:
-        """The exact score (or its sign when ``weak``); check ``mem[ABORT]`` afterwards."""
-        head = _head(mem, table, book_keys, book_values, current, mask, ply)
-        return self._call("solve", *head, int(weak))
-
-    def analyze(
-        self,
-        mem: NDArray[np.uint64],
-        table: NDArray[np.uint64],
-        book_keys: NDArray[np.uint64],
-        book_values: NDArray[np.int8],
-        current: int,
-        mask: int,
-        ply: int,
-        weak: bool,
-        out: NDArray[np.int64],
-    ) -> None:
-        """Fill ``out`` with every column's score, as ``kernel.analyze`` does."""
-        head = _head(mem, table, book_keys, book_values, current, mask, ply)
-        self._call("analyze", *head, int(weak), _pointer(out, np.int64, "out"))
-
-    def probe(
-        self,
-        mem: NDArray[np.uint64],
-        table: NDArray[np.uint64],
-        book_keys: NDArray[np.uint64],
-        book_values: NDArray[np.int8],
-        current: int,
-        mask: int,
-        ply: int,
-        alpha: int,
-        beta: int,
-    ) -> int:
-        """One fail-soft search of ``(alpha, beta)``, as ``kernel.probe`` does."""
-        head = _head(mem, table, book_keys, book_values, current, mask, ply)
-        return self._call("probe", *head, alpha, beta)
-
-    def batch(
-        self,
-        mem: NDArray[np.uint64],
-        table: NDArray[np.uint64],
-        book_keys: NDArray[np.uint64],
-        book_values: NDArray[np.int8],
-        currents: NDArray[np.int64],
-        masks: NDArray[np.int64],
-        plies: NDArray[np.int64],
-        weak: bool,
-        new_generation: bool,
-        scores: NDArray[np.int64],
-        nodes: NDArray[np.uint64],
-        ticks: NDArray[np.uint64],
-    ) -> None:
-        """Solve many positions, as ``kernel.solve_batch`` does."""
-        n = len(currents)
-        if not n == len(masks) == len(plies) == len(scores) == len(nodes) == len(ticks):
-            raise ValueError("batch arrays must have the same length")
-        i64, u64 = np.int64, np.uint64
-        self._call(
-            "batch",
-            _pointer(mem, u64, "mem"),
-            _pointer(table, u64, "table"),
-            _pointer(book_keys, u64, "book_keys"),
-            _pointer(book_values, np.int8, "book_values"),
-            len(book_keys),
-            _pointer(currents, i64, "currents"),
-            _pointer(masks, i64, "masks"),
-            _pointer(plies, i64, "plies"),
-            n,
-            int(weak),
-            int(new_generation),
-            _pointer(scores, i64, "scores"),
-            _pointer(nodes, u64, "nodes"),
-            _pointer(ticks, u64, "ticks"),
-        )
-
-
-def _pointer(array: NDArray[np.generic], dtype: type[np.generic], name: str) -> int:
-    """The address of a contiguous array of ``dtype`` (the kernel writes through it).
-
-    ``ctypes.c_byte.from_buffer`` takes a third of the time of ``array.ctypes``
-    (which builds a helper object): with nine arrays per call that is most of
-    the call's cost. An empty array is never read (its length is passed): 0.
-    """
-    if array.dtype != dtype or not array.flags.c_contiguous:
-        raise ValueError(f"{name} must be a contiguous {np.dtype(dtype).name} array")
-    if array.size == 0:
-        return 0
-    try:
-        return ctypes.addressof(ctypes.c_byte.from_buffer(array))  # type: ignore[arg-type]
-    except (TypeError, ValueError):  # a read-only array
-        return int(array.ctypes.data)
-
-
-def _head(
-    mem: NDArray[np.uint64],
-    table: NDArray[np.uint64],
-    book_keys: NDArray[np.uint64],
-    book_values: NDArray[np.int8],
-    current: int,
-    mask: int,
-    ply: int,
-) -> tuple[int, ...]:
-    """The arguments every entry starts with: the arrays as pointers, then the position."""
-    pointers = (
-        _pointer(mem, np.uint64, "mem"),
-        _pointer(table, np.uint64, "table"),
-        _pointer(book_keys, np.uint64, "book_keys"),
-        _pointer(book_values, np.int8, "book_values"),
-    )
-    return (*pointers, len(book_keys), int(current), int(mask), ply)
 
 
 def enabled() -> bool:
@@ -302,6 +166,8 @@ def cache_key(llvm: ModuleType) -> str:
     import llvmlite
 
     digest = hashlib.sha256(f"connect4 native kernel, format {FORMAT}\n".encode())
+    for point in ENTRY_POINTS:  # the entry points' names and signatures
+        digest.update(f"{point.name} {point.function} {point.native_signature}\n".encode())
     package = Path(__file__).parent.parent
     for source in _SOURCES:
         digest.update((package / source).read_bytes())
@@ -343,7 +209,7 @@ def load(directories: Sequence[Path]) -> NativeKernel | None:
         header, _, code = data.partition(b"\n")
         try:
             meta = json.loads(header)
-            symbols = {entry: str(meta["symbols"][entry]) for entry in ENTRY_POINTS}
+            symbols = {p.name: str(meta["symbols"][p.name]) for p in ENTRY_POINTS}
             intact = meta["format"] == FORMAT and meta["sha256"] == hashlib.sha256(code).hexdigest()
         except (ValueError, KeyError, TypeError):
             continue
@@ -365,7 +231,7 @@ def _map(llvm: ModuleType, code: bytes, symbols: dict[str, str], path: Path) -> 
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), _target_machine(llvm))
     engine.add_object_file(llvm.ObjectFileRef.from_data(code))
     engine.finalize_object()
-    addresses = {entry: int(engine.get_function_address(symbols[entry])) for entry in ENTRY_POINTS}
+    addresses = {p.name: int(engine.get_function_address(symbols[p.name])) for p in ENTRY_POINTS}
     if not all(addresses.values()):
         return None
     return NativeKernel(engine, addresses, path)
@@ -384,13 +250,12 @@ def build(kernel: ModuleType, directories: Sequence[Path]) -> Path:
     llvm = _llvm()
     linked = None
     symbols = {}
-    for entry in ENTRY_POINTS:
-        dispatcher = getattr(kernel, f"native_{entry}")
-        signature = kernel.NATIVE_SIGNATURES[entry]
-        args, _ = normalize_signature(signature)  # type: ignore[no-untyped-call]
+    for point in ENTRY_POINTS:
+        dispatcher = kernel.NATIVE[point.name]  # made from the description
+        args, _ = normalize_signature(point.native_signature)  # type: ignore[no-untyped-call]
         dispatcher.compile(tuple(args))
         result = dispatcher.overloads[tuple(args)]
-        symbols[entry] = result.fndesc.mangled_name
+        symbols[point.name] = result.fndesc.mangled_name
         module = llvm.parse_assembly(result.library.get_llvm_str())
         if linked is None:
             linked = module

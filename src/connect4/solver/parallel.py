@@ -12,9 +12,10 @@ windows; :class:`Tracker` hands a progress hook a :class:`SolveProgress`.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from connect4.core.bits import centre_order
+from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.core.score import win_score
 from connect4.solver.backend import SearchMemory, active_backend
@@ -253,3 +255,19 @@ def run_parallel(
                 columns[column] = -score
     known = [v for v in columns if v is not None]
     return (max(known) if complete and known else 0), columns, complete, total
+
+
+@contextlib.contextmanager
+def stopping_at(limit: Limit | None, table: NDArray[np.uint64]) -> Iterator[Callable[[], bool]]:
+    """While a search on ``table`` runs under a caller's ``limit``: a watcher sets the
+    table's stop slot once the limit expires (its deadline, its flag or a parent's),
+    so every kernel on the table stops within milliseconds. Yields the test the
+    slicing loops ask before going on; the slot is clear again afterwards."""
+    if limit is None:
+        yield lambda: False
+        return
+    try:
+        with limit.watch(lambda: table.__setitem__(T_STOP, 1)):
+            yield limit.expired
+    finally:
+        table[T_STOP] = 0

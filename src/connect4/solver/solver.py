@@ -19,10 +19,11 @@ long. Callers that want a shared solver with the board's opening book ask
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
@@ -30,6 +31,7 @@ import numpy as np
 
 from connect4.core.bits import canonical_key
 from connect4.core.errors import Connect4Error
+from connect4.core.limits import Limit
 from connect4.core.position import Position, check_board_size
 from connect4.core.score import ScoreError, check_tie_break, pick_best, win_score
 from connect4.solver.backend import NO_BOOK, TABLES, SearchMemory, active_backend, warm_up
@@ -48,8 +50,8 @@ from connect4.solver.layout import (
     UNKNOWN_SCORE,
     next_generation,
 )
-from connect4.solver.narrow import deadline_of, immediate_win, least, narrow
-from connect4.solver.parallel import LazySmp, ProgressHook, Tracker, run_parallel
+from connect4.solver.narrow import deadline_of, immediate_win, least, narrow, never
+from connect4.solver.parallel import LazySmp, ProgressHook, Tracker, run_parallel, stopping_at
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -256,6 +258,7 @@ class Solver:
         self.total_nodes = 0
         self.total_seconds = 0.0
         self.calls = 0
+        self._stopped: Callable[[], bool] = never  # a caller's limit expired (see _under)
 
     def _table(self) -> SearchMemory:
         """This solver's table and threads' memories, taken from the pool on first use."""
@@ -414,11 +417,13 @@ class Solver:
         guess: int | None = None,
         lower: int | None = None,
         progress: ProgressHook | None = None,
+        limit: Limit | None = None,
     ) -> SolveResult:
         """Solve (and with ``analyze`` score every column) within optional limits.
 
         ``deadline`` is a :func:`time.perf_counter` time (an alternative to
-        ``max_seconds``). ``guess``, a likely score (e.g. the score two plies
+        ``max_seconds``); a caller's ``limit`` stops the search at its deadline or
+        within milliseconds of its flag. ``guess``, a likely score (e.g. the score two plies
         earlier), makes the first null-window searches test it: right, the
         score costs two searches instead of about five. ``lower``, a proven
         lower bound on the score (e.g. from an opening book), is the first
@@ -441,12 +446,12 @@ class Solver:
         """
         self.check(position)
         start = time.perf_counter()
-        deadline = deadline_of(start, max_seconds, deadline)
+        deadline = deadline_of(start, max_seconds, deadline, limit)
         parallel = self.threads > 1 or progress is not None
         budget = max_nodes
         if parallel:  # short searches stay on this thread, without the threads' overhead
             budget = least(max_nodes, self.parallel_after)
-        with self._lock:
+        with self._lock, self._under(limit):
             memory = self._table()
             if not self.reuse_table:
                 next_generation(memory.table)
@@ -454,7 +459,9 @@ class Solver:
                 position, weak, analyze, guess, lower, deadline, budget
             )
             stopped_by_user = max_nodes is not None and nodes >= max_nodes
-            out_of_time = deadline is not None and time.perf_counter() >= deadline
+            out_of_time = self._stopped() or (
+                deadline is not None and time.perf_counter() >= deadline
+            )
             if parallel and not complete and not stopped_by_user and not out_of_time:
                 tracker = Tracker(start, progress, self.threads, nodes)
                 cap = None if max_nodes is None else max_nodes - nodes
@@ -534,6 +541,7 @@ class Solver:
         max_seconds: float | None = None,
         max_nodes: int | None = None,
         deadline: float | None = None,
+        limit: Limit | None = None,
     ) -> ProbeResult:
         """One fail-soft search of the window ``(alpha, beta)`` (default: the null
         window ``beta = alpha + 1``): a value ``<= alpha`` bounds the score from
@@ -547,18 +555,20 @@ class Solver:
         """
         self.check(position)
         start = time.perf_counter()
-        deadline = deadline_of(start, max_seconds, deadline)
+        deadline = deadline_of(start, max_seconds, deadline, limit)
         window = alpha + 1 if beta is None else beta
         budget = max_nodes
         if self.threads > 1:
             budget = least(max_nodes, self.parallel_after)
-        with self._lock:
+        with self._lock, self._under(limit):
             memory = self._table()
             if not self.reuse_table:
                 next_generation(memory.table)
             value, complete, nodes = self._probe(position, alpha, window, deadline, budget)
             stopped_by_user = max_nodes is not None and nodes >= max_nodes
-            out_of_time = deadline is not None and time.perf_counter() >= deadline
+            out_of_time = self._stopped() or (
+                deadline is not None and time.perf_counter() >= deadline
+            )
             if self.threads > 1 and not complete and not stopped_by_user and not out_of_time:
                 tracker = Tracker(start, None, self.threads, nodes)
                 cap = None if max_nodes is None else max_nodes - nodes
@@ -615,6 +625,17 @@ class Solver:
         )
 
     # ------------------------------------------------------------------ internals
+    @contextlib.contextmanager
+    def _under(self, limit: Limit | None) -> Iterator[None]:
+        """Run a search under a caller's ``limit`` (inside the lock): its expiry sets
+        the table's stop slot, and :meth:`_stopped` says so to the slicing loops."""
+        with stopping_at(limit, self._table().table) as stopped:
+            self._stopped = stopped
+            try:
+                yield
+            finally:
+                self._stopped = never
+
     def _budgeted(
         self,
         search: Callable[[NDArray[np.uint64]], int],
@@ -638,7 +659,7 @@ class Solver:
             if not mem[ABORT]:
                 return result, True, nodes
             now = time.perf_counter()
-            if nodes >= cap or deadline is None or now >= deadline:
+            if nodes >= cap or deadline is None or now >= deadline or self._stopped():
                 return result, False, nodes
             rate = nodes / max(now - start, 1e-6)
             chunk = max(1 << 16, int(rate * min(0.1, deadline - now)))

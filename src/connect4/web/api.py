@@ -12,6 +12,14 @@ lower OS priority (SCHED_IDLE on Linux). Quick positions (most positions with
 20 or more stones) therefore never wait behind a long solve. AI moves and
 tic-tac-toe analyses run in the deep lane.
 
+Every job gets the request's :class:`~connect4.core.limits.Limit`: its deadline
+is the time limit less :func:`answer_margin` (time to answer), its flag is set
+when the request times out or the client goes away, so a job stops within a
+tenth of a second and frees its slot. A player's own time, depth or playouts
+never outlast it: a move cut short is the best found (``complete`` false).
+Deep work is bounded per client address (:class:`ClientGate`), so one client
+cannot hold every deep worker.
+
 >>> import asyncio
 >>> api = Api(Settings(threads=1, warm_up=False))
 >>> asyncio.run(api.analyze("4455")).best_moves
@@ -24,9 +32,11 @@ tic-tac-toe analyses run in the deep lane.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import time
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import count
 from typing import TYPE_CHECKING, Annotated
@@ -36,13 +46,14 @@ from fastapi import Depends, Request
 from connect4.classic.search import MATE, is_mate
 from connect4.core.game import GAME_KINDS, RULES, Game
 from connect4.core.games import new_game
+from connect4.core.limits import Limit
 from connect4.core.position import COLUMN_SYMBOLS, Position
 from connect4.core.score import score_label
 from connect4.core.tictactoe import TicTacToe
 from connect4.core.version import __version__
 from connect4.players import KINDS, describe_players, find_kind, split_spec
 from connect4.web import service
-from connect4.web.errors import BadRequest, TimeLimitExceeded
+from connect4.web.errors import BadRequest, TimeLimitExceeded, Unavailable
 from connect4.web.models import (
     AnalyzeResponse,
     GameInfo,
@@ -53,8 +64,9 @@ from connect4.web.models import (
     MoveResponse,
     PlayersResponse,
     ReviewResponse,
+    ServerLimits,
 )
-from connect4.web.pool import WorkerPool
+from connect4.web.pool import Gone, WorkerPool
 
 if TYPE_CHECKING:
     from connect4.review import Review
@@ -152,12 +164,82 @@ def require_not_over(game: Game) -> None:
         raise BadRequest(f"the game is over ({game.result_text()}): there is no move to make")
 
 
+def answer_margin(time_limit: float) -> float:
+    """How long before a request's time limit its job's limit runs out, to answer in
+    time with the best found: a tenth of the limit, at most half a second.
+
+    >>> answer_margin(10.0), answer_margin(0.3)
+    (0.5, 0.03)
+    """
+    return min(0.5, 0.1 * time_limit)
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who waits for an answer: the client's address (deep work is bounded per
+    address) and ``gone()``, whether it went away (then its job is stopped)."""
+
+    host: str = ""
+    gone: Gone | None = None
+
+
+class ClientBusy(Unavailable):
+    """A client asked for more deep work while its own still runs (HTTP 503)."""
+
+
+class ClientGate:
+    """At most ``per_client`` deep jobs per client address at a time (0: no bound).
+
+    Only the event loop touches it, so it needs no lock.
+
+    >>> gate = ClientGate(1)
+    >>> with gate.turn(Caller("10.0.0.1")):
+    ...     gate.turn(Caller("10.0.0.1")).__enter__()
+    Traceback (most recent call last):
+    ...
+    connect4.web.api.ClientBusy: this client already has 1 deep job running (an AI move, ...
+    >>> with gate.turn(Caller("10.0.0.1")):
+    ...     pass
+    """
+
+    def __init__(self, per_client: int) -> None:
+        self.per_client = per_client
+        self.running: dict[str, int] = {}
+        self.refused = 0
+
+    @contextlib.contextmanager
+    def turn(self, caller: Caller | None) -> Iterator[None]:
+        """Hold one of the caller's deep places while the block runs (a caller with no
+        address, e.g. a direct call, is not bounded)."""
+        if caller is None or not caller.host or self.per_client <= 0:
+            yield
+            return
+        host = caller.host
+        held = self.running.get(host, 0)
+        if held >= self.per_client:
+            self.refused += 1
+            jobs = "job" if self.per_client == 1 else "jobs"
+            raise ClientBusy(
+                f"this client already has {held} deep {jobs} running (an AI move, a review "
+                "or a long solve): wait for its answer, then ask again"
+            )
+        self.running[host] = held + 1
+        try:
+            yield
+        finally:
+            if self.running[host] <= 1:
+                del self.running[host]
+            else:
+                self.running[host] -= 1
+
+
 @dataclass(frozen=True)
 class Settings:
     """How the server works: ``threads`` deep-lane threads (``3 * threads`` quick-lane
     ones unless given), ``queue`` waiting places per lane, ``time_limit`` seconds per
     request (HTTP 503 beyond), an LRU cache of ``cache_size`` solved positions
-    (0 = none); ``warm_up`` compiles the solver and loads the book at start-up."""
+    (0 = none); ``warm_up`` compiles the solver and loads the book at start-up;
+    ``deep_per_client`` deep jobs per client address at a time (0: no bound)."""
 
     threads: int = 2
     queue: int = 128
@@ -169,6 +251,7 @@ class Settings:
     quick_threads: int | None = None
     deep_nice: int = 10
     board_sizes: tuple[tuple[int, int], ...] = BOARD_SIZES
+    deep_per_client: int = 1
 
 
 class Api:
@@ -195,6 +278,12 @@ class Api:
             nice=settings.deep_nice,
             idle=settings.deep_nice > 0,
         )
+        self.clients = ClientGate(settings.deep_per_client)
+
+    def limit(self) -> Limit:
+        """A new request's limit: its time limit less the margin to answer in."""
+        time_limit = self.settings.time_limit
+        return Limit.within(time_limit - answer_margin(time_limit))
 
     async def start(self) -> None:
         """Warm the solver up (when the settings ask for it) before requests arrive."""
@@ -233,8 +322,11 @@ class Api:
         return position
 
     # ------------------------------------------------------------ solving
-    async def solve_position(self, position: Position) -> service.Analysis:
-        """The perfect solver's analysis: cached, else the quick lane, else the deep lane."""
+    async def solve_position(
+        self, position: Position, caller: Caller | None = None
+    ) -> service.Analysis:
+        """The perfect solver's analysis: cached, else the quick lane, else the deep lane
+        (one of the ``caller``'s deep places)."""
         if position.rules != "standard":
             raise BadRequest("the solver handles the standard rules only, not count-fours")
         require_not_over(position)
@@ -242,6 +334,8 @@ class Api:
         if cached is not None:
             return cached
         time_limit = self.settings.time_limit
+        limit = self.limit()
+        gone = None if caller is None else caller.gone
         started = time.monotonic()
         # Nearly full boards are cheap: each empty cell costs a waiting job QUICK_AGE
         # (DEEP_AGE) seconds of precedence, so cheap positions overtake expensive ones
@@ -258,20 +352,23 @@ class Api:
             functools.partial(
                 service.analyze_position,
                 position,
-                max_seconds=time_limit,
+                limit=limit,
                 max_nodes=budget,
                 table_megabytes=QUICK_TABLE_MB,
             ),
+            limit=limit,
+            gone=gone,
         )
         if not analysis.complete:
-            now = time.monotonic()
-            left = time_limit - (now - started)
-            if left <= 0:
+            if limit.expired():
                 raise TimeLimitExceeded("time limit exceeded before the deep solve")
-            analysis = await self.deep.run_ranked(
-                now + empty * DEEP_AGE,
-                functools.partial(service.analyze_position, position, max_seconds=left),
-            )
+            with self.clients.turn(caller):
+                analysis = await self.deep.run_ranked(
+                    time.monotonic() + empty * DEEP_AGE,
+                    functools.partial(service.analyze_position, position, limit=limit),
+                    limit=limit,
+                    gone=gone,
+                )
             if not analysis.complete:
                 raise TimeLimitExceeded(
                     f"time limit exceeded: the solver stopped after {time_limit:g} s "
@@ -289,19 +386,27 @@ class Api:
             self.cache.put(game, cached)
         return cached
 
-    async def solve(self, pos: str, width: int, height: int) -> list[int]:
+    async def solve(
+        self, pos: str, width: int, height: int, caller: Caller | None = None
+    ) -> list[int]:
         """Every column's score, ``FULL_COLUMN`` for a full one (gamesolver.org's shape)."""
-        analysis = await self.solve_position(self.parse_connect4(pos, width, height, "standard"))
+        position = self.parse_connect4(pos, width, height, "standard")
+        analysis = await self.solve_position(position, caller)
         return [service.FULL_COLUMN if s is None else s for s in analysis.column_scores]
 
     async def analyze(
-        self, pos: str, game: str = "connect4", width: int = 7, height: int = 6
+        self,
+        pos: str,
+        game: str = "connect4",
+        width: int = 7,
+        height: int = 6,
+        caller: Caller | None = None,
     ) -> AnalyzeResponse:
         """The position's score, every move's score in numbers and words, the best moves."""
         position: Game
         if game == "connect4":
             position = self.parse_connect4(pos, width, height, "standard")
-            analysis = await self.solve_position(position)
+            analysis = await self.solve_position(position, caller)
         else:
             position = self.parse(pos, game, width, height, "standard")
             analysis = await self.search_position(position)
@@ -333,6 +438,7 @@ class Api:
         width: int = 7,
         height: int = 6,
         rules: str = "standard",
+        caller: Caller | None = None,
     ) -> ReviewResponse:
         """Every move of the game ``pos`` graded by exact scores (deep lane).
 
@@ -346,11 +452,16 @@ class Api:
         time_limit = self.settings.time_limit
         # The review stops a little before the lane's own limit, so the answer says
         # how far it got rather than only that the time ran out.
-        deadline = time.perf_counter() + REVIEW_SHARE * time_limit
-        if isinstance(position, Position):
-            result = await self.review_connect4(position, deadline)
-        else:
-            result = await self.deep.run(service.review_game, position, deadline=deadline)
+        limit = self.limit().tighter(REVIEW_SHARE * time_limit)
+        gone = None if caller is None else caller.gone
+        with self.clients.turn(caller):
+            if isinstance(position, Position):
+                result = await self.review_connect4(position, limit, gone)
+            else:
+                review = functools.partial(service.review_game, position, limit=limit)
+                result = await self.deep.run_ranked(
+                    time.monotonic(), review, limit=limit, gone=gone
+                )
         unproven = [row.ply for row in result.plies if not row.proven]
         if unproven:
             raise TimeLimitExceeded(
@@ -359,7 +470,9 @@ class Api:
             )
         return ReviewResponse.model_validate(result.as_dict())
 
-    async def review_connect4(self, position: Position, deadline: float) -> Review:
+    async def review_connect4(
+        self, position: Position, limit: Limit, gone: Gone | None = None
+    ) -> Review:
         """A Connect Four review solved by every deep-lane thread at once: each job
         takes the game's move solves one by one (the dearest first) from a shared
         queue until none is left, so a lone review uses both cores and a busy
@@ -369,26 +482,32 @@ class Api:
         for tasks in (work.dearest_first(), None):
             queue = deque(work.missing(results) if tasks is None else tasks)
             jobs = min(self.deep.workers, len(queue))
+            drain = functools.partial(work.drain, queue, results, caller=limit)
             await asyncio.gather(
-                *(self.deep.run(work.drain, queue, results, deadline=deadline) for _ in range(jobs))
+                *(
+                    self.deep.run_ranked(time.monotonic(), drain, limit=limit, gone=gone)
+                    for _ in range(jobs)
+                )
             )
         return service.review_from_scores(position, work.move_scores(results))
 
     # ------------------------------------------------------------ players
-    async def move(self, request: MoveRequest) -> MoveResponse:
-        """The AI's move in a position (deep lane), with its stats and search tree."""
+    async def move(self, request: MoveRequest, caller: Caller | None = None) -> MoveResponse:
+        """The AI's move in a position (deep lane, one of the ``caller``'s deep places),
+        with its stats and search tree; the best found when the time limit cuts it short."""
         position = self.parse(
             request.pos, request.game, request.width, request.height, request.rules
         )
         require_not_over(position)
         check_spec(request.player)
-        answer = await self.deep.run(
-            service.choose_move,
-            position,
-            request.player,
-            want_tree=request.tree,
-            deadline=time.monotonic() + self.settings.time_limit,
+        limit = self.limit()
+        choose = functools.partial(
+            service.choose_move, position, request.player, want_tree=request.tree, limit=limit
         )
+        with self.clients.turn(caller):
+            answer = await self.deep.run_ranked(
+                time.monotonic(), choose, limit=limit, gone=None if caller is None else caller.gone
+            )
         return MoveResponse(**answer)
 
     def players(self) -> PlayersResponse:
@@ -416,6 +535,13 @@ class Api:
             mate=MATE,
             mate_window=MATE_WINDOW,
             solver=True,
+            limits=ServerLimits(
+                move_seconds=round(
+                    self.settings.time_limit - answer_margin(self.settings.time_limit), 3
+                ),
+                request_seconds=self.settings.time_limit,
+                deep_jobs_per_client=self.settings.deep_per_client,
+            ),
         )
 
     def health(self) -> HealthResponse:
@@ -434,4 +560,10 @@ async def get_api(request: Request) -> Api:
     return api
 
 
+async def get_caller(request: Request) -> Caller:
+    """Who sent ``request``: its client address and whether it went away."""
+    return Caller(request.client.host if request.client else "", request.is_disconnected)
+
+
 ApiDep = Annotated[Api, Depends(get_api)]
+CallerDep = Annotated[Caller, Depends(get_caller)]

@@ -34,6 +34,7 @@ def create_app(
     quick_threads: int | None = None,
     deep_nice: int = 10,
     board_sizes: tuple[tuple[int, int], ...] = BOARD_SIZES,
+    deep_per_client: int = 1,
 ) -> FastAPI:
     """The web app with the :class:`~connect4.web.api.Settings` these arguments name."""
     api = Api(
@@ -48,6 +49,7 @@ def create_app(
             quick_threads=quick_threads,
             deep_nice=deep_nice,
             board_sizes=board_sizes,
+            deep_per_client=deep_per_client,
         )
     )
 

@@ -50,13 +50,9 @@ async def drain(receive: Receive, limit: int = MAX_DRAIN_BYTES) -> bool:
         return False
 
 
-class RequestLog:
-    """ASGI middleware: one log line per request (method, path, status, milliseconds)
-    and a 413 for bodies larger than ``MAX_BODY_BYTES``, declared or sent in chunks.
-
-    The 413 closes the connection; the body is drained first (up to
-    ``MAX_DRAIN_BYTES``) unless the client waits for ``100 Continue`` before sending it.
-    """
+class HttpMiddleware:
+    """ASGI middleware that acts on HTTP requests (:meth:`http`) and passes every
+    other scope (lifespan, websockets) to the app unchanged."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -65,6 +61,22 @@ class RequestLog:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        await self.http(scope, receive, send)
+
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer one HTTP request (this default: the app's answer)."""
+        await self.app(scope, receive, send)
+
+
+class RequestLog(HttpMiddleware):
+    """ASGI middleware: one log line per request (method, path, status, milliseconds)
+    and a 413 for bodies larger than ``MAX_BODY_BYTES``, declared or sent in chunks.
+
+    The 413 closes the connection; the body is drained first (up to
+    ``MAX_DRAIN_BYTES``) unless the client waits for ``100 Continue`` before sending it.
+    """
+
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.perf_counter()
         status = 500
         headers = dict(scope.get("headers") or [])
@@ -125,18 +137,12 @@ def error_text(status: int, body: bytes) -> str:
         return f"HTTP error {status}"
 
 
-class JsonErrors:
+class JsonErrors(HttpMiddleware):
     """ASGI middleware: an error answer (status >= 400) that is not JSON, such as the
     CORS middleware's refused preflight or a static file's bad ``Range``, is sent as
     ``{"error": its text}`` with the same status and other headers."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         held: Message | None = None
         body = bytearray()
 

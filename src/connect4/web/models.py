@@ -141,6 +141,8 @@ class MoveResult(TypedDict):
     tree_available: bool
     result: str
     over: bool
+    complete: bool
+    reached: str | None
 
 
 class MoveResponse(BaseModel):
@@ -158,6 +160,15 @@ class MoveResponse(BaseModel):
     tree_available: bool = Field(description="whether this player can record a search tree")
     result: str
     over: bool
+    complete: bool = Field(
+        description="false when the server's time limit (or the client leaving) cut the "
+        "search short: the move is the best found in the time allowed"
+    )
+    reached: str | None = Field(
+        description="how far a search cut short got ('depth 9', '120,000 playouts'); "
+        "null for a complete one",
+        examples=["depth 9"],
+    )
 
 
 class OptionInfo(BaseModel):
@@ -200,6 +211,20 @@ class GameInfo(BaseModel):
     )
 
 
+class ServerLimits(BaseModel):
+    """What one request may cost here: the page clamps specs from a link to these."""
+
+    move_seconds: float = Field(
+        description="the most time an AI move may think: a player's time= beyond it is cut "
+        "to it, and any search (depth, playouts, nodes) stops by then with its best move"
+    )
+    request_seconds: float = Field(description="every request's time limit (503 beyond)")
+    deep_jobs_per_client: int = Field(
+        description="deep jobs (AI moves, reviews, long solves) one client address may have "
+        "running at a time (0: no bound); one more is a 503 at once"
+    )
+
+
 class InfoResponse(BaseModel):
     """The facts the page shares with the server: games, rules, and how classic search
     values encode a finished game (``mate - ply`` for a win at ``ply`` stones)."""
@@ -210,6 +235,7 @@ class InfoResponse(BaseModel):
     mate: int = Field(description="the classic search's value of a win on the empty board")
     mate_window: int = Field(description="values within this of +-mate score a finished game")
     solver: bool = Field(description="the perfect solver is served (always true: it ships)")
+    limits: ServerLimits
 
 
 class PoolStatus(TypedDict):

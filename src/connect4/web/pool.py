@@ -10,6 +10,12 @@ the number of jobs in memory never exceeds the bound. Waiting jobs start in
 order of a priority (a start-by time: :meth:`WorkerPool.run_ranked`), so cheap
 work can overtake expensive work.
 
+A job may take a :class:`~connect4.core.limits.Limit` (its deadline and stop
+flag): the pool sets the flag when the job's time limit passes, when the
+waiting request is cancelled, or when ``gone()`` says the client went away
+(polled every :data:`GONE_POLL` seconds), so searches that read the flag stop
+within a tenth of a second and free their slot then.
+
 Threads of a pool created with ``nice > 0`` lower their own OS priority
 (Linux gives each thread its own nice value), so long solves yield the CPU to
 the event loop and to quick requests. With ``idle=True`` they also switch to
@@ -36,12 +42,13 @@ import itertools
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from queue import PriorityQueue
 from typing import ParamSpec, TypeVar
 
 from connect4.core.errors import BudgetExceeded
+from connect4.core.limits import Limit
 from connect4.web.models import PoolStatus
 
 P = ParamSpec("P")
@@ -49,6 +56,9 @@ T = TypeVar("T")
 
 Job = Callable[[], None]
 """A queued call that reports its outcome to its own future."""
+Gone = Callable[[], Awaitable[bool]]
+"""Whether the client that waits for a job went away (Starlette's ``is_disconnected``)."""
+GONE_POLL = 0.05  # seconds between two looks at whether the client went away
 
 
 class PoolSaturated(BudgetExceeded):
@@ -57,6 +67,10 @@ class PoolSaturated(BudgetExceeded):
 
 class PoolTimeout(BudgetExceeded):
     """A job did not finish within its time limit (HTTP 503)."""
+
+
+class ClientGone(BudgetExceeded):
+    """The client went away before its job finished: the job was stopped."""
 
 
 def _lower_priority(nice: int) -> None:
@@ -136,9 +150,19 @@ class WorkerPool:
         call = functools.partial(function, *args, **kwargs)
         return await self.run_ranked(time.monotonic(), call)
 
-    async def run_ranked(self, priority: float, call: Callable[[], T]) -> T:
+    async def run_ranked(
+        self,
+        priority: float,
+        call: Callable[[], T],
+        *,
+        limit: Limit | None = None,
+        gone: Gone | None = None,
+    ) -> T:
         """Run ``call()`` in a worker, ahead of waiting jobs with a higher ``priority``
-        (in seconds on the ``time.monotonic()`` clock: a start-by time)."""
+        (in seconds on the ``time.monotonic()`` clock: a start-by time).
+
+        ``limit`` is the limit ``call`` works under: it is stopped when the time
+        limit passes, this wait is cancelled, or ``gone()`` turns true."""
         if self.busy >= self.capacity:
             self.rejected += 1
             raise PoolSaturated(
@@ -165,16 +189,36 @@ class WorkerPool:
                 future.set_exception(error)
 
         self._jobs.put((priority, next(self._order), job))
+        done = asyncio.wrap_future(future)
+        # An outcome nobody waits for any more (timed out, client gone) is not an error.
+        done.add_done_callback(lambda f: f.cancelled() or f.exception())
         try:
-            return await asyncio.wait_for(
-                asyncio.shield(asyncio.wrap_future(future)), self.time_limit
-            )
-        except TimeoutError:
-            self.timed_out += 1
+            return await self._wait(done, gone)
+        except BaseException as error:
             future.cancel()  # frees the slot now if the job has not started yet
-            raise PoolTimeout(
-                f"time limit exceeded: the {self.name} work took longer than {self.time_limit:g} s"
-            ) from None
+            if limit is not None:
+                limit.stop()  # a running job stops at its next look at the flag
+            if isinstance(error, TimeoutError):
+                self.timed_out += 1
+                raise PoolTimeout(
+                    f"time limit exceeded: the {self.name} work took longer than "
+                    f"{self.time_limit:g} s"
+                ) from None
+            raise
+
+    async def _wait(self, done: asyncio.Future[T], gone: Gone | None) -> T:
+        """The job's result; TimeoutError past the time limit, ClientGone once ``gone()``."""
+        give_up = time.monotonic() + self.time_limit
+        while True:
+            left = give_up - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            step = left if gone is None else min(left, GONE_POLL)
+            finished, _ = await asyncio.wait({done}, timeout=step)
+            if finished:
+                return done.result()
+            if gone is not None and await gone():
+                raise ClientGone(f"the client went away: its {self.name} work was stopped")
 
     def _release(self) -> None:
         self.busy -= 1

@@ -12,7 +12,6 @@ no two requests share a transposition table.
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
 from collections import OrderedDict
@@ -23,21 +22,19 @@ from pydantic import JsonValue
 
 from connect4.core.errors import BudgetExceeded, Connect4Error
 from connect4.core.game import Game
+from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.core.score import best_columns, score_of_mate, win_score
-from connect4.players import Player, make_player
+from connect4.players import MoveStats, Player, make_player
 from connect4.web.errors import BadRequest, TimeLimitExceeded
 from connect4.web.models import CacheStatus, JsonObject, MoveResult, Stat, StatValue
 
 if TYPE_CHECKING:
-    from connect4.classic.search import Limits
     from connect4.review import MoveScores, Review
     from connect4.review.work import GameScores
 
 PLAYER_CACHE_SIZE = 4  # per worker thread: a perfect player holds a 32 MB table
 TREE_NODE_CAP = 5000
-SEARCH_NODES_TREE = 150_000  # node budget of a search that records its tree (pure Python)
-SEARCH_NODES = 1_000_000  # node budget of other searches (mostly the numba engine)
 FULL_COLUMN = 100  # the /solve endpoint's score for a column that cannot be played
 
 
@@ -115,17 +112,17 @@ def warm_up() -> None:
 def analyze_position(
     position: Position,
     *,
-    max_seconds: float,
+    limit: Limit,
     max_nodes: int | None = None,
     table_megabytes: int = 64,
 ) -> Analysis:
-    """Solve ``position`` (standard rules, not over) and every move from it, within a
-    time and node budget."""
+    """Solve ``position`` (standard rules, not over) and every move from it, within the
+    request's ``limit`` and a node budget."""
     from connect4.solver import solver_for
 
     # this thread's solver of the board, with its book: no two threads share a table
     solver = solver_for(position.width, position.height, tt_megabytes=table_megabytes)
-    result = solver.run(position, analyze=True, max_seconds=max_seconds, max_nodes=max_nodes)
+    result = solver.run(position, analyze=True, max_nodes=max_nodes, limit=limit)
     columns = list(result.column_scores or [None] * position.width)
     score = result.score
     complete = bool(result.complete)
@@ -153,14 +150,14 @@ def review_from_scores(game: Game, scores: list[MoveScores]) -> Review:
     )  # fmt: skip
 
 
-def review_game(game: Game, *, deadline: float) -> Review:
-    """Every move of ``game`` graded by exact scores, by ``deadline`` (a
-    :func:`time.perf_counter` time; positions left then are not proven)."""
+def review_game(game: Game, *, limit: Limit) -> Review:
+    """Every move of ``game`` graded by exact scores, by ``limit``'s deadline
+    (positions left then are not proven)."""
     from connect4.review import review
 
     return review(
         game.moves, game=game.kind, width=game.width, height=game.height,
-        rules=game.rules, deadline=deadline,
+        rules=game.rules, deadline=limit.deadline,
     )  # fmt: skip
 
 
@@ -188,22 +185,6 @@ def cached_player(spec: str, game: str, width: int, height: int, rules: str) -> 
         # kept per board size; dropped, the table is freed.
         cache.popitem(last=False)
     return player
-
-
-def bound_search(player: Player, nodes: int, seconds: float) -> Limits | None:
-    """Give a classic-search player a node budget and cap its time at ``seconds``, so no
-    request keeps a worker busy long after its time limit; returns the old limits
-    (``None`` when the player has no search limits)."""
-    from connect4.classic.search import Limits
-
-    limits = getattr(player, "limits", None)
-    if not isinstance(limits, Limits):
-        return None
-    time_cap = limits.time if limits.time is None else min(limits.time, max(seconds, 0.01))
-    player.limits = dataclasses.replace(  # type: ignore[attr-defined]
-        limits, nodes=limits.nodes or nodes, time=time_cap
-    )
-    return limits
 
 
 def _children(node: JsonObject) -> list[JsonObject]:
@@ -297,27 +278,38 @@ def _capped(tree: JsonObject) -> JsonObject:
     return cap_tree(tree) if count_nodes(tree) > TREE_NODE_CAP else tree
 
 
-def choose_move(position: Game, spec: str, *, want_tree: bool, deadline: float) -> MoveResult:
-    """Ask the player a spec names for its move: move, value, stats and search tree.
+def reached(stats: MoveStats) -> str:
+    """How far a search cut short got, in words: its playouts, else its depth.
 
-    A player whose search ran out of the web app's node budget is a 503; one
-    that fails otherwise (a plain ``ValueError``) a 400 naming it, never a 500.
+    >>> reached(MoveStats(playouts=12000, depth=9)), reached(MoveStats(depth=7)), reached({})
+    ('12,000 playouts', 'depth 7', 'no full iteration')
     """
-    if time.monotonic() > deadline:
+    if "playouts" in stats:
+        return f"{stats['playouts']:,} playouts"
+    if "depth" in stats:
+        return f"depth {stats['depth']}"
+    return "no full iteration"
+
+
+def choose_move(position: Game, spec: str, *, want_tree: bool, limit: Limit) -> MoveResult:
+    """Ask the player a spec names for its move within the request's ``limit``: move,
+    value, stats and search tree.
+
+    Every player's own time, depth and playouts are capped by ``limit``: one it
+    cuts short answers the best move found (``complete`` False, ``reached`` says
+    how far it got); one with no move at all is a 503; one that fails otherwise (a
+    plain ``ValueError``) a 400 naming it, never a 500.
+    """
+    if limit.expired():
         raise TimeLimitExceeded("the request waited too long for a free worker")
     player = cached_player(spec, position.kind, position.width, position.height, position.rules)
     can_record = player.record_trees(want_tree)
-    budget = SEARCH_NODES_TREE if want_tree and can_record else SEARCH_NODES
-    limits = bound_search(player, budget, deadline - time.monotonic())
     started = time.perf_counter()
     try:
-        choice = player.choose(position.copy())
-    except BudgetExceeded:
-        if limits is None:
-            raise
+        choice = player.choose(position.copy(), limit)
+    except BudgetExceeded as error:
         raise TimeLimitExceeded(
-            f"the search stopped at the web app's budget of {budget:,} nodes without a move: "
-            "choose a smaller depth or a time= limit"
+            f"time limit exceeded: player {spec!r} found no move in the time allowed ({error})"
         ) from None
     except Connect4Error:
         raise
@@ -326,8 +318,6 @@ def choose_move(position: Game, spec: str, *, want_tree: bool, deadline: float) 
     finally:
         if can_record:
             player.record_trees(False)
-        if limits is not None:
-            player.limits = limits  # type: ignore[attr-defined]
     seconds = time.perf_counter() - started
     stats = {key: _clean_stat(value) for key, value in choice.stats.items()}
     stats.setdefault("seconds", round(seconds, 6))
@@ -349,6 +339,8 @@ def choose_move(position: Game, spec: str, *, want_tree: bool, deadline: float) 
         "tree_available": can_record,
         "result": after.result_text(),
         "over": after.is_over(),
+        "complete": choice.complete,
+        "reached": None if choice.complete else reached(choice.stats),
     }
 
 

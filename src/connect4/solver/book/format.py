@@ -39,7 +39,7 @@ inflate to exactly the ``9 * N`` bytes the header announces (inflating stops
 as soon as it would exceed them), the metadata must be a JSON object with
 fields of the right types, the keys must be sorted, unique, canonical keys of
 positions of the board with at most the book's depth in stones, and every
-score must be one the position can have (:func:`score_bounds`).
+score must be one the position can have (:func:`connect4.core.score.score_bounds`).
 
 >>> from connect4 import Position
 >>> book = Book.from_scores(7, 6, 2, {Position.from_moves("4"): -2, Position.from_moves("1"): -4})
@@ -57,7 +57,6 @@ import struct
 import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -91,6 +90,8 @@ HEADER_SIZE = _HEADER.size + _CRC.size
 
 Keys = npt.NDArray[np.uint64]
 Scores = npt.NDArray[np.int8]
+Meta = dict[str, object]
+"""A book's metadata: a JSON object (its known fields typed, see :data:`META_FIELDS`)."""
 
 
 class BookError(Connect4Error):
@@ -124,21 +125,6 @@ def key_plies(keys: Keys, width: int, height: int) -> npt.NDArray[np.int64]:
         part = ((keys >> np.uint64(c * h1)) & column) + np.uint64(1)
         total += np.frexp(part.astype(np.float64))[1].astype(np.int64) - 1
     return total
-
-
-def score_bounds(width: int, height: int, stones: Any) -> tuple[Any, Any]:
-    """The lowest and highest score a position with ``stones`` stones can have.
-
-    Pons' convention: the side to move wins at best with its next stone
-    (``(W*H + 1 - stones) // 2``) and loses at worst to the opponent's next
-    stone (``-(W*H - stones) // 2``). ``stones`` may be an int or an array.
-
-    >>> score_bounds(7, 6, 0)
-    (-21, 21)
-    >>> score_bounds(6, 5, 10)
-    (-10, 10)
-    """
-    return pons.score_bounds(width * height, stones)
 
 
 def _invalid_columns(keys: Keys, width: int, height: int) -> npt.NDArray[np.bool_]:
@@ -219,7 +205,7 @@ class Book:
     keys: Keys
     values: Scores
     wdl: bool = False
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: Meta = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         check_board_size(self.width, self.height)
@@ -238,7 +224,7 @@ class Book:
         scores: Mapping[Position, int] | Iterable[tuple[int, int]],
         *,
         wdl: bool = False,
-        meta: dict[str, Any] | None = None,
+        meta: Mapping[str, object] | None = None,
     ) -> Book:
         """A book from ``{position: score}`` or ``(key, score)`` pairs (any key, canonicalised).
 
@@ -264,7 +250,7 @@ class Book:
         values: Scores,
         *,
         wdl: bool = False,
-        meta: dict[str, Any] | None = None,
+        meta: Mapping[str, object] | None = None,
     ) -> Book:
         """A book from canonical keys (any order, duplicates allowed if they agree)."""
         order = np.argsort(keys, kind="stable")
@@ -328,7 +314,7 @@ class Book:
         plies, counts = np.unique(key_plies(self.keys, self.width, self.height), return_counts=True)
         return {int(p): int(n) for p, n in zip(plies, counts, strict=True)}
 
-    def info(self) -> dict[str, Any]:
+    def info(self) -> dict[str, object]:
         """A JSON-ready summary: size, depth, entries per ply, score range, metadata."""
         values = self.values
         return {
@@ -414,7 +400,7 @@ class Book:
             low, high = np.full_like(scores, -1), np.full_like(scores, 1)
             where = "for a win/draw/loss book"
         else:
-            low, high = score_bounds(self.width, self.height, stones)
+            low, high = pons.score_bounds(self.width * self.height, stones)
             where = f"for a {board} board"
         problems = np.flatnonzero((scores < low) | (scores > high))
         if problems.size:
@@ -544,7 +530,7 @@ def _json_type(value: object) -> str:
     return "null"
 
 
-def _read_meta(data: bytes, corrupted: Callable[[str], BookError]) -> dict[str, Any]:
+def _read_meta(data: bytes, corrupted: Callable[[str], BookError]) -> Meta:
     """The metadata: a JSON object whose known fields (:data:`META_FIELDS`) have their types."""
     if not data:
         return {}

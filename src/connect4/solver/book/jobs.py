@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from connect4.core.errors import BudgetExceeded, Connect4Error
 from connect4.core.files import atomic_write, file_errors, open_input, read_input_bytes
@@ -84,7 +84,7 @@ def make_executor(workers: int | None, scheduler: str | None) -> Iterator[Execut
     executor when ``scheduler`` is given (needs the ``dask`` extra)."""
     if scheduler:
         try:
-            distributed: Any = importlib.import_module("distributed")
+            distributed = importlib.import_module("distributed")
         except ImportError:
             raise JobError("--scheduler needs Dask: pip install 'connect4[dask]'") from None
         try:
@@ -168,7 +168,7 @@ def exit_with_parent(parent: int) -> None:
 def run_chunks(
     pool: Executor,
     function: Callable[..., Result],
-    tasks: Sequence[tuple[Any, ...]],
+    tasks: Sequence[tuple[object, ...]],
     finished: Callable[[Result], bool],
 ) -> bool:
     """Run ``function(*task)`` for every task on ``pool``, giving each result to
@@ -241,6 +241,8 @@ def analyze_chunk(
 
 # ---------------------------------------------------------------- journal
 _CRC = struct.Struct("<I")
+Record = tuple[int, ...]
+"""A journal record: the integers its ``struct`` format packs."""
 
 
 @dataclass
@@ -298,7 +300,7 @@ class RecordJournal:
         """Begin a new journal (replacing any file there)."""
         atomic_write(self.path, self._head, what="journal")
 
-    def read(self) -> list[tuple[Any, ...]]:
+    def read(self) -> list[Record]:
         """The intact records on disk (of a journal that :meth:`matches`).
 
         Damaged records and a torn last record are dropped and counted in
@@ -308,7 +310,7 @@ class RecordJournal:
         data = read_input_bytes(self.path, what="journal", max_bytes=MAX_JOURNAL_BYTES)
         body = memoryview(data)[len(head) :]
         size, plain = self._size, self.record.size
-        records: list[tuple[Any, ...]] = []
+        records: list[Record] = []
         kept: list[bytes] = []
         damaged = 1 if len(body) % size else 0  # a record torn by the interruption
         for start in range(0, len(body) - len(body) % size, size):
@@ -324,7 +326,7 @@ class RecordJournal:
             atomic_write(self.path, head + b"".join(kept), what="journal")
         return records
 
-    def append(self, records: Sequence[tuple[Any, ...]]) -> None:
+    def append(self, records: Sequence[Record]) -> None:
         """Record finished work durably (flushed and fsynced)."""
         packed = [self.record.pack(*record) for record in records]
         data = b"".join(raw + _CRC.pack(zlib.crc32(raw)) for raw in packed)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from connect4.web.api import ApiDep
+from connect4.web.api import ApiDep, CallerDep
 from connect4.web.errors import RESPONSES
 from connect4.web.models import MoveRequest, MoveResponse, PlayersResponse
 
@@ -16,9 +16,13 @@ router = APIRouter(tags=["players"])
 
 
 @router.post("/api/move", response_model=MoveResponse, responses=RESPONSES)
-async def move(api: ApiDep, request: MoveRequest) -> MoveResponse:
-    """The AI's move in a position: move, value, stats and (classic AIs) the search tree."""
-    return await api.move(request)
+async def move(api: ApiDep, caller: CallerDep, request: MoveRequest) -> MoveResponse:
+    """The AI's move in a position: move, value, stats and (classic AIs) the search tree.
+
+    Within the server's time limit: a search it cuts short answers its best move
+    found with ``complete: false`` (``reached`` says how far it got). One deep job
+    (AI move, review, long solve) per client address at a time: another is a 503."""
+    return await api.move(request, caller)
 
 
 @router.get("/api/players", response_model=PlayersResponse)

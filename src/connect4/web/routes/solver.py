@@ -11,7 +11,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
-from connect4.web.api import ApiDep
+from connect4.web.api import ApiDep, CallerDep
 from connect4.web.errors import RESPONSES
 from connect4.web.models import MAX_POS_CHARS, AnalyzeResponse, SolveResponse
 
@@ -30,9 +30,11 @@ RulesName = Annotated[str, Query(max_length=20, description="standard or count-f
 
 
 @router.get("/solve", response_model=SolveResponse)
-async def solve(api: ApiDep, pos: Pos = "", width: Width = 7, height: Height = 6) -> JSONResponse:
+async def solve(
+    api: ApiDep, caller: CallerDep, pos: Pos = "", width: Width = 7, height: Height = 6
+) -> JSONResponse:
     """Every column's score, 100 for a full column: the shape of gamesolver.org's API."""
-    scores = await api.solve(pos, width, height)
+    scores = await api.solve(pos, width, height, caller)
     # The hot path: a ready response skips re-validating what was just built.
     return JSONResponse({"pos": pos, "score": scores})
 
@@ -40,10 +42,11 @@ async def solve(api: ApiDep, pos: Pos = "", width: Width = 7, height: Height = 6
 @router.get("/api/analyze", response_model=AnalyzeResponse)
 async def analyze(
     api: ApiDep,
+    caller: CallerDep,
     pos: Pos = "",
     width: Width = 7,
     height: Height = 6,
     game: GameName = "connect4",
 ) -> AnalyzeResponse:
     """The position's score, every move's score, the best moves, nodes and seconds."""
-    return await api.analyze(pos, game, width, height)
+    return await api.analyze(pos, game, width, height, caller)

@@ -5,7 +5,7 @@
 // This module owns the page's one mutable state and the controls that change it.
 import { facts, gameFacts, requestMove, requestReview } from "./api.js";
 import { drawBoard } from "./board.js";
-import { defaultAi, fillKinds, fillOptions, isHuman, kindInfo, playerSpec, setSpec, specProblem } from "./players.js";
+import { clampSpec, defaultAi, fillKinds, fillOptions, isHuman, kindInfo, playerSpec, setSpec, specProblem } from "./players.js";
 import { drawGraph, drawLegend, drawMoveList, drawSummary, hintText, hintsAt, agreement } from "./review.js";
 import { label, legal, replay } from "./rules.js";
 import { showSolution } from "./solution.js";
@@ -340,11 +340,13 @@ function choosePlayers(specs, notes) {
     const spec = specs[side - 1];
     const fallback = side === 1 ? "human" : defaultAi(state.game, state.rules);
     const problem = spec ? specProblem(spec, state.game) : "";
+    const shown = spec && spec.length > 60 ? `${spec.slice(0, 60)}…` : spec;
     if (problem) {
-      const shown = spec.length > 60 ? `${spec.slice(0, 60)}…` : spec;
       notes.push(`${names[side - 1]}: the link's player '${shown}' was ignored (${problem}); ${names[side - 1]} is ${fallback}.`);
     }
-    setSpec(side, spec && !problem ? spec : fallback, onPlayersChanged);
+    const [clamped, cut] = spec && !problem ? clampSpec(spec) : [fallback, ""];
+    if (cut) notes.push(`${names[side - 1]}: the link's player '${shown}' ${cut}: ${names[side - 1]} is ${clamped}.`);
+    setSpec(side, clamped, onPlayersChanged);
   }
 }
 

@@ -136,6 +136,22 @@ export function specProblem(spec, gameKind) {
   return "";
 }
 
+// A spec within what the server allows a move (`facts.limits`): a time= beyond the
+// server's move time is cut to it. Returns [spec, note]; the note is "" when unchanged.
+export function clampSpec(spec) {
+  const colon = spec.indexOf(":");
+  const most = facts.limits && facts.limits.move_seconds;
+  if (colon < 0 || !most) return [spec, ""];
+  let note = "";
+  const items = spec.slice(colon + 1).split(",").map((item) => {
+    const [key, value] = item.split("=").map((part) => (part || "").trim());
+    if (key !== "time" || !(Number(value) > most)) return item;
+    note = `asks for ${value} s a move; this server allows at most ${most} s`;
+    return `time=${most}`;
+  });
+  return [`${spec.slice(0, colon)}:${items.join(",")}`, note];
+}
+
 // The strongest AI that plays this game and rule set.
 export function defaultAi(gameKind, rules) {
   const names = facts.kinds.filter((k) => k.games.includes(gameKind)).map((k) => k.kind);

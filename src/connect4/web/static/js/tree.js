@@ -17,7 +17,7 @@ export function showStats(answer, who) {
   const stats = answer.stats || {};
   const rows = [
     ["player", who],
-    ["move", answer.move_label],
+    ["move", answer.move_label + (answer.complete === false ? ` — best found in the time allowed (${answer.reached})` : "")],
     ["value", answer.value === null ? "–" : fmt(answer.value) + (answer.proven ? " (proven)" : "")],
     ["nodes", fmt(stats.nodes)],
     ["time", stats.seconds !== undefined ? `${(Number(stats.seconds) * 1000).toFixed(1)} ms` : "–"],
