@@ -323,7 +323,7 @@ def run_lab(
     if unknown:
         raise ArenaError(f"unknown heuristic {unknown[0]!r}: choose from {', '.join(known)}")
     if lab.test_positions < 1:
-        raise ArenaError("--test-positions must be at least 1")
+        raise ArenaError(f"test positions per set must be at least 1, not {lab.test_positions}")
     with_perfect = lab.perfect and PERFECT in KINDS
     players = lab_players(
         list(lab.depths), chosen, with_perfect, playouts=lab.playouts, solver=lab.solver,

@@ -16,7 +16,18 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from connect4.cli.common import Game, Height, Json, Rules, Scheduler, Width, Workers, fail
+from connect4.cli.common import (
+    Game,
+    Height,
+    Json,
+    Resume,
+    Rules,
+    Scheduler,
+    Seed,
+    Width,
+    Workers,
+    fail,
+)
 
 if TYPE_CHECKING:
     from connect4.arena import ArenaConfig, TournamentRun
@@ -50,10 +61,10 @@ def arena(
     results: Annotated[
         Path | None, typer.Option(help="append each finished game to this JSONL file")
     ] = None,
-    resume: Annotated[bool, typer.Option(help="continue the tournament in --results")] = False,
+    resume: Resume = False,
     workers: Workers = 1,
     scheduler: Scheduler = None,
-    seed: Annotated[int, typer.Option(help="tournament seed (each game derives its own)")] = 0,
+    seed: Seed = 0,
     json_output: Json = False,
     csv: Annotated[Path | None, typer.Option(help="write the standings as CSV")] = None,
     game: Game = "connect4",

@@ -11,6 +11,7 @@ from connect4.cli.common import (
     AllCoresWorkers,
     Height,
     Json,
+    Resume,
     Scheduler,
     Width,
     damaged_note,
@@ -38,9 +39,7 @@ def book_build(
     ] = 4,
     workers: AllCoresWorkers = None,
     scheduler: Scheduler = None,
-    resume: Annotated[
-        bool, typer.Option(help="continue an interrupted build (OUT.partial)")
-    ] = False,
+    resume: Resume = False,
     base_book: Annotated[
         str, typer.Option(help="book used inside the deepest searches: default, none, FILE")
     ] = "default",

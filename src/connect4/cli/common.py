@@ -24,7 +24,10 @@ Game = Annotated[str, typer.Option(help="connect4 or tictactoe")]
 Width = Annotated[int, typer.Option(help="board width (connect4)")]
 Height = Annotated[int, typer.Option(help="board height (connect4)")]
 Rules = Annotated[str, typer.Option(help="standard or count-fours")]
-Seed = Annotated[int, typer.Option(help="random seed (the same seed, the same run)", min=0)]
+Seed = Annotated[
+    int,
+    typer.Option(help="random seed (the same seed, the same run; games derive their own)", min=0),
+]
 OptionalSeed = Annotated[int | None, typer.Option(help="seed for reproducible random choices")]
 Workers = Annotated[int, typer.Option(help="local worker processes", min=1, max=MAX_WORKERS)]
 AllCoresWorkers = Annotated[
@@ -36,7 +39,8 @@ Scheduler = Annotated[
 ]
 Json = Annotated[bool, typer.Option("--json", help="print the result as JSON")]
 Resume = Annotated[
-    bool, typer.Option(help="continue an interrupted run from its results or journal file")
+    bool,
+    typer.Option(help="continue an interrupted run from its results file or journal (OUT.partial)"),
 ]
 OutFile = Annotated[Path, typer.Option(help="the file to write")]
 

@@ -13,6 +13,7 @@ from connect4.cli.common import (
     AllCoresWorkers,
     Height,
     Json,
+    Resume,
     Scheduler,
     Seed,
     Width,
@@ -43,7 +44,7 @@ def dataset(
     ] = "default",
     workers: AllCoresWorkers = None,
     scheduler: Scheduler = None,
-    resume: Annotated[bool, typer.Option(help="continue an interrupted run (OUT.partial)")] = False,
+    resume: Resume = False,
     chunk: Annotated[
         int | None,
         typer.Option(help="positions per task (default: up to 64, 4+ tasks per worker)", min=1),

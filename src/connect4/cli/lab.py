@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from connect4.cli.common import Scheduler, Workers, fail
+from connect4.cli.common import Resume, Scheduler, Seed, Workers, fail
 from connect4.core.errors import Connect4Error
 
 if TYPE_CHECKING:
@@ -125,8 +125,8 @@ def lab(
     ] = 50,
     workers: Workers = 1,
     scheduler: Scheduler = None,
-    seed: Annotated[int, typer.Option(help="tournament seed")] = 0,
-    resume: Annotated[bool, typer.Option(help="continue the lab in --out")] = False,
+    seed: Seed = 0,
+    resume: Resume = False,
 ) -> None:
     """The lab: heuristics by depth, MCTS by playouts, equal clocks, perfect; Markdown + PNGs."""
     from connect4.arena.lab import LabConfig
