@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -21,7 +22,7 @@ from connect4.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from connect4.solver.book.build import BuildReport
+    from connect4.solver.book.build import BaseBookCheck, BuildReport
 
 book_app = typer.Typer(
     help="Opening books: build one for any board size, show what one holds.",
@@ -71,7 +72,7 @@ def book_build(
     partial = out.with_name(out.name + ".partial")
     report = run_job(build, partial)
     if json_output:
-        typer.echo(json.dumps(build_summary(report, out)))
+        typer.echo(json.dumps(asdict(build_summary(report, out))))
         return
     typer.echo(
         f"wrote {out}: {len(report.book):,} positions "
@@ -81,27 +82,34 @@ def book_build(
     )
 
 
-def build_summary(report: BuildReport, out: Path) -> dict[str, object]:
+@dataclass(frozen=True)
+class BuildSummary:
     """``connect4 book build --json``: what the build wrote and how."""
-    check = report.base_check
-    return {
-        "out": str(out),
-        "entries": len(report.book),
-        "solved": report.solved,
-        "from_journal": report.resumed,
-        "damaged_journal_records": report.damaged,
-        "solver_nodes": report.nodes,
-        "seconds": round(report.seconds, 3),
-        "bytes": out.stat().st_size,
-        "base_book_check": None
-        if check is None
-        else {
-            "entries": check.entries,
-            "checked": check.checked,
-            "skipped": check.skipped,
-            "deeper_than": check.deeper_than,
-        },
-    }
+
+    out: str
+    entries: int
+    solved: int
+    from_journal: int
+    damaged_journal_records: int
+    solver_nodes: int
+    seconds: float
+    bytes: int
+    base_book_check: BaseBookCheck | None
+
+
+def build_summary(report: BuildReport, out: Path) -> BuildSummary:
+    """The summary of a finished build written to ``out``."""
+    return BuildSummary(
+        out=str(out),
+        entries=len(report.book),
+        solved=report.solved,
+        from_journal=report.resumed,
+        damaged_journal_records=report.damaged,
+        solver_nodes=report.nodes,
+        seconds=round(report.seconds, 3),
+        bytes=out.stat().st_size,
+        base_book_check=report.base_check,
+    )
 
 
 @book_app.command("verify")
