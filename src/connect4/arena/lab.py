@@ -174,18 +174,18 @@ def read_test_set(path: str, limit: int) -> list[str]:
     try:
         cases = read_cases(path, limit)
     except OSError as error:
-        raise ArenaError(f"--test-set {path}: cannot read ({error.strerror})") from None
+        raise ArenaError(f"{path}: cannot read ({error.strerror})") from None
     except ValueError as error:
-        raise ArenaError(f"--test-set {error}") from None
+        raise ArenaError(str(error)) from None
     for case in cases:
         try:
             position = Position.from_moves(case.moves)
         except ValueError as error:
-            raise ArenaError(f"--test-set {path}:{case.line}: {error}") from None
+            raise ArenaError(f"{path}:{case.line}: {error}") from None
         if position.is_over():
-            raise ArenaError(f"--test-set {path}:{case.line}: the game is already over")
+            raise ArenaError(f"{path}:{case.line}: the game is already over")
     if not cases:
-        raise ArenaError(f"--test-set {path}: no positions in the file")
+        raise ArenaError(f"{path}: no positions in the file")
     return [case.moves for case in cases]
 
 

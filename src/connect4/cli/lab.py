@@ -153,9 +153,21 @@ def lab(
             seed=seed,
             resume=resume,
         )
+        check_test_sets(config.test_sets, config.test_positions)
         run_and_report(out, config)
     except (Connect4Error, OSError) as error:
         raise fail(str(error)) from None
+
+
+def check_test_sets(paths: tuple[str, ...], positions: int) -> None:
+    """Read every ``--test-set`` before any game: a bad one fails now, named by its flag."""
+    from connect4.arena.lab import read_test_set
+
+    for path in paths:
+        try:
+            read_test_set(path, positions)
+        except Connect4Error as error:
+            raise lab_error(f"--test-set {error}") from None
 
 
 def run_and_report(out: Path, config: LabConfig) -> None:
