@@ -42,7 +42,6 @@ Resume = Annotated[
     bool,
     typer.Option(help="continue an interrupted run from its results file or journal (OUT.partial)"),
 ]
-OutFile = Annotated[Path, typer.Option(help="the file to write")]
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -60,16 +59,15 @@ def interrupted(note: str = "") -> typer.Exit:
 T = TypeVar("T")
 
 
-def interruptible(work: Callable[[], T], note: str = "") -> T:
+def interruptible(work: Callable[[], T]) -> T:
     """Run ``work`` so that Ctrl-C ends the command at once: exit 130, one line on
-    stderr (``note`` says how to resume, if anything can be), nothing more written
-    (the thinking thread is left to the process exit)."""
+    stderr, nothing written (the thinking thread is left to the process exit)."""
     from connect4.core.limits import run_interruptible
 
     try:
         return run_interruptible(lambda limit: work())
     except KeyboardInterrupt:
-        raise interrupted(note) from None
+        raise interrupted() from None
 
 
 def damaged_note(damaged: int) -> str:
