@@ -5,11 +5,14 @@ arena results file) by exact scores.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from connect4.cli.common import Json, fail, interruptible
+
+if TYPE_CHECKING:
+    from connect4.review.grading import Review
 
 
 def review(
@@ -59,7 +62,6 @@ def review(
     import time
 
     from connect4.core.files import plot_target
-    from connect4.review import review as review_game
     from connect4.review.report import plot as write_plot, render_table, summary_lines
 
     deadline = time.perf_counter() + time_limit if time_limit > 0 else None
@@ -67,47 +69,23 @@ def review(
         if plot is not None:
             plot_target(plot)  # before the review: a plot that cannot be written fails now
         if results is not None:
-            from connect4.arena import ArenaError, review_record
-            from connect4.arena.store import read_game
-
             if moves is not None:
                 raise fail("give either MOVES or --results FILE --game N, not both")
             board = (("width", width), ("height", height), ("rules", rules))
             given = [f"--{name}" for name, value in board if value is not None]
             if given:
                 raise fail(f"{', '.join(given)}: with --results the board comes from the record")
-            if game is None or not game.isdigit():
-                got = "" if game is None else f", not {game!r}"
-                raise fail(
-                    f"--results needs --game N, the number of a game in the file (e.g. --game 0)"
-                    f"{got}"
-                )
-            try:
-                record = read_game(results, int(game))
-            except ArenaError as error:
-                raise fail(str(error)) from None
-            result = interruptible(
-                lambda: review_record(record, max_nodes=max_nodes, deadline=deadline)
-            )
+            result = _review_result_file(results, game, max_nodes, deadline)
         else:
             if moves is None:
                 raise fail("give the game's MOVES, or --results FILE --game N")
-            if game is not None and game.isdigit():
-                raise fail(
-                    f"--game {game} picks a game of an arena results file: add --results FILE "
-                    "(without it, --game is connect4 or tictactoe)"
-                )
-            given_moves = moves
-            result = interruptible(
-                lambda: review_game(
-                    given_moves,
-                    game=game or "connect4",
-                    width=7 if width is None else width,
-                    height=6 if height is None else height,
-                    rules=rules or "standard",
-                    max_nodes=max_nodes,
-                    deadline=deadline,
-                )
+            result = _review_moves(
+                moves,
+                game=game,
+                size=(7 if width is None else width, 6 if height is None else height),
+                rules=rules or "standard",
+                max_nodes=max_nodes,
+                deadline=deadline,
             )
     except ValueError as error:
         raise fail(str(error)) from None
@@ -129,3 +107,58 @@ def review(
         console.print(line)
     if plot is not None:
         console.print(f"plot written to {plot}")
+
+
+def _is_game_number(text: str | None) -> bool:
+    """Whether ``--game`` names a game of a results file (ASCII digits) rather than a kind."""
+    return text is not None and text.isascii() and text.isdigit()
+
+
+def _review_result_file(
+    results: Path, game: str | None, max_nodes: int | None, deadline: float | None
+) -> Review:
+    """Review game ``--game N`` of an arena results file (its board and rules from the record)."""
+    from connect4.arena import ArenaError, review_record
+    from connect4.arena.store import read_game
+
+    if not _is_game_number(game):
+        got = "" if game is None else f", not {game!r}"
+        raise fail(
+            f"--results needs --game N, the number of a game in the file (e.g. --game 0){got}"
+        )
+    assert game is not None
+    try:
+        record = read_game(results, int(game))
+    except ArenaError as error:
+        raise fail(str(error)) from None
+    return interruptible(lambda: review_record(record, max_nodes=max_nodes, deadline=deadline))
+
+
+def _review_moves(
+    moves: str,
+    *,
+    game: str | None,
+    size: tuple[int, int],
+    rules: str,
+    max_nodes: int | None,
+    deadline: float | None,
+) -> Review:
+    """Review a game given as a move string."""
+    from connect4.review import review as review_game
+
+    if _is_game_number(game):
+        raise fail(
+            f"--game {game} picks a game of an arena results file: add --results FILE "
+            "(without it, --game is connect4 or tictactoe)"
+        )
+    return interruptible(
+        lambda: review_game(
+            moves,
+            game=game or "connect4",
+            width=size[0],
+            height=size[1],
+            rules=rules,
+            max_nodes=max_nodes,
+            deadline=deadline,
+        )
+    )
