@@ -515,6 +515,35 @@ def journal_for(
     )
 
 
+def _labelling_book(
+    book: str, width: int, height: int, shallowest: int, say: Callable[[str], None] | None
+) -> tuple[Book | None, str | None]:
+    """The book probed while labelling (``None`` for ``none`` or when none ships) and, for a
+    book file, the summary of its spot check against the solver below ``shallowest`` stones."""
+    if book == "none":
+        return None, None
+    loaded = load_exact_book(book, width, height, role="book", doing="labelled")
+    if loaded is None or book == "default":
+        return loaded, None
+    summary = spot_check(loaded, book, deeper_than=shallowest).summary()
+    if say is not None:
+        say(summary)
+    return loaded, summary
+
+
+def _check_journal(journal: RecordJournal, resume: bool) -> None:
+    """Refuse a journal of another run (with ``resume``) or an unfinished one (without)."""
+    if resume and journal.exists() and not journal.matches():
+        raise DatasetError(
+            f"{journal.path} belongs to another run (board, --positions, --plies, --seed or "
+            "--book differ); delete it or run without --resume"
+        )
+    if not resume and journal.has_records():
+        raise DatasetError(
+            f"{journal.path} holds an unfinished run: continue it with --resume or delete it"
+        )
+
+
 def make_dataset(
     n: int,
     plies: tuple[int, int] | None,
@@ -554,27 +583,12 @@ def make_dataset(
         check_output(out_path, what="dataset")
     except FileError as error:
         raise DatasetError(str(error)) from None
-    loaded: Book | None = None
-    book_check = None
-    if book != "none":
-        loaded = load_exact_book(book, width, height, role="book", doing="labelled")
-        if loaded is not None and book != "default":
-            book_check = spot_check(loaded, book, deeper_than=span[0]).summary()
-            if say is not None:
-                say(book_check)
+    loaded, book_check = _labelling_book(book, width, height, span[0], say)
     spec = None if loaded is None else book
     journal = journal_for(
         out_path, n, span, width, height, seed, 0 if loaded is None else book_tag(loaded)
     )
-    if resume and journal.exists() and not journal.matches():
-        raise DatasetError(
-            f"{journal.path} belongs to another run (board, --positions, --plies, --seed or "
-            "--book differ); delete it or run without --resume"
-        )
-    if not resume and journal.has_records():
-        raise DatasetError(
-            f"{journal.path} holds an unfinished run: continue it with --resume or delete it"
-        )
+    _check_journal(journal, resume)
     started = time.perf_counter()
     with progress_bar(progress, n, 0, "sampling") as advance:
         sample = sample_positions(n, span, width, height, seed=seed, advance=advance)
