@@ -1,7 +1,8 @@
 """Load test of the web API: N concurrent clients on GET /solve for a mix of Pons' positions.
 
 Starts ``connect4 serve`` on a free 127.0.0.1 port (or uses ``--url``), then runs
-``--clients`` keep-alive HTTP/1.1 connections for ``--seconds``, each sending one
+``--clients`` keep-alive HTTP/1.1 connections for ``--seconds`` (each from its own
+loopback address, so the server's per-client bound sees N clients), each sending one
 request after another for positions drawn at random from Pons' benchmark sets
 (End-Easy, Middle-Easy and Middle-Medium by default). Every answer is
 checked against the file's score, so a wrong answer counts as an error, like a
@@ -81,8 +82,11 @@ async def client(
     host: str, port: int, positions: list[tuple[str, int]], stop: float, seed: int, tally: Tally
 ) -> None:
     rng = random.Random(seed)
+    # Each client from its own loopback address (127.0.1.x: all of 127/8 is this
+    # machine), as real clients would be: the server bounds deep work per address.
+    local = (f"127.0.{1 + seed // 250}.{1 + seed % 250}", 0) if host == "127.0.0.1" else None
     try:
-        reader, writer = await asyncio.open_connection(host, port)
+        reader, writer = await asyncio.open_connection(host, port, local_addr=local)
     except OSError as error:
         raise SystemExit(f"error: cannot connect to {host}:{port}: {error.strerror}") from None
     try:
@@ -97,7 +101,7 @@ async def client(
             except (OSError, asyncio.IncompleteReadError, ValueError) as error:
                 tally.errors.append(f"{moves}: {type(error).__name__} {error}")
                 writer.close()
-                reader, writer = await asyncio.open_connection(host, port)
+                reader, writer = await asyncio.open_connection(host, port, local_addr=local)
                 continue
             elapsed = time.perf_counter() - started
             tally.statuses[status] = tally.statuses.get(status, 0) + 1

@@ -443,7 +443,7 @@ def test_ctrl_c_stops_the_tournament_and_leaves_no_bot_running(tmp_path: Path) -
         if process.poll() is None:
             process.kill()
     assert process.returncode == 130
-    assert "continue with --resume" in stderr
+    assert "(resume with --resume)" in stderr
     spawned = [int(pid) for pid in pids.read_text().split()]
     for _ in range(100):
         if not any(alive(pid) for pid in spawned):

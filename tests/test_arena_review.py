@@ -123,6 +123,8 @@ def test_review_results_errors_are_precise(tmp_path: Path) -> None:
         (["--results", str(old), "--game", "0"],
          "error: game 0 does not record its board (written by an older connect4)"),
         (["--results", str(results)], "error: --results needs --game N"),
+        (["--results", str(results), "--game", "\u0663"],  # an Arabic 3 is not game 3
+         "error: --results needs --game N"),
         (["--results", str(results), "--game", "tictactoe"], "not 'tictactoe'"),
         (["--results", str(results), "--game", "1", "--width", "7"],
          "error: --width: with --results the board comes from the record"),

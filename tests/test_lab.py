@@ -9,16 +9,10 @@ import pytest
 from typer.testing import CliRunner
 
 from connect4.arena import ArenaError
-from connect4.arena.lab import (
-    lab_player,
-    lab_players,
-    parse_clocks,
-    parse_depths,
-    parse_lab_spec,
-    parse_playouts,
-    run_lab,
-)
+from connect4.arena.lab import LabConfig, lab_player, lab_players, parse_lab_spec, run_lab
+from connect4.arena.labreport import write_report
 from connect4.cli.app import app
+from connect4.cli.lab import parse_clocks, parse_depths, parse_playouts
 from tests.cli_helpers import run_cli
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -49,16 +43,16 @@ def test_lab_players_round_trip() -> None:
 
 
 def test_tiny_lab_writes_report_tables_and_plots(tmp_path: Path) -> None:
-    result = run_lab(
-        tmp_path,
-        depths=[1, 2],
+    config = LabConfig(
+        depths=(1, 2),
         games=2,
-        heuristics=["cell-weights", "windows/mollerhoj"],
+        heuristics=("cell-weights", "windows/mollerhoj"),
         perfect=False,
         openings="plies=1",
         accuracy_nodes=0,
         seed=3,
     )
+    result = write_report(tmp_path, run_lab(tmp_path, config))
     assert result.report == tmp_path / "report.md"
     text = result.report.read_text()
     for heading in ("## Headline", "## Standings", "## Rating (Elo) by heuristic and depth",

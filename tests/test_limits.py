@@ -190,3 +190,38 @@ def test_the_solver_stops_at_its_callers_flag() -> None:
         assert time.perf_counter() - started < 0.3 + 0.1
     # the table's stop slot is clear again: the next search runs to its own node budget
     assert solver.run(Position(8, 7), max_nodes=200_000).nodes >= 200_000
+
+
+def test_watching_limits_starts_no_thread_per_watch_and_never_stops_late(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A quick search under a limit must not pay for a thread started and joined (a web
+    # request's solve did, ~10 ms of GIL hand-offs under load): one watcher serves all.
+    from connect4.core.limits import Limit
+
+    with Limit().watch():
+        pass
+    started: list[str] = []
+    start = threading.Thread.start
+
+    def counting_start(thread: threading.Thread) -> None:
+        started.append(thread.name)
+        start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", counting_start)
+    calls: list[int] = []
+    for _ in range(200):
+        with Limit.within(60.0).watch(lambda: calls.append(1)):
+            pass
+    assert started == []
+    # an expired limit is stopped by the watcher within a few polls, and its on_stop
+    # runs only while it is watched
+    limit = Limit.within(0.01)
+    with limit.watch(lambda: calls.append(2)) as flag:
+        time.sleep(0.2)
+        assert flag[0] == 1
+    late = Limit.within(0.05)
+    with late.watch(lambda: calls.append(3)):
+        pass
+    time.sleep(0.2)
+    assert calls == [2] and not late.stopped()

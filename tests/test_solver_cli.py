@@ -12,8 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from connect4.cli.app import app
+from connect4.cli.bench import bench_command
 from connect4.cli.solve import solve_command
-from connect4.solver.bench import bench_command, read_cases
+from connect4.solver.bench import read_cases
 
 PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
 runner = CliRunner()

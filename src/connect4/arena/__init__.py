@@ -5,8 +5,9 @@ One module per concern, each importing only those before it:
 ``ratings`` (Bradley–Terry Elo), ``accuracy`` (each game reviewed),
 ``store`` (the resumable results file), ``play`` (a game with forfeits,
 executors, the run), ``summary`` (standings, crosstable), ``report`` (CSV,
-tables, progress bar), ``command`` (``connect4 arena``) and ``lab`` (the
-heuristic lab).
+tables, progress bar), ``lab`` (the heuristic lab: config and running) and
+``labreport`` (its Markdown report and plots). The commands are in
+:mod:`connect4.cli`.
 
 >>> from connect4.arena import ArenaConfig, run_tournament, summarize
 >>> config = ArenaConfig(players=("random", "random:seed=1"), game="tictactoe", seed=1)
@@ -17,7 +18,6 @@ heuristic lab).
 from __future__ import annotations
 
 from connect4.arena.accuracy import game_verdicts, review_record
-from connect4.arena.command import arena_main
 from connect4.arena.play import TournamentRun, play_scheduled, run_tournament
 from connect4.arena.ratings import Rating, fit_ratings
 from connect4.arena.record import COLOURS, Colour, ResultLine
@@ -48,7 +48,6 @@ __all__ = [
     "Summary",
     "TournamentRun",
     "all_openings",
-    "arena_main",
     "fit_ratings",
     "game_verdicts",
     "load_openings",

@@ -23,6 +23,8 @@ True
 from __future__ import annotations
 
 import contextlib
+import itertools
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -96,30 +98,75 @@ class Limit:
 
     @contextlib.contextmanager
     def watch(self, on_stop: Callable[[], None] | None = None) -> Iterator[NDArray[np.uint8]]:
-        """Yield the flag compiled code reads, while a watcher thread sets it (and
+        """Yield the flag compiled code reads, while the process's watcher sets it (and
         calls ``on_stop``) once a parent stops or the deadline passes, or when
-        :meth:`stop` was called (checked every 10 ms)."""
-        done = threading.Event()
+        :meth:`stop` was called (checked every 10 ms). ``on_stop`` is never called
+        after the block ends.
 
-        def run() -> None:
-            while not done.wait(POLL_SECONDS):
-                if self.expired():
-                    self.stop()
-                    if on_stop is not None:
-                        on_stop()
-                    return
-
+        >>> limit = Limit.within(0.02)
+        >>> with limit.watch() as flag:
+        ...     time.sleep(0.1)
+        ...     print(int(flag[0]))
+        1
+        """
         if self.expired():
             self.stop()
             if on_stop is not None:
                 on_stop()
-        watcher = threading.Thread(target=run, name="connect4-limit", daemon=True)
-        watcher.start()
+        key = WATCHER.add(self, on_stop)
         try:
             yield self.flag
         finally:
-            done.set()
-            watcher.join()
+            WATCHER.remove(key)
+
+
+class Watcher:
+    """One thread for every watched limit of the process: it looks at each every
+    10 ms and stops the expired ones. Watching a limit starts no thread, so a quick
+    search under a limit costs a dictionary entry, not a thread started and joined.
+
+    ``on_stop`` runs under the watcher's lock, so once :meth:`remove` returns it
+    cannot run any more (a search's stop slot is not set after the search ended).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Condition()
+        self._entries: dict[int, tuple[Limit, Callable[[], None] | None]] = {}
+        self._keys = itertools.count()
+        self._owner = -1  # the process whose thread runs (a forked child starts its own)
+
+    def add(self, limit: Limit, on_stop: Callable[[], None] | None) -> int:
+        """Watch ``limit``; the key for :meth:`remove`."""
+        with self._lock:
+            key = next(self._keys)
+            self._entries[key] = (limit, on_stop)
+            if self._owner != os.getpid():
+                self._owner = os.getpid()
+                threading.Thread(target=self._run, name="connect4-limits", daemon=True).start()
+            self._lock.notify()
+            return key
+
+    def remove(self, key: int) -> None:
+        """Stop watching (``on_stop`` is not called after this returns)."""
+        with self._lock:
+            self._entries.pop(key, None)
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                while not self._entries:
+                    self._lock.wait()  # idle: no wake-ups while nothing is watched
+                self._lock.wait(POLL_SECONDS)
+                for key, (limit, on_stop) in list(self._entries.items()):
+                    if limit.expired():
+                        del self._entries[key]
+                        limit.stop()
+                        if on_stop is not None:
+                            on_stop()
+
+
+WATCHER = Watcher()
+"""The process's one watcher of limits."""
 
 
 def run_interruptible(work: Callable[[Limit], T], limit: Limit | None = None) -> T:

@@ -69,7 +69,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypedDict, cast
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -107,9 +107,7 @@ __all__ = [
     "Dataset",
     "DatasetError",
     "DatasetReport",
-    "DatasetSummary",
     "Sample",
-    "dataset_command",
     "journal_for",
     "label",
     "load_dataset",
@@ -507,20 +505,6 @@ class DatasetReport:
     damaged: int = 0  # damaged journal records dropped and labelled again
 
 
-class DatasetSummary(TypedDict):
-    """``connect4 dataset --json``."""
-
-    out: str
-    positions: int
-    labelled: int
-    from_journal: int
-    damaged_journal_records: int
-    solver_nodes: int
-    seconds: float
-    positions_per_second: float
-    bytes: int
-
-
 def journal_for(
     out: Path, n: int, plies: tuple[int, int], width: int, height: int, seed: int, tag: int
 ) -> RecordJournal:
@@ -529,6 +513,35 @@ def journal_for(
     return RecordJournal(
         out.with_name(out.name + ".partial"), header, struct.Struct(f"<Q{width}bI")
     )
+
+
+def _labelling_book(
+    book: str, width: int, height: int, shallowest: int, say: Callable[[str], None] | None
+) -> tuple[Book | None, str | None]:
+    """The book probed while labelling (``None`` for ``none`` or when none ships) and, for a
+    book file, the summary of its spot check against the solver below ``shallowest`` stones."""
+    if book == "none":
+        return None, None
+    loaded = load_exact_book(book, width, height, role="book", doing="labelled")
+    if loaded is None or book == "default":
+        return loaded, None
+    summary = spot_check(loaded, book, deeper_than=shallowest).summary()
+    if say is not None:
+        say(summary)
+    return loaded, summary
+
+
+def _check_journal(journal: RecordJournal, resume: bool) -> None:
+    """Refuse a journal of another run (with ``resume``) or an unfinished one (without)."""
+    if resume and journal.exists() and not journal.matches():
+        raise DatasetError(
+            f"{journal.path} belongs to another run (board, --positions, --plies, --seed or "
+            "--book differ); delete it or run without --resume"
+        )
+    if not resume and journal.has_records():
+        raise DatasetError(
+            f"{journal.path} holds an unfinished run: continue it with --resume or delete it"
+        )
 
 
 def make_dataset(
@@ -570,27 +583,12 @@ def make_dataset(
         check_output(out_path, what="dataset")
     except FileError as error:
         raise DatasetError(str(error)) from None
-    loaded: Book | None = None
-    book_check = None
-    if book != "none":
-        loaded = load_exact_book(book, width, height, role="book", doing="labelled")
-        if loaded is not None and book != "default":
-            book_check = spot_check(loaded, book, deeper_than=span[0]).summary()
-            if say is not None:
-                say(book_check)
+    loaded, book_check = _labelling_book(book, width, height, span[0], say)
     spec = None if loaded is None else book
     journal = journal_for(
         out_path, n, span, width, height, seed, 0 if loaded is None else book_tag(loaded)
     )
-    if resume and journal.exists() and not journal.matches():
-        raise DatasetError(
-            f"{journal.path} belongs to another run (board, --positions, --plies, --seed or "
-            "--book differ); delete it or run without --resume"
-        )
-    if not resume and journal.has_records():
-        raise DatasetError(
-            f"{journal.path} holds an unfinished run: continue it with --resume or delete it"
-        )
+    _check_journal(journal, resume)
     started = time.perf_counter()
     with progress_bar(progress, n, 0, "sampling") as advance:
         sample = sample_positions(n, span, width, height, seed=seed, advance=advance)
@@ -648,54 +646,3 @@ def make_dataset(
     journal.remove()
     seconds = time.perf_counter() - started
     return DatasetReport(dataset, labelled, resumed, nodes, seconds, book_check, damaged)
-
-
-def dataset_command(
-    n: int,
-    plies: str | None,
-    out: Path,
-    *,
-    width: int,
-    height: int,
-    rules: str,
-    seed: int,
-    book: str,
-    workers: int | None,
-    scheduler: str | None,
-    resume: bool,
-    chunk: int | None,
-    json_output: bool,
-    say: Callable[[str], None] | None = None,
-) -> DatasetSummary:
-    """``connect4 dataset``: make the file and return its summary (bad input: ``ValueError``)."""
-    try:
-        check_board_size(width, height)
-    except ValueError as error:
-        raise DatasetError(str(error)) from None
-    report = make_dataset(
-        n,
-        parse_plies(plies, width, height),
-        out,
-        width=width,
-        height=height,
-        rules=rules,
-        seed=seed,
-        book=book,
-        workers=workers,
-        scheduler=scheduler,
-        resume=resume,
-        chunk=chunk,
-        progress=not json_output,
-        say=say,
-    )
-    return DatasetSummary(
-        out=str(out),
-        positions=len(report.dataset),
-        labelled=report.labelled,
-        from_journal=report.resumed,
-        damaged_journal_records=report.damaged,
-        solver_nodes=report.nodes,
-        seconds=round(report.seconds, 3),
-        positions_per_second=round(report.labelled / max(report.seconds, 1e-9), 1),
-        bytes=out.stat().st_size,
-    )

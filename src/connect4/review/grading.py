@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Literal
 
+from connect4.core.game import Game
 from connect4.core.games import new_game
 from connect4.core.position import Position
 from connect4.review.values import MoveScores, ReviewError, exact_scores
@@ -266,50 +267,18 @@ def review(
     outcomes: list[int | None] = []
     evaluation: list[int | None] = []
     for ply, move in enumerate(history, start=1):
-        player = board.to_move
-        view = 1 if player == 1 else -1  # the mover's score times view = first player's view
+        view = 1 if board.to_move == 1 else -1  # the mover's score times view = first player's
         if given is not None:
             judged = given[ply - 1]
         else:  # tic-tac-toe, or each position on its own from a cleared table
-            limit = deadline
-            if max_seconds is not None:
-                by_seconds = time.perf_counter() + max_seconds
-                limit = by_seconds if limit is None else min(limit, by_seconds)
-            if limit is not None and time.perf_counter() >= limit:
-                judged = MoveScores((None,) * board.size, False)
-            else:
-                judged = exact_scores(
-                    board, max_nodes=max_nodes, deadline=limit, reuse_table=reuse_table
-                )
-        column_scores, proven = judged.scores, judged.complete
-        known = [s for s in column_scores if s is not None]
-        best_score = max(known) if proven and known else None
+            judged = _judge_alone(board, max_nodes, max_seconds, deadline, reuse_table)
+        row = _ply_review(board, ply, move, judged)
         if ply == 1:
-            outcomes.append(None if best_score is None else view * _sign(best_score))
-            evaluation.append(None if best_score is None else view * best_score)
-        played = column_scores[move]
-        verdict: Verdict | None = None
-        loss: int | None = None
-        if best_score is not None and played is not None:
-            verdict, loss = grade(best_score, played), best_score - played
-        rows.append(
-            PlyReview(
-                ply=ply,
-                player=player,
-                name=player_name(board.kind, player),
-                move=move,
-                label=board.move_label(move),
-                scores=column_scores,
-                proven=proven,
-                best_score=best_score,
-                best_moves=tuple(
-                    m for m, s in enumerate(column_scores) if proven and s == best_score
-                ),
-                played_score=played,
-                loss=loss,
-                verdict=verdict,
-            )
-        )
+            best = row.best_score
+            outcomes.append(None if best is None else view * _sign(best))
+            evaluation.append(None if best is None else view * best)
+        rows.append(row)
+        played = row.played_score
         outcomes.append(None if played is None else view * _sign(played))
         evaluation.append(None if played is None else view * played)
         board.play(move)
@@ -331,6 +300,51 @@ def review(
         players=(summaries[0], summaries[1]),
         opening=opening,
         names=names,
+    )
+
+
+def _judge_alone(
+    board: Game,
+    max_nodes: int | None,
+    max_seconds: float | None,
+    deadline: float | None,
+    reuse_table: bool,
+) -> MoveScores:
+    """One position's move scores, solved on its own within the per-position budget and
+    the review's deadline (none settled once the deadline has passed)."""
+    limit = deadline
+    if max_seconds is not None:
+        by_seconds = time.perf_counter() + max_seconds
+        limit = by_seconds if limit is None else min(limit, by_seconds)
+    if limit is not None and time.perf_counter() >= limit:
+        return MoveScores((None,) * board.size, False)
+    return exact_scores(board, max_nodes=max_nodes, deadline=limit, reuse_table=reuse_table)
+
+
+def _ply_review(board: Game, ply: int, move: int, judged: MoveScores) -> PlyReview:
+    """The row of the move ``move`` played in ``board`` (before it), given the position's
+    move scores: the best score and moves (when proven), the score kept, the verdict."""
+    column_scores, proven = judged.scores, judged.complete
+    known = [s for s in column_scores if s is not None]
+    best_score = max(known) if proven and known else None
+    played = column_scores[move]
+    verdict: Verdict | None = None
+    loss: int | None = None
+    if best_score is not None and played is not None:
+        verdict, loss = grade(best_score, played), best_score - played
+    return PlyReview(
+        ply=ply,
+        player=board.to_move,
+        name=player_name(board.kind, board.to_move),
+        move=move,
+        label=board.move_label(move),
+        scores=column_scores,
+        proven=proven,
+        best_score=best_score,
+        best_moves=tuple(m for m, s in enumerate(column_scores) if proven and s == best_score),
+        played_score=played,
+        loss=loss,
+        verdict=verdict,
     )
 
 

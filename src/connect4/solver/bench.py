@@ -10,24 +10,19 @@
 
 from __future__ import annotations
 
-import json
 import statistics
-import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, TextIO, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from connect4.core.files import read_lines
 from connect4.core.position import Position
 
 if TYPE_CHECKING:
-    from rich.progress import Progress
-
     from connect4.solver import Solver
 
 MAX_CASE_LINE = 4096  # a benchmark line: a move string and a score
-PROGRESS_THRESHOLD = 200  # show a progress bar from this many positions on
 BATCH = 100  # positions per kernel call (timed inside the kernel, one by one)
 
 
@@ -205,83 +200,3 @@ def _us(value: float) -> str:
     if value >= 1e3:
         return f"{value / 1e3:.2f} ms"
     return f"{value:.1f} µs"
-
-
-def bench_command(
-    files: Iterable[str],
-    limit: int | None = None,
-    as_json: bool = False,
-    *,
-    width: int = 7,
-    height: int = 6,
-    weak: bool = False,
-    tt_megabytes: int | None = None,
-    out: TextIO | None = None,
-    err: TextIO | None = None,
-) -> int:
-    """``connect4 bench``: run each file, print its figures; 1 if any score is wrong.
-
-    A file that cannot be read prints an error and also gives exit status 1.
-    """
-    from connect4.solver import Solver
-
-    out = out or sys.stdout
-    err = err or sys.stderr
-    solver = Solver(width, height) if tt_megabytes is None else Solver(width, height, tt_megabytes)
-    status = 0
-    loaded: list[tuple[str, list[BenchCase]]] = []
-    for path in files:
-        try:
-            loaded.append((path, read_cases(path, limit)))
-        except (OSError, ValueError) as exc:
-            print(f"error: {exc}", file=err)
-            status = 1
-    total = sum(len(cases) for _, cases in loaded)
-    reports: list[FileReport] = []
-    with _progress(total, err) as advance:
-        for path, cases in loaded:
-            try:
-                report = run_cases(path, cases, solver, weak=weak, on_case=advance)
-            except ValueError as exc:  # an illegal move string in the file
-                print(f"error: {path}: {exc}", file=err)
-                status = 1
-                continue
-            reports.append(report)
-            if not report.ok:
-                status = 1
-            if not as_json:
-                print(format_report(report), file=out, flush=True)
-                for bad in report.wrong[:10]:
-                    print(
-                        f"  wrong: line {bad['line']} {bad['moves']}: expected {bad['expected']}, "
-                        f"got {bad['got']}",
-                        file=out,
-                    )
-    if as_json:
-        print(json.dumps([r.as_json() for r in reports], indent=2), file=out)
-    return status
-
-
-class _progress:
-    """A rich progress bar on stderr for long runs; a no-op for short ones."""
-
-    def __init__(self, total: int, err: TextIO) -> None:
-        self.total = total
-        self.err = err
-        self.bar: Progress | None = None
-
-    def __enter__(self) -> Callable[[], None]:
-        if self.total < PROGRESS_THRESHOLD:
-            return lambda: None
-        from rich.console import Console
-        from rich.progress import Progress
-
-        self.bar = Progress(console=Console(file=self.err), transient=True)
-        self.bar.start()
-        task = self.bar.add_task("solving", total=self.total)
-        bar = self.bar
-        return lambda: bar.advance(task)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()

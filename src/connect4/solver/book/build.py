@@ -45,7 +45,6 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -464,87 +463,3 @@ class BuildInterrupted(JobInterrupted):
 
     def __init__(self, journal: Path, solved: int) -> None:
         super().__init__(journal, solved, "build")
-
-
-# ---------------------------------------------------------------- command line
-def build_command(
-    width: int,
-    height: int,
-    plies: int,
-    out: Path,
-    *,
-    workers: int | None,
-    scheduler: str | None,
-    resume: bool,
-    base_book: str,
-    chunk: int,
-    json_output: bool,
-    say: Callable[[str], None] | None = None,
-) -> dict[str, Any]:
-    """``connect4 book build``: build and return a summary (raises BookError on bad input).
-
-    ``say`` is given progress notes (the base book's spot check).
-    """
-    check_board_size(width, height)
-    check_output(out, what="book")
-    journal = Journal(out.with_name(out.name + ".partial"), width, height, plies)
-    if not resume and journal.file().has_records():
-        raise BookError(
-            f"{out}.partial holds an unfinished build: continue it with --resume or delete it"
-        )
-    report = build_book(
-        width,
-        height,
-        plies,
-        out,
-        workers=workers,
-        scheduler=scheduler,
-        resume=resume,
-        base_book=base_book,
-        chunk=chunk,
-        progress=not json_output,
-        say=say,
-    )
-    check = report.base_check
-    summary = {
-        "out": str(out),
-        "entries": len(report.book),
-        "solved": report.solved,
-        "from_journal": report.resumed,
-        "damaged_journal_records": report.damaged,
-        "solver_nodes": report.nodes,
-        "seconds": round(report.seconds, 3),
-        "bytes": Path(out).stat().st_size,
-        "base_book_check": None
-        if check is None
-        else {
-            "entries": check.entries,
-            "checked": check.checked,
-            "skipped": check.skipped,
-            "deeper_than": check.deeper_than,
-        },
-    }
-    return summary
-
-
-def format_info(info: dict[str, Any]) -> str:
-    """``connect4 book info`` as text."""
-    lines = [
-        f"board        {info['board']}",
-        f"depth        {info['depth']} plies",
-        f"entries      {info['entries']:,} ({info['kind']}, mirror images merged)",
-        f"results      {info['wins']:,} wins, {info['draws']:,} draws, "
-        f"{info['losses']:,} losses for the side to move",
-        f"score range  {info['score_range']}",
-        "per ply      " + ", ".join(f"{p}: {n:,}" for p, n in info["entries_per_ply"].items()),
-    ]
-    if info["kind"] == "win/draw/loss":
-        lines.append(
-            "note         stores draws and losses only: a position of this depth "
-            "that is not over and not stored is a win"
-        )
-    if "file_bytes" in info:
-        lines.append(f"file         {info['file_bytes']:,} bytes, checksum and contents ok")
-    for key, value in info.get("meta", {}).items():
-        lines.append(f"{key:<12} {value}")
-    return "\n".join(lines)

@@ -97,13 +97,31 @@ def make_executor(workers: int | None, scheduler: str | None) -> Iterator[Execut
             client.close()
     else:
         context = multiprocessing.get_context("fork" if sys.platform == "linux" else None)
-        with ProcessPoolExecutor(
+        pool = ProcessPoolExecutor(
             max_workers=workers,
             mp_context=context,
             initializer=fresh_worker,
             initargs=(os.getpid(),),
-        ) as pool:
+        )
+        try:
             yield pool
+        except BaseException:
+            stop_pool(pool)  # Ctrl-C or an error: no waiting for the chunks under way
+            raise
+        pool.shutdown(wait=True)
+
+
+def stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Shut ``pool`` down at once: queued tasks cancelled, the workers terminated in
+    the middle of their task (their results are lost; a journal has the finished ones)."""
+    workers = list(pool._processes.values())  # the pool has no public handle on them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for worker in workers:
+        with contextlib.suppress(OSError, ValueError):
+            worker.terminate()
+    for worker in workers:
+        with contextlib.suppress(OSError, ValueError, AssertionError):
+            worker.join(1.0)
 
 
 def fresh_worker(parent: int | None = None) -> None:

@@ -1,0 +1,121 @@
+"""``connect4 bench``: run benchmark files through the solver, print each file's figures.
+
+The measuring lives in :mod:`connect4.solver.bench`; this module reads the
+files, shows a progress bar on long runs and prints lines or JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, TextIO
+
+import typer
+
+from connect4.cli.common import Height, Json, Width
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+    from connect4.solver.bench import BenchCase, FileReport
+
+PROGRESS_THRESHOLD = 200  # show a progress bar from this many positions on
+
+
+def bench(
+    files: Annotated[list[Path], typer.Argument(help="benchmark files of 'moves score' lines")],
+    limit: Annotated[int | None, typer.Option(help="first N positions per file", min=1)] = None,
+    json_output: Json = False,
+    weak: Annotated[bool, typer.Option("-w", "--weak", help="check win/draw/loss only")] = False,
+    width: Width = 7,
+    height: Height = 6,
+) -> None:
+    """Solve every position of benchmark files, check the scores, print the timings."""
+    raise typer.Exit(
+        bench_command(
+            [str(f) for f in files], limit, json_output, width=width, height=height, weak=weak
+        )
+    )
+
+
+def bench_command(
+    files: Iterable[str],
+    limit: int | None = None,
+    as_json: bool = False,
+    *,
+    width: int = 7,
+    height: int = 6,
+    weak: bool = False,
+    tt_megabytes: int | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """``connect4 bench``: run each file, print its figures; 1 if any score is wrong.
+
+    A file that cannot be read prints an error and also gives exit status 1.
+    """
+    from connect4.solver import Solver
+    from connect4.solver.bench import format_report, read_cases, run_cases
+
+    out = out or sys.stdout
+    err = err or sys.stderr
+    solver = Solver(width, height) if tt_megabytes is None else Solver(width, height, tt_megabytes)
+    status = 0
+    loaded: list[tuple[str, list[BenchCase]]] = []
+    for path in files:
+        try:
+            loaded.append((path, read_cases(path, limit)))
+        except (OSError, ValueError) as exc:
+            print(f"error: {exc}", file=err)
+            status = 1
+    total = sum(len(cases) for _, cases in loaded)
+    reports: list[FileReport] = []
+    with BenchProgress(total, err) as advance:
+        for path, cases in loaded:
+            try:
+                report = run_cases(path, cases, solver, weak=weak, on_case=advance)
+            except ValueError as exc:  # an illegal move string in the file
+                print(f"error: {path}: {exc}", file=err)
+                status = 1
+                continue
+            reports.append(report)
+            if not report.ok:
+                status = 1
+            if not as_json:
+                print(format_report(report), file=out, flush=True)
+                for bad in report.wrong[:10]:
+                    print(
+                        f"  wrong: line {bad['line']} {bad['moves']}: expected {bad['expected']}, "
+                        f"got {bad['got']}",
+                        file=out,
+                    )
+    if as_json:
+        print(json.dumps([r.as_json() for r in reports], indent=2), file=out)
+    return status
+
+
+class BenchProgress:
+    """A rich progress bar on stderr for long runs; a no-op for short ones."""
+
+    def __init__(self, total: int, err: TextIO) -> None:
+        self.total = total
+        self.err = err
+        self.bar: Progress | None = None
+
+    def __enter__(self) -> Callable[[], None]:
+        if self.total < PROGRESS_THRESHOLD:
+            return lambda: None
+        from rich.console import Console
+        from rich.progress import Progress
+
+        self.bar = Progress(console=Console(file=self.err), transient=True)
+        self.bar.start()
+        task = self.bar.add_task("solving", total=self.total)
+        bar = self.bar
+        return lambda: bar.advance(task)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()

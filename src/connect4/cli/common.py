@@ -1,0 +1,96 @@
+"""What every ``connect4`` subcommand shares: its options, declared once, and the
+ways a command ends (``error: ...`` with exit 2, Ctrl-C with exit 130).
+
+A command writes ``game: Game = "connect4"`` (any default it likes) and gets the
+same flag, help and checks as every other command; a command that needs a flag
+read differently (``review --game N``) declares that one itself.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, TypeVar
+
+import typer
+
+MAX_WORKERS = 4 * (os.cpu_count() or 1)  # more processes than this only thrash
+MAX_PLAYOUTS = 100_000_000  # an MCTS tree's playouts (the mcts player's own cap)
+MAX_NODES = 1_000_000_000  # a node budget; past it a search runs for hours
+MAX_POSITIONS = 100_000_000  # a data set's positions (about 1 GB of labels)
+
+Game = Annotated[str, typer.Option(help="connect4 or tictactoe")]
+Width = Annotated[int, typer.Option(help="board width (connect4)")]
+Height = Annotated[int, typer.Option(help="board height (connect4)")]
+Rules = Annotated[str, typer.Option(help="standard or count-fours")]
+Seed = Annotated[
+    int,
+    typer.Option(help="random seed (the same seed, the same run; games derive their own)", min=0),
+]
+OptionalSeed = Annotated[int | None, typer.Option(help="seed for reproducible random choices")]
+Workers = Annotated[int, typer.Option(help="local worker processes", min=1, max=MAX_WORKERS)]
+AllCoresWorkers = Annotated[
+    int | None,
+    typer.Option(help="local worker processes (default: all cores)", min=1, max=MAX_WORKERS),
+]
+Scheduler = Annotated[
+    str | None, typer.Option(help="Dask scheduler address (instead of local processes)")
+]
+Json = Annotated[bool, typer.Option("--json", help="print the result as JSON")]
+Resume = Annotated[
+    bool,
+    typer.Option(help="continue an interrupted run from its results file or journal (OUT.partial)"),
+]
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print ``error: message`` on stderr and return the Exit to raise."""
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+def interrupted(note: str = "") -> typer.Exit:
+    """Print one ``interrupted...`` line on stderr and return the Exit (130) to raise."""
+    typer.echo(f"interrupted{': ' + note if note else ''}", err=True)
+    return typer.Exit(130)
+
+
+T = TypeVar("T")
+
+
+def interruptible(work: Callable[[], T]) -> T:
+    """Run ``work`` so that Ctrl-C ends the command at once: exit 130, one line on
+    stderr, nothing written (the thinking thread is left to the process exit)."""
+    from connect4.core.limits import run_interruptible
+
+    try:
+        return run_interruptible(lambda limit: work())
+    except KeyboardInterrupt:
+        raise interrupted() from None
+
+
+def damaged_note(damaged: int) -> str:
+    """What a resumed job says about journal records it found damaged and redid."""
+    if not damaged:
+        return ""
+    return f"; {damaged} damaged journal record{'s' if damaged != 1 else ''} recomputed"
+
+
+def run_job(command: Callable[[], T], journal: Path) -> T:
+    """Run a resumable job (``book build``, ``dataset``) whose work is journalled in
+    ``journal``: bad input exits 2 with its message; Ctrl-C or a stop exits 130
+    with one line saying how to resume."""
+    from connect4.solver.book.jobs import JobInterrupted
+
+    try:
+        return command()
+    except JobInterrupted as error:
+        raise interrupted(str(error)) from None
+    except KeyboardInterrupt:
+        if journal.exists():
+            note = f"the work done so far is in {journal} (resume with --resume)"
+            raise interrupted(note) from None
+        raise interrupted("nothing was finished, nothing to resume") from None
+    except (ValueError, OSError) as error:
+        raise fail(str(error)) from None

@@ -1,0 +1,110 @@
+"""``connect4 dataset``: random positions labelled by the solver, written as .npz."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from connect4.cli.common import (
+    MAX_POSITIONS,
+    AllCoresWorkers,
+    Height,
+    Json,
+    Resume,
+    Scheduler,
+    Seed,
+    Width,
+    damaged_note,
+    fail,
+    run_job,
+)
+
+if TYPE_CHECKING:
+    from connect4.envs.dataset import DatasetReport
+
+
+def dataset(
+    positions: Annotated[
+        int, typer.Option(help="how many distinct positions", min=1, max=MAX_POSITIONS)
+    ],
+    out: Annotated[Path, typer.Option(help="the .npz file to write")],
+    plies: Annotated[
+        str | None,
+        typer.Option(help="stones per position, a range such as 0-30 (default: every ply)"),
+    ] = None,
+    seed: Seed = 0,
+    width: Width = 7,
+    height: Height = 6,
+    rules: Annotated[str, typer.Option(help="standard (the solver's only rules)")] = "standard",
+    book: Annotated[
+        str, typer.Option(help="book probed inside the searches: default, none, FILE")
+    ] = "default",
+    workers: AllCoresWorkers = None,
+    scheduler: Scheduler = None,
+    resume: Resume = False,
+    chunk: Annotated[
+        int | None,
+        typer.Option(help="positions per task (default: up to 64, 4+ tasks per worker)", min=1),
+    ] = None,
+    json_output: Json = False,
+) -> None:
+    """Random positions labelled by the solver: every column's exact score, for training."""
+    import json
+
+    try:
+        from connect4.envs.dataset import DatasetError, make_dataset, parse_plies
+    except ImportError as error:
+        raise fail(str(error)) from None
+    from connect4.core.position import check_board_size
+
+    def label() -> DatasetReport:
+        try:
+            check_board_size(width, height)
+        except ValueError as error:
+            raise DatasetError(str(error)) from None
+        return make_dataset(
+            positions, parse_plies(plies, width, height), out, width=width, height=height,
+            rules=rules, seed=seed, book=book, workers=workers, scheduler=scheduler,
+            resume=resume, chunk=chunk, progress=not json_output,
+            say=None if json_output else typer.echo,
+        )  # fmt: skip
+
+    report = run_job(label, out.with_name(out.name + ".partial"))
+    summary = DatasetSummary(
+        out=str(out),
+        positions=len(report.dataset),
+        labelled=report.labelled,
+        from_journal=report.resumed,
+        damaged_journal_records=report.damaged,
+        solver_nodes=report.nodes,
+        seconds=round(report.seconds, 3),
+        positions_per_second=round(report.labelled / max(report.seconds, 1e-9), 1),
+        bytes=out.stat().st_size,
+    )
+    if json_output:
+        typer.echo(json.dumps(asdict(summary)))
+        return
+    typer.echo(
+        f"wrote {out}: {summary.positions:,} positions ({summary.labelled:,} labelled now, "
+        f"{summary.from_journal:,} from the journal), {summary.solver_nodes:,} nodes, "
+        f"{summary.seconds:.1f} s ({summary.positions_per_second:,.1f} positions/s), "
+        f"{summary.bytes:,} bytes{damaged_note(summary.damaged_journal_records)}"
+    )
+
+
+@dataclass(frozen=True)
+class DatasetSummary:
+    """``connect4 dataset --json``: what the run wrote and how fast."""
+
+    out: str
+    positions: int
+    labelled: int
+    from_journal: int
+    damaged_journal_records: int
+    solver_nodes: int
+    seconds: float
+    positions_per_second: float
+    bytes: int

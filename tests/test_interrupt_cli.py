@@ -1,0 +1,192 @@
+"""Ctrl-C in the long commands: a SIGINT while they work ends them within about two
+seconds with exit 130 and one ``interrupted`` line; what they saved stays valid and
+``--resume`` finishes the job.
+
+The signal goes to the command's process only (as ``kill -INT`` does), not to its
+worker processes: the command itself must stop them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.cli_helpers import run_cli
+
+STOP_SECONDS = 2.0  # from the signal to the exit, on a loaded machine
+
+
+def interrupt_when(
+    args: list[str], ready: Callable[[], bool], wait: float = 120
+) -> tuple[int, str, float]:
+    """Start ``connect4 ARGS``, send SIGINT once ``ready()`` holds (the command is
+    working); the exit status, stderr and the seconds from the signal to the exit."""
+    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "connect4", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + wait
+        while not ready():
+            assert process.poll() is None, f"exited {process.returncode} before working"
+            assert time.monotonic() < deadline, "never started working"
+            time.sleep(0.05)
+        signalled = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=30)
+        seconds = time.monotonic() - signalled
+        assert process.stderr is not None
+        stderr = process.stderr.read()
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    return process.returncode, stderr, seconds
+
+
+def lines_of(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def no_process_left(session: int) -> bool:
+    """True once no process of the command's session (its workers) is alive."""
+    for _ in range(100):
+        alive = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    if os.getsid(int(entry.name)) == session:
+                        alive.append(entry.name)
+                except OSError:
+                    continue
+        if not alive:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_review_stops_at_once() -> None:
+    started = time.monotonic()
+    code, stderr, seconds = interrupt_when(
+        ["review", "4", "--width", "8", "--height", "7", "--time-limit", "0"],
+        lambda: time.monotonic() - started > 3,  # start-up done, the solver at work
+    )
+    assert code == 130, stderr
+    assert seconds < STOP_SECONDS
+    assert stderr.strip() == "interrupted"
+
+
+def test_arena_stops_mid_game_and_resumes(tmp_path: Path) -> None:
+    results = tmp_path / "r.jsonl"
+    args = ["arena", "-p", "alphabeta:depth=6", "-p", "mcts:playouts=20000", "--openings",
+            "plies=1", "--games-per-pair", "14", "--results", str(results),
+            "--accuracy-nodes", "0"]  # fmt: skip
+    code, stderr, seconds = interrupt_when(args, lambda: len(lines_of(results)) >= 2)
+    assert code == 130, stderr
+    assert seconds < STOP_SECONDS
+    assert stderr.splitlines()[-1] == (
+        f"interrupted: finished games are in {results} (resume with --resume)"
+    )
+    kept = [json.loads(line) for line in lines_of(results)]  # every line whole
+    assert 2 <= len(kept) < 14
+    resumed = run_cli(*args, "--resume", "--json", timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert sorted(json.loads(line)["game"] for line in lines_of(results)) == list(range(14))
+
+
+def test_lab_stops_and_resumes_to_the_report(tmp_path: Path) -> None:
+    out = tmp_path / "lab"
+    results = out / "results.jsonl"
+    args = ["lab", "--depths", "1-2", "--heuristics", "cell-weights", "--playouts", "3000",
+            "--mcts-solver", "off", "--no-perfect", "--openings", "plies=1", "--games", "20",
+            "--accuracy-nodes", "1000", "--workers", "2", "--out", str(out)]  # fmt: skip
+    code, stderr, seconds = interrupt_when(args, lambda: len(lines_of(results)) >= 3)
+    assert code == 130, stderr
+    assert seconds < STOP_SECONDS
+    assert stderr.splitlines()[-1].endswith("(resume with --resume)")
+    assert not (out / "report.md").exists()
+    assert 3 <= len([json.loads(line) for line in lines_of(results)]) < 60  # every line whole
+    resumed = run_cli(*args, "--resume", timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert sorted(json.loads(line)["game"] for line in lines_of(results)) == list(range(60))
+    assert "## Standings" in (out / "report.md").read_text()
+
+
+def test_book_build_stops_its_workers_and_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "b.c4book"
+    journal = tmp_path / "b.c4book.partial"
+    args = ["book", "build", "--out", str(out), "--width", "6", "--height", "5", "--plies",
+            "7", "--workers", "2", "--chunk", "4", "--base-book", "none"]  # fmt: skip
+    code, stderr, seconds = interrupt_when(
+        args, lambda: journal.exists() and journal.stat().st_size > 2000
+    )
+    assert code == 130, stderr
+    assert seconds < STOP_SECONDS
+    assert stderr.splitlines()[-1] == (
+        f"interrupted: the work done so far is in {journal} (resume with --resume)"
+    )
+    assert not out.exists()
+    resumed = run_cli(*args, "--resume", "--json", timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    summary = json.loads(resumed.stdout)
+    assert summary["from_journal"] > 0 and summary["damaged_journal_records"] == 0
+    assert summary["entries"] > 0 and not journal.exists()
+
+
+@pytest.mark.skipif(not Path("/proc").exists(), reason="needs /proc")
+def test_dataset_stops_its_workers_and_resumes(tmp_path: Path) -> None:
+    from connect4.envs.dataset import load_dataset
+
+    out = tmp_path / "d.npz"
+    journal = tmp_path / "d.npz.partial"
+    args = ["dataset", "--positions", "200", "--plies", "8-14", "--book", "none", "--seed",
+            "5", "--workers", "2", "--chunk", "2", "--out", str(out)]  # fmt: skip
+    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "connect4", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not (journal.exists() and journal.stat().st_size > 200):
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        signalled = time.monotonic()
+        process.send_signal(signal.SIGINT)  # the parent only: it must stop its workers
+        process.wait(timeout=30)
+        seconds = time.monotonic() - signalled
+        assert process.stderr is not None
+        stderr = process.stderr.read()
+        assert no_process_left(process.pid)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == 130, stderr
+    assert seconds < STOP_SECONDS
+    assert "(resume with --resume)" in stderr.splitlines()[-1]
+    assert not out.exists()
+    resumed = run_cli(*args, "--resume", "--json", timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    summary = json.loads(resumed.stdout)
+    assert summary["from_journal"] > 0
+    assert summary["from_journal"] + summary["labelled"] == summary["positions"] == 200
+    assert len(np.unique(load_dataset(out).key)) == 200
