@@ -67,8 +67,8 @@ def test_an_arena_killed_at_any_moment_leaves_no_temporary_folder(tmp_path: Path
     ("args", "message"),
     [
         (["--games-per-pair", "1000000000000"], "more than the 1,000,000 games a tournament"),
-        (["--seed", "-5"], "--seed must be in 0..4294967295"),
-        (["--seed", "99999999999999999999"], "--seed must be in 0..4294967295"),
+        (["--seed", "-5"], "must be in 0..4294967295"),
+        (["--seed", "99999999999999999999"], "must be in 0..4294967295"),
     ],
 )
 def test_an_arena_that_cannot_finish_or_a_seed_out_of_range_is_refused_at_once(
@@ -85,3 +85,24 @@ def test_an_arena_that_cannot_finish_or_a_seed_out_of_range_is_refused_at_once(
     assert "Traceback" not in done.stderr
     assert time.monotonic() - started < 20
     assert not results.exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["play", "--red", "random", "--yellow", "random", "--seed", "99999999999999999999"],
+        ["play", "--red", "random", "--yellow", "random", "--seed", "-1"],
+        ["dataset", "--positions", "5", "--width", "5", "--height", "4", "--seed", "4294967296"],
+        ["tree", "", "--algorithm", "mcts", "--seed", "18446744073709551616"],
+    ],
+)
+def test_every_commands_seed_is_in_the_players_range(tmp_path: Path, args: list[str]) -> None:
+    """``play --seed`` took any integer (negative, or past 2**64) and ``dataset`` up to
+    2**63 - 1, where the players' seeds are 0..SEED_MAX."""
+    if args[0] == "dataset":
+        args = [*args, "--out", str(tmp_path / "d.npz")]
+    done = run_cli(*args, timeout=60)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "must be in 0..4294967295" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -24,11 +24,30 @@ Game = Annotated[str, typer.Option(help="connect4 or tictactoe")]
 Width = Annotated[int, typer.Option(help="board width (connect4)")]
 Height = Annotated[int, typer.Option(help="board height (connect4)")]
 Rules = Annotated[str, typer.Option(help="standard or count-fours")]
+
+
+def seed_in_range(value: int | None) -> int | None:
+    """A ``--seed`` the players take (0..SEED_MAX); a precise error otherwise."""
+    if value is None:
+        return None
+    from connect4.players.registry import SEED_MAX  # here: the CLI starts without numpy
+
+    if not 0 <= value <= SEED_MAX:
+        raise typer.BadParameter(f"must be in 0..{SEED_MAX} (the players' seeds), not {value}")
+    return value
+
+
 Seed = Annotated[
     int,
-    typer.Option(help="random seed (the same seed, the same run; games derive their own)", min=0),
+    typer.Option(
+        help="random seed (the same seed, the same run; games derive their own)",
+        callback=seed_in_range,
+    ),
 ]
-OptionalSeed = Annotated[int | None, typer.Option(help="seed for reproducible random choices")]
+OptionalSeed = Annotated[
+    int | None,
+    typer.Option(help="seed for reproducible random choices", callback=seed_in_range),
+]
 Workers = Annotated[int, typer.Option(help="local worker processes", min=1, max=MAX_WORKERS)]
 AllCoresWorkers = Annotated[
     int | None,
