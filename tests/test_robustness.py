@@ -106,3 +106,28 @@ def test_every_commands_seed_is_in_the_players_range(tmp_path: Path, args: list[
     assert "must be in 0..4294967295" in done.stderr
     assert "Traceback" not in done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_in_an_arena_with_workers_prints_no_traceback(tmp_path: Path) -> None:
+    """The pool's thread, finding its workers gone after Ctrl-C, set an exception on
+    the cancelled games' futures and printed InvalidStateError's traceback."""
+    for round_ in range(3):
+        results, stderr = tmp_path / f"r{round_}.jsonl", tmp_path / f"e{round_}"
+        args = ["arena", "-p", "alphabeta:depth=8", "-p", "alphabeta:depth=7", "--workers",
+                "2", "--games-per-pair", "2000", "--results", str(results)]  # fmt: skip
+        with stderr.open("w") as err:
+            process = subprocess.Popen([sys.executable, "-m", "connect4", *args],
+                                       stdout=subprocess.DEVNULL, stderr=err)  # fmt: skip
+        try:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline and process.poll() is None:
+                if results.exists() and len(results.read_bytes().splitlines()) >= 1 + round_:
+                    break
+                time.sleep(0.05)
+            process.send_signal(signal.SIGINT)
+            assert process.wait(timeout=30) == 130
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+        assert "Traceback" not in stderr.read_text(), stderr.read_text()

@@ -282,8 +282,16 @@ def map_unordered(
     finally:
         finished = all(future.done() for future in futures)
         for future in futures:
-            future.cancel()
+            if future.cancel():
+                # Before Python 3.12 a pool broken by its workers' exit (they leave when
+                # the arena stops) sets an exception on every pending future, cancelled
+                # ones too, and its thread prints a traceback (InvalidStateError).
+                setattr(future, "set_exception", _leave_cancelled)  # noqa: B010
         close(finished)
+
+
+def _leave_cancelled(exception: BaseException | None) -> None:
+    """A cancelled future's ``set_exception``: it stays cancelled."""
 
 
 def play_pending(
