@@ -122,6 +122,12 @@ def stop_pool(pool: ProcessPoolExecutor) -> None:
     for worker in workers:
         with contextlib.suppress(OSError, ValueError, AssertionError):
             worker.join(1.0)
+    # The pool's manager thread sees its workers gone and closes its pipes; let it finish
+    # now, or the interpreter's exit races it (Python 3.11 then prints "OSError: [Errno 9]
+    # Bad file descriptor" after the interrupted line).
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if isinstance(manager, threading.Thread):
+        manager.join(2.0)
 
 
 def fresh_worker(parent: int | None = None) -> None:
