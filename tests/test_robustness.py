@@ -131,3 +131,25 @@ def test_ctrl_c_in_an_arena_with_workers_prints_no_traceback(tmp_path: Path) -> 
                 process.kill()
                 process.wait()
         assert "Traceback" not in stderr.read_text(), stderr.read_text()
+
+
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        (["tree", "", "--depth", "40", "--budget", "1000000000"], "--budget"),
+        (["lab", "--accuracy-nodes", "1000000000000000"], "--accuracy-nodes"),
+        (["lab", "--test-positions", "1000000000000"], "--test-positions"),
+    ],
+)
+def test_budgets_that_cannot_finish_are_refused_with_their_limit(
+    tmp_path: Path, args: list[str], flag: str
+) -> None:
+    """``tree --budget 10**9`` recorded a tree for hours; the lab's review budget and
+    test-set size took any number."""
+    if args[0] == "lab":
+        args = [*args, "--out", str(tmp_path / "lab")]
+    done = run_cli(*args, timeout=60)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert flag in done.stderr and "less than or equal to" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -12,6 +12,7 @@ import typer
 from connect4.cli.common import (
     MAX_NODES,
     MAX_PLAYOUTS,
+    MAX_TREE_NODES,
     Game,
     Height,
     Json,
@@ -41,7 +42,8 @@ def tree(
         int, typer.Option(help="mcts: nodes shown need this many visits", min=1)
     ] = 1,
     budget: Annotated[
-        int, typer.Option(help="stop a search that visits more nodes", min=1, max=MAX_NODES)
+        int,
+        typer.Option(help="stop a search that visits more nodes", min=1, max=MAX_TREE_NODES),
     ] = 500_000,
     game: Game = "connect4",
     width: Width = 7,

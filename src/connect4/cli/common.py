@@ -18,6 +18,7 @@ import typer
 MAX_WORKERS = 4 * (os.cpu_count() or 1)  # more processes than this only thrash
 MAX_PLAYOUTS = 100_000_000  # an MCTS tree's playouts (the mcts player's own cap)
 MAX_NODES = 1_000_000_000  # a node budget; past it a search runs for hours
+MAX_TREE_NODES = 10_000_000  # a recorded tree's nodes: minutes in the recording engine
 MAX_POSITIONS = 100_000_000  # a data set's positions (about 1 GB of labels)
 
 Game = Annotated[str, typer.Option(help="connect4 or tictactoe")]

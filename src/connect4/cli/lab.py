@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from connect4.cli.common import Resume, Scheduler, Seed, Workers, fail
+from connect4.cli.common import (
+    MAX_NODES,
+    MAX_POSITIONS,
+    Resume,
+    Scheduler,
+    Seed,
+    Workers,
+    fail,
+)
 from connect4.core.errors import Connect4Error
 
 if TYPE_CHECKING:
@@ -111,7 +119,10 @@ def lab(
     ] = None,
     openings: Annotated[str, typer.Option(help="plies=K or a file of move strings")] = "plies=2",
     accuracy_nodes: Annotated[
-        int, typer.Option(help="solver node budget per position for the game review", min=1)
+        int,
+        typer.Option(
+            help="solver node budget per position for the game review", min=1, max=MAX_NODES
+        ),
     ] = 200_000,
     test_set: Annotated[
         list[str] | None,
@@ -121,7 +132,10 @@ def lab(
         ),
     ] = None,
     test_positions: Annotated[
-        int, typer.Option(help="positions used from each test set (the first N)", min=1)
+        int,
+        typer.Option(
+            help="positions used from each test set (the first N)", min=1, max=MAX_POSITIONS
+        ),
     ] = 50,
     workers: Workers = 1,
     scheduler: Scheduler = None,
