@@ -1,10 +1,14 @@
-"""Run the real ``connect4`` command in a subprocess."""
+"""Run the real ``connect4`` command in a subprocess, and watch what it leaves running."""
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
 
 
 def run_cli(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -19,3 +23,69 @@ def run_cli(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.Com
         env=env,
         check=False,
     )
+
+
+def children(pid: int) -> set[int]:
+    """Every descendant of ``pid`` now (read from /proc)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def kill_when_working(
+    process: subprocess.Popen[str] | subprocess.Popen[bytes],
+    ready: Callable[[], bool],
+    *,
+    what: str = "the command ended before it could be killed",
+    settle: float = 0.0,
+    poll: float = 0.1,
+) -> set[int]:
+    """SIGKILL ``process`` once ``ready()`` holds (within 120 s), then check that every
+    worker it had exits within 10 s; returns those workers. Whatever is left (a failed
+    check) is killed, so a test never leaks processes. ``settle`` seconds pass between
+    the kill and the reaping (a killed parent not yet a zombie: the workers may find it
+    exiting)."""
+    workers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            workers = children(process.pid)
+            if ready():
+                break
+            time.sleep(poll)
+        assert process.poll() is None, what
+        process.send_signal(signal.SIGKILL)
+        time.sleep(settle)
+        process.wait()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(alive(pid) for pid in workers):
+            time.sleep(poll)
+        assert [pid for pid in workers if alive(pid)] == []
+    finally:
+        for pid in workers:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return workers

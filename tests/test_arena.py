@@ -31,7 +31,7 @@ from connect4.arena import (
     summarize,
 )
 from connect4.cli.app import app
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import alive, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = Path(__file__).resolve().parent / "fake_bots"
@@ -489,15 +489,6 @@ def test_sigkill_of_the_arena_leaves_no_worker_forkserver_or_bot_running(tmp_pat
         for child in descendants:  # never leak what this test started
             with contextlib.suppress(psutil.Error):
                 child.kill()  # psutil checks the pid still names this process
-
-
-def alive(pid: int) -> bool:
-    """True while ``pid`` exists and is not a zombie."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return state != "Z"
 
 
 # ---------------------------------------------------------------- executors

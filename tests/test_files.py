@@ -5,7 +5,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -22,7 +21,7 @@ from connect4.core.files import (
     read_lines,
 )
 from connect4.solver.book.format import Book
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import children, kill_when_working, run_cli
 
 
 # ---------------------------------------------------------------- inputs
@@ -209,32 +208,6 @@ def test_book_verify_finds_every_wrong_score(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------- orphans
-def children(pid: int) -> set[int]:
-    """Every descendant of ``pid`` (read from /proc)."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            parents[int(entry.name)] = int(stat[1])
-    found: set[int] = set()
-    frontier = {pid}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 BUILD = ["book", "build", "--width", "5", "--height", "4", "--plies", "14", "--chunk", "4"]
 DATASET = ["dataset", "--positions", "2000", "--plies", "2-8", "--width", "6", "--height", "5",
            "--book", "none", "--chunk", "1"]  # fmt: skip
@@ -250,28 +223,12 @@ def test_workers_exit_when_the_command_is_killed(tmp_path: Path, args: list[str]
         stderr=subprocess.DEVNULL,
     )
     journal = out.with_name(out.name + ".partial")
-    workers: set[int] = set()
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and process.poll() is None:
-            workers = children(process.pid)
-            if len(workers) >= 2 and journal.exists() and journal.stat().st_size > 100:
-                break
-            time.sleep(0.1)
-        assert process.poll() is None and len(workers) >= 2, "no workers at work to orphan"
-        process.send_signal(signal.SIGKILL)
-        process.wait()
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and any(alive(pid) for pid in workers):
-            time.sleep(0.1)
-        assert [pid for pid in workers if alive(pid)] == []
-    finally:
-        for pid in workers:
-            if alive(pid):
-                os.kill(pid, signal.SIGKILL)
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+
+    def working() -> bool:
+        return len(children(process.pid)) >= 2 and journal.exists() and journal.stat().st_size > 100
+
+    workers = kill_when_working(process, working, what="no workers at work to orphan")
+    assert len(workers) >= 2
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
@@ -286,28 +243,15 @@ def test_a_killed_arena_leaves_no_temporary_folder_or_semaphores(tmp_path: Path)
             stderr=err,
             env={**os.environ, "TMPDIR": str(tmp_path)},  # multiprocessing's folder goes here
         )
-    workers: set[int] = set()
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and process.poll() is None:
-            workers = children(process.pid)
-            if results.exists() and len(results.read_bytes().splitlines()) >= 2:
-                break
-            time.sleep(0.1)
-        assert process.poll() is None, "the tournament ended before it could be killed"
-        assert [p.name for p in tmp_path.glob("pymp-*")], "no temporary folder to leave"
-        process.send_signal(signal.SIGKILL)
-        process.wait()
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and any(alive(pid) for pid in workers):
-            time.sleep(0.1)
-        assert [pid for pid in workers if alive(pid)] == []
-    finally:
-        for pid in workers:
-            if alive(pid):
-                os.kill(pid, signal.SIGKILL)
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+
+    def working() -> bool:
+        return results.exists() and len(results.read_bytes().splitlines()) >= 2
+
+    def left_a_folder() -> bool:
+        ready = working()
+        assert not ready or list(tmp_path.glob("pymp-*")), "no temporary folder to leave"
+        return ready
+
+    kill_when_working(process, left_a_folder, what="the tournament ended before it could be killed")
     assert list(tmp_path.glob("pymp-*")) == []
     assert "leaked" not in stderr.read_text()

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli
-from tests.test_files import alive, children
+from tests.cli_helpers import kill_when_working, run_cli
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
@@ -35,29 +34,18 @@ def test_an_arena_killed_at_any_moment_leaves_no_temporary_folder(tmp_path: Path
                 env={**os.environ, "TMPDIR": str(folder)},
                 start_new_session=True,  # as a shell's background job
             )
-        workers: set[int] = set()
-        try:
-            deadline = time.monotonic() + 120
-            while time.monotonic() < deadline and process.poll() is None:
-                workers = children(process.pid)
-                if results.exists() and len(results.read_bytes().splitlines()) >= games:
-                    break
-                time.sleep(0.05)
-            assert process.poll() is None, "the tournament ended before it could be killed"
-            process.send_signal(signal.SIGKILL)
-            time.sleep(0.2)  # not reaped at once: the workers may find it a zombie or exiting
-            process.wait()
-            deadline = time.monotonic() + 10
-            while time.monotonic() < deadline and any(alive(pid) for pid in workers):
-                time.sleep(0.05)
-            assert [pid for pid in workers if alive(pid)] == []
-        finally:
-            for pid in workers:
-                if alive(pid):
-                    os.kill(pid, signal.SIGKILL)
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+
+        def played(results: Path = results, games: int = games) -> bool:
+            return results.exists() and len(results.read_bytes().splitlines()) >= games
+
+        # not reaped at once: the workers may find the arena a zombie or still exiting
+        kill_when_working(
+            process,
+            played,
+            what="the tournament ended before it could be killed",
+            settle=0.2,
+            poll=0.05,
+        )
         time.sleep(0.5)  # the resource tracker's last words
         assert list(folder.glob("pymp-*")) == [], f"round {round_}: the folder was left"
         assert "leaked" not in stderr.read_text(), f"round {round_}: semaphores leaked"
