@@ -51,6 +51,7 @@ def interrupt_when(
         seconds = time.monotonic() - signalled
         assert process.stderr is not None
         stderr = process.stderr.read()
+        assert no_process_left(process.pid), "a worker outlived the interrupted command"
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
@@ -155,32 +156,11 @@ def test_dataset_stops_its_workers_and_resumes(tmp_path: Path) -> None:
     journal = tmp_path / "d.npz.partial"
     args = ["dataset", "--positions", "200", "--plies", "8-14", "--book", "none", "--seed",
             "5", "--workers", "2", "--chunk", "2", "--out", str(out)]  # fmt: skip
-    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "connect4", *args],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        start_new_session=True,
+    # SIGINT to the parent only: it must stop its workers (interrupt_when checks none is left)
+    status, stderr, seconds = interrupt_when(
+        args, lambda: journal.exists() and journal.stat().st_size > 200
     )
-    try:
-        deadline = time.monotonic() + 120
-        while not (journal.exists() and journal.stat().st_size > 200):
-            assert process.poll() is None and time.monotonic() < deadline
-            time.sleep(0.05)
-        signalled = time.monotonic()
-        process.send_signal(signal.SIGINT)  # the parent only: it must stop its workers
-        process.wait(timeout=30)
-        seconds = time.monotonic() - signalled
-        assert process.stderr is not None
-        stderr = process.stderr.read()
-        assert no_process_left(process.pid)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-    assert process.returncode == 130, stderr
+    assert status == 130, stderr
     assert seconds < STOP_SECONDS
     assert "(resume with --resume)" in stderr.splitlines()[-1]
     assert not out.exists()
