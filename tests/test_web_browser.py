@@ -625,3 +625,20 @@ def test_screenshot_for_the_readme(page: Any, tmp_path: Path) -> None:
     target.parent.mkdir(exist_ok=True)
     page.screenshot(path=str(target), full_page=True)
     assert target.stat().st_size > 10_000
+
+
+def test_an_ai_moves_while_a_long_solution_is_still_solving(page: Any) -> None:
+    # 8x7 has no book: the solution of 4455 runs to the time limit on the deep lane.
+    # The server runs one deep job per client, so the AI's move must not be refused
+    # (and the game stall) while the page's stale solve holds that place: the page
+    # gives the solve up and asks for the move again when told its turn is taken.
+    open_page(page, "?width=8&height=7&pos=4455&p1=human&p2=perfect:time=1")
+    page.check("#show-solution")
+    page.wait_for_timeout(300)  # the solve is under way
+    page.locator("#board .column:enabled").first.click()
+    page.wait_for_function(
+        "document.getElementById('pos-text').textContent.length >= 6", timeout=15_000
+    )
+    idle(page)
+    assert len(moves(page)) == 6
+    assert page.text_content("#status") == "Red to move — click a column."

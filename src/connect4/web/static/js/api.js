@@ -10,17 +10,51 @@ export async function getJson(path, options) {
   return body;
 }
 
+// The server runs one deep job per client at a time and refuses a second at once
+// with this message; the page's own deep requests wait for their turn instead.
+const BUSY = "this client already has";
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// `getJson`, asked again (every 150 ms, for up to `patience` ms) while the server
+// says this page's previous deep job is still running (it ends within ~0.1 s of
+// being given up: see `analysis` below).
+async function deepJson(path, options, patience = 5000) {
+  const until = Date.now() + patience;
+  for (;;) {
+    try {
+      return await getJson(path, options);
+    } catch (error) {
+      if (!error.message.startsWith(BUSY) || Date.now() > until || options?.signal?.aborted) throw error;
+      await sleep(150);
+    }
+  }
+}
+
+// The solution row's request in flight: a newer one, or an AI's move, gives it up
+// (the server stops a job whose client went away), so a stale solve never holds
+// this page's deep place.
+let analysis = null;
+
+function giveUpAnalysis() {
+  if (analysis) analysis.abort();
+  analysis = null;
+}
+
 // An AI's move in a position: POST /api/move.
 export function requestMove(body) {
-  return getJson("/api/move", {
+  giveUpAnalysis();
+  return deepJson("/api/move", {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
   });
 }
 
-// Every move's exact score: GET /api/analyze.
+// Every move's exact score: GET /api/analyze. Rejects with an AbortError when a newer
+// analysis or an AI's move gave it up.
 export function requestAnalysis(game, moves) {
+  giveUpAnalysis();
+  analysis = new AbortController();
   const params = new URLSearchParams({ pos: moves, game: game.kind, width: game.width, height: game.height });
-  return getJson(`/api/analyze?${params}`);
+  return deepJson(`/api/analyze?${params}`, { signal: analysis.signal });
 }
 
 // Every move of a game graded by exact scores: GET /api/review.
@@ -28,7 +62,7 @@ export function requestReview(game, moves) {
   const params = new URLSearchParams({
     pos: moves, game: game.kind, width: game.width, height: game.height, rules: game.rules,
   });
-  return getJson(`/api/review?${params}`);
+  return deepJson(`/api/review?${params}`);
 }
 
 async function loadFacts() {

@@ -29,6 +29,7 @@ export async function showSolution(game, board, moves, on, current) {
   } catch (error) {
     if (!current()) return;
     box.innerHTML = "";
+    if (error.name === "AbortError") return;  // an AI's move gave it up; its answer is solved next
     note.hidden = false;
     note.textContent = `No solution: ${error.message}`;
   }
