@@ -21,6 +21,7 @@ The book builder (``connect4 book build``) and the labelled-positions writer
 
 from __future__ import annotations
 
+import concurrent.futures.process as futures_process
 import contextlib
 import ctypes
 import importlib
@@ -115,6 +116,7 @@ def stop_pool(pool: ProcessPoolExecutor) -> None:
     """Shut ``pool`` down at once: queued tasks cancelled, the workers terminated in
     the middle of their task (their results are lost; a journal has the finished ones)."""
     workers = list(pool._processes.values())  # the pool has no public handle on them
+    manager = getattr(pool, "_executor_manager_thread", None)  # shutdown() forgets it
     pool.shutdown(wait=False, cancel_futures=True)
     for worker in workers:
         with contextlib.suppress(OSError, ValueError):
@@ -123,11 +125,15 @@ def stop_pool(pool: ProcessPoolExecutor) -> None:
         with contextlib.suppress(OSError, ValueError, AssertionError):
             worker.join(1.0)
     # The pool's manager thread sees its workers gone and closes its pipes; let it finish
-    # now, or the interpreter's exit races it (Python 3.11 then prints "OSError: [Errno 9]
-    # Bad file descriptor" after the interrupted line).
-    manager = getattr(pool, "_executor_manager_thread", None)
+    # now, and take it off the list the interpreter's exit wakes up: Python 3.11 writes
+    # to its wake-up pipe at exit even once that pipe is gone, and prints "OSError:
+    # [Errno 9] Bad file descriptor" after the interrupted line (one run in ten or so).
     if isinstance(manager, threading.Thread):
         manager.join(2.0)
+        if not manager.is_alive():
+            wakeups = getattr(futures_process, "_threads_wakeups", None)
+            if wakeups is not None:
+                wakeups.pop(manager, None)
 
 
 def fresh_worker(parent: int | None = None) -> None:
