@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-from connect4.core.bits import canonical_key
+from connect4.core.bits import canonical_key, check_word_board
 from connect4.core.errors import Connect4Error
 from connect4.core.limits import Limit
 from connect4.core.position import Position, check_board_size
@@ -225,6 +225,7 @@ class Solver:
     ) -> None:
         try:
             check_board_size(width, height)
+            check_word_board(width, height, "the solver")
         except ValueError as exc:
             raise SolverError(str(exc)) from None
         self.threads = check_threads(threads)
