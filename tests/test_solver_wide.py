@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from connect4 import GameError, Position
 from connect4.cli.app import app
+from connect4.players import make_player
 from connect4.solver import Solver, SolverError
 from connect4.solver.layout import new_memory, new_table, smallest_table
 from connect4.solver.wide import NO_BOOK, split, wide_backend
@@ -98,3 +99,25 @@ def test_cli_solves_a_big_board() -> None:
 
 def test_split_words() -> None:
     assert split((1 << 127) | 5) == (5, 1 << 63)
+
+
+def test_players_choose_on_a_big_board() -> None:
+    position = Position.from_moves("3135257121184355324158714516672177756854824773268822838", 8, 8)
+    perfect = make_player("perfect", width=8, height=8).choose(position)
+    assert perfect.proven and perfect.value == 2 and perfect.move in (2, 3)
+    assert perfect.column_scores == [None, None, 2, 2, None, -3, None, None]
+    for spec in ("alphabeta:depth=3", "mcts:playouts=200"):
+        choice = make_player(spec, width=8, height=8, seed=1).choose(position)
+        assert choice.move in position.legal_moves()
+
+
+def test_terminal_play_between_humans_on_a_big_board() -> None:
+    moves = "\n".join("1a2a3a4") + "\n"
+    result = runner.invoke(
+        app,
+        ["play", "--width", "10", "--height", "6", "--red", "human", "--yellow", "human",
+         "--no-review"],
+        input=moves,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "Red wins after 7 moves: 1a2a3a4" in result.output
