@@ -6,6 +6,7 @@ README's screenshot; ``CONNECT4_UPDATE_SCREENSHOT=1`` saves it as docs/screensho
 
 from __future__ import annotations
 
+import io
 import os
 import random
 import re
@@ -650,19 +651,30 @@ def test_tictactoe_review_marks_cells(page: Any) -> None:
     assert page.get_attribute("#board .ttt-cell.hint-played", "data-col") == "2"  # cell 3
 
 
+def shoot(page: Any, docs_file: Path, tmp_path: Path) -> Path:
+    """A screenshot of the whole page in ``tmp_path``; with CONNECT4_UPDATE_SCREENSHOT=1
+    saved as ``docs_file`` instead, in 256 colours (a modest file for the docs)."""
+    if not os.environ.get("CONNECT4_UPDATE_SCREENSHOT"):
+        target = tmp_path / docs_file.name
+        page.screenshot(path=str(target), full_page=True)
+        return target
+    image = pytest.importorskip("PIL.Image")
+    shot = image.open(io.BytesIO(page.screenshot(full_page=True)))
+    shot.quantize(256).save(docs_file, optimize=True)
+    return docs_file
+
+
 def test_review_screenshot_for_the_docs(page: Any, tmp_path: Path) -> None:
     """docs/review.png; written to docs/ with CONNECT4_UPDATE_SCREENSHOT=1."""
+    page.set_viewport_size(DESKTOP)
     open_page(page, "?pos=44&next=55362&p1=human&p2=perfect&review=1")
     page.wait_for_selector("#review-panel", state="visible")
-    target = (
-        REVIEW_SCREENSHOT if os.environ.get("CONNECT4_UPDATE_SCREENSHOT") else tmp_path / "r.png"
-    )
-    page.screenshot(path=str(target), full_page=True)
-    assert target.stat().st_size > 10_000
+    assert shoot(page, REVIEW_SCREENSHOT, tmp_path).stat().st_size > 10_000
 
 
 def test_screenshot_for_the_readme(page: Any, tmp_path: Path) -> None:
     """The README's picture; written to docs/ with CONNECT4_UPDATE_SCREENSHOT=1."""
+    page.set_viewport_size(DESKTOP)
     open_page(page, "?pos=4453&p1=human&p2=alphabeta:depth=4")
     page.click("[data-col='4']")
     page.wait_for_selector("#tree .tree-row")
@@ -672,10 +684,7 @@ def test_screenshot_for_the_readme(page: Any, tmp_path: Path) -> None:
     page.locator("#tree .tree-root > li > ul > li").nth(0).locator(".tree-toggle").first.click()
     page.locator("#tree .tree-root > li > ul > li > ul > li .tree-row").nth(1).hover()
     page.wait_for_selector("#mini", state="visible")
-    target = SCREENSHOT if os.environ.get("CONNECT4_UPDATE_SCREENSHOT") else tmp_path / "shot.png"
-    target.parent.mkdir(exist_ok=True)
-    page.screenshot(path=str(target), full_page=True)
-    assert target.stat().st_size > 10_000
+    assert shoot(page, SCREENSHOT, tmp_path).stat().st_size > 10_000
 
 
 def test_an_ai_moves_while_a_long_solution_is_still_solving(page: Any) -> None:
@@ -887,6 +896,9 @@ def test_the_review_table_keeps_each_name_beside_its_disc(screen: Any) -> None:
         disc = name.locator(".disc-icon").bounding_box()
         box = name.bounding_box()
         assert box["height"] < 2 * disc["height"] + 8  # one line: the name did not wrap
+    table = screen.locator("table.review-players").bounding_box()
+    panel = screen.locator("#moves-panel").bounding_box()
+    assert table["x"] + table["width"] <= panel["x"] + panel["width"]  # and the table fits
 
 
 def test_tictactoe_mcts_names_cells_and_the_tree_help_names_mcts(page: Any) -> None:
