@@ -54,9 +54,10 @@ def browser() -> Iterator[Any]:
         chromium.close()
 
 
-@pytest.fixture
-def page(browser: Any, url: str) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=url)
+def tab_at(browser: Any, url: str, viewport: dict[str, int]) -> Iterator[Any]:
+    """A page of the app in a fresh context (its own storage) with ``viewport``; no
+    JavaScript error may happen on it."""
+    context = browser.new_context(viewport=viewport, base_url=url)
     tab = context.new_page()
     tab.set_default_timeout(TIMEOUT_MS)
     errors: list[str] = []
@@ -64,6 +65,15 @@ def page(browser: Any, url: str) -> Iterator[Any]:
     yield tab
     context.close()
     assert errors == [], f"JavaScript errors: {errors}"
+
+
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def page(browser: Any, url: str) -> Iterator[Any]:
+    yield from tab_at(browser, url, {"width": 1280, "height": 900})
 
 
 def open_page(page: Any, query: str) -> None:
@@ -319,14 +329,7 @@ def test_the_page_draws_with_the_servers_facts(page: Any) -> None:
 @pytest.fixture
 def phone(browser: Any, url: str) -> Iterator[Any]:
     """A page on a phone-sized screen (390 x 844 CSS pixels)."""
-    context = browser.new_context(viewport={"width": 390, "height": 844}, base_url=url)
-    tab = context.new_page()
-    tab.set_default_timeout(TIMEOUT_MS)
-    errors: list[str] = []
-    tab.on("pageerror", lambda error: errors.append(str(error)))
-    yield tab
-    context.close()
-    assert errors == [], f"JavaScript errors: {errors}"
+    yield from tab_at(browser, url, PHONE)
 
 
 def late_position(width: int, height: int, empty: int = 12) -> tuple[str, int]:
@@ -705,21 +708,10 @@ def test_an_ai_moves_while_a_long_solution_is_still_solving(page: Any) -> None:
 
 
 # ------------------------------------------------------------------ a page that fits and welcomes
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
-
-
 @pytest.fixture(params=[DESKTOP, PHONE], ids=["1280x800", "390x844"])
 def screen(request: Any, browser: Any, url: str) -> Iterator[Any]:
-    """A page at a laptop's and at a phone's screen size, with its own storage."""
-    context = browser.new_context(viewport=request.param, base_url=url)
-    tab = context.new_page()
-    tab.set_default_timeout(TIMEOUT_MS)
-    errors: list[str] = []
-    tab.on("pageerror", lambda error: errors.append(str(error)))
-    yield tab
-    context.close()
-    assert errors == [], f"JavaScript errors: {errors}"
+    """A page at a laptop's and at a phone's screen size."""
+    yield from tab_at(browser, url, request.param)
 
 
 def within_view(page: Any, selector: str) -> bool:
