@@ -370,7 +370,7 @@ function choosePlayers(specs, notes) {
       notes.push(`${names[side - 1]}: the link's player '${shown}' was ignored (${problem}); ${names[side - 1]} is ${fallback}.`);
     }
     const [clamped, cuts] = spec && !problem ? clampSpec(spec) : [fallback, []];
-    for (const cut of cuts) notes.push(`${names[side - 1]}'s ${cut}: ${names[side - 1]} is ${clamped}.`);
+    if (cuts.length) notes.push(`${names[side - 1]}'s ${cuts.join("; ")}: ${names[side - 1]} is ${clamped}.`);
     setSpec(side, clamped, onPlayersChanged);
   }
 }
