@@ -31,6 +31,7 @@ from connect4.arena import (
     summarize,
 )
 from connect4.cli.app import app
+from connect4.core.games import Board
 from tests.cli_helpers import alive, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,7 +94,7 @@ def test_openings_after_k_plies_are_distinct_live_positions() -> None:
     assert len(all_openings(ArenaConfig(players=()), 0)) == 1
     assert len(all_openings(ArenaConfig(players=()), 2)) == 49
     assert len(all_openings(ArenaConfig(players=()), 3)) == 238  # 7*7*7 minus transpositions
-    tictactoe = ArenaConfig(players=(), game="tictactoe")
+    tictactoe = ArenaConfig(players=(), board=Board("tictactoe"))
     assert len(all_openings(tictactoe, 2)) == 72
     assert len(all_openings(tictactoe, 4)) == 756
     shuffled = load_openings("plies=2", ArenaConfig(players=(), seed=4))
@@ -192,13 +193,13 @@ def test_record_fields_and_a_normal_finish() -> None:
 
 
 def test_tictactoe_review_grades_each_move_against_exact_values() -> None:
-    config = ArenaConfig(players=(), game="tictactoe", accuracy_nodes=1)
+    config = ArenaConfig(players=(), board=Board("tictactoe"), accuracy_nodes=1)
     assert game_verdicts(config, "5123", 0) == ["best", "best", "best", "mistake"]
     assert game_verdicts(config, "51", 1) == ["best"]
     assert game_verdicts(config, "52", 0) == ["best", "mistake"]  # an edge reply loses to 5
     players = ("random:seed=1", "random:seed=2")
     config = ArenaConfig(
-        players=players, game="tictactoe", games_per_pair=4, accuracy_nodes=1, seed=3
+        players=players, board=Board("tictactoe"), games_per_pair=4, accuracy_nodes=1, seed=3
     )
     run = run_tournament(config)
     summary = summarize(config, run.records)
@@ -624,5 +625,5 @@ def test_connect4_accuracy_uses_the_solver_scores() -> None:
     assert game_verdicts(config, "44551", 4) == ["blunder"]  # the win thrown away
     assert game_verdicts(config, "4455", 2) == ["blunder", "blunder"]
     # Empty 6x7 (no book reaches it within 1 node): not proven.
-    wide = ArenaConfig(players=(), width=6, height=7, accuracy_nodes=1)
+    wide = ArenaConfig(players=(), board=Board("connect4", 6, 7), accuracy_nodes=1)
     assert game_verdicts(wide, "3", 0) == [None]

@@ -17,6 +17,7 @@ from connect4.arena import (
 from connect4.arena.record import Colour, from_json, to_line
 from connect4.arena.schedule import start_position
 from connect4.arena.summary import player_stats
+from connect4.core.games import Board
 from connect4.players.match import end_reason
 
 CONFIG = ArenaConfig(players=("a", "b", "c"), seed=5)
@@ -152,10 +153,10 @@ def test_csv_has_one_row_per_player_best_first(tmp_path: Path) -> None:
 
 
 def test_end_reason_reads_the_game_through_its_protocol() -> None:
-    fours = ArenaConfig(players=(), rules="count-fours", width=4, height=4)
+    fours = ArenaConfig(players=(), board=Board("connect4", 4, 4, "count-fours"))
     assert end_reason(start_position(fours, "1213141")) == "fours 1-0"  # the game goes on
     assert end_reason(start_position(fours, "1122334411223344")) == "fours 2-2"
     assert end_reason(start_position(ArenaConfig(players=()), "1212121")) == "connect four"
-    tictactoe = ArenaConfig(players=(), game="tictactoe")
+    tictactoe = ArenaConfig(players=(), board=Board("tictactoe"))
     assert end_reason(start_position(tictactoe, "14253")) == "three in a row"
     assert end_reason(start_position(tictactoe, "123546879")) == "draw"

@@ -6,7 +6,7 @@ deterministic players do not replay one game. Every game gets a schedule
 index and a seed derived from the tournament seed and that index, so the
 results are the same whichever executor plays them.
 
->>> config = ArenaConfig(players=("random", "random:seed=7"), game="tictactoe",
+>>> config = ArenaConfig(players=("random", "random:seed=7"), board=Board("tictactoe"),
 ...                      openings=("5",), games_per_pair=2, seed=1)
 >>> [(g.index, g.red, g.yellow, g.opening) for g in make_schedule(config)]
 [(0, 'random', 'random:seed=7', '5'), (1, 'random:seed=7', 'random', '5')]
@@ -24,8 +24,8 @@ from pathlib import Path
 from connect4.core.errors import Connect4Error, GameError
 from connect4.core.files import FileError, read_lines
 from connect4.core.game import Game
-from connect4.core.games import new_game
-from connect4.players import PlayerSpecError, make_player
+from connect4.core.games import DEFAULT_BOARD, Board
+from connect4.players import PlayerContext, PlayerSpecError, build_player
 from connect4.players.external import MAX_MOVE_SECONDS
 from connect4.players.registry import SEED_MAX
 
@@ -54,10 +54,7 @@ class ArenaConfig:
     games_per_pair: int = 2
     openings: tuple[str, ...] = ("",)
     time_per_move: float | None = None
-    game: str = "connect4"
-    width: int = 7
-    height: int = 6
-    rules: str = "standard"
+    board: Board = DEFAULT_BOARD
     seed: int = 0
     accuracy_nodes: int = 0
     max_move_seconds: float = MAX_MOVE_SECONDS
@@ -66,6 +63,9 @@ class ArenaConfig:
         """A short hash naming this tournament; stored with every result line."""
         fields = asdict(self)
         del fields["max_move_seconds"]
+        board = fields.pop("board")  # the board's fields at the top, as they always were
+        fields.update(game=board["kind"], width=board["width"], height=board["height"])
+        fields["rules"] = board["rules"]
         text = json.dumps(fields, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -128,7 +128,7 @@ def make_schedule(config: ArenaConfig) -> list[ScheduledGame]:
 def start_position(config: ArenaConfig, moves: str = "") -> Game:
     """The board of ``config`` after ``moves``; raises :class:`GameError` (a bad game,
     board, rule set or move)."""
-    return new_game(config.game, config.width, config.height, config.rules, moves)
+    return config.board.new(moves)
 
 
 def all_openings(config: ArenaConfig, plies: int) -> list[str]:
@@ -226,13 +226,7 @@ def check_specs(config: ArenaConfig) -> None:
         raise ArenaError("--max-move-seconds must be positive")
     for spec in names:
         try:
-            player = make_player(
-                spec,
-                game=config.game,
-                width=config.width,
-                height=config.height,
-                rules=config.rules,
-            )
+            player = build_player(spec, PlayerContext(config.board))
         except (PlayerSpecError, ValueError) as error:
             raise ArenaError(str(error)) from None
         if player.is_human:

@@ -26,6 +26,7 @@ from connect4.cli.common import (
     Seed,
     Width,
     Workers,
+    board_option,
     fail,
 )
 
@@ -99,10 +100,7 @@ def arena(
         games_per_pair=games_per_pair,
         time_per_move=time_per_move,
         max_move_seconds=max_move_seconds,
-        game=game,
-        width=width,
-        height=height,
-        rules=rules,
+        board=board_option(game, width, height, rules),
         seed=seed,
         accuracy_nodes=accuracy_nodes if review else 0,
     )

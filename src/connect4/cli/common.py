@@ -11,9 +11,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
+
+if TYPE_CHECKING:
+    from connect4.core.games import Board
 
 MAX_WORKERS = 4 * (os.cpu_count() or 1)  # more processes than this only thrash
 MAX_PLAYOUTS = 100_000_000  # an MCTS tree's playouts (the mcts player's own cap)
@@ -25,6 +28,17 @@ Game = Annotated[str, typer.Option(help="connect4 or tictactoe")]
 Width = Annotated[int, typer.Option(help="board width (connect4)")]
 Height = Annotated[int, typer.Option(help="board height (connect4)")]
 Rules = Annotated[str, typer.Option(help="standard or count-fours")]
+
+
+def board_option(game: str, width: int, height: int, rules: str) -> Board:
+    """The board a command's ``--game``, ``--width``, ``--height`` and ``--rules`` name; a
+    bad one ends the command with its precise message."""
+    from connect4.core.games import Board
+
+    try:
+        return Board(game, width, height, rules)
+    except ValueError as error:
+        raise fail(str(error)) from None
 
 
 def seed_in_range(value: int | None) -> int | None:

@@ -172,8 +172,8 @@ class ExternalPlayer(PlayerBase):
         self.colour = colour
         context = self.context
         name = "red" if colour == 1 else "yellow"
-        width, height = (3, 3) if context.game == "tictactoe" else (context.width, context.height)
-        self._send(f"init {context.game} {width} {height} {name} {context.rules}")
+        board = context.board
+        self._send(f"init {board.kind} {board.width} {board.height} {name} {board.rules}")
         reply = self._read_line(time.monotonic() + self.startup_seconds)
         if reply.strip() != "ready":
             raise bad_output(reply)

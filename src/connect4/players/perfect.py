@@ -434,7 +434,7 @@ class PerfectPlayer(PlayerBase):
 
 
 def _build_perfect(spec: str, options: dict[str, object], context: PlayerContext) -> Player:
-    if context.rules != "standard":
+    if context.board.rules != "standard":
         raise PlayerSpecError("perfect plays standard rules only (not count-fours)")
     seed = options.get("seed", context.seed)
     level = options.get("level", "perfect")
@@ -444,8 +444,8 @@ def _build_perfect(spec: str, options: dict[str, object], context: PlayerContext
         level=str(level),
         seconds=float(seconds) if isinstance(seconds, (int, float)) else 1.0,
         seed=seed if isinstance(seed, int) else None,
-        width=context.width,
-        height=context.height,
+        width=context.board.width,
+        height=context.board.height,
     )
 
 

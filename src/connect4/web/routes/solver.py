@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 from fastapi.responses import JSONResponse
 
+from connect4.core.games import Board
 from connect4.web.api import ApiDep, CallerDep
 from connect4.web.errors import RESPONSES
 from connect4.web.models import MAX_POS_CHARS, AnalyzeResponse, SolveResponse
@@ -29,6 +30,16 @@ GameName = Annotated[
 RulesName = Annotated[str, Query(max_length=20, description="standard or count-fours")]
 
 
+def board_query(
+    width: Width = 7, height: Height = 6, game: GameName = "connect4", rules: RulesName = "standard"
+) -> Board:
+    """The board a request's query names (checked once: a bad one is a 400)."""
+    return Board(game, width, height, rules)
+
+
+BoardQuery = Annotated[Board, Depends(board_query)]
+
+
 @router.get("/solve", response_model=SolveResponse)
 async def solve(
     api: ApiDep, caller: CallerDep, pos: Pos = "", width: Width = 7, height: Height = 6
@@ -41,12 +52,8 @@ async def solve(
 
 @router.get("/api/analyze", response_model=AnalyzeResponse)
 async def analyze(
-    api: ApiDep,
-    caller: CallerDep,
-    pos: Pos = "",
-    width: Width = 7,
-    height: Height = 6,
-    game: GameName = "connect4",
+    api: ApiDep, caller: CallerDep, board: BoardQuery, pos: Pos = ""
 ) -> AnalyzeResponse:
-    """The position's score, every move's score, the best moves, nodes and seconds."""
-    return await api.analyze(pos, game, width, height, caller)
+    """The position's score, every move's score, the best moves, nodes and seconds
+    (Connect Four: the standard rules only; count-fours is a 400)."""
+    return await api.analyze(pos, board, caller)
