@@ -31,6 +31,7 @@ from connect4.arena import (
     summarize,
 )
 from connect4.cli.app import app
+from connect4.cli.common import flag
 from connect4.core.games import Board
 from tests.cli_helpers import alive, run_cli
 
@@ -117,11 +118,9 @@ def test_openings_file_is_validated_line_by_line(tmp_path: Path) -> None:
     for plies in ("x", "\u0662", "\u00b2"):  # a letter, an Arabic 2, a superscript 2
         with pytest.raises(ArenaError, match="plies must be a number"):
             load_openings(f"plies={plies}", ArenaConfig(players=()))
-    with pytest.raises(
-        ArenaError, match=r"^--openings: openings file .*missing.txt does not exist"
-    ):
+    with pytest.raises(ArenaError, match=r"^openings: openings file .*missing.txt does not exist"):
         load_openings(str(tmp_path / "missing.txt"), ArenaConfig(players=()))
-    with pytest.raises(ArenaError, match=r"^--openings: openings file /dev/zero is a device"):
+    with pytest.raises(ArenaError, match=r"^openings: openings file /dev/zero is a device"):
         load_openings("/dev/zero", ArenaConfig(players=()))
 
 
@@ -309,7 +308,7 @@ def test_cli_builtin_players_do_not_lose_on_time_on_their_first_move(tmp_path: P
 
 
 def test_bad_tournaments_are_refused() -> None:
-    with pytest.raises(ArenaError, match="at least two players"):
+    with pytest.raises(ArenaError, match="a tournament needs at least two"):
         run_tournament(ArenaConfig(players=("random",)))
     with pytest.raises(ArenaError, match="appears twice"):
         run_tournament(ArenaConfig(players=("random", "random")))
@@ -317,6 +316,11 @@ def test_bad_tournaments_are_refused() -> None:
         run_tournament(ArenaConfig(players=("random", "nobody")))
     with pytest.raises(ArenaError, match="humans cannot play"):
         run_tournament(ArenaConfig(players=("random", "human")))
+    with pytest.raises(ArenaError) as caught:  # the library names the setting, not a flag
+        run_tournament(ArenaConfig(players=("random", "random:seed=1"), games_per_pair=0))
+    assert str(caught.value) == "games per pair: must be at least 1"
+    assert caught.value.setting == "games_per_pair"
+    assert caught.value.worded(flag) == "--games-per-pair: must be at least 1"
 
 
 # ---------------------------------------------------------------- results store
@@ -325,7 +329,9 @@ def test_results_file_is_refused_without_resume_and_checked_with_it(tmp_path: Pa
     config = ArenaConfig(players=("random:seed=1", "random:seed=2"), games_per_pair=2)
     run_tournament(config, results)
     assert len(results.read_text().splitlines()) == 2
-    with pytest.raises(ArenaError, match="already exists: pass --resume"):
+    with pytest.raises(
+        ArenaError, match=r"^resume: results file .* already exists: give it to continue"
+    ):
         run_tournament(config, results)
     again = run_tournament(config, results, resume=True)
     assert again.resumed == 2 and len(again.records) == 2
@@ -611,7 +617,7 @@ def test_cli_max_move_seconds_forfeits_a_hung_bot_without_a_time_limit(tmp_path:
     )
     refused = run_cli(*args[:-1], "0", "--resume")
     assert refused.returncode == 2
-    assert "--max-move-seconds must be positive" in refused.stderr
+    assert "error: --max-move-seconds: must be positive" in refused.stderr
 
 
 def test_connect4_accuracy_uses_the_solver_scores() -> None:

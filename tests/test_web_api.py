@@ -326,9 +326,9 @@ def test_openapi_docs(client: httpx.Client) -> None:
               ("/api/move", "post"))  # fmt: skip
     for path, method in routes:
         assert {"200", "400", "422", "503"} <= set(paths[path][method]["responses"]), path
-    for path, extra in (("/api/analyze", []), ("/api/review", ["rules"])):
+    for path in ("/api/analyze", "/api/review"):  # one board query for both
         parameters = [p["name"] for p in paths[path]["get"]["parameters"]]
-        assert parameters == ["pos", "width", "height", "game", *extra], path
+        assert parameters == ["pos", "width", "height", "game", "rules"], path
 
 
 @pytest.mark.parametrize("page", ["/docs", "/redoc"])
@@ -351,6 +351,8 @@ def test_health(client: httpx.Client) -> None:
 
 # ------------------------------------------------------------------ bad input
 BAD_GETS = [
+    ("/api/analyze?pos=4&rules=count-fours", 400, "the solver handles the standard rules only"),
+    ("/api/analyze?pos=4&game=chess", 400, "unknown game 'chess': choose one of connect4"),
     ("/solve?pos=4x53", 400, "move 2 ('x'): not a column number 1-7"),
     ("/solve?pos=4444444", 400, "move 7 ('4'): column 4 is full"),
     ("/solve?pos=48", 400, "move 2 ('8'): column 8 is out of range 1-7"),

@@ -19,18 +19,17 @@ positions stay unproven) do not depend on the worker or on earlier games.
 
 from __future__ import annotations
 
-from connect4.arena.record import ResultLine
+from connect4.arena.record import ResultLine, board_of
 from connect4.arena.schedule import ArenaConfig, ArenaError
-from connect4.core.games import Board
 from connect4.review import Review, ReviewError, Verdict, review
 
 
 def check_reviewable(config: ArenaConfig) -> None:
-    """``ArenaError`` when ``--review`` is asked for games the review cannot grade."""
+    """``ArenaError`` when a review is asked for games the review cannot grade."""
     if config.accuracy_nodes > 0 and config.board.rules != "standard":
         raise ArenaError(
-            "--review: the solver handles the standard rules only, so count-fours games "
-            "cannot be reviewed"
+            "the solver handles the standard rules only, so count-fours games cannot be reviewed",
+            setting="accuracy_nodes",
         )
 
 
@@ -64,22 +63,21 @@ def review_record(
     Raises :class:`~connect4.review.ReviewError` for a record that does not say
     its board (written before records carried it) or that cannot be reviewed.
     """
-    kind, width, height = record.get("kind"), record.get("width"), record.get("height")
-    rules = record.get("rules")
-    if kind is None or width is None or height is None or rules is None:
-        moves = record["moves"] or '""'
-        raise ReviewError(
-            f"game {record['game']} does not record its board (written by an older "
-            f"connect4); review its moves directly: connect4 review {moves} --width W --height H"
-        )
     try:
-        return review(
-            record["moves"],
-            Board(kind, width, height, rules),
-            max_nodes=max_nodes,
-            deadline=deadline,
-            opening=len(record["opening"]),
-            names=(record["red"], record["yellow"]),
-        )
+        board = board_of(record)
+        if board is not None:
+            return review(
+                record["moves"],
+                board,
+                max_nodes=max_nodes,
+                deadline=deadline,
+                opening=len(record["opening"]),
+                names=(record["red"], record["yellow"]),
+            )
     except ValueError as error:
         raise ReviewError(f"game {record['game']}: {error}") from None
+    moves = record["moves"] or '""'
+    raise ReviewError(
+        f"game {record['game']} does not record its board (written by an older "
+        f"connect4); review its moves {moves} directly, on their board"
+    )

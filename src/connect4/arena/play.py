@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from connect4.arena.accuracy import check_reviewable, with_verdicts
-from connect4.arena.record import COLOURS, ResultLine
+from connect4.arena.record import COLOURS, ResultLine, set_board
 from connect4.arena.schedule import (
     ArenaConfig,
     ArenaError,
@@ -109,14 +109,9 @@ def result_line(record: GameRecord, scheduled: ScheduledGame, config: ArenaConfi
     for stats in record.move_stats:
         count = None if stats is None else stats.get("nodes", stats.get("playouts"))
         nodes.append(int(count) if isinstance(count, int | float) else None)
-    size = config.board
-    return ResultLine(
+    line = ResultLine(
         game=scheduled.index,
         tournament=config.fingerprint(),
-        kind=size.kind,
-        width=size.width,
-        height=size.height,
-        rules=size.rules,
         red=scheduled.red,
         yellow=scheduled.yellow,
         opening=scheduled.opening,
@@ -129,6 +124,7 @@ def result_line(record: GameRecord, scheduled: ScheduledGame, config: ArenaConfi
         move_nodes=nodes,
         seed=scheduled.seed,
     )
+    return set_board(line, config.board)
 
 
 # ------------------------------------------------------------------ executors
@@ -210,7 +206,9 @@ def _executor(
         try:
             distributed = importlib.import_module("dask.distributed")
         except ImportError:
-            raise ArenaError("--scheduler needs dask: pip install 'connect4[dask]'") from None
+            raise ArenaError(
+                "needs dask: pip install 'connect4[dask]'", setting="scheduler"
+            ) from None
         try:
             client = distributed.Client(scheduler, timeout=10)
         except (OSError, TimeoutError, ValueError) as error:
@@ -268,7 +266,7 @@ def map_unordered(
                 raise ArenaError(
                     f"{name(futures[future])} failed in a worker "
                     f"({type(error).__name__}: {error}); finished work is saved, "
-                    "rerun with --resume"
+                    "resume the run to finish it"
                 ) from error
             yield result
     finally:
@@ -331,7 +329,7 @@ def run_tournament(
     check_specs(config)
     check_reviewable(config)
     if workers < 1:
-        raise ArenaError("--workers must be at least 1")
+        raise ArenaError("must be at least 1", setting="workers")
     schedule = make_schedule(config)
     store = ResultsStore(results, config.fingerprint()).open(resume)
     for stored in list(store.records.values()):

@@ -77,7 +77,7 @@ def play(
             for index, spec in enumerate(specs)
         ]
     except PlayerSpecError as error:
-        raise fail(str(error)) from None
+        raise fail(error) from None
     console = Console(stderr=json_output, highlight=False)
     context = PlayerContext(board)
     for spec, player in zip(specs, players, strict=True):
@@ -165,7 +165,7 @@ def serve(
             cache=cache,
         )
     except (OSError, ValueError) as error:
-        raise fail(str(error)) from None
+        raise fail(error) from None
 
 
 app.command()(arena.arena)

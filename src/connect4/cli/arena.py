@@ -108,7 +108,7 @@ def arena(
         config = with_openings(base, openings)
         run = play_tournament(config, results, resume, workers, scheduler)
     except (ArenaError, OSError) as error:
-        raise fail(str(error)) from None
+        raise fail(error) from None
     print_run(run, results, json_output, csv)
 
 
@@ -122,7 +122,7 @@ def check_outputs(results: Path | None, csv: Path | None) -> None:
         if results is not None:
             check_output(results, what="results file")
     except FileError as error:
-        raise fail(str(error)) from None
+        raise fail(error) from None
 
 
 def with_openings(base: ArenaConfig, openings: str) -> ArenaConfig:

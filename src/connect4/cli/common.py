@@ -38,7 +38,7 @@ def board_option(game: str, width: int, height: int, rules: str) -> Board:
     try:
         return Board(game, width, height, rules)
     except ValueError as error:
-        raise fail(str(error)) from None
+        raise fail(error) from None
 
 
 def seed_in_range(value: int | None) -> int | None:
@@ -78,8 +78,22 @@ Resume = Annotated[
 ]
 
 
-def fail(message: str, code: int = 2) -> typer.Exit:
-    """Print ``error: message`` on stderr and return the Exit to raise."""
+FLAGS = {"accuracy_nodes": "--review"}
+"""Settings whose flag is not their name (the arena's review budget comes with ``--review``)."""
+
+
+def flag(setting: str) -> str:
+    """The flag of a library setting: ``games_per_pair`` -> ``--games-per-pair``."""
+    return FLAGS.get(setting, "--" + setting.replace("_", "-"))
+
+
+def fail(message: str | Exception, code: int = 2) -> typer.Exit:
+    """Print ``error: message`` on stderr and return the Exit to raise; a library error
+    names the setting at fault by its flag."""
+    from connect4.core.errors import Connect4Error
+
+    if isinstance(message, Connect4Error):
+        message = message.worded(flag)
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(code)
 
@@ -127,4 +141,4 @@ def run_job(command: Callable[[], T], journal: Path) -> T:
             raise interrupted(note) from None
         raise interrupted("nothing was finished, nothing to resume") from None
     except (ValueError, OSError) as error:
-        raise fail(str(error)) from None
+        raise fail(error) from None

@@ -88,12 +88,12 @@ def review(
                 deadline=deadline,
             )
     except ValueError as error:
-        raise fail(str(error)) from None
+        raise fail(error) from None
     if plot is not None:
         try:
             write_plot(result, plot)
         except ValueError as error:
-            raise fail(str(error)) from None
+            raise fail(error) from None
     if json_output:
         typer.echo(json.dumps(result.as_dict()))
         return
@@ -130,7 +130,7 @@ def _review_result_file(
     try:
         record = read_game(results, int(game))
     except ArenaError as error:
-        raise fail(str(error)) from None
+        raise fail(error) from None
     return interruptible(lambda: review_record(record, max_nodes=max_nodes, deadline=deadline))
 
 

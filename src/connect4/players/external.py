@@ -294,7 +294,7 @@ class ExternalPlayer(PlayerBase):
         print(
             f"warning: {self.spec} has been silent for {self.warn_seconds:g} s on move "
             f"{game.ply + 1} ({game.moves or 'empty board'}); it forfeits after "
-            f"{self.max_move_seconds:g} s (--max-move-seconds)",
+            f"{self.max_move_seconds:g} s (its limit on a move without a clock)",
             file=sys.stderr,
             flush=True,
         )

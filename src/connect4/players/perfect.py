@@ -54,6 +54,7 @@ from connect4.players.registry import (
 )
 from connect4.solver import (
     DEFAULT_BOOK,
+    Budget,
     DefaultBook,
     Solver,
     SolverError,
@@ -234,7 +235,8 @@ class PerfectEngine:
                     if known is not None:
                         value = -known
                     else:
-                        probe = self.solver.probe(child, -target, deadline=deadline, limit=limit)
+                        budget = Budget(deadline)
+                        probe = self.solver.probe(child, -target, budget=budget, limit=limit)
                         nodes += probe.nodes
                         if probe.value is None:
                             return None, None, nodes
@@ -465,7 +467,7 @@ PERFECT = PlayerKind(
             (),
             "1",
         ),
-        "seed": Option("random seed for ties and levels (defaults to --seed)", parse_seed),
+        "seed": Option("random seed for ties and levels (defaults to the game's seed)", parse_seed),
     },
     build=_build_perfect,
     games=("connect4",),

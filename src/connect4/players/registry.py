@@ -467,6 +467,6 @@ HUMAN = PlayerKind(
 RANDOM = PlayerKind(
     name="random",
     description="plays a uniformly random legal move",
-    options={"seed": Option("random seed (defaults to --seed)", parse_seed)},
+    options={"seed": Option("random seed (defaults to the game's seed)", parse_seed)},
     build=_build_random,
 )

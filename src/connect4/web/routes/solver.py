@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
@@ -30,14 +31,26 @@ GameName = Annotated[
 RulesName = Annotated[str, Query(max_length=20, description="standard or count-fours")]
 
 
-def board_query(
-    width: Width = 7, height: Height = 6, game: GameName = "connect4", rules: RulesName = "standard"
-) -> Board:
-    """The board a request's query names (checked once: a bad one is a 400)."""
-    return Board(game, width, height, rules)
+@dataclass(frozen=True)
+class PositionQuery:
+    """The position a request's query names: its move string and its board."""
+
+    pos: str
+    board: Board
 
 
-BoardQuery = Annotated[Board, Depends(board_query)]
+def position_query(
+    pos: Pos = "",
+    width: Width = 7,
+    height: Height = 6,
+    game: GameName = "connect4",
+    rules: RulesName = "standard",
+) -> PositionQuery:
+    """The query's position (its board checked once: a bad one is a 400)."""
+    return PositionQuery(pos, Board(game, width, height, rules))
+
+
+QueryPosition = Annotated[PositionQuery, Depends(position_query)]
 
 
 @router.get("/solve", response_model=SolveResponse)
@@ -51,9 +64,7 @@ async def solve(
 
 
 @router.get("/api/analyze", response_model=AnalyzeResponse)
-async def analyze(
-    api: ApiDep, caller: CallerDep, board: BoardQuery, pos: Pos = ""
-) -> AnalyzeResponse:
+async def analyze(api: ApiDep, caller: CallerDep, query: QueryPosition) -> AnalyzeResponse:
     """The position's score, every move's score, the best moves, nodes and seconds
     (Connect Four: the standard rules only; count-fours is a 400)."""
-    return await api.analyze(pos, board, caller)
+    return await api.analyze(query.pos, query.board, caller)
