@@ -93,26 +93,31 @@ def size_names(sizes: tuple[tuple[int, int], ...]) -> list[str]:
     return [f"{width}x{height}" for width, height in sizes]
 
 
-# Each game's default board, side names and move symbols, as the page shows them.
-_CONNECT4, _TICTACTOE = Position(), TicTacToe()
+def game_info(
+    board: Board, title: str, sides: list[str], notation: str, sizes: tuple[tuple[int, int], ...]
+) -> GameInfo:
+    """What the page is told about a game: its default board, its sides' names, its move
+    symbols (move 0 first) and the board sizes served."""
+    return GameInfo(
+        kind=board.kind,
+        title=title,
+        sides=sides,
+        width=board.width,
+        height=board.height,
+        notation=notation,
+        sizes=size_names(sizes),
+    )
+
+
+_TICTACTOE = TicTacToe()
 GAME_INFO = (
-    GameInfo(
-        kind=_CONNECT4.kind,
-        title="Connect Four",
-        sides=["Red", "Yellow"],
-        width=_CONNECT4.width,
-        height=_CONNECT4.height,
-        notation=COLUMN_SYMBOLS,
-        sizes=size_names(BOARD_SIZES),
-    ),
-    GameInfo(
-        kind=_TICTACTOE.kind,
-        title="Tic-tac-toe",
-        sides=["X", "O"],
-        width=_TICTACTOE.width,
-        height=_TICTACTOE.height,
-        notation="".join(_TICTACTOE.move_label(cell) for cell in range(_TICTACTOE.size)),
-        sizes=size_names(((_TICTACTOE.width, _TICTACTOE.height),)),
+    game_info(DEFAULT_BOARD, "Connect Four", ["Red", "Yellow"], COLUMN_SYMBOLS, BOARD_SIZES),
+    game_info(
+        Board("tictactoe"),
+        "Tic-tac-toe",
+        ["X", "O"],
+        "".join(_TICTACTOE.move_label(cell) for cell in range(_TICTACTOE.size)),
+        ((_TICTACTOE.width, _TICTACTOE.height),),
     ),
 )
 # How far from +-MATE a classic search value still scores a finished game.
