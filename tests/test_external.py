@@ -127,7 +127,7 @@ def test_a_silent_bot_gets_one_warning_on_stderr_before_it_forfeits(
     warnings = [line for line in capfd.readouterr().err.splitlines() if "warning" in line]
     assert warnings == [
         f"warning: {player.spec} has been silent for 0.2 s on move 3 (44); "
-        "it forfeits after 1 s (--max-move-seconds)"
+        "it forfeits after 1 s (its limit on a move without a clock)"
     ]
 
 

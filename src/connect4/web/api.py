@@ -24,7 +24,7 @@ cannot hold every deep worker.
 >>> api = Api(Settings(threads=1, warm_up=False))
 >>> asyncio.run(api.analyze("4455")).best_moves
 [3, 6]
->>> asyncio.run(api.analyze("7182", game="tictactoe")).score_text
+>>> asyncio.run(api.analyze("7182", Board("tictactoe"))).score_text
 'win in 1'
 >>> api.stop()
 """
