@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field, JsonValue
 from typing_extensions import TypedDict  # pydantic reads these on Python 3.11 too
 
 from connect4.core.games import Board
-from connect4.review.grading import PlayerSummary
+from connect4.review.grading import PlayerSummary, PlyReview
 
 MAX_POS_CHARS = 1024  # hard cap before any parsing; the board size gives the real limit
 
@@ -57,22 +57,14 @@ class AnalyzeResponse(BaseModel):
     complete: bool
 
 
-class ReviewPly(BaseModel):
-    """One graded move: every move's exact score before it (mover's view, ``null`` = not
-    playable or not settled), the best moves, the score lost and the verdict."""
-
-    ply: int = Field(description="1 = the first move")
-    player: int = Field(description="1 = red / X, 2 = yellow / O")
-    name: str = Field(examples=["red"])
-    move: int = Field(description="0-based column (tic-tac-toe: cell)")
-    label: str = Field(examples=["4"], description="the move as written in move strings")
-    scores: list[int | None]
-    proven: bool
-    best_score: int | None
-    best_moves: list[int] = Field(description="0-based")
-    played_score: int | None
-    loss: int | None = Field(description="best score minus the move's score")
-    verdict: str | None = Field(examples=["blunder"], description="best, good, mistake, blunder")
+@pydantic.dataclasses.dataclass(frozen=True)
+class ReviewPly(PlyReview):
+    """One graded move (the review's own row): ``ply`` counts from 1, ``player`` is 1
+    (red / X) or 2, ``move`` the 0-based column (tic-tac-toe: cell) and ``label`` the
+    move as written in move strings. ``scores`` are every move's exact score before it
+    (mover's view, ``null``: not playable or not settled), ``best_moves`` 0-based,
+    ``loss`` the best score minus the move's score, ``verdict`` best, good, mistake or
+    blunder (``null``: the position was not proven)."""
 
 
 @pydantic.dataclasses.dataclass(frozen=True)
