@@ -160,3 +160,16 @@ def test_end_reason_reads_the_game_through_its_protocol() -> None:
     tictactoe = ArenaConfig(players=(), board=Board("tictactoe"))
     assert end_reason(start_position(tictactoe, "14253")) == "three in a row"
     assert end_reason(start_position(tictactoe, "123546879")) == "draw"
+
+
+def test_a_crosstable_too_wide_is_left_out_pointing_to_the_whole() -> None:
+    from connect4.arena.report import render_summary
+
+    summary = summarize(CONFIG, records())
+    tables = render_summary(summary, width=30)
+    assert tables[0].title == "Players" and "Crosstable" not in [t.title for t in tables]
+    assert (
+        tables[-1].caption == "(the crosstable is wider than 30 columns: see the summary as JSON)"
+    )
+    named = render_summary(summary, width=30, full="--json")  # the CLI names its flag
+    assert named[-1].caption == "(the crosstable is wider than 30 columns: see --json)"

@@ -189,5 +189,5 @@ def print_run(
         sys.stdout.write(json.dumps(summary.to_json(), indent=2) + "\n")
         return
     out = Console(highlight=False)  # COLUMNS, else the terminal's width, else 80
-    for table in render_summary(summary, width=out.width):
+    for table in render_summary(summary, width=out.width, full="--json"):
         out.print(table)
