@@ -251,6 +251,12 @@ def test_players_lists_kinds_for_the_menus(client: httpx.Client) -> None:
     assert body["rules"] == ["standard", "count-fours"]
     assert body["solver"] is True
     assert set(kinds["perfect"]["options"]["level"]["choices"]) >= {"easy", "medium", "hard"}
+    # a number's bounds, which the page clamps a link's values to (the players' own)
+    depth, time_ = kinds["alphabeta"]["options"]["depth"], kinds["mcts"]["options"]["time"]
+    assert (depth["low"], depth["high"], depth["integer"]) == (1, 42, True)
+    assert (time_["low"], time_["high"], time_["integer"]) == (0.01, 3600, False)
+    level = kinds["perfect"]["options"]["level"]
+    assert (level["low"], level["high"], level["integer"]) == (None, None, False)
 
 
 def test_analyze_tictactoe_cells_in_numpad_order(client: httpx.Client) -> None:

@@ -6,6 +6,7 @@ README's screenshot; ``CONNECT4_UPDATE_SCREENSHOT=1`` saves it as docs/screensho
 
 from __future__ import annotations
 
+import io
 import os
 import random
 import re
@@ -53,9 +54,10 @@ def browser() -> Iterator[Any]:
         chromium.close()
 
 
-@pytest.fixture
-def page(browser: Any, url: str) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=url)
+def tab_at(browser: Any, url: str, viewport: dict[str, int]) -> Iterator[Any]:
+    """A page of the app in a fresh context (its own storage) with ``viewport``; no
+    JavaScript error may happen on it."""
+    context = browser.new_context(viewport=viewport, base_url=url)
     tab = context.new_page()
     tab.set_default_timeout(TIMEOUT_MS)
     errors: list[str] = []
@@ -63,6 +65,15 @@ def page(browser: Any, url: str) -> Iterator[Any]:
     yield tab
     context.close()
     assert errors == [], f"JavaScript errors: {errors}"
+
+
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def page(browser: Any, url: str) -> Iterator[Any]:
+    yield from tab_at(browser, url, {"width": 1280, "height": 900})
 
 
 def open_page(page: Any, query: str) -> None:
@@ -318,14 +329,7 @@ def test_the_page_draws_with_the_servers_facts(page: Any) -> None:
 @pytest.fixture
 def phone(browser: Any, url: str) -> Iterator[Any]:
     """A page on a phone-sized screen (390 x 844 CSS pixels)."""
-    context = browser.new_context(viewport={"width": 390, "height": 844}, base_url=url)
-    tab = context.new_page()
-    tab.set_default_timeout(TIMEOUT_MS)
-    errors: list[str] = []
-    tab.on("pageerror", lambda error: errors.append(str(error)))
-    yield tab
-    context.close()
-    assert errors == [], f"JavaScript errors: {errors}"
+    yield from tab_at(browser, url, PHONE)
 
 
 def late_position(width: int, height: int, empty: int = 12) -> tuple[str, int]:
@@ -394,14 +398,67 @@ def test_a_good_link_shows_no_notice(page: Any) -> None:
     assert page.input_value("#size") == "6x5"
 
 
-def test_a_link_asking_for_more_time_than_the_server_allows_is_clamped(page: Any) -> None:
-    # the fixture's server answers within 20 s: a move may think 19.5 s (/api/info)
-    open_page(page, "?p1=human&p2=mcts:time=3600")
-    assert page.is_visible("#notice")
+# A link's numbers clamped to what the server allows: the time to /api/info's move time
+# (the fixture's server answers within 20 s: a move may think 19.5 s), every other number
+# to its option's bounds (/api/players); each change named in the notice.
+CLAMPED_LINKS = [
+    (
+        "?p1=human&p2=mcts:time=3600",
+        "Yellow's time clamped to 19.5 s, the server's limit (the link asked for 3600 s)",
+        2,
+        "mcts:time=19.5",
+    ),
+    (
+        "?p1=perfect:time=100&p2=human",
+        "Red's time clamped to 19.5 s, the server's limit (the link asked for 100 s)",
+        1,
+        "perfect:time=19.5",
+    ),
+    (
+        "?p1=human&p2=alphabeta:depth=99,time=30",
+        "Yellow's depth clamped to 42, the most alphabeta takes (the link asked for 99); "
+        "time clamped to 19.5 s, the server's limit (the link asked for 30 s): "
+        "Yellow is alphabeta:depth=42,time=19.5.",
+        2,
+        "alphabeta:depth=42,time=19.5",
+    ),
+    (
+        "?p1=human&p2=mcts:playouts=1000000000000",
+        "Yellow's playouts clamped to 100000000, the most mcts takes",
+        2,
+        "mcts:playouts=100000000",
+    ),
+    (
+        "?p1=human&p2=mcts:playouts=0",
+        "Yellow's playouts raised to 1, the least mcts takes (the link asked for 0)",
+        2,
+        "mcts:playouts=1",
+    ),
+]
+
+
+@pytest.mark.parametrize(("query", "notice", "side", "spec"), CLAMPED_LINKS)
+def test_a_link_asking_for_more_than_the_server_allows_is_clamped_and_says_so(
+    page: Any, query: str, notice: str, side: int, spec: str
+) -> None:
+    open_page(page, query)
+    assert within_view(page, "#notice")  # on screen, not below the settings
+    assert notice in str(page.text_content("#notice"))
+    kind, options = spec.split(":")
+    assert page.input_value(f"#p{side}-kind") == kind
+    for option in options.split(","):
+        key, value = option.split("=")
+        field = page.input_value(f"fieldset.player[data-side='{side}'] [data-key='{key}']")
+        assert float(field) == float(value)
+    assert f"p{side}={spec.replace(':', '%3A').replace('=', '%3D').replace(',', '%2C')}" in page.url
+
+
+def test_a_link_with_a_word_for_a_number_is_refused(page: Any) -> None:
+    open_page(page, "?p1=human&p2=mcts:playouts=lots")
     notice = str(page.text_content("#notice"))
-    assert "asks for 3600 s a move; this server allows at most 19.5 s" in notice
-    assert page.input_value("#p2-kind") == "mcts"
-    assert page.input_value("fieldset.player[data-side='2'] [data-key='time']") == "19.5"
+    assert "Yellow: the link's player 'mcts:playouts=lots' was ignored" in notice
+    assert "mcts's playouts is a whole number, not 'lots'" in notice
+    assert page.input_value("#p2-kind") == "perfect"
 
 
 def test_refused_players_fall_back_to_the_defaults(page: Any) -> None:
@@ -599,19 +656,30 @@ def test_tictactoe_review_marks_cells(page: Any) -> None:
     assert page.get_attribute("#board .ttt-cell.hint-played", "data-col") == "2"  # cell 3
 
 
+def shoot(page: Any, docs_file: Path, tmp_path: Path) -> Path:
+    """A screenshot of the whole page in ``tmp_path``; with CONNECT4_UPDATE_SCREENSHOT=1
+    saved as ``docs_file`` instead, in 256 colours (a modest file for the docs)."""
+    if not os.environ.get("CONNECT4_UPDATE_SCREENSHOT"):
+        target = tmp_path / docs_file.name
+        page.screenshot(path=str(target), full_page=True)
+        return target
+    image = pytest.importorskip("PIL.Image")
+    shot = image.open(io.BytesIO(page.screenshot(full_page=True)))
+    shot.quantize(256).save(docs_file, optimize=True)
+    return docs_file
+
+
 def test_review_screenshot_for_the_docs(page: Any, tmp_path: Path) -> None:
     """docs/review.png; written to docs/ with CONNECT4_UPDATE_SCREENSHOT=1."""
+    page.set_viewport_size(DESKTOP)
     open_page(page, "?pos=44&next=55362&p1=human&p2=perfect&review=1")
     page.wait_for_selector("#review-panel", state="visible")
-    target = (
-        REVIEW_SCREENSHOT if os.environ.get("CONNECT4_UPDATE_SCREENSHOT") else tmp_path / "r.png"
-    )
-    page.screenshot(path=str(target), full_page=True)
-    assert target.stat().st_size > 10_000
+    assert shoot(page, REVIEW_SCREENSHOT, tmp_path).stat().st_size > 10_000
 
 
 def test_screenshot_for_the_readme(page: Any, tmp_path: Path) -> None:
     """The README's picture; written to docs/ with CONNECT4_UPDATE_SCREENSHOT=1."""
+    page.set_viewport_size(DESKTOP)
     open_page(page, "?pos=4453&p1=human&p2=alphabeta:depth=4")
     page.click("[data-col='4']")
     page.wait_for_selector("#tree .tree-row")
@@ -621,10 +689,7 @@ def test_screenshot_for_the_readme(page: Any, tmp_path: Path) -> None:
     page.locator("#tree .tree-root > li > ul > li").nth(0).locator(".tree-toggle").first.click()
     page.locator("#tree .tree-root > li > ul > li > ul > li .tree-row").nth(1).hover()
     page.wait_for_selector("#mini", state="visible")
-    target = SCREENSHOT if os.environ.get("CONNECT4_UPDATE_SCREENSHOT") else tmp_path / "shot.png"
-    target.parent.mkdir(exist_ok=True)
-    page.screenshot(path=str(target), full_page=True)
-    assert target.stat().st_size > 10_000
+    assert shoot(page, SCREENSHOT, tmp_path).stat().st_size > 10_000
 
 
 def test_an_ai_moves_while_a_long_solution_is_still_solving(page: Any) -> None:
@@ -642,3 +707,198 @@ def test_an_ai_moves_while_a_long_solution_is_still_solving(page: Any) -> None:
     idle(page)
     assert len(moves(page)) == 6
     assert page.text_content("#status") == "Red to move — click a column."
+
+
+# ------------------------------------------------------------------ a page that fits and welcomes
+@pytest.fixture(params=[DESKTOP, PHONE], ids=["1280x800", "390x844"])
+def screen(request: Any, browser: Any, url: str) -> Iterator[Any]:
+    """A page at a laptop's and at a phone's screen size."""
+    yield from tab_at(browser, url, request.param)
+
+
+def within_view(page: Any, selector: str) -> bool:
+    """Whether ``selector``'s box lies wholly inside the viewport, unscrolled."""
+    box = page.locator(selector).bounding_box()
+    size = page.viewport_size
+    return bool(
+        box
+        and box["x"] >= 0
+        and box["y"] >= 0
+        and box["x"] + box["width"] <= size["width"]
+        and box["y"] + box["height"] <= size["height"]
+    )
+
+
+def fit_modes() -> list[tuple[str, bool, bool]]:
+    """Links to every mode of the page (player kinds with their options open, board
+    sizes, games, rules, a review), whether the solution row is expected, and whether
+    the text is the bigger size."""
+    late8, _ = late_position(8, 7)
+    late9, _ = late_position(9, 6)
+    return [
+        ("?pos=4453&p1=human&p2=alphabeta", True, False),
+        ("?pos=4453&p1=minimax&p2=human", True, False),
+        ("?pos=4453&p1=human&p2=mcts", True, False),
+        ("?pos=4453&p1=human&p2=perfect", True, True),
+        (f"?width=8&height=7&pos={late8}&p1=human&p2=alphabeta", True, False),
+        (f"?width=8&height=7&pos={late8}&p1=human&p2=alphabeta", True, True),
+        (f"?width=9&height=6&pos={late9}&p1=human&p2=mcts", True, False),
+        ("?game=tictactoe&pos=5&p1=human&p2=mcts", True, False),
+        ("?pos=4453&p1=human&p2=alphabeta&rules=count-fours", False, False),
+        ("?pos=44&next=55362&p1=human&p2=perfect&review=1", True, False),
+    ]
+
+
+@pytest.mark.parametrize(("query", "solved", "big"), fit_modes())
+def test_board_solution_and_move_list_fit_the_screen(
+    screen: Any, query: str, solved: bool, big: bool
+) -> None:
+    # A laptop (1280x800) sees the board, its solution row and the move list without
+    # scrolling; a phone (390x844) sees the board above the fold, the settings folded.
+    page = screen
+    page.goto("/")  # the page's own storage: the text size kept from an earlier visit
+    page.evaluate(f"localStorage.setItem('connect4.big-text', '{int(big)}')")
+    open_page(page, query)
+    page.check("#show-solution")
+    page.wait_for_selector("#solution .score" if solved else "#solution-note:not([hidden])")
+    if "review=1" in query:
+        page.wait_for_selector("#review-panel", state="visible")
+    page.wait_for_timeout(100)  # the solution row's final layout
+    root = page.evaluate("getComputedStyle(document.documentElement).fontSize")
+    assert root == ("18px" if big else "15px")
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
+    assert within_view(page, "#board")
+    if page.viewport_size == PHONE:
+        assert page.evaluate("document.getElementById('settings').open") is False
+        assert page.is_visible("#settings-summary")
+        cell = page.locator("#board .column, #board .ttt-cell").first.bounding_box()
+        assert cell["width"] >= 36  # legible: no cell smaller than a fingertip
+        return
+    assert within_view(page, "#solution" if solved else "#solution-note")
+    assert within_view(page, "#move-list")
+    assert page.evaluate("document.getElementById('settings').open") is True
+
+
+def test_the_phones_settings_unfold(screen: Any) -> None:
+    open_page(screen, "?p1=human&p2=alphabeta")
+    if screen.viewport_size == PHONE:
+        assert screen.is_hidden("#p2-kind")
+        screen.click("#settings > summary")
+    screen.select_option("#p2-kind", "mcts")
+    assert "Yellow: mcts" in str(screen.text_content("#settings-summary"))
+
+
+def test_keyboard_plays_moves(screen: Any) -> None:
+    page = screen
+    open_page(page, "?p1=human&p2=human")
+    assert "1–7 drop a disc in that column" in str(page.text_content("#keys-help"))
+    page.keyboard.press("4")  # a column's key
+    page.keyboard.press("4")
+    assert moves(page) == "44"
+    page.keyboard.press("0")  # no such column: nothing happens
+    page.keyboard.press("8")
+    assert moves(page) == "44"
+    page.focus("#board [data-col='0']")  # in the board: arrows choose, Enter plays
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    assert moves(page) == "443"
+    page.keyboard.press("ArrowLeft")  # the focus stays in the board after the move
+    page.keyboard.press(" ")
+    assert moves(page) == "4432"
+    assert page.evaluate("document.activeElement.dataset.col") == "1"
+
+    open_page(page, "?p1=human&p2=alphabeta:depth=2")  # the AI answers a key's move
+    page.keyboard.press("5")
+    page.wait_for_function("document.getElementById('pos-text').textContent.length === 2")
+    idle(page)
+    assert moves(page)[0] == "5"
+
+    open_page(page, "?game=tictactoe&p1=human&p2=human")  # cells as on a numeric keypad
+    assert "1–9 mark a cell" in str(page.text_content("#keys-help"))
+    page.keyboard.press("7")
+    assert moves(page) == "7" and page.text_content("[data-col='6']") == "X"
+    page.focus("#board [data-col='4']")
+    page.keyboard.press("ArrowUp")  # the centre's upper neighbour: cell 8
+    page.keyboard.press("Enter")
+    assert moves(page) == "78"
+
+
+def test_two_humans_with_hints_that_stay_on(screen: Any) -> None:
+    page = screen
+    open_page(page, "?p1=human&p2=perfect")
+    assert not page.is_checked("#show-solution")
+    page.click("#two-humans")
+    assert page.input_value("#p1-kind") == page.input_value("#p2-kind") == "human"
+    assert page.is_checked("#show-solution")
+    assert "p1=human&p2=human" in page.url
+    for played, (side, move) in enumerate([("Red", "4"), ("Yellow", "4"), ("Red", "5")]):
+        # the solution of the position on the board, for the side to move, after each move
+        page.wait_for_function(
+            "side => document.getElementById('solution-note').textContent.includes('for ' + side)",
+            arg=side,
+        )
+        assert page.locator("#solution .score").count() == 7
+        assert len(moves(page)) == played
+        page.keyboard.press(move)
+    assert moves(page) == "445"
+    page.wait_for_function(
+        "document.getElementById('solution-note').textContent.includes('for Yellow')"
+    )
+    assert page.is_visible("#solution .score.best")
+    page.click("#new-game")  # the hints stay on: a new game, a reload
+    assert page.is_checked("#show-solution")
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    assert page.is_checked("#show-solution")
+    page.wait_for_selector("#solution .score")
+
+
+def disc_look(page: Any, selector: str) -> tuple[str, str]:
+    return page.eval_on_selector(  # type: ignore[no-any-return]
+        selector,
+        "el => [getComputedStyle(el).backgroundImage, getComputedStyle(el).backgroundColor]",
+    )
+
+
+def test_colour_blind_safe_discs_and_bigger_text_are_remembered(screen: Any) -> None:
+    page = screen
+    open_page(page, "?pos=44&p1=human&p2=human")
+    if page.viewport_size == PHONE:
+        page.click("#settings > summary")
+    assert "gradient" not in disc_look(page, ".disc.p1")[0]  # colour only
+    page.check("#patterns")
+    red, yellow = disc_look(page, ".disc.p1"), disc_look(page, ".disc.p2")
+    assert "repeating-linear-gradient" in red[0]  # stripes
+    assert "radial-gradient" in yellow[0] and "repeating" not in yellow[0]  # rings
+    assert red[1] != yellow[1]
+    assert "repeating-linear-gradient" in disc_look(page, "#move-list .disc-icon.p1")[0]
+    page.check("#big-text")
+    assert page.evaluate("getComputedStyle(document.body).fontSize") == "18px"
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    assert page.is_checked("#patterns") and page.is_checked("#big-text")
+    assert "repeating-linear-gradient" in disc_look(page, ".disc.p1")[0]
+    assert page.evaluate("getComputedStyle(document.body).fontSize") == "18px"
+
+
+def test_the_review_table_keeps_each_name_beside_its_disc(screen: Any) -> None:
+    open_page(screen, "?pos=4455362&p1=human&p2=human&review=1")
+    screen.wait_for_selector("#review-panel", state="visible")
+    for player in (1, 2):
+        name = screen.locator(f"table.review-players tr[data-player='{player}'] th")
+        disc = name.locator(".disc-icon").bounding_box()
+        box = name.bounding_box()
+        assert box["height"] < 2 * disc["height"] + 8  # one line: the name did not wrap
+    table = screen.locator("table.review-players").bounding_box()
+    panel = screen.locator("#moves-panel").bounding_box()
+    assert table["x"] + table["width"] <= panel["x"] + panel["width"]  # and the table fits
+
+
+def test_tictactoe_mcts_names_cells_and_the_tree_help_names_mcts(page: Any) -> None:
+    open_page(page, "?game=tictactoe&p1=human&p2=mcts:playouts=300")
+    assert "MCTS" in str(page.text_content("#tree-help"))
+    page.click("[data-col='4']")
+    page.wait_for_selector("#stats [data-stat='columns'] table.columns")
+    assert page.text_content("#stats [data-stat='columns'] > th") == "cells"
+    page.wait_for_selector("#tree .tree-row")  # the tree help's promise: MCTS's tree

@@ -186,7 +186,38 @@ def register(kind: PlayerKind) -> None:
     KINDS[kind.name] = kind
 
 
-def parse_int(low: int, high: int) -> Callable[[str], object]:
+NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+"""A decimal number in ASCII: ``2``, ``0.5``, ``.5``, ``1e-3`` (no ``inf``, ``nan``, ``1_0``)."""
+
+
+@dataclass(frozen=True)
+class NumberRange:
+    """A parser for a number in ``[low, high]`` written in ASCII (an integer when
+    ``integer``); menus read the bounds (the web page clamps a link's values to them).
+
+    >>> NumberRange(1, 9, integer=True)("3"), NumberRange(0, 10)("2.5")
+    (3, 2.5)
+    """
+
+    low: float  # an int when ``integer``
+    high: float
+    integer: bool = False
+
+    def __call__(self, text: str) -> object:
+        if self.integer:
+            digits = text.removeprefix("-")
+            if (
+                not (digits.isascii() and digits.isdigit())
+                or not self.low <= int(text) <= self.high
+            ):
+                raise ValueError(f"must be an integer {self.low}-{self.high}")
+            return int(text)
+        if not NUMBER.fullmatch(text) or not self.low <= float(text) <= self.high:
+            raise ValueError(f"must be a number {self.low:g}-{self.high:g}")
+        return float(text)
+
+
+def parse_int(low: int, high: int) -> NumberRange:
     """A parser for an integer in ``[low, high]``, written in ASCII digits
     (``int()`` alone would take ``"٣"`` or ``"1_000"``).
 
@@ -197,21 +228,10 @@ def parse_int(low: int, high: int) -> Callable[[str], object]:
     ...
     ValueError: must be an integer 1-9
     """
-
-    def parse(text: str) -> object:
-        digits = text.removeprefix("-")
-        if not (digits.isascii() and digits.isdigit()) or not low <= int(text) <= high:
-            raise ValueError(f"must be an integer {low}-{high}")
-        return int(text)
-
-    return parse
+    return NumberRange(low, high, integer=True)
 
 
-NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
-"""A decimal number in ASCII: ``2``, ``0.5``, ``.5``, ``1e-3`` (no ``inf``, ``nan``, ``1_0``)."""
-
-
-def parse_float(low: float, high: float) -> Callable[[str], object]:
+def parse_float(low: float, high: float) -> NumberRange:
     """A parser for a decimal number in ``[low, high]``, written in ASCII.
 
     >>> parse_float(0, 10)("2.5"), parse_float(0, 10)("1e-3")
@@ -221,13 +241,7 @@ def parse_float(low: float, high: float) -> Callable[[str], object]:
     ...
     ValueError: must be a number 0-10
     """
-
-    def parse(text: str) -> object:
-        if not NUMBER.fullmatch(text) or not low <= float(text) <= high:
-            raise ValueError(f"must be a number {low:g}-{high:g}")
-        return float(text)
-
-    return parse
+    return NumberRange(low, high)
 
 
 parse_seed = parse_int(0, SEED_MAX)
@@ -344,6 +358,9 @@ class OptionDescription(TypedDict):
     description: str
     choices: list[str]
     default: str | None
+    low: float | None  # a number's bounds (None: not a number)
+    high: float | None
+    integer: bool
 
 
 class KindDescription(TypedDict):
@@ -410,6 +427,9 @@ def describe_players() -> list[KindDescription]:
                     "description": option.description,
                     "choices": list(option.choices),
                     "default": option.default,
+                    "low": option.parse.low if isinstance(option.parse, NumberRange) else None,
+                    "high": option.parse.high if isinstance(option.parse, NumberRange) else None,
+                    "integer": isinstance(option.parse, NumberRange) and option.parse.integer,
                 }
                 for key, option in kind.options.items()
             },

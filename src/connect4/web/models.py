@@ -161,11 +161,15 @@ class MoveResponse(TypedDict):
 
 
 class OptionInfo(BaseModel):
-    """One key of a player spec: what it does, its choices (empty = free) and default."""
+    """One key of a player spec: what it does, its choices (empty = free), default, and
+    a number's bounds (the page clamps a link's values to them)."""
 
     description: str
     choices: list[str]
     default: str | None
+    low: float | None = Field(default=None, description="a number's least value")
+    high: float | None = Field(default=None, description="a number's greatest value")
+    integer: bool = Field(default=False, description="the number is a whole number")
 
 
 class KindInfo(BaseModel):

@@ -38,8 +38,6 @@ function ghost(kind) {
 
 function drawConnect4(boardEl, game, board, legal, onMove, animate, hints) {
   const w = game.width, h = game.height;
-  boardEl.style.setProperty("--cols", w);
-  boardEl.style.setProperty("--rows", h);
   for (const c of displayOrder(game)) {
     const col = document.createElement("button");
     col.type = "button";

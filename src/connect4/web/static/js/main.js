@@ -5,7 +5,9 @@
 // This module owns the page's one mutable state and the controls that change it.
 import { facts, gameFacts, requestMove, requestReview } from "./api.js";
 import { drawBoard } from "./board.js";
+import { keysHelp, moveForKey, stepFocus } from "./keys.js";
 import { clampSpec, defaultAi, fillKinds, fillOptions, isHuman, kindInfo, playerSpec, setSpec, specProblem } from "./players.js";
+import { bindAppearance, preference, setPreference } from "./prefs.js";
 import { drawGraph, drawLegend, drawMoveList, drawSummary, hintText, hintsAt, agreement } from "./review.js";
 import { label, legal, replay } from "./rules.js";
 import { showSolution } from "./solution.js";
@@ -27,6 +29,7 @@ const state = {
   review: null,     // the last /api/review answer for this game (its `moves` may lag the line)
   reviewing: 0,     // the review request in flight (0: none); a newer one drops older answers
   reviewError: "",
+  keyFocus: null,   // the board's move that had the keyboard's focus, given back after a redraw
 };
 
 const $ = (id) => document.getElementById(id);
@@ -49,6 +52,7 @@ function render() {
   const board = replay(game, state.moves);
   const boardEl = $("board");
   const hints = board.error ? null : hintsAt(state.review, line(), state.moves.length);
+  sizeBoardPanel(game);
   drawBoard(boardEl, game, board, {
     legal: (move) => legal(game, board, move),
     onMove: humanMove,
@@ -59,6 +63,7 @@ function render() {
   $("review-hint").textContent = hints ? hintText(game, hints) : "";
   renderMoves(game);
   boardEl.classList.toggle("blocked", state.thinking || board.over || !isHuman(board.toMove));
+  restoreKeyFocus(boardEl);
   state.lastDrop = null;
 
   const names = game.sides;
@@ -79,6 +84,9 @@ function render() {
   $("redo").disabled = state.redo.length === 0;
   $("continue").hidden = !(state.paused && !board.over && !isHuman(board.toMove) && !state.thinking);
   $("pos-text").textContent = state.moves || "(empty)";
+  $("keys-help").textContent = keysHelp(game);
+  $("settings-summary").textContent = `· ${names[0]}: ${playerSpec(1)} · ${names[1]}: ${playerSpec(2)}`
+    + (game.kind === "connect4" ? ` · ${game.width} × ${game.height}` : ` · ${gameFacts(game.kind).title}`);
   $("share").href = shareUrl();
   document.querySelectorAll("fieldset.player").forEach((fs) => {
     fs.classList.toggle("to-move", !board.over && Number(fs.dataset.side) === board.toMove);
@@ -88,6 +96,23 @@ function render() {
   const current = () => request === state.solutionRequest && moves === state.moves;
   showSolution(game, board, moves, $("show-solution").checked, current);
   return board;
+}
+
+// The board's size in cells for the style sheet (tic-tac-toe's cells are one and a half
+// cells wide, with gaps): the cell fits the panel's width and the screen's height.
+function sizeBoardPanel(game) {
+  const panel = $("board-panel");
+  const [cols, rows] = game.kind === "tictactoe" ? [4.8, 5] : [game.width, game.height];
+  panel.style.setProperty("--cols", String(cols));
+  panel.style.setProperty("--rows", String(rows));
+}
+
+// The keyboard's focus in the board survives the redraw after a move (and the AI's
+// turn, while the board's buttons are disabled); a mouse click elsewhere ends it.
+function restoreKeyFocus(boardEl) {
+  if (state.keyFocus === null) return;
+  const button = boardEl.querySelector(`[data-col="${state.keyFocus}"]`);
+  if (button && !button.disabled && document.activeElement !== button) button.focus({ preventScroll: true });
 }
 
 // The move list and the review panel.
@@ -185,7 +210,7 @@ async function aiMove() {
     state.lastDrop = state.moves.length;
     state.aiLog = state.aiLog.filter((entry) => state.moves.startsWith(entry.answer.pos_after));
     state.aiLog.push({ answer, who: `${who}: ${spec}`, game });
-    showStats(answer, `${who}: ${spec}`);
+    showStats(answer, `${who}: ${spec}`, game);
     showTree(answer.tree, answer.pos, game);
     // Two AIs play on by themselves, with a short pause to watch.
     const next = replay(game, state.moves);
@@ -244,7 +269,7 @@ function redo() {
 function showLastAiMove() {
   const shown = state.aiLog.filter((entry) => state.moves.startsWith(entry.answer.pos_after)).pop();
   if (!shown) { clearAiPanel(); return; }
-  showStats(shown.answer, shown.who);
+  showStats(shown.answer, shown.who, shown.game);
   showTree(shown.answer.tree, shown.answer.pos, shown.game);
 }
 
@@ -344,8 +369,8 @@ function choosePlayers(specs, notes) {
     if (problem) {
       notes.push(`${names[side - 1]}: the link's player '${shown}' was ignored (${problem}); ${names[side - 1]} is ${fallback}.`);
     }
-    const [clamped, cut] = spec && !problem ? clampSpec(spec) : [fallback, ""];
-    if (cut) notes.push(`${names[side - 1]}: the link's player '${shown}' ${cut}: ${names[side - 1]} is ${clamped}.`);
+    const [clamped, cuts] = spec && !problem ? clampSpec(spec) : [fallback, []];
+    if (cuts.length) notes.push(`${names[side - 1]}'s ${cuts.join("; ")}: ${names[side - 1]} is ${clamped}.`);
     setSpec(side, clamped, onPlayersChanged);
   }
 }
@@ -389,6 +414,14 @@ function onSettingsChanged() {
   newGame();
 }
 
+// Both sides played on this page, every move's score shown as hints (kept on).
+function twoHumans() {
+  setSpec(1, "human", onPlayersChanged);
+  setSpec(2, "human", onPlayersChanged);
+  setPreference($("show-solution"), true);
+  onPlayersChanged();
+}
+
 function onPlayersChanged() {
   showNotes([]);
   cancelThinking();  // an answer for the old players is dropped
@@ -425,13 +458,27 @@ function start() {
   $("undo").addEventListener("click", undo);
   $("redo").addEventListener("click", redo);
   $("continue").addEventListener("click", () => { state.paused = false; render(); aiMove(); });
+  preference($("show-solution"), "hints");
   $("show-solution").addEventListener("change", () => render());
+  bindAppearance($("patterns"), $("big-text"));
+  $("two-humans").addEventListener("click", twoHumans);
+  // A phone shows the board first: the settings fold away (their summary stays).
+  if (window.matchMedia("(max-width: 759px)").matches) $("settings").open = false;
   $("review").addEventListener("click", startReview);
   drawLegend($("review-legend"));
+  $("board").addEventListener("focusin", (e) => {
+    if (e.target.matches(":focus-visible")) state.keyFocus = e.target.dataset.col ?? null;
+  });
+  document.addEventListener("focusin", (e) => { if (!$("board").contains(e.target)) state.keyFocus = null; });
+  document.addEventListener("mousedown", () => { state.keyFocus = null; });
   document.addEventListener("keydown", (e) => {
     if ((e.ctrlKey || e.metaKey) && e.key === "z") { e.preventDefault(); undo(); }
     if ((e.ctrlKey || e.metaKey) && e.key === "y") { e.preventDefault(); redo(); }
     if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
+    const inBoard = e.target instanceof HTMLElement && $("board").contains(e.target);
+    if (inBoard && stepFocus($("board"), currentGame(), e.target, e.key)) { e.preventDefault(); return; }
+    const move = moveForKey(currentGame(), e.key);
+    if (move >= 0) { e.preventDefault(); humanMove(move); return; }
     const step = { ArrowLeft: state.moves.length - 1, ArrowRight: state.moves.length + 1, Home: 0, End: line().length }[e.key];
     if (step === undefined) return;
     e.preventDefault();

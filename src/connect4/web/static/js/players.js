@@ -112,6 +112,10 @@ export function setSpec(side, spec, onChange) {
   fillOptions(side, values, onChange);
 }
 
+// Numbers as the server reads them (ASCII digits; no "inf", "nan" or "1_0").
+const INTEGER = /^[+-]?\d+$/;
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
 // Why a spec (from a link) cannot be selected for `gameKind`: "" when it can.
 export function specProblem(spec, gameKind) {
   const colon = spec.indexOf(":");
@@ -132,24 +136,36 @@ export function specProblem(spec, gameKind) {
     if (option.choices && option.choices.length && !option.choices.includes(value)) {
       return `${kind}'s ${key} is one of ${option.choices.join(", ")}, not '${value}'`;
     }
+    if (option.low !== null && option.low !== undefined && !(option.integer ? INTEGER : NUMBER).test(value)) {
+      return `${kind}'s ${key} is ${option.integer ? "a whole number" : "a number"}, not '${value}'`;
+    }
   }
   return "";
 }
 
-// A spec within what the server allows a move (`facts.limits`): a time= beyond the
-// server's move time is cut to it. Returns [spec, note]; the note is "" when unchanged.
+// A spec (from a link) within what this server allows: each number within its
+// option's bounds (/api/players), a time within the server's move time (/api/info's
+// limits). Returns [spec, notes], a note for each value changed, e.g. "time clamped
+// to 19.5 s, the server's limit (the link asked for 3600 s)".
 export function clampSpec(spec) {
   const colon = spec.indexOf(":");
-  const most = facts.limits && facts.limits.move_seconds;
-  if (colon < 0 || !most) return [spec, ""];
-  let note = "";
+  const info = kindInfo(spec.slice(0, colon).trim());
+  if (colon < 0 || !info) return [spec, []];
+  const notes = [];
   const items = spec.slice(colon + 1).split(",").map((item) => {
     const [key, value] = item.split("=").map((part) => (part || "").trim());
-    if (key !== "time" || !(Number(value) > most)) return item;
-    note = `asks for ${value} s a move; this server allows at most ${most} s`;
-    return `time=${most}`;
+    const option = info.options[key];
+    if (!option || option.low === null || option.high === null || value === "") return item;
+    const unit = key === "time" ? " s" : "";
+    const serverMost = key === "time" && facts.limits ? facts.limits.move_seconds : Infinity;
+    const [most, why] = serverMost < option.high ? [serverMost, "the server's limit"] : [option.high, `the most ${info.kind} takes`];
+    const number = Number(value);
+    let bound = null;
+    if (number > most) { bound = most; notes.push(`${key} clamped to ${most}${unit}, ${why} (the link asked for ${value}${unit})`); }
+    if (number < option.low) { bound = option.low; notes.push(`${key} raised to ${option.low}${unit}, the least ${info.kind} takes (the link asked for ${value}${unit})`); }
+    return bound === null ? item : `${key}=${bound}`;
   });
-  return [`${spec.slice(0, colon)}:${items.join(",")}`, note];
+  return [`${spec.slice(0, colon)}:${items.join(",")}`, notes];
 }
 
 // The strongest AI that plays this game and rule set.

@@ -41,7 +41,6 @@ function drawSolution(game, board, answer) {
   const place = game.kind === "tictactoe" ? "cell" : "column";
   box.innerHTML = "";
   box.className = game.kind;
-  box.style.setProperty("--cols", game.kind === "tictactoe" ? 3 : game.width);
   const known = scores.filter((s) => s !== null);
   const best = known.length ? Math.max(...known) : null;
   for (const k of displayOrder(game)) {

@@ -12,8 +12,8 @@ export function clearAiPanel() {
   $("tree").innerHTML = "";
 }
 
-// The figures of an AI's answer (`who` names the side and its spec).
-export function showStats(answer, who) {
+// The figures of an AI's answer in `game` (`who` names the side and its spec).
+export function showStats(answer, who, game) {
   const stats = answer.stats || {};
   const rows = [
     ["player", who],
@@ -32,7 +32,8 @@ export function showStats(answer, who) {
   for (const [key, value] of rows) {
     const tr = table.insertRow();
     const th = document.createElement("th");
-    th.textContent = key;
+    // MCTS's root moves are tic-tac-toe's cells, Connect Four's columns
+    th.textContent = key === "columns" && game.kind === "tictactoe" ? "cells" : key;
     tr.append(th);
     const cell = tr.insertCell();
     if (value instanceof Node) cell.append(value);
