@@ -55,7 +55,7 @@ from connect4.classic.mctsboard import (
 from connect4.classic.node import P_GEN
 from connect4.classic.results import Algorithm, Ordering
 from connect4.core.game import Game
-from connect4.core.games import new_game
+from connect4.core.games import Board
 from connect4.envs import vecboard
 from connect4.envs.board import Info
 from connect4.envs.vecboard import (
@@ -72,7 +72,7 @@ from connect4.envs.vecboard import (
     SAME_STEP,
     YELLOW,
 )
-from connect4.players import PlayerSpecError, make_player, split_spec
+from connect4.players import PlayerContext, PlayerSpecError, build_player, split_spec
 from connect4.players.search import SearchPlayer
 
 # every step inlined into the two loops (a call would count references to its arrays)
@@ -115,7 +115,7 @@ class CompiledOpponent:
     settings (a random opponent keeps the defaults). Specs it cannot run raise
     ``ValueError`` saying why.
 
-    >>> game = new_game("connect4", 7, 6, "standard")
+    >>> game = Board("connect4", 7, 6, "standard").new()
     >>> CompiledOpponent("alphabeta:level=medium", game).depth
     5
     >>> CompiledOpponent("mcts", game)
@@ -133,9 +133,7 @@ opponent=...) runs any opponent, one env at a time in Python
                 + SYNC_HINT
             )
         try:
-            player = make_player(
-                spec, game=game.kind, width=game.width, height=game.height, rules=game.rules
-            )
+            player = build_player(spec, PlayerContext(Board.of(game)))
         except (PlayerSpecError, ValueError) as error:
             raise ValueError(f"bad opponent {spec!r}: {error}") from None
         player.close()
@@ -247,7 +245,8 @@ class ConnectFourVectorEnv(VectorEnv):
         except ValueError:
             names = ", ".join(m.value for m in AutoresetMode)
             raise ValueError(f"unknown autoreset_mode {autoreset_mode!r}: choose {names}") from None
-        board = new_game(game, width, height, rules)
+        self.board = Board(game, width, height, rules)
+        board = self.board.new()
         if board.kind == "connect4" and board.width * (board.height + 1) > 63:
             raise ValueError(
                 f"the vector env needs width*(height+1) <= 63, not {board.width}x{board.height}"
@@ -255,7 +254,6 @@ class ConnectFourVectorEnv(VectorEnv):
             )
         self.opponent = CompiledOpponent(opponent, board)
         self.play_as = play_as
-        self.settings = (game, board.width, board.height, rules)
         self.num_envs = num_envs
         self.autoreset_mode = mode
         self.metadata = {**self.metadata, "autoreset_mode": mode}
