@@ -56,7 +56,7 @@ def test_json_rows_and_plot(tmp_path: Path) -> None:
 
 
 def test_bad_input() -> None:
-    with pytest.raises(ValueError, match="--max-depth all is for tictactoe"):
+    with pytest.raises(ValueError, match="max depth: all is for tictactoe"):
         parse_depth("all", Position())
     for text in ("0", "\u0663", "\u00b3"):  # zero, an Arabic 3, a superscript 3
         with pytest.raises(ValueError, match="must be a number 1-42 or 'all'"):

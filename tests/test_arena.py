@@ -31,6 +31,8 @@ from connect4.arena import (
     summarize,
 )
 from connect4.cli.app import app
+from connect4.cli.common import flag
+from connect4.core.games import Board
 from tests.cli_helpers import alive, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,7 +95,7 @@ def test_openings_after_k_plies_are_distinct_live_positions() -> None:
     assert len(all_openings(ArenaConfig(players=()), 0)) == 1
     assert len(all_openings(ArenaConfig(players=()), 2)) == 49
     assert len(all_openings(ArenaConfig(players=()), 3)) == 238  # 7*7*7 minus transpositions
-    tictactoe = ArenaConfig(players=(), game="tictactoe")
+    tictactoe = ArenaConfig(players=(), board=Board("tictactoe"))
     assert len(all_openings(tictactoe, 2)) == 72
     assert len(all_openings(tictactoe, 4)) == 756
     shuffled = load_openings("plies=2", ArenaConfig(players=(), seed=4))
@@ -116,11 +118,9 @@ def test_openings_file_is_validated_line_by_line(tmp_path: Path) -> None:
     for plies in ("x", "\u0662", "\u00b2"):  # a letter, an Arabic 2, a superscript 2
         with pytest.raises(ArenaError, match="plies must be a number"):
             load_openings(f"plies={plies}", ArenaConfig(players=()))
-    with pytest.raises(
-        ArenaError, match=r"^--openings: openings file .*missing.txt does not exist"
-    ):
+    with pytest.raises(ArenaError, match=r"^openings: openings file .*missing.txt does not exist"):
         load_openings(str(tmp_path / "missing.txt"), ArenaConfig(players=()))
-    with pytest.raises(ArenaError, match=r"^--openings: openings file /dev/zero is a device"):
+    with pytest.raises(ArenaError, match=r"^openings: openings file /dev/zero is a device"):
         load_openings("/dev/zero", ArenaConfig(players=()))
 
 
@@ -192,13 +192,13 @@ def test_record_fields_and_a_normal_finish() -> None:
 
 
 def test_tictactoe_review_grades_each_move_against_exact_values() -> None:
-    config = ArenaConfig(players=(), game="tictactoe", accuracy_nodes=1)
+    config = ArenaConfig(players=(), board=Board("tictactoe"), accuracy_nodes=1)
     assert game_verdicts(config, "5123", 0) == ["best", "best", "best", "mistake"]
     assert game_verdicts(config, "51", 1) == ["best"]
     assert game_verdicts(config, "52", 0) == ["best", "mistake"]  # an edge reply loses to 5
     players = ("random:seed=1", "random:seed=2")
     config = ArenaConfig(
-        players=players, game="tictactoe", games_per_pair=4, accuracy_nodes=1, seed=3
+        players=players, board=Board("tictactoe"), games_per_pair=4, accuracy_nodes=1, seed=3
     )
     run = run_tournament(config)
     summary = summarize(config, run.records)
@@ -308,7 +308,7 @@ def test_cli_builtin_players_do_not_lose_on_time_on_their_first_move(tmp_path: P
 
 
 def test_bad_tournaments_are_refused() -> None:
-    with pytest.raises(ArenaError, match="at least two players"):
+    with pytest.raises(ArenaError, match="a tournament needs at least two"):
         run_tournament(ArenaConfig(players=("random",)))
     with pytest.raises(ArenaError, match="appears twice"):
         run_tournament(ArenaConfig(players=("random", "random")))
@@ -316,6 +316,11 @@ def test_bad_tournaments_are_refused() -> None:
         run_tournament(ArenaConfig(players=("random", "nobody")))
     with pytest.raises(ArenaError, match="humans cannot play"):
         run_tournament(ArenaConfig(players=("random", "human")))
+    with pytest.raises(ArenaError) as caught:  # the library names the setting, not a flag
+        run_tournament(ArenaConfig(players=("random", "random:seed=1"), games_per_pair=0))
+    assert str(caught.value) == "games per pair: must be at least 1"
+    assert caught.value.setting == "games_per_pair"
+    assert caught.value.worded(flag) == "--games-per-pair: must be at least 1"
 
 
 # ---------------------------------------------------------------- results store
@@ -324,7 +329,9 @@ def test_results_file_is_refused_without_resume_and_checked_with_it(tmp_path: Pa
     config = ArenaConfig(players=("random:seed=1", "random:seed=2"), games_per_pair=2)
     run_tournament(config, results)
     assert len(results.read_text().splitlines()) == 2
-    with pytest.raises(ArenaError, match="already exists: pass --resume"):
+    with pytest.raises(
+        ArenaError, match=r"^resume: results file .* already exists: give it to continue"
+    ):
         run_tournament(config, results)
     again = run_tournament(config, results, resume=True)
     assert again.resumed == 2 and len(again.records) == 2
@@ -610,7 +617,7 @@ def test_cli_max_move_seconds_forfeits_a_hung_bot_without_a_time_limit(tmp_path:
     )
     refused = run_cli(*args[:-1], "0", "--resume")
     assert refused.returncode == 2
-    assert "--max-move-seconds must be positive" in refused.stderr
+    assert "error: --max-move-seconds: must be positive" in refused.stderr
 
 
 def test_connect4_accuracy_uses_the_solver_scores() -> None:
@@ -624,5 +631,5 @@ def test_connect4_accuracy_uses_the_solver_scores() -> None:
     assert game_verdicts(config, "44551", 4) == ["blunder"]  # the win thrown away
     assert game_verdicts(config, "4455", 2) == ["blunder", "blunder"]
     # Empty 6x7 (no book reaches it within 1 node): not proven.
-    wide = ArenaConfig(players=(), width=6, height=7, accuracy_nodes=1)
+    wide = ArenaConfig(players=(), board=Board("connect4", 6, 7), accuracy_nodes=1)
     assert game_verdicts(wide, "3", 0) == [None]

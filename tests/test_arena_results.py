@@ -17,6 +17,7 @@ from connect4.arena import (
 from connect4.arena.record import Colour, from_json, to_line
 from connect4.arena.schedule import start_position
 from connect4.arena.summary import player_stats
+from connect4.core.games import Board
 from connect4.players.match import end_reason
 
 CONFIG = ArenaConfig(players=("a", "b", "c"), seed=5)
@@ -152,10 +153,23 @@ def test_csv_has_one_row_per_player_best_first(tmp_path: Path) -> None:
 
 
 def test_end_reason_reads_the_game_through_its_protocol() -> None:
-    fours = ArenaConfig(players=(), rules="count-fours", width=4, height=4)
+    fours = ArenaConfig(players=(), board=Board("connect4", 4, 4, "count-fours"))
     assert end_reason(start_position(fours, "1213141")) == "fours 1-0"  # the game goes on
     assert end_reason(start_position(fours, "1122334411223344")) == "fours 2-2"
     assert end_reason(start_position(ArenaConfig(players=()), "1212121")) == "connect four"
-    tictactoe = ArenaConfig(players=(), game="tictactoe")
+    tictactoe = ArenaConfig(players=(), board=Board("tictactoe"))
     assert end_reason(start_position(tictactoe, "14253")) == "three in a row"
     assert end_reason(start_position(tictactoe, "123546879")) == "draw"
+
+
+def test_a_crosstable_too_wide_is_left_out_pointing_to_the_whole() -> None:
+    from connect4.arena.report import render_summary
+
+    summary = summarize(CONFIG, records())
+    tables = render_summary(summary, width=30)
+    assert tables[0].title == "Players" and "Crosstable" not in [t.title for t in tables]
+    assert (
+        tables[-1].caption == "(the crosstable is wider than 30 columns: see the summary as JSON)"
+    )
+    named = render_summary(summary, width=30, full="--json")  # the CLI names its flag
+    assert named[-1].caption == "(the crosstable is wider than 30 columns: see --json)"

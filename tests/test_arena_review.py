@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from connect4.arena import ArenaConfig, ResultsStore, run_tournament
+from connect4.core.games import Board
 from connect4.review import review
 from tests.cli_helpers import run_cli
 
@@ -37,7 +38,7 @@ def test_review_standings_equal_a_direct_review_of_the_recorded_games(tmp_path: 
             "connect4", 5, 4, "standard",
         )  # fmt: skip
         direct = review(
-            record["moves"], width=5, height=4, opening=len(record["opening"]),
+            record["moves"], Board("connect4", 5, 4), opening=len(record["opening"]),
             names=(record["red"], record["yellow"]),
         )  # fmt: skip
         assert record["verdicts"] == [row.verdict for row in direct.plies[len(record["opening"]) :]]
@@ -84,7 +85,7 @@ def test_review_of_an_arena_game_equals_the_review_of_its_moves(tmp_path: Path) 
     from_file = run_cli("review", "--results", str(results), "--game", "3", "--json")
     assert from_file.returncode == 0, from_file.stderr
     data = json.loads(from_file.stdout)
-    direct = review(record["moves"], width=5, height=4, opening=len(record["opening"]),
+    direct = review(record["moves"], Board("connect4", 5, 4), opening=len(record["opening"]),
                     names=(record["red"], record["yellow"]))  # fmt: skip
     assert data == json.loads(json.dumps(direct.as_dict()))
     assert data["names"] == [record["red"], record["yellow"]] and data["opening"] == 1
@@ -153,7 +154,7 @@ def test_review_needs_standard_rules_and_a_budget() -> None:
 
 def test_resuming_with_review_reviews_the_games_stored_without_it(tmp_path: Path) -> None:
     results = tmp_path / "r.jsonl"
-    config = ArenaConfig(players=SPECS[:2], game="tictactoe", games_per_pair=4, seed=2)
+    config = ArenaConfig(players=SPECS[:2], board=Board("tictactoe"), games_per_pair=4, seed=2)
     run_tournament(config, results)
     assert all("verdicts" not in json.loads(line) for line in results.read_text().splitlines())
     # The same tournament, now reviewed (a run whose lines predate the review).

@@ -42,7 +42,7 @@ def test_tree_bad_input_is_a_clean_error() -> None:
         (("tree", "4455667", "--depth", "1"), "error: the game is over"),
         (
             ("tree", "", "--depth", "5", "--algorithm", "minimax", "--budget", "1000"),
-            "error: the search stopped at its budget of 1,000 nodes",
+            "error: --budget: the search stopped at 1,000 nodes",
         ),
     ):
         done = run_cli(*args)

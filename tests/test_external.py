@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from connect4 import Position, TicTacToe
+from connect4.core.games import Board
 from connect4.players import PlayerContext, PlayerSpecError, make_player
 from connect4.players.external import BotFault, ExternalPlayer, make_external, parse_command
 
@@ -68,7 +69,7 @@ def test_example_bot_wins_blocks_and_prefers_the_centre() -> None:
 
 def test_protocol_transcript_is_exact(tmp_path: Path) -> None:
     log = tmp_path / "log.txt"
-    context = PlayerContext(game="connect4", width=7, height=6, rules="standard")
+    context = PlayerContext(Board("connect4", 7, 6, "standard"))
     player = ExternalPlayer(
         "cmd:recorder", [PYTHON, str(BOTS / "recorder.py"), str(log)], context, time_limit=2.0
     )
@@ -126,7 +127,7 @@ def test_a_silent_bot_gets_one_warning_on_stderr_before_it_forfeits(
     warnings = [line for line in capfd.readouterr().err.splitlines() if "warning" in line]
     assert warnings == [
         f"warning: {player.spec} has been silent for 0.2 s on move 3 (44); "
-        "it forfeits after 1 s (--max-move-seconds)"
+        "it forfeits after 1 s (its limit on a move without a clock)"
     ]
 
 

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from connect4 import (
+    Board,
     Connect4Error,
     GameError,
     IllegalMoveError,
@@ -50,6 +51,8 @@ def test_each_refusal_names_what_is_wrong(
 ) -> None:
     with pytest.raises(GameError, match=re.escape(message)):
         new_game(kind, width, height, rules, moves)
+    with pytest.raises(GameError, match=re.escape(message)):  # the board value says the same
+        Board(kind, width, height, rules).new(moves)
 
 
 @pytest.mark.parametrize(
@@ -72,3 +75,15 @@ def test_bad_moves_are_game_errors_too(
 
 def test_a_board_narrow_but_tall_enough_for_a_vertical_four_is_fine() -> None:
     assert new_game("connect4", 1, 4).size == 4
+
+
+def test_the_board_value_is_checked_once_and_names_its_games() -> None:
+    board = Board("connect4", 5, 4, "count-fours")
+    game = board.new("1122")
+    assert Board.of(game) == board and board.cells == 20
+    assert {Board(), Board("connect4", 7, 6, "standard")} == {Board()}  # a dict key
+    assert Board("tictactoe", 7, 6) == Board("tictactoe") == Board.of(TicTacToe())
+    assert (Board("tictactoe").width, Board("tictactoe").height) == (3, 3)
+    assert board.new() is not board.new()  # a new game each time
+    with pytest.raises(AttributeError):
+        board.width = 6  # type: ignore[misc]

@@ -9,6 +9,7 @@ import pytest
 
 from connect4 import Position
 from connect4.core.errors import GameError, IllegalMoveError, InvalidMoveError
+from connect4.core.games import Board
 from connect4.players import make_player
 from connect4.review import Review, ReviewError, exact_scores, grade, review
 from tests.naive import NaiveSolver
@@ -51,7 +52,7 @@ def random_game(rng: random.Random, naive: NaiveSolver) -> str:
 
 def check_against_reference(moves: str, naive: NaiveSolver, first_ply: int) -> int:
     """Compare every graded ply from ``first_ply`` on; return how many were compared."""
-    result = review(moves, width=naive.width, height=naive.height)
+    result = review(moves, Board("connect4", naive.width, naive.height))
     columns: list[list[int]] = [[] for _ in range(naive.width)]
     compared = 0
     for row, token in zip(result.plies, moves, strict=True):
@@ -140,7 +141,7 @@ def test_a_game_lost_by_a_known_blunder_is_graded_so() -> None:
     position.play(losing)
     while not position.is_over():
         position.play(perfect.choose(position).move)
-    result = review(position.moves, width=5, height=4)
+    result = review(position.moves, Board("connect4", 5, 4))
     assert result.result == "yellow has won"
     assert result.plies[2].verdict == "mistake"
     assert result.decisive_ply == 3
@@ -150,20 +151,20 @@ def test_a_game_lost_by_a_known_blunder_is_graded_so() -> None:
 
 
 def test_tictactoe_is_searched_in_full() -> None:
-    result = review("5123", game="tictactoe")
+    result = review("5123", Board("tictactoe"))
     assert [row.verdict for row in result.plies] == ["best", "best", "best", "mistake"]
     assert result.plies[3].scores == (None, None, -3, -3, None, -3, -3, 0, -3)
     assert result.plies[3].best_moves == (7,)
     assert [row.name for row in result.plies] == ["X", "O", "X", "O"]
     assert result.decisive_ply == 4
-    won = review("51238", game="tictactoe")  # X completes 2-5-8 at once
+    won = review("51238", Board("tictactoe"))  # X completes 2-5-8 at once
     assert won.result == "X has won"
     assert (won.plies[-1].verdict, won.plies[-1].played_score) == ("best", 3)
     assert won.evaluation == (0, 0, 0, 0, 3, 3)
 
 
 def test_positions_out_of_budget_are_not_proven() -> None:
-    result = review("3322", width=6, height=4, max_nodes=0)
+    result = review("3322", Board("connect4", 6, 4), max_nodes=0)
     assert all(row.verdict is None and not row.proven for row in result.plies)
     assert all(row.best_score is None and row.best_moves == () for row in result.plies)
     assert result.decisive_ply is None
@@ -200,9 +201,9 @@ def test_grade_refuses_a_move_better_than_the_best() -> None:
         ({"moves": "4x"}, InvalidMoveError, r"move 2 \('x'\)"),
         ({"moves": "4444444"}, IllegalMoveError, r"move 7 \('4'\): column 4 is full"),
         ({"moves": "44556677"}, IllegalMoveError, r"move 8 \('7'\)"),
-        ({"moves": "11", "game": "tictactoe"}, IllegalMoveError, r"move 2 \('1'\)"),
+        ({"moves": "11", "kind": "tictactoe"}, IllegalMoveError, r"move 2 \('1'\)"),
         ({"moves": "4", "rules": "count-fours"}, ReviewError, "count-fours"),
-        ({"moves": "4", "game": "chess"}, GameError, "unknown game 'chess'"),
+        ({"moves": "4", "kind": "chess"}, GameError, "unknown game 'chess'"),
         ({"moves": "4", "rules": "gomoku"}, GameError, "unknown rules 'gomoku'"),
         ({"moves": "4", "width": 11, "height": 11}, GameError, "board 11x11 is too large"),
     ],
@@ -212,7 +213,7 @@ def test_bad_input_gives_the_usual_errors(
 ) -> None:
     moves = kwargs.pop("moves")
     with pytest.raises(error, match=message):
-        review(moves, **kwargs)  # type: ignore[arg-type]
+        review(moves, Board(**kwargs))  # type: ignore[arg-type]
 
 
 def book_band_games() -> list[str]:

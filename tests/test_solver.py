@@ -12,6 +12,7 @@ import pytest
 
 from connect4.core.position import Position, board_mask, bottom_mask
 from connect4.solver import (
+    Budget,
     Solver,
     SolverError,
     SolveResult,
@@ -487,7 +488,7 @@ def test_a_past_deadline_stops_after_the_first_slice() -> None:
     solver = Solver(7, 6, 16)
     result = solver.run(Position(), deadline=time.perf_counter() - 1)
     assert (result.score, result.complete, result.nodes) == (None, False, 1 << 16)
-    probe = solver.probe(Position(), 0, deadline=time.perf_counter() - 1)
+    probe = solver.probe(Position(), 0, budget=Budget(deadline=time.perf_counter() - 1))
     assert (probe.value, probe.complete, probe.nodes) == (None, False, 1 << 16)
     assert solver.solve(Position.from_moves("44455554221")) == -15  # still exact
 

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from connect4.cli.app import app
 from connect4.cli.bench import bench_command
 from connect4.cli.solve import solve_command
+from connect4.core.position import Position
 from connect4.solver.bench import read_cases
 
 PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
@@ -141,3 +142,29 @@ def test_cli_import_stays_light() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[] False"  # numba loads on the first solve only
+
+
+def test_a_broken_default_book_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shipped book that cannot be read stops the solver's door with its reason, in the
+    library and in ``connect4 solve``, instead of solving on without it."""
+    from connect4.solver import SolverError, solver_for
+    from connect4.solver.book import reader
+
+    broken = tmp_path / "book_6x5.c4book"
+    broken.write_bytes(b"not a book at all")
+    monkeypatch.setattr(reader, "data_book_path", lambda width, height: broken)
+    reader.default_book.cache_clear()
+    try:
+        with pytest.raises(SolverError, match="6x5 board's default opening book cannot be used"):
+            solver_for(6, 5)
+        out, err = io.StringIO(), io.StringIO()
+        code = solve_command(io.StringIO("3\n"), width=6, height=5, out=out, err=err)
+        assert (code, out.getvalue()) == (1, "")
+        assert err.getvalue().startswith("error: the 6x5 board's default opening book")
+        assert solver_for(6, 5, book=None).solve(Position.from_moves("3", 6, 5)) is not None
+        code = solve_command(io.StringIO("3\n"), width=6, height=5, out=out, err=err, book=False)
+        assert code == 0 and out.getvalue().startswith("3 ")
+    finally:
+        reader.default_book.cache_clear()

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -134,13 +135,18 @@ def test_a_proven_lower_bound_with_threads_is_never_searched_below(
 ) -> None:
     solver = parallel(7, 6, 2)
     windows: list[int] = []
-    search = solver._parallel_window
+    every_thread = solver._all_threads
 
-    def recorded(position: Position, alpha: int, *rest: Any) -> tuple[int, bool, int]:
-        windows.append(alpha)
-        return search(position, alpha, *rest)
+    def recording() -> Callable[..., tuple[int, bool, int]]:
+        search = every_thread()
 
-    monkeypatch.setattr(solver, "_parallel_window", recorded)
+        def recorded(position: Position, alpha: int, *rest: Any) -> tuple[int, bool, int]:
+            windows.append(alpha)
+            return search(position, alpha, *rest)
+
+        return recorded
+
+    monkeypatch.setattr(solver, "_all_threads", recording)
     for moves, score in pons_cases("Test_L2_R2", 250):
         position = Position.from_moves(moves)
         for lower, guess in ((score - 4, None), (score - 1, score + 2), (score, None)):

@@ -28,6 +28,7 @@ import pytest
 
 import connect4.web
 from connect4 import Game, Position
+from connect4.core.games import Board
 from connect4.core.limits import Limit
 from connect4.core.score import score_label
 from connect4.players import KINDS, MoveChoice, PlayerKind
@@ -331,9 +332,9 @@ def test_openapi_docs(client: httpx.Client) -> None:
               ("/api/move", "post"))  # fmt: skip
     for path, method in routes:
         assert {"200", "400", "422", "503"} <= set(paths[path][method]["responses"]), path
-    for path, extra in (("/api/analyze", []), ("/api/review", ["rules"])):
+    for path in ("/api/analyze", "/api/review"):  # one board query for both
         parameters = [p["name"] for p in paths[path]["get"]["parameters"]]
-        assert parameters == ["pos", "width", "height", "game", *extra], path
+        assert parameters == ["pos", "width", "height", "game", "rules"], path
 
 
 @pytest.mark.parametrize("page", ["/docs", "/redoc"])
@@ -356,6 +357,8 @@ def test_health(client: httpx.Client) -> None:
 
 # ------------------------------------------------------------------ bad input
 BAD_GETS = [
+    ("/api/analyze?pos=4&rules=count-fours", 400, "the solver handles the standard rules only"),
+    ("/api/analyze?pos=4&game=chess", 400, "unknown game 'chess': choose one of connect4"),
     ("/solve?pos=4x53", 400, "move 2 ('x'): not a column number 1-7"),
     ("/solve?pos=4444444", 400, "move 7 ('4'): column 4 is full"),
     ("/solve?pos=48", 400, "move 2 ('8'): column 8 is out of range 1-7"),
@@ -452,7 +455,7 @@ def test_count_fours_games_get_moves_but_no_solution(client: httpx.Client) -> No
     assert body["pos"] == "4" and not body["over"]
     server = api.Api(api.Settings(threads=1, warm_up=False))
     try:
-        position = server.parse_connect4("44", 7, 6, "count-fours")
+        position = server.parse_connect4("44", Board("connect4", 7, 6, "count-fours"))
         assert position.rules == "count-fours"
         with pytest.raises(errors.BadRequest, match="standard rules only"):
             asyncio.run(server.solve_position(position))
@@ -823,14 +826,14 @@ def test_evicted_players_free_their_tables() -> None:
     # web app's cache drops evicted players instead, so their tables are freed.
     def first_player_table() -> weakref.ref[Any]:
         position = Position.from_moves("1122", 5, 4)
-        player = service.cached_player("perfect", "connect4", 5, 4, "standard")
+        player = service.cached_player("perfect", Board("connect4", 5, 4))
         player.choose(position)
         return weakref.ref(player.engine.solver._mem)  # type: ignore[attr-defined]
 
     def churn() -> weakref.ref[Any]:
         table = first_player_table()
         for seed in range(service.PLAYER_CACHE_SIZE):
-            service.cached_player(f"random:seed={seed}", "connect4", 7, 6, "standard")
+            service.cached_player(f"random:seed={seed}", Board())
         return table
 
     with concurrent.futures.ThreadPoolExecutor(1) as thread:  # the cache is per thread

@@ -23,7 +23,7 @@ from connect4.core.errors import (
     InvalidMoveError,
 )
 from connect4.core.game import Game
-from connect4.core.games import new_game
+from connect4.core.games import Board, new_game
 from connect4.core.position import Position
 from connect4.core.tictactoe import TicTacToe
 from connect4.core.version import __version__ as __version__
@@ -51,6 +51,7 @@ _LAZY = {
 }
 
 __all__ = [
+    "Board",
     "BudgetExceeded",
     "Connect4Error",
     "Game",

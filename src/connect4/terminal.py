@@ -18,6 +18,7 @@ from rich.text import Text
 
 from connect4.core.errors import Connect4Error, IllegalMoveError, InvalidMoveError
 from connect4.core.game import Game
+from connect4.core.games import Board
 from connect4.core.score import outcome_label
 from connect4.players import (
     KINDS,
@@ -293,17 +294,10 @@ def result_line(game: Game, names: tuple[str, str]) -> str:
 REVIEW_SECONDS = 10.0  # the end-of-game review's time limit; later positions are not proven
 
 
-def review_summary(
-    moves: str,
-    game: str = "connect4",
-    width: int = 7,
-    height: int = 6,
-    rules: str = "standard",
-    time_limit: float = REVIEW_SECONDS,
-) -> list[str]:
+def review_summary(moves: str, board: Board, time_limit: float = REVIEW_SECONDS) -> list[str]:
     """The game review's summary of a finished game (``[]`` for count-fours: not solvable).
 
-    >>> for line in review_summary("51238", "tictactoe"):
+    >>> for line in review_summary("51238", Board("tictactoe")):
     ...     print(line)
     Game review:
     X: accuracy 100.0 % (3 of 3 moves best), 0 good, 0 mistakes, 0 blunders
@@ -315,15 +309,12 @@ def review_summary(
     from connect4.review.report import summary_lines
 
     try:
-        result = review(
-            moves, game=game, width=width, height=height, rules=rules,
-            deadline=time.perf_counter() + time_limit,
-        )  # fmt: skip
+        result = review(moves, board, deadline=time.perf_counter() + time_limit)
     except ReviewError:
         return []
     command = f"connect4 review {moves or chr(34) * 2}"
-    if game == "tictactoe":
+    if board.kind == "tictactoe":
         command += " --game tictactoe"
-    elif (width, height) != (7, 6):
-        command += f" --width {width} --height {height}"
+    elif (board.width, board.height) != (7, 6):
+        command += f" --width {board.width} --height {board.height}"
     return ["Game review:", *summary_lines(result), f"every move: {command}"]

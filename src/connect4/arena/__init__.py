@@ -10,7 +10,8 @@ tables, progress bar), ``lab`` (the heuristic lab: config and running) and
 :mod:`connect4.cli`.
 
 >>> from connect4.arena import ArenaConfig, run_tournament, summarize
->>> config = ArenaConfig(players=("random", "random:seed=1"), game="tictactoe", seed=1)
+>>> from connect4.core import Board
+>>> config = ArenaConfig(players=("random", "random:seed=1"), board=Board("tictactoe"), seed=1)
 >>> summarize(config, run_tournament(config).records).games_played
 2
 """

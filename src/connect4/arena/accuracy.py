@@ -9,7 +9,8 @@ accuracy is the review's: the share of ``best`` moves among the proven ones.
 Every position starts from a cleared solver table, so the verdicts (and which
 positions stay unproven) do not depend on the worker or on earlier games.
 
->>> config = ArenaConfig(players=(), game="tictactoe", accuracy_nodes=1)
+>>> from connect4.core import Board
+>>> config = ArenaConfig(players=(), board=Board("tictactoe"), accuracy_nodes=1)
 >>> game_verdicts(config, "5123", 0)  # 3 loses to 7
 ['best', 'best', 'best', 'mistake']
 >>> game_verdicts(config, "5123", 2)
@@ -18,17 +19,17 @@ positions stay unproven) do not depend on the worker or on earlier games.
 
 from __future__ import annotations
 
-from connect4.arena.record import ResultLine
+from connect4.arena.record import ResultLine, board_of
 from connect4.arena.schedule import ArenaConfig, ArenaError
 from connect4.review import Review, ReviewError, Verdict, review
 
 
 def check_reviewable(config: ArenaConfig) -> None:
-    """``ArenaError`` when ``--review`` is asked for games the review cannot grade."""
-    if config.accuracy_nodes > 0 and config.game == "connect4" and config.rules != "standard":
+    """``ArenaError`` when a review is asked for games the review cannot grade."""
+    if config.accuracy_nodes > 0 and config.board.rules != "standard":
         raise ArenaError(
-            "--review: the solver handles the standard rules only, so count-fours games "
-            "cannot be reviewed"
+            "the solver handles the standard rules only, so count-fours games cannot be reviewed",
+            setting="accuracy_nodes",
         )
 
 
@@ -36,10 +37,7 @@ def game_verdicts(config: ArenaConfig, moves: str, opening: int) -> list[Verdict
     """The review's verdict on each move after the first ``opening`` plies of ``moves``."""
     graded = review(
         moves,
-        game=config.game,
-        width=config.width,
-        height=config.height,
-        rules=config.rules,
+        config.board,
         max_nodes=config.accuracy_nodes,
         opening=opening,
         reuse_table=False,
@@ -65,25 +63,21 @@ def review_record(
     Raises :class:`~connect4.review.ReviewError` for a record that does not say
     its board (written before records carried it) or that cannot be reviewed.
     """
-    board = (record.get("kind"), record.get("width"), record.get("height"), record.get("rules"))
-    kind, width, height, rules = board
-    if kind is None or width is None or height is None or rules is None:
-        moves = record["moves"] or '""'
-        raise ReviewError(
-            f"game {record['game']} does not record its board (written by an older "
-            f"connect4); review its moves directly: connect4 review {moves} --width W --height H"
-        )
     try:
-        return review(
-            record["moves"],
-            game=kind,
-            width=width,
-            height=height,
-            rules=rules,
-            max_nodes=max_nodes,
-            deadline=deadline,
-            opening=len(record["opening"]),
-            names=(record["red"], record["yellow"]),
-        )
+        board = board_of(record)
+        if board is not None:
+            return review(
+                record["moves"],
+                board,
+                max_nodes=max_nodes,
+                deadline=deadline,
+                opening=len(record["opening"]),
+                names=(record["red"], record["yellow"]),
+            )
     except ValueError as error:
         raise ReviewError(f"game {record['game']}: {error}") from None
+    moves = record["moves"] or '""'
+    raise ReviewError(
+        f"game {record['game']} does not record its board (written by an older "
+        f"connect4); review its moves {moves} directly, on their board"
+    )

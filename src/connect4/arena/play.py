@@ -9,7 +9,8 @@ the same whichever executor plays them. Finished games go to the results
 store as they arrive, so a run that is killed loses only the games in flight.
 
 >>> from connect4.arena.schedule import ArenaConfig, make_schedule
->>> config = ArenaConfig(players=("random", "random:seed=7"), game="tictactoe",
+>>> from connect4.core import Board
+>>> config = ArenaConfig(players=("random", "random:seed=7"), board=Board("tictactoe"),
 ...                      openings=("5",), games_per_pair=2, seed=1)
 >>> record = play_scheduled(make_schedule(config)[0], config)
 >>> record["red"], record["opening"], record["moves"].startswith("5")
@@ -35,7 +36,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from connect4.arena.accuracy import check_reviewable, with_verdicts
-from connect4.arena.record import COLOURS, ResultLine
+from connect4.arena.record import COLOURS, ResultLine, set_board
 from connect4.arena.schedule import (
     ArenaConfig,
     ArenaError,
@@ -46,7 +47,7 @@ from connect4.arena.schedule import (
     start_position,
 )
 from connect4.arena.store import ResultsStore
-from connect4.players import Player, PlayerContext, make_player, rehearse
+from connect4.players import Player, PlayerContext, build_player, rehearse
 from connect4.players.match import GameRecord, play_move
 
 Task = TypeVar("Task")
@@ -84,24 +85,15 @@ def play_scheduled(scheduled: ScheduledGame, config: ArenaConfig) -> ResultLine:
     try:
         for colour in (1, 2):
             try:
-                players[colour - 1] = make_player(
-                    specs[colour - 1],
-                    game=config.game,
-                    width=config.width,
-                    height=config.height,
-                    rules=config.rules,
-                    seed=derive_seed(scheduled.seed, colour),
-                    max_move_seconds=config.max_move_seconds,
+                context = PlayerContext(
+                    config.board, derive_seed(scheduled.seed, colour), config.max_move_seconds
                 )
+                players[colour - 1] = build_player(specs[colour - 1], context)
             except Exception as error:  # a player that cannot even be built
                 record.forfeit, record.reason = colour, "crash"
                 record.detail = f"cannot start: {error}"
                 break
-            rehearse(
-                specs[colour - 1],
-                board,
-                PlayerContext(config.game, config.width, config.height, config.rules),
-            )
+            rehearse(specs[colour - 1], board, context)
         while record.forfeit is None and not board.is_over():
             mover = players[board.to_move - 1]
             assert mover is not None
@@ -117,14 +109,9 @@ def result_line(record: GameRecord, scheduled: ScheduledGame, config: ArenaConfi
     for stats in record.move_stats:
         count = None if stats is None else stats.get("nodes", stats.get("playouts"))
         nodes.append(int(count) if isinstance(count, int | float) else None)
-    size = start_position(config, "")
-    return ResultLine(
+    line = ResultLine(
         game=scheduled.index,
         tournament=config.fingerprint(),
-        kind=size.kind,
-        width=size.width,
-        height=size.height,
-        rules=size.rules,
         red=scheduled.red,
         yellow=scheduled.yellow,
         opening=scheduled.opening,
@@ -137,6 +124,7 @@ def result_line(record: GameRecord, scheduled: ScheduledGame, config: ArenaConfi
         move_nodes=nodes,
         seed=scheduled.seed,
     )
+    return set_board(line, config.board)
 
 
 # ------------------------------------------------------------------ executors
@@ -218,7 +206,9 @@ def _executor(
         try:
             distributed = importlib.import_module("dask.distributed")
         except ImportError:
-            raise ArenaError("--scheduler needs dask: pip install 'connect4[dask]'") from None
+            raise ArenaError(
+                "needs dask: pip install 'connect4[dask]'", setting="scheduler"
+            ) from None
         try:
             client = distributed.Client(scheduler, timeout=10)
         except (OSError, TimeoutError, ValueError) as error:
@@ -276,7 +266,7 @@ def map_unordered(
                 raise ArenaError(
                     f"{name(futures[future])} failed in a worker "
                     f"({type(error).__name__}: {error}); finished work is saved, "
-                    "rerun with --resume"
+                    "resume the run to finish it"
                 ) from error
             yield result
     finally:
@@ -339,7 +329,7 @@ def run_tournament(
     check_specs(config)
     check_reviewable(config)
     if workers < 1:
-        raise ArenaError("--workers must be at least 1")
+        raise ArenaError("must be at least 1", setting="workers")
     schedule = make_schedule(config)
     store = ResultsStore(results, config.fingerprint()).open(resume)
     for stored in list(store.records.values()):

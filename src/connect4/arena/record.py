@@ -18,6 +18,7 @@ written with the keys in a fixed order and no spaces. ``move_seconds``,
 import json  # no postponed annotations: ResultLine.__required_keys__ must see NotRequired
 from typing import Literal, NotRequired, TypedDict, cast
 
+from connect4.core.games import Board
 from connect4.review import Verdict
 
 Colour = Literal["red", "yellow"]
@@ -55,6 +56,28 @@ class ResultLine(TypedDict):
     height: NotRequired[int]
     rules: NotRequired[str]
     verdicts: NotRequired[list[Verdict | None]]
+
+
+def set_board(record: ResultLine, board: Board) -> ResultLine:
+    """``record`` naming the board it was played on (``kind``, ``width``, ``height``,
+    ``rules``)."""
+    record["kind"], record["rules"] = board.kind, board.rules
+    record["width"], record["height"] = board.width, board.height
+    return record
+
+
+def board_of(record: ResultLine) -> Board | None:
+    """The board ``record`` names (``None``: written before records named it); one that
+    is no board raises :class:`~connect4.core.errors.GameError`.
+
+    >>> board_of(set_board({}, Board("tictactoe")))
+    Board(kind='tictactoe', width=3, height=3, rules='standard')
+    """
+    kind, width, height = record.get("kind"), record.get("width"), record.get("height")
+    rules = record.get("rules")
+    if kind is None or width is None or height is None or rules is None:
+        return None
+    return Board(kind, width, height, rules)
 
 
 def to_line(record: ResultLine) -> str:

@@ -163,7 +163,10 @@ def _natural_width(table: Table) -> int:
 
 
 def render_summary(
-    summary: Summary, max_crosstable: int = 16, width: int | None = None
+    summary: Summary,
+    max_crosstable: int = 16,
+    width: int | None = None,
+    full: str = "the summary as JSON",
 ) -> list[Table]:
     """Rich tables: standings, the review (when games were reviewed), moves, and the
     crosstable when there are few enough players.
@@ -171,7 +174,8 @@ def render_summary(
     Given the console's ``width``, tables too wide for it with every player's
     full spec name the players by rank instead, after a ``Players`` table that
     lists the specs (folded when even that is too narrow); a crosstable that
-    still does not fit is left out (``--json`` has it). Nothing is cut.
+    still does not fit is left out, its caption pointing to ``full`` (where the
+    whole crosstable is, e.g. a command-line flag). Nothing is cut.
 
     >>> from connect4.arena.schedule import ArenaConfig
     >>> from connect4.arena.summary import summarize
@@ -188,7 +192,7 @@ def render_summary(
     short = _summary_tables(summary, max_crosstable, names=False)
     if short[-1].title == CROSSTABLE_TITLE and _natural_width(short[-1]) > width:
         short.pop()
-        short[-1].caption = f"(the crosstable is wider than {width} columns: see --json)"
+        short[-1].caption = f"(the crosstable is wider than {width} columns: see {full})"
     return [legend, *short]
 
 

@@ -6,7 +6,7 @@ deterministic players do not replay one game. Every game gets a schedule
 index and a seed derived from the tournament seed and that index, so the
 results are the same whichever executor plays them.
 
->>> config = ArenaConfig(players=("random", "random:seed=7"), game="tictactoe",
+>>> config = ArenaConfig(players=("random", "random:seed=7"), board=Board("tictactoe"),
 ...                      openings=("5",), games_per_pair=2, seed=1)
 >>> [(g.index, g.red, g.yellow, g.opening) for g in make_schedule(config)]
 [(0, 'random', 'random:seed=7', '5'), (1, 'random:seed=7', 'random', '5')]
@@ -24,13 +24,13 @@ from pathlib import Path
 from connect4.core.errors import Connect4Error, GameError
 from connect4.core.files import FileError, read_lines
 from connect4.core.game import Game
-from connect4.core.games import new_game
-from connect4.players import PlayerSpecError, make_player
+from connect4.core.games import DEFAULT_BOARD, Board
+from connect4.players import PlayerContext, PlayerSpecError, build_player
 from connect4.players.external import MAX_MOVE_SECONDS
 from connect4.players.registry import SEED_MAX
 
 MAX_OPENING_PLIES = 6
-MAX_OPENINGS = 4 << 20  # the largest --openings file read (bytes)
+MAX_OPENINGS = 4 << 20  # the largest openings file read (bytes)
 MAX_GAMES = 1_000_000  # a tournament's games (its schedule: some 200 MB; days of play)
 
 
@@ -54,10 +54,7 @@ class ArenaConfig:
     games_per_pair: int = 2
     openings: tuple[str, ...] = ("",)
     time_per_move: float | None = None
-    game: str = "connect4"
-    width: int = 7
-    height: int = 6
-    rules: str = "standard"
+    board: Board = DEFAULT_BOARD
     seed: int = 0
     accuracy_nodes: int = 0
     max_move_seconds: float = MAX_MOVE_SECONDS
@@ -66,6 +63,9 @@ class ArenaConfig:
         """A short hash naming this tournament; stored with every result line."""
         fields = asdict(self)
         del fields["max_move_seconds"]
+        board = fields.pop("board")  # the board's fields at the top, as they always were
+        fields.update(game=board["kind"], width=board["width"], height=board["height"])
+        fields["rules"] = board["rules"]
         text = json.dumps(fields, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -128,7 +128,7 @@ def make_schedule(config: ArenaConfig) -> list[ScheduledGame]:
 def start_position(config: ArenaConfig, moves: str = "") -> Game:
     """The board of ``config`` after ``moves``; raises :class:`GameError` (a bad game,
     board, rule set or move)."""
-    return new_game(config.game, config.width, config.height, config.rules, moves)
+    return config.board.new(moves)
 
 
 def all_openings(config: ArenaConfig, plies: int) -> list[str]:
@@ -156,7 +156,7 @@ def all_openings(config: ArenaConfig, plies: int) -> list[str]:
 
 
 def load_openings(text: str, config: ArenaConfig) -> tuple[str, ...]:
-    """Resolve ``--openings``: ``plies=K`` or a file of move strings (``-`` = empty board).
+    """Resolve the openings setting: ``plies=K`` or a file of move strings (``-`` = empty board).
 
     ``plies=K`` lists every position after K plies, shuffled with the
     tournament seed so the first ones used are varied.
@@ -164,11 +164,13 @@ def load_openings(text: str, config: ArenaConfig) -> tuple[str, ...]:
     if text.startswith("plies="):
         value = text.removeprefix("plies=")
         if not (value.isascii() and value.isdigit()):
-            raise ArenaError(f"--openings {text}: plies must be a number 0-{MAX_OPENING_PLIES}")
+            raise ArenaError(
+                f"{text}: plies must be a number 0-{MAX_OPENING_PLIES}", setting="openings"
+            )
         openings = all_openings(config, int(value))
         random.Random(config.seed).shuffle(openings)
         if not openings:
-            raise ArenaError(f"--openings {text}: no position with the game still on")
+            raise ArenaError(f"{text}: no position with the game still on", setting="openings")
         return tuple(openings)
     path = Path(text)
     lines = read_lines(path, what="openings file", max_line_bytes=4096, max_bytes=MAX_OPENINGS)
@@ -191,48 +193,47 @@ def load_openings(text: str, config: ArenaConfig) -> tuple[str, ...]:
 
 
 def _file_lines(lines: Iterator[tuple[int, str]], text: str) -> Iterator[tuple[int, str]]:
-    """The lines of an ``--openings`` file, a file problem as an :class:`ArenaError`."""
+    """The lines of an openings file, a file problem as an :class:`ArenaError`."""
     try:
         yield from lines
     except FileError as error:
-        raise ArenaError(f"--openings: {error}; give a file or plies=K") from None
+        raise ArenaError(f"{error}; give a file or plies=K", setting="openings") from None
 
 
 def check_specs(config: ArenaConfig) -> None:
     """Build (and close) every player once so a bad spec fails before any game."""
     names = config.names
     if config.gauntlet is None and len(names) < 2:
-        raise ArenaError("a tournament needs at least two players (--players SPEC SPEC ...)")
+        raise ArenaError(
+            "a tournament needs at least two players (SPEC SPEC ...)", setting="players"
+        )
     if config.gauntlet is not None and not names[1:]:
-        raise ArenaError("--gauntlet needs opponents (--players SPEC ...)")
+        raise ArenaError("needs opponents among the players (SPEC ...)", setting="gauntlet")
     twice = [name for i, name in enumerate(names) if name in names[:i]]
     if twice:
         raise ArenaError(
             f"player {twice[0]!r} appears twice; make the specs differ (e.g. random:seed=2)"
         )
     if config.games_per_pair < 1:
-        raise ArenaError("--games-per-pair must be at least 1")
+        raise ArenaError("must be at least 1", setting="games_per_pair")
     pairs = len(pairings(config))
     if pairs * config.games_per_pair > MAX_GAMES:
         raise ArenaError(
             f"{pairs} pair(s) x {config.games_per_pair:,} games per pair is more than the "
-            f"{MAX_GAMES:,} games a tournament may hold: fewer --games-per-pair or players"
+            f"{MAX_GAMES:,} games a tournament may hold: fewer games per pair or players",
+            setting="games_per_pair",
         )
     if not 0 <= config.seed <= SEED_MAX:
-        raise ArenaError(f"--seed must be in 0..{SEED_MAX} (the players' seeds), not {config.seed}")
+        raise ArenaError(
+            f"must be in 0..{SEED_MAX} (the players' seeds), not {config.seed}", setting="seed"
+        )
     if config.time_per_move is not None and config.time_per_move <= 0:
-        raise ArenaError("--time-per-move must be positive")
+        raise ArenaError("must be positive", setting="time_per_move")
     if config.max_move_seconds <= 0:
-        raise ArenaError("--max-move-seconds must be positive")
+        raise ArenaError("must be positive", setting="max_move_seconds")
     for spec in names:
         try:
-            player = make_player(
-                spec,
-                game=config.game,
-                width=config.width,
-                height=config.height,
-                rules=config.rules,
-            )
+            player = build_player(spec, PlayerContext(config.board))
         except (PlayerSpecError, ValueError) as error:
             raise ArenaError(str(error)) from None
         if player.is_human:

@@ -64,8 +64,9 @@ class ResultsStore:
             raise ArenaError(str(error)) from None
         if path.exists() and path.stat().st_size > 0 and not resume:
             raise ArenaError(
-                f"results file {path} already exists: pass --resume to continue that "
-                "tournament, or choose another file"
+                f"results file {path} already exists: give it to continue "
+                "that tournament, or choose another file",
+                setting="resume",
             )
         with _file_problems():
             if resume and path.exists():

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from connect4.classic.heuristics import get_heuristic
 from connect4.classic.results import Limits, describe_value
 from connect4.classic.search import search
+from connect4.core.errors import Connect4Error
 from connect4.core.files import save_figure
 from connect4.core.game import Game
 
@@ -62,7 +63,7 @@ class Row:
 
 
 def parse_depth(text: str, game: Game) -> list[int]:
-    """Depths 1…D for ``--max-depth D``; ``all`` = to the end of the game (tic-tac-toe).
+    """Depths 1…D for a maximum depth ``D``; ``all`` = to the end of the game (tic-tac-toe).
 
     >>> from connect4 import TicTacToe
     >>> parse_depth("3", TicTacToe()), parse_depth("all", TicTacToe.from_moves("5"))
@@ -71,10 +72,12 @@ def parse_depth(text: str, game: Game) -> list[int]:
     remaining = game.size - game.ply if game.kind == "tictactoe" else None
     if text == "all":
         if remaining is None:
-            raise ValueError("--max-depth all is for tictactoe (connect4 would run for hours)")
+            raise Connect4Error(
+                "all is for tictactoe (connect4 would run for hours)", setting="max_depth"
+            )
         return [remaining]
     if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 42:
-        raise ValueError(f"--max-depth must be a number 1-42 or 'all', not {text!r}")
+        raise Connect4Error(f"must be a number 1-42 or 'all', not {text!r}", setting="max_depth")
     return list(range(1, int(text) + 1))
 
 

@@ -71,6 +71,7 @@ from connect4.classic.results import (
     describe_value,
 )
 from connect4.classic.search import search
+from connect4.core.errors import Connect4Error
 from connect4.core.game import Game
 from connect4.core.score import outcome_label
 
@@ -105,9 +106,10 @@ def search_tree(
         tree_cap=cap,
     )
     if result.tree is None:
-        raise ValueError(
-            f"the search stopped at its budget of {budget:,} nodes before finishing depth "
-            f"{depth}: choose a smaller depth or a larger --budget"
+        raise Connect4Error(
+            f"the search stopped at {budget:,} nodes before finishing depth {depth}: "
+            "choose a smaller depth or a larger budget",
+            setting="budget",
         )
     tree = result.tree
     tree["algorithm"] = algorithm

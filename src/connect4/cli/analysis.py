@@ -101,7 +101,7 @@ def tree(
                 )
             )
     except ValueError as error:
-        raise fail(str(error)) from None
+        raise fail(error) from None
     sys.stdout.write(render(recorded, fmt))
 
 
@@ -152,13 +152,13 @@ def analyze(
             )
         )
     except ValueError as error:
-        raise fail(str(error)) from None
+        raise fail(error) from None
     title = f"{game} {moves or '(empty)'}: minimax vs alpha-beta, heuristic {heuristic}"
     if plot is not None:
         try:
             write_plot(rows, plot, title)
         except ValueError as error:
-            raise fail(str(error)) from None
+            raise fail(error) from None
     if json_output:
         typer.echo(rows_json(rows))
         return

@@ -16,8 +16,7 @@ from typing import Annotated
 import typer
 
 from connect4.cli import analysis, arena, bench, book, dataset, lab, review
-from connect4.cli.common import Game, Height, Json, OptionalSeed, Rules, Width, fail
-from connect4.core.games import new_game
+from connect4.cli.common import Game, Height, Json, OptionalSeed, Rules, Width, board_option, fail
 
 app = typer.Typer(
     name="connect4",
@@ -66,36 +65,27 @@ def play(
     """
     from rich.console import Console
 
-    from connect4.players import PlayerContext, PlayerSpecError, make_player, rehearse
+    from connect4.players import PlayerContext, PlayerSpecError, build_player, rehearse
     from connect4.terminal import play_game, review_summary, strongest_ai
 
-    try:
-        board = new_game(game, width, height, rules)
-    except ValueError as error:
-        raise fail(str(error)) from None
+    board = board_option(game, width, height, rules)
+    start = board.new()
     specs = [strongest_ai(game, rules) if spec == "auto" else spec for spec in (red, yellow)]
-    size = {"width": width, "height": height}
     try:
         players = [
-            make_player(
-                spec,
-                game=game,
-                rules=rules,
-                seed=None if seed is None else seed + index,
-                **size,
-            )
+            build_player(spec, PlayerContext(board, None if seed is None else seed + index))
             for index, spec in enumerate(specs)
         ]
     except PlayerSpecError as error:
-        raise fail(str(error)) from None
+        raise fail(error) from None
     console = Console(stderr=json_output, highlight=False)
-    context = PlayerContext(game, width, height, rules)
+    context = PlayerContext(board)
     for spec, player in zip(specs, players, strict=True):
         if not player.is_human:  # compile and load now, not between a prompt and a move
-            rehearse(spec, board, context)
+            rehearse(spec, start, context)
     try:
         record = play_game(
-            board,
+            start,
             players[0],
             players[1],
             game_name=game,
@@ -111,7 +101,7 @@ def play(
     if json_output:
         typer.echo(record.to_json())
     elif record.finished and record.forfeit is None and not no_review:
-        for line in review_summary(record.moves, game, width, height, rules):
+        for line in review_summary(record.moves, board):
             console.print(line)
     if record.forfeit is not None:
         raise typer.Exit(1)
@@ -175,7 +165,7 @@ def serve(
             cache=cache,
         )
     except (OSError, ValueError) as error:
-        raise fail(str(error)) from None
+        raise fail(error) from None
 
 
 app.command()(arena.arena)

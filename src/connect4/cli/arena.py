@@ -26,6 +26,7 @@ from connect4.cli.common import (
     Seed,
     Width,
     Workers,
+    board_option,
     fail,
 )
 
@@ -99,10 +100,7 @@ def arena(
         games_per_pair=games_per_pair,
         time_per_move=time_per_move,
         max_move_seconds=max_move_seconds,
-        game=game,
-        width=width,
-        height=height,
-        rules=rules,
+        board=board_option(game, width, height, rules),
         seed=seed,
         accuracy_nodes=accuracy_nodes if review else 0,
     )
@@ -110,7 +108,7 @@ def arena(
         config = with_openings(base, openings)
         run = play_tournament(config, results, resume, workers, scheduler)
     except (ArenaError, OSError) as error:
-        raise fail(str(error)) from None
+        raise fail(error) from None
     print_run(run, results, json_output, csv)
 
 
@@ -124,7 +122,7 @@ def check_outputs(results: Path | None, csv: Path | None) -> None:
         if results is not None:
             check_output(results, what="results file")
     except FileError as error:
-        raise fail(str(error)) from None
+        raise fail(error) from None
 
 
 def with_openings(base: ArenaConfig, openings: str) -> ArenaConfig:
@@ -191,5 +189,5 @@ def print_run(
         sys.stdout.write(json.dumps(summary.to_json(), indent=2) + "\n")
         return
     out = Console(highlight=False)  # COLUMNS, else the terminal's width, else 80
-    for table in render_summary(summary, width=out.width):
+    for table in render_summary(summary, width=out.width, full="--json"):
         out.print(table)

@@ -11,9 +11,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
+
+if TYPE_CHECKING:
+    from connect4.core.games import Board
 
 MAX_WORKERS = 4 * (os.cpu_count() or 1)  # more processes than this only thrash
 MAX_PLAYOUTS = 100_000_000  # an MCTS tree's playouts (the mcts player's own cap)
@@ -25,6 +28,17 @@ Game = Annotated[str, typer.Option(help="connect4 or tictactoe")]
 Width = Annotated[int, typer.Option(help="board width (connect4)")]
 Height = Annotated[int, typer.Option(help="board height (connect4)")]
 Rules = Annotated[str, typer.Option(help="standard or count-fours")]
+
+
+def board_option(game: str, width: int, height: int, rules: str) -> Board:
+    """The board a command's ``--game``, ``--width``, ``--height`` and ``--rules`` name; a
+    bad one ends the command with its precise message."""
+    from connect4.core.games import Board
+
+    try:
+        return Board(game, width, height, rules)
+    except ValueError as error:
+        raise fail(error) from None
 
 
 def seed_in_range(value: int | None) -> int | None:
@@ -64,8 +78,22 @@ Resume = Annotated[
 ]
 
 
-def fail(message: str, code: int = 2) -> typer.Exit:
-    """Print ``error: message`` on stderr and return the Exit to raise."""
+FLAGS = {"accuracy_nodes": "--review"}
+"""Settings whose flag is not their name (the arena's review budget comes with ``--review``)."""
+
+
+def flag(setting: str) -> str:
+    """The flag of a library setting: ``games_per_pair`` -> ``--games-per-pair``."""
+    return FLAGS.get(setting, "--" + setting.replace("_", "-"))
+
+
+def fail(message: str | Exception, code: int = 2) -> typer.Exit:
+    """Print ``error: message`` on stderr and return the Exit to raise; a library error
+    names the setting at fault by its flag."""
+    from connect4.core.errors import Connect4Error
+
+    if isinstance(message, Connect4Error):
+        message = message.worded(flag)
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(code)
 
@@ -113,4 +141,4 @@ def run_job(command: Callable[[], T], journal: Path) -> T:
             raise interrupted(note) from None
         raise interrupted("nothing was finished, nothing to resume") from None
     except (ValueError, OSError) as error:
-        raise fail(str(error)) from None
+        raise fail(error) from None

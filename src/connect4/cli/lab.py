@@ -170,7 +170,7 @@ def lab(
         check_test_sets(config.test_sets, config.test_positions)
         run_and_report(out, config)
     except (Connect4Error, OSError) as error:
-        raise fail(str(error)) from None
+        raise fail(error) from None
 
 
 def check_test_sets(paths: tuple[str, ...], positions: int) -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from connect4.cli.common import Json, fail, interruptible
+from connect4.cli.common import Json, board_option, fail, interruptible
 
 if TYPE_CHECKING:
     from connect4.review.grading import Review
@@ -88,12 +88,12 @@ def review(
                 deadline=deadline,
             )
     except ValueError as error:
-        raise fail(str(error)) from None
+        raise fail(error) from None
     if plot is not None:
         try:
             write_plot(result, plot)
         except ValueError as error:
-            raise fail(str(error)) from None
+            raise fail(error) from None
     if json_output:
         typer.echo(json.dumps(result.as_dict()))
         return
@@ -130,7 +130,7 @@ def _review_result_file(
     try:
         record = read_game(results, int(game))
     except ArenaError as error:
-        raise fail(str(error)) from None
+        raise fail(error) from None
     return interruptible(lambda: review_record(record, max_nodes=max_nodes, deadline=deadline))
 
 
@@ -151,13 +151,11 @@ def _review_moves(
             f"--game {game} picks a game of an arena results file: add --results FILE "
             "(without it, --game is connect4 or tictactoe)"
         )
+    board = board_option(game or "connect4", size[0], size[1], rules)
     return interruptible(
         lambda: review_game(
             moves,
-            game=game or "connect4",
-            width=size[0],
-            height=size[1],
-            rules=rules,
+            board,
             max_nodes=max_nodes,
             deadline=deadline,
         )

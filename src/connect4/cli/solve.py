@@ -119,17 +119,17 @@ def solve_command(
 ) -> int:
     """Answer each line of ``lines``; return the exit status (1 if a line was bad).
 
-    With ``book`` (the default) the board size's opening book
-    (:func:`connect4.solver.book.default_book`) is probed inside the search.
+    With ``book`` (the default) the board size's opening book is probed inside the
+    search (:func:`connect4.solver.solver_for`; one that cannot be read is an error).
     ``threads`` search each position; ``progress`` is ``auto`` (shown when ``err``
     is a terminal), ``always`` or ``never``.
     """
-    from connect4.solver import Solver, SolverError
+    from connect4.solver import DEFAULT_BOOK, SolverError, solver_for
 
     out = out or sys.stdout
     err = err or sys.stderr
     try:
-        solver = Solver(width, height, threads=threads)
+        solver = solver_for(width, height, book=DEFAULT_BOOK if book else None, threads=threads)
     except SolverError as exc:
         print(f"error: {exc}", file=err)
         return 1
@@ -137,16 +137,6 @@ def solve_command(
     line = None
     if progress == "always" or (progress == "auto" and live):
         line = ProgressLine(err, live=live)
-    if book:
-        from connect4.solver.book import BookError, default_book
-
-        try:
-            loaded = default_book(width, height)
-        except BookError as exc:
-            print(f"error: {exc}", file=err)
-            return 1
-        if loaded is not None:
-            solver.set_book(loaded.keys, loaded.values, loaded.plies)
     status = 0
     for number, raw in enumerate(lines, start=1):
         moves = raw.strip()

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from connect4.core.errors import GameError, IllegalMoveError, InvalidMoveError
 from connect4.core.game import Game
-from connect4.core.games import new_game
+from connect4.core.games import Board, new_game
 from connect4.core.position import Position
 from connect4.core.tictactoe import TicTacToe
 
 __all__ = [
+    "Board",
     "Game",
     "GameError",
     "IllegalMoveError",

@@ -16,9 +16,31 @@ connect4.core.errors.InvalidMoveError: move 2 ('8'): column 8 is out of range 1-
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 
 class Connect4Error(ValueError):
-    """The root of every error the package defines: a clear message, no traceback."""
+    """The root of every error the package defines: a clear message, no traceback.
+
+    ``setting`` names the configuration field at fault, when one is: the message
+    then starts with it in words, and an interface words it its own way with
+    :meth:`worded` (the CLI as its flag), so the library never names a flag.
+
+    >>> error = Connect4Error("must be at least 1", setting="games_per_pair")
+    >>> str(error), error.worded(lambda setting: "--" + setting.replace("_", "-"))
+    ('games per pair: must be at least 1', '--games-per-pair: must be at least 1')
+    """
+
+    def __init__(self, message: str = "", *, setting: str | None = None) -> None:
+        self.setting = setting
+        self.detail = message
+        super().__init__(f"{setting.replace('_', ' ')}: {message}" if setting else message)
+
+    def worded(self, name: Callable[[str], str]) -> str:
+        """The message with its setting called ``name(setting)`` (e.g. a CLI flag)."""
+        if self.setting is None:
+            return str(self)
+        return f"{name(self.setting)}: {self.detail}"
 
 
 class BudgetExceeded(Connect4Error):

@@ -32,7 +32,7 @@ from pettingzoo.utils.agent_selector import AgentSelector
 from pettingzoo.utils.env_logger import EnvLogger
 
 from connect4.core.game import Game
-from connect4.core.games import new_game
+from connect4.core.games import Board
 from connect4.envs.board import Info, action_count, action_mask, check_render_mode, picture, planes
 
 Observation = dict[str, npt.NDArray[np.int8]]
@@ -67,13 +67,8 @@ class ConnectFourAEC(AECEnv[str, Observation, int]):  # type: ignore[misc]
     ) -> None:
         super().__init__()
         check_render_mode(render_mode, RENDER_MODES)
-        self.game_name, self.board_width, self.board_height, self.rules = (
-            game,
-            width,
-            height,
-            rules,
-        )
-        self.game: Game = new_game(game, width, height, rules)
+        self.board = Board(game, width, height, rules)
+        self.game: Game = self.board.new()
         self.render_mode = render_mode
         self.agents = ["player_0", "player_1"]
         self.possible_agents = self.agents[:]
@@ -109,7 +104,7 @@ class ConnectFourAEC(AECEnv[str, Observation, int]):  # type: ignore[misc]
 
     def reset(self, seed: int | None = None, options: Info | None = None) -> None:
         """Start a new game (the game has no randomness, so ``seed`` changes nothing)."""
-        self.game = new_game(self.game_name, self.board_width, self.board_height, self.rules)
+        self.game = self.board.new()
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)

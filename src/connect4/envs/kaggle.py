@@ -26,8 +26,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from connect4.core.bits import MAX_BOARD_BITS
+from connect4.core.games import Board
 from connect4.core.position import Position
-from connect4.players import Player, PlayerContext, make_player, rehearse
+from connect4.players import Player, PlayerContext, build_player, make_player, rehearse
 
 ConnectXAgent = Callable[[object, object], int]
 """A Kaggle ConnectX agent: ``agent(observation, configuration) -> column``."""
@@ -105,8 +106,9 @@ def kaggle_agent(spec: str = "perfect", *, seed: int | None = None) -> ConnectXA
             raise ValueError(f"the game is over ({position.result_text()}): no move to choose")
         size = (position.width, position.height)
         if size not in players:
-            players[size] = make_player(spec, width=size[0], height=size[1], seed=seed)
-            rehearse(spec, position, PlayerContext(width=size[0], height=size[1]))
+            context = PlayerContext(Board.of(position), seed)
+            players[size] = build_player(spec, context)
+            rehearse(spec, position, context)
         return int(players[size].choose(position).move)
 
     return agent

@@ -30,9 +30,9 @@ import numpy.typing as npt
 from gymnasium import spaces
 
 from connect4.core.game import Game
-from connect4.core.games import new_game
+from connect4.core.games import Board
 from connect4.envs.board import Info, action_count, action_mask, check_render_mode, picture, planes
-from connect4.players import Player, make_player
+from connect4.players import Player, PlayerContext, build_player
 
 Opponent = str | Callable[[Game], int]
 """A player spec, or a function that returns the opponent's move in a game (left unchanged)."""
@@ -70,8 +70,8 @@ class ConnectFourEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
         check_render_mode(render_mode, RENDER_MODES)
         self.opponent = opponent
         self.play_as = play_as
-        self.settings = (game, width, height, rules)
-        self.game: Game = new_game(game, width, height, rules)
+        self.board = Board(game, width, height, rules)
+        self.game: Game = self.board.new()
         self.render_mode = render_mode
         self.agent_player = 1
         self._player: Player | None = None
@@ -81,15 +81,14 @@ class ConnectFourEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
             low=0, high=1, shape=(self.game.height, self.game.width, 2), dtype=np.int8
         )
         if isinstance(opponent, str):  # a bad spec fails here, not at the first step
-            self._player = make_player(opponent, game=game, width=width, height=height, rules=rules)
+            self._player = build_player(opponent, PlayerContext(self.board))
 
     def reset(
         self, *, seed: int | None = None, options: Info | None = None
     ) -> tuple[npt.NDArray[np.int8], Info]:
         """A new game; when the agent plays yellow, the opponent has already moved."""
         super().reset(seed=seed)
-        game, width, height, rules = self.settings
-        self.game = new_game(game, width, height, rules)
+        self.game = self.board.new()
         if self.play_as == "random":
             self.agent_player = int(self.np_random.integers(1, 3))
         else:
@@ -98,9 +97,7 @@ class ConnectFourEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
             if self._player is not None:
                 self._player.close()
             player_seed = int(self.np_random.integers(2**31))
-            self._player = make_player(
-                self.opponent, game=game, width=width, height=height, rules=rules, seed=player_seed
-            )
+            self._player = build_player(self.opponent, PlayerContext(self.board, player_seed))
         if self.game.to_move != self.agent_player:
             self.game.play(self._opponent_move())
         return self._observation(), self._info()
@@ -139,10 +136,7 @@ class ConnectFourEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
         if callable(self.opponent):
             return self.opponent(self.game.copy())
         if self._player is None:
-            game, width, height, rules = self.settings
-            self._player = make_player(
-                self.opponent, game=game, width=width, height=height, rules=rules
-            )
+            self._player = build_player(self.opponent, PlayerContext(self.board))
         return self._player.choose(self.game).move
 
     def _observation(self) -> npt.NDArray[np.int8]:

@@ -56,7 +56,7 @@ from connect4.classic.node import P_GEN
 from connect4.classic.results import Algorithm, Ordering
 from connect4.core.bits import SIGNED_WORD_BITS, check_word_board
 from connect4.core.game import Game
-from connect4.core.games import new_game
+from connect4.core.games import Board
 from connect4.envs import vecboard
 from connect4.envs.board import Info
 from connect4.envs.vecboard import (
@@ -73,7 +73,7 @@ from connect4.envs.vecboard import (
     SAME_STEP,
     YELLOW,
 )
-from connect4.players import PlayerSpecError, make_player, split_spec
+from connect4.players import PlayerContext, PlayerSpecError, build_player, split_spec
 from connect4.players.search import SearchPlayer
 
 # every step inlined into the two loops (a call would count references to its arrays)
@@ -116,7 +116,7 @@ class CompiledOpponent:
     settings (a random opponent keeps the defaults). Specs it cannot run raise
     ``ValueError`` saying why.
 
-    >>> game = new_game("connect4", 7, 6, "standard")
+    >>> game = Board("connect4", 7, 6, "standard").new()
     >>> CompiledOpponent("alphabeta:level=medium", game).depth
     5
     >>> CompiledOpponent("mcts", game)
@@ -134,9 +134,7 @@ opponent=...) runs any opponent, one env at a time in Python
                 + SYNC_HINT
             )
         try:
-            player = make_player(
-                spec, game=game.kind, width=game.width, height=game.height, rules=game.rules
-            )
+            player = build_player(spec, PlayerContext(Board.of(game)))
         except (PlayerSpecError, ValueError) as error:
             raise ValueError(f"bad opponent {spec!r}: {error}") from None
         player.close()
@@ -248,7 +246,8 @@ class ConnectFourVectorEnv(VectorEnv):
         except ValueError:
             names = ", ".join(m.value for m in AutoresetMode)
             raise ValueError(f"unknown autoreset_mode {autoreset_mode!r}: choose {names}") from None
-        board = new_game(game, width, height, rules)
+        self.board = Board(game, width, height, rules)
+        board = self.board.new()
         if board.kind == "connect4":
             try:
                 check_word_board(board.width, board.height, "the vector env", SIGNED_WORD_BITS)
@@ -256,7 +255,6 @@ class ConnectFourVectorEnv(VectorEnv):
                 raise ValueError(f"{error}; {SYNC_HINT}") from None
         self.opponent = CompiledOpponent(opponent, board)
         self.play_as = play_as
-        self.settings = (game, board.width, board.height, rules)
         self.num_envs = num_envs
         self.autoreset_mode = mode
         self.metadata = {**self.metadata, "autoreset_mode": mode}

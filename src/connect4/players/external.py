@@ -172,8 +172,8 @@ class ExternalPlayer(PlayerBase):
         self.colour = colour
         context = self.context
         name = "red" if colour == 1 else "yellow"
-        width, height = (3, 3) if context.game == "tictactoe" else (context.width, context.height)
-        self._send(f"init {context.game} {width} {height} {name} {context.rules}")
+        board = context.board
+        self._send(f"init {board.kind} {board.width} {board.height} {name} {board.rules}")
         reply = self._read_line(time.monotonic() + self.startup_seconds)
         if reply.strip() != "ready":
             raise bad_output(reply)
@@ -294,7 +294,7 @@ class ExternalPlayer(PlayerBase):
         print(
             f"warning: {self.spec} has been silent for {self.warn_seconds:g} s on move "
             f"{game.ply + 1} ({game.moves or 'empty board'}); it forfeits after "
-            f"{self.max_move_seconds:g} s (--max-move-seconds)",
+            f"{self.max_move_seconds:g} s (its limit on a move without a clock)",
             file=sys.stderr,
             flush=True,
         )

@@ -68,9 +68,9 @@ def agent_command(argument: str) -> list[str]:
 
 def check_context(context: PlayerContext) -> None:
     """Refuse the games ConnectX has no form for (count-fours rules)."""
-    if context.rules != "standard":
+    if context.board.rules != "standard":
         raise PlayerSpecError(
-            f"kaggle: ConnectX agents play standard rules only, not {context.rules}"
+            f"kaggle: ConnectX agents play standard rules only, not {context.board.rules}"
         )
 
 

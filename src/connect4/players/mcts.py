@@ -146,7 +146,7 @@ MCTS = PlayerKind(
         ),
         "time": Option("seconds per move", parse_float(0.01, 3600)),
         "c": Option(f"exploration constant (default {DEFAULT_C})", parse_float(0, 100)),
-        "seed": Option("random seed (defaults to --seed, else 0)", parse_seed),
+        "seed": Option("random seed (defaults to the game's seed, else 0)", parse_seed),
         "solver": Option(
             "MCTS-Solver: prove wins and losses (default off)", parse_switch, ("on", "off")
         ),

@@ -54,6 +54,7 @@ from connect4.players.registry import (
 )
 from connect4.solver import (
     DEFAULT_BOOK,
+    Budget,
     DefaultBook,
     Solver,
     SolverError,
@@ -234,7 +235,8 @@ class PerfectEngine:
                     if known is not None:
                         value = -known
                     else:
-                        probe = self.solver.probe(child, -target, deadline=deadline, limit=limit)
+                        budget = Budget(deadline)
+                        probe = self.solver.probe(child, -target, budget=budget, limit=limit)
                         nodes += probe.nodes
                         if probe.value is None:
                             return None, None, nodes
@@ -434,7 +436,7 @@ class PerfectPlayer(PlayerBase):
 
 
 def _build_perfect(spec: str, options: dict[str, object], context: PlayerContext) -> Player:
-    if context.rules != "standard":
+    if context.board.rules != "standard":
         raise PlayerSpecError("perfect plays standard rules only (not count-fours)")
     seed = options.get("seed", context.seed)
     level = options.get("level", "perfect")
@@ -444,8 +446,8 @@ def _build_perfect(spec: str, options: dict[str, object], context: PlayerContext
         level=str(level),
         seconds=float(seconds) if isinstance(seconds, (int, float)) else 1.0,
         seed=seed if isinstance(seed, int) else None,
-        width=context.width,
-        height=context.height,
+        width=context.board.width,
+        height=context.board.height,
     )
 
 
@@ -465,7 +467,7 @@ PERFECT = PlayerKind(
             (),
             "1",
         ),
-        "seed": Option("random seed for ties and levels (defaults to --seed)", parse_seed),
+        "seed": Option("random seed for ties and levels (defaults to the game's seed)", parse_seed),
     },
     build=_build_perfect,
     games=("connect4",),

@@ -29,6 +29,7 @@ from typing import Protocol, TypedDict
 from connect4.classic.results import SearchTree
 from connect4.core.errors import Connect4Error
 from connect4.core.game import Game
+from connect4.core.games import DEFAULT_BOARD, Board
 from connect4.core.limits import Limit
 
 SEED_MAX = 2**32 - 1
@@ -170,12 +171,9 @@ class PlayerKind:
 
 @dataclass(frozen=True)
 class PlayerContext:
-    """Where a player will play: the game, board size, rules and RNG seed."""
+    """Where a player will play: the board (game, size, rules) and the RNG seed."""
 
-    game: str = "connect4"
-    width: int = 7
-    height: int = 6
-    rules: str = "standard"
+    board: Board = DEFAULT_BOARD
     seed: int | None = None
     max_move_seconds: float = 60.0  # a bot silent this long on a move without a clock forfeits
 
@@ -328,18 +326,29 @@ def make_player(
     seed: int | None = None,
     max_move_seconds: float = 60.0,
 ) -> Player:
-    """Build the player a spec names; raises :class:`PlayerSpecError` listing valid choices.
+    """Build the player a spec names; raises :class:`PlayerSpecError` listing valid choices
+    (a bad game, size or rule set: :class:`GameError`).
 
     ``max_move_seconds`` caps an external bot's silence on a move without a clock."""
+    board = Board(game, width, height, rules)
+    return build_player(spec, PlayerContext(board, seed, max_move_seconds))
+
+
+def build_player(spec: str, context: PlayerContext) -> Player:
+    """Build the player ``spec`` names to play in ``context`` (see :func:`make_player`).
+
+    >>> build_player("random", PlayerContext(Board("tictactoe"), seed=1)).spec
+    'random'
+    """
     kind_name, rest = split_spec(spec)
     kind = find_kind(kind_name)
+    game = context.board.kind
     if game not in kind.games:
         raise PlayerSpecError(f"{kind_name} cannot play {game} (it plays {', '.join(kind.games)})")
     if kind.free_argument:
         options: dict[str, object] = {"argument": rest}
     else:
         options = parse_options(kind, rest)
-    context = PlayerContext(game, width, height, rules, seed, max_move_seconds)
     return kind.build(spec.strip(), options, context)
 
 
@@ -363,7 +372,7 @@ class KindDescription(TypedDict):
     options: dict[str, OptionDescription]
 
 
-_REHEARSED: set[tuple[str, str, int, int, str]] = set()
+_REHEARSED: set[tuple[str, Board]] = set()
 _REHEARSAL_LOCK = threading.Lock()  # games on threads wait for one rehearsal
 
 
@@ -385,7 +394,7 @@ def rehearse(spec: str, board: Game, context: PlayerContext) -> None:
     >>> rehearse("random", Position(), PlayerContext())
     """
     kind = KINDS.get(split_spec(spec)[0])
-    key = (spec, context.game, context.width, context.height, context.rules)
+    key = (spec, context.board)
     if kind is None or not kind.rehearse:
         return
     with _REHEARSAL_LOCK:
@@ -393,13 +402,7 @@ def rehearse(spec: str, board: Game, context: PlayerContext) -> None:
             return
         _REHEARSED.add(key)
         try:
-            player = make_player(
-                spec,
-                game=context.game,
-                width=context.width,
-                height=context.height,
-                rules=context.rules,
-            )
+            player = build_player(spec, PlayerContext(context.board))
         except Exception:
             return
         try:
@@ -484,6 +487,6 @@ HUMAN = PlayerKind(
 RANDOM = PlayerKind(
     name="random",
     description="plays a uniformly random legal move",
-    options={"seed": Option("random seed (defaults to --seed)", parse_seed)},
+    options={"seed": Option("random seed (defaults to the game's seed)", parse_seed)},
     build=_build_random,
 )

@@ -182,17 +182,17 @@ def build(algorithm: str) -> Callable[[str, dict[str, object], PlayerContext], P
         settings: dict[str, object] = {"depth": 4, "heuristic": "windows"}
         level = values.get("level")
         if isinstance(level, str):
-            settings.update(LEVELS[context.game][level])
-            if algorithm == "minimax" and level == "hard" and context.game == "connect4":
+            settings.update(LEVELS[context.board.kind][level])
+            if algorithm == "minimax" and level == "hard" and context.board.kind == "connect4":
                 settings.update(depth=MINIMAX_HARD_DEPTH, heuristic="windows")
         settings.update({k: v for k, v in values.items() if k != "level"})
         heuristic = str(settings["heuristic"])
         try:
-            get_heuristic(heuristic, context.game)
+            get_heuristic(heuristic, context.board.kind)
         except ValueError as error:
             raise PlayerSpecError(f"{algorithm}: {error}") from None
         depth = settings.get("depth")
-        cells = 9 if context.game == "tictactoe" else context.width * context.height
+        cells = context.board.cells
         if isinstance(depth, int) and depth > cells:
             raise PlayerSpecError(
                 f"{algorithm}: depth={depth} is deeper than the board's {cells} cells"

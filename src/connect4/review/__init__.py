@@ -5,7 +5,8 @@ the shipped books for Connect Four, full search for tic-tac-toe); ``grading``
 turns a whole game into per-ply rows, verdicts and per-player figures;
 ``plot`` draws the evaluation graph.
 
->>> r = review("5123", game="tictactoe")
+>>> from connect4.core import Board
+>>> r = review("5123", Board("tictactoe"))
 >>> r.players[0].accuracy, r.players[1].mistakes
 (1.0, 1)
 """

@@ -12,7 +12,7 @@ the move kept or lost, and a verdict:
 A position the solver could not settle within the budget gets no verdict
 (``None``, "not proven"): nothing is guessed.
 
->>> r = review("5123", game="tictactoe")
+>>> r = review("5123", Board("tictactoe"))
 >>> [row.verdict for row in r.plies]
 ['best', 'best', 'best', 'mistake']
 >>> r.decisive_ply, r.players[1].mistakes
@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from typing import Literal
 
 from connect4.core.game import Game
-from connect4.core.games import new_game
+from connect4.core.games import DEFAULT_BOARD, Board
 from connect4.core.position import Position
 from connect4.review.values import MoveScores, ReviewError, exact_scores
 from connect4.review.work import score_game
@@ -149,10 +149,7 @@ class Review:
     and the second player (arena specs), when known.
     """
 
-    game: str
-    width: int
-    height: int
-    rules: str
+    board: Board
     moves: str
     result: str
     plies: tuple[PlyReview, ...]
@@ -165,11 +162,12 @@ class Review:
 
     def as_dict(self) -> dict[str, object]:
         """The review as JSON-ready values."""
+        board = self.board
         return {
-            "game": self.game,
-            "width": self.width,
-            "height": self.height,
-            "rules": self.rules,
+            "game": board.kind,
+            "width": board.width,
+            "height": board.height,
+            "rules": board.rules,
             "moves": self.moves,
             "result": self.result,
             "opening": self.opening,
@@ -197,11 +195,8 @@ def _decisive(outcomes: list[int | None]) -> int | None:
 
 def review(
     moves: str,
+    board: Board = DEFAULT_BOARD,
     *,
-    game: str = "connect4",
-    width: int = 7,
-    height: int = 6,
-    rules: str = "standard",
     max_nodes: int | None = None,
     max_seconds: float | None = None,
     deadline: float | None = None,
@@ -210,7 +205,7 @@ def review(
     reuse_table: bool = True,
     scores: Sequence[MoveScores] | None = None,
 ) -> Review:
-    """Grade every move of the game ``moves`` (a move string) by exact scores.
+    """Grade every move of the game ``moves`` (a move string) on ``board`` by exact scores.
 
     Connect Four positions go to the solver (standard rules, with the board
     size's exact opening book), within ``max_nodes`` and ``max_seconds`` per
@@ -218,7 +213,7 @@ def review(
     review; tic-tac-toe is searched in full. ``scores``, when given, are every
     position's move scores found elsewhere (one per move: the web server solves
     a game's moves on several threads with :class:`~connect4.review.work.GameScores`).
-    A bad game, board or move string raises
+    A bad move string raises
     :class:`~connect4.core.errors.GameError` (or its move errors); count-fours raises
     :class:`~connect4.review.values.ReviewError`.
 
@@ -248,18 +243,18 @@ def review(
     >>> r.players[1].line()
     'yellow: accuracy 50.0 % (1 of 2 moves best), 0 good, 0 mistakes, 1 blunder'
     """
-    history = new_game(game, width, height, rules, moves).history  # checks every move first
-    board = new_game(game, width, height, rules)
+    history = board.new(moves).history  # checks every move first
     if board.rules != "standard":
         raise ReviewError(
             "the solver handles the standard rules only: count-fours games cannot be reviewed"
         )
     if not 0 <= opening <= len(history):
         raise ReviewError(f"opening of {opening} plies: the game has {len(history)}")
+    game = board.new()
     given = scores
-    if given is None and isinstance(board, Position) and reuse_table:
+    if given is None and isinstance(game, Position) and reuse_table:
         given = score_game(
-            board, history, max_nodes=max_nodes, max_seconds=max_seconds, deadline=deadline
+            game, history, max_nodes=max_nodes, max_seconds=max_seconds, deadline=deadline
         )
     elif given is not None and len(given) != len(history):
         raise ValueError(f"{len(given)} positions' scores given for a game of {len(history)} moves")
@@ -267,12 +262,12 @@ def review(
     outcomes: list[int | None] = []
     evaluation: list[int | None] = []
     for ply, move in enumerate(history, start=1):
-        view = 1 if board.to_move == 1 else -1  # the mover's score times view = first player's
+        view = 1 if game.to_move == 1 else -1  # the mover's score times view = first player's
         if given is not None:
             judged = given[ply - 1]
         else:  # tic-tac-toe, or each position on its own from a cleared table
-            judged = _judge_alone(board, max_nodes, max_seconds, deadline, reuse_table)
-        row = _ply_review(board, ply, move, judged)
+            judged = _judge_alone(game, max_nodes, max_seconds, deadline, reuse_table)
+        row = _ply_review(game, ply, move, judged)
         if ply == 1:
             best = row.best_score
             outcomes.append(None if best is None else view * _sign(best))
@@ -281,18 +276,15 @@ def review(
         played = row.played_score
         outcomes.append(None if played is None else view * _sign(played))
         evaluation.append(None if played is None else view * played)
-        board.play(move)
+        game.play(move)
     if not history:
         outcomes.append(None)
         evaluation.append(None)
     summaries = tuple(_summary(board.kind, p, rows[opening:]) for p in (1, 2))
     return Review(
-        game=board.kind,
-        width=board.width,
-        height=board.height,
-        rules=board.rules,
-        moves=board.moves,
-        result=board.result_text(),
+        board=board,
+        moves=game.moves,
+        result=game.result_text(),
         plies=tuple(rows),
         outcomes=tuple(outcomes),
         evaluation=tuple(evaluation),

@@ -1,7 +1,8 @@
 """The review for people: a rich table coloured by verdict, summary lines, an evaluation plot.
 
+>>> from connect4.core import Board
 >>> from connect4.review import review
->>> summary_lines(review("5123", game="tictactoe"))[1]
+>>> summary_lines(review("5123", Board("tictactoe")))[1]
 'O: accuracy 50.0 % (1 of 2 moves best), 0 good, 1 mistake, 0 blunders'
 """
 
@@ -34,7 +35,7 @@ def format_scores(scores: tuple[int | None, ...]) -> str:
 
 
 def _labels(review: Review, moves: tuple[int, ...]) -> str:
-    if review.game == "tictactoe":
+    if review.board.kind == "tictactoe":
         return ",".join(str(m + 1) for m in moves)
     from connect4.core.position import COLUMN_SYMBOLS
 
@@ -85,8 +86,9 @@ def render_table(review: Review) -> Table:
     from rich.table import Table
 
     moves = review.moves or "(empty)"
-    size = "" if review.game == "tictactoe" else f" {review.width}x{review.height}"
-    title = f"{review.game}{size} {moves}: {review.result}"
+    board = review.board
+    size = "" if board.kind == "tictactoe" else f" {board.width}x{board.height}"
+    title = f"{board.kind}{size} {moves}: {review.result}"
     if review.names is not None:
         title += "\n" + " vs ".join(player_labels(review))
     if review.opening:
@@ -145,7 +147,7 @@ def plot(review: Review, path: str) -> None:
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("ply")
     ax.set_ylabel("exact score (positive: first player wins)")
-    ax.set_title(f"{review.game} {review.moves or '(empty)'}: {review.result}")
+    ax.set_title(f"{review.board.kind} {review.moves or '(empty)'}: {review.result}")
     ax.grid(True, alpha=0.3)
     ax.legend(loc="best", fontsize="small")
     fig.tight_layout()

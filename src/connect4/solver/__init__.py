@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from connect4.core.score import pick_best
 from connect4.solver.backend import warm_up
+from connect4.solver.narrow import Budget
 from connect4.solver.parallel import ProgressHook, SolveProgress
 from connect4.solver.shared import (
     DEFAULT_BOOK,
@@ -57,6 +58,7 @@ __all__ = [
     "MAX_THREADS",
     "BatchResult",
     "BookArrays",
+    "Budget",
     "DefaultBook",
     "ProbeResult",
     "ProgressHook",

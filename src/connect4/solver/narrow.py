@@ -18,7 +18,9 @@ on one thread or with every thread on each window (Lazy SMP).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from connect4.core.limits import Limit
 from connect4.core.position import Position
@@ -112,6 +114,52 @@ def deadline_of(
     if limit is not None and limit.deadline is not None:
         deadline = limit.deadline if deadline is None else min(deadline, limit.deadline)
     return deadline
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What one search may spend: until ``deadline`` (a :func:`time.perf_counter`
+    time) and ``nodes`` nodes; ``None``: no limit of that kind.
+
+    >>> budget = Budget(nodes=100)
+    >>> budget.first(30).nodes, budget.after(40).nodes, budget.spent(100), Budget().spent(10**9)
+    (30, 60, True, False)
+    """
+
+    deadline: float | None = None
+    nodes: int | None = None
+
+    @classmethod
+    def of(
+        cls,
+        start: float,
+        seconds: float | None = None,
+        nodes: int | None = None,
+        deadline: float | None = None,
+        limit: Limit | None = None,
+    ) -> Budget:
+        """The budget of a search started at ``start``: the earliest of ``start +
+        seconds``, ``deadline`` and ``limit``'s deadline, and ``nodes``."""
+        return cls(deadline_of(start, seconds, deadline, limit), nodes)
+
+    def capped(self, nodes: int | None) -> Budget:
+        """The same deadline with the node cap ``nodes`` (a part of the search)."""
+        return Budget(self.deadline, nodes)
+
+    def first(self, nodes: int) -> Budget:
+        """The first part of the search, at most ``nodes`` nodes (searches that end within
+        them stay on the calling thread, without the threads' overhead)."""
+        return self.capped(least(self.nodes, nodes))
+
+    def after(self, spent: int) -> Budget:
+        """What is left once ``spent`` nodes are spent."""
+        return self.capped(None if self.nodes is None else self.nodes - spent)
+
+    def spent(self, nodes: int) -> bool:
+        """True when ``nodes`` used every node, or the deadline has passed."""
+        if self.nodes is not None and nodes >= self.nodes:
+            return True
+        return self.deadline is not None and time.perf_counter() >= self.deadline
 
 
 def never() -> bool:

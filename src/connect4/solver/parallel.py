@@ -37,7 +37,7 @@ from connect4.solver.layout import (
     OPT_SIGNAL,
     T_STOP,
 )
-from connect4.solver.narrow import immediate_win, narrow
+from connect4.solver.narrow import Budget, immediate_win, narrow
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -111,11 +111,9 @@ class Tracker:
         self.nodes += nodes
 
 
-ParallelWindow = Callable[
-    [Position, int, int, "float | None", "int | None", Tracker], tuple[int, bool, int]
-]
-"""``window(position, alpha, beta, deadline, node budget, tracker)``: one window
-searched by every thread: ``(value, complete, nodes)``."""
+ParallelWindow = Callable[[Position, int, int, Budget, Tracker], tuple[int, bool, int]]
+"""``window(position, alpha, beta, budget, tracker)``: one window searched by every
+thread: ``(value, complete, nodes)``."""
 
 
 class LazySmp:
@@ -138,22 +136,21 @@ class LazySmp:
         position: Position,
         alpha: int,
         beta: int,
-        deadline: float | None,
-        max_nodes: int | None,
+        budget: Budget,
         tracker: Tracker,
     ) -> tuple[int, bool, int]:
         """One window searched by every thread: ``(value, complete, nodes)``.
 
         The first thread done sets the table's stop flag (inside the kernel),
         which ends the others' searches. This thread meanwhile reports progress
-        and stops them all at the deadline or once ``max_nodes`` are spent.
+        and stops them all once the budget is spent.
         """
         if immediate_win(position):
             return win_score(position.size, position.ply), True, 0
         kernel = backend_for(memory.width, memory.height)
         table = memory.table
         mems = [memory.thread(i) for i in range(self.threads)]
-        cap = (1 << 62) if max_nodes is None else max(0, max_nodes)
+        cap = (1 << 62) if budget.nodes is None else max(0, budget.nodes)
         for index, mem in enumerate(mems):
             mem[NODES] = 0
             mem[ABORT] = 0
@@ -187,8 +184,7 @@ class LazySmp:
                 if found or all(f.done() for f in futures):
                     break  # a thread is done, or every thread stopped at the node cap
                 nodes = sum(int(mem[NODES]) for mem in mems)
-                now = time.perf_counter()
-                if nodes >= cap or (deadline is not None and now >= deadline):
+                if budget.spent(nodes):
                     table[T_STOP] = 1
                 tracker.report(nodes)
         finally:
@@ -215,8 +211,7 @@ def run_parallel(
     analyze: bool,
     guess: int | None,
     lower: int | None,
-    deadline: float | None,
-    max_nodes: int | None,
+    budget: Budget,
     tracker: Tracker,
 ) -> tuple[int, list[int | None] | None, bool, int]:
     """A score (with ``analyze``: every column's) by windows each searched by every
@@ -225,13 +220,13 @@ def run_parallel(
     def narrowed(
         child: Position, guess: int | None, cap: int | None, lower: int | None = None
     ) -> tuple[int, bool, int]:
-        def one(alpha: int, beta: int, budget: int | None) -> tuple[int, bool, int]:
-            return window(child, alpha, beta, deadline, budget, tracker)
+        def one(alpha: int, beta: int, nodes: int | None) -> tuple[int, bool, int]:
+            return window(child, alpha, beta, budget.capped(nodes), tracker)
 
         return narrow(child, guess, weak, one, cap, tracker.bounds, lower)
 
     if not analyze:
-        score, complete, nodes = narrowed(position, guess, max_nodes, lower)
+        score, complete, nodes = narrowed(position, guess, budget.nodes, lower)
         return score, None, complete, nodes
     columns: list[int | None] = [None] * position.width
     size, ply = position.size, position.ply
@@ -248,8 +243,7 @@ def run_parallel(
             child = position.copy()
             child.play(column)
             tracker.column = column
-            cap = None if max_nodes is None else max_nodes - total
-            score, complete, nodes = narrowed(child, None, cap)
+            score, complete, nodes = narrowed(child, None, budget.after(total).nodes)
             total += nodes
             if complete:
                 columns[column] = -score

@@ -4,8 +4,10 @@
 (:func:`solve`, :func:`analyze`, :func:`best_move`), the review, the web
 service and the perfect player all take theirs here. ``book="default"`` (the
 default) is the board size's exact opening book when one ships
-(:func:`connect4.solver.book.exact_default_book`: on 7x6 the 12-ply database,
-so the empty board is a lookup away); ``None`` searches without a book; a
+(:func:`connect4.solver.book.default_book` when it holds exact scores: on 7x6
+the 12-ply database, so the empty board is a lookup away; a shipped book that
+cannot be read is a :class:`SolverError`, never a silent search without it);
+``None`` searches without a book; a
 :class:`connect4.solver.book.Book` is probed as given. Threads search in
 parallel without sharing a table.
 
@@ -25,6 +27,7 @@ import threading
 from collections import OrderedDict
 from typing import Literal
 
+from connect4.core.errors import Connect4Error
 from connect4.core.position import Position
 from connect4.solver.solver import DEFAULT_TT_MEGABYTES, BookArrays, Solver, SolverError, check_book
 
@@ -44,8 +47,29 @@ DEFAULT_BOOK: DefaultBook = "default"
 """Asks for the board size's exact default book (``book="default"``)."""
 KEEP = 3  # solvers kept per thread (a web worker: its analyses, reviews and perfect players)
 
-SolverKey = tuple[int, int, int, bool, bool, bool, int, int]
+SolverKey = tuple[int, int, int, bool, bool, bool, int, int, int]
 _local = threading.local()  # this thread's solvers
+_default_lock = threading.Lock()  # threads asking at once load a default book once
+
+
+def default_arrays(width: int, height: int) -> BookArrays | None:
+    """The board's default book when it holds exact scores (``None`` when none ships or
+    it holds win/draw/loss signs only); one that cannot be read raises :class:`SolverError`.
+
+    >>> default_arrays(7, 6).plies, default_arrays(5, 4)
+    (12, None)
+    """
+    from connect4.solver.book.reader import default_book
+
+    try:
+        with _default_lock:
+            book = default_book(width, height)
+    except (Connect4Error, OSError) as error:
+        raise SolverError(
+            f"the {width}x{height} board's default opening book cannot be used: {error} "
+            "(reinstall connect4, or solve without the book)"
+        ) from None
+    return None if book is None or book.wdl else book
 
 
 def use_book(book: BookArrays | DefaultBook | None, width: int, height: int) -> BookArrays | None:
@@ -62,9 +86,7 @@ def use_book(book: BookArrays | DefaultBook | None, width: int, height: int) -> 
 gives a solver with the board's default book
     """
     if isinstance(book, str) and book == DEFAULT_BOOK:
-        from connect4.solver.book.reader import exact_default_book
-
-        return exact_default_book(width, height)
+        return default_arrays(width, height)
     if book is None:
         return None
     arrays = check_book(book)
@@ -85,10 +107,12 @@ def solver_for(
     reuse_table: bool = False,
     keep_entries: bool = False,
     etc: bool = True,
+    threads: int = 1,
 ) -> Solver:
     """This thread's solver for a board, table size, book and options (made on first
-    use; see :class:`Solver` for the options). Each thread keeps its ``KEEP`` most
-    recently used solvers; a dropped one gives its table back to the pool.
+    use; see :class:`Solver` for the options, ``threads`` included). Each thread keeps
+    its ``KEEP`` most recently used solvers; a dropped one gives its table back to the
+    pool. A default book that cannot be read raises :class:`SolverError`.
 
     >>> solver_for(4, 4, tt_megabytes=1).solve(Position(4, 4))
     0
@@ -96,7 +120,9 @@ def solver_for(
     arrays = use_book(book, width, height)
     book_id = 0 if arrays is None else id(arrays)
     plies = 0 if arrays is None else arrays.plies
-    key: SolverKey = (width, height, tt_megabytes, reuse_table, keep_entries, etc, book_id, plies)
+    key: SolverKey = (
+        width, height, tt_megabytes, reuse_table, keep_entries, etc, book_id, plies, threads
+    )  # fmt: skip
     solvers: OrderedDict[SolverKey, tuple[Solver, BookArrays | None]]
     solvers = _local.__dict__.setdefault("solvers", OrderedDict())
     found = solvers.get(key)
@@ -111,6 +137,7 @@ def solver_for(
         reuse_table=reuse_table,
         keep_entries=keep_entries,
         etc=etc,
+        threads=threads,
     )
     solvers[key] = (solver, arrays)  # the book stays alive while its id is a key
     while len(solvers) > KEEP:

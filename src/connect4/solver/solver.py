@@ -20,6 +20,7 @@ long. Callers that want a shared solver with the board's opening book ask
 from __future__ import annotations
 
 import contextlib
+import functools
 import random
 import threading
 import time
@@ -51,8 +52,15 @@ from connect4.solver.layout import (
     next_generation,
     table_format,
 )
-from connect4.solver.narrow import deadline_of, immediate_win, least, narrow, never
-from connect4.solver.parallel import LazySmp, ProgressHook, Tracker, run_parallel, stopping_at
+from connect4.solver.narrow import Budget, immediate_win, narrow, never
+from connect4.solver.parallel import (
+    LazySmp,
+    ParallelWindow,
+    ProgressHook,
+    Tracker,
+    run_parallel,
+    stopping_at,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -448,28 +456,17 @@ class Solver:
         """
         self.check(position)
         start = time.perf_counter()
-        deadline = deadline_of(start, max_seconds, deadline, limit)
+        budget = Budget.of(start, max_seconds, max_nodes, deadline, limit)
         parallel = self.threads > 1 or progress is not None
-        budget = max_nodes
-        if parallel:  # short searches stay on this thread, without the threads' overhead
-            budget = least(max_nodes, self.parallel_after)
         with self._lock, self._under(limit):
-            memory = self._table()
-            if not self.reuse_table:
-                next_generation(memory.table)
             score, columns, complete, nodes = self._run_here(
-                position, weak, analyze, guess, lower, deadline, budget
+                position, weak, analyze, guess, lower, self._first(budget, parallel)
             )
-            stopped_by_user = max_nodes is not None and nodes >= max_nodes
-            out_of_time = self._stopped() or (
-                deadline is not None and time.perf_counter() >= deadline
-            )
-            if parallel and not complete and not stopped_by_user and not out_of_time:
+            if self._goes_on(parallel, complete, budget, nodes):
                 tracker = Tracker(start, progress, self.threads, nodes)
-                cap = None if max_nodes is None else max_nodes - nodes
                 score, columns, complete, more = run_parallel(
-                    position, self._parallel_window, weak=weak, analyze=analyze, guess=guess,
-                    lower=lower, deadline=deadline, max_nodes=cap, tracker=tracker,
+                    position, self._all_threads(), weak=weak, analyze=analyze, guess=guess,
+                    lower=lower, budget=budget.after(nodes), tracker=tracker,
                 )  # fmt: skip
                 nodes += more
         seconds = time.perf_counter() - start
@@ -483,8 +480,7 @@ class Solver:
         analyze: bool,
         guess: int | None,
         lower: int | None,
-        deadline: float | None,
-        max_nodes: int | None,
+        budget: Budget,
     ) -> tuple[int, list[int | None] | None, bool, int]:
         """One kernel call on this thread (thread 0's memory): ``(score, column scores,
         complete, nodes)``."""
@@ -499,7 +495,7 @@ class Solver:
                 kernel.analyze(mem, table, keys, values, current, mask, ply, weak, out)
                 return 0
 
-            _, complete, nodes = self._budgeted(search, deadline, max_nodes)
+            _, complete, nodes = self._budgeted(search, budget)
             columns: list[int | None] = [
                 None if v in (NONE_SCORE, UNKNOWN_SCORE) else int(v) for v in self._out
             ]
@@ -508,31 +504,36 @@ class Solver:
         if (guess is not None or lower is not None) and not weak:
 
             def window(alpha: int, beta: int, cap: int | None) -> tuple[int, bool, int]:
-                return self._probe(position, alpha, beta, deadline, cap)
+                return self._probe(position, alpha, beta, budget.capped(cap))
 
-            score, complete, nodes = narrow(position, guess, weak, window, max_nodes, lower=lower)
+            score, complete, nodes = narrow(
+                position, guess, weak, window, budget.nodes, lower=lower
+            )
             return score, None, complete, nodes
 
         def solve(mem: NDArray[np.uint64]) -> int:
             return kernel.solve(mem, table, keys, values, current, mask, ply, weak)
 
-        score, complete, nodes = self._budgeted(solve, deadline, max_nodes)
+        score, complete, nodes = self._budgeted(solve, budget)
         return score, None, complete, nodes
 
-    def _parallel_window(
-        self,
-        position: Position,
-        alpha: int,
-        beta: int,
-        deadline: float | None,
-        max_nodes: int | None,
-        tracker: Tracker,
-    ) -> tuple[int, bool, int]:
+    def _first(self, budget: Budget, parallel: bool) -> Budget:
+        """The part of a search this thread starts on a fresh table generation (unless the
+        table is reused): all of it, or with other threads at hand the first
+        ``parallel_after`` nodes (short searches stay here, without their overhead)."""
+        if not self.reuse_table:
+            next_generation(self._table().table)
+        return budget.first(self.parallel_after) if parallel else budget
+
+    def _goes_on(self, parallel: bool, complete: bool, budget: Budget, nodes: int) -> bool:
+        """Whether a search this thread did not finish goes on with every thread: not
+        once its nodes or time are spent, nor when the caller stopped it."""
+        return parallel and not complete and not budget.spent(nodes) and not self._stopped()
+
+    def _all_threads(self) -> ParallelWindow:
         """One window searched by every thread (Lazy SMP) on this solver's table."""
         book = (self._book_keys, self._book_values)
-        return self._smp.window(
-            self._table(), book, position, alpha, beta, deadline, max_nodes, tracker
-        )
+        return functools.partial(self._smp.window, self._table(), book)
 
     def probe(
         self,
@@ -540,16 +541,15 @@ class Solver:
         alpha: int,
         beta: int | None = None,
         *,
-        max_seconds: float | None = None,
-        max_nodes: int | None = None,
-        deadline: float | None = None,
+        budget: Budget | None = None,
         limit: Limit | None = None,
     ) -> ProbeResult:
         """One fail-soft search of the window ``(alpha, beta)`` (default: the null
         window ``beta = alpha + 1``): a value ``<= alpha`` bounds the score from
         above, ``>= beta`` from below, anything between is exact.
 
-        A cheap test "is the score above ``alpha``?"; limits as in :meth:`run`.
+        A cheap test "is the score above ``alpha``?", within ``budget`` (a deadline and
+        nodes; ``None``: none) and a caller's ``limit`` as in :meth:`run`.
 
         >>> r = Solver().probe(Position.from_moves("4455"), 17)
         >>> r.value, r.complete
@@ -557,25 +557,18 @@ class Solver:
         """
         self.check(position)
         start = time.perf_counter()
-        deadline = deadline_of(start, max_seconds, deadline, limit)
+        given = budget or Budget()
+        budget = Budget.of(start, None, given.nodes, given.deadline, limit)
         window = alpha + 1 if beta is None else beta
-        budget = max_nodes
-        if self.threads > 1:
-            budget = least(max_nodes, self.parallel_after)
+        parallel = self.threads > 1
         with self._lock, self._under(limit):
-            memory = self._table()
-            if not self.reuse_table:
-                next_generation(memory.table)
-            value, complete, nodes = self._probe(position, alpha, window, deadline, budget)
-            stopped_by_user = max_nodes is not None and nodes >= max_nodes
-            out_of_time = self._stopped() or (
-                deadline is not None and time.perf_counter() >= deadline
+            value, complete, nodes = self._probe(
+                position, alpha, window, self._first(budget, parallel)
             )
-            if self.threads > 1 and not complete and not stopped_by_user and not out_of_time:
+            if self._goes_on(parallel, complete, budget, nodes):
                 tracker = Tracker(start, None, self.threads, nodes)
-                cap = None if max_nodes is None else max_nodes - nodes
-                value, complete, more = self._parallel_window(
-                    position, alpha, window, deadline, cap, tracker
+                value, complete, more = self._all_threads()(
+                    position, alpha, window, budget.after(nodes), tracker
                 )
                 nodes += more
         seconds = time.perf_counter() - start
@@ -642,8 +635,7 @@ class Solver:
     def _budgeted(
         self,
         search: Callable[[NDArray[np.uint64]], int],
-        deadline: float | None,
-        max_nodes: int | None,
+        budget: Budget,
     ) -> tuple[int, bool, int]:
         """``(result, complete, nodes)`` of ``search(mem)`` on thread 0's memory within
         a node budget and a deadline: the kernel stops at ``mem[LIMIT]`` nodes, so
@@ -652,7 +644,8 @@ class Solver:
         mem = self._table().threads[0]
         start = time.perf_counter()
         mem[NODES] = 0
-        cap = (1 << 62) if max_nodes is None else max(0, int(max_nodes))
+        cap = (1 << 62) if budget.nodes is None else max(0, int(budget.nodes))
+        deadline = budget.deadline
         chunk = 1 << 16  # nodes before the first clock check when a time limit is set
         while True:
             mem[LIMIT] = cap if deadline is None else min(cap, int(mem[NODES]) + chunk)
@@ -672,8 +665,7 @@ class Solver:
         position: Position,
         alpha: int,
         beta: int,
-        deadline: float | None,
-        max_nodes: int | None,
+        budget: Budget,
     ) -> tuple[int, bool, int]:
         """One window on this thread, inside the lock: ``(value, complete, nodes)``."""
         if immediate_win(position):
@@ -686,7 +678,7 @@ class Solver:
         def search(mem: NDArray[np.uint64]) -> int:
             return kernel.probe(mem, table, keys, values, current, mask, ply, alpha, beta)
 
-        return self._budgeted(search, deadline, max_nodes)
+        return self._budgeted(search, budget)
 
 
 def position_key(position: Position) -> int:

@@ -24,7 +24,7 @@ cannot hold every deep worker.
 >>> api = Api(Settings(threads=1, warm_up=False))
 >>> asyncio.run(api.analyze("4455")).best_moves
 [3, 6]
->>> asyncio.run(api.analyze("7182", game="tictactoe")).score_text
+>>> asyncio.run(api.analyze("7182", Board("tictactoe"))).score_text
 'win in 1'
 >>> api.stop()
 """
@@ -45,7 +45,7 @@ from fastapi import Depends, Request
 
 from connect4.classic.search import MATE, is_mate
 from connect4.core.game import GAME_KINDS, RULES, Game
-from connect4.core.games import new_game
+from connect4.core.games import DEFAULT_BOARD, Board, new_game
 from connect4.core.limits import Limit
 from connect4.core.position import COLUMN_SYMBOLS, Position
 from connect4.core.score import score_label
@@ -93,26 +93,31 @@ def size_names(sizes: tuple[tuple[int, int], ...]) -> list[str]:
     return [f"{width}x{height}" for width, height in sizes]
 
 
-# Each game's default board, side names and move symbols, as the page shows them.
-_CONNECT4, _TICTACTOE = Position(), TicTacToe()
+def game_info(
+    board: Board, title: str, sides: list[str], notation: str, sizes: tuple[tuple[int, int], ...]
+) -> GameInfo:
+    """What the page is told about a game: its default board, its sides' names, its move
+    symbols (move 0 first) and the board sizes served."""
+    return GameInfo(
+        kind=board.kind,
+        title=title,
+        sides=sides,
+        width=board.width,
+        height=board.height,
+        notation=notation,
+        sizes=size_names(sizes),
+    )
+
+
+_TICTACTOE = TicTacToe()
 GAME_INFO = (
-    GameInfo(
-        kind=_CONNECT4.kind,
-        title="Connect Four",
-        sides=["Red", "Yellow"],
-        width=_CONNECT4.width,
-        height=_CONNECT4.height,
-        notation=COLUMN_SYMBOLS,
-        sizes=size_names(BOARD_SIZES),
-    ),
-    GameInfo(
-        kind=_TICTACTOE.kind,
-        title="Tic-tac-toe",
-        sides=["X", "O"],
-        width=_TICTACTOE.width,
-        height=_TICTACTOE.height,
-        notation="".join(_TICTACTOE.move_label(cell) for cell in range(_TICTACTOE.size)),
-        sizes=size_names(((_TICTACTOE.width, _TICTACTOE.height),)),
+    game_info(DEFAULT_BOARD, "Connect Four", ["Red", "Yellow"], COLUMN_SYMBOLS, BOARD_SIZES),
+    game_info(
+        Board("tictactoe"),
+        "Tic-tac-toe",
+        ["X", "O"],
+        "".join(_TICTACTOE.move_label(cell) for cell in range(_TICTACTOE.size)),
+        ((_TICTACTOE.width, _TICTACTOE.height),),
     ),
 )
 # How far from +-MATE a classic search value still scores a finished game.
@@ -296,26 +301,27 @@ class Api:
         self.deep.shutdown()
 
     # ------------------------------------------------------------ positions
-    def parse(self, pos: str, game: str, width: int, height: int, rules: str) -> Game:
-        """The position a request names (see :func:`~connect4.core.games.new_game`), on
+    def parse(self, pos: str, board: Board) -> Game:
+        """The position a request names (see :meth:`~connect4.core.games.Board.new`), on
         a board this server serves (else :class:`BadRequest`).
 
         >>> api = Api(Settings(threads=1, warm_up=False, board_sizes=((7, 6),)))
-        >>> api.parse("44", "connect4", 7, 6, "standard").ply
+        >>> api.parse("44", Board()).ply
         2
-        >>> api.parse("44", "connect4", 5, 4, "standard")
+        >>> api.parse("44", Board("connect4", 5, 4))
         Traceback (most recent call last):
         ...
         connect4.web.errors.BadRequest: board 5x4 is not served here: choose one of 7x6
         >>> api.stop()
         """
-        if game == "connect4":
-            return self.parse_connect4(pos, width, height, rules)
-        return new_game(game, width, height, rules, pos)
+        if board.kind == "connect4":
+            return self.parse_connect4(pos, board)
+        return board.new(pos)
 
-    def parse_connect4(self, pos: str, width: int, height: int, rules: str) -> Position:
+    def parse_connect4(self, pos: str, board: Board) -> Position:
         """:meth:`parse` for Connect Four, typed as the :class:`Position` the solver takes."""
-        position = new_game("connect4", width, height, rules, pos)
+        position = new_game("connect4", board.width, board.height, board.rules, pos)
+        width, height = board.width, board.height
         if (width, height) not in self.settings.board_sizes:
             served = ", ".join(size_names(self.settings.board_sizes))
             raise BadRequest(f"board {width}x{height} is not served here: choose one of {served}")
@@ -390,25 +396,20 @@ class Api:
         self, pos: str, width: int, height: int, caller: Caller | None = None
     ) -> list[int]:
         """Every column's score, ``FULL_COLUMN`` for a full one (gamesolver.org's shape)."""
-        position = self.parse_connect4(pos, width, height, "standard")
+        position = self.parse_connect4(pos, Board("connect4", width, height))
         analysis = await self.solve_position(position, caller)
         return [service.FULL_COLUMN if s is None else s for s in analysis.column_scores]
 
     async def analyze(
-        self,
-        pos: str,
-        game: str = "connect4",
-        width: int = 7,
-        height: int = 6,
-        caller: Caller | None = None,
+        self, pos: str, board: Board = DEFAULT_BOARD, caller: Caller | None = None
     ) -> AnalyzeResponse:
         """The position's score, every move's score in numbers and words, the best moves."""
         position: Game
-        if game == "connect4":
-            position = self.parse_connect4(pos, width, height, "standard")
+        if board.kind == "connect4":
+            position = self.parse_connect4(pos, board)
             analysis = await self.solve_position(position, caller)
         else:
-            position = self.parse(pos, game, width, height, "standard")
+            position = self.parse(pos, board)
             analysis = await self.search_position(position)
         ply, width, height, size = position.ply, position.width, position.height, position.size
         return AnalyzeResponse(
@@ -432,19 +433,13 @@ class Api:
 
     # ------------------------------------------------------------ review
     async def review(
-        self,
-        pos: str,
-        game: str = "connect4",
-        width: int = 7,
-        height: int = 6,
-        rules: str = "standard",
-        caller: Caller | None = None,
+        self, pos: str, board: Board = DEFAULT_BOARD, caller: Caller | None = None
     ) -> ReviewResponse:
         """Every move of the game ``pos`` graded by exact scores (deep lane).
 
         A game the solver cannot settle within the time limit is a 503, never a guess.
         """
-        position = self.parse(pos, game, width, height, rules)
+        position = self.parse(pos, board)
         if position.rules != "standard":
             raise BadRequest(
                 "the solver handles the standard rules only: count-fours games cannot be reviewed"
@@ -495,9 +490,7 @@ class Api:
     async def move(self, request: MoveRequest, caller: Caller | None = None) -> MoveResponse:
         """The AI's move in a position (deep lane, one of the ``caller``'s deep places),
         with its stats and search tree; the best found when the time limit cuts it short."""
-        position = self.parse(
-            request.pos, request.game, request.width, request.height, request.rules
-        )
+        position = self.parse(request.pos, request.board)
         require_not_over(position)
         check_spec(request.player)
         limit = self.limit()
@@ -508,7 +501,7 @@ class Api:
             answer = await self.deep.run_ranked(
                 time.monotonic(), choose, limit=limit, gone=None if caller is None else caller.gone
             )
-        return MoveResponse(**answer)
+        return answer
 
     def players(self) -> PlayersResponse:
         """The player kinds the web app runs, with their options (``human`` moves in the page)."""

@@ -9,8 +9,14 @@ server builds itself (counters, search trees), typed without a second copy.
 
 from __future__ import annotations
 
+from typing import Annotated
+
+import pydantic
 from pydantic import BaseModel, Field, JsonValue
 from typing_extensions import TypedDict  # pydantic reads these on Python 3.11 too
+
+from connect4.core.games import Board
+from connect4.review.grading import PlayerSummary, PlyReview
 
 MAX_POS_CHARS = 1024  # hard cap before any parsing; the board size gives the real limit
 
@@ -51,36 +57,22 @@ class AnalyzeResponse(BaseModel):
     complete: bool
 
 
-class ReviewPly(BaseModel):
-    """One graded move: every move's exact score before it (mover's view, ``null`` = not
-    playable or not settled), the best moves, the score lost and the verdict."""
-
-    ply: int = Field(description="1 = the first move")
-    player: int = Field(description="1 = red / X, 2 = yellow / O")
-    name: str = Field(examples=["red"])
-    move: int = Field(description="0-based column (tic-tac-toe: cell)")
-    label: str = Field(examples=["4"], description="the move as written in move strings")
-    scores: list[int | None]
-    proven: bool
-    best_score: int | None
-    best_moves: list[int] = Field(description="0-based")
-    played_score: int | None
-    loss: int | None = Field(description="best score minus the move's score")
-    verdict: str | None = Field(examples=["blunder"], description="best, good, mistake, blunder")
+@pydantic.dataclasses.dataclass(frozen=True)
+class ReviewPly(PlyReview):
+    """One graded move (the review's own row): ``ply`` counts from 1, ``player`` is 1
+    (red / X) or 2, ``move`` the 0-based column (tic-tac-toe: cell) and ``label`` the
+    move as written in move strings. ``scores`` are every move's exact score before it
+    (mover's view, ``null``: not playable or not settled), ``best_moves`` 0-based,
+    ``loss`` the best score minus the move's score, ``verdict`` best, good, mistake or
+    blunder (``null``: the position was not proven)."""
 
 
-class ReviewPlayer(BaseModel):
-    """One player's figures: accuracy is the share of best moves among the proven ones."""
+@pydantic.dataclasses.dataclass(frozen=True)
+class ReviewPlayer(PlayerSummary):
+    """One player's figures (the review's own), with the accuracy: the share of best
+    moves among the proven ones (``null`` when none was proven)."""
 
-    player: int
-    name: str
-    moves: int
-    proven: int
-    best: int
-    good: int
-    mistakes: int
-    blunders: int
-    accuracy: float | None
+    accuracy: float | None = None  # the summary's property, as data
 
 
 class ReviewResponse(BaseModel):
@@ -121,54 +113,51 @@ class MoveRequest(BaseModel):
     height: int = Field(default=6, ge=1, le=64)
     tree: bool = Field(default=False, description="return the search tree (classic AIs)")
 
+    @property
+    def board(self) -> Board:
+        """The board the request names (checked: a bad one is a :class:`GameError`)."""
+        return Board(self.game, self.width, self.height, self.rules)
+
 
 Stat = float | int | str | None
 StatValue = Stat | list[dict[str, Stat]]  # a list: a Monte Carlo tree search's columns
 
 
-class MoveResult(TypedDict):
-    """An AI's move as the worker thread reports it (the body of :class:`MoveResponse`)."""
+class MoveResponse(TypedDict):
+    """The AI's move (0-based and as notation), its value, stats and optional search tree,
+    as the worker thread reports it."""
 
     pos: str
     move: int
-    move_label: str
+    move_label: Annotated[
+        str, Field(description="the move in the game's notation ('4', or a numpad cell)")
+    ]
     pos_after: str
     value: Stat
     proven: bool | None
     column_scores: list[int | None] | None
     stats: dict[str, StatValue]
     tree: JsonObject | None
-    tree_available: bool
+    tree_available: Annotated[
+        bool, Field(description="whether this player can record a search tree")
+    ]
     result: str
     over: bool
-    complete: bool
-    reached: str | None
-
-
-class MoveResponse(BaseModel):
-    """The AI's move (0-based and as notation), its value, stats and optional search tree."""
-
-    pos: str
-    move: int
-    move_label: str = Field(description="the move in the game's notation ('4', or a numpad cell)")
-    pos_after: str
-    value: Stat
-    proven: bool | None
-    column_scores: list[int | None] | None
-    stats: dict[str, StatValue]
-    tree: JsonObject | None
-    tree_available: bool = Field(description="whether this player can record a search tree")
-    result: str
-    over: bool
-    complete: bool = Field(
-        description="false when the server's time limit (or the client leaving) cut the "
-        "search short: the move is the best found in the time allowed"
-    )
-    reached: str | None = Field(
-        description="how far a search cut short got ('depth 9', '120,000 playouts'); "
-        "null for a complete one",
-        examples=["depth 9"],
-    )
+    complete: Annotated[
+        bool,
+        Field(
+            description="false when the server's time limit (or the client leaving) cut the "
+            "search short: the move is the best found in the time allowed"
+        ),
+    ]
+    reached: Annotated[
+        str | None,
+        Field(
+            description="how far a search cut short got ('depth 9', '120,000 playouts'); "
+            "null for a complete one",
+            examples=["depth 9"],
+        ),
+    ]
 
 
 class OptionInfo(BaseModel):

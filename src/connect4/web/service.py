@@ -22,12 +22,13 @@ from pydantic import JsonValue
 
 from connect4.core.errors import BudgetExceeded, Connect4Error
 from connect4.core.game import Game
+from connect4.core.games import Board
 from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.core.score import best_columns, score_of_mate, win_score
-from connect4.players import MoveStats, Player, make_player
+from connect4.players import MoveStats, Player, PlayerContext, build_player
 from connect4.web.errors import BadRequest, TimeLimitExceeded
-from connect4.web.models import CacheStatus, JsonObject, MoveResult, Stat, StatValue
+from connect4.web.models import CacheStatus, JsonObject, MoveResponse, Stat, StatValue
 
 if TYPE_CHECKING:
     from connect4.review import MoveScores, Review
@@ -144,10 +145,7 @@ def review_from_scores(game: Game, scores: list[MoveScores]) -> Review:
     """The review of ``game`` from every position's move scores (cheap: no solving)."""
     from connect4.review import review
 
-    return review(
-        game.moves, game=game.kind, width=game.width, height=game.height,
-        rules=game.rules, scores=scores,
-    )  # fmt: skip
+    return review(game.moves, Board.of(game), scores=scores)
 
 
 def review_game(game: Game, *, limit: Limit) -> Review:
@@ -155,25 +153,22 @@ def review_game(game: Game, *, limit: Limit) -> Review:
     (positions left then are not proven)."""
     from connect4.review import review
 
-    return review(
-        game.moves, game=game.kind, width=game.width, height=game.height,
-        rules=game.rules, deadline=limit.deadline,
-    )  # fmt: skip
+    return review(game.moves, Board.of(game), deadline=limit.deadline)
 
 
 # ------------------------------------------------------------------ players
-def cached_player(spec: str, game: str, width: int, height: int, rules: str) -> Player:
+def cached_player(spec: str, board: Board) -> Player:
     """This thread's player for a spec and board, built on first use (LRU of
     ``PLAYER_CACHE_SIZE``; evicted players are freed, not pooled)."""
-    cache: OrderedDict[tuple[str, str, int, int, str], Player] = _local.__dict__.setdefault(
+    cache: OrderedDict[tuple[str, Board], Player] = _local.__dict__.setdefault(
         "players", OrderedDict()
     )
-    key = (spec.strip(), game, width, height, rules)
+    key = (spec.strip(), board)
     if key in cache:
         cache.move_to_end(key)
         return cache[key]
     try:
-        player = make_player(spec, game=game, width=width, height=height, rules=rules)
+        player = build_player(spec, PlayerContext(board))
     except Connect4Error:
         raise
     except ValueError as error:  # a kind that cannot play this board
@@ -291,7 +286,7 @@ def reached(stats: MoveStats) -> str:
     return "no full iteration"
 
 
-def choose_move(position: Game, spec: str, *, want_tree: bool, limit: Limit) -> MoveResult:
+def choose_move(position: Game, spec: str, *, want_tree: bool, limit: Limit) -> MoveResponse:
     """Ask the player a spec names for its move within the request's ``limit``: move,
     value, stats and search tree.
 
@@ -302,7 +297,7 @@ def choose_move(position: Game, spec: str, *, want_tree: bool, limit: Limit) -> 
     """
     if limit.expired():
         raise TimeLimitExceeded("the request waited too long for a free worker")
-    player = cached_player(spec, position.kind, position.width, position.height, position.rules)
+    player = cached_player(spec, Board.of(position))
     can_record = player.record_trees(want_tree)
     started = time.perf_counter()
     try:

@@ -6,11 +6,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 from fastapi.responses import JSONResponse
 
+from connect4.core.games import Board
 from connect4.web.api import ApiDep, CallerDep
 from connect4.web.errors import RESPONSES
 from connect4.web.models import MAX_POS_CHARS, AnalyzeResponse, SolveResponse
@@ -29,6 +31,28 @@ GameName = Annotated[
 RulesName = Annotated[str, Query(max_length=20, description="standard or count-fours")]
 
 
+@dataclass(frozen=True)
+class PositionQuery:
+    """The position a request's query names: its move string and its board."""
+
+    pos: str
+    board: Board
+
+
+def position_query(
+    pos: Pos = "",
+    width: Width = 7,
+    height: Height = 6,
+    game: GameName = "connect4",
+    rules: RulesName = "standard",
+) -> PositionQuery:
+    """The query's position (its board checked once: a bad one is a 400)."""
+    return PositionQuery(pos, Board(game, width, height, rules))
+
+
+QueryPosition = Annotated[PositionQuery, Depends(position_query)]
+
+
 @router.get("/solve", response_model=SolveResponse)
 async def solve(
     api: ApiDep, caller: CallerDep, pos: Pos = "", width: Width = 7, height: Height = 6
@@ -40,13 +64,7 @@ async def solve(
 
 
 @router.get("/api/analyze", response_model=AnalyzeResponse)
-async def analyze(
-    api: ApiDep,
-    caller: CallerDep,
-    pos: Pos = "",
-    width: Width = 7,
-    height: Height = 6,
-    game: GameName = "connect4",
-) -> AnalyzeResponse:
-    """The position's score, every move's score, the best moves, nodes and seconds."""
-    return await api.analyze(pos, game, width, height, caller)
+async def analyze(api: ApiDep, caller: CallerDep, query: QueryPosition) -> AnalyzeResponse:
+    """The position's score, every move's score, the best moves, nodes and seconds
+    (Connect Four: the standard rules only; count-fours is a 400)."""
+    return await api.analyze(query.pos, query.board, caller)
