@@ -121,9 +121,9 @@ def test_bad_player_spec_is_a_clear_error() -> None:
 
 
 def test_bad_board_size_and_rules_are_clear_errors() -> None:
-    result = run_cli("play", "--width", "9", "--height", "9")
+    result = run_cli("play", "--width", "12", "--height", "10")
     assert result.returncode == 2
-    assert "error: board 9x9 is too large" in result.stderr
+    assert "error: board 12x10 is too large" in result.stderr
     result = run_cli("play", "--rules", "nine-men")
     assert result.returncode == 2
     assert "error: unknown rules 'nine-men'" in result.stderr

@@ -284,7 +284,7 @@ def test_game_over_then_next_step_resets() -> None:
         ({"opponent": "alphabeta:depth=x"}, "bad opponent 'alphabeta:depth=x'"),
         ({"opponent": "nobody"}, "unknown player 'nobody'"),
         ({"opponent": Position.legal_moves}, "takes an opponent spec (a string)"),
-        ({"width": 8, "height": 7}, "width*(height+1) <= 63, not 8x7"),
+        ({"width": 8, "height": 7}, "up to 63 bits (width*(height+1) <= 63): board 8x7 needs 64"),
         ({"rules": "gomoku"}, "unknown rules 'gomoku'"),
         ({"render_mode": "human"}, "does not render"),
     ],

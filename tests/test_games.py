@@ -40,7 +40,7 @@ def test_tictactoe_is_always_3x3_and_ignores_the_connect4_board() -> None:
         ("tictactoe", 3, 3, "count-fours", "", "tic-tac-toe has only the standard rules"),
         ("tictactoe", 3, 3, "gomoku", "", "unknown rules 'gomoku'"),
         ("connect4", 0, 6, "standard", "", "board 0x6 is invalid: width and height must be >= 1"),
-        ("connect4", 9, 7, "standard", "", "board 9x7 is too large: width*(height+1) = 72"),
+        ("connect4", 11, 11, "standard", "", "board 11x11 is too large: width*(height+1) = 132"),
         ("connect4", 3, 3, "standard", "", "board 3x3 is too small: four in a row cannot fit"),
         ("connect4", 4, 4, "standard", "1" * 17, "too many moves: 17 moves but the board has"),
         ("tictactoe", 3, 3, "standard", "1234567891", "too many moves: 10 moves but the board"),

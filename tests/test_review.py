@@ -205,7 +205,7 @@ def test_grade_refuses_a_move_better_than_the_best() -> None:
         ({"moves": "4", "rules": "count-fours"}, ReviewError, "count-fours"),
         ({"moves": "4", "kind": "chess"}, GameError, "unknown game 'chess'"),
         ({"moves": "4", "rules": "gomoku"}, GameError, "unknown rules 'gomoku'"),
-        ({"moves": "4", "width": 9, "height": 7}, GameError, "board 9x7 is too large"),
+        ({"moves": "4", "width": 11, "height": 11}, GameError, "board 11x11 is too large"),
     ],
 )
 def test_bad_input_gives_the_usual_errors(

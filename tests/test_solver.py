@@ -369,10 +369,10 @@ def test_game_over_positions_are_errors(solver: Solver) -> None:
 
 
 def test_board_size_errors() -> None:
-    with pytest.raises(SolverError, match="too large"):
-        Solver(8, 8)
-    with pytest.raises(SolverError, match="too large"):
-        Solver(16, 4)
+    with pytest.raises(SolverError, match="board 11x11 is too large"):
+        Solver(11, 11)
+    with pytest.raises(SolverError, match="board 26x4 is too large"):
+        Solver(26, 4)
     with pytest.raises(SolverError, match="7x6"):
         Solver(7, 6, 1).solve(Position(6, 7))
     assert isinstance(SolverError("x"), ValueError)

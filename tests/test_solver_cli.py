@@ -70,7 +70,7 @@ def test_solve_through_the_cli_with_board_size() -> None:
 
 
 def test_solve_oversize_board_is_an_error() -> None:
-    result = runner.invoke(app, ["solve", "--width", "9", "--height", "9"], input="1\n")
+    result = runner.invoke(app, ["solve", "--width", "12", "--height", "10"], input="1\n")
     assert result.exit_code == 1
     assert "too large" in result.stderr
 

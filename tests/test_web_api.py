@@ -364,9 +364,9 @@ BAD_GETS = [
     ("/solve?pos=48", 400, "move 2 ('8'): column 8 is out of range 1-7"),
     ("/solve?pos=1212121", 400, "the game is over (red has won): there is no move to make"),
     (
-        "/api/analyze?pos=1&width=9&height=7",
+        "/api/analyze?pos=1&width=11&height=11",
         400,
-        "board 9x7 is too large: width*(height+1) = 72 must be <= 64",
+        "board 11x11 is too large: width*(height+1) = 132 must be <= 128",
     ),
     (
         "/api/analyze?pos=" + "1234567" * 7,
@@ -413,7 +413,7 @@ BAD_MOVES: list[tuple[dict[str, Any], int, str]] = [
     ),
     ({"pos": "55", "game": "tictactoe"}, 400, "move 2 ('5'): cell 5 is taken"),
     ({"pos": "50", "game": "tictactoe"}, 400, "move 2 ('0'): not a cell number 1-9"),
-    ({"pos": "1", "width": 8, "height": 8}, 400, "board 8x8 is too large"),
+    ({"pos": "1", "width": 11, "height": 11}, 400, "board 11x11 is too large"),
     ({"pos": "1", "width": 2, "height": 2}, 400, "board 2x2 is too small"),
     (
         {"pos": "1", "width": 10, "height": 4},

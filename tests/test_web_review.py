@@ -130,7 +130,7 @@ def test_reviews_at_once_each_get_their_own_answer(roomy: httpx.Client) -> None:
         ({"pos": "44444445"}, "move 7 ('4'): column 4 is full"),
         ({"pos": "1" * 43}, "too many moves: 43 moves"),
         ({"pos": "4455362" + "1"}, "the game is already over"),
-        ({"pos": "1", "width": 10, "height": 7}, "too large"),
+        ({"pos": "1", "width": 12, "height": 10}, "too large"),
     ],
 )
 def test_more_bad_input_is_a_400(

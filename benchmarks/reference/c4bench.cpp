@@ -1,7 +1,8 @@
 // Benchmark driver for Christophe Steininger's Connect 4 solver (github:ChristopheSteininger/c4).
 //
-// Reads move strings on stdin, one per line (1-based columns, Pons' notation; an empty line is
-// the empty board; anything after the first space is ignored). For each position: the table
+// Reads move strings on stdin, one per line (1-based columns, Pons' notation, columns after 9
+// written a, b, c ... as connect4 writes them; an empty line is the empty board; anything after
+// the first space is ignored). For each position: the table
 // is cleared (outside the timed region), the position is solved strongly, and the driver prints
 //     moves score nodes microseconds
 // with the score in Pons' convention (the side to move's view; c4 uses the same one).
@@ -21,8 +22,11 @@
 static bool play(const std::string &moves, Position &pos, std::string &error) {
     for (std::size_t i = 0; i < moves.size(); i++) {
         std::string where = "move " + std::to_string(i + 1) + " ('" + moves[i] + "'): ";
-        int col = moves[i] - '1';
-        if (col < 0 || col >= BOARD_WIDTH) {
+        char symbol = moves[i];
+        int col = symbol >= 'a' && symbol <= 'z' ? symbol - 'a' + 9
+                  : symbol >= 'A' && symbol <= 'Z' ? symbol - 'A' + 9
+                                                   : symbol - '1';
+        if (col < 0 || col >= BOARD_WIDTH || (symbol > '9' && symbol < 'A')) {
             error = where + "not a column from 1 to " + std::to_string(BOARD_WIDTH);
             return false;
         }

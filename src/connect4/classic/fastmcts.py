@@ -40,6 +40,7 @@ from connect4.classic.mctsboard import (
     board_setup,
     free_cells,
 )
+from connect4.core.bits import SIGNED_WORD_BITS, fits_word
 from connect4.core.game import Game
 from connect4.core.limits import new_flag
 
@@ -54,7 +55,7 @@ _NO_STOP = new_flag()  # never set: a search without a caller's limit
 
 def supports(game: Game) -> bool:
     """True when the compiled engine can run on ``game`` (its board fits 63 bits)."""
-    return game.kind == "tictactoe" or game.width * (game.height + 1) <= 63
+    return game.kind == "tictactoe" or fits_word(game.width, game.height, SIGNED_WORD_BITS)
 
 
 def _int64(word: int) -> int:

@@ -67,6 +67,7 @@ from connect4.classic.node import (
     TT_SLOTS,
 )
 from connect4.classic.results import Algorithm, Ordering, Outcome, SearchStats
+from connect4.core.bits import SIGNED_WORD_BITS, fits_word
 from connect4.core.game import Game
 from connect4.core.position import Position, centre_order, count_fours, four_in_a_row
 from connect4.core.tictactoe import MOVE_ORDER, TicTacToe
@@ -186,7 +187,7 @@ def supports(game: Game, heuristic: str | Heuristic) -> bool:
         heuristic = HEURISTICS[heuristic]
     if heuristic.code is None or game.kind not in heuristic.games:
         return False
-    return game.kind == "tictactoe" or game.width * (game.height + 1) <= 63
+    return game.kind == "tictactoe" or fits_word(game.width, game.height, SIGNED_WORD_BITS)
 
 
 # ---------------------------------------------------------------- tables

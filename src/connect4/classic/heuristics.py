@@ -55,6 +55,7 @@ from connect4.classic.node import (
     threats_score,
     windows_score,
 )
+from connect4.core.bits import MAX_BOARD_BITS
 from connect4.core.game import Game, GameKind
 from connect4.core.position import board_mask, bottom_mask
 from connect4.core.tictactoe import FULL, LINES
@@ -245,7 +246,7 @@ def cell_weights(game: Game, player: int) -> float:
 # ---------------------------------------------------------------- recent lines
 RECENT_WEIGHTS = (0, 1, 3, 1000)  # for 1, 2, 3, 4 aligned discs
 _RECENT = (*RECENT_WEIGHTS, *(-w for w in RECENT_WEIGHTS))
-_WORD = (1 << 64) - 1
+_WORD = (1 << MAX_BOARD_BITS) - 1  # one direction's window starts in a packed word
 
 
 def _last_two_bits(game: Game) -> list[int]:
@@ -263,7 +264,8 @@ def _last_two_bits(game: Game) -> list[int]:
 
 @functools.cache
 def _covering(width: int, height: int) -> tuple[int, ...]:
-    """For each bit, the window starts (packed 64 bits per direction) covering it."""
+    """For each bit, the window starts (packed :data:`MAX_BOARD_BITS` bits per direction)
+    covering it."""
     directions = geometry(width, height).directions
     out = []
     for bit in range(width * (height + 1)):
@@ -274,7 +276,7 @@ def _covering(width: int, height: int) -> tuple[int, ...]:
             for k in range(4):
                 if bit - k * shift >= 0:
                     mask |= 1 << (bit - k * shift)
-            packed |= (mask & starts) << (index * 32)
+            packed |= (mask & starts) << (index // 2 * MAX_BOARD_BITS)
         out.append(packed)
     return tuple(out)
 
@@ -301,7 +303,7 @@ def recent_lines(game: Game, player: int) -> float:
         only |= cover[bit]
     directions = list(geometry(game.width, game.height).directions)
     for index in range(1, len(directions), 2):
-        directions[index] &= only >> ((index - 1) * 32) & _WORD
+        directions[index] &= only >> ((index - 1) // 2 * MAX_BOARD_BITS) & _WORD
     return windows_score(game.stones(player), game.stones(3 - player), directions, _RECENT)
 
 

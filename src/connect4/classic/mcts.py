@@ -55,6 +55,7 @@ from connect4.classic.mctsboard import (
     next_state,
     seed_state,
 )
+from connect4.core.bits import SIGNED_WORD_BITS, check_word_board
 from connect4.core.errors import BudgetExceeded
 from connect4.core.game import Game
 from connect4.core.limits import Limit
@@ -395,9 +396,8 @@ class Mcts:
             if fastmcts.supports(game):
                 return fastmcts.CompiledTree(game, self.solver, heuristic, self.state)
             if self.engine == "numba":
-                raise ValueError(
-                    f"the numba engine does not support a {game.width}x{game.height} board"
-                )
+                check_word_board(game.width, game.height, "the numba MCTS engine", SIGNED_WORD_BITS)
+                raise ValueError(f"the numba engine does not support {game.kind}")
         return ReferenceTree(game, self.solver, heuristic, self.state)
 
     def root_node(self) -> Node:

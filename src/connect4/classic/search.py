@@ -73,6 +73,7 @@ from connect4.classic.results import (
     describe_value as describe_value,
     is_mate as is_mate,
 )
+from connect4.core.bits import MAX_BOARD_BITS, SIGNED_WORD_BITS, check_word_board
 from connect4.core.game import Game
 from connect4.core.limits import Limit
 
@@ -143,7 +144,7 @@ class PythonEngine:
         key = self.game.key()
         if self.path_key:
             for index, move in enumerate(self.game.history[-2:]):
-                key += (move + 1) << (64 + 8 * index)
+                key += (move + 1) << (MAX_BOARD_BITS + 8 * index)
         return key
 
     def node(self, depth: int, alpha: float, beta: float, ply: int) -> float:
@@ -239,6 +240,8 @@ def _engine(
         if fastsearch.supports(game, heuristic):
             return fastsearch.CompiledEngine(game, algorithm, heuristic, ordering, tt)
         if engine == "numba":
+            if game.kind == "connect4":
+                check_word_board(game.width, game.height, "the numba engine", SIGNED_WORD_BITS)
             raise ValueError(f"the numba engine does not support {heuristic.name} on this game")
     return PythonEngine(game, algorithm, heuristic, ordering, tt, tree_cap)
 

@@ -26,13 +26,70 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, TypeVar
 
+from connect4.core.errors import GameError
+
 if TYPE_CHECKING:  # numpy is imported where arrays are used: plain positions start fast
     import numpy as np
     from numpy.typing import NDArray
 
-__all__ = ["canonical_key", "canonical_keys", "centre_order", "mirror_key"]
+__all__ = [
+    "MAX_BOARD_BITS",
+    "SIGNED_WORD_BITS",
+    "WORD_BITS",
+    "board_bits",
+    "canonical_key",
+    "canonical_keys",
+    "centre_order",
+    "check_word_board",
+    "fits_word",
+    "mirror_key",
+]
+
+WORD_BITS = 64  # the parts that keep a bitboard in one machine word (uint64)
+SIGNED_WORD_BITS = 63  # the compiled classic engines and vector envs: a signed int64 word
+MAX_BOARD_BITS = 128  # a position's bitboards (Python ints) up to this many bits
 
 Word = TypeVar("Word", int, "NDArray[np.uint64]")
+
+
+def board_bits(width: int, height: int) -> int:
+    """The bits a ``width x height`` bitboard takes: ``height + 1`` per column.
+
+    >>> board_bits(7, 6), board_bits(8, 8)
+    (49, 72)
+    """
+    return width * (height + 1)
+
+
+def fits_word(width: int, height: int, bits: int = WORD_BITS) -> bool:
+    """True when a ``width x height`` bitboard fits ``bits`` bits (one machine word).
+
+    >>> fits_word(7, 6), fits_word(8, 7), fits_word(8, 7, 63), fits_word(10, 6)
+    (True, True, False, False)
+    """
+    return board_bits(width, height) <= bits
+
+
+def check_word_board(width: int, height: int, part: str, bits: int = WORD_BITS) -> None:
+    """Raise :class:`~connect4.core.errors.GameError` unless ``part`` of the
+    package, which keeps a bitboard in one ``bits``-bit word (numpy ``uint64``,
+    numba), can take a ``width x height`` board.
+
+    The one check every 64-bit-only part makes before a position's bitboards or
+    keys go into an array or a compiled function.
+
+    >>> check_word_board(7, 6, "the vector env")
+    >>> check_word_board(10, 6, "the vector env")
+    Traceback (most recent call last):
+    ...
+    connect4.core.errors.GameError: the vector env handles boards of up to 64 bits \
+(width*(height+1) <= 64): board 10x6 needs 70
+    """
+    if not fits_word(width, height, bits):
+        raise GameError(
+            f"{part} handles boards of up to {bits} bits (width*(height+1) <= {bits}): "
+            f"board {width}x{height} needs {board_bits(width, height)}"
+        )
 
 
 @functools.cache

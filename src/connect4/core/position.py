@@ -38,7 +38,7 @@ import operator
 from collections.abc import Sequence
 from typing import SupportsIndex
 
-from connect4.core.bits import centre_order as centre_order
+from connect4.core.bits import MAX_BOARD_BITS, board_bits, centre_order as centre_order
 from connect4.core.errors import GameError, IllegalMoveError, InvalidMoveError, move_error_prefix
 from connect4.core.game import RULES, Game, GameKind, MoveStack, Rules
 
@@ -48,20 +48,21 @@ DEFAULT_HEIGHT = 6
 
 
 def check_board_size(width: int, height: int) -> None:
-    """Raise :class:`GameError` unless a ``width x height`` board fits the 64-bit layout.
+    """Raise :class:`GameError` unless a ``width x height`` board fits the bitboard
+    (``width * (height + 1) <= 128`` bits) and the move notation.
 
-    >>> check_board_size(7, 6)
     >>> check_board_size(8, 8)
+    >>> check_board_size(11, 11)
     Traceback (most recent call last):
     ...
-    connect4.core.errors.GameError: board 8x8 is too large: width*(height+1) = 72 must be <= 64
+    connect4.core.errors.GameError: board 11x11 is too large: width*(height+1) = 132 must be <= 128
     """
     if width < 1 or height < 1:
         raise GameError(f"board {width}x{height} is invalid: width and height must be >= 1")
-    if width * (height + 1) > 64:
+    if board_bits(width, height) > MAX_BOARD_BITS:
         raise GameError(
             f"board {width}x{height} is too large: width*(height+1) = "
-            f"{width * (height + 1)} must be <= 64"
+            f"{board_bits(width, height)} must be <= {MAX_BOARD_BITS}"
         )
     if width > len(COLUMN_SYMBOLS):
         raise GameError(f"board {width}x{height} is too wide for the move notation")

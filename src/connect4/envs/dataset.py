@@ -75,7 +75,7 @@ import numpy as np
 import numpy.typing as npt
 
 from connect4.classic.node import threat_cells
-from connect4.core.bits import canonical_keys
+from connect4.core.bits import canonical_keys, check_word_board
 from connect4.core.errors import Connect4Error
 from connect4.core.files import FileError, atomic_write, check_output, open_input
 from connect4.core.position import (
@@ -171,6 +171,7 @@ def _check(
     """Raise :class:`DatasetError` for parameters no dataset can be made with."""
     try:
         check_board_size(width, height)
+        check_word_board(width, height, "the dataset builder")
     except ValueError as error:
         raise DatasetError(str(error)) from None
     if rules != "standard":

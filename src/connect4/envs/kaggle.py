@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from connect4.core.bits import MAX_BOARD_BITS
 from connect4.core.games import Board
 from connect4.core.position import Position
 from connect4.players import Player, PlayerContext, build_player, make_player, rehearse
@@ -65,7 +66,7 @@ def position_of(observation: object, configuration: object) -> Position:
     if inarow != INAROW:
         raise ValueError(
             f"ConnectX inarow={inarow} is not supported: this package plays four in a row "
-            f"(inarow=4) on boards with columns*(rows+1) <= 64"
+            f"(inarow=4) on boards with columns*(rows+1) <= {MAX_BOARD_BITS}"
         )
     cells = field(observation, "board")
     if not isinstance(cells, Sequence) or isinstance(cells, str | bytes):
@@ -93,7 +94,7 @@ def kaggle_agent(spec: str = "perfect", *, seed: int | None = None) -> ConnectXA
     builds its agent at import pays for that before any move's clock starts;
     ``seed`` seeds the players for reproducible games. The agent raises
     ``ValueError`` for a board it cannot play: ``inarow`` other than 4, a board
-    too large for the bitboard (``columns*(rows+1) > 64``), a board no game
+    too large for the bitboard (``columns*(rows+1) > 128``), a board no game
     reaches, a ``mark`` that is not the side to move, a finished game.
     """
     players: dict[tuple[int, int], Player] = {(7, 6): make_player(spec, seed=seed)}

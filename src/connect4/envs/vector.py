@@ -54,6 +54,7 @@ from connect4.classic.mctsboard import (
 )
 from connect4.classic.node import P_GEN
 from connect4.classic.results import Algorithm, Ordering
+from connect4.core.bits import SIGNED_WORD_BITS, check_word_board
 from connect4.core.game import Game
 from connect4.core.games import Board
 from connect4.envs import vecboard
@@ -247,11 +248,11 @@ class ConnectFourVectorEnv(VectorEnv):
             raise ValueError(f"unknown autoreset_mode {autoreset_mode!r}: choose {names}") from None
         self.board = Board(game, width, height, rules)
         board = self.board.new()
-        if board.kind == "connect4" and board.width * (board.height + 1) > 63:
-            raise ValueError(
-                f"the vector env needs width*(height+1) <= 63, not {board.width}x{board.height}"
-                f" ({board.width * (board.height + 1)}): " + SYNC_HINT
-            )
+        if board.kind == "connect4":
+            try:
+                check_word_board(board.width, board.height, "the vector env", SIGNED_WORD_BITS)
+            except ValueError as error:
+                raise ValueError(f"{error}; {SYNC_HINT}") from None
         self.opponent = CompiledOpponent(opponent, board)
         self.play_as = play_as
         self.num_envs = num_envs

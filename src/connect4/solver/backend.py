@@ -52,6 +52,7 @@ from types import ModuleType
 import numpy as np
 from numpy.typing import NDArray
 
+from connect4.core.bits import fits_word
 from connect4.solver import native
 from connect4.solver.entries import ENTRY_POINTS, UINT64, EntryPoint, Kernel
 from connect4.solver.layout import HDR as HEADER_WORDS, new_memory, new_table
@@ -183,13 +184,26 @@ def _exercise(kernel: Backend) -> None:
     kernel.version()
 
 
+def backend_for(width: int, height: int) -> Backend:
+    """The backend that searches a board: :func:`active_backend` for boards of up to
+    64 bits, else the board's own 128-bit kernel (:mod:`connect4.solver.wide`,
+    compiled when first asked for)."""
+    if fits_word(width, height):
+        return active_backend()
+    from connect4.solver.wide import wide_backend
+
+    return wide_backend(width, height, note)
+
+
 _warm = False
 
 
-def warm_up() -> Backend:
-    """Choose the backend and load every entry point now, so no timed call pays
-    for it (a few milliseconds with the native kernel). Returns the backend."""
+def warm_up(width: int = 7, height: int = 6) -> Backend:
+    """Choose the backend of a board and load every entry point now, so no timed call
+    pays for it (a few milliseconds with the native kernel). Returns the backend."""
     global _warm
+    if not fits_word(width, height):
+        return backend_for(width, height)  # compiled or loaded whole
     chosen = active_backend()
     if not _warm:
         _exercise(chosen)

@@ -430,6 +430,20 @@ def _noise(key: np.uint64, thread: np.uint64, c: int) -> np.uint64:
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _column(h: np.uint64) -> np.uint64:
+    """The ``h`` cells of column 0: shifted to a column's bits, they pick its moves
+    (a word as wide as the board's bitboards)."""
+    return (U1 << h) - U1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _mark(key: np.uint64) -> np.uint64:
+    """The word a busy mark holds for a child's key (the key itself; a wide board's
+    kernel folds its key into one word)."""
+    return key
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _book_probe(bk: int, bv: int, nbook: int, key: np.uint64) -> int:
     """The book's score of ``key`` (binary search), or ``NONE_SCORE``."""
     lo = 0
@@ -600,7 +614,7 @@ def _score_moves(
     h1 = h + U1
     wide = width >= 4
     size = width * np.int64(h)
-    colmask = (U1 << h) - U1
+    colmask = _column(h)
     noise = ld(m, OPT_NOISE) if ply < np.int64(ld(m, NOISE_PLY)) else np.uint64(0)
     n = 0
     for i in range(width):
@@ -722,7 +736,7 @@ def _etc_cut(
     if etc_min == 0 or empty < etc_min or nodes < ld(m, OPT_ETC_AFTER):
         return OPEN
     h1 = h + U1
-    colmask = (U1 << h) - U1
+    colmask = _column(h)
     for j in range(n):
         c = np.int64(ld(m, base + j) & UFF)
         mv = nxt & (colmask << (np.uint64(c) * h1))
@@ -799,7 +813,7 @@ def negamax(
     if result != OPEN:
         return sign * result
     opp, mopp = current ^ mask, mcur ^ mmask
-    colmask = (U1 << h) - U1
+    colmask = _column(h)
     a0 = alpha
     best = -1000
     best_col = -1
@@ -813,7 +827,7 @@ def negamax(
             continue
         c = np.int64(ld(m, base + j) & UFF)
         mv = nxt & (colmask << (np.uint64(c) * h1))
-        ck = opp + (mask | mv)
+        ck = _mark(opp + (mask | mv))
         busy = 0
         if defer:
             busy = np.int64(ld(t, T_BUSY)) + np.int64((ck * HASH_MUL) >> ld(t, T_BUSY_SHIFT))
@@ -923,12 +937,10 @@ def _solve(
     A sequence of null-window searches narrows ``[min, max]`` (binary search,
     biased toward 0 where most scores are). Check ``mem[ABORT]`` afterwards.
     """
-    width = np.int64(ld(m, W_))
-    height = np.int64(ld(m, H_))
-    h = np.uint64(height)
-    board = ld(m, BOARD)
+    width, h, bottom, board = _board(m, SPEC_W, SPEC_H, SPEC_BOTTOM)
+    height = np.int64(h)
     size = width * height
-    possible = (mask + ld(m, BOTTOM)) & board
+    possible = (mask + bottom) & board
     if threat_cells(current, mask, h, width >= 4, board) & possible:
         win = (size + 1 - ply) // 2
         return 1 if weak else win
@@ -975,15 +987,13 @@ def _analyze(
 ) -> None:
     """Write the score of playing each column ``c`` to ``out[c]`` (``width`` ``int64``
     words): ``NONE_SCORE`` when full, ``UNKNOWN_SCORE`` when a limit stopped the search."""
-    width = np.int64(ld(m, W_))
-    height = np.int64(ld(m, H_))
-    h = np.uint64(height)
+    width, h, bottom, board = _board(m, SPEC_W, SPEC_H, SPEC_BOTTOM)
+    height = np.int64(h)
     h1 = h + U1
-    board = ld(m, BOARD)
     size = width * height
-    possible = (mask + ld(m, BOTTOM)) & board
+    possible = (mask + bottom) & board
     wins = threat_cells(current, mask, h, width >= 4, board) & possible
-    colmask = (U1 << h) - U1
+    colmask = _column(h)
     for c in range(width):
         st(out, c, np.uint64(NONE_SCORE))
     for i in range(width):

@@ -163,8 +163,9 @@ def new_memory(width: int, height: int) -> NDArray[np.uint64]:
     mem = _aligned(MEM_WORDS)
     mem[W_] = width
     mem[H_] = height
-    mem[BOTTOM] = bottom_mask(width, height)
-    mem[BOARD] = board_mask(width, height)
+    if bits.fits_word(width, height):  # (a wide board's kernel has them compiled in)
+        mem[BOTTOM] = bottom_mask(width, height)
+        mem[BOARD] = board_mask(width, height)
     mem[LIMIT] = 1 << 63
     mem[OPT_SYM] = 1
     mem[OPT_TTMOVE] = 1
@@ -178,7 +179,8 @@ def new_memory(width: int, height: int) -> NDArray[np.uint64]:
 class TableFormat:
     """How a table of a given budget is laid out for a board.
 
-    ``words`` per entry (1: packed, 2: two words), buckets of the ``far`` and
+    ``words`` per entry (1: packed, 2: two words, 4: four words on boards over
+    64 bits, see :mod:`connect4.solver.wide`), buckets of the ``far`` and
     ``near`` regions (two entries each), and the generation bits each entry keeps.
     """
 
@@ -218,9 +220,27 @@ def table_format(width: int, height: int, nbytes: int) -> TableFormat:
     TableFormat(words=1, far=3667968, near=524288, gbits=10)
     >>> table_format(8, 7, 64 << 20).words  # 64-bit keys: two words per entry
     2
+    >>> table_format(8, 8, 64 << 20)  # 72-bit keys: four words per entry
+    TableFormat(words=4, far=916992, near=131072, gbits=3)
     """
+    found = _format(width, height, nbytes)
+    if found is not None:
+        return found
     key_bits = width * (height + 1)
-    for words in (1, 2):
+    if key_bits > 64:
+        least = smallest_table(width, height)
+        need = f"at least {least >> 20} MB" if least else "more than any machine holds"
+        raise ValueError(
+            f"a {nbytes >> 20} MB table is too small for exact entries on a {width}x{height} "
+            f"board ({key_bits}-bit keys): it needs {need}"
+        )
+    raise ValueError(f"a {nbytes}-byte table is too small for a {width}x{height} board")
+
+
+def _format(width: int, height: int, nbytes: int) -> TableFormat | None:
+    """:func:`table_format`, or None when no entry format keeps the keys exact."""
+    key_bits = width * (height + 1)
+    for words in (1, 2) if key_bits <= 64 else (4,):
         bucket_bytes = 16 * words
         budget = (nbytes - 8 * busy_words(nbytes)) // bucket_bytes
         most = (1 << min(key_bits, 32)) - 1  # x * N < 2^64; no more buckets than keys
@@ -232,10 +252,23 @@ def table_format(width: int, height: int, nbytes: int) -> TableFormat:
         if far < 2:
             continue
         rbits = max(region_bits(b, key_bits)[1] for b in (far, near) if b)
-        gbits = 64 - (DATA_BITS if words == 1 else DATA_BITS // 2) - rbits
+        gbits = 64 - DATA_BITS // words - rbits
         if gbits >= (GEN_BITS_MIN if words == 1 else 1):
             return TableFormat(words, far, near, min(gbits, 32))
-    raise ValueError(f"a {nbytes}-byte table is too small for a {width}x{height} board")
+    return None
+
+
+def smallest_table(width: int, height: int) -> int | None:
+    """The smallest table (a power of two of bytes, at most 16 TB) whose entries keep
+    the board's keys exact, or None.
+
+    >>> smallest_table(8, 8) >> 20, smallest_table(10, 6) >> 20, smallest_table(16, 7)
+    (4, 1, None)
+    """
+    for shift in range(12, 45):
+        if _format(width, height, 1 << shift) is not None:
+            return 1 << shift
+    return None
 
 
 def new_table(width: int, height: int, nbytes: int) -> NDArray[np.uint64]:
@@ -250,8 +283,8 @@ def new_table(width: int, height: int, nbytes: int) -> NDArray[np.uint64]:
     table[T_GEN] = 1
     table[T_WORDS] = f.words
     table[T_GBITS] = f.gbits
-    table[T_KMASK] = (1 << key_bits) - 1
-    table[T_TAGSHIFT] = DATA_BITS if f.words == 1 else DATA_BITS // 2
+    table[T_KMASK] = (1 << key_bits) - 1 if key_bits <= 64 else 0  # (wide: compiled in)
+    table[T_TAGSHIFT] = DATA_BITS // f.words
     table[T_NEAR] = NEAR_EMPTY if f.near else 0
     base = T_HDR
     for region, buckets in ((T_FAR_REGION, f.far), (T_NEAR_REGION, f.near)):

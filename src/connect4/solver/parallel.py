@@ -26,7 +26,7 @@ from connect4.core.bits import centre_order
 from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.core.score import win_score
-from connect4.solver.backend import SearchMemory, active_backend
+from connect4.solver.backend import SearchMemory, backend_for
 from connect4.solver.layout import (
     ABORT,
     DEFER_PLY,
@@ -147,7 +147,7 @@ class LazySmp:
         """
         if immediate_win(position):
             return win_score(position.size, position.ply), True, 0
-        kernel = active_backend()
+        kernel = backend_for(memory.width, memory.height)
         table = memory.table
         mems = [memory.thread(i) for i in range(self.threads)]
         cap = (1 << 62) if budget.nodes is None else max(0, budget.nodes)

@@ -30,12 +30,12 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-from connect4.core.bits import canonical_key
+from connect4.core.bits import canonical_key, check_word_board
 from connect4.core.errors import Connect4Error
 from connect4.core.limits import Limit
 from connect4.core.position import Position, check_board_size
 from connect4.core.score import ScoreError, check_tie_break, pick_best, win_score
-from connect4.solver.backend import NO_BOOK, TABLES, SearchMemory, active_backend, warm_up
+from connect4.solver.backend import NO_BOOK, TABLES, SearchMemory, backend_for, warm_up
 from connect4.solver.layout import (
     ABORT,
     BOOK_PLIES,
@@ -50,6 +50,7 @@ from connect4.solver.layout import (
     T_STOP,
     UNKNOWN_SCORE,
     next_generation,
+    table_format,
 )
 from connect4.solver.narrow import Budget, immediate_win, narrow, never
 from connect4.solver.parallel import (
@@ -231,14 +232,15 @@ class Solver:
         threads: int = 1,
         parallel_after: int = PARALLEL_AFTER_NODES,
     ) -> None:
+        if not 1 <= tt_megabytes <= MAX_TT_MEGABYTES:
+            raise SolverError(f"tt_megabytes must be in 1..{MAX_TT_MEGABYTES}, not {tt_megabytes}")
         try:
             check_board_size(width, height)
+            table_format(width, height, tt_megabytes << 20)  # room for exact entries
         except ValueError as exc:
             raise SolverError(str(exc)) from None
         self.threads = check_threads(threads)
         self.parallel_after = max(0, parallel_after)
-        if not 1 <= tt_megabytes <= MAX_TT_MEGABYTES:
-            raise SolverError(f"tt_megabytes must be in 1..{MAX_TT_MEGABYTES}, not {tt_megabytes}")
         self.width = width
         self.height = height
         self.tt_megabytes = tt_megabytes
@@ -306,7 +308,7 @@ class Solver:
     def warm_up(self) -> None:
         """Load (or compile) every kernel entry point and take this solver's table
         now, so no timed call pays for them."""
-        warm_up()
+        warm_up(self.width, self.height)
         with self._lock:
             self._table()
 
@@ -482,7 +484,7 @@ class Solver:
     ) -> tuple[int, list[int | None] | None, bool, int]:
         """One kernel call on this thread (thread 0's memory): ``(score, column scores,
         complete, nodes)``."""
-        kernel = active_backend()
+        kernel = backend_for(self.width, self.height)
         keys, values = self._book_keys, self._book_values
         current, mask, ply = position.current, position.mask, position.ply
         table = self._table().table
@@ -584,7 +586,8 @@ class Solver:
         """
         for position in positions:
             self.check(position)
-        kernel = active_backend()
+        check_word_board(self.width, self.height, "the batch solver")  # (a GameError)
+        kernel = backend_for(self.width, self.height)
         n = len(positions)
         currents = np.array([p.current for p in positions], dtype=np.int64)
         masks = np.array([p.mask for p in positions], dtype=np.int64)
@@ -667,7 +670,7 @@ class Solver:
         """One window on this thread, inside the lock: ``(value, complete, nodes)``."""
         if immediate_win(position):
             return win_score(position.size, position.ply), True, 0  # the kernel's precondition
-        kernel = active_backend()
+        kernel = backend_for(self.width, self.height)
         keys, values = self._book_keys, self._book_values
         current, mask, ply = position.current, position.mask, position.ply
         table = self._table().table

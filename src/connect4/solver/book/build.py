@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from connect4.core.bits import check_word_board
 from connect4.core.files import check_output
 from connect4.core.position import Position, check_board_size
 from connect4.solver import BookArrays, Solver, solver_for
@@ -86,6 +87,7 @@ def enumerate_levels(width: int, height: int, plies: int) -> list[dict[int, str]
     immediate win; all positions that are not over are expanded.
     """
     check_board_size(width, height)
+    check_word_board(width, height, "the opening book format")
     if not 0 <= plies <= width * height:
         raise BookError(f"--plies must be 0-{width * height} on a {width}x{height} board")
     frontier: dict[int, Position] = {0: Position(width, height)}

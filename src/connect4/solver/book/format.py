@@ -62,7 +62,7 @@ import numpy as np
 import numpy.typing as npt
 
 from connect4.core import bits, score as pons
-from connect4.core.bits import canonical_keys
+from connect4.core.bits import canonical_keys, check_word_board
 from connect4.core.errors import Connect4Error
 from connect4.core.files import FileError, atomic_write, file_errors, open_input
 from connect4.core.position import Position, check_board_size
@@ -213,6 +213,7 @@ class Book:
 
     def __post_init__(self) -> None:
         check_board_size(self.width, self.height)
+        check_word_board(self.width, self.height, "the opening book format")
         if not 0 <= self.plies <= self.width * self.height:
             raise BookError(f"book depth {self.plies} is out of range 0-{self.width * self.height}")
         if self.keys.shape != self.values.shape:

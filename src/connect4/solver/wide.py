@@ -1,0 +1,463 @@
+# mypy: disable-error-code="call-arg,no-untyped-call,import-untyped,arg-type,var-annotated"
+# mypy: disable-error-code="assignment,return-value,untyped-decorator,no-any-return,name-defined"
+# ruff: noqa: F821
+"""The solver's kernel for boards over 64 bits: the same search on 128-bit bitboards.
+
+A board with ``width * (height + 1) > 64`` (8x8, 9x7, 10x6 ...) keeps its
+bitboards in one 128-bit integer, LLVM's ``i128`` (two machine words: x86-64
+adds, shifts and counts bits across them with ``adc``, ``shld``/``shrd`` and two
+``popcnt``). numba has no such type, so this module gives it one, ``uint128``,
+with its arithmetic, comparisons and its widening from ``uint64``; the kernel's
+functions (:mod:`connect4.solver.kernel`), written for ``uint64``, compile
+unchanged for it. Only what depends on the word differs, here:
+
+* the board constants (width, height, bottom row, board mask) are compiled in,
+  one copy of the search per board size, compiled the first time a board of
+  that size is solved and cached on disk by numba (never by ``connect4 prepare``);
+* the table address: the key is hashed modulo ``2^B`` with a 128-bit odd
+  multiplier (a bijection, as on one word) and the entries have four words,
+  each carrying the whole tag (residue and generation) and six of the 24 data
+  bits, so an entry stays exact without its key and with threads writing at
+  once (see :mod:`connect4.solver.layout`; :func:`~connect4.solver.layout.smallest_table`
+  is the least table that leaves room for the residue);
+* a busy mark and a helper thread's move noise fold the key into one word.
+
+Node counts equal the one-word kernel's on the same search (same moves, same
+order, same table decisions): only the words are wider.
+
+>>> from connect4 import Position
+>>> from connect4.solver.layout import new_memory, new_table
+>>> p = Position.from_moves("3135257121184355324158714516672177756854824773268822838", 8, 8)
+>>> mem, table = new_memory(8, 8), new_table(8, 8, 4 << 20)
+>>> kernel = wide_backend(8, 8)
+>>> kernel.solve(mem, table, *NO_BOOK, p.current, p.mask, p.ply, False)
+2
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import operator
+import threading
+from collections.abc import Callable
+from types import FunctionType
+from typing import Any
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.core import datamodel
+from numba.core.dispatcher import Dispatcher
+from numba.core.imputils import lower_builtin, lower_cast
+from numba.core.typeconv.castgraph import Conversion
+from numba.core.typeconv.rules import default_type_manager
+from numba.core.typing.templates import ConcreteTemplate, infer_global, signature
+from numba.cpython import numbers as integers
+from numba.extending import intrinsic, register_model
+
+from connect4.core.bits import centre_order, check_word_board
+from connect4.core.position import board_mask, bottom_mask
+from connect4.solver import kernel
+from connect4.solver.entries import ENTRY_POINTS, UINT64, EntryPoint, Kernel
+from connect4.solver.layout import (
+    MAXW,
+    R_BASE,
+    R_BUCKETS,
+    R_NBITS,
+    R_RBITS,
+    R_XSHIFT,
+    T_FAR_REGION,
+    T_GBITS,
+    T_GEN,
+    T_NEAR,
+    T_NEAR_REGION,
+)
+
+__all__ = ["NO_BOOK", "WideBackend", "uint128", "wide_backend"]
+
+# (F821: the functions compiled per board read names of its namespace, see _namespace)
+NO_BOOK: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.uint64), np.zeros(0, np.int8))
+WORDS = 4  # words per table entry
+I128 = ir.IntType(128)
+
+
+# ---------------------------------------------------------------- the uint128 type
+class UInt128(types.Type):
+    """numba's type of an unsigned 128-bit integer (LLVM ``i128``)."""
+
+    signed = False
+
+    def __init__(self) -> None:
+        super().__init__(name="uint128")
+
+    @property
+    def bitwidth(self) -> int:
+        return 128
+
+
+uint128 = UInt128()
+
+
+@register_model(UInt128)
+class UInt128Model(datamodel.models.PrimitiveModel):
+    """An ``i128`` value, passed and returned as such."""
+
+    def __init__(self, dmm: Any, fe_type: Any) -> None:
+        super().__init__(dmm, fe_type, I128)
+
+
+for _narrow in (types.uint8, types.uint16, types.uint32, types.uint64):
+    default_type_manager.set_compatible(_narrow, uint128, Conversion.safe)
+for _signed in (types.int8, types.int16, types.int32, types.int64):
+    default_type_manager.set_compatible(_signed, uint128, Conversion.unsafe)
+
+
+@lower_cast(types.Integer, UInt128)
+def _widen(context: Any, builder: Any, fromty: Any, toty: Any, value: Any) -> Any:
+    """A narrower integer widened (sign-extended when signed, as numba does)."""
+    return builder.sext(value, I128) if fromty.signed else builder.zext(value, I128)
+
+
+@lower_cast(types.IntegerLiteral, UInt128)
+def _literal(context: Any, builder: Any, fromty: Any, toty: Any, value: Any) -> Any:
+    return ir.Constant(I128, fromty.literal_value % (1 << 128))
+
+
+def _operator(op: Callable[..., Any], sig: Any, impl: Callable[..., Any]) -> None:
+    """Type ``op`` on ``uint128`` operands as ``sig`` and lower it with ``impl``."""
+    template = type(f"UInt128_{op.__name__}", (ConcreteTemplate,), {"key": op, "cases": [sig]})
+    infer_global(op)(template)
+    lower_builtin(op, *sig.args)(impl)
+
+
+_BINARY = signature(uint128, uint128, uint128)
+for _op, _impl in (
+    (operator.add, integers.int_add_impl),
+    (operator.iadd, integers.int_add_impl),
+    (operator.sub, integers.int_sub_impl),
+    (operator.isub, integers.int_sub_impl),
+    (operator.mul, integers.int_mul_impl),
+    (operator.imul, integers.int_mul_impl),
+    (operator.and_, integers.int_and_impl),
+    (operator.iand, integers.int_and_impl),
+    (operator.or_, integers.int_or_impl),
+    (operator.ior, integers.int_or_impl),
+    (operator.xor, integers.int_xor_impl),
+    (operator.ixor, integers.int_xor_impl),
+):
+    _operator(_op, _BINARY, _impl)
+for _op, _impl in (
+    (operator.lshift, integers.int_shl_impl),
+    (operator.ilshift, integers.int_shl_impl),
+    (operator.rshift, integers.int_shr_impl),
+    (operator.irshift, integers.int_shr_impl),
+):
+    _operator(_op, signature(uint128, uint128, types.uint64), _impl)
+    _operator(_op, signature(uint128, uint128, types.int64), _impl)
+for _op, _impl in (
+    (operator.eq, integers.int_eq_impl),
+    (operator.ne, integers.int_ne_impl),
+    (operator.lt, integers.int_ult_impl),
+    (operator.le, integers.int_ule_impl),
+    (operator.gt, integers.int_ugt_impl),
+    (operator.ge, integers.int_uge_impl),
+):
+    _operator(_op, signature(types.boolean, uint128, uint128), _impl)
+_operator(operator.invert, signature(uint128, uint128), integers.int_invert_impl)
+_operator(bool, signature(types.boolean, uint128), integers.int_as_bool)
+
+
+@intrinsic
+def wide(typingctx, lo, hi):  # type: ignore[no-untyped-def]
+    """The ``uint128`` ``hi << 64 | lo`` of two ``uint64`` words."""
+
+    def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
+        high = builder.shl(builder.zext(args[1], I128), ir.Constant(I128, 64))
+        return builder.or_(high, builder.zext(args[0], I128))
+
+    return uint128(types.uint64, types.uint64), codegen
+
+
+@intrinsic
+def low(typingctx, x):  # type: ignore[no-untyped-def]
+    """The low 64 bits of a ``uint128``."""
+
+    def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
+        return builder.trunc(args[0], ir.IntType(64))
+
+    return types.uint64(uint128), codegen
+
+
+@intrinsic
+def high(typingctx, x):  # type: ignore[no-untyped-def]
+    """The high 64 bits of a ``uint128``."""
+
+    def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
+        return builder.trunc(builder.lshr(args[0], ir.Constant(I128, 64)), ir.IntType(64))
+
+    return types.uint64(uint128), codegen
+
+
+@intrinsic
+def popcount(typingctx, x):  # type: ignore[no-untyped-def]
+    """The number of set bits of a ``uint64`` or ``uint128``, as ``uint64``."""
+
+    def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
+        count = builder.ctpop(args[0])
+        return count if count.type.width == 64 else builder.trunc(count, ir.IntType(64))
+
+    return types.uint64(x), codegen
+
+
+def split(value: int) -> tuple[int, int]:
+    """``(low word, high word)`` of a Python int below ``2^128``.
+
+    >>> split((5 << 64) | 7)
+    (7, 5)
+    """
+    return value & ((1 << 64) - 1), value >> 64
+
+
+# ---------------------------------------------------------------- what differs
+# Plain functions compiled in each board's namespace (see _namespace): W_BITS, the
+# W_* words and SPEC_* are that board's constants; ld, lda, sta, U1 ... the kernel's.
+HASH_MUL_WIDE = 0x9E3779B97F4A7C15F39CC0605CEDC835  # odd: a bijection modulo 2^B
+
+
+def _board_wide(m, spec_w, spec_h, spec_bottom):  # type: ignore[no-untyped-def]
+    """The board constants, compiled in (the arguments are the one-word kernel's)."""
+    return SPEC_W, np.uint64(SPEC_H), wide(W_BOTTOM_LO, W_BOTTOM_HI), wide(W_BOARD_LO, W_BOARD_HI)
+
+
+def _address_wide(t, key, empty):  # type: ignore[no-untyped-def]
+    """As the kernel's ``_address``, for a key of ``W_BITS`` bits and four-word entries."""
+    h = (key * wide(W_MUL_LO, W_MUL_HI)) & wide(W_KMASK_LO, W_KMASK_HI)
+    r = T_NEAR_REGION if empty < np.int64(ld(t, T_NEAR)) else T_FAR_REGION
+    x = low(h >> ld(t, r + R_XSHIFT))
+    b = (x * ld(t, r + R_BUCKETS)) >> ld(t, r + R_NBITS)
+    bidx = np.int64(ld(t, r + R_BASE)) + 2 * WORDS * np.int64(b)
+    residue = low(h) & ((U1 << ld(t, r + R_RBITS)) - U1)
+    return bidx, (residue << ld(t, T_GBITS)) | ld(t, T_GEN)
+
+
+def _find_wide(t, bidx, tag):  # type: ignore[no-untyped-def]
+    """As the kernel's ``_find``, for four-word entries (six data bits in each word):
+    an entry counts only when all four words carry the tag."""
+    for slot in (bidx, bidx + WORDS):
+        w0 = lda(t, slot)
+        if (w0 >> U6) == tag:
+            w1 = lda(t, slot + 1)
+            w2 = lda(t, slot + 2)
+            w3 = lda(t, slot + 3)
+            if (w1 >> U6) == tag and (w2 >> U6) == tag and (w3 >> U6) == tag:
+                data = (w0 & U63) | ((w1 & U63) << U6) | ((w2 & U63) << U12) | ((w3 & U63) << U18)
+                return slot, np.int64(data)
+    return -1, -1
+
+
+def _store_wide(t, bidx, tag, ply, lower, upper, col, two_slots):  # type: ignore[no-untyped-def]
+    """As the kernel's ``_store``, for four-word entries."""
+    slot, old = _find(t, bidx, tag)
+    if slot >= 0:
+        lower = max(lower, (old & 63) - 32)
+        upper = min(upper, ((old >> 6) & 63) - 32)
+        if col < 0:
+            col = ((old >> 12) & 63) - 1
+    elif not two_slots:
+        slot = bidx
+    else:
+        gmask = (U1 << ld(t, T_GBITS)) - U1
+        w0 = lda(t, bidx)
+        if ((w0 >> U6) & gmask) != (tag & gmask):
+            slot = bidx
+        elif ply <= np.int64(lda(t, bidx + 3) & U63):
+            for i in range(WORDS):  # the old deep entry moves to slot 1
+                sta(t, bidx + WORDS + i, lda(t, bidx + i))
+            slot = bidx
+        else:
+            slot = bidx + WORDS
+    top = tag << U6
+    sta(t, slot, top | np.uint64(lower + 32))
+    sta(t, slot + 1, top | np.uint64(upper + 32))
+    sta(t, slot + 2, top | np.uint64(col + 1))
+    sta(t, slot + 3, top | np.uint64(ply))
+
+
+def _column_wide(h):  # type: ignore[no-untyped-def]
+    """The kernel's column mask, as a ``uint128`` (shifted to the board's top columns)."""
+    return wide((U1 << h) - U1, U0)
+
+
+def _fold(key):  # type: ignore[no-untyped-def]
+    """One word of a ``uint128`` key."""
+    return low(key) ^ (high(key) * HASH_MUL)
+
+
+def _noise_wide(key, thread, c):  # type: ignore[no-untyped-def]
+    """The kernel's move noise of a helper thread, on the folded key."""
+    return (_fold(key) + thread * NOISE_MUL + np.uint64(c + 1) * HASH_MUL) * HASH_MUL
+
+
+def _mark_wide(key):  # type: ignore[no-untyped-def]
+    """A busy mark's word: the folded key (a collision only reorders moves)."""
+    return _fold(key)
+
+
+def _solve_entry(m, t, bk, bv, nbook, c_lo, c_hi, m_lo, m_hi, ply, weak):  # type: ignore[no-untyped-def]
+    """The kernel's ``_solve`` of the position with words ``c_lo, c_hi, m_lo, m_hi``."""
+    return _solve(m, t, bk, bv, nbook, wide(c_lo, c_hi), wide(m_lo, m_hi), ply, weak)
+
+
+def _analyze_entry(m, t, bk, bv, nbook, c_lo, c_hi, m_lo, m_hi, ply, weak, out):  # type: ignore[no-untyped-def]
+    """The kernel's ``_analyze``, the position in four words."""
+    _analyze(m, t, bk, bv, nbook, wide(c_lo, c_hi), wide(m_lo, m_hi), ply, weak, out)
+
+
+def _probe_entry(m, t, bk, bv, nbook, c_lo, c_hi, m_lo, m_hi, ply, alpha, beta):  # type: ignore[no-untyped-def]
+    """The kernel's ``_probe``, the position in four words."""
+    return _probe(m, t, bk, bv, nbook, wide(c_lo, c_hi), wide(m_lo, m_hi), ply, alpha, beta)
+
+
+OVERRIDES = {
+    "_board": _board_wide,
+    "_address": _address_wide,
+    "_find": _find_wide,
+    "_store": _store_wide,
+    "_noise": _noise_wide,
+    "_mark": _mark_wide,
+    "_column": _column_wide,
+}
+HELPERS = {"_fold": _fold}
+ENTRIES = {"_solve": _solve_entry, "_analyze": _analyze_entry, "_probe": _probe_entry}
+
+
+def _version() -> str:
+    """A hash of this module and of the kernel's source: part of every compiled copy's
+    name, so numba's cache never serves code of an older edit."""
+    digest = hashlib.sha256(inspect.getsource(kernel).encode())
+    digest.update(inspect.getsource(_namespace).encode())
+    for function in (*OVERRIDES.values(), *HELPERS.values(), *ENTRIES.values()):
+        digest.update(inspect.getsource(function).encode())
+    return digest.hexdigest()[:12]
+
+
+def _namespace(width: int, height: int) -> dict[str, Any]:
+    """The kernel's functions compiled for one wide board: every numba function of
+    :mod:`connect4.solver.kernel` copied into one namespace with the board's
+    constants and the overrides above, so each copy calls the others."""
+    key_bits = width * (height + 1)
+    g: dict[str, Any] = dict(vars(kernel))
+    g.update(wide=wide, low=low, high=high, popcount=popcount, WORDS=WORDS)
+    order = list(centre_order(width))
+    g.update(SPEC_W=width, SPEC_H=height, W_BITS=key_bits)
+    g["SPEC_ORDER"] = np.array(order + [0] * (MAXW - width), dtype=np.int64)
+    for name, value in (
+        ("BOTTOM", bottom_mask(width, height)),
+        ("BOARD", board_mask(width, height)),
+        ("MUL", HASH_MUL_WIDE),
+        ("KMASK", (1 << key_bits) - 1),
+    ):
+        lo, hi = split(value)
+        g[f"W_{name}_LO"], g[f"W_{name}_HI"] = np.uint64(lo), np.uint64(hi)
+    tag = f"{width}x{height}_{_version()}"
+    plain: dict[str, tuple[FunctionType, dict[str, Any]]] = {}
+    for name, value in vars(kernel).items():
+        if isinstance(value, Dispatcher) and value.py_func.__module__ == kernel.__name__:
+            if name.startswith("native_") or name in ("layout_version", "_solve_batch"):
+                continue
+            options = {k: v for k, v in value.targetoptions.items() if k != "nopython"}
+            plain[name] = (value.py_func, options)
+    inline = {"cache": True, "nogil": True, "inline": "always"}
+    for name, function in {**OVERRIDES, **HELPERS}.items():
+        plain[name] = (function, inline)
+    for name, (function, options) in plain.items():
+        g[name] = _copy(function, g, f"{name}_wide_{tag}", options)
+    g["negamax_7x6"] = g["negamax"]  # the kernel's 7x6 shortcut: this board's search
+    for name, function in ENTRIES.items():
+        options = {"cache": True, "nogil": True}
+        g[f"{name}_entry"] = _copy(function, g, f"{name}_entry_{tag}", options)
+    return g
+
+
+def _copy(
+    function: FunctionType, g: dict[str, Any], qualname: str, options: dict[str, Any]
+) -> Dispatcher:
+    """``function`` with the globals ``g``, compiled by numba with ``options``."""
+    copy = FunctionType(function.__code__, g, function.__name__, function.__defaults__)
+    copy.__qualname__ = qualname
+    copy.__doc__ = function.__doc__
+    dispatcher: Dispatcher = njit(**options)(copy)
+    return dispatcher
+
+
+# ---------------------------------------------------------------- the backend
+class WideBackend(Kernel):
+    """The solver's entry points for one board over 64 bits: ``current``/``mask``
+    (Python ints) go in as two words each. ``batch`` is for one-word boards only."""
+
+    name = "wide"
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width = width
+        self.height = height
+        self._g = _namespace(width, height)
+        self._lock = threading.Lock()
+
+    def run(self, point: EntryPoint, raw: list[int]) -> int:
+        """Call the board's copy of ``point``'s function, each word split in two."""
+        if point.function == "layout_version":
+            return int(kernel.LAYOUT_VERSION)
+        if point.function not in ENTRIES:
+            check_word_board(self.width, self.height, f"the solver's {point.name!r} entry")
+        arguments: list[object] = []
+        for param, value in zip(point.params, raw, strict=True):
+            if param.kind == UINT64:
+                arguments += [np.uint64(word) for word in split(value)]
+            else:
+                arguments.append(value)
+        result = self._g[f"{point.function}_entry"](*arguments)
+        return 0 if result is None else int(result)
+
+    def compile(self) -> None:
+        """Compile (or load from numba's cache) every entry now."""
+        u64, i64, flag = types.uint64, types.int64, types.boolean
+        head = (i64, i64, i64, i64, i64, u64, u64, u64, u64, i64)
+        with self._lock:
+            self._g["_solve_entry"].compile((*head, flag))
+            self._g["_analyze_entry"].compile((*head, flag, i64))
+            self._g["_probe_entry"].compile((*head, i64, i64))
+
+
+_backends: dict[tuple[int, int], WideBackend] = {}
+_lock = threading.Lock()
+
+
+def wide_backend(
+    width: int, height: int, notice: Callable[[str], None] | None = None
+) -> WideBackend:
+    """The backend of a board over 64 bits, compiled (or loaded from numba's cache)
+    the first time this process asks for it; a cold compile is told to ``notice``."""
+    with _lock:
+        backend = _backends.get((width, height))
+        if backend is None:
+            backend = WideBackend(width, height)
+            if notice is not None and not _cache_is_warm(backend):
+                notice(
+                    f"compiling the solver for {width}x{height} boards (first run only; "
+                    "cached afterwards)..."
+                )
+            backend.compile()
+            _backends[(width, height)] = backend
+    return backend
+
+
+def _cache_is_warm(backend: WideBackend) -> bool:
+    """True when numba's on-disk cache holds the board's entries."""
+    try:
+        return all(backend._g[f"{name}_entry"]._cache._cache_file._load_index() for name in ENTRIES)
+    except Exception:  # numba internals moved: say nothing
+        return True
+
+
+assert {p.function for p in ENTRY_POINTS} >= set(ENTRIES)

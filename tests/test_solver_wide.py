@@ -1,0 +1,123 @@
+"""The solver on boards over 64 bits (the 128-bit kernel of connect4.solver.wide):
+scores and column scores against a naive negamax near the end of random games, threads,
+limits, the table's size, the CLI."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from connect4 import GameError, Position
+from connect4.cli.app import app
+from connect4.players import make_player
+from connect4.solver import Solver, SolverError
+from connect4.solver.layout import new_memory, new_table, smallest_table
+from connect4.solver.wide import NO_BOOK, split, wide_backend
+from tests.naive import NaiveSolver
+
+runner = CliRunner()
+
+
+def late_positions(width: int, height: int, left: int, count: int, seed: int) -> list[Position]:
+    """Random positions with ``left`` empty cells, not over, no win at once for the side
+    to move (the searches' own precondition is checked by the solver itself)."""
+    rng = random.Random(seed)
+    found: list[Position] = []
+    while len(found) < count:
+        position = Position(width, height)
+        while position.ply < width * height - left and not position.is_over():
+            position.play(rng.choice(position.legal_moves()))
+        if position.is_over() or any(position.is_winning_move(c) for c in position.legal_moves()):
+            continue
+        found.append(position)
+    return found
+
+
+def columns_of(position: Position) -> list[list[int]]:
+    return [
+        [position.cell(c, r) for r in range(position.height) if position.cell(c, r)]
+        for c in range(position.width)
+    ]
+
+
+# 8x8 and 10x6 (the top columns cross the 64-bit word), 13x4 (one column over it)
+@pytest.mark.parametrize(("width", "height", "left"), [(8, 8, 13), (10, 6, 13), (13, 4, 13)])
+def test_wide_kernel_agrees_with_a_naive_negamax(width: int, height: int, left: int) -> None:
+    kernel = wide_backend(width, height)
+    table = new_table(width, height, smallest_table(width, height) or 0)
+    out = np.zeros(width, dtype=np.int64)
+    for position in late_positions(width, height, left, 12, seed=width * 100 + height):
+        naive = NaiveSolver(width, height)
+        mem = new_memory(width, height)
+        expected = naive.score(columns_of(position))
+        assert kernel.solve(mem, table, *NO_BOOK, position.current, position.mask,
+                            position.ply, False) == expected, position.moves  # fmt: skip
+        kernel.analyze(mem, table, *NO_BOOK, position.current, position.mask, position.ply,
+                       False, out)  # fmt: skip
+        got = [None if v == -1000 else int(v) for v in out]
+        assert got == naive.column_scores(columns_of(position)), position.moves
+
+
+def test_solver_on_8x8_scores_columns_threads_and_limits() -> None:
+    positions = late_positions(8, 8, 15, 4, seed=88)
+    one = Solver(8, 8, tt_megabytes=8)
+    two = Solver(8, 8, tt_megabytes=8, threads=2)
+    for position in positions:
+        naive = NaiveSolver(8, 8)
+        expected = naive.score(columns_of(position))
+        assert one.solve(position) == expected
+        assert two.solve(position) == expected
+        assert one.analyze(position) == naive.column_scores(columns_of(position))
+        assert one.solve(position, weak=True) == (expected > 0) - (expected < 0)
+    stopped = Solver(8, 8, tt_megabytes=8).run(late_positions(8, 8, 30, 1, seed=5)[0], max_nodes=50)
+    assert not stopped.complete
+    one.close()
+    two.close()
+
+
+def test_a_table_too_small_for_exact_entries_is_a_clear_error() -> None:
+    with pytest.raises(SolverError, match=r"a 1 MB table is too small for exact entries on a "
+                       r"8x8 board \(72-bit keys\): it needs at least 4 MB"):  # fmt: skip
+        Solver(8, 8, tt_megabytes=1)
+    with pytest.raises(SolverError, match=r"16x7 board .* it needs more than any machine holds"):
+        Solver(16, 7)
+    with pytest.raises(GameError, match="the batch solver handles boards of up to 64 bits"):
+        Solver(10, 6, tt_megabytes=4).run_batch([Position(10, 6)])
+
+
+def test_cli_solves_a_big_board() -> None:
+    position = late_positions(10, 6, 12, 1, seed=106)[0]
+    expected = NaiveSolver(10, 6).score(columns_of(position))
+    result = runner.invoke(app, ["solve", "--width", "10", "--height", "6"],
+                           input=position.moves + "\n")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert result.stdout.split() == [position.moves, str(expected)]
+
+
+def test_split_words() -> None:
+    assert split((1 << 127) | 5) == (5, 1 << 63)
+
+
+def test_players_choose_on_a_big_board() -> None:
+    position = Position.from_moves("3135257121184355324158714516672177756854824773268822838", 8, 8)
+    perfect = make_player("perfect", width=8, height=8).choose(position)
+    assert perfect.proven and perfect.value == 2 and perfect.move in (2, 3)
+    assert perfect.column_scores == [None, None, 2, 2, None, -3, None, None]
+    for spec in ("alphabeta:depth=3", "mcts:playouts=200"):
+        choice = make_player(spec, width=8, height=8, seed=1).choose(position)
+        assert choice.move in position.legal_moves()
+
+
+def test_terminal_play_between_humans_on_a_big_board() -> None:
+    moves = "\n".join("1a2a3a4") + "\n"
+    result = runner.invoke(
+        app,
+        ["play", "--width", "10", "--height", "6", "--red", "human", "--yellow", "human",
+         "--no-review"],
+        input=moves,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "Red wins after 7 moves: 1a2a3a4" in result.output
