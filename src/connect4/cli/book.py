@@ -50,29 +50,19 @@ def book_build(
     """Solve every position up to --plies stones and write a book (resumable, parallel)."""
     import json
 
-    from connect4.core.bits import check_word_board
-    from connect4.core.files import check_output
-    from connect4.core.position import check_board_size
-    from connect4.solver.book import BookError
-    from connect4.solver.book.build import Journal, build_book
+    from connect4.solver.book.build import BuildConfig, build_book
 
     def build() -> BuildReport:
-        check_board_size(width, height)
-        check_word_board(width, height, "the opening book format")
-        check_output(out, what="book")
-        journal = Journal(partial, width, height, plies)
-        if not resume and journal.file().has_records():
-            raise BookError(
-                f"{partial} holds an unfinished build: continue it with --resume or delete it"
-            )
+        config = BuildConfig(
+            width, height, plies, base_book=base_book, chunk=chunk, workers=workers,
+            scheduler=scheduler,
+        )  # fmt: skip
         return build_book(
-            width, height, plies, out, workers=workers, scheduler=scheduler, resume=resume,
-            base_book=base_book, chunk=chunk, progress=not json_output,
+            config, out, resume=resume, progress=not json_output,
             say=None if json_output else typer.echo,
         )  # fmt: skip
 
-    partial = out.with_name(out.name + ".partial")
-    report = run_job(build, partial)
+    report = run_job(build, out.with_name(out.name + ".partial"))
     if json_output:
         typer.echo(json.dumps(asdict(build_summary(report, out))))
         return
