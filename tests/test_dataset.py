@@ -223,7 +223,7 @@ def test_label_needs_positions() -> None:
 # ---------------------------------------------------------------- resume
 def test_interrupted_run_resumes_to_the_same_file(tmp_path: Path) -> None:
     out = tmp_path / "r.npz"
-    with pytest.raises(JobInterrupted, match="resuming continues from"), ThreadPoolExecutor(1) as pool:
+    with pytest.raises(JobInterrupted, match="resuming continues"), ThreadPoolExecutor(1) as pool:
         make_dataset(
             30, (4, 12), out, width=5, height=4, book="none", executor=pool,
             chunk=4, progress=False, stop_after=2,
