@@ -204,3 +204,30 @@ def test_book_verify_stops_at_once_and_reports_what_it_verified() -> None:
     summary = stdout.splitlines()[-1]
     assert summary.startswith(f"{book}: ") and " of the 50 entries chosen (of 113,934)" in summary
     assert "re-solved, all agree so far (" in summary  # the shipped book is right
+
+
+@pytest.mark.parametrize("after", [0.3, 0.5, 0.8])
+def test_ctrl_c_while_the_command_starts_says_one_line(after: float) -> None:
+    """A Ctrl-C while the command line loads (typer reads the options, the players'
+    kernels load) gets the same one line as one during the work: no traceback, and
+    not the silent 130 of the command-line library."""
+    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1"}
+    args = ["arena", "-p", "perfect", "-p", "mcts", "--workers", "2"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "connect4", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        time.sleep(after)
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr and stdout == ""
+    assert stderr.splitlines()[-1] == "interrupted"
