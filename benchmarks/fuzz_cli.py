@@ -1,6 +1,7 @@
 """A seeded attack on the ``connect4`` command: hostile input, counted by outcome.
 
     .venv/bin/python benchmarks/fuzz_cli.py [--seed 1] [--lines 300] [--runs 12] [--quick]
+                                            [--interrupts]
 
 Feeds the real command, as separate processes, what a hostile user types:
 random characters, control bytes, non-ASCII, huge digit strings, moves into full
@@ -57,6 +58,7 @@ class Outcome:
     stdin: str
     stderr: str
     max_rss_mb: float = 0.0  # the process's peak resident memory
+    seconds: float | None = None  # Ctrl-C runs: from the signal to the exit
 
 
 def hostile_line(rng: random.Random, width: int = 7) -> str:
@@ -332,16 +334,20 @@ def file_runs(folder: Path, quick: bool = False) -> list[Outcome]:
     return outcomes
 
 
-def interrupt(scenario: str, argv: list[str], folder: Path, outputs: list[Path]) -> Outcome:
-    """Start ``connect4 ARGV``, let it start up and work (3 s), send SIGINT: it must exit
-    130 within :data:`INTERRUPT_SECONDS` with no traceback, leaving no half-written
-    file among ``outputs`` (each absent, or whole: a results file of JSON lines)."""
+def interrupt(
+    scenario: str, argv: list[str], folder: Path, outputs: list[Path], after: float = 3.0
+) -> Outcome:
+    """Start ``connect4 ARGV``, let it start up and work (``after`` seconds), send SIGINT:
+    it must exit 130 within :data:`INTERRUPT_SECONDS` with no traceback, leaving no
+    half-written file among ``outputs`` (each absent, or whole: a results file of JSON
+    lines). A signal during start-up (``after`` under a second) must get one line,
+    ``interrupted``, and nothing else."""
     env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}
     with tempfile.TemporaryFile() as output:
         process = subprocess.Popen([sys.executable, "-m", "connect4", *argv], cwd=folder,
                                    stdin=subprocess.PIPE, stdout=output, stderr=output,
                                    env=env)  # fmt: skip
-        time.sleep(3.0)
+        time.sleep(after)
         if process.poll() is not None:
             process.wait()
             return Outcome(scenario, process.returncode, "ended before Ctrl-C", tuple(argv), "", "")
@@ -358,6 +364,8 @@ def interrupt(scenario: str, argv: list[str], folder: Path, outputs: list[Path])
         problem = "traceback"
     elif seconds > INTERRUPT_SECONDS:
         problem = f"exit {seconds:.2f} s after Ctrl-C"
+    elif after < 1 and text.strip() != "interrupted":
+        problem = "not the one line 'interrupted' in start-up"
     for path in outputs:
         if path.suffix == ".jsonl" and path.exists():
             try:
@@ -366,18 +374,23 @@ def interrupt(scenario: str, argv: list[str], folder: Path, outputs: list[Path])
                 problem = f"{path.name} half-written"
         elif path.exists():
             problem = f"{path.name} written though interrupted"
-    return Outcome(scenario, status, problem, tuple(argv), "", text[-3000:], rss_mb)
+    return Outcome(scenario, status, problem, tuple(argv), "", text[-3000:], rss_mb, seconds)
 
 
 def interrupt_runs(folder: Path) -> list[Outcome]:
-    """Ctrl-C to each long command while it works (see :func:`interrupt`)."""
+    """Ctrl-C to each long command while it works, and to commands starting up (imports,
+    kernel loading), each timed from the signal to the exit (see :func:`interrupt`)."""
+    verify = ["book", "verify", str(BOOK.with_name("book_7x6.c4book")), "--sample", "50"]
     cases: list[tuple[str, list[str], list[str]]] = [
         ("Ctrl-C play mcts", ["play", "--red", "mcts:playouts=100000000", "--yellow", "human"], []),
         ("Ctrl-C play alphabeta", ["play", "--red", "alphabeta:depth=30", "--yellow", "human"], []),
         ("Ctrl-C play minimax", ["play", "--red", "minimax:depth=14", "--yellow", "human"], []),
         ("Ctrl-C tree mcts", ["tree", "", "--algorithm", "mcts", "--playouts", "100000000"], []),
         ("Ctrl-C analyze", ["analyze", "", "--max-depth", "12", "--budget", "1000000000"], []),
+        ("Ctrl-C review 8x7", ["review", "4", "--width", "8", "--height", "7", "--time-limit",
+                               "0"], []),
         ("Ctrl-C solve 8x7", ["solve", "--width", "8", "--height", "7"], []),
+        ("Ctrl-C book verify", verify, []),
         ("Ctrl-C book build", ["book", "build", "--width", "6", "--height", "5", "--plies", "10",
                                "--workers", "2", "--out", "i.c4book"], ["i.c4book"]),
         ("Ctrl-C dataset", ["dataset", "--positions", "100000", "--width", "6", "--height", "5",
@@ -385,11 +398,30 @@ def interrupt_runs(folder: Path) -> list[Outcome]:
         ("Ctrl-C arena", ["arena", "-p", "alphabeta:depth=8", "-p", "alphabeta:depth=7",
                           "--games-per-pair", "2000", "--workers", "2", "--results", "i.jsonl"],
          ["i.jsonl"]),
+        ("Ctrl-C lab", ["lab", "--depths", "6-7", "--heuristics", "cell-weights", "--playouts",
+                        "20000", "--no-perfect", "--games", "200", "--workers", "2", "--out",
+                        "lab"], ["lab/report.md"]),
     ]  # fmt: skip
-    return [
+    outcomes = [
         interrupt(scenario, argv, folder, [folder / name for name in outputs])
         for scenario, argv, outputs in cases
     ]
+    start_up = [  # the signal while the command imports, reads its book or loads kernels
+        ("Ctrl-C start-up play", ["play", "--red", "perfect", "--yellow", "human"]),
+        ("Ctrl-C start-up arena", ["arena", "-p", "perfect", "-p", "mcts", "--workers", "2"]),
+        ("Ctrl-C start-up review", ["review", "4455"]),
+        ("Ctrl-C start-up verify", verify),
+    ]
+    for after in (0.1, 0.3, 0.6):
+        outcomes += [
+            interrupt(f"{scenario} {after:.1f} s", argv, folder, [], after=after)
+            for scenario, argv in start_up
+        ]
+    print("Ctrl-C to exit (s):")
+    for outcome in outcomes:
+        figure = "-" if outcome.seconds is None else f"{outcome.seconds:.3f}"
+        print(f"  {outcome.scenario:34} {figure:>6}  exit {outcome.status}")
+    return outcomes
 
 
 def main() -> int:
@@ -398,12 +430,15 @@ def main() -> int:
     parser.add_argument("--lines", type=int, default=300, help="hostile lines per solve run")
     parser.add_argument("--runs", type=int, default=12, help="play runs and option runs each")
     parser.add_argument("--quick", action="store_true", help="a small sample (for the tests)")
+    parser.add_argument("--interrupts", action="store_true", help="only the Ctrl-C runs")
     args = parser.parse_args()
     lines, runs = (40, 5) if args.quick else (args.lines, args.runs)
     rng = random.Random(args.seed)
     started = time.perf_counter()
     print(describe_machine())
     with tempfile.TemporaryDirectory() as tmp:
+        if args.interrupts:
+            return report(interrupt_runs(Path(tmp)), args.seed, started)
         outcomes = [
             *solve_runs(rng, lines),
             *play_runs(rng, runs),
@@ -412,10 +447,15 @@ def main() -> int:
             *file_runs(Path(tmp), args.quick),
             *([] if args.quick else interrupt_runs(Path(tmp))),  # timings: not for tests
         ]
+    return report(outcomes, args.seed, started)
+
+
+def report(outcomes: list[Outcome], seed: int, started: float) -> int:
+    """Print the counts by scenario and outcome and every run with a problem; 1 if any."""
     counts = Counter(
         (o.scenario, "killed" if o.status is None else f"exit {o.status}") for o in outcomes
     )
-    print(f"{len(outcomes)} processes, seed {args.seed}, {time.perf_counter() - started:.1f} s")
+    print(f"{len(outcomes)} processes, seed {seed}, {time.perf_counter() - started:.1f} s")
     for (scenario, result), count in sorted(counts.items()):
         print(f"  {scenario:24} {result:8} {count:3}")
     bad = [o for o in outcomes if o.problem is not None]

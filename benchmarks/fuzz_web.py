@@ -23,10 +23,16 @@ is this machine), beside cheap probes (``/api/health``, ``/solve?pos=4455``) in
 a loop. It prints the probes' p50/p99, each hostile request's status and
 time, one more hostile request from a busy client (refused at once), and the
 server's CPU use after the last answer (``/proc/PID/stat``: time to idle),
-with the load average. Targets: probes' p99 <= 100 ms, every hostile request
-answered within the request limit, the server idle within 1 s::
+with the load average. Targets: probes' p99 <= 100 ms and none failing, every
+hostile request answered (200, or 503 with no move at all) within the request
+limit (+ :data:`ANSWER_SLACK` for the client's own side), the busy client's
+extra request refused within a second, the server idle within 1 s. Each missed
+target is printed and the exit status is 1::
 
     .venv/bin/python benchmarks/fuzz_web.py --starvation
+
+A fuzzing pass exits 1 likewise when an answer timed out, was a 5xx other than
+503 or an error without a JSON body.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ import json
 import os
 import random
 import statistics
+import sys
 import threading
 import time
 from collections import Counter
@@ -423,6 +430,9 @@ HOSTILE = (
     ("perfect 8x7 #2", {"pos": "", "player": "perfect:time=3600", "width": 8, "height": 7}),
 )
 PROBES = ("/api/health", "/solve?pos=4455")
+PROBE_P99_MS = 100.0  # the cheap requests' target
+IDLE_SECONDS = 1.0  # from the last answer to a server at rest
+ANSWER_SLACK = 0.5  # seconds the measuring client may add to the request limit
 
 
 def cpu_seconds(pid: int) -> float:
@@ -513,7 +523,51 @@ def starvation_pass(url: str, pid: int | None, limit: float) -> dict[str, object
     }
 
 
-def main() -> None:
+def missed_targets(report: dict[str, object], limit: float) -> list[str]:
+    """What the starvation pass's report misses of its targets (the module docstring).
+
+    >>> fine = {"probe_p99_ms": 40.0, "probe_failures": {}, "seconds_to_idle": 0.2,
+    ...         "hostile": {"a": {"status": 200, "seconds": 9.6, "note": "complete"}}}
+    >>> missed_targets(fine, 10.0)
+    []
+    >>> missed_targets({**fine, "probe_p99_ms": 180.0, "seconds_to_idle": None}, 10.0)
+    ['probe p99 180.0 ms > 100.0 ms', 'the server not idle within 3 s of the last answer']
+    """
+    missed = []
+    p99 = report["probe_p99_ms"]
+    if not isinstance(p99, float) or not p99 <= PROBE_P99_MS:
+        missed.append(f"probe p99 {p99} ms > {PROBE_P99_MS} ms")
+    if report["probe_failures"]:
+        missed.append(f"probes failed: {report['probe_failures']}")
+    hostile = report["hostile"]
+    assert isinstance(hostile, dict)
+    for name, answer in hostile.items():
+        status, seconds = answer["status"], answer["seconds"]
+        most = 1.0 if name == "same client again" else limit + ANSWER_SLACK
+        if status not in (200, 429, 503) or seconds > most:
+            missed.append(f"{name}: status {status} after {seconds} s (at most {most} s)")
+    idle = report["seconds_to_idle"]
+    if idle is None:
+        missed.append("the server not idle within 3 s of the last answer")
+    elif isinstance(idle, float) and idle > IDLE_SECONDS:
+        missed.append(f"the server idle {idle} s after the last answer (> {IDLE_SECONDS} s)")
+    return missed
+
+
+def fuzz_problems(passes: list[dict[str, object]]) -> list[str]:
+    """The answers of the fuzzing passes that count as failures: timeouts, 5xx but 503,
+    errors without a JSON body."""
+    problems = []
+    for row in passes:
+        outcomes = row["outcomes"]
+        assert isinstance(outcomes, dict)
+        for outcome in ("timeout", "500s", "non-JSON error"):
+            if outcomes.get(outcome):
+                problems.append(f"pass {row['pass']}: {outcomes[outcome]} {outcome}")
+    return problems
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", help="an already running server (default: start one)")
     parser.add_argument("--pid", type=int, help="with --url: the server's pid, for its memory")
@@ -551,7 +605,11 @@ def main() -> None:
             if process is not None:
                 process.terminate()
                 process.wait(timeout=30)
-        return
+        missed = missed_targets(report, args.starvation_limit)
+        for line in missed:
+            print(f"missed: {line}")
+        print("starvation targets: " + ("missed" if missed else "all met"))
+        return 1 if missed else 0
     if not 1 <= args.passes <= 50 or not 1 <= args.requests <= 100_000:
         raise SystemExit("error: --passes must be 1-50 and --requests 1-100000")
 
@@ -612,6 +670,7 @@ def main() -> None:
         if process is not None:
             process.terminate()
             process.wait(timeout=30)
+    problems = fuzz_problems(passes)
     if args.json:
         report = {
             "machine": describe_machine(),
@@ -619,11 +678,16 @@ def main() -> None:
             "requests": len(requests),
             "seconds": round(time.monotonic() - started, 1),
             "passes": passes,
+            "problems": problems,
         }
         print(json.dumps(report, indent=2))
     else:
         print(f"total {time.monotonic() - started:.1f} s")
+        for line in problems:
+            print(f"problem: {line}")
+        print("clean" if not problems else "not clean")
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -168,3 +168,25 @@ def test_resuming_with_review_reviews_the_games_stored_without_it(tmp_path: Path
     again = ResultsStore(results, reviewed.fingerprint()).open(resume=True)
     assert len(results.read_text().splitlines()) == 8  # each game stored again, reviewed
     assert [again.records[i] for i in range(4)] == run.records
+
+
+def test_review_of_a_game_stops_reading_at_it(tmp_path: Path) -> None:
+    """``review --results FILE --game N`` reads no further than game N: what follows
+    it (here a line over the reader's line limit and a damaged line) is never read."""
+    from connect4.arena.store import MAX_RECORD_LINE, read_game
+
+    results = tmp_path / "r.jsonl"
+    config = ArenaConfig(players=SPECS[:2], board=Board("tictactoe"), games_per_pair=2, seed=2)
+    run_tournament(config, results)
+    first, second = results.read_text().splitlines()
+    big = tmp_path / "big.jsonl"
+    big.write_text(first + "\n" + "x" * (MAX_RECORD_LINE + 10) + "\n{not json\n" + second + "\n")
+    assert read_game(big, 0) == json.loads(first)
+    finished = run_cli("review", "--results", str(big), "--game", "0", "--json")
+    assert finished.returncode == 0, finished.stderr
+    record = json.loads(first)
+    assert json.loads(finished.stdout)["names"] == [record["red"], record["yellow"]]
+    beyond = run_cli("review", "--results", str(big), "--game", "1")
+    assert beyond.returncode == 2
+    too_long = f"line 2 is longer than {MAX_RECORD_LINE:,} bytes"
+    assert beyond.stderr == f"error: results file {big} {too_long}\n"

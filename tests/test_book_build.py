@@ -15,6 +15,7 @@ from connect4.core.errors import IllegalMoveError
 from connect4.core.position import Position
 from connect4.solver.book.build import (
     BaseBookCheck,
+    BuildConfig,
     BuildInterrupted,
     build_book,
     enumerate_levels,
@@ -62,7 +63,7 @@ def test_levels_skip_finished_games_and_immediate_wins() -> None:
 def test_local_build_is_exact(tmp_path: Path) -> None:
     out = tmp_path / "b.c4book"
     with ThreadPoolExecutor(2) as pool:
-        report = build_book(5, 4, 5, out, executor=pool, progress=False, chunk=16)
+        report = build_book(BuildConfig(5, 4, 5, chunk=16), out, executor=pool, progress=False)
     book = Book.load(out)
     assert (book.width, book.height, book.plies) == (5, 4, 5)
     assert report.solved == len(book) == 785
@@ -74,20 +75,20 @@ def test_local_build_is_exact(tmp_path: Path) -> None:
 
 def test_process_pool_build_and_resume(tmp_path: Path) -> None:
     out = tmp_path / "r.c4book"
-    with pytest.raises(BuildInterrupted, match="resume with --resume"):
-        build_book(5, 4, 5, out, workers=2, progress=False, chunk=32, stop_after=3)
+    with pytest.raises(BuildInterrupted, match=r"resuming continues from .*r.c4book.partial"):
+        build_book(BuildConfig(5, 4, 5, workers=2, chunk=32), out, progress=False, stop_after=3)
     journal = tmp_path / "r.c4book.partial"
     assert journal.exists() and not out.exists()
     done = (journal.stat().st_size - JOURNAL_HEAD) // JOURNAL_RECORD
     assert done >= 3 * 32
     with journal.open("ab") as file:  # a record torn by the interruption
         file.write(b"\x01\x02\x03")
-    report = build_book(5, 4, 5, out, workers=2, progress=False, chunk=32, resume=True)
+    report = build_book(BuildConfig(5, 4, 5, workers=2, chunk=32), out, progress=False, resume=True)
     assert report.resumed == done
     assert report.damaged == 1  # the torn record
     assert report.solved == 785 - done
     with ThreadPoolExecutor(1) as pool:
-        build_book(5, 4, 5, tmp_path / "full.c4book", executor=pool, progress=False)
+        build_book(BuildConfig(5, 4, 5), tmp_path / "full.c4book", executor=pool, progress=False)
     full = Book.load(tmp_path / "full.c4book")
     resumed = Book.load(out)
     assert np.array_equal(full.keys, resumed.keys)
@@ -101,8 +102,8 @@ JOURNAL_RECORD = 16 + 4  # a record and its CRC-32
 def test_damaged_journal_records_are_recomputed_not_trusted(tmp_path: Path) -> None:
     out = tmp_path / "d.c4book"
     with pytest.raises(BuildInterrupted):
-        build_book(5, 4, 5, out, executor=ThreadPoolExecutor(1), progress=False, chunk=32,
-                   stop_after=6)  # fmt: skip
+        build_book(BuildConfig(5, 4, 5, chunk=32), out, executor=ThreadPoolExecutor(1),
+                   progress=False, stop_after=6)  # fmt: skip
     journal = tmp_path / "d.c4book.partial"
     data = bytearray(journal.read_bytes())
     records = (len(data) - JOURNAL_HEAD) // JOURNAL_RECORD
@@ -117,7 +118,7 @@ def test_damaged_journal_records_are_recomputed_not_trusted(tmp_path: Path) -> N
     assert result.returncode == 0, result.stderr
     assert f"{len(hit)} damaged journal records recomputed" in result.stdout
     with ThreadPoolExecutor(1) as pool:
-        build_book(5, 4, 5, tmp_path / "clean.c4book", executor=pool, progress=False)
+        build_book(BuildConfig(5, 4, 5), tmp_path / "clean.c4book", executor=pool, progress=False)
     clean, resumed = Book.load(tmp_path / "clean.c4book"), Book.load(out)
     assert np.array_equal(clean.keys, resumed.keys)
     assert np.array_equal(clean.values, resumed.values)
@@ -127,27 +128,29 @@ def test_resume_refuses_another_builds_journal(tmp_path: Path) -> None:
     out = tmp_path / "x.c4book"
     with pytest.raises(BuildInterrupted):
         build_book(
-            4, 4, 4, out, executor=ThreadPoolExecutor(1), progress=False, chunk=4, stop_after=1
+            BuildConfig(4, 4, 4, chunk=4),
+            out,
+            executor=ThreadPoolExecutor(1),
+            progress=False,
+            stop_after=1,
         )
-    with pytest.raises(BookError, match="belongs to another build"):
-        build_book(4, 4, 5, out, executor=ThreadPoolExecutor(1), progress=False, resume=True)
+    with pytest.raises(BookError, match=r"resume: .* belongs to another build"):
+        build_book(
+            BuildConfig(4, 4, 5), out, executor=ThreadPoolExecutor(1), progress=False, resume=True
+        )
 
 
 def test_dask_local_cluster_build_equals_local_build(tmp_path: Path) -> None:
     distributed = pytest.importorskip("distributed")
     with ThreadPoolExecutor(1) as pool:
-        build_book(5, 4, 4, tmp_path / "local.c4book", executor=pool, progress=False)
+        build_book(BuildConfig(5, 4, 4), tmp_path / "local.c4book", executor=pool, progress=False)
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
     ) as cluster:
         build_book(
-            5,
-            4,
-            4,
+            BuildConfig(5, 4, 4, scheduler=cluster.scheduler_address, chunk=16),
             tmp_path / "dask.c4book",
-            scheduler=cluster.scheduler_address,
             progress=False,
-            chunk=16,
         )
     local = Book.load(tmp_path / "local.c4book")
     dask = Book.load(tmp_path / "dask.c4book")
@@ -220,7 +223,7 @@ def test_base_book_of_another_board_size_is_refused(tmp_path: Path) -> None:
     with pytest.raises(
         BookError, match=r"base book .*book_6x5.c4book is for 6x5 boards, not the 5x4 board"
     ):
-        build_book(5, 4, 3, out, base_book=shipped_6x5(), workers=1, progress=False)
+        build_book(BuildConfig(5, 4, 3, base_book=shipped_6x5(), workers=1), out, progress=False)
     assert leftovers(tmp_path) == []
 
 
@@ -258,23 +261,26 @@ def test_base_books_of_another_format_kind_or_rules_or_too_shallow_are_refused(
     with pytest.raises(
         BookError, match=f"{version} has book format version 2; this reader knows 1"
     ):
-        build_book(5, 4, 3, out, base_book=str(version), workers=1, progress=False)
+        build_book(BuildConfig(5, 4, 3, base_book=str(version), workers=1), out, progress=False)
     cases = [
         (wdl, "holds win/draw/loss signs only, not the exact scores the solver needs"),
         (rules, "is for count-fours rules; the solver handles the standard rules only"),
-        (shallow, "holds positions with up to 3 stones, no deeper than --plies 3"),
+        (shallow, "holds positions with up to 3 stones, no deeper than the build's 3 plies"),
     ]
     for path, message in cases:
-        with pytest.raises(BookError, match=f"base book {path} {message}"):
-            build_book(5, 4, 3, out, base_book=str(path), workers=1, progress=False)
+        prefix = "base book: " if path == shallow else "base book "
+        with pytest.raises(BookError, match=f"{prefix}{path} {message}"):
+            build_book(BuildConfig(5, 4, 3, base_book=str(path), workers=1), out, progress=False)
     assert leftovers(tmp_path) == []
 
 
 def test_a_base_book_with_a_wrong_score_stops_the_build(tmp_path: Path) -> None:
     base = base_book_file(tmp_path, "base.c4book", 12, wrong=5)
     out = tmp_path / "m.c4book"
-    with pytest.raises(BookError, match=r"base book .*base.c4book is wrong: it gives the position"):
-        build_book(5, 4, 3, out, base_book=str(base), workers=1, progress=False)
+    with pytest.raises(
+        BookError, match=r"base book: .*base.c4book is wrong: it gives the position"
+    ):
+        build_book(BuildConfig(5, 4, 3, base_book=str(base), workers=1), out, progress=False)
     assert leftovers(tmp_path) == []
     result = run_cli(
         "book", "build", "--width", "5", "--height", "4", "--plies", "3",
@@ -283,9 +289,9 @@ def test_a_base_book_with_a_wrong_score_stops_the_build(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     match = re.fullmatch(
-        rf'error: base book {re.escape(str(base))} is wrong: it gives the position "\d+" '
-        r"\(5x4\) the score (-?\d+), the solver finds (-?\d+); build with a correct book "
-        r"or --base-book none\n",
+        rf'error: --base-book: {re.escape(str(base))} is wrong: it gives the position "\d+" '
+        r"\(5x4\) the score (-?\d+), the solver finds (-?\d+); give a correct book, "
+        r"or none\n",
         result.stderr,
     )
     assert match is not None, result.stderr
@@ -296,7 +302,7 @@ def test_a_base_book_with_a_wrong_score_stops_the_build(tmp_path: Path) -> None:
 def test_a_correct_base_book_is_spot_checked_and_used(tmp_path: Path) -> None:
     base = base_book_file(tmp_path, "base.c4book", 12)
     out = tmp_path / "m.c4book"
-    report = build_book(5, 4, 3, out, base_book=str(base), workers=1, progress=False)
+    report = build_book(BuildConfig(5, 4, 3, base_book=str(base), workers=1), out, progress=False)
     assert report.base_check is not None
     assert (report.base_check.checked, report.base_check.entries) == (12, 12)
     assert report.base_check.summary() == (
@@ -387,17 +393,85 @@ def test_spot_check_counts_entries_it_cannot_settle_and_books_with_nothing_to_pr
 def test_resume_refuses_a_journal_built_with_another_base_book(tmp_path: Path) -> None:
     base = tmp_path / "base.c4book"
     with ThreadPoolExecutor(1) as pool:
-        build_book(4, 4, 3, base, executor=pool, progress=False, base_book="none")
+        build_book(BuildConfig(4, 4, 3, base_book="none"), base, executor=pool, progress=False)
     out = tmp_path / "y.c4book"
     with pytest.raises(BuildInterrupted), ThreadPoolExecutor(1) as pool:
         build_book(
-            4, 4, 2, out, executor=pool, progress=False, chunk=1, stop_after=1, base_book=str(base)
+            BuildConfig(4, 4, 2, chunk=1, base_book=str(base)),
+            out,
+            executor=pool,
+            progress=False,
+            stop_after=1,
         )
     for other in ("none", "default"):  # the journal's scores came from another base book
-        with pytest.raises(BookError, match="--base-book differ"), ThreadPoolExecutor(1) as pool:
-            build_book(4, 4, 2, out, executor=pool, progress=False, resume=True, base_book=other)
+        with (
+            pytest.raises(BookError, match="plies or base book differ"),
+            ThreadPoolExecutor(1) as pool,
+        ):
+            build_book(
+                BuildConfig(4, 4, 2, base_book=other),
+                out,
+                executor=pool,
+                progress=False,
+                resume=True,
+            )
     with ThreadPoolExecutor(1) as pool:  # the same base book resumes
         report = build_book(
-            4, 4, 2, out, executor=pool, progress=False, resume=True, base_book=str(base)
+            BuildConfig(4, 4, 2, base_book=str(base)),
+            out,
+            executor=pool,
+            progress=False,
+            resume=True,
         )
     assert report.resumed >= 1
+
+
+def test_build_config_is_checked_when_made_and_names_the_setting() -> None:
+    cases = [
+        (dict(width=7, height=6, plies=12), "plies", "a 7x6 book of 12 plies may list up to "
+         "21,970,537 positions, over the limit of 16,000,000 (at most 11 plies on this board)"),
+        (dict(width=4, height=4, plies=17), "plies", "must be 0-16 on a 4x4 board, not 17"),
+        (dict(width=4, height=4, plies=-1), "plies", "must be 0-16 on a 4x4 board, not -1"),
+        (dict(chunk=0), "chunk", "must be at least 1, not 0"),
+        (dict(workers=0), "workers", "must be at least 1, not 0"),
+        (dict(plies=6, max_positions=1000), "plies", "(at most 3 plies on this board)"),
+    ]  # fmt: skip
+    for settings, setting, message in cases:
+        with pytest.raises(BookError) as caught:
+            BuildConfig(**settings)  # type: ignore[arg-type]
+        assert caught.value.setting == setting and message in caught.value.detail, settings
+    assert BuildConfig(7, 6, 11).plies == 11  # the deepest 7x6 build allowed
+    with pytest.raises(BookError, match="at most 11 plies"):
+        enumerate_levels(7, 6, 12)  # the listing itself is bounded
+
+
+def test_cli_refuses_a_build_over_the_limit_up_front(tmp_path: Path) -> None:
+    out = tmp_path / "big.c4book"
+    result = run_cli("book", "build", "--plies", "12", "--out", str(out), timeout=60)
+    assert result.returncode == 2
+    assert result.stderr == (
+        "error: --plies: a 7x6 book of 12 plies may list up to 21,970,537 positions, over the "
+        "limit of 16,000,000 (at most 11 plies on this board)\n"
+    )
+    assert leftovers(tmp_path) == []
+
+
+def test_an_unfinished_journal_is_never_replaced_without_resume(tmp_path: Path) -> None:
+    out = tmp_path / "u.c4book"
+    config = BuildConfig(4, 4, 4, chunk=4, base_book="none")
+    with pytest.raises(BuildInterrupted), ThreadPoolExecutor(1) as pool:
+        build_book(config, out, executor=pool, progress=False, stop_after=2)
+    journal = tmp_path / "u.c4book.partial"
+    before = journal.read_bytes()
+    with pytest.raises(BookError) as caught, ThreadPoolExecutor(1) as pool:
+        build_book(config, out, executor=pool, progress=False)
+    assert caught.value.setting == "resume"
+    assert caught.value.detail == f"{journal} holds an unfinished build: resume it, or delete it"
+    assert journal.read_bytes() == before
+    args = ["book", "build", "--width", "4", "--height", "4", "--plies", "4", "--out", str(out)]
+    result = run_cli(*args, "--workers", "1")
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"error: --resume: {journal} holds an unfinished build: resume it, or delete it\n"
+    )
+    assert journal.read_bytes() == before

@@ -22,6 +22,7 @@ from connect4.core.bits import canonical_key
 from connect4.core.position import Position
 from connect4.envs.board import action_mask, planes
 from connect4.envs.dataset import (
+    ARRAYS,
     FULL,
     Dataset,
     DatasetError,
@@ -222,7 +223,7 @@ def test_label_needs_positions() -> None:
 # ---------------------------------------------------------------- resume
 def test_interrupted_run_resumes_to_the_same_file(tmp_path: Path) -> None:
     out = tmp_path / "r.npz"
-    with pytest.raises(JobInterrupted, match="resume with --resume"), ThreadPoolExecutor(1) as pool:
+    with pytest.raises(JobInterrupted, match="resuming continues"), ThreadPoolExecutor(1) as pool:
         make_dataset(
             30, (4, 12), out, width=5, height=4, book="none", executor=pool,
             chunk=4, progress=False, stop_after=2,
@@ -253,12 +254,12 @@ def test_resume_refuses_another_runs_journal_and_a_run_refuses_an_unfinished_one
             chunk=2, progress=False, stop_after=1,
         )  # fmt: skip
     for n, plies, seed in [(20, (4, 12), 1), (21, (4, 12), 0), (20, (4, 11), 0)]:
-        with pytest.raises(DatasetError, match="belongs to another run"):
+        with pytest.raises(DatasetError, match=r"resume: .* belongs to another run"):
             make_dataset(
                 n, plies, out, width=5, height=4, book="none", seed=seed, resume=True,
                 progress=False,
             )  # fmt: skip
-    with pytest.raises(DatasetError, match="holds an unfinished run: continue it with --resume"):
+    with pytest.raises(DatasetError, match="holds an unfinished run: resume it, or delete it"):
         make_dataset(20, (4, 12), out, width=5, height=4, book="none", progress=False)
 
 
@@ -321,15 +322,44 @@ def test_plies_are_parsed_and_checked() -> None:
     assert parse_plies("3-3") == (3, 3)
     assert parse_plies(" 0-41 ") == (0, 41)
     for text, message in [
-        ("5-2", "--plies 5-2: the range runs backwards (write 2-5)"),
-        ("x", "--plies must be a range such as 0-30 (or one ply), not 'x'"),
-        ("-3", "--plies must be a range such as 0-30"),
-        ("1-2-3", "--plies must be a range such as 0-30"),
-        ("0-42", "--plies 0-42: a 7x6 position that is not over holds at most 41 stones"),
+        ("5-2", "the range 5-2 runs backwards (write 2-5)"),
+        ("x", "must be a range such as 0-30 (or one ply), not 'x'"),
+        ("-3", "must be a range such as 0-30"),
+        ("1-2-3", "must be a range such as 0-30"),
+        ("0-42", "0-42: a 7x6 position that is not over holds at most 41 stones"),
     ]:
         with pytest.raises(DatasetError) as caught:
             parse_plies(text)
-        assert str(caught.value).startswith(message)
+        assert caught.value.setting == "plies"
+        assert caught.value.detail.startswith(message)
+
+
+def test_dataset_config_is_checked_when_made_and_bounds_the_arrays(tmp_path: Path) -> None:
+    from connect4.envs.dataset import MAX_DATASET_BYTES, DatasetConfig, arrays_bytes
+
+    assert DatasetConfig(10, None, 5, 4).plies == (0, 19)
+    cases = [
+        (dict(positions=0), "positions", "must be at least 1, not 0"),
+        (dict(positions=5, chunk=0), "chunk", "must be at least 1, not 0"),
+        (dict(positions=5, workers=0), "workers", "must be at least 1, not 0"),
+        (dict(positions=5, seed=-1), "seed", "must be in 0..9223372036854775807, not -1"),
+        (dict(positions=5, plies=(3, 2)), "plies", "3-2 is not a range of a 7x6 board"),
+        (dict(positions=10**12), "positions", "(at most 7,669,350 positions)"),
+        (dict(positions=9_500_000, plies=(0, 30)), "positions", "with up to 30 stones take"),
+    ]  # fmt: skip
+    for settings, setting, message in cases:
+        with pytest.raises(DatasetError) as caught:
+            DatasetConfig(**settings)  # type: ignore[arg-type]
+        assert caught.value.setting == setting and message in caught.value.detail, settings
+    most = (MAX_DATASET_BYTES - (1 << 16)) // arrays_bytes(1, 7, 6, 41)
+    assert DatasetConfig(most).positions == most
+    with pytest.raises(DatasetError, match="positions: 7,669,351 positions"):
+        DatasetConfig(most + 1)
+    # the estimate is what the arrays take (the longest move string sets the strings' width)
+    data = build(40, (3, 9), tmp_path / "a.npz", width=5, height=4, book="none")
+    held = sum(data.arrays()[name].nbytes for name in ARRAYS)
+    longest = max(len(str(m)) for m in data.moves)
+    assert held == arrays_bytes(40, 5, 4, longest)
 
 
 def test_cli_writes_a_dataset_and_reports_it(tmp_path: Path) -> None:
@@ -350,13 +380,14 @@ def test_cli_writes_a_dataset_and_reports_it(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        (["--plies", "5-2"], "--plies 5-2: the range runs backwards (write 2-5)\n"),
-        (["--plies", "x"], "--plies must be a range such as 0-30 (or one ply), not 'x'\n"),
+        (["--plies", "5-2"], "--plies: the range 5-2 runs backwards (write 2-5)\n"),
+        (["--plies", "x"], "--plies: must be a range such as 0-30 (or one ply), not 'x'\n"),
         (["--plies", "0-50"],
-         "--plies 0-50: a 7x6 position that is not over holds at most 41 stones\n"),
+         "--plies: 0-50: a 7x6 position that is not over holds at most 41 stones\n"),
         (["--rules", "count-fours"],
-         "the solver handles the standard rules only: count-fours positions cannot be labelled\n"),
-        (["--rules", "odd"], "unknown rules 'odd': choose standard or count-fours\n"),
+         "--rules: the solver handles the standard rules only: count-fours positions cannot be "
+         "labelled\n"),
+        (["--rules", "odd"], "--rules: unknown rules 'odd': choose standard or count-fours\n"),
         (["--width", "9", "--height", "7"],
          "the dataset builder handles boards of up to 64 bits (width*(height+1) <= 64): "
          "board 9x7 needs 72\n"),
@@ -365,7 +396,13 @@ def test_cli_writes_a_dataset_and_reports_it(tmp_path: Path) -> None:
         (["--book", "bitbully:12-ply"],
          "book bitbully:12-ply holds win/draw/loss signs only, not the exact scores the solver "
          "needs\n"),
-        (["--plies", "0-2", "--positions", "40"], "only 30 distinct positions with 0-2 stones"),
+        (["--plies", "0-2", "--positions", "40"],
+         "--positions: only 30 distinct positions with 0-2 stones"),
+        (["--positions", "8000000"],
+         "--positions: 8,000,000 positions of a 7x6 board with up to 41 stones take "
+         "2,240,000,000 bytes of arrays, over the 2,147,483,648 a dataset holds (at most "
+         "7,669,350 positions)\n"),
+        (["--positions", "0"], "--positions: must be at least 1, not 0\n"),
         (["--out", "no/such/folder/d.npz"],
          "cannot write dataset no/such/folder/d.npz: the folder no/such/folder does not exist\n"),
         pytest.param(

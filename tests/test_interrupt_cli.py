@@ -170,3 +170,64 @@ def test_dataset_stops_its_workers_and_resumes(tmp_path: Path) -> None:
     assert summary["from_journal"] > 0
     assert summary["from_journal"] + summary["labelled"] == summary["positions"] == 200
     assert len(np.unique(load_dataset(out).key)) == 200
+
+
+def test_book_verify_stops_at_once_and_reports_what_it_verified() -> None:
+    """7x6 entries of 8 stones re-solved without a book take seconds each: Ctrl-C must
+    not wait for the entry under way, and says how far the check got."""
+    from connect4.solver.book.reader import data_book_path
+
+    book = data_book_path(7, 6)  # 8 stones: the shipped 12-ply database is quicker to check
+    assert book is not None
+    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "connect4", "book", "verify", str(book), "--sample", "50"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        time.sleep(4)  # start-up and the book read: the solver at work
+        assert process.poll() is None, process.communicate()
+        signalled = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=30)
+        seconds = time.monotonic() - signalled
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, stderr
+    assert seconds < STOP_SECONDS
+    assert stderr == "interrupted\n"
+    summary = stdout.splitlines()[-1]
+    assert summary.startswith(f"{book}: ") and " of the 50 entries chosen (of 113,934)" in summary
+    assert "re-solved, all agree so far (" in summary  # the shipped book is right
+
+
+@pytest.mark.parametrize("after", [0.3, 0.5, 0.8])
+def test_ctrl_c_while_the_command_starts_says_one_line(after: float) -> None:
+    """A Ctrl-C while the command line loads (typer reads the options, the players'
+    kernels load) gets the same one line as one during the work: no traceback, and
+    not the silent 130 of the command-line library."""
+    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1"}
+    args = ["arena", "-p", "perfect", "-p", "mcts", "--workers", "2"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "connect4", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        time.sleep(after)
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr and stdout == ""
+    assert stderr.splitlines()[-1] == "interrupted"

@@ -131,7 +131,8 @@ def test_a_search_deeper_than_the_board_is_refused() -> None:
     ("args", "named"),
     [
         (("tree", "44", "--algorithm", "mcts", "--playouts", "100000000000"), "100000000"),
-        (("dataset", "--positions", str(10**12), "--out", "x.npz"), "100000000"),
+        (("dataset", "--positions", str(10**12), "--out", "x.npz"), "at most 7,669,350 positions"),
+        (("book", "build", "--plies", "20", "--out", "x.c4book"), "limit of 16,000,000"),
         (("arena", "random", "random", "--workers", "1000"), str(4 * (os.cpu_count() or 1))),
     ],
 )

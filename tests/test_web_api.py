@@ -851,3 +851,26 @@ ROUTE_MODULES = [page_routes, players, review_routes, server_routes, solver]
 def test_docstring_examples(module: Any) -> None:
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
+
+
+def test_warm_up_loads_the_compiled_classic_searches_too() -> None:
+    """The server's warm-up loads every compiled kernel a move request may run (alpha-beta
+    and minimax share one, MCTS has its own), so no request loads one under its deadline."""
+    import subprocess
+    import sys
+
+    script = (
+        "from connect4.classic import fastmcts, fastsearch\n"
+        "from connect4.web import service\n"
+        "kernels = (fastsearch.COMPILED.search_node, fastmcts.COMPILED.run_playouts)\n"
+        "print([len(k.signatures) for k in kernels])\n"
+        "service.warm_up()\n"
+        "print([len(k.signatures) for k in kernels])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=600, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    before, after = done.stdout.splitlines()
+    assert before == "[0, 0]"
+    assert after == "[1, 1]"

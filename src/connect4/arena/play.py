@@ -200,7 +200,8 @@ def _executor(
     """A process pool of ``workers``, or a Dask cluster's executor; and how to close it.
 
     ``close(finished)`` drops the queued games; unless ``finished`` (every game
-    done), games still running are abandoned and local workers exit at once.
+    done), games still running are abandoned and local workers are terminated at
+    once (their finished games are already stored).
     """
     if scheduler is not None:
         try:
@@ -233,7 +234,12 @@ def _executor(
 
     def close_pool(finished: bool) -> None:
         try:
-            pool.shutdown(wait=finished, cancel_futures=True)
+            if finished:
+                pool.shutdown(wait=True, cancel_futures=True)
+            else:  # Ctrl-C or a failure: the games under way are abandoned, not waited for
+                from connect4.solver.book.jobs import stop_pool
+
+                stop_pool(pool)
         finally:
             keep_alive.close()
             lifeline.close()

@@ -137,9 +137,10 @@ def read_game(path: Path, number: int) -> ResultLine:
     line that is not a game record, or a number the file does not hold (with
     the numbers it does). An unterminated last line that is not JSON is a
     write in progress or torn by a kill, and is passed over as ``--resume``
-    would cut it. A game stored twice counts as its last line says.
+    would cut it. Reading stops at the game's first line: the lines after it
+    are not read (a game stored again only gained its review; its moves are
+    the same).
     """
-    found: ResultLine | None = None
     numbers: list[int] = []
     with (
         _file_problems(),
@@ -159,16 +160,14 @@ def read_game(path: Path, number: int) -> ResultLine:
             record = from_json(value)
             if record is None:
                 raise ArenaError(f"{path} line {index}: not a game record of connect4 arena")
-            numbers.append(record["game"])
             if record["game"] == number:
-                found = record
-    if found is None:
-        held = _ranges(sorted(set(numbers)))
-        raise ArenaError(
-            f"{path} has no game {number} "
-            + (f"(it holds games {held})" if held else "(it holds no games)")
-        )
-    return found
+                return record
+            numbers.append(record["game"])
+    held = _ranges(sorted(set(numbers)))
+    raise ArenaError(
+        f"{path} has no game {number} "
+        + (f"(it holds games {held})" if held else "(it holds no games)")
+    )
 
 
 @contextlib.contextmanager

@@ -11,14 +11,38 @@ the commands so start-up stays fast.
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from connect4.cli import analysis, arena, bench, book, dataset, lab, review
-from connect4.cli.common import Game, Height, Json, OptionalSeed, Rules, Width, board_option, fail
+from connect4.cli.common import (
+    Game,
+    Height,
+    Json,
+    OptionalSeed,
+    Rules,
+    Width,
+    board_option,
+    fail,
+    interrupted,
+)
+
+
+class Commands(TyperGroup):
+    """The subcommands; a Ctrl-C that a command does not handle itself (while it imports
+    or loads its kernels) ends it with the one ``interrupted`` line and exit 130."""
+
+    def invoke(self, ctx: Any) -> Any:  # typer's own Context type is not public
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise interrupted() from None
+
 
 app = typer.Typer(
+    cls=Commands,
     name="connect4",
     help="Connect Four and tic-tac-toe: play, solve, analyse search, run AI tournaments.",
     no_args_is_help=True,

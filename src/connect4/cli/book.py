@@ -50,29 +50,19 @@ def book_build(
     """Solve every position up to --plies stones and write a book (resumable, parallel)."""
     import json
 
-    from connect4.core.bits import check_word_board
-    from connect4.core.files import check_output
-    from connect4.core.position import check_board_size
-    from connect4.solver.book import BookError
-    from connect4.solver.book.build import Journal, build_book
+    from connect4.solver.book.build import BuildConfig, build_book
 
     def build() -> BuildReport:
-        check_board_size(width, height)
-        check_word_board(width, height, "the opening book format")
-        check_output(out, what="book")
-        journal = Journal(partial, width, height, plies)
-        if not resume and journal.file().has_records():
-            raise BookError(
-                f"{partial} holds an unfinished build: continue it with --resume or delete it"
-            )
+        config = BuildConfig(
+            width, height, plies, base_book=base_book, chunk=chunk, workers=workers,
+            scheduler=scheduler,
+        )  # fmt: skip
         return build_book(
-            width, height, plies, out, workers=workers, scheduler=scheduler, resume=resume,
-            base_book=base_book, chunk=chunk, progress=not json_output,
+            config, out, resume=resume, progress=not json_output,
             say=None if json_output else typer.echo,
         )  # fmt: skip
 
-    partial = out.with_name(out.name + ".partial")
-    report = run_job(build, partial)
+    report = run_job(build, out.with_name(out.name + ".partial"))
     if json_output:
         typer.echo(json.dumps(asdict(build_summary(report, out))))
         return
@@ -125,18 +115,47 @@ def book_verify(
     height: Annotated[int, typer.Option(help="board height (for default)")] = 6,
     json_output: Json = False,
 ) -> None:
-    """Re-solve a book's entries with the solver; list every disagreement (exit 1 if any)."""
-    from connect4.solver.book.verify import verify_command
+    """Re-solve a book's entries with the solver; list every disagreement (exit 1 if any).
+
+    A progress bar shows on a terminal; Ctrl-C stops at once and reports what was
+    re-solved so far (exit 130).
+    """
+    import json
+    import sys
+
+    from connect4.core.limits import run_stoppable
+    from connect4.solver.book import load_book
+    from connect4.solver.book.jobs import progress_bar
+    from connect4.solver.book.verify import DEFAULT_SAMPLE, chosen_count, verify_book
 
     if sample is not None and all_entries:
         raise fail("give --sample N or --all, not both")
     try:
-        ok = verify_command(book, sample, all_entries, width, height, json_output, typer.echo)
+        loaded = load_book(book, width, height)
     except (ValueError, OSError) as error:
-        raise fail(str(error)) from None
+        raise fail(error) from None
+    if loaded is None:
+        raise fail(f"no book: {book}")
+    chosen = None if all_entries else (sample or DEFAULT_SAMPLE)
+    show = not json_output and sys.stdout.isatty()
+    try:
+        with progress_bar(show, chosen_count(loaded, chosen), 0, "verifying", "entries") as step:
+            report, stopped = run_stoppable(
+                lambda limit: verify_book(loaded, chosen, advance=step, limit=limit)
+            )
+    except (ValueError, OSError) as error:
+        raise fail(error) from None
     except KeyboardInterrupt:
         raise interrupted() from None
-    if not ok:
+    if json_output:
+        typer.echo(json.dumps(report.as_dict(book)))
+    else:
+        for disagreement in report.disagreements:
+            typer.echo(disagreement.line())
+        typer.echo(report.summary(book))
+    if stopped or not report.complete:
+        raise interrupted()
+    if not report.ok:
         raise typer.Exit(1)
 
 

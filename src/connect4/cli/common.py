@@ -134,7 +134,8 @@ def run_job(command: Callable[[], T], journal: Path) -> T:
     try:
         return command()
     except JobInterrupted as error:
-        raise interrupted(str(error)) from None
+        note = f"{error.job} stopped after {error.done:,} positions; resume with --resume"
+        raise interrupted(f"{note} (journal {error.journal})") from None
     except KeyboardInterrupt:
         if journal.exists():
             note = f"the work done so far is in {journal} (resume with --resume)"

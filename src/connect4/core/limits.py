@@ -29,7 +29,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 import numpy as np
 
@@ -178,24 +178,69 @@ def run_interruptible(work: Callable[[Limit], T], limit: Limit | None = None) ->
     False
     """
     limit = limit if limit is not None else Limit()
-    box: list[T] = []
-    failure: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            box.append(work(limit))
-        except BaseException as error:  # handed to the waiting thread
-            failure.append(error)
-
-    worker = threading.Thread(target=run, name="connect4-work", daemon=True)
-    worker.start()
+    worker = _Worker(work, limit)
     try:
-        while worker.is_alive():
-            worker.join(0.05)
+        worker.wait()
     except KeyboardInterrupt:
         limit.stop()
-        worker.join(0.2)
+        worker.done.wait(0.2)
         raise
-    if failure:
-        raise failure[0]
-    return box[0]
+    return worker.result()
+
+
+def run_stoppable(
+    work: Callable[[Limit], T], limit: Limit | None = None, grace: float = 1.0
+) -> tuple[T, bool]:
+    """``work(limit)`` on a worker thread, for work that returns what it has when its
+    limit stops: ``(result, False)`` when it ran to the end; after a Ctrl-C here,
+    ``limit`` is stopped and the work given ``grace`` seconds to return: ``(result,
+    True)``, or the KeyboardInterrupt again if it did not return in time.
+
+    >>> run_stoppable(lambda limit: 42)
+    (42, False)
+    """
+    limit = limit if limit is not None else Limit()
+    worker = _Worker(work, limit)
+    try:
+        worker.wait()
+    except KeyboardInterrupt:
+        limit.stop()
+        if not worker.done.wait(grace):
+            raise
+        return worker.result(), True
+    return worker.result(), False
+
+
+class _Worker(Generic[T]):
+    """``work(limit)`` started on a daemon thread; its result or exception kept.
+
+    The end is told by an event, not by joining the thread: a join that a Ctrl-C
+    interrupts can leave the thread marked as ended while it still runs.
+    """
+
+    def __init__(self, work: Callable[[Limit], T], limit: Limit) -> None:
+        self.box: list[T] = []
+        self.failure: list[BaseException] = []
+        self.done = threading.Event()
+
+        def run() -> None:
+            try:
+                self.box.append(work(limit))
+            except BaseException as error:  # handed to the waiting thread
+                self.failure.append(error)
+            finally:
+                self.done.set()
+
+        self.thread = threading.Thread(target=run, name="connect4-work", daemon=True)
+        self.thread.start()
+
+    def wait(self) -> None:
+        """Wait in short slices (a Ctrl-C is raised here at once)."""
+        while not self.done.wait(0.05):
+            pass
+
+    def result(self) -> T:
+        """The work's result, or its exception raised here."""
+        if self.failure:
+            raise self.failure[0]
+        return self.box[0]

@@ -105,6 +105,7 @@ __all__ = [
     "FORMAT",
     "FULL",
     "Dataset",
+    "DatasetConfig",
     "DatasetError",
     "DatasetReport",
     "Sample",
@@ -127,6 +128,7 @@ JOURNAL_MAGIC = b"C4DSET\r\n"
 _JOURNAL_HEADER = struct.Struct("<8sBBBBBBxxQQQ")  # magic, sampler, w, h, plies, pad; n, seed, tag
 MAX_SEED = 2**63 - 1
 MAX_DATASET_BYTES = 1 << 31  # the largest dataset read (the file, and its arrays inflated)
+ARRAYS_SLACK = 1 << 16  # the metadata arrays and the .npy headers, beside the arrays
 ARRAYS = ("obs", "action_mask", "scores", "value", "best", "moves", "ply", "key")
 METADATA = ("width", "height", "rules", "seed", "plies", "book", "full", "format", "version")
 
@@ -144,7 +146,7 @@ def parse_plies(text: str | None, width: int = 7, height: int = 6) -> tuple[int,
     >>> parse_plies("5-2")
     Traceback (most recent call last):
     ...
-    connect4.envs.dataset.DatasetError: --plies 5-2: the range runs backwards (write 2-5)
+    connect4.envs.dataset.DatasetError: plies: the range 5-2 runs backwards (write 2-5)
     """
     last = width * height - 1  # the most stones a position that is not over can hold
     if text is None:
@@ -153,40 +155,107 @@ def parse_plies(text: str | None, width: int = 7, height: int = 6) -> tuple[int,
     if not dash:
         high = low
     if not (low.isascii() and low.isdigit() and high.isascii() and high.isdigit()):
-        raise DatasetError(f"--plies must be a range such as 0-30 (or one ply), not {text!r}")
+        raise DatasetError(
+            f"must be a range such as 0-30 (or one ply), not {text!r}", setting="plies"
+        )
     first, second = int(low), int(high)
     if first > second:
-        raise DatasetError(f"--plies {text}: the range runs backwards (write {second}-{first})")
+        raise DatasetError(
+            f"the range {text} runs backwards (write {second}-{first})", setting="plies"
+        )
     if second > last:
         raise DatasetError(
-            f"--plies {text}: a {width}x{height} position that is not over holds at most "
-            f"{last} stones"
+            f"{text}: a {width}x{height} position that is not over holds at most {last} stones",
+            setting="plies",
         )
     return first, second
 
 
-def _check(
-    positions: int, plies: tuple[int, int], width: int, height: int, rules: str, seed: int
-) -> None:
-    """Raise :class:`DatasetError` for parameters no dataset can be made with."""
-    try:
-        check_board_size(width, height)
-        check_word_board(width, height, "the dataset builder")
-    except ValueError as error:
-        raise DatasetError(str(error)) from None
-    if rules != "standard":
-        if rules != "count-fours":
-            raise DatasetError(f"unknown rules {rules!r}: choose standard or count-fours")
-        raise DatasetError(
-            "the solver handles the standard rules only: count-fours positions cannot be labelled"
-        )
-    if positions < 1:
-        raise DatasetError(f"--positions must be at least 1, not {positions}")
-    if not 0 <= seed <= MAX_SEED:
-        raise DatasetError(f"--seed must be in 0..{MAX_SEED}, not {seed}")
-    low, high = plies
-    if not 0 <= low <= high <= width * height - 1:
-        raise DatasetError(f"plies {low}-{high} are not a range of a {width}x{height} board")
+def arrays_bytes(positions: int, width: int, height: int, most_stones: int) -> int:
+    """The bytes a dataset's arrays take (the module's docstring lists them), for
+    ``positions`` positions of a ``width x height`` board with up to ``most_stones``.
+
+    >>> arrays_bytes(1, 7, 6, 41)  # 84 obs, 7+7+7 mask/scores/best, 164 moves, 1+2+8
+    280
+    """
+    per_position = 2 * width * height + 3 * width + 4 * max(most_stones, 1) + 1 + 2 + 8
+    return positions * per_position
+
+
+@dataclass(frozen=True)
+class DatasetConfig:
+    """The settings of a dataset run, checked when made: ``positions`` positions with
+    ``plies`` stones (``None``: every ply of a game not over), ``chunk`` per task
+    (``None``: chosen by the run), ``workers`` local processes (``None``: all cores).
+
+    A run whose arrays would not fit in a dataset file (:data:`MAX_DATASET_BYTES`,
+    what :func:`load_dataset` reads) is refused; errors name the setting at fault.
+
+    >>> DatasetConfig(100, width=4, height=4).plies
+    (0, 15)
+    >>> DatasetConfig(10**12)
+    Traceback (most recent call last):
+    ...
+    connect4.envs.dataset.DatasetError: positions: 1,000,000,000,000 positions of a 7x6 \
+board with up to 41 stones take 280,000,000,000,000 bytes of arrays, over the \
+2,147,483,648 a dataset holds (at most 7,669,350 positions)
+    """
+
+    positions: int
+    plies: tuple[int, int] | None = None
+    width: int = 7
+    height: int = 6
+    rules: str = "standard"
+    seed: int = 0
+    chunk: int | None = None
+    workers: int | None = None
+
+    def __post_init__(self) -> None:
+        width, height = self.width, self.height
+        try:
+            check_board_size(width, height)
+            check_word_board(width, height, "the dataset builder")
+        except ValueError as error:
+            raise DatasetError(str(error)) from None
+        if self.rules != "standard":
+            if self.rules != "count-fours":
+                raise DatasetError(
+                    f"unknown rules {self.rules!r}: choose standard or count-fours",
+                    setting="rules",
+                )
+            raise DatasetError(
+                "the solver handles the standard rules only: count-fours positions cannot be "
+                "labelled",
+                setting="rules",
+            )
+        if self.plies is None:
+            object.__setattr__(self, "plies", parse_plies(None, width, height))
+        low, high = self.span
+        if not 0 <= low <= high <= width * height - 1:
+            raise DatasetError(
+                f"{low}-{high} is not a range of a {width}x{height} board", setting="plies"
+            )
+        if not 0 <= self.seed <= MAX_SEED:
+            raise DatasetError(f"must be in 0..{MAX_SEED}, not {self.seed}", setting="seed")
+        for setting in ("positions", "chunk", "workers"):
+            value = getattr(self, setting)
+            if value is not None and value < 1:
+                raise DatasetError(f"must be at least 1, not {value}", setting=setting)
+        need = arrays_bytes(self.positions, width, height, high) + ARRAYS_SLACK
+        if need > MAX_DATASET_BYTES:
+            most = (MAX_DATASET_BYTES - ARRAYS_SLACK) // arrays_bytes(1, width, height, high)
+            raise DatasetError(
+                f"{self.positions:,} positions of a {width}x{height} board with up to {high} "
+                f"stones take {need - ARRAYS_SLACK:,} bytes of arrays, over the "
+                f"{MAX_DATASET_BYTES:,} a dataset holds (at most {most:,} positions)",
+                setting="positions",
+            )
+
+    @property
+    def span(self) -> tuple[int, int]:
+        """The ply range (``plies`` once made, never ``None``)."""
+        assert self.plies is not None
+        return self.plies
 
 
 # ---------------------------------------------------------------- sampling
@@ -278,7 +347,7 @@ def sample_positions(
     >>> sample_positions(4, (0, 1), seed=3).moves  # '2' stands for its mirror image '6' too
     ['4', '', '2', '5']
     """
-    _check(n, plies, width, height, "standard", seed)
+    DatasetConfig(n, plies, width, height, seed=seed)
     rng = np.random.default_rng(seed)
     low, high = plies
     seen: set[int] = set()
@@ -314,8 +383,9 @@ def sample_positions(
             if misses >= patience:
                 raise DatasetError(
                     f"only {len(moves):,} distinct positions with {low}-{high} stones turned up "
-                    f"in {draws:,} draws on a {width}x{height} board: ask for fewer positions "
-                    "or widen --plies"
+                    f"in {draws:,} draws on a {width}x{height} board: ask for fewer, or widen "
+                    "the ply range",
+                    setting="positions",
                 )
         if advance is not None:
             advance(len(moves) - found)
@@ -526,7 +596,7 @@ def _labelling_book(
     loaded = load_exact_book(book, width, height, role="book", doing="labelled")
     if loaded is None or book == "default":
         return loaded, None
-    summary = spot_check(loaded, book, deeper_than=shallowest).summary()
+    summary = spot_check(loaded, book, deeper_than=shallowest, setting="book").summary()
     if say is not None:
         say(summary)
     return loaded, summary
@@ -536,12 +606,13 @@ def _check_journal(journal: RecordJournal, resume: bool) -> None:
     """Refuse a journal of another run (with ``resume``) or an unfinished one (without)."""
     if resume and journal.exists() and not journal.matches():
         raise DatasetError(
-            f"{journal.path} belongs to another run (board, --positions, --plies, --seed or "
-            "--book differ); delete it or run without --resume"
+            f"{journal.path} belongs to another run (board, positions, plies, seed or book "
+            "differ): delete it, or start a new run",
+            setting="resume",
         )
     if not resume and journal.has_records():
         raise DatasetError(
-            f"{journal.path} holds an unfinished run: continue it with --resume or delete it"
+            f"{journal.path} holds an unfinished run: resume it, or delete it", setting="resume"
         )
 
 
@@ -575,10 +646,7 @@ def make_dataset(
     ``stop_after`` stops
     (as an interruption would) after that many chunks: for tests.
     """
-    span = parse_plies(None, width, height) if plies is None else plies
-    _check(n, span, width, height, rules, seed)
-    if chunk is not None and chunk < 1:
-        raise DatasetError(f"--chunk must be at least 1, not {chunk}")
+    span = DatasetConfig(n, plies, width, height, rules, seed, chunk, workers).span
     out_path = Path(out)
     try:
         check_output(out_path, what="dataset")

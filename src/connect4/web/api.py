@@ -243,7 +243,8 @@ class Settings:
     """How the server works: ``threads`` deep-lane threads (``3 * threads`` quick-lane
     ones unless given), ``queue`` waiting places per lane, ``time_limit`` seconds per
     request (HTTP 503 beyond), an LRU cache of ``cache_size`` solved positions
-    (0 = none); ``warm_up`` compiles the solver and loads the book at start-up;
+    (0 = none); ``warm_up`` loads the solver, the compiled searches and the book at
+    start-up;
     ``deep_per_client`` deep jobs per client address at a time (0: no bound)."""
 
     threads: int = 2

@@ -103,11 +103,16 @@ _local = threading.local()
 
 
 def warm_up() -> None:
-    """Load the solver kernel (compiled on a first run) and the 7x6 opening book."""
+    """Load the solver kernel, the compiled classic searches (alpha-beta, minimax and
+    MCTS: compiled on a first run) and the 7x6 opening book, so that no request pays
+    for a kernel's loading within its own time limit."""
+    from connect4.classic import fastmcts, fastsearch
     from connect4.solver import DEFAULT_BOOK, use_book, warm_up as warm_up_solver
 
     use_book(DEFAULT_BOOK, 7, 6)  # loaded once per process, shared by every thread's solver
     warm_up_solver()
+    fastsearch.warm_up()  # one kernel for alpha-beta and minimax, every heuristic
+    fastmcts.warm_up()
 
 
 def analyze_position(

@@ -44,6 +44,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from math import comb
 from pathlib import Path
 
 import numpy as np
@@ -79,17 +80,92 @@ SPOT_CHECK_NODES = 5_000_000  # an entry needing more is skipped (counted, not t
 _SPOT_CHECK_SAMPLE = 20261122  # fixes the sample: the same entries on every run
 
 
+# ---------------------------------------------------------------- the settings
+MAX_BUILD_POSITIONS = 16_000_000
+"""The most positions a build may enumerate (by :func:`positions_bound`): past it the
+listing alone takes gigabytes and the solving days (7x6: up to 11 plies)."""
+
+
+def positions_bound(width: int, height: int, plies: int) -> int:
+    """An upper bound on the positions a book of ``plies`` stones can list: for each ply
+    ``p``, every way to stack ``p`` stones in the columns, times the ways to colour
+    them (mirror images, finished games and immediate wins not taken off).
+
+    >>> positions_bound(4, 4, 2), len(enumerate_levels(4, 4, 2)[2])
+    (25, 8)
+    >>> f"{positions_bound(7, 6, 11):,} {positions_bound(7, 6, 12):,}"
+    '7,805,617 21,970,537'
+    """
+    stacks = [1] + [0] * plies  # stacks[p]: column heights (each 0..height) adding up to p
+    for _ in range(width):
+        stacks = [sum(stacks[p - k] for k in range(min(height, p) + 1)) for p in range(plies + 1)]
+    return sum(count * comb(p, p // 2) for p, count in enumerate(stacks))
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    """What a book build makes and with what, checked when made.
+
+    ``base_book`` is probed in the deepest searches (``default``: the book that
+    ships for the board, ``none``/``None``: no book, or a file); ``chunk``
+    positions go to a task, run by ``workers`` local processes (``None``: all
+    cores) or on the Dask cluster at ``scheduler``. A build that may list more
+    than ``max_positions`` positions (:func:`positions_bound`) is refused.
+    Errors name the setting at fault (:attr:`~connect4.core.errors.Connect4Error.setting`).
+
+    >>> BuildConfig(5, 4, plies=6).plies
+    6
+    >>> BuildConfig(7, 6, plies=12)
+    Traceback (most recent call last):
+    ...
+    connect4.solver.book.format.BookError: plies: a 7x6 book of 12 plies may list up to \
+21,970,537 positions, over the limit of 16,000,000 (at most 11 plies on this board)
+    """
+
+    width: int = 7
+    height: int = 6
+    plies: int = 4
+    base_book: str | None = "default"
+    chunk: int = DEFAULT_CHUNK
+    workers: int | None = None
+    scheduler: str | None = None
+    max_positions: int = MAX_BUILD_POSITIONS
+
+    def __post_init__(self) -> None:
+        width, height, plies = self.width, self.height, self.plies
+        check_board_size(width, height)
+        check_word_board(width, height, "the opening book format")
+        if not 0 <= plies <= width * height:
+            raise BookError(
+                f"must be 0-{width * height} on a {width}x{height} board, not {plies}",
+                setting="plies",
+            )
+        for setting in ("chunk", "workers", "max_positions"):
+            value = getattr(self, setting)
+            if value is not None and value < 1:
+                raise BookError(f"must be at least 1, not {value}", setting=setting)
+        bound = positions_bound(width, height, plies)
+        if bound > self.max_positions:
+            deepest = max(
+                p for p in range(plies) if positions_bound(width, height, p) <= self.max_positions
+            )
+            raise BookError(
+                f"a {width}x{height} book of {plies} plies may list up to {bound:,} positions, "
+                f"over the limit of {self.max_positions:,} (at most {deepest} plies on this "
+                "board)",
+                setting="plies",
+            )
+
+
 # ---------------------------------------------------------------- positions
 def enumerate_levels(width: int, height: int, plies: int) -> list[dict[int, str]]:
     """For each ply ``0..plies``: ``{canonical key: move string}`` of the book's positions.
 
     A position is listed when it is not over and its side to move has no
-    immediate win; all positions that are not over are expanded.
+    immediate win; all positions that are not over are expanded. The board and
+    depth are checked as a :class:`BuildConfig` (the position limit included).
     """
-    check_board_size(width, height)
-    check_word_board(width, height, "the opening book format")
-    if not 0 <= plies <= width * height:
-        raise BookError(f"--plies must be 0-{width * height} on a {width}x{height} board")
+    BuildConfig(width, height, plies, base_book=None)
     frontier: dict[int, Position] = {0: Position(width, height)}
     levels: list[dict[int, str]] = []
     for ply in range(plies + 1):
@@ -200,8 +276,9 @@ class Journal:
         if resume and file.exists():
             if not file.matches():
                 raise BookError(
-                    f"{self.path} belongs to another build (board, --plies or --base-book "
-                    "differ) or its header is damaged; delete it or build without --resume"
+                    f"{self.path} belongs to another build (board, plies or base book "
+                    "differ) or its header is damaged: delete it, or start a new build",
+                    setting="resume",
                 )
             for key, score, nodes in file.read():
                 self.scores[key] = score
@@ -241,9 +318,9 @@ def base_book_for(spec: str | None, width: int, height: int, plies: int) -> Book
         if spec == "default":
             return None
         raise BookError(
-            f"base book {spec} holds positions with up to {book.plies} stones, no deeper than "
-            f"--plies {plies}: the build would never probe it (give a deeper book or "
-            "--base-book none)"
+            f"{spec} holds positions with up to {book.plies} stones, no deeper than the "
+            f"build's {plies} plies: the build would never probe it (give a deeper book, or none)",
+            setting="base_book",
         )
     return book
 
@@ -293,6 +370,7 @@ def spot_check(
     deeper_than: int = 0,
     entries: int = SPOT_CHECK_ENTRIES,
     max_nodes: int = SPOT_CHECK_NODES,
+    setting: str = "base_book",
 ) -> BaseBookCheck:
     """Solve a fixed random sample of ``book``'s entries without any book.
 
@@ -301,7 +379,7 @@ def spot_check(
     if there are fewer. An entry the solver cannot settle within
     ``max_nodes`` is skipped and another one tried, at most twice as many as
     wanted in all. Raises :class:`BookError` naming the position and both
-    scores at the first disagreement.
+    scores at the first disagreement (its ``setting`` the one that named the book).
 
     >>> book = Book.from_scores(4, 4, 2, {Position.from_moves("11", 4, 4): 0})
     >>> spot_check(book, "tiny.c4book", deeper_than=1)
@@ -319,7 +397,9 @@ def spot_check(
             try:
                 position = position_from_key(key, book.width, book.height)
             except BookError as error:
-                raise BookError(f"base book {spec} is wrong: entry {index}: {error}") from None
+                raise BookError(
+                    f"{spec} is wrong: entry {index}: {error}", setting=setting
+                ) from None
             result = solver.run(position, max_nodes=max_nodes)
             if result.score is None:
                 skipped += 1
@@ -327,9 +407,10 @@ def spot_check(
             if result.score != stored:
                 where = f'position "{position.moves}"' if position.moves else "empty board"
                 raise BookError(
-                    f"base book {spec} is wrong: it gives the {where} "
-                    f"({book.width}x{book.height}) the score {stored}, the solver finds "
-                    f"{result.score}; build with a correct book or --base-book none"
+                    f"{spec} is wrong: it gives the {where} ({book.width}x{book.height}) "
+                    f"the score {stored}, the solver finds {result.score}; give a correct "
+                    "book, or none",
+                    setting=setting,
                 )
             checked += 1
     return BaseBookCheck(int(usable.size), checked, skipped, deeper_than)
@@ -350,32 +431,34 @@ class BuildReport:
 
 
 def build_book(
-    width: int,
-    height: int,
-    plies: int,
+    config: BuildConfig,
     out: str | os.PathLike[str],
     *,
     executor: Executor | None = None,
-    workers: int | None = None,
-    scheduler: str | None = None,
     resume: bool = False,
-    base_book: str | None = "default",
-    chunk: int = DEFAULT_CHUNK,
     progress: bool = True,
     stop_after: int | None = None,
     say: Callable[[str], None] | None = None,
 ) -> BuildReport:
-    """Solve every book position up to ``plies`` stones and write the book to ``out``.
+    """Solve every book position up to ``config.plies`` stones and write the book to ``out``.
 
-    ``base_book`` names a book probed when solving the deepest level (``default``:
-    the one that ships for the board, ``none``: no book); it is checked
-    (:func:`base_book_for`, :func:`spot_check`) before the journal is created,
-    and ``say`` is given the spot check's summary line. ``stop_after`` stops
-    (as an interruption would) after that many chunks: for tests.
+    Checked before any work, so a refused build leaves nothing behind: the
+    output (:func:`~connect4.core.files.check_output`), an unfinished journal
+    beside it (without ``resume``), the base book (:func:`base_book_for`,
+    :func:`spot_check`; ``say`` is given the spot check's summary line). The
+    work runs on ``executor`` when given, else as the config says.
+    ``stop_after`` stops (as an interruption would) after that many chunks: for tests.
     """
+    width, height, plies, chunk = config.width, config.height, config.plies, config.chunk
+    base_book = config.base_book
     out_path = Path(out)
     check_output(out_path, what="book")
     journal = Journal(out_path.with_name(out_path.name + ".partial"), width, height, plies)
+    if not resume and journal.file().has_records():
+        raise BookError(
+            f"{journal.path} holds an unfinished build: resume it, or delete it",
+            setting="resume",
+        )
     levels = enumerate_levels(width, height, plies)
     base = base_book_for(base_book, width, height, plies)
     base_check = None
@@ -427,7 +510,7 @@ def build_book(
             if executor is not None:
                 finished = run(executor, advance)
             else:
-                with make_executor(workers, scheduler) as pool:
+                with make_executor(config.workers, config.scheduler) as pool:
                     finished = run(pool, advance)
     except BaseException:
         if fresh and not journal.scores:  # nothing to resume: leave no journal behind
@@ -461,7 +544,7 @@ def build_book(
 
 
 class BuildInterrupted(JobInterrupted):
-    """A build stopped before the end; its journal lets ``--resume`` continue."""
+    """A build stopped before the end; its journal lets a resumed build continue."""
 
     def __init__(self, journal: Path, solved: int) -> None:
         super().__init__(journal, solved, "build")

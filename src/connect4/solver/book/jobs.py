@@ -69,13 +69,19 @@ class JobError(Connect4Error):
 
 
 class JobInterrupted(BudgetExceeded):
-    """A job stopped before the end; its journal lets ``--resume`` continue."""
+    """A job stopped before the end; its journal lets a resumed run continue.
+
+    >>> str(JobInterrupted(Path("b.c4book.partial"), 96, "build"))
+    'build interrupted after 96 positions; resuming continues from b.c4book.partial'
+    """
 
     def __init__(self, journal: Path, done: int, job: str = "job") -> None:
         super().__init__(
-            f"{job} interrupted after {done} positions; resume with --resume (journal {journal})"
+            f"{job} interrupted after {done} positions; resuming continues from {journal}"
         )
         self.journal = journal
+        self.done = done
+        self.job = job
 
 
 # ---------------------------------------------------------------- executors
@@ -87,11 +93,15 @@ def make_executor(workers: int | None, scheduler: str | None) -> Iterator[Execut
         try:
             distributed = importlib.import_module("distributed")
         except ImportError:
-            raise JobError("--scheduler needs Dask: pip install 'connect4[dask]'") from None
+            raise JobError(
+                "a Dask scheduler needs Dask: pip install 'connect4[dask]'", setting="scheduler"
+            ) from None
         try:
             client = distributed.Client(scheduler, timeout="10s")
         except (OSError, TimeoutError) as error:
-            raise JobError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
+            raise JobError(
+                f"cannot reach the Dask scheduler at {scheduler}: {error}", setting="scheduler"
+            ) from None
         try:
             yield client.get_executor()
         finally:

@@ -1,10 +1,10 @@
 """Check a book against the solver: re-solve its entries and list every disagreement.
 
-``connect4 book verify FILE`` solves a fixed random sample of the entries
-(``--sample N``) or all of them (``--all``) without any book and reports each
-entry whose stored score differs from the solver's (exit status 1 if any). A
-valid checksum only proves the bytes were not damaged after they were
-written; this proves the scores themselves.
+:func:`verify_book` solves a fixed random sample of a book's entries, or all
+of them, without any book and reports each entry whose stored score differs
+from the solver's (``connect4 book verify``). A valid checksum only proves
+the bytes were not damaged after they were written; this proves the scores
+themselves.
 
 >>> from connect4 import Position
 >>> from connect4.solver.book.format import Book
@@ -17,19 +17,17 @@ written; this proves the scores themselves.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from connect4.core.limits import Limit
 from connect4.solver import Solver
 from connect4.solver.book.format import Book, BookError, position_from_key
-from connect4.solver.book.jobs import progress_bar
-from connect4.solver.book.reader import load_book
 
-__all__ = ["DEFAULT_SAMPLE", "Disagreement", "VerifyReport", "verify_book", "verify_command"]
+__all__ = ["DEFAULT_SAMPLE", "Disagreement", "VerifyReport", "chosen_count", "verify_book"]
 
 DEFAULT_SAMPLE = 100
 TABLE_MEGABYTES = 64
@@ -56,9 +54,13 @@ class Disagreement:
 
 @dataclass(frozen=True)
 class VerifyReport:
-    """How many entries were re-solved, and every disagreement found."""
+    """How many entries were re-solved of those chosen, and every disagreement found.
+
+    ``checked`` is less than ``chosen`` when a limit stopped the work (Ctrl-C).
+    """
 
     entries: int
+    chosen: int
     checked: int
     disagreements: list[Disagreement]
     seconds: float
@@ -68,17 +70,57 @@ class VerifyReport:
         """True when every checked entry agrees with the solver."""
         return not self.disagreements
 
+    @property
+    def complete(self) -> bool:
+        """True when every chosen entry was re-solved."""
+        return self.checked == self.chosen
+
+    def summary(self, name: str) -> str:
+        """One line: what was re-solved of the book ``name``, and the verdict.
+
+        >>> VerifyReport(37, 37, 37, [], 0.25).summary("b.c4book")
+        'b.c4book: 37 of 37 entries re-solved, all agree (0.2 s)'
+        >>> VerifyReport(900, 100, 12, [], 1.0).summary("b.c4book")
+        'b.c4book: 12 of the 100 entries chosen (of 900) re-solved, all agree so far (1.0 s)'
+        """
+        verdict = "all agree" if self.ok else f"{len(self.disagreements)} disagree"
+        if not self.complete:
+            done = f"{self.checked:,} of the {self.chosen:,} entries chosen (of {self.entries:,})"
+            verdict += " so far"
+        else:
+            done = f"{self.checked:,} of {self.entries:,} entries"
+        return f"{name}: {done} re-solved, {verdict} ({self.seconds:.1f} s)"
+
+    def as_dict(self, name: str) -> dict[str, object]:
+        """The report as JSON-ready values (``connect4 book verify --json``)."""
+        return {
+            "book": name,
+            "entries": self.entries,
+            "chosen": self.chosen,
+            "checked": self.checked,
+            "complete": self.complete,
+            "disagreements": [asdict(d) for d in self.disagreements],
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def chosen_count(book: Book, sample: int | None) -> int:
+    """How many entries :func:`verify_book` re-solves for ``sample`` (``None``: all)."""
+    return len(book) if sample is None else min(sample, len(book))
+
 
 def verify_book(
     book: Book,
     sample: int | None = None,
     *,
     advance: Callable[[int], None] | None = None,
+    limit: Limit | None = None,
 ) -> VerifyReport:
     """Re-solve ``sample`` entries of ``book`` (a fixed random choice; ``None``: all).
 
     A win/draw/loss book is compared by sign (a weak solve). ``advance(1)`` is called after
-    each entry (a progress bar).
+    each entry (a progress bar). When ``limit`` stops (Ctrl-C) the report covers the
+    entries re-solved so far.
     """
     count = len(book)
     if sample is None or sample >= count:
@@ -87,6 +129,7 @@ def verify_book(
         rng = np.random.default_rng(_SAMPLE_SEED)
         indices = np.sort(rng.choice(count, size=sample, replace=False))
     found: list[Disagreement] = []
+    checked = 0
     started = time.perf_counter()
     with Solver(book.width, book.height, TABLE_MEGABYTES) as solver:
         for index in indices.tolist():
@@ -95,52 +138,13 @@ def verify_book(
                 position = position_from_key(key, book.width, book.height)
             except BookError:
                 found.append(Disagreement(index, key, None, stored, None))
-                continue
-            solved = solver.solve(position, weak=book.wdl)  # weak: the sign only
-            if solved != stored:
-                found.append(Disagreement(index, key, position.moves, stored, solved))
+            else:
+                result = solver.run(position, weak=book.wdl, limit=limit)  # weak: the sign
+                if result.score is None:  # stopped
+                    break
+                if result.score != stored:
+                    found.append(Disagreement(index, key, position.moves, stored, result.score))
+            checked += 1
             if advance is not None:
                 advance(1)
-    return VerifyReport(count, int(indices.size), found, time.perf_counter() - started)
-
-
-def verify_command(
-    spec: str,
-    sample: int | None,
-    all_entries: bool,
-    width: int,
-    height: int,
-    json_output: bool,
-    say: Callable[[str], None],
-) -> bool:
-    """``connect4 book verify``: re-solve, ``say`` each disagreement and a summary line
-    (or one JSON object); True when every entry checked agrees. Raises
-    :class:`BookError` for a book that cannot be read."""
-    book = load_book(spec, width, height)
-    if book is None:
-        raise BookError(f"no book: {spec}")
-    count = len(book) if all_entries else min(sample or DEFAULT_SAMPLE, len(book))
-    with progress_bar(not json_output, count, 0, "verifying", "entries") as advance:
-        report = verify_book(book, None if all_entries else count, advance=advance)
-    if json_output:
-        found = [asdict(d) for d in report.disagreements]
-        say(
-            json.dumps(
-                {
-                    "book": spec,
-                    "entries": report.entries,
-                    "checked": report.checked,
-                    "disagreements": found,
-                    "seconds": round(report.seconds, 3),
-                }
-            )
-        )
-    else:
-        for disagreement in report.disagreements:
-            say(disagreement.line())
-        verdict = "all agree" if report.ok else f"{len(report.disagreements)} disagree"
-        say(
-            f"{spec}: {report.checked:,} of {report.entries:,} entries re-solved, {verdict} "
-            f"({report.seconds:.1f} s)"
-        )
-    return report.ok
+    return VerifyReport(count, int(indices.size), checked, found, time.perf_counter() - started)
