@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-from connect4.core.bits import canonical_key, check_word_board
+from connect4.core.bits import canonical_key, fits_word
 from connect4.core.errors import Connect4Error
 from connect4.core.limits import Limit
 from connect4.core.position import Position, check_board_size
@@ -577,8 +577,9 @@ class Solver:
 
     def run_batch(self, positions: list[Position], *, weak: bool = False) -> BatchResult:
         """Solve many positions in one kernel call: ``(scores, nodes, seconds)`` per
-        position, timed inside the kernel (no Python overhead per position). One
-        thread searches, whatever ``threads`` says.
+        position, timed inside the kernel (no Python overhead per position; on a
+        board over 64 bits, one call per position, timed around it). One thread
+        searches, whatever ``threads`` says.
 
         >>> scores, nodes, seconds = Solver().run_batch([Position.from_moves("445566")])
         >>> scores, nodes
@@ -586,7 +587,8 @@ class Solver:
         """
         for position in positions:
             self.check(position)
-        check_word_board(self.width, self.height, "the batch solver")  # (a GameError)
+        if not fits_word(self.width, self.height):
+            return self._run_each(positions, weak)
         kernel = backend_for(self.width, self.height)
         n = len(positions)
         currents = np.array([p.current for p in positions], dtype=np.int64)
@@ -619,6 +621,24 @@ class Solver:
         return BatchResult(
             [int(s) for s in scores], [int(v) for v in nodes], [float(t) * per_tick for t in ticks]
         )
+
+    def _run_each(self, positions: list[Position], weak: bool) -> BatchResult:
+        """:meth:`run_batch` on a board over 64 bits (whose kernel has no batch entry):
+        one search per position on this thread, each timed around its call."""
+        scores: list[int] = []
+        nodes: list[int] = []
+        seconds: list[float] = []
+        budget = Budget()
+        with self._lock:
+            for position in positions:
+                start = time.perf_counter()
+                score, _, _, count = self._run_here(position, weak, False, None, None,
+                                                    self._first(budget, False))  # fmt: skip
+                seconds.append(time.perf_counter() - start)
+                scores.append(score)
+                nodes.append(count)
+        self._count(sum(nodes), sum(seconds))
+        return BatchResult(scores, nodes, seconds)
 
     # ------------------------------------------------------------------ internals
     @contextlib.contextmanager
