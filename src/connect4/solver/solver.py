@@ -75,6 +75,7 @@ __all__ = [
     "Solver",
     "SolverError",
     "check_threads",
+    "kernel_ready",
     "position_key",
 ]
 
@@ -699,6 +700,24 @@ class Solver:
             return kernel.probe(mem, table, keys, values, current, mask, ply, alpha, beta)
 
         return self._budgeted(search, budget)
+
+
+def kernel_ready(width: int, height: int, *, load: bool = True, wait: float = 0.0) -> bool:
+    """True when the solver answers a board's positions without first compiling: always
+    on boards of up to 64 bits (their kernel is prepared ahead), and on a bigger board
+    once its own kernel is loaded in this process. Until then, with ``load``, it
+    loads in the background (about 0.1 s from the cache; 20-40 s the first time a
+    machine solves the size), waited for at most ``wait`` seconds, so a caller with a
+    deadline can say "not yet" in time.
+
+    >>> kernel_ready(7, 6)
+    True
+    """
+    if fits_word(width, height):
+        return True
+    from connect4.solver.wide import loaded
+
+    return loaded(width, height, load=load, wait=wait)
 
 
 def position_key(position: Position) -> int:
