@@ -51,7 +51,8 @@ from connect4.core.position import COLUMN_SYMBOLS, Position
 from connect4.core.score import score_label
 from connect4.core.tictactoe import TicTacToe
 from connect4.core.version import __version__
-from connect4.players import KINDS, PERFECT, describe_players, find_kind, split_spec
+from connect4.players import KINDS, describe_players, find_kind, split_spec
+from connect4.players.perfect import PERFECT
 from connect4.solver import kernel_ready
 from connect4.web import service
 from connect4.web.errors import BadRequest, TimeLimitExceeded, Unavailable
