@@ -5,12 +5,13 @@ limits, the table's size, the CLI."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from connect4 import GameError, Position
+from connect4 import Position
 from connect4.cli.app import app
 from connect4.players import make_player
 from connect4.solver import Solver, SolverError
@@ -84,8 +85,6 @@ def test_a_table_too_small_for_exact_entries_is_a_clear_error() -> None:
         Solver(8, 8, tt_megabytes=1)
     with pytest.raises(SolverError, match=r"16x7 board .* it needs more than any machine holds"):
         Solver(16, 7)
-    with pytest.raises(GameError, match="the batch solver handles boards of up to 64 bits"):
-        Solver(10, 6, tt_megabytes=4).run_batch([Position(10, 6)])
 
 
 def test_cli_solves_a_big_board() -> None:
@@ -95,6 +94,18 @@ def test_cli_solves_a_big_board() -> None:
                            input=position.moves + "\n")  # fmt: skip
     assert result.exit_code == 0, result.output
     assert result.stdout.split() == [position.moves, str(expected)]
+
+
+def test_batches_and_the_bench_command_on_a_big_board(tmp_path: Path) -> None:
+    positions = late_positions(10, 6, 13, 3, seed=61)
+    expected = [NaiveSolver(10, 6).score(columns_of(p)) for p in positions]
+    scores, nodes, seconds = Solver(10, 6, tt_megabytes=4).run_batch(positions)
+    assert scores == expected and len(nodes) == len(seconds) == 3
+    cases = tmp_path / "big.txt"
+    cases.write_text("".join(f"{p.moves} {s}\n" for p, s in zip(positions, expected, strict=True)))
+    result = runner.invoke(app, ["bench", "--width", "10", "--height", "6", str(cases)])
+    assert result.exit_code == 0, result.output
+    assert "n=3 correct=3" in result.stdout
 
 
 def test_split_words() -> None:

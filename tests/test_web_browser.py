@@ -349,7 +349,7 @@ def late_position(width: int, height: int, empty: int = 12) -> tuple[str, int]:
                 return game.moves, column
 
 
-@pytest.mark.parametrize(("width", "height"), [(7, 6), (8, 7), (9, 6)])
+@pytest.mark.parametrize(("width", "height"), [(7, 6), (8, 7), (9, 6), (8, 8), (10, 6)])
 def test_boards_fit_a_phone_screen(phone: Any, width: int, height: int) -> None:
     pos, column = late_position(width, height)
     open_page(phone, f"?width={width}&height={height}&pos={pos}&p1=human&p2=alphabeta:depth=2")
@@ -363,6 +363,25 @@ def test_boards_fit_a_phone_screen(phone: Any, width: int, height: int) -> None:
     assert phone.evaluate("document.documentElement.scrollWidth") <= 390
     board = phone.locator("#board").bounding_box()
     assert board["x"] >= 0 and board["x"] + board["width"] <= 390
+
+
+def test_a_10x6_board_on_a_phone_is_chosen_from_the_menu_and_legible(phone: Any) -> None:
+    open_page(phone, "?p1=human&p2=alphabeta")
+    sizes = phone.locator("#size option").all_text_contents()
+    assert {"8 × 8", "9 × 7", "10 × 6"} <= set(sizes)
+    phone.click("#settings > summary")  # folded on a phone
+    phone.select_option("#size", "10x6")
+    phone.wait_for_function("document.querySelectorAll('#board .column').length === 10")
+    assert phone.locator("#board .cell").count() == 60
+    phone.locator("#board .column >> nth=9").click()  # the tenth column: move symbol "a"
+    phone.wait_for_function("document.getElementById('pos-text').textContent.length === 2")
+    idle(phone)  # yellow (the page's default AI) answered
+    assert moves(phone)[0] == "a"
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    board = phone.locator("#board").bounding_box()
+    assert board["x"] >= 0 and board["x"] + board["width"] <= 390
+    column = phone.locator("#board .column").first.bounding_box()
+    assert column["width"] >= 32  # legible, and a fingertip's target
 
 
 BAD_LINKS = [

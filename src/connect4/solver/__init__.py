@@ -49,6 +49,7 @@ from connect4.solver.solver import (
     SolveResult,
     check_book,
     check_threads,
+    kernel_ready,
     position_key,
 )
 
@@ -71,6 +72,7 @@ __all__ = [
     "check_book",
     "check_threads",
     "forget_thread_solvers",
+    "kernel_ready",
     "pick_best",
     "position_key",
     "solve",

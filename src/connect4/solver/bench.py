@@ -138,6 +138,7 @@ def run_cases(
 
     if solver is None:
         solver = Solver(width, height)
+    width, height = solver.width, solver.height  # the positions are on the solver's board
     solver.warm_up()
     times: list[float] = []
     cpu = 0.0

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-from connect4.core.bits import canonical_key, check_word_board
+from connect4.core.bits import canonical_key, fits_word
 from connect4.core.errors import Connect4Error
 from connect4.core.limits import Limit
 from connect4.core.position import Position, check_board_size
@@ -75,6 +75,7 @@ __all__ = [
     "Solver",
     "SolverError",
     "check_threads",
+    "kernel_ready",
     "position_key",
 ]
 
@@ -577,8 +578,9 @@ class Solver:
 
     def run_batch(self, positions: list[Position], *, weak: bool = False) -> BatchResult:
         """Solve many positions in one kernel call: ``(scores, nodes, seconds)`` per
-        position, timed inside the kernel (no Python overhead per position). One
-        thread searches, whatever ``threads`` says.
+        position, timed inside the kernel (no Python overhead per position; on a
+        board over 64 bits, one call per position, timed around it). One thread
+        searches, whatever ``threads`` says.
 
         >>> scores, nodes, seconds = Solver().run_batch([Position.from_moves("445566")])
         >>> scores, nodes
@@ -586,7 +588,8 @@ class Solver:
         """
         for position in positions:
             self.check(position)
-        check_word_board(self.width, self.height, "the batch solver")  # (a GameError)
+        if not fits_word(self.width, self.height):
+            return self._run_each(positions, weak)
         kernel = backend_for(self.width, self.height)
         n = len(positions)
         currents = np.array([p.current for p in positions], dtype=np.int64)
@@ -619,6 +622,24 @@ class Solver:
         return BatchResult(
             [int(s) for s in scores], [int(v) for v in nodes], [float(t) * per_tick for t in ticks]
         )
+
+    def _run_each(self, positions: list[Position], weak: bool) -> BatchResult:
+        """:meth:`run_batch` on a board over 64 bits (whose kernel has no batch entry):
+        one search per position on this thread, each timed around its call."""
+        scores: list[int] = []
+        nodes: list[int] = []
+        seconds: list[float] = []
+        budget = Budget()
+        with self._lock:
+            for position in positions:
+                start = time.perf_counter()
+                score, _, _, count = self._run_here(position, weak, False, None, None,
+                                                    self._first(budget, False))  # fmt: skip
+                seconds.append(time.perf_counter() - start)
+                scores.append(score)
+                nodes.append(count)
+        self._count(sum(nodes), sum(seconds))
+        return BatchResult(scores, nodes, seconds)
 
     # ------------------------------------------------------------------ internals
     @contextlib.contextmanager
@@ -679,6 +700,24 @@ class Solver:
             return kernel.probe(mem, table, keys, values, current, mask, ply, alpha, beta)
 
         return self._budgeted(search, budget)
+
+
+def kernel_ready(width: int, height: int, *, load: bool = True, wait: float = 0.0) -> bool:
+    """True when the solver answers a board's positions without first compiling: always
+    on boards of up to 64 bits (their kernel is prepared ahead), and on a bigger board
+    once its own kernel is loaded in this process. Until then, with ``load``, it
+    loads in the background (about 0.1 s from the cache; 20-40 s the first time a
+    machine solves the size), waited for at most ``wait`` seconds, so a caller with a
+    deadline can say "not yet" in time.
+
+    >>> kernel_ready(7, 6)
+    True
+    """
+    if fits_word(width, height):
+        return True
+    from connect4.solver.wide import loaded
+
+    return loaded(width, height, load=load, wait=wait)
 
 
 def position_key(position: Position) -> int:

@@ -74,7 +74,7 @@ from connect4.solver.layout import (
     T_NEAR_REGION,
 )
 
-__all__ = ["NO_BOOK", "WideBackend", "uint128", "wide_backend"]
+__all__ = ["NO_BOOK", "WideBackend", "loaded", "uint128", "wide_backend"]
 
 # (F821: the functions compiled per board read names of its namespace, see _namespace)
 NO_BOOK: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.uint64), np.zeros(0, np.int8))
@@ -430,7 +430,8 @@ class WideBackend(Kernel):
 
 
 _backends: dict[tuple[int, int], WideBackend] = {}
-_lock = threading.Lock()
+_lock = threading.Lock()  # guards the dicts; a board's compile holds its own lock
+_compiling: dict[tuple[int, int], threading.Lock] = {}
 
 
 def wide_backend(
@@ -438,8 +439,15 @@ def wide_backend(
 ) -> WideBackend:
     """The backend of a board over 64 bits, compiled (or loaded from numba's cache)
     the first time this process asks for it; a cold compile is told to ``notice``."""
+    key = (width, height)
     with _lock:
-        backend = _backends.get((width, height))
+        backend = _backends.get(key)
+        if backend is not None:
+            return backend
+        compiling = _compiling.setdefault(key, threading.Lock())
+    with compiling:  # one compile per board; other boards' callers go on
+        with _lock:
+            backend = _backends.get(key)
         if backend is None:
             backend = WideBackend(width, height)
             if notice is not None and not _cache_is_warm(backend):
@@ -448,8 +456,45 @@ def wide_backend(
                     "cached afterwards)..."
                 )
             backend.compile()
-            _backends[(width, height)] = backend
+            with _lock:
+                _backends[key] = backend
     return backend
+
+
+_loading: dict[tuple[int, int], threading.Thread] = {}
+
+
+def loaded(width: int, height: int, *, load: bool = True, wait: float = 0.0) -> bool:
+    """True once a board's kernel is loaded in this process; otherwise, with ``load``,
+    it starts loading in a background thread (about 0.1 s from numba's cache, 20-40 s
+    for a first compile) and waits for it at most ``wait`` seconds, so a caller with a
+    deadline can answer "not yet" in time."""
+    key = (width, height)
+    with _lock:
+        if key in _backends:
+            return True
+        thread = _loading.get(key)
+        if thread is None:
+            if not load:
+                return False
+            thread = _loading[key] = threading.Thread(
+                target=_load, args=key, name=f"connect4-kernel-{width}x{height}", daemon=True
+            )
+            thread.start()
+    thread.join(max(0.0, wait))
+    with _lock:
+        return key in _backends
+
+
+def _load(width: int, height: int) -> None:
+    """A background load of a board's kernel (see :func:`loaded`)."""
+    try:
+        wide_backend(width, height)
+    except Exception:  # the next solve that needs the kernel says why
+        pass
+    finally:
+        with _lock:
+            _loading.pop((width, height), None)
 
 
 def _cache_is_warm(backend: WideBackend) -> bool:

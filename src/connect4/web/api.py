@@ -52,6 +52,8 @@ from connect4.core.score import score_label
 from connect4.core.tictactoe import TicTacToe
 from connect4.core.version import __version__
 from connect4.players import KINDS, describe_players, find_kind, split_spec
+from connect4.players.perfect import PERFECT
+from connect4.solver import kernel_ready
 from connect4.web import service
 from connect4.web.errors import BadRequest, TimeLimitExceeded, Unavailable
 from connect4.web.models import (
@@ -77,11 +79,16 @@ QUICK_TABLE_MB = 8  # transposition table of a quick-lane solver (deep lane: 64 
 QUICK_AGE = 0.02  # seconds of queue precedence per empty cell fewer (quick lane)
 DEEP_AGE = 0.1  # the same in the deep lane
 REVIEW_SHARE = 0.9  # of the time limit a review may use before it stops (then: 503)
+KERNEL_WAIT = 5.0  # seconds a request waits at most for its board's solver to load
 QUICK_NICE = 3  # OS priority of the quick lane's threads below the event loop (deep: idle)
 # The Connect Four boards the server plays and solves (the page's menu). Each size a
 # thread has solved keeps a transposition table, and each size a perfect player has
 # played keeps tables in a process-wide pool, so a fixed list bounds the memory.
-BOARD_SIZES: tuple[tuple[int, int], ...] = ((7, 6), (6, 5), (5, 4), (4, 4), (6, 7), (8, 7), (9, 6))
+# 8x8, 9x7 and 10x6 need more than 64 bits: their solver is compiled per size the first
+# time a machine serves it (see require_kernel).
+BOARD_SIZES: tuple[tuple[int, int], ...] = (
+    (7, 6), (6, 5), (5, 4), (4, 4), (6, 7), (8, 7), (9, 6), (8, 8), (9, 7), (10, 6),
+)  # fmt: skip
 
 
 def size_names(sizes: tuple[tuple[int, int], ...]) -> list[str]:
@@ -155,6 +162,26 @@ def check_spec(spec: str) -> None:
         reason = FORBIDDEN_KINDS[kind] or f"{kind} players cannot run in the web app"
         raise BadRequest(f"player {spec!r}: {reason}")
     find_kind(kind, web_kinds())
+
+
+async def require_kernel(board: Board, limit: Limit) -> None:
+    """Refuse (HTTP 503) a solve on a board whose solver is not loaded by ``limit``'s
+    deadline (less the time a solve needs): a board over 64 bits has its own kernel,
+    loaded in the background (0.1 s from the cache; 20-40 s the first time a machine
+    serves the size), so no request waits past its time limit for it.
+
+    >>> asyncio.run(require_kernel(Board(), Limit.within(1.0)))
+    """
+    width, height = board.width, board.height
+    if board.kind != "connect4" or kernel_ready(width, height, load=False):
+        return
+    left = limit.remaining()
+    wait = KERNEL_WAIT if left is None else max(0.0, min(KERNEL_WAIT, left / 2))
+    if not await asyncio.to_thread(kernel_ready, width, height, wait=wait):
+        raise Unavailable(
+            f"the solver for {width}x{height} boards is being compiled (the first time "
+            "this server solves that size; under a minute): try again shortly"
+        )
 
 
 def require_not_over(game: Game) -> None:
@@ -295,6 +322,8 @@ class Api:
         """Warm the solver up (when the settings ask for it) before requests arrive."""
         if self.settings.warm_up:
             await asyncio.to_thread(service.warm_up)
+            for width, height in self.settings.board_sizes:  # (bigger boards: in the
+                kernel_ready(width, height)  # background, see require_kernel)
 
     def stop(self) -> None:
         """Let the worker threads end once their queued jobs are done."""
@@ -342,6 +371,7 @@ class Api:
             return cached
         time_limit = self.settings.time_limit
         limit = self.limit()
+        await require_kernel(Board.of(position), limit)
         gone = None if caller is None else caller.gone
         started = time.monotonic()
         # Nearly full boards are cheap: each empty cell costs a waiting job QUICK_AGE
@@ -449,6 +479,7 @@ class Api:
         # The review stops a little before the lane's own limit, so the answer says
         # how far it got rather than only that the time ran out.
         limit = self.limit().tighter(REVIEW_SHARE * time_limit)
+        await require_kernel(board, limit)
         gone = None if caller is None else caller.gone
         with self.clients.turn(caller):
             if isinstance(position, Position):
@@ -495,6 +526,8 @@ class Api:
         require_not_over(position)
         check_spec(request.player)
         limit = self.limit()
+        if split_spec(request.player)[0] == PERFECT.name:  # the one kind that solves
+            await require_kernel(request.board, limit)
         choose = functools.partial(
             service.choose_move, position, request.player, want_tree=request.tree, limit=limit
         )
