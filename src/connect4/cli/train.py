@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import signal
+import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -170,6 +171,11 @@ def train(
             def on_point(point: Point) -> None:
                 save()
                 show(point)
+                if not json_output and not sys.stdout.isatty():  # a log: one line a point
+                    typer.echo(
+                        f"step {point.step:,} ({point.seconds / 60:.1f} min): train loss "
+                        f"{point.train.loss:.3f}; held out: {_describe(point.held_out)}"
+                    )
 
             finished = trainer.train(
                 split.train, split.held_out, limit=limit, on_point=on_point, on_step=advance
