@@ -72,7 +72,7 @@ def _replay(planes: np.ndarray, ply: int) -> Position:
     return Position.from_rows(rows)
 
 
-def test_benchmark_positions_and_their_mirrors_are_kept_out(data_file: Path, tmp_path: Path) -> None:
+def test_benchmark_positions_and_mirrors_are_kept_out(data_file: Path, tmp_path: Path) -> None:
     split = load_examples([data_file], held_out=0.0)
     positions = [_replay(split.train.obs[i], int(split.train.ply[i])) for i in range(3)]
     bench = tmp_path / "bench.txt"
@@ -92,7 +92,7 @@ def test_excluded_files_are_checked(tmp_path: Path) -> None:
     bad.write_text("44\n4x4 2\n")
     with pytest.raises(LabelsError, match=r"bad.txt, line 2: move 2 \('x'\)"):
         excluded_keys([bad])
-    with pytest.raises(LabelsError, match="does not exist|no such|not found"):
+    with pytest.raises(LabelsError, match=r"does not exist|no such|not found"):
         excluded_keys([tmp_path / "missing.txt"])
 
 
@@ -127,7 +127,7 @@ def test_planes_match_the_envs_layout() -> None:
 
 def _trained(data: Examples, steps: int, seed: int = 0) -> Trainer:
     trainer = Trainer.new(
-        Settings(WIDTH, HEIGHT, channels=16, blocks=2, steps=steps, batch=64, eval_every=10, seed=seed)
+        Settings(WIDTH, HEIGHT, channels=16, blocks=2, steps=steps, batch=64, seed=seed)
     )
     trainer.train(data)
     return trainer
