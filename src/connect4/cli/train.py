@@ -100,7 +100,7 @@ def train(
     from connect4.core.limits import Limit
 
     try:
-        from connect4.envs.labels import excluded_keys, load_examples
+        from connect4.envs.labels import load_examples
         from connect4.net.train import Settings, Trainer, require_torch, save_network
 
         torch = require_torch()
@@ -115,17 +115,16 @@ def train(
             raise fail(f"{out} exists: continue it with --resume, or choose another --out")
         if threads is not None:
             torch.set_num_threads(threads)
+        split = load_examples(data, exclude=exclude or [], held_out=held_out)
         if resume:
             trainer = Trainer.load(out, steps=steps, device=device)
         else:
             settings = Settings(
-                channels=channels, blocks=blocks, steps=steps, batch=batch, lr=lr,
-                eval_every=eval_every, seed=seed,
+                width=split.width, height=split.height, channels=channels, blocks=blocks,
+                steps=steps, batch=batch, lr=lr, eval_every=eval_every, seed=seed,
             )  # fmt: skip
             trainer = Trainer.new(settings, device)
         s = trainer.settings
-        keys = excluded_keys(exclude or [], s.width, s.height)
-        split = load_examples(data, exclude=keys, held_out=held_out)
         if (split.width, split.height) != (s.width, s.height):
             raise fail(
                 f"the data is {split.width}x{split.height}, the network {s.width}x{s.height}"

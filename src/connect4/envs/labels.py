@@ -22,8 +22,7 @@ Mirror augmentation happens batch by batch while training
 >>> label(sample_positions(3, (2, 2), 4, 4, seed=1), [(0, 0, 0, 0)] * 3).save(f"{folder}/d.npz")
 >>> with open(f"{folder}/bench.txt", "w") as f:
 ...     _ = f.write("11 0\\n")
->>> keys = excluded_keys([f"{folder}/bench.txt"], 4, 4)
->>> split = load_examples([f"{folder}/d.npz"], exclude=keys, held_out=0.0)
+>>> split = load_examples([f"{folder}/d.npz"], exclude=[f"{folder}/bench.txt"], held_out=0.0)
 >>> len(split.train), split.excluded
 (2, 1)
 """
@@ -108,10 +107,11 @@ class Split:
 def load_examples(
     paths: Sequence[str | os.PathLike[str]],
     *,
-    exclude: npt.NDArray[np.uint64] | None = None,
+    exclude: Sequence[str | os.PathLike[str]] = (),
     held_out: float = 0.02,
 ) -> Split:
-    """Read dataset files into a :class:`Split` (the module's docstring says how)."""
+    """Read dataset files into a :class:`Split` (the module's docstring says how):
+    ``exclude`` names files of positions kept out (see :func:`excluded_keys`)."""
     if not paths:
         raise LabelsError("no dataset files: make some with `connect4 dataset`", setting="data")
     if not 0 <= held_out < 1:
@@ -144,8 +144,9 @@ def load_examples(
     keep = np.zeros(len(merged), dtype=bool)
     keep[first] = True
     excluded = 0
-    if exclude is not None and exclude.size:
-        hit = keep & np.isin(merged.key, exclude)
+    keys = excluded_keys(exclude, *size)
+    if keys.size:
+        hit = keep & np.isin(merged.key, keys)
         excluded = int(hit.sum())
         keep &= ~hit
     merged = merged.take(np.flatnonzero(keep))
