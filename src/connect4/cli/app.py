@@ -1,8 +1,8 @@
-"""The ``connect4`` command: play, prepare, serve, arena, lab, book, dataset, tree, analyze,
-review, solve, bench.
+"""The ``connect4`` command: play, prepare, serve, arena, lab, book, dataset, train, tree,
+analyze, review, solve, bench.
 
 Each subcommand is a thin wrapper in a module of :mod:`connect4.cli` (one per
-group: ``arena``, ``lab``, ``book``, ``dataset``, ``analysis``, ``review``,
+group: ``arena``, ``lab``, ``book``, ``dataset``, ``train``, ``analysis``, ``review``,
 ``bench``), the options they share declared once in :mod:`connect4.cli.common`;
 the work lives in the module of its concept. Heavy modules are imported inside
 the commands so start-up stays fast.
@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from connect4.cli import analysis, arena, bench, book, dataset, lab, review
+from connect4.cli import analysis, arena, bench, book, dataset, lab, review, train
 from connect4.cli.common import (
     Game,
     Height,
@@ -196,6 +196,7 @@ app.command()(arena.arena)
 app.command()(lab.lab)
 app.add_typer(book.book_app, name="book")
 app.command()(dataset.dataset)
+app.command()(train.train)
 app.command()(analysis.tree)
 app.command()(analysis.analyze)
 app.command()(review.review)

@@ -4,13 +4,13 @@ The kinds a spec can name are registered here, from one explicit list:
 ``human``, ``random``, ``cmd`` (external programs), ``kaggle`` (Kaggle ConnectX
 agent files), ``perfect`` (the solver
 with beatable levels), ``minimax`` and ``alphabeta`` (the classic search),
-``mcts`` (Monte Carlo tree search).
+``mcts`` (Monte Carlo tree search), ``net`` (the learned network, alone or with PUCT).
 
 >>> from connect4 import Position
 >>> make_player("alphabeta:depth=2").choose(Position.from_moves("112233")).move
 3
 >>> sorted(KINDS)
-['alphabeta', 'cmd', 'human', 'kaggle', 'mcts', 'minimax', 'perfect', 'random']
+['alphabeta', 'cmd', 'human', 'kaggle', 'mcts', 'minimax', 'net', 'perfect', 'random']
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 from connect4.players.external import CMD
 from connect4.players.kaggle import KAGGLE
 from connect4.players.mcts import MCTS
+from connect4.players.net import NET
 from connect4.players.perfect import PERFECT
 from connect4.players.registry import (
     HUMAN,
@@ -51,6 +52,7 @@ BUILTIN_KINDS: tuple[PlayerKind, ...] = (
     MINIMAX,
     ALPHABETA,
     MCTS,
+    NET,
 )
 """The kinds every program knows, in the order menus list them."""
 

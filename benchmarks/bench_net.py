@@ -1,0 +1,159 @@
+"""The learned player measured against perfect play on Pons' six benchmark sets.
+
+    nice python benchmarks/bench_net.py                      # the shipped network
+    nice python benchmarks/bench_net.py --network my.npz --limit 1000 --search-limit 200
+
+For each set, every position's columns are scored exactly by the solver (the
+scores are cached in the compile cache folder), then the ``net`` player picks
+a move: raw (one forward pass), and with PUCT at each ``--playouts`` count.
+An **outcome error** is a move that throws away the best outcome there was
+(a win, or a draw); a **score error** a move whose exact score is below the
+best (a slower win, a faster loss). Prints both rates per set beside
+AlphaZero.jl's published Connect Four agent (errors in the outcome sense, as
+read from its benchmark plots), the mean time per move, and the machine and
+its load (the figures of a loaded machine are slower, never wrong).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from machine import describe_machine
+
+from connect4.core.position import Position
+from connect4.net.model import load_network, recipe_of, shipped_path
+from connect4.players import make_player
+from connect4.solver import solver_for
+from connect4.solver.bench import PONS_SETS, read_cases
+from connect4.solver.book.reader import cache_dir
+
+HERE = Path(__file__).parent
+ANCHOR = {  # AlphaZero.jl's Connect Four agent, outcome errors (its published benchmark)
+    "Begin-Hard": "~7 %",
+    "Middle-Medium": "2.5 %",
+    "Begin-Medium": "2 %",
+    "Begin-Easy": "~0 %",
+    "Middle-Easy": "~0 %",
+    "End-Easy": "~0 %",
+}
+ORDER = ["Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1", "Test_L1_R2", "Test_L1_R3"]
+
+
+@dataclass(frozen=True)
+class Rates:
+    """One configuration on one set: positions, error rates (%), mean ms per move."""
+
+    positions: int
+    outcome_errors: float
+    score_errors: float
+    ms_per_move: float
+
+
+def column_scores(name: str, moves: list[str]) -> list[list[int | None]]:
+    """Every column's exact score of each position (cached by set name and move string)."""
+    cache = cache_dir() / "pons_column_scores.json"
+    known: dict[str, list[int | None]] = {}
+    if cache.is_file():
+        known = json.loads(cache.read_text(encoding="utf-8"))
+    todo = [m for m in moves if m not in known]
+    if todo:
+        solver = solver_for(7, 6)
+        started = time.perf_counter()
+        for i, m in enumerate(todo):
+            known[m] = solver.analyze(Position.from_moves(m))
+            if time.perf_counter() - started > 30 and i % 100 == 0:
+                print(f"  scoring {name}: {i}/{len(todo)}", flush=True)
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps(known), encoding="utf-8")
+    return [known[m] for m in moves]
+
+
+def measure(spec: str, moves: list[str], scores: list[list[int | None]]) -> Rates:
+    """Play ``spec`` on each position; count the outcome and score errors."""
+    player = make_player(spec, seed=0)
+    outcome = exact = 0
+    seconds = 0.0
+    for m, row in zip(moves, scores, strict=True):
+        position = Position.from_moves(m)
+        started = time.perf_counter()
+        move = player.choose(position).move
+        seconds += time.perf_counter() - started
+        best = max(s for s in row if s is not None)
+        got = row[move]
+        assert got is not None, f"{spec} played the full column {move + 1} in {m}"
+        outcome += (got > 0) - (got < 0) < (best > 0) - (best < 0)
+        exact += got < best
+    n = len(moves)
+    return Rates(n, 100 * outcome / n, 100 * exact / n, 1000 * seconds / n)
+
+
+def cell(r: Rates) -> str:
+    """``outcome % / score % (positions), ms``."""
+    return f"{r.outcome_errors:5.1f} / {r.score_errors:5.1f} ({r.positions}), {r.ms_per_move:.1f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--network", help="weights file (default: the shipped network)")
+    parser.add_argument("--limit", type=int, default=1000, help="positions per set, raw")
+    parser.add_argument(
+        "--search-limit", type=int, default=100, help="positions per set, with PUCT"
+    )
+    parser.add_argument("--playouts", default="100,800", help="PUCT playouts, comma-separated")
+    parser.add_argument("--sets", default=",".join(ORDER), help="which sets (file names)")
+    parser.add_argument("--json", help="also write the figures to this JSON file")
+    args = parser.parse_args()
+    path = args.network or str(shipped_path())
+    network = load_network(path)
+    recipe = recipe_of(network)
+    excluded = set(map(str, recipe.get("excluded_files", [])))  # type: ignore[call-overload]
+    print(f"machine: {describe_machine()}; load {os.getloadavg()[0]:.1f}")
+    print(
+        f"network: {path} ({network.channels}x{network.blocks}, {network.parameters:,} "
+        f"parameters, step {recipe.get('step', '?')})"
+    )
+    missing = set(PONS_SETS) - excluded
+    if missing:
+        print(
+            f"WARNING: not recorded as kept out of its training data: {', '.join(sorted(missing))}"
+        )
+    load = f"load={path}"
+    configs = {"raw": f"net:{load}"}
+    for n in filter(None, args.playouts.split(",")):
+        configs[f"{int(n)} playouts"] = f"net:playouts={int(n)},{load}"
+    results: dict[str, dict[str, Rates]] = {}
+    header = f"{'set':<14} {'AlphaZero.jl':>12}" + "".join(
+        f" {name + ' (out/score %, ms)':>32}" for name in configs
+    )
+    print(header)
+    for file in args.sets.split(","):
+        label = PONS_SETS[file]
+        cases = read_cases(str(HERE / "pons" / file))
+        moves = [c.moves for c in cases[: max(args.limit, args.search_limit)]]
+        scores = column_scores(label, moves)
+        row: dict[str, Rates] = {}
+        for name, spec in configs.items():
+            n = args.limit if name == "raw" else args.search_limit
+            row[name] = measure(spec, moves[:n], scores[:n])
+        results[label] = row
+        print(
+            f"{label:<14} {ANCHOR[label]:>12}" + "".join(f" {cell(r):>32}" for r in row.values()),
+            flush=True,
+        )
+    print(f"load after: {os.getloadavg()[0]:.1f}")
+    if args.json:
+        data = {
+            "network": path,
+            "machine": describe_machine(),
+            "results": {s: {c: asdict(r) for c, r in row.items()} for s, row in results.items()},
+        }
+        Path(args.json).write_text(json.dumps(data, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,264 @@
+"""``connect4 train``: a policy/value network trained from ``connect4 dataset`` files."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from connect4.cli.common import Json, Resume, Seed, fail, interrupted
+
+if TYPE_CHECKING:
+    from connect4.net.train import Figures, Point
+
+
+@dataclass(frozen=True)
+class TrainSummary:
+    """``connect4 train --json``: where the run stands and what it wrote."""
+
+    checkpoint: str
+    network: str
+    plot: str | None
+    step: int
+    steps: int
+    seconds: float
+    examples_seen: int
+    train_positions: int
+    held_out_positions: int
+    excluded_positions: int
+    duplicate_positions: int
+    parameters: int
+    held_out: dict[str, float] | None
+    finished: bool
+
+
+def _names(before: object, paths: list[Path]) -> list[str]:
+    """The file names a recipe lists: those of earlier legs of the run and these."""
+    earlier = [str(name) for name in before] if isinstance(before, list) else []
+    return sorted({*earlier, *(path.name for path in paths)})
+
+
+def _describe(figures: Figures | None) -> str:
+    if figures is None:
+        return "-"
+    return (
+        f"loss {figures.loss:.3f}, best move {100 * figures.accuracy:.1f} %, "
+        f"errors {100 * figures.error_rate:.1f} %"
+    )
+
+
+def train(
+    data: Annotated[
+        list[Path],
+        typer.Option(help="a `connect4 dataset` file (repeat for several: a mix of plies)"),
+    ],
+    out: Annotated[Path, typer.Option(help="the checkpoint to write (.pt)")],
+    network: Annotated[
+        Path | None,
+        typer.Option(help="the NumPy weights file to write (default: OUT with .npz)"),
+    ] = None,
+    exclude: Annotated[
+        list[Path] | None,
+        typer.Option(
+            help="positions never trained on, one move string a line (repeat; e.g. "
+            "benchmarks/pons/Test_*): mirror images too"
+        ),
+    ] = None,
+    held_out: Annotated[
+        float, typer.Option(help="share of the positions held out to measure on", min=0, max=0.5)
+    ] = 0.02,
+    steps: Annotated[int, typer.Option(help="training steps in all", min=1)] = 20_000,
+    batch: Annotated[int, typer.Option(help="positions per step", min=1, max=65_536)] = 256,
+    lr: Annotated[float, typer.Option(help="peak learning rate (AdamW)", min=1e-7, max=1)] = 2e-3,
+    channels: Annotated[
+        int, typer.Option(help="planes of the residual tower", min=1, max=1024)
+    ] = 64,
+    blocks: Annotated[int, typer.Option(help="residual blocks", min=0, max=64)] = 4,
+    eval_every: Annotated[
+        int, typer.Option(help="steps between curve points and checkpoints", min=1)
+    ] = 500,
+    threads: Annotated[
+        int | None, typer.Option(help="PyTorch CPU threads (default: PyTorch's)", min=1, max=256)
+    ] = None,
+    plot: Annotated[
+        Path | None, typer.Option(help="draw the learning curve into this image (.png, .svg)")
+    ] = None,
+    device: Annotated[
+        str, typer.Option(help="cpu, cuda or auto (a GPU when there is one)")
+    ] = "cpu",
+    seed: Seed = 0,
+    resume: Resume = False,
+    json_output: Json = False,
+) -> None:
+    """Train a policy/value network from exact labels (needs the `train` extra: PyTorch)."""
+    from connect4.core.files import FileError, check_output, plot_target
+    from connect4.core.limits import Limit
+
+    try:
+        from connect4.envs.labels import load_examples
+        from connect4.net.train import Settings, Trainer, require_torch, save_network
+
+        torch = require_torch()
+        network_path = network if network is not None else out.with_suffix(".npz")
+        check_output(out, what="checkpoint")
+        check_output(network_path, what="network")
+        if plot is not None:
+            plot_target(plot, "learning curve")
+        if resume and not out.exists():
+            raise fail(f"--resume: {out} does not exist (run without --resume to start)")
+        if not resume and out.exists():
+            raise fail(f"{out} exists: continue it with --resume, or choose another --out")
+        if threads is not None:
+            torch.set_num_threads(threads)
+        split = load_examples(data, exclude=exclude or [], held_out=held_out)
+        if resume:
+            trainer = Trainer.load(out, steps=steps, device=device)
+        else:
+            settings = Settings(
+                width=split.width, height=split.height, channels=channels, blocks=blocks,
+                steps=steps, batch=batch, lr=lr, eval_every=eval_every, seed=seed,
+            )  # fmt: skip
+            trainer = Trainer.new(settings, device)
+        s = trainer.settings
+        if (split.width, split.height) != (s.width, s.height):
+            raise fail(
+                f"the data is {split.width}x{split.height}, the network {s.width}x{s.height}"
+            )
+        trainer.recipe = {
+            **trainer.recipe,
+            "data": _names(trainer.recipe.get("data"), data),
+            "excluded_files": _names(trainer.recipe.get("excluded_files"), exclude or []),
+            "train_positions": len(split.train),
+            "held_out_positions": len(split.held_out),
+            "excluded_positions": split.excluded,
+            "held_out_share": held_out,
+        }
+    except FileError as error:
+        raise fail(error) from None
+    except ValueError as error:
+        raise fail(error) from None
+
+    if not json_output:
+        typer.echo(
+            f"{len(split.train):,} training positions, {len(split.held_out):,} held out, "
+            f"{split.excluded:,} excluded, {split.duplicates:,} duplicates dropped; "
+            f"{trainer.module_parameters():,} parameters; step {trainer.step:,} of {s.steps:,}"
+        )
+    limit = Limit()
+
+    def stop(signum: int, frame: Any) -> None:
+        limit.stop()
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # a second Ctrl-C: at once
+
+    def save() -> None:
+        trainer.save(out)
+        save_network(trainer.network(), network_path)
+        if plot is not None and trainer.history:
+            from connect4.net.train import plot_curve
+
+            plot_curve(trainer.history, plot, f"{s.channels}x{s.blocks} network")
+
+    previous = signal.signal(signal.SIGINT, stop)
+    try:
+        with _progress(not json_output, s.steps, trainer.step) as (advance, show):
+
+            def on_point(point: Point) -> None:
+                save()
+                show(point)
+                if not json_output and not sys.stdout.isatty():  # a log: one line a point
+                    typer.echo(
+                        f"step {point.step:,} ({point.seconds / 60:.1f} min): train loss "
+                        f"{point.train.loss:.3f}; held out: {_describe(point.held_out)}"
+                    )
+
+            finished = trainer.train(
+                split.train, split.held_out, limit=limit, on_point=on_point, on_step=advance
+            )
+        save()
+    except KeyboardInterrupt:
+        raise interrupted("stopped during a step; the last checkpoint is in " + str(out)) from None
+    except (ValueError, OSError) as error:
+        raise fail(error) from None
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    last = trainer.history[-1].held_out if trainer.history else None
+    summary = TrainSummary(
+        checkpoint=str(out),
+        network=str(network_path),
+        plot=None if plot is None else str(plot),
+        step=trainer.step,
+        steps=s.steps,
+        seconds=round(trainer.seconds, 1),
+        examples_seen=trainer.examples,
+        train_positions=len(split.train),
+        held_out_positions=len(split.held_out),
+        excluded_positions=split.excluded,
+        duplicate_positions=split.duplicates,
+        parameters=trainer.module_parameters(),
+        held_out=None if last is None else asdict(last),
+        finished=finished,
+    )
+    if not finished:
+        raise interrupted(f"step {trainer.step:,} saved in {out}; continue with --resume")
+    if json_output:
+        typer.echo(json.dumps(asdict(summary)))
+        return
+    typer.echo(
+        f"wrote {out} and {network_path}: step {trainer.step:,}, {trainer.seconds / 60:.1f} min; "
+        f"held out: {_describe(last)}"
+    )
+
+
+class _progress:
+    """A progress bar of steps whose line shows the last curve point's figures."""
+
+    def __init__(self, show: bool, total: int, done: int) -> None:
+        self.show_bar = show
+        self.total = total
+        self.done = done
+        self.bar: Any = None
+
+    def __enter__(self) -> tuple[Any, Any]:
+        if not self.show_bar:
+            return (lambda n: None), (lambda point: None)
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.bar = Progress(
+            TextColumn("[bold]training"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            TextColumn("{task.fields[figures]}"),
+        )
+        self.bar.__enter__()
+        task = self.bar.add_task("training", total=self.total, completed=self.done, figures="")
+
+        def advance(n: int) -> None:
+            self.bar.advance(task, n)
+
+        def show(point: Point) -> None:
+            self.bar.update(
+                task,
+                figures=f"train loss {point.train.loss:.3f} | "
+                f"held out: {_describe(point.held_out)}",
+            )
+
+        return advance, show
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)

@@ -1,0 +1,245 @@
+"""PUCT: the AlphaZero tree search, guided by the network's priors and values.
+
+Each playout walks down from the root choosing, at every node, the column
+that maximises ``Q + c * P * sqrt(N) / (1 + n)``: ``Q`` the mean value of
+the column so far (from the mover's view), ``P`` the network's prior for it,
+``n`` its visits and ``N`` the node's. An unvisited column counts as the
+node's own value less a small reduction (first-play urgency). A playout ends
+at a position the network has not seen (evaluated, then expanded with its
+priors) or at a game end (a win, a full board: exact values). Values go back
+up the path, negated at each ply.
+
+Leaves are evaluated in batches: a playout's path carries a virtual loss so
+the next playouts of the batch spread out, and one forward pass evaluates
+them all. The search stops after its playouts, its seconds or when the
+caller's :class:`~connect4.core.limits.Limit` expires, and answers the most
+visited column.
+
+>>> from connect4 import Position
+>>> from connect4.net.model import Network
+>>> net = Network.random(7, 6, channels=8, blocks=1, seed=1)
+>>> result = Puct(net).search(Position.from_moves("112233"), playouts=200)
+>>> result.move, result.playouts  # column 4 wins at once
+(3, 200)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from connect4.core.errors import BudgetExceeded
+from connect4.core.limits import Limit
+from connect4.core.position import Position
+from connect4.net.model import Network, encode, game_planes
+
+DEFAULT_C = 1.5
+"""The exploration constant ``c``."""
+FPU_REDUCTION = 0.2  # an unvisited column's value: the node's less this
+DEFAULT_BATCH = 8  # leaves evaluated per forward pass
+
+
+class Node:
+    """A position in the tree: the network's priors and value, and per-column visit
+    counts and value sums (from the side to move's view)."""
+
+    __slots__ = ("children", "legal", "prior", "terminal", "value", "visits", "wins")
+
+    def __init__(self) -> None:
+        self.prior: list[float] = []
+        self.legal: list[int] = []
+        self.visits: list[int] = []
+        self.wins: list[float] = []  # value sums
+        self.children: list[Node | None] = []
+        self.value = 0.0  # the network's value, or the exact one of a game end
+        self.terminal = False
+
+    def expand(self, prior: np.ndarray, value: float, legal: list[int]) -> None:
+        """Fill in the network's answer for this position."""
+        self.legal = legal
+        self.prior = [float(prior[c]) for c in legal]
+        self.visits = [0] * len(legal)
+        self.wins = [0.0] * len(legal)
+        self.children = [None] * len(legal)
+        self.value = value
+
+    @property
+    def expanded(self) -> bool:
+        return bool(self.legal) or self.terminal
+
+    def select(self, c: float) -> int:
+        """The index (into :attr:`legal`) of the column to follow."""
+        total = sum(self.visits)
+        scale = c * math.sqrt(total + 1)
+        fpu = self.value - FPU_REDUCTION
+        best, best_score = 0, -math.inf
+        for i, prior in enumerate(self.prior):
+            n = self.visits[i]
+            q = self.wins[i] / n if n else fpu
+            score = q + scale * prior / (1 + n)
+            if score > best_score:
+                best, best_score = i, score
+        return best
+
+    def size(self) -> int:
+        """Nodes in this subtree."""
+        return 1 + sum(child.size() for child in self.children if child is not None)
+
+
+@dataclass(frozen=True)
+class ColumnResult:
+    """One root column: its visits, mean value (mover's view, -1..1) and prior."""
+
+    move: int
+    visits: int
+    value: float
+    prior: float
+
+
+@dataclass(frozen=True)
+class PuctResult:
+    """A search's answer: the most visited ``move``, the root's mean ``value``, every
+    column's figures, the playouts run, forward passes, seconds, and ``complete`` False
+    when the caller's limit cut it short."""
+
+    move: int
+    value: float
+    columns: list[ColumnResult]
+    playouts: int
+    evaluations: int
+    seconds: float
+    tree_size: int
+    depth: int
+    complete: bool
+
+    @property
+    def playouts_per_second(self) -> float:
+        return self.playouts / self.seconds if self.seconds > 0 else 0.0
+
+
+class Puct:
+    """A PUCT search over one network (a fresh tree per search)."""
+
+    def __init__(self, network: Network, c: float = DEFAULT_C, batch: int = DEFAULT_BATCH) -> None:
+        self.network = network
+        self.c = c
+        self.batch = batch
+
+    def _evaluate(self, positions: list[Position], nodes: list[Node]) -> None:
+        planes, ply = game_planes(positions)
+        legal_mask = planes.sum(axis=3)[:, 0, :] == 0
+        out = self.network.evaluate(encode(planes, ply), legal_mask)
+        values = out.value
+        for i, node in enumerate(nodes):
+            node.expand(out.policy[i], float(values[i]), positions[i].legal_moves())
+
+    def search(
+        self,
+        game: Position,
+        *,
+        playouts: int | None = 800,
+        seconds: float | None = None,
+        limit: Limit | None = None,
+    ) -> PuctResult:
+        """Search ``game`` (left unchanged) for ``playouts`` playouts or ``seconds``
+        (whichever ends first; at least one of them), within the caller's ``limit``.
+
+        Raises ``ValueError`` when the game is over and
+        :class:`~connect4.core.errors.BudgetExceeded` when the limit expired before
+        the root was evaluated.
+        """
+        if game.is_over():
+            raise ValueError("no legal move: the game is over")
+        if playouts is None and seconds is None:
+            raise ValueError("a search needs playouts or seconds")
+        started = time.perf_counter()
+        budget = limit.tighter(seconds) if limit is not None else Limit.within(seconds)
+        if budget.expired():
+            raise BudgetExceeded("the search's time ran out before the network answered")
+        position = game.copy()
+        root = Node()
+        self._evaluate([position], [root])
+        evaluations = 1
+        done = 0
+        deepest = 0
+        target = playouts if playouts is not None else 1 << 62
+        complete = True
+        while done < target:
+            if budget.expired():  # its own seconds are a complete search; the caller's not
+                complete = limit is None or not limit.expired()
+                break
+            leaves: list[tuple[list[tuple[Node, int]], Node, Position]] = []
+            pending: set[int] = set()
+            size = min(self.batch, target - done)
+            for _ in range(size):
+                path: list[tuple[Node, int]] = []
+                node = root
+                while node.expanded and not node.terminal:
+                    i = node.select(self.c)
+                    column = node.legal[i]
+                    path.append((node, i))
+                    node.visits[i] += 1  # a virtual loss while the leaf waits
+                    node.wins[i] -= 1.0
+                    winning = position.is_winning_move(column)
+                    position.play(column)
+                    child = node.children[i]
+                    if child is None:
+                        child = node.children[i] = Node()
+                        if winning or position.is_over():
+                            child.terminal = True
+                            child.value = -1.0 if winning else 0.0
+                    node = child
+                deepest = max(deepest, len(path))
+                if node.terminal:
+                    self._backup(path, node.value)
+                    done += 1
+                elif id(node) in pending:  # already waiting in this batch: undo the walk
+                    for parent, i in path:
+                        parent.visits[i] -= 1
+                        parent.wins[i] += 1.0
+                else:
+                    pending.add(id(node))
+                    leaves.append((path, node, position.copy()))
+                for _ in path:
+                    position.undo()
+            if leaves:
+                self._evaluate([leaf for _, _, leaf in leaves], [node for _, node, _ in leaves])
+                evaluations += 1
+                for path, node, _ in leaves:
+                    self._backup(path, node.value)
+                    done += 1
+        columns = [
+            ColumnResult(
+                move=root.legal[i],
+                visits=root.visits[i],
+                value=root.wins[i] / root.visits[i] if root.visits[i] else 0.0,
+                prior=root.prior[i],
+            )
+            for i in range(len(root.legal))
+        ]
+        best = max(columns, key=lambda col: (col.visits, col.prior))
+        visited = sum(col.visits for col in columns)
+        value = sum(root.wins) / visited if visited else root.value
+        return PuctResult(
+            move=best.move,
+            value=value,
+            columns=sorted(columns, key=lambda col: col.move),
+            playouts=done,
+            evaluations=evaluations,
+            seconds=time.perf_counter() - started,
+            tree_size=root.size(),
+            depth=deepest,
+            complete=complete,
+        )
+
+    @staticmethod
+    def _backup(path: list[tuple[Node, int]], leaf_value: float) -> None:
+        """Send a leaf's value (its side to move's view) up the path, removing the
+        virtual losses."""
+        value = -leaf_value  # the view of the player who moved into the leaf
+        for node, i in reversed(path):
+            node.wins[i] += value + 1.0  # +1 takes the virtual loss back
+            value = -value

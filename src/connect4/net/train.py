@@ -1,0 +1,603 @@
+"""Training the network with PyTorch (the ``train`` extra): the twin of :mod:`.model`.
+
+**Targets** from exact labels (:func:`targets`): the policy target spreads
+probability evenly over the columns with the best exact score; the outcome
+target is the sign of the position's score (loss, draw, win for the side to
+move); the score target is the exact score over the board's largest (so the
+distance to the end counts: a quick win scores higher than a slow one).
+
+**Loss**: cross-entropy of the policy (illegal columns masked out), of the
+outcome, and the squared error of the score.
+
+**Augmentation**: each batch shows half its positions mirrored (the columns
+reversed), so the network sees both halves of the symmetric game.
+
+A :class:`Trainer` runs the steps; :meth:`Trainer.save` writes a checkpoint
+(weights, optimizer, step, history, random state) that :meth:`Trainer.load`
+continues exactly, and :func:`export` folds batch normalisation into the
+convolutions and returns the :class:`~connect4.net.model.Network` NumPy runs.
+
+PyTorch is imported by the functions that need it, so this module loads
+without it:
+
+>>> ex = Examples.of(
+...     np.zeros((1, 6, 7, 2), np.int8), np.array([0]),
+...     np.array([[-2, -1, 0, 1, 0, -1, -2]], np.int8), np.array([1], np.uint64))
+>>> t = targets(ex, 7, 6)
+>>> t.policy.tolist(), t.outcome.tolist(), round(float(t.score[0]), 3)
+([[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]], [2], 0.056)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from connect4.core.errors import Connect4Error
+from connect4.core.files import FileError, atomic_write, open_input
+from connect4.core.limits import Limit
+from connect4.net.model import HEAD_PLANES, HIDDEN, INPUT_PLANES, Network, encode
+
+if TYPE_CHECKING:
+    pass
+
+FULL = -128  # a full column's score in the labels
+MAX_CHECKPOINT_BYTES = 1 << 30
+
+
+class TrainingError(Connect4Error):
+    """Training that cannot start: no PyTorch, bad settings, a checkpoint that does not fit."""
+
+
+def require_torch() -> Any:
+    """The ``torch`` module, or :class:`TrainingError` saying how to install it."""
+    try:
+        import torch
+    except ImportError:
+        raise TrainingError(
+            "training needs PyTorch: pip install 'connect4[train]' "
+            "(or the CPU build alone: pip install torch --index-url "
+            "https://download.pytorch.org/whl/cpu)"
+        ) from None
+    return torch
+
+
+def max_score(width: int, height: int) -> int:
+    """The largest exact score of the board: a win with the first player's fourth stone.
+
+    >>> max_score(7, 6)
+    18
+    """
+    return (width * height - 5) // 2
+
+
+# ---------------------------------------------------------------- examples and targets
+@dataclass(frozen=True)
+class Examples:
+    """Labelled positions: ``obs`` (N, H, W, 2) planes of the side to move, ``ply``
+    (N,), every column's exact score ``scores`` (N, W) (:data:`FULL`: a full column)
+    and the canonical ``key`` (N,) (shared with the mirror image)."""
+
+    obs: npt.NDArray[np.int8]
+    ply: npt.NDArray[np.int16]
+    scores: npt.NDArray[np.int8]
+    key: npt.NDArray[np.uint64]
+
+    @classmethod
+    def of(
+        cls,
+        obs: npt.NDArray[np.int8],
+        ply: npt.NDArray[np.integer],
+        scores: npt.NDArray[np.int8],
+        key: npt.NDArray[np.uint64],
+    ) -> Examples:
+        """Examples from arrays of any integer type (copied to the stored types)."""
+        return cls(
+            np.asarray(obs, np.int8),
+            np.asarray(ply, np.int16),
+            np.asarray(scores, np.int8),
+            np.asarray(key, np.uint64),
+        )
+
+    def __len__(self) -> int:
+        return int(self.ply.shape[0])
+
+    def take(self, index: npt.NDArray[np.integer]) -> Examples:
+        """The examples at ``index``."""
+        return Examples(self.obs[index], self.ply[index], self.scores[index], self.key[index])
+
+    def mirrored(self) -> Examples:
+        """The mirror images (columns reversed): the same labels, reversed."""
+        return Examples(self.obs[:, :, ::-1], self.ply, self.scores[:, ::-1], self.key)
+
+
+@dataclass(frozen=True)
+class Targets:
+    """What the network learns for each example: ``policy`` (N, W) over the best columns,
+    ``outcome`` (N,) 0 loss / 1 draw / 2 win, ``score`` (N,) the exact score scaled to
+    -1..1, ``legal`` (N, W) and ``best`` (N, W) masks, ``sign`` (N, W) each column's
+    outcome (-1, 0, 1; -2 full)."""
+
+    policy: npt.NDArray[np.float32]
+    outcome: npt.NDArray[np.int64]
+    score: npt.NDArray[np.float32]
+    legal: npt.NDArray[np.bool_]
+    best: npt.NDArray[np.bool_]
+    sign: npt.NDArray[np.int8]
+
+
+def targets(examples: Examples, width: int, height: int) -> Targets:
+    """The training targets of exact labels (the module's docstring says how)."""
+    scores = examples.scores.astype(np.int16)
+    legal = scores != FULL
+    value = scores.max(axis=1)
+    best = legal & (scores == value[:, None])
+    policy = best / best.sum(axis=1, keepdims=True)
+    return Targets(
+        policy=policy.astype(np.float32),
+        outcome=(np.sign(value) + 1).astype(np.int64),
+        score=(value / max_score(width, height)).astype(np.float32),
+        legal=legal,
+        best=best,
+        sign=np.where(legal, np.sign(scores), -2).astype(np.int8),
+    )
+
+
+def choice_errors(
+    logits: npt.NDArray[np.float32], t: Targets
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """For the network's best legal column of each example: whether it is one of the best
+    (``right``) and whether it throws away the best outcome (``outcome_error``)."""
+    masked = np.where(t.legal, logits, -np.inf)
+    pick = masked.argmax(axis=1)
+    rows = np.arange(len(pick))
+    right = t.best[rows, pick]
+    outcome_error = t.sign[rows, pick] < t.outcome - 1
+    return right, outcome_error
+
+
+# ---------------------------------------------------------------- the torch network
+def torch_network(width: int, height: int, channels: int, blocks: int) -> Any:
+    """The PyTorch module of :mod:`.model`'s network (batch normalisation not yet folded)."""
+    torch = require_torch()
+    nn = torch.nn
+
+    class Block(nn.Module):  # type: ignore[misc, name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv1 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+            self.bn1 = nn.BatchNorm2d(channels)
+            self.conv2 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+            self.bn2 = nn.BatchNorm2d(channels)
+
+        def forward(self, x: Any) -> Any:
+            y = torch.relu(self.bn1(self.conv1(x)))
+            return torch.relu(self.bn2(self.conv2(y)) + x)
+
+    class Head(nn.Module):  # type: ignore[misc, name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv = nn.Conv2d(channels, HEAD_PLANES, 1, bias=False)
+            self.bn = nn.BatchNorm2d(HEAD_PLANES)
+
+        def forward(self, x: Any) -> Any:
+            return torch.relu(self.bn(self.conv(x))).flatten(1)
+
+    class Net(nn.Module):  # type: ignore[misc, name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.stem = nn.Conv2d(INPUT_PLANES, channels, 3, padding=1, bias=False)
+            self.stem_bn = nn.BatchNorm2d(channels)
+            self.blocks = nn.ModuleList([Block() for _ in range(blocks)])
+            self.policy_head = Head()
+            self.policy_fc = nn.Linear(HEAD_PLANES * width * height, width)
+            self.value_head = Head()
+            self.value_fc1 = nn.Linear(HEAD_PLANES * width * height, HIDDEN)
+            self.value_fc2 = nn.Linear(HIDDEN, 4)
+
+        def forward(self, x: Any) -> tuple[Any, Any]:
+            """``(N, H, W, 4)`` inputs (the NumPy layout) -> policy logits, value outputs."""
+            x = torch.relu(self.stem_bn(self.stem(x.permute(0, 3, 1, 2))))
+            for block in self.blocks:
+                x = block(x)
+            logits = self.policy_fc(self.policy_head(x))
+            value = self.value_fc2(torch.relu(self.value_fc1(self.value_head(x))))
+            return logits, value
+
+    return Net()
+
+
+def _fold(conv: Any, bn: Any) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """A convolution followed by (evaluation-mode) batch normalisation as one convolution."""
+    w = conv.weight.detach().double().cpu().numpy()
+    scale = (bn.weight / (bn.running_var + bn.eps).sqrt()).detach().double().cpu().numpy()
+    shift = (
+        bn.bias.detach().double().cpu().numpy()
+        - bn.running_mean.detach().double().cpu().numpy() * scale
+    )
+    return (w * scale[:, None, None, None]).astype(np.float32), shift.astype(np.float32)
+
+
+def export(
+    module: Any, width: int, height: int, channels: int, blocks: int, recipe: str
+) -> Network:
+    """The NumPy :class:`~connect4.net.model.Network` of a trained module (BN folded)."""
+    weights: dict[str, npt.NDArray[np.float32]] = {}
+    weights["stem.w"], weights["stem.b"] = _fold(module.stem, module.stem_bn)
+    for i, block in enumerate(module.blocks):
+        weights[f"block{i}.conv1.w"], weights[f"block{i}.conv1.b"] = _fold(block.conv1, block.bn1)
+        weights[f"block{i}.conv2.w"], weights[f"block{i}.conv2.b"] = _fold(block.conv2, block.bn2)
+    for name, head in (("policy", module.policy_head), ("value", module.value_head)):
+        weights[f"{name}.conv.w"], weights[f"{name}.conv.b"] = _fold(head.conv, head.bn)
+    for name, linear in (
+        ("policy.fc", module.policy_fc),
+        ("value.fc1", module.value_fc1),
+        ("value.fc2", module.value_fc2),
+    ):
+        weights[f"{name}.w"] = linear.weight.detach().cpu().numpy().astype(np.float32)
+        weights[f"{name}.b"] = linear.bias.detach().cpu().numpy().astype(np.float32)
+    return Network(width, height, channels, blocks, weights, recipe)
+
+
+def save_network(network: Network, path: str | os.PathLike[str]) -> None:
+    """Write a weights file atomically (what :func:`~connect4.net.model.load_network` reads)."""
+    arrays = network.arrays()
+    atomic_write(
+        path, lambda file: np.savez_compressed(file, allow_pickle=False, **arrays), what="network"
+    )
+
+
+# ---------------------------------------------------------------- the run
+@dataclass(frozen=True)
+class Settings:
+    """A run's settings: the network's shape, the optimisation, the schedule."""
+
+    width: int = 7
+    height: int = 6
+    channels: int = 64
+    blocks: int = 4
+    steps: int = 20_000
+    batch: int = 256
+    lr: float = 2e-3
+    weight_decay: float = 1e-4
+    eval_every: int = 500
+    seed: int = 0
+
+    def check(self) -> None:
+        """Raise :class:`TrainingError` (naming the setting) for values no run can use."""
+        bounds = {
+            "channels": (1, 1024),
+            "blocks": (0, 64),
+            "steps": (1, 100_000_000),
+            "batch": (1, 65_536),
+            "eval_every": (1, 100_000_000),
+        }
+        for name, (low, high) in bounds.items():
+            value = getattr(self, name)
+            if not low <= value <= high:
+                raise TrainingError(f"{name} must be {low}-{high}, not {value}", setting=name)
+        if not (0 < self.lr <= 1 and math.isfinite(self.lr)):
+            raise TrainingError(f"lr must be in (0, 1], not {self.lr}", setting="lr")
+        if not (0 <= self.weight_decay <= 1):
+            raise TrainingError(
+                f"weight decay must be in [0, 1], not {self.weight_decay}", setting="weight_decay"
+            )
+
+
+@dataclass(frozen=True)
+class Figures:
+    """How the network does on a set of examples: mean loss (total, policy, outcome,
+    score), policy accuracy (its best column is one of the exact best) and error rate
+    (its best column throws away the best outcome)."""
+
+    loss: float
+    policy_loss: float
+    outcome_loss: float
+    score_loss: float
+    accuracy: float
+    error_rate: float
+
+
+@dataclass(frozen=True)
+class Point:
+    """One point of the learning curve: the step, seconds of training so far, the
+    training figures since the last point and the held-out set's figures."""
+
+    step: int
+    seconds: float
+    examples: int
+    train: Figures
+    held_out: Figures | None
+
+
+@dataclass
+class Trainer:
+    """A training run: the module, its optimizer and the curve so far (see module doc)."""
+
+    settings: Settings
+    module: Any
+    optimizer: Any
+    step: int = 0
+    seconds: float = 0.0
+    examples: int = 0
+    history: list[Point] = field(default_factory=list)
+    rng: np.random.Generator = field(default_factory=np.random.default_rng)
+    recipe: dict[str, object] = field(default_factory=dict)
+    device: str = "cpu"
+
+    @classmethod
+    def new(cls, settings: Settings, device: str = "cpu") -> Trainer:
+        """A fresh run: weights and batches drawn from ``settings.seed``; ``device`` is
+        ``cpu``, ``cuda`` or ``auto`` (a GPU when PyTorch sees one)."""
+        settings.check()
+        torch = require_torch()
+        if device == "auto":
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        if device not in ("cpu", "cuda"):
+            raise TrainingError(
+                f"device must be cpu, cuda or auto, not {device!r}", setting="device"
+            )
+        if device == "cuda" and not torch.cuda.is_available():
+            raise TrainingError("no GPU that PyTorch can use: train on the cpu", setting="device")
+        torch.manual_seed(settings.seed)
+        module = torch_network(settings.width, settings.height, settings.channels, settings.blocks)
+        module.to(device)
+        optimizer = torch.optim.AdamW(
+            module.parameters(), lr=settings.lr, weight_decay=settings.weight_decay
+        )
+        return cls(
+            settings, module, optimizer, rng=np.random.default_rng(settings.seed), device=device
+        )
+
+    def module_parameters(self) -> int:
+        """How many numbers the network learns."""
+        return sum(int(p.numel()) for p in self.module.parameters())
+
+    def learning_rate(self) -> float:
+        """The rate of the next step: a short warm-up, then a cosine decay to 2 %."""
+        s = self.settings
+        warm = min(500, s.steps // 20)
+        if self.step < warm:
+            return s.lr * (self.step + 1) / warm
+        progress = min(1.0, (self.step - warm) / max(1, s.steps - warm))
+        return s.lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * progress)))
+
+    def _tensors(self, examples: Examples, mirror: npt.NDArray[np.bool_] | None) -> tuple[Any, ...]:
+        torch = require_torch()
+        if mirror is not None and mirror.any():
+            obs = examples.obs.copy()
+            scores = examples.scores.copy()
+            obs[mirror] = obs[mirror][:, :, ::-1]
+            scores[mirror] = scores[mirror][:, ::-1]
+            examples = Examples(obs, examples.ply, scores, examples.key)
+        s = self.settings
+        t = targets(examples, s.width, s.height)
+        x = torch.from_numpy(encode(examples.obs, examples.ply))
+        arrays = (x, *(torch.from_numpy(a) for a in (t.policy, t.outcome, t.score, t.legal)))
+        return (*(a.to(self.device) for a in arrays), t)
+
+    def _losses(self, batch: tuple[Any, ...]) -> tuple[Any, Any, Any, Any, Any]:
+        torch = require_torch()
+        x, policy, outcome, score, legal, _ = batch
+        logits, value = self.module(x)
+        masked = logits.masked_fill(~legal, -1e9)
+        policy_loss = -(policy * torch.log_softmax(masked, dim=1)).sum(dim=1).mean()
+        outcome_loss = torch.nn.functional.cross_entropy(value[:, :3], outcome)
+        score_loss = ((torch.tanh(value[:, 3]) - score) ** 2).mean()
+        total = policy_loss + outcome_loss + score_loss
+        return total, policy_loss, outcome_loss, score_loss, logits
+
+    def train(
+        self,
+        data: Examples,
+        held_out: Examples | None = None,
+        *,
+        limit: Limit | None = None,
+        on_point: Callable[[Point], None] | None = None,
+        on_step: Callable[[int], None] | None = None,
+    ) -> bool:
+        """Run steps until ``settings.steps`` (True) or until ``limit`` stops it (False;
+        the run can be saved and continued). ``on_point`` hears each curve point."""
+        if not len(data):
+            raise TrainingError("no training examples")
+        s = self.settings
+        sums = np.zeros(6)
+        count = 0
+        started = time.perf_counter() - self.seconds
+        while self.step < s.steps:
+            if limit is not None and limit.expired():
+                self.seconds = time.perf_counter() - started
+                return False
+            self.module.train()
+            index = self.rng.integers(0, len(data), size=min(s.batch, len(data)))
+            batch = self._tensors(data.take(index), self.rng.random(index.size) < 0.5)
+            for group in self.optimizer.param_groups:
+                group["lr"] = self.learning_rate()
+            total, policy_loss, outcome_loss, score_loss, logits = self._losses(batch)
+            self.optimizer.zero_grad(set_to_none=True)
+            total.backward()
+            self.optimizer.step()
+            self.step += 1
+            self.examples += index.size
+            right, wrong = choice_errors(logits.detach().cpu().numpy(), batch[-1])
+            n = index.size
+            losses = tuple(
+                float(v.detach()) for v in (total, policy_loss, outcome_loss, score_loss)
+            )
+            sums += np.array([*(v * n for v in losses), right.sum(), wrong.sum()])
+            count += n
+            if on_step is not None:
+                on_step(1)
+            if self.step % s.eval_every == 0 or self.step == s.steps:
+                self.seconds = time.perf_counter() - started
+                point = Point(
+                    self.step,
+                    round(self.seconds, 2),
+                    self.examples,
+                    Figures(*(float(v) for v in sums / count)),
+                    None if held_out is None or not len(held_out) else self.evaluate(held_out),
+                )
+                self.history.append(point)
+                sums[:] = 0
+                count = 0
+                if on_point is not None:
+                    on_point(point)
+        self.seconds = time.perf_counter() - started
+        return True
+
+    def evaluate(self, examples: Examples, batch: int = 4096) -> Figures:
+        """The :class:`Figures` of the network on ``examples`` (evaluation mode)."""
+        torch = require_torch()
+        self.module.eval()
+        sums = np.zeros(6)
+        with torch.no_grad():
+            for start in range(0, len(examples), batch):
+                part = examples.take(np.arange(start, min(start + batch, len(examples))))
+                tensors = self._tensors(part, None)
+                total, policy_loss, outcome_loss, score_loss, logits = self._losses(tensors)
+                right, wrong = choice_errors(logits.cpu().numpy(), tensors[-1])
+                n = len(part)
+                losses = tuple(
+                    float(v.detach()) for v in (total, policy_loss, outcome_loss, score_loss)
+                )
+                sums += np.array([*(v * n for v in losses), right.sum(), wrong.sum()])
+        return Figures(*(float(v) for v in sums / len(examples)))
+
+    def network(self) -> Network:
+        """The NumPy network of the weights so far, with the run's recipe."""
+        self.module.eval()
+        s = self.settings
+        recipe = {**self.recipe, "settings": asdict(s), "step": self.step,
+                  "seconds": round(self.seconds, 1), "examples": self.examples}  # fmt: skip
+        if self.history and self.history[-1].held_out is not None:
+            recipe["held_out"] = asdict(self.history[-1].held_out)
+        return export(self.module, s.width, s.height, s.channels, s.blocks, json.dumps(recipe))
+
+    # ------------------------------------------------------------ checkpoints
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write a checkpoint atomically: weights, optimizer, step, curve, random state."""
+        torch = require_torch()
+        state = {
+            "format": 1,
+            "settings": asdict(self.settings),
+            "module": self.module.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "step": self.step,
+            "seconds": self.seconds,
+            "examples": self.examples,
+            "history": [asdict(point) for point in self.history],
+            "rng": json.dumps(self.rng.bit_generator.state),
+            "torch_rng": torch.get_rng_state(),
+            "device": self.device,
+            "recipe": json.dumps(self.recipe),
+        }
+        atomic_write(path, lambda file: torch.save(state, file), what="checkpoint")
+
+    @classmethod
+    def load(
+        cls, path: str | os.PathLike[str], steps: int | None = None, device: str = "cpu"
+    ) -> Trainer:
+        """Continue the run a checkpoint holds (``steps``: a new total number of steps)."""
+        torch = require_torch()
+        try:
+            with open_input(path, what="checkpoint", max_bytes=MAX_CHECKPOINT_BYTES) as file:
+                state = torch.load(file, weights_only=True, map_location="cpu")
+        except FileError as error:
+            raise TrainingError(str(error)) from None
+        except Exception as error:  # torch raises many kinds for a file that is not its own
+            raise TrainingError(f"cannot read {path} as a checkpoint: {error}") from None
+        if not isinstance(state, dict) or state.get("format") != 1:
+            raise TrainingError(f"{path} is not a training checkpoint of this version")
+        try:
+            settings = Settings(**state["settings"])
+            if steps is not None:
+                settings = Settings(**{**asdict(settings), "steps": steps})
+            trainer = cls.new(settings, device)
+            trainer.module.load_state_dict(state["module"])
+            trainer.optimizer.load_state_dict(state["optimizer"])
+            trainer.step = int(state["step"])
+            trainer.seconds = float(state["seconds"])
+            trainer.examples = int(state["examples"])
+            trainer.history = [_point(p) for p in state["history"]]
+            trainer.rng.bit_generator.state = json.loads(state["rng"])
+            torch.set_rng_state(state["torch_rng"])
+            trainer.recipe = json.loads(state["recipe"])
+        except (KeyError, TypeError, ValueError, RuntimeError) as error:
+            raise TrainingError(f"{path} is a damaged checkpoint: {error}") from None
+        return trainer
+
+
+def _point(raw: dict[str, Any]) -> Point:
+    held = raw.get("held_out")
+    return Point(
+        int(raw["step"]),
+        float(raw["seconds"]),
+        int(raw["examples"]),
+        Figures(**raw["train"]),
+        None if held is None else Figures(**held),
+    )
+
+
+def plot_curve(history: list[Point], path: str | os.PathLike[str], title: str = "") -> None:
+    """Draw the learning curve (losses; accuracy and error rate) into an image file."""
+    from connect4.core.files import save_figure
+
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise TrainingError("the plot needs matplotlib: pip install 'connect4[plots]'") from None
+    steps = [p.step for p in history]
+    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    left.plot(steps, [p.train.loss for p in history], label="training loss")
+    held = [(p.step, p.held_out) for p in history if p.held_out is not None]
+    if held:
+        at = [step for step, _ in held]
+        left.plot(at, [f.loss for _, f in held], label="held-out loss")
+        right.plot(at, [100 * f.accuracy for _, f in held], label="held out: a best move (%)")
+        right.plot(at, [100 * f.error_rate for _, f in held], label="held out: outcome lost (%)")
+    right.plot(
+        steps, [100 * p.train.accuracy for p in history], ":", label="training: a best move (%)"
+    )
+    left.set_xlabel("step")
+    right.set_xlabel("step")
+    left.set_ylabel("loss")
+    right.set_ylabel("%")
+    left.legend()
+    right.legend()
+    right.grid(alpha=0.3)
+    left.grid(alpha=0.3)
+    if title:
+        figure.suptitle(title)
+    figure.tight_layout()
+    save_figure(figure, path, what="learning curve")
+    plt.close(figure)
+
+
+__all__ = [
+    "Examples",
+    "Figures",
+    "Point",
+    "Settings",
+    "Targets",
+    "Trainer",
+    "TrainingError",
+    "choice_errors",
+    "export",
+    "max_score",
+    "plot_curve",
+    "require_torch",
+    "save_network",
+    "targets",
+    "torch_network",
+]

@@ -1,0 +1,183 @@
+"""The ``net`` player, PUCT over the network, and ``connect4 train`` from the command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from connect4.core.errors import BudgetExceeded
+from connect4.core.limits import Limit
+from connect4.core.position import Position
+from connect4.envs.dataset import FULL, label, sample_positions
+from connect4.net.model import Network
+from connect4.net.search import Puct
+from connect4.players import PlayerSpecError, make_player
+from connect4.solver import Solver
+from tests.cli_helpers import run_cli
+
+
+def _save(network: Network, path: Path) -> Path:
+    arrays = network.arrays()
+    np.savez(path, **arrays)
+    return path
+
+
+@pytest.fixture(scope="module")
+def weights(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _save(
+        Network.random(7, 6, channels=8, blocks=1, seed=4),
+        tmp_path_factory.mktemp("w") / "random.npz",
+    )
+
+
+def test_raw_player_plays_the_policy_best_legal_move(weights: Path) -> None:
+    player = make_player(f"net:load={weights}")
+    position = Position.from_moves("444444")  # column 4 is full
+    choice = player.choose(position)
+    policy = Network.random(7, 6, channels=8, blocks=1, seed=4).evaluate_positions([position])
+    assert choice.move != 3 and policy.policy[0, 3] == 0.0
+    assert choice.move == int(np.argmax(policy.policy[0]))
+    assert choice.stats["engine"] == "policy" and choice.complete
+
+
+def test_temperature_draws_from_the_policy_reproducibly(weights: Path) -> None:
+    moves = [
+        make_player(f"net:load={weights},temperature=5,seed={s}").choose(Position()).move
+        for s in range(12)
+    ]
+    assert len(set(moves)) > 1
+    again = [
+        make_player(f"net:load={weights},temperature=5,seed={s}").choose(Position()).move
+        for s in range(12)
+    ]
+    assert moves == again
+
+
+@pytest.mark.parametrize(
+    ("moves", "best"),
+    [
+        ("112233", 3),  # red wins at once in column 4
+        ("11223", 3),  # yellow must block column 4
+        ("4455", 2),  # red: 3 (or 6) makes two threats at once, a win in three plies
+    ],
+)
+def test_puct_finds_the_forced_moves(weights: Path, moves: str, best: int) -> None:
+    choice = make_player(f"net:load={weights},playouts=3000").choose(Position.from_moves(moves))
+    assert choice.move in (best, 5) if moves == "4455" else choice.move == best
+    assert choice.stats["playouts"] == 3000
+    assert sum(c["visits"] for c in choice.stats["columns"]) == 3000
+
+
+def test_puct_honours_the_callers_limit(weights: Path) -> None:
+    net = Network.random(7, 6, channels=8, blocks=1, seed=4)
+    with pytest.raises(BudgetExceeded):
+        Puct(net).search(Position(), playouts=100, limit=Limit(deadline=0.0))
+    limit = Limit.within(0.2)
+    started = time.perf_counter()
+    result = Puct(net).search(Position(), playouts=10_000_000, limit=limit)
+    assert time.perf_counter() - started < 5
+    assert not result.complete and 0 < result.playouts < 10_000_000
+    stopped = Limit()
+    stopped.stop()
+    player = make_player(f"net:load={weights},time=5")
+    with pytest.raises(BudgetExceeded):
+        player.choose(Position(), stopped)
+    own = make_player(f"net:load={weights},time=0.1").choose(Position())
+    assert own.complete and own.stats["playouts"] > 0
+
+
+def test_net_spec_errors_are_clear(weights: Path, tmp_path: Path) -> None:
+    with pytest.raises(PlayerSpecError, match=r"net: load=.*missing.npz.*does not exist"):
+        make_player(f"net:load={tmp_path / 'missing.npz'}")
+    (tmp_path / "junk.npz").write_bytes(b"junk")
+    with pytest.raises(PlayerSpecError, match=r"cannot read .* as a network's weights"):
+        make_player(f"net:load={tmp_path / 'junk.npz'}")
+    with pytest.raises(PlayerSpecError, match="the network plays 7x6, not 6x5"):
+        make_player(f"net:load={weights}", width=6, height=5)
+    with pytest.raises(PlayerSpecError, match=r"net: temperature='hot' must be a number 0-100"):
+        make_player("net:temperature=hot")
+    with pytest.raises(PlayerSpecError, match="net cannot play tictactoe"):
+        make_player("net", game="tictactoe")
+    with pytest.raises(PlayerSpecError, match="no network ships for 5x4"):
+        make_player("net", width=5, height=4)
+
+
+# ---------------------------------------------------------------- connect4 train
+@pytest.fixture(scope="module")
+def dataset_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    sample = sample_positions(300, (0, 12), 5, 4, seed=2)
+    solver = Solver(5, 4)
+    rows = [[FULL if s is None else s for s in solver.analyze(p)] for p in sample.positions()]
+    path = tmp_path_factory.mktemp("d") / "d.npz"
+    label(sample, rows).save(path)
+    return path
+
+
+def test_train_command_writes_a_network_that_plays(dataset_file: Path, tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    out = tmp_path / "n.pt"
+    args = ["train", "--data", str(dataset_file), "--out", str(out), "--channels", "8",
+            "--blocks", "1", "--steps", "20", "--eval-every", "10", "--held-out", "0.1",
+            "--plot", str(tmp_path / "curve.png"), "--json"]  # fmt: skip
+    done = run_cli(*args)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["step"] == 20 and summary["finished"] and summary["held_out"] is not None
+    assert (tmp_path / "curve.png").stat().st_size > 0
+    again = run_cli(*args[:-1])
+    assert again.returncode == 2 and "exists: continue it with --resume" in again.stderr
+    more = run_cli(*args[:-1], "--resume", "--steps", "30")
+    assert more.returncode == 0, more.stderr
+    assert "step 30" in more.stdout
+    player = make_player(f"net:load={tmp_path / 'n.npz'},playouts=50", width=5, height=4)
+    assert player.choose(Position.from_moves("33", 5, 4)).move in range(5)
+
+
+def test_train_command_refuses_bad_input(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    (tmp_path / "x.npz").write_text("no")
+    bad = run_cli("train", "--data", str(tmp_path / "x.npz"), "--out", str(tmp_path / "o.pt"))
+    assert bad.returncode == 2 and "cannot read" in bad.stderr and "Traceback" not in bad.stderr
+    missing = run_cli("train", "--data", "nowhere.npz", "--out", str(tmp_path / "o.pt"))
+    assert missing.returncode == 2 and "nowhere.npz" in missing.stderr
+    resume = run_cli("train", "--data", "x", "--out", str(tmp_path / "none.pt"), "--resume")
+    assert resume.returncode == 2 and "does not exist" in resume.stderr
+
+
+def test_ctrl_c_saves_a_resumable_checkpoint(dataset_file: Path, tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    out = tmp_path / "n.pt"
+    args = ["train", "--data", str(dataset_file), "--out", str(out), "--channels", "8",
+            "--blocks", "1", "--steps", "100000", "--eval-every", "5"]  # fmt: skip
+    process = subprocess.Popen(
+        [sys.executable, "-m", "connect4", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not out.exists():
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.stderr is not None
+    assert process.returncode == 130, process.stderr.read()
+    assert "continue with --resume" in process.stderr.read()
+    more = run_cli(*args[:-4], "--steps", "10", "--resume", "--json")
+    assert more.returncode == 0, more.stderr
+    assert json.loads(more.stdout)["step"] >= 10
