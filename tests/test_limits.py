@@ -33,7 +33,9 @@ def test_a_stop_flag_set_from_another_thread_stops_the_search(engine: str) -> No
     stop_later(limit, 0.2)
     started = time.perf_counter()
     result = search(Position(), limits=Limits(depth=30), engine=engine, limit=limit)
-    assert time.perf_counter() - started < 0.2 + 0.1
+    # Depth 30 from the empty board runs for hours: a stop seconds after the flag, even
+    # on a loaded machine, is the flag's doing (the benchmark measures the latency).
+    assert time.perf_counter() - started < 0.2 + 5.0
     assert (result.move, result.stopped) == (None, "stopped")
 
 
@@ -165,8 +167,8 @@ def test_ctrl_c_stops_a_thinking_ai_in_play(spec: str) -> None:
         assert process.poll() is None
         process.send_signal(signal.SIGINT)
         signalled = time.perf_counter()
-        code = process.wait(timeout=10)
-        assert time.perf_counter() - signalled < 2.0
+        code = process.wait(timeout=30)  # the search would think for hours
+        assert time.perf_counter() - signalled < 15.0  # fuzz_cli --interrupts times it
         assert code == 130
         assert process.stdout.read().strip().endswith("interrupted")
     finally:

@@ -484,18 +484,18 @@ def test_an_unknown_player_lists_only_the_kinds_the_web_runs(client: httpx.Clien
 
 
 def test_a_search_cut_short_answers_its_best_move() -> None:
-    # Its own hour is capped by the request's limit (3 s less 0.3 s to answer): a 200
+    # Its own hour is capped by the request's limit (5 s less 0.5 s to answer): a 200
     # with the deepest finished iteration's move, marked incomplete, never a 503. A short
     # search first loads the compiled engine, so loading it (slow on a busy machine) is
     # not part of the timed requests.
-    with BackgroundServer(create_app(threads=1, time_limit=3.0, warm_up=False)) as live:
+    with BackgroundServer(create_app(threads=1, time_limit=5.0, warm_up=False)) as live:
         done = httpx.post(live.url + "/api/move", json={"pos": "", "player": "alphabeta:depth=2"})
         assert done.json()["complete"] is True and done.json()["reached"] is None
         for spec in ("alphabeta:time=3600", "alphabeta:depth=40"):
             started = time.perf_counter()
             response = httpx.post(live.url + "/api/move", json={"pos": "", "player": spec})
             assert response.status_code == 200, response.text
-            assert time.perf_counter() - started < 3.0
+            assert time.perf_counter() - started < 5.0 + 1.0
             body = response.json()
             assert body["complete"] is False and body["move"] in range(7)
             assert body["reached"] == f"depth {body['stats']['depth']}"
@@ -516,7 +516,8 @@ def test_a_job_stops_when_its_client_goes_away() -> None:
             httpx.post(live.url + "/api/move", json=body, timeout=1.0)
         gave_up = time.perf_counter()
         while deep_busy(live.url):
-            assert time.perf_counter() - gave_up < 0.5, "the job outlived its client by 0.5 s"
+            # fuzz_web measures the latency; an hour-long job gone in seconds is stopped
+            assert time.perf_counter() - gave_up < 5.0, "the job outlived its client by 5 s"
             time.sleep(0.01)
         cpu = time.process_time()
         time.sleep(0.5)
@@ -524,7 +525,7 @@ def test_a_job_stops_when_its_client_goes_away() -> None:
 
 
 def test_one_deep_job_per_client_at_a_time() -> None:
-    with BackgroundServer(create_app(threads=2, time_limit=2.0, warm_up=False)) as live:
+    with BackgroundServer(create_app(threads=2, time_limit=5.0, warm_up=False)) as live:
         first: list[httpx.Response] = []
         body = {"pos": "", "player": "mcts:time=3600"}
         hostile = threading.Thread(
@@ -537,7 +538,7 @@ def test_one_deep_job_per_client_at_a_time() -> None:
             time.sleep(0.01)
         started = time.perf_counter()
         second = httpx.post(live.url + "/api/move", json=body)
-        assert time.perf_counter() - started < 0.5  # refused at once, not queued
+        assert time.perf_counter() - started < 2.5  # refused at once, not queued for 5 s
         assert error_of(second, 503).startswith("this client already has 1 deep job running")
         # Another address (all of 127/8 is this machine) gets the other deep worker.
         other = httpx.HTTPTransport(local_address="127.0.0.2")
