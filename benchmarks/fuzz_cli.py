@@ -307,6 +307,7 @@ def file_runs(folder: Path, quick: bool = False) -> list[Outcome]:
     big_build = ["book", "build", "--width", "5", "--height", "4", "--plies", "14", "--out"]
     dataset = ["dataset", "--positions", "100000", "--width", "5", "--height", "4", "--out"]
     arena = ["arena", "-p", "random", "-p", "random:seed=1", "--game", "tictactoe"]
+    lab = ["lab", "--depths", "1-2", "--no-perfect", "--games", "1", "--out"]
     targets = [
         ("build --out /dev/full", [*big_build, "/dev/full"]),
         ("build --out folder", [*big_build, str(plain)]),
@@ -316,6 +317,8 @@ def file_runs(folder: Path, quick: bool = False) -> list[Outcome]:
         ("arena --results missing", [*arena, "--results", str(missing)]),
         ("arena --results FIFO", [*arena, "--results", str(fifo)]),
         ("arena --csv /dev/full", [*arena, "--csv", "/dev/full"]),
+        ("lab --out /dev/full", [*lab, "/dev/full"]),
+        ("lab --out missing folder", [*lab, str(missing.parent / "lab")]),
         ("review --plot x.txt", ["review", "4455", "--plot", str(folder / "x.txt")]),
         ("review --plot folder", ["review", "4455", "--plot", str(plain)]),
         ("analyze --plot x.txt", ["analyze", "44", "--max-depth", "2", "--plot", "x.txt"]),
