@@ -16,6 +16,12 @@ an unexpected status or a timeout (every such run is printed in full). Each file
 reader's peak memory on the hostile inputs is printed beside the same command on a
 normal input, and more than 200 MB beyond it counts as a problem. The same seed
 gives the same inputs.
+
+Then (not with ``--quick``; alone with ``--interrupts``) a Ctrl-C (SIGINT) goes to
+each long command at work, and to commands still starting up (0.1, 0.3 and 0.6 s
+after their start: imports, the book, the kernels): each must exit 130 within
+0.5 s, with no traceback and no half-written file, and one line ``interrupted``
+in start-up. The seconds from the signal to the exit are printed for every case.
 """
 
 from __future__ import annotations
