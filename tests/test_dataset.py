@@ -393,6 +393,8 @@ def test_cli_writes_a_dataset_and_reports_it(tmp_path: Path) -> None:
          "board 9x7 needs 72\n"),
         (["--width", "12", "--height", "10"],
          "board 12x10 is too large: width*(height+1) = 132 must be <= 128\n"),
+        (["--width", "0", "--plies", "0-3"],
+         "board 0x6 is invalid: width and height must be >= 1\n"),
         (["--book", "bitbully:12-ply"],
          "book bitbully:12-ply holds win/draw/loss signs only, not the exact scores the solver "
          "needs\n"),
