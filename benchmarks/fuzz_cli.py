@@ -16,6 +16,12 @@ an unexpected status or a timeout (every such run is printed in full). Each file
 reader's peak memory on the hostile inputs is printed beside the same command on a
 normal input, and more than 200 MB beyond it counts as a problem. The same seed
 gives the same inputs.
+
+Then (not with ``--quick``; alone with ``--interrupts``) a Ctrl-C (SIGINT) goes to
+each long command at work, and to commands still starting up (0.1, 0.3 and 0.6 s
+after their start: imports, the book, the kernels): each must exit 130 within
+0.5 s, with no traceback and no half-written file, and one line ``interrupted``
+in start-up. The seconds from the signal to the exit are printed for every case.
 """
 
 from __future__ import annotations
@@ -307,6 +313,7 @@ def file_runs(folder: Path, quick: bool = False) -> list[Outcome]:
     big_build = ["book", "build", "--width", "5", "--height", "4", "--plies", "14", "--out"]
     dataset = ["dataset", "--positions", "100000", "--width", "5", "--height", "4", "--out"]
     arena = ["arena", "-p", "random", "-p", "random:seed=1", "--game", "tictactoe"]
+    lab = ["lab", "--depths", "1-2", "--no-perfect", "--games", "1", "--out"]
     targets = [
         ("build --out /dev/full", [*big_build, "/dev/full"]),
         ("build --out folder", [*big_build, str(plain)]),
@@ -316,6 +323,8 @@ def file_runs(folder: Path, quick: bool = False) -> list[Outcome]:
         ("arena --results missing", [*arena, "--results", str(missing)]),
         ("arena --results FIFO", [*arena, "--results", str(fifo)]),
         ("arena --csv /dev/full", [*arena, "--csv", "/dev/full"]),
+        ("lab --out /dev/full", [*lab, "/dev/full"]),
+        ("lab --out missing folder", [*lab, str(missing.parent / "lab")]),
         ("review --plot x.txt", ["review", "4455", "--plot", str(folder / "x.txt")]),
         ("review --plot folder", ["review", "4455", "--plot", str(plain)]),
         ("analyze --plot x.txt", ["analyze", "44", "--max-depth", "2", "--plot", "x.txt"]),

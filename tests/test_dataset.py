@@ -244,6 +244,34 @@ def test_interrupted_run_resumes_to_the_same_file(tmp_path: Path) -> None:
     assert not journal.exists()
 
 
+def test_damaged_journal_records_are_labelled_again_and_counted(tmp_path: Path) -> None:
+    """A flipped score byte in the journal would be a wrong label: its checksum fails, the
+    record is dropped and labelled again, and the summary counts it."""
+    out = tmp_path / "d.npz"
+    with pytest.raises(JobInterrupted), ThreadPoolExecutor(1) as pool:
+        make_dataset(
+            30, (4, 12), out, width=5, height=4, book="none", executor=pool,
+            chunk=4, progress=False, stop_after=3,
+        )  # fmt: skip
+    journal = tmp_path / "d.npz.partial"
+    head, record = 40 + 4, 8 + 5 + 4 + 4  # header, (key, 5 scores, nodes) and their CRC-32s
+    data = bytearray(journal.read_bytes())
+    assert (len(data) - head) % record == 0 and (len(data) - head) // record == 12
+    for index in (1, 6, 11):
+        data[head + index * record + 8 + 2] ^= 0x21  # the score of the record's third column
+    journal.write_bytes(bytes(data))
+    args = ["dataset", "--positions", "30", "--plies", "4-12", "--width", "5", "--height", "4",
+            "--book", "none", "--workers", "1", "--chunk", "4", "--out", str(out)]  # fmt: skip
+    resumed = run_cli(*args, "--resume", "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    summary = json.loads(resumed.stdout)
+    assert summary["damaged_journal_records"] == 3
+    assert (summary["from_journal"], summary["labelled"]) == (9, 21)
+    whole = build(30, (4, 12), tmp_path / "w.npz", width=5, height=4, book="none")
+    for name, array in whole.arrays().items():
+        assert np.array_equal(array, load_dataset(out).arrays()[name]), name
+
+
 def test_resume_refuses_another_runs_journal_and_a_run_refuses_an_unfinished_one(
     tmp_path: Path,
 ) -> None:
@@ -393,6 +421,8 @@ def test_cli_writes_a_dataset_and_reports_it(tmp_path: Path) -> None:
          "board 9x7 needs 72\n"),
         (["--width", "12", "--height", "10"],
          "board 12x10 is too large: width*(height+1) = 132 must be <= 128\n"),
+        (["--width", "0", "--plies", "0-3"],
+         "board 0x6 is invalid: width and height must be >= 1\n"),
         (["--book", "bitbully:12-ply"],
          "book bitbully:12-ply holds win/draw/loss signs only, not the exact scores the solver "
          "needs\n"),

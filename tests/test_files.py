@@ -145,6 +145,9 @@ def test_commands_refuse_endless_and_blocking_inputs(tmp_path: Path, fifo: Path)
 def test_commands_refuse_bad_output_targets_before_any_work(tmp_path: Path) -> None:
     folder = tmp_path / "out"
     folder.mkdir()
+    note = tmp_path / "note.txt"
+    note.write_text("kept\n")
+    lab = ["lab", "--depths", "1-2", "--no-perfect", "--games", "1", "--out"]
     cases = [
         (["book", "build", "--width", "5", "--height", "4", "--plies", "12", "--out"],
          "/dev/full", "it is a device, not a file"),
@@ -159,6 +162,9 @@ def test_commands_refuse_bad_output_targets_before_any_work(tmp_path: Path) -> N
         (["review", "4455", "--plot"], str(tmp_path / "x.txt"), "not a known format"),
         (["review", "4455", "--plot"], str(folder), "no suffix naming a known format"),
         (["analyze", "44", "--plot"], str(tmp_path / "x.txt"), "not a known format"),
+        (lab, "/dev/full", "it is a device, not a folder"),
+        (lab, str(tmp_path / "nonexistent" / "lab"), "does not exist"),
+        (lab, str(note), "it is a file, not a folder"),
     ]  # fmt: skip
     for args, target, message in cases:
         started = time.monotonic()
@@ -169,8 +175,8 @@ def test_commands_refuse_bad_output_targets_before_any_work(tmp_path: Path) -> N
         assert time.monotonic() - started < 30  # refused before the work
     assert not (tmp_path / "nonexistent").exists()
     assert Path("/dev/full").is_char_device()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
-    assert list(folder.iterdir()) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["note.txt", "out"]
+    assert list(folder.iterdir()) == [] and note.read_text() == "kept\n"
 
 
 def test_plot_is_written_in_the_format_its_suffix_names(tmp_path: Path) -> None:

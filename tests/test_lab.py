@@ -82,6 +82,12 @@ def test_lab_cli_errors_are_precise(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["lab", "--depths", "9-1", "--out", str(tmp_path)])
     assert result.exit_code == 2
     assert "low to high" in result.stderr
+    # the tournament's games_per_pair is the lab's --games (there is no --games-per-pair)
+    args = ["lab", "--games", str(10**12), "--depths", "1-2", "--no-perfect", "--out"]
+    result = CliRunner().invoke(app, [*args, str(tmp_path / "g")])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: --games: ") and "--games-per-pair" not in result.stderr
+    assert "more than the 1,000,000 games a tournament may hold" in result.stderr
 
 
 def test_mcts_and_timed_specs_round_trip() -> None:

@@ -38,7 +38,7 @@ from typing import Literal
 from connect4.arena.play import map_unordered, run_tournament
 from connect4.arena.schedule import ArenaConfig, ArenaError, load_openings
 from connect4.arena.summary import Standing, Summary, summarize
-from connect4.core.files import atomic_write, read_lines
+from connect4.core.files import atomic_write, output_folder, read_lines
 
 PERFECT = "perfect"
 MAX_SCORES_BYTES = 1 << 26  # the largest test_sets.jsonl read back on --resume
@@ -336,7 +336,7 @@ def run_lab(
         accuracy_nodes=lab.accuracy_nodes,
     )
     config = replace(base, openings=load_openings(lab.openings, base))
-    out.mkdir(parents=True, exist_ok=True)
+    output_folder(out, what="lab folder")
     for path in lab.test_sets:
         read_test_set(path, lab.test_positions)  # bad input fails before the tournament
     run = run_tournament(

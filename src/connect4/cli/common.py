@@ -9,7 +9,7 @@ read differently (``review --game N``) declares that one itself.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
@@ -87,13 +87,17 @@ def flag(setting: str) -> str:
     return FLAGS.get(setting, "--" + setting.replace("_", "-"))
 
 
-def fail(message: str | Exception, code: int = 2) -> typer.Exit:
+def fail(
+    message: str | Exception, code: int = 2, *, flags: Mapping[str, str] | None = None
+) -> typer.Exit:
     """Print ``error: message`` on stderr and return the Exit to raise; a library error
-    names the setting at fault by its flag."""
+    names the setting at fault by its flag (``flags``: a command's own flags for some
+    settings, e.g. the lab's ``--games`` for ``games_per_pair``)."""
     from connect4.core.errors import Connect4Error
 
     if isinstance(message, Connect4Error):
-        message = message.worded(flag)
+        own = flags or {}
+        message = message.worded(lambda setting: own.get(setting) or flag(setting))
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(code)
 

@@ -170,7 +170,11 @@ def lab(
         check_test_sets(config.test_sets, config.test_positions)
         run_and_report(out, config)
     except (Connect4Error, OSError) as error:
-        raise fail(error) from None
+        raise fail(error, flags=LAB_FLAGS) from None
+
+
+LAB_FLAGS = {"games_per_pair": "--games", "accuracy_nodes": "--accuracy-nodes"}
+"""The lab's flags for the tournament settings it names its own way."""
 
 
 def check_test_sets(paths: tuple[str, ...], positions: int) -> None:

@@ -50,6 +50,7 @@ __all__ = [
     "check_output",
     "file_errors",
     "open_input",
+    "output_folder",
     "plot_target",
     "raw_lines",
     "read_input_bytes",
@@ -236,6 +237,51 @@ def check_output(path: StrPath, *, what: str, suffixes: Collection[str] | None =
     if info is not None and not os.access(target, os.W_OK):
         raise refused("the file is not writable")
     return target
+
+
+def output_folder(path: StrPath, *, what: str) -> Path:
+    """Check, before any work, that the folder ``path`` can take a command's output
+    files, and make it if it is missing; return it.
+
+    Refused: a target that exists and is not a folder (a file, a device), a folder
+    that is not writable, a missing parent (no chain of folders is made from a typo).
+
+    >>> output_folder("/nonexistent/lab", what="lab folder")
+    Traceback (most recent call last):
+    ...
+    connect4.core.files.FileError: cannot write lab folder /nonexistent/lab: the folder \
+/nonexistent does not exist
+    >>> output_folder("/dev/full", what="lab folder")
+    Traceback (most recent call last):
+    ...
+    connect4.core.files.FileError: cannot write lab folder /dev/full: it is a device, not a folder
+    """
+    name = os.fspath(path)
+    if not name:
+        raise FileError(f"no folder name given for the {what}")
+
+    def refused(why: str) -> FileError:
+        return FileError(f"cannot write {what} {name}: {why}")
+
+    folder = Path(name)
+    try:
+        info = os.stat(folder)
+    except FileNotFoundError:
+        info = None
+    except OSError as error:
+        raise refused(_reason(error)) from None
+    if info is None:
+        parent = folder.absolute().parent
+        if not parent.is_dir():
+            raise refused(f"the folder {parent} does not exist")
+        with file_errors(folder, what):
+            folder.mkdir()
+    elif not stat.S_ISDIR(info.st_mode):
+        kind = "a file" if stat.S_ISREG(info.st_mode) else _describe(info.st_mode)
+        raise refused(f"it is {kind}, not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise refused("the folder is not writable")
+    return folder
 
 
 def atomic_write(

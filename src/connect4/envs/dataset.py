@@ -148,6 +148,7 @@ def parse_plies(text: str | None, width: int = 7, height: int = 6) -> tuple[int,
     ...
     connect4.envs.dataset.DatasetError: plies: the range 5-2 runs backwards (write 2-5)
     """
+    check_board_size(width, height)  # the board first: its size bounds the plies
     last = width * height - 1  # the most stones a position that is not over can hold
     if text is None:
         return 0, last
