@@ -124,8 +124,8 @@ def test_cold_compile_prints_a_notice(
 ) -> None:
     from connect4.solver import backend
 
-    monkeypatch.setattr(backend, "_compiled", False)
-    monkeypatch.setattr(backend, "_cache_is_warm", lambda kernel: False)
+    monkeypatch.setattr(backend, "_compiled", set())
+    monkeypatch.setattr(backend, "_cache_is_warm", lambda kernel, board: False)
     backend.numba_kernel()
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "compiling the solver" in err

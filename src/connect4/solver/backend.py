@@ -55,7 +55,13 @@ from numpy.typing import NDArray
 from connect4.core.bits import fits_word
 from connect4.solver import native
 from connect4.solver.entries import ENTRY_POINTS, UINT64, EntryPoint, Kernel
-from connect4.solver.layout import HDR as HEADER_WORDS, new_memory, new_table
+from connect4.solver.layout import (
+    HDR as HEADER_WORDS,
+    check_kernel_board,
+    kernel_name,
+    new_memory,
+    new_table,
+)
 
 Memory = NDArray[np.uint64]
 NO_BOOK: tuple[NDArray[np.uint64], NDArray[np.int8]] = (
@@ -66,14 +72,17 @@ Backend = Kernel  # the entry points, described once (connect4.solver.entries)
 
 
 class NumbaBackend(Kernel):
-    """The kernel run by numba (:mod:`connect4.solver.kernel`): each entry point
-    calls its raw-pointer function through numba's dispatcher (``nogil``)."""
+    """A kernel run by numba (:mod:`connect4.solver.kernel`; ``board`` names it, see
+    :func:`connect4.solver.layout.kernel_name`): each entry point calls its
+    raw-pointer function through numba's dispatcher (``nogil``)."""
 
     name = "numba"
 
-    def __init__(self, kernel: ModuleType) -> None:
+    def __init__(self, kernel: ModuleType, board: str = "7x6") -> None:
         self.kernel = kernel
-        self._functions = {p.name: getattr(kernel, p.function) for p in ENTRY_POINTS}
+        self.board = board
+        functions = kernel.board_kernel(board).functions
+        self._functions = {p.name: functions[p.function] for p in ENTRY_POINTS}
         self._unsigned = {
             p.name: [i for i, param in enumerate(p.params) if param.kind == UINT64]
             for p in ENTRY_POINTS
@@ -81,6 +90,8 @@ class NumbaBackend(Kernel):
 
     def run(self, point: EntryPoint, raw: list[int]) -> int:
         """Call the raw function, its unsigned words as ``np.uint64`` (numba's type)."""
+        if point.params:  # mem comes first
+            check_kernel_board(self.board, raw[0])
         arguments: list[object] = list(raw)
         for i in self._unsigned[point.name]:
             arguments[i] = np.uint64(raw[i])
@@ -90,8 +101,8 @@ class NumbaBackend(Kernel):
 
 # ---------------------------------------------------------------- choosing
 _lock = threading.RLock()  # active_backend() holds it while numba_kernel() takes it again
-_chosen: Backend | None = None
-_compiled = False
+_chosen: dict[str, Backend] = {}  # per kernel name
+_compiled: set[str] = set()
 
 
 def note(message: str) -> None:
@@ -99,52 +110,57 @@ def note(message: str) -> None:
     print(f"connect4: {message}", file=sys.stderr, flush=True)
 
 
-def numba_kernel() -> ModuleType:
-    """The numba kernel module, compiled (or loaded from numba's cache) once.
+def numba_kernel(board: str = "7x6") -> ModuleType:
+    """The numba kernel module with its kernel ``board`` (see
+    :func:`connect4.solver.layout.kernel_name`) compiled (or loaded from numba's
+    cache) once.
 
     The first, cold compile takes a while: say so on stderr.
     """
-    global _compiled
     from connect4.solver import kernel
 
-    if _compiled:
+    if board in _compiled:
         return kernel
     with _lock:
-        if not _compiled and not _cache_is_warm(kernel):
+        if board not in _compiled and not _cache_is_warm(kernel, board):
             # compile every entry point now, under the notice (a warm cache loads
             # each one lazily on its first call instead: faster start-up)
-            note("compiling the solver (first run only; cached afterwards)...")
-            _exercise(NumbaBackend(kernel))
-        _compiled = True
+            sizes = "7x6 boards" if board == "7x6" else "boards other than 7x6"
+            note(f"compiling the solver for {sizes} (first run only; cached afterwards)...")
+            _exercise(NumbaBackend(kernel, board))
+        _compiled.add(board)
     return kernel
 
 
-def _cache_is_warm(kernel: ModuleType) -> bool:
+def _cache_is_warm(kernel: ModuleType, board: str) -> bool:
     """True when numba's on-disk cache holds current code for the entry points."""
     try:
-        for point in ENTRY_POINTS:
+        for function in kernel.board_kernel(board).functions.values():
             # an empty index: no cache file, or one for an older source (stamp differs)
-            if not getattr(kernel, point.function)._cache._cache_file._load_index():
+            if not function._cache._cache_file._load_index():
                 return False
     except Exception:  # numba internals moved: assume warm, say nothing
         return True
     return True
 
 
-def active_backend() -> Backend:
-    """What every solver searches with, chosen once per process: the cached native
-    kernel when there is one, else numba's kernel (which then caches the native
-    one for the next process). Problems are one line on stderr, never an error."""
-    global _chosen
-    if _chosen is not None:
-        return _chosen
+def active_backend(width: int = 7, height: int = 6) -> Backend:
+    """What every solver of a board of up to 64 bits searches with, chosen once per
+    process and kernel (:func:`connect4.solver.layout.kernel_name`): the cached
+    native kernel when there is one, else numba's kernel (which then caches the
+    native one for the next process). Problems are one line on stderr, never an
+    error."""
+    board = kernel_name(width, height)
+    chosen = _chosen.get(board)
+    if chosen is not None:
+        return chosen
     with _lock:
-        if _chosen is None:
-            _chosen = _choose()
-    return _chosen
+        if board not in _chosen:
+            _chosen[board] = _choose(board)
+    return _chosen[board]
 
 
-def _choose() -> Backend:
+def _choose(board: str) -> Backend:
     directories: list[Path] = []
     if native.enabled():
         directories, problems = native.private_dirs(native.cache_dirs())
@@ -155,7 +171,7 @@ def _choose() -> Backend:
             )
         else:
             try:
-                loaded = native.load(directories)
+                loaded = native.load(directories, board)
             except native.StaleKernel as exc:
                 note(f"native solver kernel refused ({exc}); building it again")
             except Exception as exc:  # numba's kernel still works: say why
@@ -163,13 +179,13 @@ def _choose() -> Backend:
             else:
                 if loaded is not None:
                     return loaded
-    kernel = numba_kernel()
+    kernel = numba_kernel(board)
     if directories:
         try:
-            native.build(kernel, directories)
+            native.build(kernel, directories, board)
         except Exception as exc:  # only start-up time is lost: say why
             note(f"native solver kernel not cached ({exc})")
-    return NumbaBackend(kernel)
+    return NumbaBackend(kernel, board)
 
 
 def _exercise(kernel: Backend) -> None:
@@ -178,9 +194,10 @@ def _exercise(kernel: Backend) -> None:
     if isinstance(kernel, NumbaBackend):
         from numba.core.sigutils import normalize_signature
 
+        functions = kernel.kernel.board_kernel(kernel.board).functions
         for point in ENTRY_POINTS:
             args, _ = normalize_signature(point.numba_signature)  # type: ignore[no-untyped-call]
-            getattr(kernel.kernel, point.function).compile(tuple(args))
+            functions[point.function].compile(tuple(args))
     kernel.version()
 
 
@@ -189,25 +206,25 @@ def backend_for(width: int, height: int) -> Backend:
     64 bits, else the board's own 128-bit kernel (:mod:`connect4.solver.wide`,
     compiled when first asked for)."""
     if fits_word(width, height):
-        return active_backend()
+        return active_backend(width, height)
     from connect4.solver.wide import wide_backend
 
     return wide_backend(width, height, note)
 
 
-_warm = False
+_warm: set[str] = set()
 
 
 def warm_up(width: int = 7, height: int = 6) -> Backend:
     """Choose the backend of a board and load every entry point now, so no timed call
     pays for it (a few milliseconds with the native kernel). Returns the backend."""
-    global _warm
     if not fits_word(width, height):
         return backend_for(width, height)  # compiled or loaded whole
-    chosen = active_backend()
-    if not _warm:
+    chosen = active_backend(width, height)
+    board = kernel_name(width, height)
+    if board not in _warm:
         _exercise(chosen)
-        _warm = True
+        _warm.add(board)
     return chosen
 
 
