@@ -19,6 +19,7 @@ from rich.text import Text
 from connect4.core.errors import Connect4Error, IllegalMoveError, InvalidMoveError
 from connect4.core.game import Game
 from connect4.core.games import Board
+from connect4.core.position import Position
 from connect4.core.score import outcome_label
 from connect4.players import (
     KINDS,
@@ -27,6 +28,7 @@ from connect4.players import (
     Player,
     PlayerSpecError,
     make_player,
+    split_spec,
 )
 from connect4.players.match import GameRecord, play_move
 
@@ -40,6 +42,51 @@ def strongest_ai(game: str, rules: str = "standard") -> str:
     if "alphabeta" in KINDS:
         return "alphabeta:depth=9" if game == "tictactoe" else "alphabeta:level=hard"
     return "random"
+
+
+def uses_solver(spec: str) -> bool:
+    """True for a player that searches with the exact solver once past the opening book.
+
+    >>> uses_solver("perfect:level=hard"), uses_solver("alphabeta:depth=4")
+    (True, False)
+    """
+    return split_spec(spec)[0] == "perfect"
+
+
+def start_solver_compile(game: Game, console: Console) -> bool:
+    """On a first run, compile the solver in the background for a Connect Four game
+    (its opening moves come from the book meanwhile) and say so; True while it compiles."""
+    from connect4.solver.backend import compile_in_background
+
+    if game.kind != "connect4" or game.rules != "standard":
+        return False
+    if not compile_in_background(game.width, game.height):
+        return False
+    console.print(
+        "[dim]compiling the solver in the background (first run only); "
+        "the opening moves come from the book meanwhile[/]"
+    )
+    return True
+
+
+def needs_solver(game: Game) -> bool:
+    """True while the solver compiles in the background and the opening book does not
+    hold the scores of all of ``game``'s moves."""
+    from connect4.players.perfect import PerfectEngine
+    from connect4.solver.backend import compile_pending
+
+    if game.kind != "connect4" or not compile_pending(game.width, game.height):
+        return False
+    return PerfectEngine(game.width, game.height).book_scores(Position.of(game)) is None
+
+
+def wait_for_solver(game: Game, console: Console, who: str) -> None:
+    """Wait, with a line before and after, for the solver compiling in the background."""
+    from connect4.solver.backend import wait_for_compile
+
+    console.print(f"[dim]{who} needs the solver: still compiling (first run only)...[/]")
+    waited = wait_for_compile(game.width, game.height)
+    console.print(f"[dim]the solver is ready ({waited:.0f} s)[/]")
 
 
 def render_board(game: Game) -> Text:
@@ -217,6 +264,10 @@ def play_game(
                 continue
             if command in ("h", "hint", "?"):
                 try:
+                    if uses_solver(hint_spec or strongest_ai(game_name, game.rules)) and (
+                        needs_solver(game)
+                    ):
+                        wait_for_solver(game, console, "the hint")
                     console.print(hint_text(game, hint_player))
                 except (PlayerSpecError, ValueError) as error:
                     console.print(f"[red]no hint available:[/] {error}")
@@ -230,6 +281,8 @@ def play_game(
             record.move_seconds.append(time.perf_counter() - started)
             record.move_stats.append(None)
         else:
+            if uses_solver(mover.spec) and needs_solver(game):
+                wait_for_solver(game, console, f"{name} ({mover.spec})")
             turn = play_move(mover, game)
             record.add(turn, game)
             if turn.choice is None:

@@ -66,10 +66,19 @@ def play(
     from rich.console import Console
 
     from connect4.players import PlayerContext, PlayerSpecError, build_player, rehearse
-    from connect4.terminal import play_game, review_summary, strongest_ai
+    from connect4.solver.backend import background_compiles, compile_pending, wait_for_compile
+    from connect4.terminal import (
+        play_game,
+        review_summary,
+        start_solver_compile,
+        strongest_ai,
+        uses_solver,
+    )
 
     board = board_option(game, width, height, rules)
     start = board.new()
+    console = Console(stderr=json_output, highlight=False)
+    compiling = start_solver_compile(start, console)  # first run: the opening needs the book only
     specs = [strongest_ai(game, rules) if spec == "auto" else spec for spec in (red, yellow)]
     try:
         players = [
@@ -78,11 +87,10 @@ def play(
         ]
     except PlayerSpecError as error:
         raise fail(error) from None
-    console = Console(stderr=json_output, highlight=False)
     context = PlayerContext(board)
     for spec, player in zip(specs, players, strict=True):
-        if not player.is_human:  # compile and load now, not between a prompt and a move
-            rehearse(spec, start, context)
+        if not player.is_human and not (compiling and uses_solver(spec)):
+            rehearse(spec, start, context)  # compile and load now, not between a prompt and a move
     try:
         record = play_game(
             start,
@@ -101,8 +109,13 @@ def play(
     if json_output:
         typer.echo(record.to_json())
     elif record.finished and record.forfeit is None and not no_review:
+        if board.kind == "connect4" and compile_pending(board.width, board.height):
+            console.print("[dim]the review needs the solver: still compiling...[/]")
+            wait_for_compile(board.width, board.height)
         for line in review_summary(record.moves, board):
             console.print(line)
+    for pid in background_compiles():
+        console.print(f"[dim]the solver goes on compiling in the background (process {pid})[/]")
     if record.forfeit is not None:
         raise typer.Exit(1)
 
@@ -121,6 +134,7 @@ def prepare() -> None:
 
     steps = (
         ("the perfect solver's kernel", warm_up),
+        ("the solver's kernel for boards other than 7x6", lambda: warm_up(9, 5)),
         ("the compiled classic search", fastsearch.warm_up),
         ("the compiled Monte Carlo tree search", fastmcts.warm_up),
     )

@@ -44,8 +44,12 @@ True
 
 from __future__ import annotations
 
+import contextlib
+import os
+import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -54,6 +58,7 @@ from numpy.typing import NDArray
 
 from connect4.core.bits import fits_word
 from connect4.solver import native
+from connect4.solver.cache import FileLock, make_private_dir
 from connect4.solver.entries import ENTRY_POINTS, UINT64, EntryPoint, Kernel
 from connect4.solver.layout import (
     HDR as HEADER_WORDS,
@@ -170,22 +175,135 @@ def _choose(board: str) -> Backend:
                 "kernel (set CONNECT4_CACHE_DIR to a directory only you can write)"
             )
         else:
-            try:
-                loaded = native.load(directories, board)
-            except native.StaleKernel as exc:
-                note(f"native solver kernel refused ({exc}); building it again")
-            except Exception as exc:  # numba's kernel still works: say why
-                note(f"native solver kernel not loaded ({exc})")
-            else:
-                if loaded is not None:
-                    return loaded
-    kernel = numba_kernel(board)
-    if directories:
+            loaded = _load(directories, board)
+            if loaded is not None:
+                return loaded
+    if not directories:
+        return NumbaBackend(numba_kernel(board), board)
+    # one process compiles a kernel at a time; the others wait for its file
+    lock = _compile_lock(directories, board)
+    try:
+        if lock is not None and not lock.acquire(wait=False):
+            if board not in _background:  # our own child: the caller says it waits
+                note("another connect4 process is compiling the solver; waiting for it...")
+            lock.acquire(wait=True)
+        loaded = _load(directories, board)  # written while this process waited?
+        if loaded is not None:
+            return loaded
+        kernel = numba_kernel(board)
         try:
             native.build(kernel, directories, board)
         except Exception as exc:  # only start-up time is lost: say why
             note(f"native solver kernel not cached ({exc})")
-    return NumbaBackend(kernel, board)
+        return NumbaBackend(kernel, board)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _load(directories: list[Path], board: str) -> Backend | None:
+    """The cached native kernel, or None (a problem is one line on stderr)."""
+    try:
+        return native.load(directories, board)
+    except native.StaleKernel as exc:
+        note(f"native solver kernel refused ({exc}); building it again")
+    except Exception as exc:  # numba's kernel still works: say why
+        note(f"native solver kernel not loaded ({exc})")
+    return None
+
+
+# ---------------------------------------------------------------- compiling in the background
+LOCK_HELD = "CONNECT4_KERNEL_LOCK_HELD"  # set for a child that holds its parent's compile lock
+_background: dict[str, subprocess.Popen[bytes]] = {}
+_COMPILE = "from connect4.solver.backend import warm_up; warm_up({width}, {height})"
+
+
+def _compile_lock(directories: list[Path], board: str) -> FileLock | None:
+    """The lock on compiling kernel ``board`` in the cache, or None when this process
+    is the child compiling it for its parent (which took the lock for it)."""
+    if os.environ.get(LOCK_HELD) == board:
+        return None
+    with contextlib.suppress(OSError):
+        make_private_dir(directories[0])
+    return FileLock(directories[0] / f"kernel-{board}.lock")
+
+
+def compile_in_background(width: int = 7, height: int = 6) -> bool:
+    """Start compiling a board's kernel in a child process when it is not cached yet,
+    and return at once: True while it compiles (here or in another process), False
+    when the kernel is ready or is compiled in this process when first used (numba
+    without the native cache, boards over 64 bits).
+
+    The child writes the native kernel file and exits; a search that needs the
+    kernel meanwhile waits for it (:func:`compile_pending`, :func:`wait_for_compile`
+    let a caller say so first). The child goes on if this process ends, so the
+    next one finds the file.
+    """
+    if not fits_word(width, height) or not native.enabled():
+        return False
+    board = kernel_name(width, height)
+    with _lock:
+        if board in _chosen:
+            return False
+        if board in _background:
+            return compile_pending(width, height)
+        directories, _ = native.private_dirs(native.cache_dirs())
+        if not directories:
+            return False
+        loaded = _load(directories, board)
+        if loaded is not None:
+            _chosen[board] = loaded
+            return False
+        lock = _compile_lock(directories, board)
+        if lock is None or not lock.acquire(wait=False):
+            return lock is not None  # another process compiles it
+        try:
+            held = lock.fileno()
+            _background[board] = subprocess.Popen(
+                [sys.executable, "-c", _COMPILE.format(width=width, height=height)],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env={**os.environ, LOCK_HELD: board},
+                pass_fds=() if held is None else (held,),
+                start_new_session=True,  # a Ctrl-C of the game does not stop it
+            )
+        except OSError:
+            return False  # compiled here on first use instead
+        finally:
+            lock.release()  # the child holds it now
+    return True
+
+
+def compile_pending(width: int = 7, height: int = 6) -> bool:
+    """True while a board's kernel compiles in another process (this process's child
+    from :func:`compile_in_background`, or another program's)."""
+    if not fits_word(width, height) or not native.enabled():
+        return False
+    board = kernel_name(width, height)
+    process = _background.get(board)
+    if process is not None and process.poll() is None:
+        return True
+    if board in _chosen:
+        return False
+    directories, _ = native.private_dirs(native.cache_dirs())
+    if not directories:
+        return False
+    lock = _compile_lock(directories, board)
+    return lock is not None and lock.held_elsewhere()
+
+
+def wait_for_compile(width: int = 7, height: int = 6, poll: float = 0.1) -> float:
+    """Wait while :func:`compile_pending`; return the seconds waited."""
+    started = time.perf_counter()
+    while compile_pending(width, height):
+        time.sleep(poll)
+    return time.perf_counter() - started
+
+
+def background_compiles() -> list[int]:
+    """The process ids of this process's background compiles still running."""
+    return [p.pid for p in _background.values() if p.poll() is None]
 
 
 def _exercise(kernel: Backend) -> None:
