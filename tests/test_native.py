@@ -448,3 +448,73 @@ def test_the_7x6_kernel_refuses_another_boards_memory(built: native.NativeKernel
     assert backend.backend_for(5, 4).solve(
         *memory(5, 4, 1 << 16), *NO_BOOK, p.current, p.mask, p.ply, False
     ) == Solver(5, 4).solve(p)
+
+
+LOCK_AND_WRITE = """
+import fcntl, os, shutil, sys, time
+lock = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+fcntl.flock(lock, fcntl.LOCK_EX)
+print("locked", flush=True)
+time.sleep(1.5)
+shutil.copy(sys.argv[2], sys.argv[3])  # the compiled kernel, written while locked
+"""
+
+
+def test_a_process_waits_for_anothers_compile_and_loads_its_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """While another process holds the compile lock, the solver waits for it (one line
+    on stderr) and loads the kernel file it wrote instead of compiling its own."""
+    prebuilt = native.build(_kernel(), [tmp_path / "elsewhere"])
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    monkeypatch.setenv("CONNECT4_CACHE_DIR", str(cache))
+    monkeypatch.delenv("CONNECT4_NATIVE", raising=False)
+    monkeypatch.setattr(backend, "_chosen", {})
+    monkeypatch.setattr(backend, "numba_kernel", lambda board: pytest.fail("compiled again"))
+    other = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            LOCK_AND_WRITE,
+            str(cache / "kernel-7x6.lock"),
+            str(prebuilt),
+            str(cache / prebuilt.name),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert other.stdout is not None and other.stdout.readline() == "locked\n"
+        assert backend.compile_pending(7, 6)
+        assert not backend.compile_pending(9, 5)  # another kernel's lock
+        chosen = backend.active_backend(7, 6)
+    finally:
+        other.wait()
+    assert isinstance(chosen, native.NativeKernel) and chosen.path == cache / prebuilt.name
+    assert not backend.compile_pending(7, 6)
+    assert capsys.readouterr().err == (
+        "connect4: another connect4 process is compiling the solver; waiting for it...\n"
+    )
+
+
+def test_compile_in_background_starts_a_child_only_when_the_kernel_is_missing(
+    built: native.NativeKernel, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cached kernel is loaded, not compiled again; a missing one is compiled by a
+    child process that holds the lock, which a search then waits for."""
+    monkeypatch.setattr(backend, "_chosen", {})
+    monkeypatch.setattr(backend, "_background", {})
+    assert backend.compile_in_background(7, 6) is False  # the file is there: loaded
+    assert isinstance(backend.active_backend(7, 6), native.NativeKernel)
+    cache = tmp_path / "cold"
+    monkeypatch.setenv("CONNECT4_CACHE_DIR", str(cache))
+    monkeypatch.setattr(backend, "_chosen", {})
+    assert backend.compile_in_background(7, 6) is True
+    assert backend.compile_in_background(7, 6) is True  # one child, not two
+    assert len(backend.background_compiles()) == 1
+    assert backend.compile_pending(7, 6)
+    backend.wait_for_compile(7, 6)
+    assert backend.background_compiles() == [] and not backend.compile_pending(7, 6)
+    assert [p.name.startswith("kernel-7x6-") for p in cache.glob("*.native")] == [True]
+    assert isinstance(backend.active_backend(7, 6), native.NativeKernel)

@@ -184,7 +184,7 @@ def _choose(board: str) -> Backend:
     lock = _compile_lock(directories, board)
     try:
         if lock is not None and not lock.acquire(wait=False):
-            if board not in _background:  # our own child: the caller says it waits
+            if board not in _background and board not in _elsewhere:  # else the caller says so
                 note("another connect4 process is compiling the solver; waiting for it...")
             lock.acquire(wait=True)
         loaded = _load(directories, board)  # written while this process waited?
@@ -215,6 +215,7 @@ def _load(directories: list[Path], board: str) -> Backend | None:
 # ---------------------------------------------------------------- compiling in the background
 LOCK_HELD = "CONNECT4_KERNEL_LOCK_HELD"  # set for a child that holds its parent's compile lock
 _background: dict[str, subprocess.Popen[bytes]] = {}
+_elsewhere: set[str] = set()  # kernels compile_in_background() found compiling in another process
 _COMPILE = "from connect4.solver.backend import warm_up; warm_up({width}, {height})"
 
 
@@ -256,7 +257,9 @@ def compile_in_background(width: int = 7, height: int = 6) -> bool:
             return False
         lock = _compile_lock(directories, board)
         if lock is None or not lock.acquire(wait=False):
-            return lock is not None  # another process compiles it
+            if lock is not None:  # another process compiles it
+                _elsewhere.add(board)
+            return lock is not None
         try:
             held = lock.fileno()
             _background[board] = subprocess.Popen(
