@@ -22,7 +22,7 @@ app = typer.Typer(
     name="connect4",
     help="Connect Four and tic-tac-toe: play, solve, analyse search, run AI tournaments.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish
     pretty_exceptions_enable=False,
 )
 
@@ -88,6 +88,8 @@ def play(
     except PlayerSpecError as error:
         raise fail(error) from None
     context = PlayerContext(board)
+    for line in opponent_lines(game, (red, yellow), specs):
+        console.print(line)
     for spec, player in zip(specs, players, strict=True):
         if not player.is_human and not (compiling and uses_solver(spec)):
             rehearse(spec, start, context)  # compile and load now, not between a prompt and a move
@@ -118,6 +120,28 @@ def play(
         console.print(f"[dim]the solver goes on compiling in the background (process {pid})[/]")
     if record.forfeit is not None:
         raise typer.Exit(1)
+
+
+def opponent_lines(game: str, asked: tuple[str, str], specs: list[str]) -> list[str]:
+    """Who plays whom, when ``auto`` chose a side's AI.
+
+    >>> opponent_lines("connect4", ("human", "auto"), ["human", "perfect"])
+    ['you play Red against perfect (auto: the strongest AI here)']
+    >>> opponent_lines("tictactoe", ("auto", "auto"), ["alphabeta:depth=9"] * 2)
+    ['X is alphabeta:depth=9 (auto)', 'O is alphabeta:depth=9 (auto)']
+    >>> opponent_lines("connect4", ("human", "random"), ["human", "random"])
+    []
+    """
+    from connect4.terminal import PLAYER_NAMES
+
+    names = [name.capitalize() if len(name) > 1 else name for name in PLAYER_NAMES[game]]
+    chosen = [side for side in (0, 1) if asked[side] == "auto"]
+    humans = [side for side in (0, 1) if specs[side] == "human"]
+    if len(chosen) == 1 and len(humans) == 1:
+        return [
+            f"you play {names[humans[0]]} against {specs[chosen[0]]} (auto: the strongest AI here)"
+        ]
+    return [f"{names[side]} is {specs[side]} (auto)" for side in chosen]
 
 
 @app.command()

@@ -60,6 +60,16 @@ class IllegalMoveError(GameError):
     """A real move that cannot be played now: a full column or a finished game."""
 
 
+def clip(text: str, keep: int = 40, mark: str = "…") -> str:
+    """``text`` cut to its first ``keep`` characters and ``mark`` when it is longer, so
+    a pasted novel is echoed, or named in a message, as one short line.
+
+    >>> clip("4455"), clip("x" * 100_000, 5)
+    ('4455', 'xxxxx…')
+    """
+    return text if len(text) <= keep else text[:keep] + mark
+
+
 def move_error_prefix(index: int, token: str) -> str:
     """The start of an error message naming the move's 1-based ``index`` in the string.
 
@@ -72,5 +82,5 @@ def move_error_prefix(index: int, token: str) -> str:
     "move 1 ('99999999999999999999...', 5000 characters)"
     """
     if len(token) > 20:
-        return f"move {index} ({token[:20] + '...'!r}, {len(token)} characters)"
+        return f"move {index} ({clip(token, 20, '...')!r}, {len(token)} characters)"
     return f"move {index} ({token!r})"
