@@ -199,3 +199,57 @@ def test_a_first_game_starts_before_the_solver_is_compiled(tmp_path: Path) -> No
     assert lines[7].startswith("yellow (perfect) plays 1  ")  # searched
     assert out.rstrip().endswith("quit after 10 moves (4444355521)")
     assert [p.name[:11] for p in (tmp_path / "kernel").glob("*.native")] == ["kernel-7x6-"]
+
+
+def test_one_move_quits_in_the_singular_and_auto_names_the_opponent() -> None:
+    alone = run_cli("play", "--red", "human", "--yellow", "human", stdin="4\nq\n")
+    assert "quit after 1 move (4)" in alone.stdout
+    assert "against" not in alone.stdout
+    against = run_cli("play", "--red", "human", "--yellow", "auto", stdin="q\n")
+    assert against.stdout.splitlines()[0] == (
+        "you play Red against perfect (auto: the strongest AI here)"
+    )
+    assert "quit after 0 moves (empty board)" in against.stdout
+
+
+def test_tictactoe_asks_for_a_cell() -> None:
+    result = run_cli("play", "--game", "tictactoe", "--red", "human", "--yellow", "human",
+                     stdin="q\n")  # fmt: skip
+    assert "X to move — cell, u undo, h hint, q quit: q" in result.stdout
+    assert "column" not in result.stdout
+
+
+def test_a_long_line_is_echoed_cut() -> None:
+    result = run_cli("play", "--red", "human", "--yellow", "human", stdin="x" * 100_000 + "\nq\n")
+    assert "x" * 40 + "…" in result.stdout
+    assert max(len(line) for line in result.stdout.splitlines()) < 200
+    assert "move 1 ('xxxxxxxxxxxxxxxxxxxx...', 100000 characters): not a column" in result.stdout
+
+
+def test_count_fours_names_the_winners_count_first() -> None:
+    moves = "\n".join("23425142335214115354") + "\n"  # yellow owns 2 fours, red 1
+    result = run_cli(
+        "play", "--rules", "count-fours", "--width", "5", "--height", "4",
+        "--red", "human", "--yellow", "human", stdin=moves,
+    )  # fmt: skip
+    assert "Yellow wins (2-1 fours) after 20 moves: 23425142335214115354" in result.stdout
+
+
+def test_a_searchs_win_is_told_in_words() -> None:
+    result = run_cli("play", "--red", "human", "--yellow", "alphabeta:depth=6",
+                     stdin="1\n1\n1\n7\n7\n")  # fmt: skip
+    plays = [line for line in result.stdout.splitlines() if "plays" in line]
+    assert plays[0].startswith("yellow (alphabeta:depth=6) plays 3  heuristic -15, nodes ")
+    assert plays[3].startswith("yellow (alphabeta:depth=6) plays 4  win in 2, nodes ")
+    assert plays[4].startswith("yellow (alphabeta:depth=6) plays 2  win in 1, nodes ")
+    assert "e+09" not in result.stdout and "value" not in result.stdout
+    assert "Yellow wins after 10 moves: 1315117472" in result.stdout
+
+
+def test_a_hint_without_proof_shows_no_score() -> None:
+    """On 8x7 the perfect player cannot solve the empty board within its second: its
+    hint is the move of its fallback search, with no value to mistake for a score."""
+    result = run_cli("play", "--width", "8", "--height", "7", "--red", "human",
+                     "--yellow", "human", stdin="h\nq\n", timeout=300)  # fmt: skip
+    hint = [line for line in result.stdout.splitlines() if line.startswith("hint")]
+    assert hint == ["hint (perfect): play 4 (not proven)"]

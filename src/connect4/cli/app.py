@@ -220,7 +220,8 @@ app.command()(review.review)
     add_help_option=False,
 )
 def solve(ctx: typer.Context) -> None:
-    """Pons' protocol: read move strings on stdin, print 'moves score' per line.
+    """Pons' protocol: read move strings on stdin (or take them as arguments: solve
+    4455 44), print 'moves score' for each.
 
     Options: -a/--analyze, -w/--weak, --width W, --height H, --no-book
     (``connect4 solve --help``).
