@@ -190,6 +190,12 @@ def serve(
     ] = 20_000,
 ) -> None:
     """Serve the browser app and the JSON API (docs at /docs) with uvicorn."""
+    from connect4.core.errors import require
+
+    try:
+        require("fastapi", "uvicorn", "fastapi_offline")
+    except ValueError as error:
+        raise fail(error) from None
     from connect4.web.server import run_server
 
     try:
@@ -235,8 +241,17 @@ app.command()(bench.bench)
 
 
 def run_app() -> None:
-    """Run the typer app (:func:`connect4.cli.main` is the console script)."""
+    """Run the typer app (:func:`connect4.cli.main` is the console script). An optional
+    part that is not installed is one line naming the command that installs it."""
+    from connect4.core.errors import MissingExtra
+
     try:
         app()
     except BrokenPipeError:
         sys.stderr.close()
+    except ModuleNotFoundError as error:
+        missing = MissingExtra.of_module(error.name or "")
+        if missing is None:
+            raise
+        typer.echo(f"error: {missing}", err=True)
+        sys.exit(2)
