@@ -3,9 +3,9 @@ one board or N boards in one compiled call), and any player as a Kaggle ConnectX
 (:func:`kaggle_agent`).
 
 Needs the ``rl`` extra (in the project's folder: ``.venv/bin/pip install -e '.[rl]'``).
-Importing this package registers the Gymnasium id ``connect4/ConnectFour-v0``, with the vectorised env
-(:mod:`connect4.envs.vector`) as its vector entry point, so ``gymnasium.make_vec``
-returns it.
+Importing this package registers the Gymnasium id ``connect4/ConnectFour-v0``, with
+the vectorised env (:mod:`connect4.envs.vector`) as its vector entry point, so
+``gymnasium.make_vec`` returns it.
 
 >>> env = pettingzoo_env(width=5, height=4, rules="count-fours")
 >>> env.reset(seed=0)
