@@ -118,7 +118,7 @@ class MissingExtra(Connect4Error):
     """An optional part is not installed; the message names the command that installs it.
 
     >>> print(MissingExtra.of_module("matplotlib.pyplot"))
-    plots need matplotlib, which is not installed: in the project's folder run \
+    matplotlib is not installed (needed for plots): in the project's folder run \
 .venv/bin/pip install -e '.[plots]'
     >>> MissingExtra.of_module("numpy") is None  # not an optional part
     True
@@ -127,9 +127,8 @@ class MissingExtra(Connect4Error):
     def __init__(self, module: str, extra: str, purpose: str) -> None:
         self.module = module
         self.extra = extra
-        verb = "needs" if purpose.startswith("the") or purpose in ("training", "Dask") else "need"
         super().__init__(
-            f"{purpose} {verb} {module}, which is not installed: in the project's folder run "
+            f"{module} is not installed (needed for {purpose}): in the project's folder run "
             + install_command(extra)
         )
 
