@@ -1,21 +1,45 @@
-"""Wall time of ``connect4 solve`` on one late position, interpreter start included.
+"""Start-up times: ``connect4 solve`` on a warm cache, or ``make play`` on a fresh clone.
 
     .venv/bin/python benchmarks/startup.py [--runs 7] [--line 44455554221] [--numba]
+    .venv/bin/python benchmarks/startup.py --fresh [--rev HEAD] [--keep DIR]
+    .venv/bin/python benchmarks/startup.py --compile [--against CHECKOUT] [--rounds 1]
 
-Runs ``echo LINE | connect4 solve`` as a fresh process ``--runs`` times (after one
-untimed run that fills the caches) and prints every time, the median and the
-maximum; the target is 1 s. ``--numba`` also times ``CONNECT4_NATIVE=0`` (numba
-runs the kernel, as before the native kernel existed) in alternation.
+Without ``--fresh``: runs ``echo LINE | connect4 solve`` as a fresh process
+``--runs`` times (after one untimed run that fills the caches) and prints every
+time, the median and the maximum; the target is 1 s. ``--numba`` also times
+``CONNECT4_NATIVE=0`` (numba runs the kernel, as before the native kernel
+existed) in alternation.
+
+``--fresh``: clones revision ``--rev`` of this repository into a new folder,
+runs ``make play`` there in a pseudo-terminal with its own empty
+``CONNECT4_CACHE_DIR`` and prints the seconds until the first prompt appears
+(the target is 40 s), the lines that printed a time on the way (the compile
+steps), then answers ``q`` and does it again (a later start; target 1 s).
+
+``--compile``: each compiled kernel's cold compile time (the solver's for 7x6
+boards, for the other sizes, the classic search's and Monte Carlo tree
+search's), each in a new process with empty caches, wall-clock and CPU seconds.
+With ``--against CHECKOUT`` (another checkout with its own ``.venv``, e.g. a
+clone of an older revision) the same steps run there too, in alternation, so
+the two are compared on the same load. A checkout whose solver has one kernel
+for every size compiles it whole in the first step.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import os
+import pty
+import re
+import select
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -48,12 +72,167 @@ def time_once(line: str, env: dict[str, str]) -> float:
     return seconds
 
 
+PROMPT = "to move — column"
+TIMED = re.compile(r"\d+\.\d+ s\b")
+
+
+def until_prompt(command: list[str], cwd: Path, env: dict[str, str], limit: float) -> float:
+    """Run ``command`` in a pseudo-terminal, print its lines that carry a time with
+    the seconds they appeared at; answer ``q`` at the first prompt; return those seconds."""
+    start = time.perf_counter()
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: run make with the terminal as stdin/stdout
+        os.chdir(cwd)
+        os.execvpe(command[0], command, env)
+    output = b""
+    shown = 0
+    try:
+        while True:
+            if time.perf_counter() - start > limit:
+                sys.exit(f"no prompt within {limit:.0f} s; last output:\n{output[-2000:]!r}")
+            ready, _, _ = select.select([fd], [], [], 0.05)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                sys.exit(f"make play ended before its prompt:\n{output[-2000:].decode()}")
+            output += chunk
+            text = output.decode(errors="replace")
+            lines = text.split("\n")
+            for line in lines[shown:-1]:
+                clean = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", line).strip()
+                if TIMED.search(clean) or "compiling" in clean or "preparing" in clean:
+                    print(f"  {time.perf_counter() - start:6.1f} s  {clean}")
+            shown = len(lines) - 1
+            if PROMPT in text:
+                seconds = time.perf_counter() - start
+                os.write(fd, b"q\n")
+                break
+    finally:
+        deadline = time.perf_counter() + 30
+        while time.perf_counter() < deadline:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            with_output = select.select([fd], [], [], 0.1)[0]
+            if with_output:
+                with contextlib.suppress(OSError):
+                    os.read(fd, 65536)
+        else:
+            os.kill(pid, signal.SIGTERM)
+            os.waitpid(pid, 0)
+        os.close(fd)
+    return seconds
+
+
+def fresh_clone(rev: str, keep: str | None) -> None:
+    """Clone ``rev`` and time ``make play`` to its first prompt, twice."""
+    here = Path(__file__).resolve().parent.parent
+    root = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="connect4-fresh-"))
+    clone = root / "connect4"
+    subprocess.run(["git", "clone", "--quiet", "--no-checkout", str(here), str(clone)], check=True)
+    subprocess.run(["git", "-C", str(clone), "checkout", "--quiet", rev], check=True)
+    cache = root / "cache"
+    env = {**os.environ, "CONNECT4_CACHE_DIR": str(cache)}
+    for name in ("VIRTUAL_ENV", "NUMBA_CACHE_DIR"):
+        env.pop(name, None)
+    commit = subprocess.run(
+        ["git", "-C", str(clone), "log", "-1", "--format=%h %s"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    print(f"make play in a fresh clone of {commit[:70]} ({clone})")
+    first = until_prompt(["make", "play"], clone, env, 900)
+    print(f"first start: {first:.1f} s to the prompt (target: 40 s)")
+    later = until_prompt(["make", "play"], clone, env, 300)
+    print(f"later start: {later:.1f} s to the prompt (target: 1 s)")
+    print(f"machine: {describe_machine()}, load {os.getloadavg()[0]:.2f}")
+
+
+COMPILE_STEPS = {
+    "solver, 7x6 boards": "from connect4.solver import warm_up; warm_up(7, 6)",
+    "solver, other sizes": "from connect4.solver import warm_up; warm_up(7, 6); warm_up(9, 5)",
+    "classic search": "from connect4.classic import fastsearch; fastsearch.warm_up()",
+    "Monte Carlo tree search": "from connect4.classic import fastmcts; fastmcts.warm_up()",
+}
+TIMER = """
+import json, sys, time
+{setup}
+wall, cpu = time.perf_counter(), time.process_time()
+{step}
+print(json.dumps([time.perf_counter() - wall, time.process_time() - cpu]))
+"""
+
+
+def compile_seconds(checkout: Path, label: str) -> tuple[float, float]:
+    """(wall, CPU) seconds of one cold compile step in ``checkout``: a fresh process
+    with empty numba and kernel caches (the solver's other-sizes step first loads
+    the 7x6 kernel from its own cache, untimed)."""
+    python = checkout / ".venv" / "bin" / "python"
+    with tempfile.TemporaryDirectory(prefix="connect4-compile-") as folder:
+        env = {
+            **os.environ,
+            "NUMBA_CACHE_DIR": str(Path(folder) / "numba"),
+            "CONNECT4_CACHE_DIR": str(Path(folder) / "kernel"),
+        }
+        setup, step = "", COMPILE_STEPS[label]
+        if label == "solver, other sizes":  # time the second kernel only
+            setup, step = step.rsplit("; ", 1)
+        code = TIMER.format(setup=setup, step=step)
+        done = subprocess.run(
+            [str(python), "-c", code], capture_output=True, text=True, env=env, check=False
+        )
+        if done.returncode != 0:
+            sys.exit(f"{checkout}: {label} failed: {done.stderr.strip()[-2000:]}")
+        wall, cpu = json.loads(done.stdout.strip().splitlines()[-1])
+        return float(wall), float(cpu)
+
+
+def compile_times(against: str | None, rounds: int) -> None:
+    """Print each kernel's cold compile time here (and in ``against``)."""
+    here = Path(__file__).resolve().parent.parent
+    checkouts = {"this checkout": here}
+    if against:
+        checkouts["against"] = Path(against).resolve()
+    print("cold compile, wall / CPU seconds (median of rounds):")
+    for label in COMPILE_STEPS:
+        found: dict[str, list[tuple[float, float]]] = {name: [] for name in checkouts}
+        for _ in range(rounds):
+            for name, checkout in checkouts.items():
+                found[name].append(compile_seconds(checkout, label))
+        cells = []
+        for name, values in found.items():
+            wall = statistics.median(v[0] for v in values)
+            cpu = statistics.median(v[1] for v in values)
+            cells.append(f"{name} {wall:5.1f} / {cpu:5.1f}")
+        print(f"  {label:24} " + "   ".join(cells), flush=True)
+    if against:
+        print(f"against: {checkouts['against']}")
+    print(f"machine: {describe_machine()}, load {os.getloadavg()[0]:.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--line", default="44455554221", help="the position (a move string)")
     parser.add_argument("--numba", action="store_true", help="also time CONNECT4_NATIVE=0")
+    parser.add_argument("--fresh", action="store_true", help="time make play on a fresh clone")
+    parser.add_argument("--rev", default="HEAD", help="with --fresh: the revision to clone")
+    parser.add_argument("--keep", help="with --fresh: clone into this (new) folder and keep it")
+    parser.add_argument("--compile", action="store_true", help="time each kernel's compile")
+    parser.add_argument("--against", help="with --compile: another checkout to compare with")
+    parser.add_argument("--rounds", type=int, default=1, help="with --compile: rounds")
     args = parser.parse_args()
+    if args.compile:
+        compile_times(args.against, max(args.rounds, 1))
+        return
+    if args.fresh:
+        fresh_clone(args.rev, args.keep)
+        return
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     variants = {"native kernel": {}, "numba kernel": {"CONNECT4_NATIVE": "0"}}

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.cli_helpers import run_cli
 
@@ -157,3 +161,95 @@ def test_a_failing_hint_bot_is_reported_and_the_game_goes_on() -> None:
     said = " ".join(result.stdout.split())
     assert "no hint available: the hint bot" in said and "failed: crash" in said
     assert "Red wins after 7 moves: 4455667" in result.stdout
+
+
+@pytest.mark.slow
+def test_a_first_game_starts_before_the_solver_is_compiled(tmp_path: Path) -> None:
+    """With every cache empty, the game starts at once (the solver compiles in a child
+    process), the opening comes from the book, and the computer's first move past
+    the book waits for the compile with a line before and after."""
+    env = {
+        **os.environ,
+        "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
+        "CONNECT4_CACHE_DIR": str(tmp_path / "kernel"),
+        "COLUMNS": "200",
+        "NO_COLOR": "1",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "connect4", "play", "--red", "human", "--yellow", "auto"],
+        input="4\n4\n3\n5\n2\nq\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+        check=False,
+    )
+    out = done.stdout
+    assert done.returncode == 0, done.stderr
+    assert "compiling the solver" not in done.stderr  # not in this process
+    lines = [line for line in out.splitlines() if "solver" in line or "plays" in line]
+    assert lines[0] == (
+        "compiling the solver in the background (first run only); the opening moves come "
+        "from the book meanwhile"
+    )
+    assert [line.split()[3] for line in lines[1:5]] == ["4", "4", "5", "5"]  # from the book
+    assert all(", nodes 0," in line for line in lines[1:5])
+    assert lines[5] == "yellow (perfect) needs the solver: still compiling (first run only)..."
+    assert lines[6].startswith("the solver is ready (")
+    assert lines[7].startswith("yellow (perfect) plays 1  ")  # searched
+    assert out.rstrip().endswith("quit after 10 moves (4444355521)")
+    assert [p.name[:11] for p in (tmp_path / "kernel").glob("*.native")] == ["kernel-7x6-"]
+
+
+def test_one_move_quits_in_the_singular_and_auto_names_the_opponent() -> None:
+    alone = run_cli("play", "--red", "human", "--yellow", "human", stdin="4\nq\n")
+    assert "quit after 1 move (4)" in alone.stdout
+    assert "against" not in alone.stdout
+    against = run_cli("play", "--red", "human", "--yellow", "auto", stdin="q\n")
+    assert against.stdout.splitlines()[0] == (
+        "you play Red against perfect (auto: the strongest AI here)"
+    )
+    assert "quit after 0 moves (empty board)" in against.stdout
+
+
+def test_tictactoe_asks_for_a_cell() -> None:
+    result = run_cli("play", "--game", "tictactoe", "--red", "human", "--yellow", "human",
+                     stdin="q\n")  # fmt: skip
+    assert "X to move — cell, u undo, h hint, q quit: q" in result.stdout
+    assert "column" not in result.stdout
+
+
+def test_a_long_line_is_echoed_cut() -> None:
+    result = run_cli("play", "--red", "human", "--yellow", "human", stdin="x" * 100_000 + "\nq\n")
+    assert "x" * 40 + "…" in result.stdout
+    assert max(len(line) for line in result.stdout.splitlines()) < 200
+    assert "move 1 ('xxxxxxxxxxxxxxxxxxxx...', 100000 characters): not a column" in result.stdout
+
+
+def test_count_fours_names_the_winners_count_first() -> None:
+    moves = "\n".join("23425142335214115354") + "\n"  # yellow owns 2 fours, red 1
+    result = run_cli(
+        "play", "--rules", "count-fours", "--width", "5", "--height", "4",
+        "--red", "human", "--yellow", "human", stdin=moves,
+    )  # fmt: skip
+    assert "Yellow wins (2-1 fours) after 20 moves: 23425142335214115354" in result.stdout
+
+
+def test_a_searchs_win_is_told_in_words() -> None:
+    result = run_cli("play", "--red", "human", "--yellow", "alphabeta:depth=6",
+                     stdin="1\n1\n1\n7\n7\n")  # fmt: skip
+    plays = [line for line in result.stdout.splitlines() if "plays" in line]
+    assert plays[0].startswith("yellow (alphabeta:depth=6) plays 3  heuristic -15, nodes ")
+    assert plays[3].startswith("yellow (alphabeta:depth=6) plays 4  win in 2, nodes ")
+    assert plays[4].startswith("yellow (alphabeta:depth=6) plays 2  win in 1, nodes ")
+    assert "e+09" not in result.stdout and "value" not in result.stdout
+    assert "Yellow wins after 10 moves: 1315117472" in result.stdout
+
+
+def test_a_hint_without_proof_shows_no_score() -> None:
+    """On 8x7 the perfect player cannot solve the empty board within its second: its
+    hint is the move of its fallback search, with no value to mistake for a score."""
+    result = run_cli("play", "--width", "8", "--height", "7", "--red", "human",
+                     "--yellow", "human", stdin="h\nq\n", timeout=300)  # fmt: skip
+    hint = [line for line in result.stdout.splitlines() if line.startswith("hint")]
+    assert hint == ["hint (perfect): play 4 (not proven)"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 
 def run_entry(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -42,3 +43,13 @@ def test_solve_usage_errors_exit_2() -> None:
     result = run_entry("solve", "--bogus")
     assert result.returncode == 2
     assert "unrecognized arguments: --bogus" in result.stderr
+
+
+def test_shell_completion_prints_a_script() -> None:
+    script = Path(sys.executable).parent / "connect4"  # the installed command
+    result = subprocess.run(
+        [str(script), "--show-completion", "bash"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert "_connect4_completion()" in result.stdout
+    assert "complete " in result.stdout and " connect4" in result.stdout

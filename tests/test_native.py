@@ -24,6 +24,7 @@ from connect4.solver.layout import (
     LIMIT,
     NODES,
     T_STOP,
+    kernel_name,
     new_memory,
     new_table,
     next_generation,
@@ -88,9 +89,13 @@ def test_same_scores_and_nodes_as_numba_on_pons_positions(built: native.NativeKe
 
 @pytest.mark.parametrize(("width", "height"), [(4, 4), (5, 4), (6, 5), (7, 6)])
 def test_analyze_and_weak_agree_with_numba_on_any_board(
-    built: native.NativeKernel, width: int, height: int
+    in_cache: Path, width: int, height: int
 ) -> None:
-    kernel = backend.NumbaBackend(_kernel())
+    board = kernel_name(width, height)
+    native.build(_kernel(board), [in_cache], board)
+    built = native.load([in_cache], board)
+    assert built is not None and built.board == board
+    kernel = backend.NumbaBackend(_kernel(board), board)
     rng = random.Random(width * 100 + height)
     mem_native = memory(width, height, 1 << 18)
     mem_numba = memory(width, height, 1 << 18)
@@ -214,18 +219,19 @@ def test_connect4_solve_builds_the_file_when_missing(tmp_path: Path) -> None:
 def test_solver_falls_back_to_numba_when_the_native_kernel_fails(
     in_cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def broken_load(directories: object) -> native.NativeKernel | None:
+    def broken_load(directories: object, board: str = "7x6") -> native.NativeKernel | None:
         raise RuntimeError("no MCJIT here")
 
-    def broken_build(kernel: object, directories: object) -> Path:
+    def broken_build(kernel: object, directories: object, board: str = "7x6") -> Path:
         raise OSError("read-only")
 
-    monkeypatch.setattr(backend, "_chosen", None)
+    monkeypatch.setattr(backend, "_chosen", {})
     monkeypatch.setattr(native, "load", broken_load)
     monkeypatch.setattr(native, "build", broken_build)
     assert Solver(4, 4).solve(Position(4, 4)) == 0
-    chosen = backend.active_backend()
+    chosen = backend.active_backend(4, 4)
     assert isinstance(chosen, backend.NumbaBackend) and chosen.kernel is _kernel()
+    assert chosen.board == "any"
     err = capsys.readouterr().err
     assert "connect4: native solver kernel not loaded (no MCJIT here)" in err
     assert "connect4: native solver kernel not cached (read-only)" in err
@@ -267,7 +273,7 @@ def test_a_shared_cache_directory_is_not_used(
     assert native.private_dirs([shared]) == ([], [f"{shared} is writable by group or others"])
     assert native.load([]) is None
     monkeypatch.setenv("CONNECT4_CACHE_DIR", str(shared))
-    monkeypatch.setattr(backend, "_chosen", None)
+    monkeypatch.setattr(backend, "_chosen", {})
     monkeypatch.setattr(native, "build", lambda *args: pytest.fail("wrote to a shared directory"))
     assert isinstance(backend.active_backend(), backend.NumbaBackend)
     err = capsys.readouterr().err.splitlines()
@@ -292,9 +298,14 @@ def test_writing_a_kernel_cleans_old_kernels_and_dead_writers_files(tmp_path: Pa
     writing.write_bytes(b"being written")
     unrelated = tmp_path / "notes.txt"
     unrelated.write_text("keep me")
+    same_kernel = tmp_path / ("kernel-7x6-" + "3" * 32 + ".native")
+    same_kernel.write_bytes(b"an older 7x6 kernel")
+    other_kernel = tmp_path / ("kernel-any-" + "3" * 32 + ".native")  # another board family's
+    other_kernel.write_bytes(b"the kernel of the other sizes")
     path = native.build(_kernel(), [tmp_path])
+    assert path.name.startswith("kernel-7x6-")
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        [path.name, writing.name, unrelated.name]
+        [path.name, writing.name, unrelated.name, other_kernel.name]
     )
 
 
@@ -399,7 +410,8 @@ def test_every_entry_point_is_made_from_its_description() -> None:
     kernel = _kernel()
     assert [p.name for p in ENTRY_POINTS] == ["version", "solve", "analyze", "probe", "batch"]
     for point in ENTRY_POINTS:
-        assert set(kernel.NATIVE) == {p.name for p in ENTRY_POINTS}
+        for board in ("7x6", "any"):
+            assert set(kernel.board_kernel(board).native) == {p.name for p in ENTRY_POINTS}
         raw = getattr(kernel, point.function).py_func
         assert len(point.params) == raw.__code__.co_argcount, point.name
         method = getattr(backend.Backend, point.name)
@@ -424,3 +436,85 @@ def test_bad_arrays_are_refused_before_the_kernel_runs(built: native.NativeKerne
         with pytest.raises(ValueError, match="plies and currents must have the same length"):
             kernel.batch(mem, table, *NO_BOOK, one, one, two, False, True, one, words, words)
         assert kernel.solve(mem, table, *NO_BOOK, p.current, p.mask, p.ply, False) == 18
+
+
+def test_the_7x6_kernel_refuses_another_boards_memory(built: native.NativeKernel) -> None:
+    """The 7x6 kernel has the board compiled in: another board's memory would be read
+    out of bounds, so both backends refuse it before the kernel runs."""
+    p = Position.from_moves("1122", 5, 4)
+    for kernel in (built, backend.NumbaBackend(_kernel())):
+        with pytest.raises(ValueError, match="7x6 kernel cannot search a 5x4 board"):
+            kernel.solve(*memory(5, 4, 1 << 16), *NO_BOOK, p.current, p.mask, p.ply, False)
+    assert backend.backend_for(5, 4).solve(
+        *memory(5, 4, 1 << 16), *NO_BOOK, p.current, p.mask, p.ply, False
+    ) == Solver(5, 4).solve(p)
+
+
+LOCK_AND_WRITE = """
+import fcntl, os, shutil, sys, time
+lock = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+fcntl.flock(lock, fcntl.LOCK_EX)
+print("locked", flush=True)
+time.sleep(1.5)
+shutil.copy(sys.argv[2], sys.argv[3])  # the compiled kernel, written while locked
+"""
+
+
+def test_a_process_waits_for_anothers_compile_and_loads_its_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """While another process holds the compile lock, the solver waits for it (one line
+    on stderr) and loads the kernel file it wrote instead of compiling its own."""
+    prebuilt = native.build(_kernel(), [tmp_path / "elsewhere"])
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    monkeypatch.setenv("CONNECT4_CACHE_DIR", str(cache))
+    monkeypatch.delenv("CONNECT4_NATIVE", raising=False)
+    monkeypatch.setattr(backend, "_chosen", {})
+    monkeypatch.setattr(backend, "numba_kernel", lambda board: pytest.fail("compiled again"))
+    other = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            LOCK_AND_WRITE,
+            str(cache / "kernel-7x6.lock"),
+            str(prebuilt),
+            str(cache / prebuilt.name),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert other.stdout is not None and other.stdout.readline() == "locked\n"
+        assert backend.compile_pending(7, 6)
+        assert not backend.compile_pending(9, 5)  # another kernel's lock
+        chosen = backend.active_backend(7, 6)
+    finally:
+        other.wait()
+    assert isinstance(chosen, native.NativeKernel) and chosen.path == cache / prebuilt.name
+    assert not backend.compile_pending(7, 6)
+    assert capsys.readouterr().err == (
+        "connect4: another connect4 process is compiling the solver; waiting for it...\n"
+    )
+
+
+def test_compile_in_background_starts_a_child_only_when_the_kernel_is_missing(
+    built: native.NativeKernel, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cached kernel is loaded, not compiled again; a missing one is compiled by a
+    child process that holds the lock, which a search then waits for."""
+    monkeypatch.setattr(backend, "_chosen", {})
+    monkeypatch.setattr(backend, "_background", {})
+    assert backend.compile_in_background(7, 6) is False  # the file is there: loaded
+    assert isinstance(backend.active_backend(7, 6), native.NativeKernel)
+    cache = tmp_path / "cold"
+    monkeypatch.setenv("CONNECT4_CACHE_DIR", str(cache))
+    monkeypatch.setattr(backend, "_chosen", {})
+    assert backend.compile_in_background(7, 6) is True
+    assert backend.compile_in_background(7, 6) is True  # one child, not two
+    assert len(backend.background_compiles()) == 1
+    assert backend.compile_pending(7, 6)
+    backend.wait_for_compile(7, 6)
+    assert backend.background_compiles() == [] and not backend.compile_pending(7, 6)
+    assert [p.name.startswith("kernel-7x6-") for p in cache.glob("*.native")] == [True]
+    assert isinstance(backend.active_backend(7, 6), native.NativeKernel)

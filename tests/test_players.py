@@ -155,6 +155,8 @@ def test_prepare_compiles_once_and_says_so() -> None:
     assert [line.split(" (")[0] for line in lines] == [
         "preparing the perfect solver's kernel...",
         "the perfect solver's kernel: ready",
+        "preparing the solver's kernel for boards other than 7x6...",
+        "the solver's kernel for boards other than 7x6: ready",
         "preparing the compiled classic search...",
         "the compiled classic search: ready",
         "preparing the compiled Monte Carlo tree search...",

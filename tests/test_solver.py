@@ -426,7 +426,7 @@ def test_7x6_copy_searches_like_the_generic_kernel() -> None:
         mcur = np.uint64(kernel.mirror_key(cur, 7, h1))
         mmask = np.uint64(kernel.mirror_key(msk, 7, h1))
         found = []
-        for search in (kernel.negamax, kernel.negamax_7x6):
+        for search in (kernel.negamax, kernel.board_kernel("7x6").negamax):
             next_generation(table)
             mem[kernel.NODES] = 0
             pointers = (mem.ctypes.data, table.ctypes.data, keys.ctypes.data, values.ctypes.data)

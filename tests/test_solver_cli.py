@@ -16,6 +16,7 @@ from connect4.cli.bench import bench_command
 from connect4.cli.solve import solve_command
 from connect4.core.position import Position
 from connect4.solver.bench import read_cases
+from tests.cli_helpers import run_cli
 
 PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
 runner = CliRunner()
@@ -124,8 +125,8 @@ def test_cold_compile_prints_a_notice(
 ) -> None:
     from connect4.solver import backend
 
-    monkeypatch.setattr(backend, "_compiled", False)
-    monkeypatch.setattr(backend, "_cache_is_warm", lambda kernel: False)
+    monkeypatch.setattr(backend, "_compiled", set())
+    monkeypatch.setattr(backend, "_cache_is_warm", lambda kernel, board: False)
     backend.numba_kernel()
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "compiling the solver" in err
@@ -168,3 +169,12 @@ def test_a_broken_default_book_is_a_clear_error(
         assert code == 0 and out.getvalue().startswith("3 ")
     finally:
         reader.default_book.cache_clear()
+
+
+def test_solve_takes_positions_as_arguments() -> None:
+    result = run_cli("solve", "4455", "44455554221")
+    assert (result.returncode, result.stdout) == (0, "4455 18\n44455554221 -15\n")
+    bad = run_cli("solve", "4455", "48", "-a")
+    assert bad.returncode == 1
+    assert bad.stdout == "4455 -4 -3 18 2 2 18 -3\n"
+    assert bad.stderr == "argument 2: move 2 ('8'): column 8 is out of range 1-7\n"

@@ -16,10 +16,11 @@ from typing import TextIO
 from rich.console import Console
 from rich.text import Text
 
-from connect4.core.errors import Connect4Error, IllegalMoveError, InvalidMoveError
+from connect4.core.errors import Connect4Error, IllegalMoveError, InvalidMoveError, clip
 from connect4.core.game import Game
 from connect4.core.games import Board
-from connect4.core.score import outcome_label
+from connect4.core.position import Position
+from connect4.core.score import is_mate, outcome_label, score_label, score_of_mate
 from connect4.players import (
     KINDS,
     ColumnStats,
@@ -27,6 +28,7 @@ from connect4.players import (
     Player,
     PlayerSpecError,
     make_player,
+    split_spec,
 )
 from connect4.players.match import GameRecord, play_move
 
@@ -40,6 +42,51 @@ def strongest_ai(game: str, rules: str = "standard") -> str:
     if "alphabeta" in KINDS:
         return "alphabeta:depth=9" if game == "tictactoe" else "alphabeta:level=hard"
     return "random"
+
+
+def uses_solver(spec: str) -> bool:
+    """True for a player that searches with the exact solver once past the opening book.
+
+    >>> uses_solver("perfect:level=hard"), uses_solver("alphabeta:depth=4")
+    (True, False)
+    """
+    return split_spec(spec)[0] == "perfect"
+
+
+def start_solver_compile(game: Game, console: Console) -> bool:
+    """On a first run, compile the solver in the background for a Connect Four game
+    (its opening moves come from the book meanwhile) and say so; True while it compiles."""
+    from connect4.solver.backend import compile_in_background
+
+    if game.kind != "connect4" or game.rules != "standard":
+        return False
+    if not compile_in_background(game.width, game.height):
+        return False
+    console.print(
+        "[dim]compiling the solver in the background (first run only); "
+        "the opening moves come from the book meanwhile[/]"
+    )
+    return True
+
+
+def needs_solver(game: Game) -> bool:
+    """True while the solver compiles in the background and the opening book does not
+    hold the scores of all of ``game``'s moves."""
+    from connect4.players.perfect import PerfectEngine
+    from connect4.solver.backend import compile_pending
+
+    if game.kind != "connect4" or not compile_pending(game.width, game.height):
+        return False
+    return PerfectEngine(game.width, game.height).book_scores(Position.of(game)) is None
+
+
+def wait_for_solver(game: Game, console: Console, who: str) -> None:
+    """Wait, with a line before and after, for the solver compiling in the background."""
+    from connect4.solver.backend import wait_for_compile
+
+    console.print(f"[dim]{who} needs the solver: still compiling (first run only)...[/]")
+    waited = wait_for_compile(game.width, game.height)
+    console.print(f"[dim]the solver is ready ({waited:.0f} s)[/]")
 
 
 def render_board(game: Game) -> Text:
@@ -97,15 +144,46 @@ class LineReader:
         if not line:
             self.console.print()
             return None
-        self.console.print(line.rstrip("\n"), highlight=False)
+        self.console.print(clip(line.rstrip("\n")), highlight=False)  # a pasted novel: cut
         return line.rstrip("\r\n")
 
 
-def format_choice(choice: MoveChoice) -> str:
-    """A short line of an AI move's figures: value, nodes or playouts, time, depth."""
+def value_words(choice: MoveChoice, ply: int, size: int) -> str | None:
+    """An AI's value of its move in words, for the mover at ``ply`` stones on a board of
+    ``size`` cells: an exact score or a proven game end as ``win in n`` / ``draw`` /
+    ``loss in n`` (the solver's score beside it), a search's estimate as ``heuristic``,
+    a Monte Carlo tree search's mean result as ``mean``; ``None`` for no value.
+
+    >>> from connect4.core.score import MATE
+    >>> value_words(MoveChoice(3, MATE - 9, proven=True), 4, 42)
+    'win in 3'
+    >>> value_words(MoveChoice(3, 2, {"source": "solver"}, proven=True), 4, 42)
+    'score +2 (win in 18)'
+    >>> value_words(MoveChoice(3, 7.0), 4, 42)
+    'heuristic +7'
+    >>> value_words(MoveChoice(3, 0.25, {"playouts": 900}), 4, 9)
+    'mean +0.250'
+    """
+    value = choice.value
+    if value is None:
+        return None
+    if choice.stats.get("source") in ("book", "solver") and choice.proven:
+        score = int(value)
+        return f"score {score:+d} ({score_label(score, ply, size)})"
+    if is_mate(value):
+        return score_label(score_of_mate(value, size), ply, size)
+    if "playouts" in choice.stats:
+        return f"mean {value:+.3f}"
+    return f"heuristic {value:+g}"
+
+
+def format_choice(choice: MoveChoice, ply: int, size: int) -> str:
+    """A short line of an AI move's figures: its value in words (:func:`value_words`),
+    nodes or playouts, time, depth."""
     parts = []
-    if choice.value is not None:
-        parts.append(f"value {choice.value:g}")
+    words = value_words(choice, ply, size)
+    if words is not None:
+        parts.append(words)
     for key in ("nodes", "playouts", "depth"):
         if key in choice.stats:
             parts.append(f"{key} {choice.stats[key]}")
@@ -160,7 +238,9 @@ def hint_text(game: Game, hint_player: Callable[[], Player]) -> str:
         return f"hint ({player.spec}): play {game.move_label(choice.move)}\n" + column_table(
             choice.stats["columns"]
         )
-    detail = format_choice(choice)
+    if choice.proven is False:  # a search's estimate only: no score to show
+        return f"hint ({player.spec}): play {game.move_label(choice.move)} (not proven)"
+    detail = format_choice(choice, game.ply, game.width * game.height)
     return f"hint ({player.spec}): play {game.move_label(choice.move)}" + (
         f" ({detail})" if detail else ""
     )
@@ -192,6 +272,7 @@ def play_game(
             hint_cache.append(make_player(spec, game=game_name, width=width, height=height))
         return hint_cache[0]
 
+    what = "column" if game.kind == "connect4" else "cell"
     if show_board:
         console.print(render_board(game))
     while not game.is_over():
@@ -199,16 +280,16 @@ def play_game(
         name = names[game.to_move - 1]
         started = time.perf_counter()
         if mover.is_human:
-            line = reader.read(f"{name} to move — column, u undo, h hint, q quit: ")
+            line = reader.read(f"{name} to move — {what}, u undo, h hint, q quit: ")
             if line is None:
                 console.print(
                     f"[bold]end of input[/] before the game ended: stopped after "
-                    f"{game.ply} moves ({game.moves or 'empty board'})"
+                    f"{moves_text(game.ply)} ({game.moves or 'empty board'})"
                 )
                 break
             command = line.strip().lower()
             if command in ("q", "quit", "exit"):
-                console.print(f"quit after {game.ply} moves ({game.moves or 'empty board'})")
+                console.print(f"quit after {moves_text(game.ply)} ({game.moves or 'empty board'})")
                 break
             if command in ("u", "undo"):
                 undo_turn(game, players, record, console)
@@ -217,6 +298,10 @@ def play_game(
                 continue
             if command in ("h", "hint", "?"):
                 try:
+                    if uses_solver(hint_spec or strongest_ai(game_name, game.rules)) and (
+                        needs_solver(game)
+                    ):
+                        wait_for_solver(game, console, "the hint")
                     console.print(hint_text(game, hint_player))
                 except (PlayerSpecError, ValueError) as error:
                     console.print(f"[red]no hint available:[/] {error}")
@@ -230,6 +315,8 @@ def play_game(
             record.move_seconds.append(time.perf_counter() - started)
             record.move_stats.append(None)
         else:
+            if uses_solver(mover.spec) and needs_solver(game):
+                wait_for_solver(game, console, f"{name} ({mover.spec})")
             turn = play_move(mover, game)
             record.add(turn, game)
             if turn.choice is None:
@@ -238,7 +325,7 @@ def play_game(
                     f"{record.forfeit_text()}"
                 )
                 break
-            detail = format_choice(turn.choice)
+            detail = format_choice(turn.choice, game.ply - 1, game.width * game.height)
             console.print(
                 f"{name} ({mover.spec}) plays {game.move_label(turn.choice.move)}"
                 + (f"  [dim]{detail}[/]" if detail else "")
@@ -248,7 +335,9 @@ def play_game(
     record.finish(game)
     if record.forfeit is not None:
         winner = names[3 - record.forfeit - 1].capitalize()
-        console.print(f"[bold]{winner} wins by forfeit[/] after {game.ply} moves: {game.moves}")
+        console.print(
+            f"[bold]{winner} wins by forfeit[/] after {moves_text(game.ply)}: {game.moves}"
+        )
     elif record.finished:
         console.print(result_line(game, names))
     return record
@@ -278,17 +367,35 @@ def undo_turn(
     console.print(f"undone: back to {game.moves or 'the empty board'}")
 
 
+def moves_text(count: int) -> str:
+    """``1 move``, ``2 moves``.
+
+    >>> moves_text(1), moves_text(0)
+    ('1 move', '0 moves')
+    """
+    return f"{count} move" if count == 1 else f"{count} moves"
+
+
 def result_line(game: Game, names: tuple[str, str]) -> str:
-    """The closing line: who won, or a draw (with count-fours scores)."""
+    """The closing line: who won, or a draw (with count-fours scores, the winner's first).
+
+    >>> from connect4 import Position
+    >>> game = Position.from_moves("23425142335214115354", 5, 4, rules="count-fours")
+    >>> game.score_of(1), game.score_of(2)
+    (1, 2)
+    >>> result_line(game, ("red", "yellow"))
+    '[bold yellow]Yellow wins[/] (2-1 fours) after 20 moves: 23425142335214115354'
+    """
     who = game.winner()
     score = ""
     if game.rules == "count-fours":
-        score = f" ({game.score_of(1)}-{game.score_of(2)} fours)"
+        first = who or 1
+        score = f" ({game.score_of(first)}-{game.score_of(3 - first)} fours)"
     if who is None:
-        return f"[bold]Draw[/]{score} after {game.ply} moves: {game.moves}"
+        return f"[bold]Draw[/]{score} after {moves_text(game.ply)}: {game.moves}"
     style = "bold red" if who == 1 else "bold yellow"
     winner = names[who - 1].capitalize()
-    return f"[{style}]{winner} wins[/]{score} after {game.ply} moves: {game.moves}"
+    return f"[{style}]{winner} wins[/]{score} after {moves_text(game.ply)}: {game.moves}"
 
 
 REVIEW_SECONDS = 10.0  # the end-of-game review's time limit; later positions are not proven

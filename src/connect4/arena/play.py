@@ -47,6 +47,7 @@ from connect4.arena.schedule import (
     start_position,
 )
 from connect4.arena.store import ResultsStore
+from connect4.core.errors import install_command
 from connect4.players import Player, PlayerContext, build_player, rehearse
 from connect4.players.match import GameRecord, play_move
 
@@ -208,7 +209,7 @@ def _executor(
             distributed = importlib.import_module("dask.distributed")
         except ImportError:
             raise ArenaError(
-                "needs dask: pip install 'connect4[dask]'", setting="scheduler"
+                f"needs dask: {install_command('dask')}", setting="scheduler"
             ) from None
         try:
             client = distributed.Client(scheduler, timeout=10)

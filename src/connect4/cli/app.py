@@ -46,7 +46,7 @@ app = typer.Typer(
     name="connect4",
     help="Connect Four and tic-tac-toe: play, solve, analyse search, run AI tournaments.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish
     pretty_exceptions_enable=False,
 )
 
@@ -90,10 +90,19 @@ def play(
     from rich.console import Console
 
     from connect4.players import PlayerContext, PlayerSpecError, build_player, rehearse
-    from connect4.terminal import play_game, review_summary, strongest_ai
+    from connect4.solver.backend import background_compiles, compile_pending, wait_for_compile
+    from connect4.terminal import (
+        play_game,
+        review_summary,
+        start_solver_compile,
+        strongest_ai,
+        uses_solver,
+    )
 
     board = board_option(game, width, height, rules)
     start = board.new()
+    console = Console(stderr=json_output, highlight=False)
+    compiling = start_solver_compile(start, console)  # first run: the opening needs the book only
     specs = [strongest_ai(game, rules) if spec == "auto" else spec for spec in (red, yellow)]
     try:
         players = [
@@ -102,11 +111,12 @@ def play(
         ]
     except PlayerSpecError as error:
         raise fail(error) from None
-    console = Console(stderr=json_output, highlight=False)
     context = PlayerContext(board)
+    for line in opponent_lines(game, (red, yellow), specs):
+        console.print(line)
     for spec, player in zip(specs, players, strict=True):
-        if not player.is_human:  # compile and load now, not between a prompt and a move
-            rehearse(spec, start, context)
+        if not player.is_human and not (compiling and uses_solver(spec)):
+            rehearse(spec, start, context)  # compile and load now, not between a prompt and a move
     try:
         record = play_game(
             start,
@@ -125,10 +135,37 @@ def play(
     if json_output:
         typer.echo(record.to_json())
     elif record.finished and record.forfeit is None and not no_review:
+        if board.kind == "connect4" and compile_pending(board.width, board.height):
+            console.print("[dim]the review needs the solver: still compiling...[/]")
+            wait_for_compile(board.width, board.height)
         for line in review_summary(record.moves, board):
             console.print(line)
+    for pid in background_compiles():
+        console.print(f"[dim]the solver goes on compiling in the background (process {pid})[/]")
     if record.forfeit is not None:
         raise typer.Exit(1)
+
+
+def opponent_lines(game: str, asked: tuple[str, str], specs: list[str]) -> list[str]:
+    """Who plays whom, when ``auto`` chose a side's AI.
+
+    >>> opponent_lines("connect4", ("human", "auto"), ["human", "perfect"])
+    ['you play Red against perfect (auto: the strongest AI here)']
+    >>> opponent_lines("tictactoe", ("auto", "auto"), ["alphabeta:depth=9"] * 2)
+    ['X is alphabeta:depth=9 (auto)', 'O is alphabeta:depth=9 (auto)']
+    >>> opponent_lines("connect4", ("human", "random"), ["human", "random"])
+    []
+    """
+    from connect4.terminal import PLAYER_NAMES
+
+    names = [name.capitalize() if len(name) > 1 else name for name in PLAYER_NAMES[game]]
+    chosen = [side for side in (0, 1) if asked[side] == "auto"]
+    humans = [side for side in (0, 1) if specs[side] == "human"]
+    if len(chosen) == 1 and len(humans) == 1:
+        return [
+            f"you play {names[humans[0]]} against {specs[chosen[0]]} (auto: the strongest AI here)"
+        ]
+    return [f"{names[side]} is {specs[side]} (auto)" for side in chosen]
 
 
 @app.command()
@@ -145,6 +182,7 @@ def prepare() -> None:
 
     steps = (
         ("the perfect solver's kernel", warm_up),
+        ("the solver's kernel for boards other than 7x6", lambda: warm_up(9, 5)),
         ("the compiled classic search", fastsearch.warm_up),
         ("the compiled Monte Carlo tree search", fastmcts.warm_up),
     )
@@ -176,6 +214,12 @@ def serve(
     ] = 20_000,
 ) -> None:
     """Serve the browser app and the JSON API (docs at /docs) with uvicorn."""
+    from connect4.core.errors import require
+
+    try:
+        require("fastapi", "uvicorn", "fastapi_offline")
+    except ValueError as error:
+        raise fail(error) from None
     from connect4.web.server import run_server
 
     try:
@@ -207,7 +251,8 @@ app.command()(review.review)
     add_help_option=False,
 )
 def solve(ctx: typer.Context) -> None:
-    """Pons' protocol: read move strings on stdin, print 'moves score' per line.
+    """Pons' protocol: read move strings on stdin (or take them as arguments: solve
+    4455 44), print 'moves score' for each.
 
     Options: -a/--analyze, -w/--weak, --width W, --height H, --no-book
     (``connect4 solve --help``).
@@ -221,8 +266,17 @@ app.command()(bench.bench)
 
 
 def run_app() -> None:
-    """Run the typer app (:func:`connect4.cli.main` is the console script)."""
+    """Run the typer app (:func:`connect4.cli.main` is the console script). An optional
+    part that is not installed is one line naming the command that installs it."""
+    from connect4.core.errors import MissingExtra
+
     try:
         app()
     except BrokenPipeError:
         sys.stderr.close()
+    except ModuleNotFoundError as error:
+        missing = MissingExtra.of_module(error.name or "")
+        if missing is None:
+            raise
+        typer.echo(f"error: {missing}", err=True)
+        sys.exit(2)

@@ -1,9 +1,11 @@
-"""``connect4 solve``: Pons' stdin protocol, one move string per line.
+"""``connect4 solve``: Pons' stdin protocol, one move string per line, or positions
+as arguments (``connect4 solve 4455 44``).
 
 Each line is a move string (an empty line is the empty board); the answer is
 ``moves score``, or with ``analyze`` the moves followed by every column's score
-(``-`` for a full column). A bad line prints ``line N: reason`` on stderr and
-the run goes on; the exit status is 1 if any line was bad.
+(``-`` for a full column). A bad line prints ``line N: reason`` on stderr (a bad
+argument ``argument N: reason``) and the run goes on; the exit status is 1 if
+any was bad.
 
 A search uses every core by default (``--threads``). One that runs for more than
 a second shows its progress (window, bounds, nodes, speed, time) on stderr: one
@@ -116,13 +118,14 @@ def solve_command(
     book: bool = True,
     threads: int = 1,
     progress: str = "auto",
+    label: str = "line",
 ) -> int:
     """Answer each line of ``lines``; return the exit status (1 if a line was bad).
 
     With ``book`` (the default) the board size's opening book is probed inside the
     search (:func:`connect4.solver.solver_for`; one that cannot be read is an error).
     ``threads`` search each position; ``progress`` is ``auto`` (shown when ``err``
-    is a terminal), ``always`` or ``never``.
+    is a terminal), ``always`` or ``never``. An error names its input as ``label N``.
     """
     from connect4.solver import DEFAULT_BOOK, SolverError, solver_for
 
@@ -146,7 +149,7 @@ def solve_command(
             position = Position.from_moves(moves, width, height)
             result = solver.run(position, weak=weak, analyze=analyze, progress=line)
         except ValueError as exc:  # bad move string, game over (SolverError)
-            print(f"line {number}: {exc}", file=err, flush=True)
+            print(f"{label} {number}: {exc}", file=err, flush=True)
             status = 1
             continue
         finally:
@@ -208,8 +211,15 @@ def solve_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="connect4 solve",
         description="Pons' protocol: read move strings on stdin (an empty line is the empty "
-        "board), print 'moves score' per line; a bad line is reported on stderr with its "
-        "line number and the run goes on (exit status 1).",
+        "board), or take them as arguments, and print 'moves score' for each; a bad one is "
+        "reported on stderr with its line (or argument) number and the run goes on (exit "
+        "status 1).",
+    )
+    parser.add_argument(
+        "positions",
+        nargs="*",
+        metavar="MOVES",
+        help='positions to solve, e.g. 4455 ("" is the empty board); none: read stdin',
     )
     parser.add_argument(
         "-a", "--analyze", action="store_true", help="print every column's score ('-' = full)"
@@ -238,7 +248,13 @@ def solve_parser() -> argparse.ArgumentParser:
 
 
 def solve_main(argv: list[str]) -> int:
-    """Run ``connect4 solve ARGV`` on stdin; return the exit status."""
+    """Run ``connect4 solve ARGV`` (on its positions, else on stdin); return the exit status.
+
+    >>> solve_main(["--no-book", "-t", "1", "4455", "44455554221"])
+    4455 18
+    44455554221 -15
+    0
+    """
     options = solve_parser().parse_args(argv)
     try:
         return _solve_stdin(options)
@@ -248,8 +264,10 @@ def solve_main(argv: list[str]) -> int:
 
 
 def _solve_stdin(options: argparse.Namespace) -> int:
+    arguments = options.positions
     return solve_command(
-        sys.stdin,
+        arguments if arguments else sys.stdin,
+        label="argument" if arguments else "line",
         analyze=options.analyze,
         weak=options.weak,
         width=options.width,

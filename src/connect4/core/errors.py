@@ -60,6 +60,16 @@ class IllegalMoveError(GameError):
     """A real move that cannot be played now: a full column or a finished game."""
 
 
+def clip(text: str, keep: int = 40, mark: str = "…") -> str:
+    """``text`` cut to its first ``keep`` characters and ``mark`` when it is longer, so
+    a pasted novel is echoed, or named in a message, as one short line.
+
+    >>> clip("4455"), clip("x" * 100_000, 5)
+    ('4455', 'xxxxx…')
+    """
+    return text if len(text) <= keep else text[:keep] + mark
+
+
 def move_error_prefix(index: int, token: str) -> str:
     """The start of an error message naming the move's 1-based ``index`` in the string.
 
@@ -72,5 +82,78 @@ def move_error_prefix(index: int, token: str) -> str:
     "move 1 ('99999999999999999999...', 5000 characters)"
     """
     if len(token) > 20:
-        return f"move {index} ({token[:20] + '...'!r}, {len(token)} characters)"
+        return f"move {index} ({clip(token, 20, '...')!r}, {len(token)} characters)"
     return f"move {index} ({token!r})"
+
+
+# ---------------------------------------------------------------- optional parts
+EXTRAS: dict[str, tuple[str, str]] = {
+    # an optional module: (the extra that installs it, what it is for)
+    "fastapi": ("web", "the browser app (connect4 serve)"),
+    "uvicorn": ("web", "the browser app (connect4 serve)"),
+    "fastapi_offline": ("web", "the browser app (connect4 serve)"),
+    "matplotlib": ("plots", "plots"),
+    "pettingzoo": ("rl", "the RL environments (connect4.envs)"),
+    "gymnasium": ("rl", "the RL environments (connect4.envs)"),
+    "kaggle_environments": ("kaggle", "Kaggle's ConnectX runner"),
+    "torch": ("train", "training"),
+    "sb3_contrib": ("train", "training"),
+    "stable_baselines3": ("train", "training"),
+    "dask": ("dask", "Dask"),
+    "distributed": ("dask", "Dask"),
+}
+
+
+def install_command(extra: str) -> str:
+    """The command that installs an extra into the virtual environment ``make play``
+    made, run in the project's folder (PyPI's ``connect4`` is another project).
+
+    >>> install_command("web")
+    ".venv/bin/pip install -e '.[web]'"
+    """
+    return f".venv/bin/pip install -e '.[{extra}]'"
+
+
+class MissingExtra(Connect4Error):
+    """An optional part is not installed; the message names the command that installs it.
+
+    >>> print(MissingExtra.of_module("matplotlib.pyplot"))
+    matplotlib is not installed (needed for plots): in the project's folder run \
+.venv/bin/pip install -e '.[plots]'
+    >>> MissingExtra.of_module("numpy") is None  # not an optional part
+    True
+    """
+
+    def __init__(self, module: str, extra: str, purpose: str) -> None:
+        self.module = module
+        self.extra = extra
+        super().__init__(
+            f"{module} is not installed (needed for {purpose}): in the project's folder run "
+            + install_command(extra)
+        )
+
+    @classmethod
+    def of_module(cls, name: str) -> MissingExtra | None:
+        """The error for a missing optional module (dotted names count by their top
+        package), or ``None`` for a module no extra installs."""
+        top = name.split(".")[0]
+        if top not in EXTRAS:
+            return None
+        extra, purpose = EXTRAS[top]
+        return cls(top, extra, purpose)
+
+
+def require(*modules: str) -> None:
+    """Raise :class:`MissingExtra` for the first of ``modules`` (optional ones, see
+    :data:`EXTRAS`) that is not installed; import nothing.
+
+    >>> require("json")
+    >>> require("no_such_module_here")
+    """
+    from importlib.util import find_spec
+
+    for module in modules:
+        if find_spec(module) is None:
+            error = MissingExtra.of_module(module)
+            if error is not None:
+                raise error

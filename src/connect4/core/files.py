@@ -41,7 +41,7 @@ from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-from connect4.core.errors import Connect4Error
+from connect4.core.errors import Connect4Error, require
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -337,7 +337,9 @@ class Figure(Protocol):
 
 
 def plot_suffixes() -> list[str]:
-    """The file suffixes matplotlib can write (png, svg, pdf, ...)."""
+    """The file suffixes matplotlib can write (png, svg, pdf, ...); without matplotlib,
+    a :class:`~connect4.core.errors.MissingExtra` naming the command that installs it."""
+    require("matplotlib")
     from matplotlib.backend_bases import FigureCanvasBase
 
     return sorted(FigureCanvasBase.get_supported_filetypes())

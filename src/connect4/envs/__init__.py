@@ -2,10 +2,10 @@
 one board or N boards in one compiled call), and any player as a Kaggle ConnectX agent
 (:func:`kaggle_agent`).
 
-Needs the ``rl`` extra (``pip install connect4[rl]``). Importing this package
-registers the Gymnasium id ``connect4/ConnectFour-v0``, with the vectorised env
-(:mod:`connect4.envs.vector`) as its vector entry point, so ``gymnasium.make_vec``
-returns it.
+Needs the ``rl`` extra (in the project's folder: ``.venv/bin/pip install -e '.[rl]'``).
+Importing this package registers the Gymnasium id ``connect4/ConnectFour-v0``, with
+the vectorised env (:mod:`connect4.envs.vector`) as its vector entry point, so
+``gymnasium.make_vec`` returns it.
 
 >>> env = pettingzoo_env(width=5, height=4, rules="count-fours")
 >>> env.reset(seed=0)
@@ -20,9 +20,10 @@ try:
     import pettingzoo  # noqa: F401 (its absence gets the message below)
     from gymnasium.vector import VectorEnv
 except ImportError as error:  # pragma: no cover - depends on the installation
-    raise ImportError(
-        "connect4.envs needs PettingZoo and Gymnasium: pip install connect4[rl]"
-    ) from error
+    from connect4.core.errors import MissingExtra
+
+    missing = MissingExtra.of_module(error.name or "pettingzoo")
+    raise ImportError(str(missing) if missing else str(error)) from error
 
 from connect4.core.games import new_game
 from connect4.envs.aec import ConnectFourAEC

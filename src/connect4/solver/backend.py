@@ -44,8 +44,12 @@ True
 
 from __future__ import annotations
 
+import contextlib
+import os
+import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -54,8 +58,15 @@ from numpy.typing import NDArray
 
 from connect4.core.bits import fits_word
 from connect4.solver import native
+from connect4.solver.cache import FileLock, make_private_dir
 from connect4.solver.entries import ENTRY_POINTS, UINT64, EntryPoint, Kernel
-from connect4.solver.layout import HDR as HEADER_WORDS, new_memory, new_table
+from connect4.solver.layout import (
+    HDR as HEADER_WORDS,
+    check_kernel_board,
+    kernel_name,
+    new_memory,
+    new_table,
+)
 
 Memory = NDArray[np.uint64]
 NO_BOOK: tuple[NDArray[np.uint64], NDArray[np.int8]] = (
@@ -66,14 +77,17 @@ Backend = Kernel  # the entry points, described once (connect4.solver.entries)
 
 
 class NumbaBackend(Kernel):
-    """The kernel run by numba (:mod:`connect4.solver.kernel`): each entry point
-    calls its raw-pointer function through numba's dispatcher (``nogil``)."""
+    """A kernel run by numba (:mod:`connect4.solver.kernel`; ``board`` names it, see
+    :func:`connect4.solver.layout.kernel_name`): each entry point calls its
+    raw-pointer function through numba's dispatcher (``nogil``)."""
 
     name = "numba"
 
-    def __init__(self, kernel: ModuleType) -> None:
+    def __init__(self, kernel: ModuleType, board: str = "7x6") -> None:
         self.kernel = kernel
-        self._functions = {p.name: getattr(kernel, p.function) for p in ENTRY_POINTS}
+        self.board = board
+        functions = kernel.board_kernel(board).functions
+        self._functions = {p.name: functions[p.function] for p in ENTRY_POINTS}
         self._unsigned = {
             p.name: [i for i, param in enumerate(p.params) if param.kind == UINT64]
             for p in ENTRY_POINTS
@@ -81,6 +95,8 @@ class NumbaBackend(Kernel):
 
     def run(self, point: EntryPoint, raw: list[int]) -> int:
         """Call the raw function, its unsigned words as ``np.uint64`` (numba's type)."""
+        if point.params:  # mem comes first
+            check_kernel_board(self.board, raw[0])
         arguments: list[object] = list(raw)
         for i in self._unsigned[point.name]:
             arguments[i] = np.uint64(raw[i])
@@ -90,8 +106,8 @@ class NumbaBackend(Kernel):
 
 # ---------------------------------------------------------------- choosing
 _lock = threading.RLock()  # active_backend() holds it while numba_kernel() takes it again
-_chosen: Backend | None = None
-_compiled = False
+_chosen: dict[str, Backend] = {}  # per kernel name
+_compiled: set[str] = set()
 
 
 def note(message: str) -> None:
@@ -99,52 +115,57 @@ def note(message: str) -> None:
     print(f"connect4: {message}", file=sys.stderr, flush=True)
 
 
-def numba_kernel() -> ModuleType:
-    """The numba kernel module, compiled (or loaded from numba's cache) once.
+def numba_kernel(board: str = "7x6") -> ModuleType:
+    """The numba kernel module with its kernel ``board`` (see
+    :func:`connect4.solver.layout.kernel_name`) compiled (or loaded from numba's
+    cache) once.
 
     The first, cold compile takes a while: say so on stderr.
     """
-    global _compiled
     from connect4.solver import kernel
 
-    if _compiled:
+    if board in _compiled:
         return kernel
     with _lock:
-        if not _compiled and not _cache_is_warm(kernel):
+        if board not in _compiled and not _cache_is_warm(kernel, board):
             # compile every entry point now, under the notice (a warm cache loads
             # each one lazily on its first call instead: faster start-up)
-            note("compiling the solver (first run only; cached afterwards)...")
-            _exercise(NumbaBackend(kernel))
-        _compiled = True
+            sizes = "7x6 boards" if board == "7x6" else "boards other than 7x6"
+            note(f"compiling the solver for {sizes} (first run only; cached afterwards)...")
+            _exercise(NumbaBackend(kernel, board))
+        _compiled.add(board)
     return kernel
 
 
-def _cache_is_warm(kernel: ModuleType) -> bool:
+def _cache_is_warm(kernel: ModuleType, board: str) -> bool:
     """True when numba's on-disk cache holds current code for the entry points."""
     try:
-        for point in ENTRY_POINTS:
+        for function in kernel.board_kernel(board).functions.values():
             # an empty index: no cache file, or one for an older source (stamp differs)
-            if not getattr(kernel, point.function)._cache._cache_file._load_index():
+            if not function._cache._cache_file._load_index():
                 return False
     except Exception:  # numba internals moved: assume warm, say nothing
         return True
     return True
 
 
-def active_backend() -> Backend:
-    """What every solver searches with, chosen once per process: the cached native
-    kernel when there is one, else numba's kernel (which then caches the native
-    one for the next process). Problems are one line on stderr, never an error."""
-    global _chosen
-    if _chosen is not None:
-        return _chosen
+def active_backend(width: int = 7, height: int = 6) -> Backend:
+    """What every solver of a board of up to 64 bits searches with, chosen once per
+    process and kernel (:func:`connect4.solver.layout.kernel_name`): the cached
+    native kernel when there is one, else numba's kernel (which then caches the
+    native one for the next process). Problems are one line on stderr, never an
+    error."""
+    board = kernel_name(width, height)
+    chosen = _chosen.get(board)
+    if chosen is not None:
+        return chosen
     with _lock:
-        if _chosen is None:
-            _chosen = _choose()
-    return _chosen
+        if board not in _chosen:
+            _chosen[board] = _choose(board)
+    return _chosen[board]
 
 
-def _choose() -> Backend:
+def _choose(board: str) -> Backend:
     directories: list[Path] = []
     if native.enabled():
         directories, problems = native.private_dirs(native.cache_dirs())
@@ -154,22 +175,138 @@ def _choose() -> Backend:
                 "kernel (set CONNECT4_CACHE_DIR to a directory only you can write)"
             )
         else:
-            try:
-                loaded = native.load(directories)
-            except native.StaleKernel as exc:
-                note(f"native solver kernel refused ({exc}); building it again")
-            except Exception as exc:  # numba's kernel still works: say why
-                note(f"native solver kernel not loaded ({exc})")
-            else:
-                if loaded is not None:
-                    return loaded
-    kernel = numba_kernel()
-    if directories:
+            loaded = _load(directories, board)
+            if loaded is not None:
+                return loaded
+    if not directories:
+        return NumbaBackend(numba_kernel(board), board)
+    # one process compiles a kernel at a time; the others wait for its file
+    lock = _compile_lock(directories, board)
+    try:
+        if lock is not None and not lock.acquire(wait=False):
+            if board not in _background and board not in _elsewhere:  # else the caller says so
+                note("another connect4 process is compiling the solver; waiting for it...")
+            lock.acquire(wait=True)
+        loaded = _load(directories, board)  # written while this process waited?
+        if loaded is not None:
+            return loaded
+        kernel = numba_kernel(board)
         try:
-            native.build(kernel, directories)
+            native.build(kernel, directories, board)
         except Exception as exc:  # only start-up time is lost: say why
             note(f"native solver kernel not cached ({exc})")
-    return NumbaBackend(kernel)
+        return NumbaBackend(kernel, board)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _load(directories: list[Path], board: str) -> Backend | None:
+    """The cached native kernel, or None (a problem is one line on stderr)."""
+    try:
+        return native.load(directories, board)
+    except native.StaleKernel as exc:
+        note(f"native solver kernel refused ({exc}); building it again")
+    except Exception as exc:  # numba's kernel still works: say why
+        note(f"native solver kernel not loaded ({exc})")
+    return None
+
+
+# ---------------------------------------------------------------- compiling in the background
+LOCK_HELD = "CONNECT4_KERNEL_LOCK_HELD"  # set for a child that holds its parent's compile lock
+_background: dict[str, subprocess.Popen[bytes]] = {}
+_elsewhere: set[str] = set()  # kernels compile_in_background() found compiling in another process
+_COMPILE = "from connect4.solver.backend import warm_up; warm_up({width}, {height})"
+
+
+def _compile_lock(directories: list[Path], board: str) -> FileLock | None:
+    """The lock on compiling kernel ``board`` in the cache, or None when this process
+    is the child compiling it for its parent (which took the lock for it)."""
+    if os.environ.get(LOCK_HELD) == board:
+        return None
+    with contextlib.suppress(OSError):
+        make_private_dir(directories[0])
+    return FileLock(directories[0] / f"kernel-{board}.lock")
+
+
+def compile_in_background(width: int = 7, height: int = 6) -> bool:
+    """Start compiling a board's kernel in a child process when it is not cached yet,
+    and return at once: True while it compiles (here or in another process), False
+    when the kernel is ready or is compiled in this process when first used (numba
+    without the native cache, boards over 64 bits).
+
+    The child writes the native kernel file and exits; a search that needs the
+    kernel meanwhile waits for it (:func:`compile_pending`, :func:`wait_for_compile`
+    let a caller say so first). The child goes on if this process ends, so the
+    next one finds the file.
+    """
+    if not fits_word(width, height) or not native.enabled():
+        return False
+    board = kernel_name(width, height)
+    with _lock:
+        if board in _chosen:
+            return False
+        if board in _background:
+            return compile_pending(width, height)
+        directories, _ = native.private_dirs(native.cache_dirs())
+        if not directories:
+            return False
+        loaded = _load(directories, board)
+        if loaded is not None:
+            _chosen[board] = loaded
+            return False
+        lock = _compile_lock(directories, board)
+        if lock is None or not lock.acquire(wait=False):
+            if lock is not None:  # another process compiles it
+                _elsewhere.add(board)
+            return lock is not None
+        try:
+            held = lock.fileno()
+            _background[board] = subprocess.Popen(
+                [sys.executable, "-c", _COMPILE.format(width=width, height=height)],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env={**os.environ, LOCK_HELD: board},
+                pass_fds=() if held is None else (held,),
+                start_new_session=True,  # a Ctrl-C of the game does not stop it
+            )
+        except OSError:
+            return False  # compiled here on first use instead
+        finally:
+            lock.release()  # the child holds it now
+    return True
+
+
+def compile_pending(width: int = 7, height: int = 6) -> bool:
+    """True while a board's kernel compiles in another process (this process's child
+    from :func:`compile_in_background`, or another program's)."""
+    if not fits_word(width, height) or not native.enabled():
+        return False
+    board = kernel_name(width, height)
+    process = _background.get(board)
+    if process is not None and process.poll() is None:
+        return True
+    if board in _chosen:
+        return False
+    directories, _ = native.private_dirs(native.cache_dirs())
+    if not directories:
+        return False
+    lock = _compile_lock(directories, board)
+    return lock is not None and lock.held_elsewhere()
+
+
+def wait_for_compile(width: int = 7, height: int = 6, poll: float = 0.1) -> float:
+    """Wait while :func:`compile_pending`; return the seconds waited."""
+    started = time.perf_counter()
+    while compile_pending(width, height):
+        time.sleep(poll)
+    return time.perf_counter() - started
+
+
+def background_compiles() -> list[int]:
+    """The process ids of this process's background compiles still running."""
+    return [p.pid for p in _background.values() if p.poll() is None]
 
 
 def _exercise(kernel: Backend) -> None:
@@ -178,9 +315,10 @@ def _exercise(kernel: Backend) -> None:
     if isinstance(kernel, NumbaBackend):
         from numba.core.sigutils import normalize_signature
 
+        functions = kernel.kernel.board_kernel(kernel.board).functions
         for point in ENTRY_POINTS:
             args, _ = normalize_signature(point.numba_signature)  # type: ignore[no-untyped-call]
-            getattr(kernel.kernel, point.function).compile(tuple(args))
+            functions[point.function].compile(tuple(args))
     kernel.version()
 
 
@@ -189,25 +327,25 @@ def backend_for(width: int, height: int) -> Backend:
     64 bits, else the board's own 128-bit kernel (:mod:`connect4.solver.wide`,
     compiled when first asked for)."""
     if fits_word(width, height):
-        return active_backend()
+        return active_backend(width, height)
     from connect4.solver.wide import wide_backend
 
     return wide_backend(width, height, note)
 
 
-_warm = False
+_warm: set[str] = set()
 
 
 def warm_up(width: int = 7, height: int = 6) -> Backend:
     """Choose the backend of a board and load every entry point now, so no timed call
     pays for it (a few milliseconds with the native kernel). Returns the backend."""
-    global _warm
     if not fits_word(width, height):
         return backend_for(width, height)  # compiled or loaded whole
-    chosen = active_backend()
-    if not _warm:
+    chosen = active_backend(width, height)
+    board = kernel_name(width, height)
+    if board not in _warm:
         _exercise(chosen)
-        _warm = True
+        _warm.add(board)
     return chosen
 
 

@@ -21,6 +21,13 @@ import contextlib
 import os
 import stat
 from pathlib import Path
+from types import ModuleType
+
+fcntl: ModuleType | None
+try:
+    import fcntl
+except ImportError:  # Windows: no locks between processes
+    fcntl = None
 
 CACHE_ENV = "CONNECT4_CACHE_DIR"
 
@@ -81,3 +88,60 @@ def remove(path: Path) -> None:
     """Delete ``path`` if it still exists; another process may have deleted it first."""
     with contextlib.suppress(OSError):
         path.unlink()
+
+
+class FileLock:
+    """An exclusive lock between processes on the file ``path`` (``flock``), e.g. held
+    while a kernel compiles so that other processes wait for its file instead of
+    compiling it too. Without ``fcntl`` (Windows) every lock is granted at once.
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "x.lock"
+    >>> first, second = FileLock(path), FileLock(path)
+    >>> first.acquire(wait=False), second.acquire(wait=False), second.held_elsewhere()
+    (True, False, True)
+    >>> first.release()
+    >>> second.acquire(wait=False)
+    True
+    >>> second.release()
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def acquire(self, wait: bool) -> bool:
+        """Take the lock (waiting for it with ``wait``); True when held. A lock file
+        that cannot be opened counts as granted (there is nothing to share then)."""
+        if fcntl is None:
+            return True
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            return True
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except OSError:
+            os.close(fd)
+            return False
+        self._fd = fd
+        return True
+
+    def fileno(self) -> int | None:
+        """The open file that holds the lock (a child process given it holds it too)."""
+        return self._fd
+
+    def release(self) -> None:
+        """Close this process's hold on the lock (a child given the file keeps it)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def held_elsewhere(self) -> bool:
+        """True while another holder has the lock (checked without waiting)."""
+        if self._fd is not None:
+            return False
+        if not self.acquire(wait=False):
+            return True
+        self.release()
+        return False

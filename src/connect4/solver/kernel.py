@@ -25,10 +25,11 @@ larger absolute value is a faster end). Every node of the search
 keeps the invariant that the side to move cannot win at once (the root checks
 it; later nodes only get there through moves that do not lose at once).
 
-The standard 7x6 board is searched by :data:`negamax_7x6`, a copy of
-:func:`negamax` compiled with the board's constants (width, height, masks,
-centre order) built in; other sizes read them from the header. Both search the
-same nodes.
+The standard 7x6 board has a kernel of its own (:func:`board_kernel`): copies
+of :func:`negamax` and the entry functions compiled with the board's constants
+(width, height, masks, centre order) built in; the kernel of the other sizes
+reads them from the header. Both search the same nodes, and each compiles only
+when a board of its family first needs it.
 
 An opening book is two arrays, ``book_keys`` (sorted ``uint64`` canonical keys,
 see :func:`connect4.core.bits.canonical_key`) and ``book_values`` (``int8`` exact scores), probed
@@ -47,7 +48,6 @@ inside the search at ``ply <= mem[BOOK_PLIES]``; pass empty arrays for no book.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
 from types import FunctionType
 from typing import Any
 
@@ -72,6 +72,7 @@ from connect4.solver.layout import (
     H_ as H_,
     HASH_MUL as HASH_MUL_INT,
     HDR as HDR,
+    KERNEL_NAMES as KERNEL_NAMES,
     LAYOUT_VERSION as LAYOUT_VERSION,
     LIMIT as LIMIT,
     MAXPLY as MAXPLY,
@@ -851,40 +852,14 @@ def negamax(
 
     if mirrored and best_col >= 0:
         best_col = width - 1 - best_col
-    two_slots = ld(m, OPT_BUCKET) != 0
-    if best >= beta:
-        _store(t, bidx, tag, ply, best, hi, best_col, two_slots)
-    elif best > a0:
-        _store(t, bidx, tag, ply, best, best, best_col, two_slots)
-    else:
-        _store(t, bidx, tag, ply, lo, best, -1, two_slots)
+    if best >= beta:  # a lower bound
+        lower, upper = best, hi
+    elif best > a0:  # exact
+        lower, upper = best, best
+    else:  # an upper bound, no best move
+        lower, upper, best_col = lo, best, -1
+    _store(t, bidx, tag, ply, lower, upper, best_col, ld(m, OPT_BUCKET) != 0)  # one copy inlined
     return sign * best
-
-
-def _specialise(width: int, height: int) -> Callable[..., int]:
-    """A copy of :func:`negamax` compiled with the board's constants built in.
-
-    The copy runs the same code with other globals (``SPEC_*``), so the width,
-    height, masks and centre order are compile-time constants: constant shifts,
-    no header loads, unrollable column loops. Its ``__qualname__`` gives it its own
-    entry in numba's on-disk cache.
-    """
-    g = dict(globals())
-    g["SPEC_W"] = width
-    g["SPEC_H"] = height
-    g["SPEC_BOTTOM"] = bottom_mask(width, height)
-    order = list(bits.centre_order(width))
-    g["SPEC_ORDER"] = np.array(order + [0] * (MAXW - width), dtype=np.int64)
-    f = negamax.py_func
-    fn = FunctionType(f.__code__, g, f.__name__, f.__defaults__, f.__closure__)
-    fn.__qualname__ = f"negamax_{width}x{height}"
-    fn.__doc__ = f.__doc__
-    dispatcher: Callable[..., int] = njit(cache=True, nogil=True)(fn)
-    g["negamax"] = dispatcher  # the copy's recursive calls stay in the copy
-    return dispatcher
-
-
-negamax_7x6 = _specialise(7, 6)  # the standard board: searched by this copy
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -902,9 +877,7 @@ def _search(
     alpha: int,
     beta: int,
 ) -> int:
-    """:func:`negamax`, or its 7x6 copy on the standard board."""
-    if ld(m, W_) == 7 and ld(m, H_) == 6:
-        return negamax_7x6(m, t, bk, bv, nbook, current, mask, mcur, mmask, ply, alpha, beta)
+    """:func:`negamax`: in a board's own kernel (:func:`board_kernel`), that board's copy."""
     return negamax(m, t, bk, bv, nbook, current, mask, mcur, mmask, ply, alpha, beta)
 
 
@@ -1104,16 +1077,82 @@ _NATIVE_OPTIONS: dict[str, Any] = {
 }
 
 
-def _native(point: EntryPoint) -> Dispatcher:
-    """``native_<name>`` of an entry point, compiled from its generated source."""
-    raw = globals()[point.function].py_func
+def _native(point: EntryPoint, g: dict[str, Any]) -> Dispatcher:
+    """``native_<name>`` of an entry point, compiled from its generated source, calling
+    the raw function of the namespace ``g`` (a kernel's, see :func:`board_kernel`)."""
+    raw = g[point.function].py_func
     expected = [p.name for p in point.params]
     if len(inspect.signature(raw).parameters) != len(expected):
         raise TypeError(f"{point.function} does not take ({', '.join(expected)})")
     namespace: dict[str, Any] = {}
-    exec(compile(point.native_source(), f"<native {point.name}>", "exec"), globals(), namespace)
+    exec(compile(point.native_source(), f"<native {point.name}>", "exec"), g, namespace)
     dispatcher: Dispatcher = njit(**_NATIVE_OPTIONS)(namespace[f"native_{point.name}"])
     return dispatcher
+
+
+# ---------------------------------------------------------------- one kernel per board family
+# The search and the raw entry functions; a board's own kernel copies them (the
+# helpers marked inline="always" are inlined into the copies as they are).
+_COPIED = ("negamax", "_search", "_solve", "_analyze", "_probe", "_solve_batch")
+
+
+class BoardKernel:
+    """One kernel: the raw entry functions (``functions``, called from Python by
+    numba's backend) and their ``native_*`` versions (``native``), of a
+    :func:`connect4.solver.layout.kernel_name`: ``"any"`` reads the board from
+    the header, ``"7x6"`` has the standard board's constants compiled in.
+
+    Each compiles on its own, when first used: the standard board's games never
+    wait for the kernel of the other sizes, and the other way round.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        g = globals() if name == "any" else _board_globals(name)
+        self.functions: dict[str, Dispatcher] = {p.function: g[p.function] for p in ENTRY_POINTS}
+        self.negamax: Dispatcher = g["negamax"]  # the search (for tests that compare kernels)
+        self.compiled: list[Dispatcher] = [g[function] for function in _COPIED]
+        self.native: dict[str, Dispatcher] = {p.name: _native(p, g) for p in ENTRY_POINTS}
+
+
+def _board_globals(name: str) -> dict[str, Any]:
+    """This module's globals with a board's constants (``SPEC_*``) and its own copies
+    of the search and the entry functions (so each copy calls the others).
+
+    A copy runs the same code with other globals, so the width, height, masks and
+    centre order are compile-time constants: constant shifts, no header loads,
+    unrollable column loops. Its ``__qualname__`` gives it its own entry in
+    numba's on-disk cache.
+    """
+    width, height = (int(part) for part in name.split("x"))
+    g = dict(globals())
+    g["SPEC_W"] = width
+    g["SPEC_H"] = height
+    g["SPEC_BOTTOM"] = bottom_mask(width, height)
+    order = list(bits.centre_order(width))
+    g["SPEC_ORDER"] = np.array(order + [0] * (MAXW - width), dtype=np.int64)
+    for function in _COPIED:
+        original = globals()[function]
+        f = original.py_func
+        copy = FunctionType(f.__code__, g, f.__name__, f.__defaults__, f.__closure__)
+        copy.__qualname__ = f"{function}_{name}"
+        copy.__doc__ = f.__doc__
+        options = {k: v for k, v in original.targetoptions.items() if k != "nopython"}
+        g[function] = njit(cache=True, **options)(copy)
+    return g
+
+
+_kernels: dict[str, BoardKernel] = {}
+
+
+def board_kernel(name: str) -> BoardKernel:
+    """The kernel called ``name`` (``"7x6"`` or ``"any"``), made once (nothing is
+    compiled until a function is called or compiled)."""
+    if name not in _kernels:
+        if name not in KERNEL_NAMES:
+            raise ValueError(f"no solver kernel {name!r}: choose one of {', '.join(KERNEL_NAMES)}")
+        _kernels[name] = BoardKernel(name)
+    return _kernels[name]
 
 
 # ---------------------------------------------------------------- stale code
@@ -1134,11 +1173,11 @@ def _drop_stale_code() -> None:
     """
     if layout_version() == LAYOUT_VERSION:
         return
-    for value in list(globals().values()):
+    copies = [f for name in KERNEL_NAMES for f in board_kernel(name).compiled]
+    for value in [*globals().values(), *copies]:
         if isinstance(value, Dispatcher):
             value._cache.flush()  # type: ignore[attr-defined]
     layout_version.recompile()
 
 
 _drop_stale_code()
-NATIVE = {point.name: _native(point) for point in ENTRY_POINTS}

@@ -85,6 +85,7 @@ dropped (:mod:`connect4.solver.kernel`) and a native kernel file refused
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 from dataclasses import dataclass
 
@@ -144,6 +145,42 @@ NEAR_EMPTY = 22  # positions with fewer empty cells use the near region
 NEAR_MIN_TABLE = 16 << 20  # smaller tables have no near region
 NEAR_MAX_BYTES = 32 << 20  # the near region's largest size
 HASH_MUL = 0x9E3779B97F4A7C15
+
+KERNEL_NAMES = ("7x6", "any")  # the standard board's own kernel, and the other sizes'
+
+
+def kernel_name(width: int, height: int) -> str:
+    """The kernel that searches a board of up to 64 bits: the standard board's own
+    (its constants compiled in), else the one that reads the board from ``mem``.
+
+    >>> kernel_name(7, 6), kernel_name(9, 5)
+    ('7x6', 'any')
+    """
+    return "7x6" if (width, height) == (7, 6) else "any"
+
+
+def check_kernel_board(kernel: str, mem_address: int) -> None:
+    """Refuse to run kernel ``kernel`` on the ``mem`` at ``mem_address`` when that
+    memory is another board's: a board's own kernel has the board compiled in and
+    would read and write out of bounds (the kernel ``"any"`` reads it from ``mem``).
+
+    >>> mem = new_memory(5, 4)
+    >>> check_kernel_board("any", mem.ctypes.data)
+    >>> check_kernel_board("7x6", mem.ctypes.data)
+    Traceback (most recent call last):
+    ...
+    ValueError: the solver's 7x6 kernel cannot search a 5x4 board (its kernel is 'any')
+    """
+    if kernel == "any":
+        return
+    width = ctypes.c_uint64.from_address(mem_address + 8 * W_).value
+    height = ctypes.c_uint64.from_address(mem_address + 8 * H_).value
+    if kernel != f"{width}x{height}":
+        raise ValueError(
+            f"the solver's {kernel} kernel cannot search a {width}x{height} board "
+            f"(its kernel is {kernel_name(width, height)!r})"
+        )
+
 
 NONE_SCORE = -1000  # analyze: full column
 UNKNOWN_SCORE = -999  # analyze: stopped by a limit

@@ -59,9 +59,9 @@ from typing import Protocol
 
 from connect4.solver import cache
 from connect4.solver.entries import ENTRY_POINTS, EntryPoint, Kernel
-from connect4.solver.layout import LAYOUT_VERSION
+from connect4.solver.layout import LAYOUT_VERSION, check_kernel_board
 
-FORMAT = 4  # bump when the file's layout changes (the entry points are in the key)
+FORMAT = 5  # bump when the file's layout changes (the entry points are in the key)
 # numba settings that change the code it generates
 _NUMBA_CODEGEN_VARS = ("NUMBA_OPT", "NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES", "NUMBA_BOUNDSCHECK")
 # sources compiled into the kernel, relative to the package
@@ -72,8 +72,8 @@ _SOURCES = (
     "core/bits.py",
     "solver/native.py",
 )
-_FILE = re.compile(r"kernel-[0-9a-f]{32}\.native")
-_TEMPORARY = re.compile(r"\.kernel-[0-9a-f]{32}\.native\.(\d+)")
+_FILE = re.compile(r"kernel-(?:([0-9a-z]+)-)?[0-9a-f]{32}\.native")  # (older files: no name)
+_TEMPORARY = re.compile(r"\.kernel-(?:[0-9a-z]+-)?[0-9a-f]{32}\.native\.(\d+)")
 
 
 # Not a Connect4Error on purpose: raised by :func:`load` and always caught by the
@@ -88,15 +88,20 @@ class NativeKernel(Kernel):
 
     name = "native"
 
-    def __init__(self, engine: object, addresses: dict[str, int], path: Path) -> None:
+    def __init__(
+        self, engine: object, addresses: dict[str, int], path: Path, board: str = "7x6"
+    ) -> None:
         self._engine = engine  # owns the code: keep it alive as long as the functions
         self._functions: dict[str, Callable[..., int]] = {
             point.name: point.native_prototype()(addresses[point.name]) for point in ENTRY_POINTS
         }
         self.path = path
+        self.board = board  # the kernel's name (connect4.solver.layout.kernel_name)
 
     def run(self, point: EntryPoint, raw: list[int]) -> int:
         """Call ``native_<name>`` through ``ctypes`` (which releases the GIL)."""
+        if point.params:  # mem comes first
+            check_kernel_board(self.board, raw[0])
         result = ctypes.c_int64()
         exception_info = ctypes.byref(ctypes.c_void_p())
         status = self._functions[point.name](ctypes.byref(result), exception_info, *raw)
@@ -161,11 +166,11 @@ def _target_machine(llvm: ModuleType) -> _TargetMachine:
     return machine
 
 
-def cache_key(llvm: ModuleType) -> str:
-    """A hash of everything the native code depends on."""
+def cache_key(llvm: ModuleType, name: str = "7x6") -> str:
+    """A hash of everything the native code of kernel ``name`` depends on."""
     import llvmlite
 
-    digest = hashlib.sha256(f"connect4 native kernel, format {FORMAT}\n".encode())
+    digest = hashlib.sha256(f"connect4 native kernel {name}, format {FORMAT}\n".encode())
     for point in ENTRY_POINTS:  # the entry points' names and signatures
         digest.update(f"{point.name} {point.function} {point.native_signature}\n".encode())
     package = Path(__file__).parent.parent
@@ -185,21 +190,21 @@ def cache_key(llvm: ModuleType) -> str:
     return digest.hexdigest()[:32]
 
 
-def _file_name(key: str) -> str:
-    return f"kernel-{key}.native"
+def _file_name(key: str, name: str) -> str:
+    return f"kernel-{name}-{key}.native"
 
 
-def load(directories: Sequence[Path]) -> NativeKernel | None:
-    """The cached native kernel for this machine and source from the first of
-    ``directories`` that holds one (check them with :func:`private_dirs` first),
-    or None if there is none. Raises :class:`StaleKernel` for a file compiled for
-    another layout version."""
+def load(directories: Sequence[Path], name: str = "7x6") -> NativeKernel | None:
+    """The cached native kernel ``name`` (see :func:`connect4.solver.layout.kernel_name`)
+    for this machine and source from the first of ``directories`` that holds one
+    (check them with :func:`private_dirs` first), or None if there is none. Raises
+    :class:`StaleKernel` for a file compiled for another layout version."""
     if not enabled():
         return None
     llvm = _llvm()
-    name = _file_name(cache_key(llvm))
+    file_name = _file_name(cache_key(llvm, name), name)
     for directory in directories:
-        path = directory / name
+        path = directory / file_name
         if cache.why_not_private(path) is not None:
             continue
         try:
@@ -214,7 +219,7 @@ def load(directories: Sequence[Path]) -> NativeKernel | None:
         except (ValueError, KeyError, TypeError):
             continue
         if intact:
-            kernel = _map(llvm, code, symbols, path)
+            kernel = _map(llvm, code, symbols, path, name)
             if kernel is None:
                 continue
             if kernel.version() != LAYOUT_VERSION:
@@ -226,7 +231,9 @@ def load(directories: Sequence[Path]) -> NativeKernel | None:
     return None
 
 
-def _map(llvm: ModuleType, code: bytes, symbols: dict[str, str], path: Path) -> NativeKernel | None:
+def _map(
+    llvm: ModuleType, code: bytes, symbols: dict[str, str], path: Path, board: str
+) -> NativeKernel | None:
     """Load object ``code`` into a new MCJIT engine and look up the entry points."""
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), _target_machine(llvm))
     engine.add_object_file(llvm.ObjectFileRef.from_data(code))
@@ -234,15 +241,16 @@ def _map(llvm: ModuleType, code: bytes, symbols: dict[str, str], path: Path) -> 
     addresses = {p.name: int(engine.get_function_address(symbols[p.name])) for p in ENTRY_POINTS}
     if not all(addresses.values()):
         return None
-    return NativeKernel(engine, addresses, path)
+    return NativeKernel(engine, addresses, path, board)
 
 
-def build(kernel: ModuleType, directories: Sequence[Path]) -> Path:
-    """Compile the entry points of ``kernel`` (the numba module) to one object file
-    and write it to the first writable of ``directories``; return its path.
+def build(kernel: ModuleType, directories: Sequence[Path], name: str = "7x6") -> Path:
+    """Compile the entry points of kernel ``name`` of ``kernel`` (the numba module)
+    to one object file and write it to the first writable of ``directories``;
+    return its path.
 
     The callee functions (``_solve``, the searches) come from numba's cache, so this
-    takes about a second. Kernels of other versions in that directory, and the
+    takes about a second. Other versions of this kernel in that directory, and the
     temporary files of writers that were killed, are removed.
     """
     from numba.core.sigutils import normalize_signature
@@ -250,8 +258,9 @@ def build(kernel: ModuleType, directories: Sequence[Path]) -> Path:
     llvm = _llvm()
     linked = None
     symbols = {}
+    native = kernel.board_kernel(name).native  # made from the description
     for point in ENTRY_POINTS:
-        dispatcher = kernel.NATIVE[point.name]  # made from the description
+        dispatcher = native[point.name]
         args, _ = normalize_signature(point.native_signature)  # type: ignore[no-untyped-call]
         dispatcher.compile(tuple(args))
         result = dispatcher.overloads[tuple(args)]
@@ -266,11 +275,11 @@ def build(kernel: ModuleType, directories: Sequence[Path]) -> Path:
     code = _target_machine(llvm).emit_object(linked)
     header = {"format": FORMAT, "symbols": symbols, "sha256": hashlib.sha256(code).hexdigest()}
     data = json.dumps(header).encode() + b"\n" + code
-    name = _file_name(cache_key(llvm))
+    file_name = _file_name(cache_key(llvm, name), name)
     errors = []
     for directory in directories:
-        path = directory / name
-        temporary = directory / f".{name}.{os.getpid()}"
+        path = directory / file_name
+        temporary = directory / f".{file_name}.{os.getpid()}"
         try:
             cache.make_private_dir(directory)
             temporary.write_bytes(data)
@@ -280,30 +289,33 @@ def build(kernel: ModuleType, directories: Sequence[Path]) -> Path:
             errors.append(f"{directory}: {exc.strerror or exc}")
             cache.remove(temporary)
             continue
-        clean(directory, keep=name)
+        clean(directory, keep=file_name)
         return path
     raise OSError("cannot write the native kernel: " + "; ".join(errors))
 
 
 def clean(directory: Path, keep: str) -> list[Path]:
-    """Remove kernels other than ``keep`` and the temporary files of dead writers
-    from ``directory``; return what was removed.
+    """Remove the other versions of the kernel ``keep`` (and files of the older
+    format, without a kernel name) and the temporary files of dead writers from
+    ``directory``; return what was removed. Other kernels' files stay.
 
     >>> import tempfile
     >>> folder = Path(tempfile.mkdtemp())
-    >>> old = folder / ("kernel-" + "0" * 32 + ".native")
-    >>> _ = old.write_bytes(b"old")
-    >>> [p.name == old.name for p in clean(folder, keep="kernel-" + "1" * 32 + ".native")]
-    [True]
+    >>> for old in ("kernel-7x6-" + "0" * 32, "kernel-any-" + "0" * 32, "kernel-" + "0" * 32):
+    ...     _ = (folder / (old + ".native")).write_bytes(b"old")
+    >>> sorted(p.name[:11] for p in clean(folder, keep="kernel-7x6-" + "1" * 32 + ".native"))
+    ['kernel-0000', 'kernel-7x6-']
     """
     removed: list[Path] = []
+    kept = _FILE.fullmatch(keep)
     try:
         names = os.listdir(directory)
     except OSError:
         return removed
     for name in names:
         path = directory / name
-        if _FILE.fullmatch(name) and name != keep:
+        found = _FILE.fullmatch(name)
+        if found and name != keep and found.group(1) in (None, kept and kept.group(1)):
             removed.append(path)
         else:
             writer = _TEMPORARY.fullmatch(name)

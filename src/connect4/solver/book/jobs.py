@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from connect4.core.errors import BudgetExceeded, Connect4Error
+from connect4.core.errors import BudgetExceeded, Connect4Error, install_command
 from connect4.core.files import atomic_write, file_errors, open_input, read_input_bytes
 from connect4.core.position import Position
 from connect4.solver import DEFAULT_TT_MEGABYTES, forget_thread_solvers, solver_for
@@ -94,7 +94,7 @@ def make_executor(workers: int | None, scheduler: str | None) -> Iterator[Execut
             distributed = importlib.import_module("distributed")
         except ImportError:
             raise JobError(
-                "a Dask scheduler needs Dask: pip install 'connect4[dask]'", setting="scheduler"
+                f"a Dask scheduler needs Dask: {install_command('dask')}", setting="scheduler"
             ) from None
         try:
             client = distributed.Client(scheduler, timeout="10s")

@@ -1,0 +1,69 @@
+"""A missing optional part (an extra) is one line naming the command that installs it
+from the clone, never a traceback: the command runs with the part hidden."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+HIDE = (
+    "import sys\n"
+    "for name in sys.argv[1].split(','):\n"
+    "    sys.modules[name] = None  # as if not installed\n"
+    "sys.argv = ['connect4', *sys.argv[2:]]\n"
+    "from connect4.cli import main\n"
+    "main()\n"
+)
+
+
+def run_without(modules: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "300", "NO_COLOR": "1"}
+    return subprocess.run(
+        [sys.executable, "-c", HIDE, modules, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("modules", "args", "line"),
+    [
+        (
+            "fastapi",
+            ("serve",),
+            "fastapi is not installed (needed for the browser app (connect4 serve)): in the "
+            "project's folder run .venv/bin/pip install -e '.[web]'",
+        ),
+        (
+            "matplotlib",
+            ("analyze", "44", "--max-depth", "2", "--plot", "out.png"),
+            "matplotlib is not installed (needed for plots): in the project's folder run "
+            ".venv/bin/pip install -e '.[plots]'",
+        ),
+        (
+            "matplotlib",
+            ("review", "4455", "--plot", "out.png"),
+            "matplotlib is not installed (needed for plots): in the project's folder run "
+            ".venv/bin/pip install -e '.[plots]'",
+        ),
+    ],
+)
+def test_a_missing_extra_is_one_line(modules: str, args: tuple[str, ...], line: str) -> None:
+    result = run_without(modules, *args)
+    assert (result.returncode, result.stderr) == (2, f"error: {line}\n")
+    assert result.stdout == ""
+
+
+def test_the_envs_import_names_the_install_command() -> None:
+    code = "import sys; sys.modules['pettingzoo'] = None; import connect4.envs"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stderr.splitlines()[-1] == (
+        "ImportError: pettingzoo is not installed (needed for the RL environments "
+        "(connect4.envs)): in the project's folder run .venv/bin/pip install -e '.[rl]'"
+    )
