@@ -67,3 +67,15 @@ def test_the_envs_import_names_the_install_command() -> None:
         "ImportError: pettingzoo is not installed (needed for the RL environments "
         "(connect4.envs)): in the project's folder run .venv/bin/pip install -e '.[rl]'"
     )
+
+
+def test_the_lab_without_matplotlib_fails_before_its_games(tmp_path: object) -> None:
+    # Its report always has plots: the missing library is named before the first game.
+    out = os.path.join(str(tmp_path), "lab")
+    result = run_without("matplotlib", "lab", "--depths", "1-8", "--games", "4", "--out", out)
+    assert (result.returncode, result.stderr) == (
+        2,
+        "error: matplotlib is not installed (needed for plots): in the project's folder run "
+        ".venv/bin/pip install -e '.[plots]'\n",
+    )
+    assert not os.path.exists(out)

@@ -144,8 +144,10 @@ def lab(
 ) -> None:
     """The lab: heuristics by depth, MCTS by playouts, equal clocks, perfect; Markdown + PNGs."""
     from connect4.arena.lab import LabConfig
+    from connect4.core.errors import require
 
     try:
+        require("matplotlib")  # the report's plots: missing, it fails now, not after the games
         if accuracy_nodes < 1:
             raise lab_error("--accuracy-nodes must be at least 1: the lab reviews every game")
         config = LabConfig(
