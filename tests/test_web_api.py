@@ -12,6 +12,7 @@ import doctest
 import functools
 import gc
 import json
+import os
 import re
 import socket
 import subprocess
@@ -500,6 +501,27 @@ def test_a_search_cut_short_answers_its_best_move() -> None:
             assert body["complete"] is False and body["move"] in range(7)
             assert body["reached"] == f"depth {body['stats']['depth']}"
             assert body["stats"]["depth"] >= 4
+
+
+def test_a_deep_solve_is_answered_while_other_programs_keep_every_core_busy() -> None:
+    # A 16-stone position that needs the deep lane (a few ms of CPU). Under SCHED_IDLE
+    # the lane got no CPU at all while a busy loop ran on each core: 503 after the limit.
+    busy = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        for _ in range(os.cpu_count() or 2)
+    ]
+    try:
+        with BackgroundServer(create_app(threads=1, time_limit=10.0, warm_up=False)) as live:
+            response = httpx.get(
+                live.url + "/solve", params={"pos": "3515265124717462"}, timeout=30
+            )
+            assert response.status_code == 200, response.text
+            assert response.json()["score"] == [-2, -12, -12, 11, -12, -12, 11]
+            assert int(httpx.get(live.url + "/api/health").json()["pools"][1]["completed"]) >= 1
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
 
 
 def deep_busy(url: str) -> int:

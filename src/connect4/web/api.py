@@ -8,7 +8,7 @@ the player spec), and hand typed input to :mod:`connect4.web.service`.
 Solves run in two bounded lanes (:class:`~connect4.web.pool.WorkerPool`):
 every solve first gets a small node budget in the *quick* lane, and only a
 position that needs more moves to the *deep* lane, whose threads run at a
-lower OS priority (SCHED_IDLE on Linux). Quick positions (most positions with
+lower OS priority (nice 10). Quick positions (most positions with
 20 or more stones) therefore never wait behind a long solve. AI moves and
 tic-tac-toe analyses run in the deep lane.
 
@@ -80,7 +80,7 @@ QUICK_AGE = 0.02  # seconds of queue precedence per empty cell fewer (quick lane
 DEEP_AGE = 0.1  # the same in the deep lane
 REVIEW_SHARE = 0.9  # of the time limit a review may use before it stops (then: 503)
 KERNEL_WAIT = 5.0  # seconds a request waits at most for its board's solver to load
-QUICK_NICE = 3  # OS priority of the quick lane's threads below the event loop (deep: idle)
+QUICK_NICE = 3  # OS priority of the quick lane's threads below the event loop (deep: 10)
 # The Connect Four boards the server plays and solves (the page's menu). Each size a
 # thread has solved keeps a transposition table, and each size a perfect player has
 # played keeps tables in a process-wide pool, so a fixed list bounds the memory.
@@ -309,7 +309,6 @@ class Api:
             queue=settings.queue,
             time_limit=settings.time_limit,
             nice=settings.deep_nice,
-            idle=settings.deep_nice > 0,
         )
         self.clients = ClientGate(settings.deep_per_client)
 

@@ -18,9 +18,9 @@ within a tenth of a second and free their slot then.
 
 Threads of a pool created with ``nice > 0`` lower their own OS priority
 (Linux gives each thread its own nice value), so long solves yield the CPU to
-the event loop and to quick requests. With ``idle=True`` they also switch to
-Linux's ``SCHED_IDLE`` policy: they then only get CPU time no normal thread
-wants, so the event loops, quick solves and local clients always preempt them.
+the event loop and to quick requests. (Not ``SCHED_IDLE``: under it a solve gets
+no CPU at all while any other program on the machine is busy, and every deep
+request then runs out its time limit.)
 
 >>> import asyncio
 >>> async def demo() -> int:
@@ -84,14 +84,6 @@ def _lower_priority(nice: int) -> None:
         pass
 
 
-def _idle_policy() -> None:
-    """Put this thread under ``SCHED_IDLE`` (Linux; elsewhere, or if refused, a no-op)."""
-    if not hasattr(os, "sched_setscheduler") or not hasattr(os, "SCHED_IDLE"):
-        return
-    with contextlib.suppress(OSError):
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # 0: this thread
-
-
 class WorkerPool:
     """``workers`` threads, at most ``workers + queue`` admitted jobs, a time limit per job.
 
@@ -107,7 +99,6 @@ class WorkerPool:
         queue: int,
         time_limit: float,
         nice: int = 0,
-        idle: bool = False,
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be >= 1")
@@ -125,17 +116,15 @@ class WorkerPool:
         self._order = itertools.count()
         self._threads = [
             threading.Thread(
-                target=self._work, args=(nice, idle), name=f"connect4-{name}-{i}", daemon=True
+                target=self._work, args=(nice,), name=f"connect4-{name}-{i}", daemon=True
             )
             for i in range(workers)
         ]
         for thread in self._threads:
             thread.start()
 
-    def _work(self, nice: int, idle: bool) -> None:
+    def _work(self, nice: int) -> None:
         _lower_priority(nice)
-        if idle:
-            _idle_policy()
         while True:
             _, _, job = self._jobs.get()
             if job is None:
