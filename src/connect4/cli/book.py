@@ -50,7 +50,6 @@ def book_build(
     """Solve every position up to --plies stones and write a book (resumable, parallel)."""
     import json
 
-    from connect4.core.bits import check_word_board
     from connect4.core.files import check_output
     from connect4.core.position import check_board_size
     from connect4.solver.book import BookError
@@ -58,7 +57,6 @@ def book_build(
 
     def build() -> BuildReport:
         check_board_size(width, height)
-        check_word_board(width, height, "the opening book format")
         check_output(out, what="book")
         journal = Journal(partial, width, height, plies)
         if not resume and journal.file().has_records():
