@@ -58,13 +58,11 @@ def dataset(
         from connect4.envs.dataset import DatasetError, make_dataset, parse_plies
     except ImportError as error:
         raise fail(str(error)) from None
-    from connect4.core.bits import check_word_board
     from connect4.core.position import check_board_size
 
     def label() -> DatasetReport:
         try:
             check_board_size(width, height)
-            check_word_board(width, height, "the dataset builder")
         except ValueError as error:
             raise DatasetError(str(error)) from None
         return make_dataset(

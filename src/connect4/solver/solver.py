@@ -74,6 +74,7 @@ __all__ = [
     "SolveResult",
     "Solver",
     "SolverError",
+    "check_solver_board",
     "check_threads",
     "kernel_ready",
     "position_key",
@@ -236,12 +237,8 @@ class Solver:
     ) -> None:
         if not 1 <= tt_megabytes <= MAX_TT_MEGABYTES:
             raise SolverError(f"tt_megabytes must be in 1..{MAX_TT_MEGABYTES}, not {tt_megabytes}")
+        check_solver_board(width, height)
         try:
-            check_board_size(width, height)
-            if height > MAX_HEIGHT:  # a column's bits and its sentinel in one word
-                raise SolverError(
-                    f"the solver handles columns of up to {MAX_HEIGHT} cells, not {height}"
-                )
             table_format(width, height, tt_megabytes << 20)  # room for exact entries
         except ValueError as exc:
             raise SolverError(str(exc)) from None
@@ -719,6 +716,24 @@ class Solver:
             return kernel.probe(mem, table, keys, values, current, mask, ply, alpha, beta)
 
         return self._budgeted(search, budget)
+
+
+def check_solver_board(width: int, height: int) -> None:
+    """Raise :class:`SolverError` unless the solver plays a ``width x height`` board (of
+    up to 128 bits whose columns hold at most ``MAX_HEIGHT`` cells: the kernels shift a
+    column's mask and sentinel within a 64-bit word).
+
+    >>> check_solver_board(1, 64)
+    Traceback (most recent call last):
+    ...
+    connect4.solver.solver.SolverError: the solver handles columns of up to 62 cells, not 64
+    """
+    try:
+        check_board_size(width, height)
+    except ValueError as error:
+        raise SolverError(str(error)) from None
+    if height > MAX_HEIGHT:
+        raise SolverError(f"the solver handles columns of up to {MAX_HEIGHT} cells, not {height}")
 
 
 def kernel_ready(width: int, height: int, *, load: bool = True, wait: float = 0.0) -> bool:

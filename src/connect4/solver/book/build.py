@@ -78,22 +78,23 @@ _RECORD = struct.Struct("<QbxxxI")  # canonical key, score, nodes (saturated)
 
 
 class WideRecord(struct.Struct):
-    """A journal record of a board over 64 bits: its key in two words (low, high).
+    """A journal record of a board over 64 bits: its key (the first field) in two words,
+    low then high, before the fields ``rest`` describes (a build's: score, nodes).
 
     >>> WideRecord().unpack(WideRecord().pack(1 << 70, -3, 9))
     (1180591620717411303424, -3, 9)
     """
 
-    def __init__(self) -> None:
-        super().__init__("<QQbxxxI")
+    def __init__(self, rest: str = "bxxxI") -> None:
+        super().__init__("<QQ" + rest)
 
     def pack(self, *record: int) -> bytes:
-        key, score, nodes = record
-        return super().pack(key & ((1 << 64) - 1), key >> 64, score, nodes)
+        key, *fields = record
+        return super().pack(key & ((1 << 64) - 1), key >> 64, *fields)
 
-    def unpack(self, buffer: object) -> tuple[int, int, int]:
-        low, high, score, nodes = super().unpack(buffer)  # type: ignore[arg-type]
-        return low | high << 64, score, nodes
+    def unpack(self, buffer: object) -> tuple[int, ...]:
+        low, high, *fields = super().unpack(buffer)  # type: ignore[arg-type]
+        return (low | high << 64, *fields)
 
 
 SPOT_CHECK_ENTRIES = 32  # base book entries solved before a build uses the book
