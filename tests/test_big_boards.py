@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from connect4 import Position
 from connect4.arena import ArenaConfig, run_tournament
+from connect4.classic import results
 from connect4.classic.search import Limits, search
 from connect4.cli.app import app
 from connect4.core.errors import GameError
@@ -41,7 +42,10 @@ def test_per_column_analysis_and_the_perfect_players_levels_on_10x6() -> None:
         assert choice.value == columns[choice.move]
 
 
-def test_classic_engines_on_8x8_say_they_run_in_python() -> None:
+def test_classic_engines_on_8x8_say_they_run_in_python(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(results, "_told", set())  # as in a fresh process
     position = late_positions(8, 8, 14, 1, seed=8)[0]
     for spec in ("alphabeta:depth=3", "alphabeta:level=easy", "minimax:depth=2"):
         choice = make_player(spec, width=8, height=8, seed=1).choose(position)
@@ -49,6 +53,11 @@ def test_classic_engines_on_8x8_say_they_run_in_python() -> None:
         assert choice.stats["engine"] == "python"
     mcts = make_player("mcts:playouts=300", width=8, height=8, seed=1).choose(position)
     assert mcts.move in position.legal_moves() and mcts.stats["engine"] == "python"
+    told = capsys.readouterr().err.splitlines()
+    for engine in ("the compiled alpha-beta", "the compiled MCTS"):  # once each
+        line = (f"connect4: 8x8 boards need 72 bits and {engine} keeps a board in 63: the "
+                "Python engine plays them (about 100x slower)")  # fmt: skip
+        assert told.count(line) == 1, told
     with pytest.raises(GameError, match="the numba engine handles boards of up to 63 bits"):
         search(position, limits=Limits(depth=2), engine="numba")
 
