@@ -145,8 +145,8 @@ def test_metadata_must_be_an_object_with_typed_fields(
 
 
 def test_unknown_flags(tmp_path: Path) -> None:
-    with pytest.raises(BookError, match="unknown flags 0x06"):
-        Book.load(write(tmp_path, image([key("")], [0], flags=6)))
+    with pytest.raises(BookError, match="unknown flags 0x0c"):
+        Book.load(write(tmp_path, image([key("")], [0], flags=13)))
 
 
 def test_a_payload_that_inflates_past_the_header_is_stopped_early(tmp_path: Path) -> None:

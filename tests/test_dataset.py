@@ -416,9 +416,8 @@ def test_cli_writes_a_dataset_and_reports_it(tmp_path: Path) -> None:
          "--rules: the solver handles the standard rules only: count-fours positions cannot be "
          "labelled\n"),
         (["--rules", "odd"], "--rules: unknown rules 'odd': choose standard or count-fours\n"),
-        (["--width", "9", "--height", "7"],
-         "the dataset builder handles boards of up to 64 bits (width*(height+1) <= 64): "
-         "board 9x7 needs 72\n"),
+        (["--width", "1", "--height", "64"],
+         "the solver handles columns of up to 62 cells, not 64\n"),
         (["--width", "12", "--height", "10"],
          "board 12x10 is too large: width*(height+1) = 132 must be <= 128\n"),
         (["--width", "0", "--plies", "0-3"],

@@ -132,3 +132,16 @@ def test_terminal_play_between_humans_on_a_big_board() -> None:
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "Red wins after 7 moves: 1a2a3a4" in result.output
+
+
+def test_a_cleared_table_stays_cleared_past_the_generation_wrap() -> None:
+    # a 64 MB 8x8 table has 3 generation bits: before the fix, a search 7 generations
+    # after another of the same position found its entries (2 nodes instead of 5,750)
+    *others, first = late_positions(8, 8, 30, 4, seed=1)
+    solver = Solver(8, 8, tt_megabytes=64)
+    cold = solver.run(first).nodes
+    for _ in range(2):  # 6 searches: the 7th generation on is the first one's again
+        for other in others:
+            solver.run(other)
+    assert solver.run(first).nodes == cold == 5750
+    solver.close()

@@ -287,7 +287,9 @@ def test_info_has_what_the_page_draws_with(client: httpx.Client) -> None:
         "notation": "123456789",
         "sizes": ["3x3"],
     }
-    assert games["connect4"]["sizes"] == ["7x6", "6x5", "5x4", "4x4", "6x7", "8x7", "9x6"]
+    assert games["connect4"]["sizes"] == [
+        "7x6", "6x5", "5x4", "4x4", "6x7", "8x7", "9x6", "8x8", "9x7", "10x6"
+    ]  # fmt: skip
     assert body["rules"] == ["standard", "count-fours"]
     assert (body["mate"], body["mate_window"]) == (1_000_000_000, 1000)
     assert body["solver"] is True
@@ -382,7 +384,8 @@ BAD_GETS = [
     (
         "/solve?pos=1&width=5&height=5",
         400,
-        "board 5x5 is not served here: choose one of 7x6, 6x5, 5x4, 4x4, 6x7, 8x7, 9x6",
+        "board 5x5 is not served here: choose one of 7x6, 6x5, 5x4, 4x4, 6x7, 8x7, 9x6, "
+        "8x8, 9x7, 10x6",
     ),
     ("/api/analyze?pos=55&game=tictactoe", 400, "move 2 ('5'): cell 5 is taken"),
     ("/api/analyze?pos=14253&game=tictactoe", 400, "the game is over (X has won)"),

@@ -55,6 +55,7 @@ from connect4.classic.mctsboard import (
     next_state,
     seed_state,
 )
+from connect4.classic.results import note_python_engine
 from connect4.core.bits import SIGNED_WORD_BITS, check_word_board
 from connect4.core.errors import BudgetExceeded
 from connect4.core.game import Game
@@ -398,6 +399,7 @@ class Mcts:
             if self.engine == "numba":
                 check_word_board(game.width, game.height, "the numba MCTS engine", SIGNED_WORD_BITS)
                 raise ValueError(f"the numba engine does not support {game.kind}")
+            note_python_engine(game, "the compiled MCTS")
         return ReferenceTree(game, self.solver, heuristic, self.state)
 
     def root_node(self) -> Node:

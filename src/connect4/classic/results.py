@@ -12,9 +12,12 @@ app and ``connect4 tree --format json`` show it): :class:`SearchTree` and
 
 from __future__ import annotations
 
+import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Literal, NotRequired, Protocol, TypedDict
 
+from connect4.core.bits import SIGNED_WORD_BITS, board_bits
 from connect4.core.game import Game, GameKind
 from connect4.core.score import MATE, is_mate as is_mate
 
@@ -22,6 +25,29 @@ Algorithm = Literal["minimax", "alphabeta"]
 Ordering = Literal["center", "none"]
 ALGORITHMS: tuple[Algorithm, ...] = ("minimax", "alphabeta")
 ORDERINGS: tuple[Ordering, ...] = ("center", "none")
+
+
+_told: set[tuple[str, int, int]] = set()
+_told_lock = threading.Lock()
+
+
+def note_python_engine(game: Game, engine: str) -> None:
+    """Say once per process and board size, on stderr, that a Connect Four board too
+    big for ``engine`` (a compiled engine keeps a board in one 63-bit word) runs on the
+    readable Python engine: the same moves, about a hundredth of the speed (each
+    move's stats also say ``engine: python``)."""
+    key = (engine, game.width, game.height)
+    with _told_lock:
+        if key in _told:
+            return
+        _told.add(key)
+    bits = board_bits(game.width, game.height)
+    print(
+        f"connect4: {game.width}x{game.height} boards need {bits} bits and {engine} keeps "
+        f"a board in {SIGNED_WORD_BITS}: the Python engine plays them (about 100x slower)",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def check_options(algorithm: str, ordering: str) -> None:

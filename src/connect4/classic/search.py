@@ -72,8 +72,9 @@ from connect4.classic.results import (
     check_options,
     describe_value as describe_value,
     is_mate as is_mate,
+    note_python_engine,
 )
-from connect4.core.bits import MAX_BOARD_BITS, SIGNED_WORD_BITS, check_word_board
+from connect4.core.bits import MAX_BOARD_BITS, SIGNED_WORD_BITS, check_word_board, fits_word
 from connect4.core.game import Game
 from connect4.core.limits import Limit
 
@@ -243,6 +244,8 @@ def _engine(
             if game.kind == "connect4":
                 check_word_board(game.width, game.height, "the numba engine", SIGNED_WORD_BITS)
             raise ValueError(f"the numba engine does not support {heuristic.name} on this game")
+        if game.kind == "connect4" and not fits_word(game.width, game.height, SIGNED_WORD_BITS):
+            note_python_engine(game, "the compiled alpha-beta")
     return PythonEngine(game, algorithm, heuristic, ordering, tt, tree_cap)
 
 

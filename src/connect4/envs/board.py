@@ -93,9 +93,12 @@ def bitboard_planes(
     True
     """
     rows = np.arange(height - 1, -1, -1)  # row 0 of the picture is the top row
-    bits = (np.arange(width)[None, :] * (height + 1) + rows[:, None]).astype(np.uint64)
-    own = (current[:, None, None] >> bits) & np.uint64(1)
-    other = ((current ^ mask)[:, None, None] >> bits) & np.uint64(1)
+    cells = np.arange(width)[None, :] * (height + 1) + rows[:, None]
+    wide = current.dtype == object  # Python ints: a board over 64 bits
+    bits = cells.astype(object) if wide else cells.astype(np.uint64)
+    one = 1 if wide else np.uint64(1)
+    own = (current[:, None, None] >> bits) & one
+    other = ((current ^ mask)[:, None, None] >> bits) & one
     return np.stack([own, other], axis=-1).astype(np.int8)
 
 
@@ -110,8 +113,11 @@ def bitboard_action_mask(
     >>> bitboard_action_mask(np.array([game.mask], dtype=np.uint64), 3, 6).tolist()
     [[0, 1, 1]]
     """
-    top = np.arange(width, dtype=np.uint64) * np.uint64(height + 1) + np.uint64(height - 1)
-    full: npt.NDArray[np.bool_] = ((mask[:, None] >> top) & np.uint64(1)) != 0
+    cells = np.arange(width) * (height + 1) + (height - 1)
+    wide = mask.dtype == object  # Python ints: a board over 64 bits
+    top = cells.astype(object) if wide else cells.astype(np.uint64)
+    one = 1 if wide else np.uint64(1)
+    full = np.asarray(((mask[:, None] >> top) & one) != 0, dtype=np.bool_)
     return (~full).astype(np.int8)
 
 

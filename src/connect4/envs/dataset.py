@@ -35,8 +35,15 @@ array           shape, dtype         what
 ``best``        (N, W) bool          the columns with the best score
 ``moves``       (N,) str             the move string (1-based columns)
 ``ply``         (N,) int16           stones on the board
-``key``         (N,) uint64          canonical key (shared with the mirror image)
+``key``         (N,) uint64          canonical key (shared with the mirror image);
+                                     ``(N, 2)``, low and high words, on a board
+                                     over 64 bits
 ==============  ===================  ==========================================
+
+On a board over 64 bits (8x8, 10x6, ...) the sampler keeps its bitboards as
+Python ints (slower, but the solver's labels take far longer there), and only
+late plies can be labelled in reasonable time (a 10x6 position with 14 empty
+cells takes milliseconds, with 30 minutes or more).
 
 plus 0-d metadata arrays ``width``, ``height``, ``rules``, ``seed``,
 ``plies`` (the range, shape (2,)), ``book``, ``full`` (the sentinel),
@@ -75,7 +82,7 @@ import numpy as np
 import numpy.typing as npt
 
 from connect4.classic.node import threat_cells
-from connect4.core.bits import canonical_keys, check_word_board
+from connect4.core.bits import canonical_key, canonical_keys, fits_word
 from connect4.core.errors import Connect4Error
 from connect4.core.files import FileError, atomic_write, check_output, open_input
 from connect4.core.position import (
@@ -88,7 +95,8 @@ from connect4.core.position import (
 from connect4.core.version import __version__
 from connect4.envs.board import bitboard_action_mask, bitboard_planes
 from connect4.solver.book import Book
-from connect4.solver.book.build import book_tag, spot_check
+from connect4.solver.book.build import WideRecord, book_tag, spot_check
+from connect4.solver.book.format import key_array
 from connect4.solver.book.jobs import (
     DEFAULT_CHUNK,
     SCORE_NONE,
@@ -100,6 +108,7 @@ from connect4.solver.book.jobs import (
     run_chunks,
 )
 from connect4.solver.book.reader import load_exact_book
+from connect4.solver.solver import check_solver_board
 
 __all__ = [
     "FORMAT",
@@ -215,7 +224,7 @@ board with up to 41 stones take 280,000,000,000,000 bytes of arrays, over the \
         width, height = self.width, self.height
         try:
             check_board_size(width, height)
-            check_word_board(width, height, "the dataset builder")
+            check_solver_board(width, height)
         except ValueError as error:
             raise DatasetError(str(error)) from None
         if self.rules != "standard":
@@ -263,7 +272,8 @@ board with up to 41 stones take 280,000,000,000,000 bytes of arrays, over the \
 @dataclass(frozen=True)
 class Sample:
     """Sampled positions in the order drawn: move strings and each position's two
-    bitboard words (``current``: the side to move's stones, ``mask``: all stones)."""
+    bitboard words (``current``: the side to move's stones, ``mask``: all stones;
+    ``uint64``, or Python ints in object arrays on a board over 64 bits)."""
 
     width: int
     height: int
@@ -303,17 +313,22 @@ def _playouts(
     n = stones.size
     h1 = height + 1
     bottom, board = bottom_mask(width, height), board_mask(width, height)
-    column_bits = np.uint64((1 << h1) - 1)
-    shifts = np.arange(width, dtype=np.uint64) * np.uint64(h1)
-    current = np.zeros(n, dtype=np.uint64)
-    mask = np.zeros(n, dtype=np.uint64)
+    if fits_word(width, height):
+        column_bits: np.uint64 | int = np.uint64((1 << h1) - 1)
+        shifts = np.arange(width, dtype=np.uint64) * np.uint64(h1)
+        current = np.zeros(n, dtype=np.uint64)
+    else:  # Python ints, element by element (the same arithmetic, any width)
+        column_bits = (1 << h1) - 1
+        shifts = np.array([c * h1 for c in range(width)], dtype=object)
+        current = np.zeros(n, dtype=object)
+    mask = current.copy()
     longest = int(stones.max(initial=0))
     columns = np.zeros((n, max(longest, 1)), dtype=np.int8)
     ok = np.ones(n, dtype=bool)
     for ply in range(longest):
         playable = (mask + bottom) & board
         allowed = playable & ~_threat_cells(current, mask, height, board)
-        room = ((allowed[:, None] >> shifts) & column_bits) != 0
+        room = np.asarray(((allowed[:, None] >> shifts) & column_bits) != 0, dtype=bool)
         weights = rng.random((n, width))
         weights[~room] = -1.0
         choice = weights.argmax(axis=1)
@@ -364,7 +379,10 @@ def sample_positions(
         stones = np.concatenate([np.array(again, dtype=np.int64), fresh])
         again = []
         columns, current, mask, ok = _playouts(rng, stones, width, height)
-        keys = canonical_keys(current + mask, width, height).tolist()
+        if fits_word(width, height):
+            keys = canonical_keys(current + mask, width, height).tolist()
+        else:
+            keys = [canonical_key(int(k), width, height) for k in (current + mask).tolist()]
         found = len(moves)
         for i, key in enumerate(keys):
             draws += 1
@@ -390,12 +408,9 @@ def sample_positions(
                 )
         if advance is not None:
             advance(len(moves) - found)
+    words = np.uint64 if fits_word(width, height) else object
     return Sample(
-        width,
-        height,
-        moves,
-        np.array(currents, dtype=np.uint64),
-        np.array(masks, dtype=np.uint64),
+        width, height, moves, np.array(currents, dtype=words), np.array(masks, dtype=words)
     )
 
 
@@ -490,8 +505,17 @@ def label(
         best=table == value[:, None],
         moves=np.array(sample.moves, dtype=np.str_),
         ply=stones,
-        key=canonical_keys(sample.keys(), width, height),
+        key=dataset_keys(sample, width, height),
     )
+
+
+def dataset_keys(sample: Sample, width: int, height: int) -> npt.NDArray[np.uint64]:
+    """The canonical keys of the ``key`` array: ``(N,)``, or ``(N, 2)`` words on a board
+    over 64 bits (:func:`connect4.solver.book.format.key_array`)."""
+    if fits_word(width, height):
+        return canonical_keys(sample.keys(), width, height)
+    keys = (canonical_key(int(k), width, height) for k in sample.keys().tolist())
+    return key_array(keys, width, height)
 
 
 def load_dataset(path: str | os.PathLike[str]) -> Dataset:
@@ -539,7 +563,7 @@ def load_dataset(path: str | os.PathLike[str]) -> Dataset:
         "best": (n, width),
         "moves": (n,),
         "ply": (n,),
-        "key": (n,),
+        "key": (n,) if fits_word(width, height) else (n, 2),
     }
     for name, shape in shapes.items():
         if found[name].shape != shape:
@@ -582,9 +606,8 @@ def journal_for(
 ) -> RecordJournal:
     """The journal of a run: its parameters in the header, then ``(key, scores, nodes)`` records."""
     header = _JOURNAL_HEADER.pack(JOURNAL_MAGIC, SAMPLER, width, height, *plies, 0, n, seed, tag)
-    return RecordJournal(
-        out.with_name(out.name + ".partial"), header, struct.Struct(f"<Q{width}bI")
-    )
+    record = struct.Struct(f"<Q{width}bI") if fits_word(width, height) else WideRecord(f"{width}bI")
+    return RecordJournal(out.with_name(out.name + ".partial"), header, record)
 
 
 def _labelling_book(

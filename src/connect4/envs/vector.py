@@ -55,6 +55,7 @@ from connect4.classic.mctsboard import (
 from connect4.classic.node import P_GEN
 from connect4.classic.results import Algorithm, Ordering
 from connect4.core.bits import SIGNED_WORD_BITS, check_word_board
+from connect4.core.errors import GameError
 from connect4.core.game import Game
 from connect4.core.games import Board
 from connect4.envs import vecboard
@@ -251,8 +252,8 @@ class ConnectFourVectorEnv(VectorEnv):
         if board.kind == "connect4":
             try:
                 check_word_board(board.width, board.height, "the vector env", SIGNED_WORD_BITS)
-            except ValueError as error:
-                raise ValueError(f"{error}; {SYNC_HINT}") from None
+            except GameError as error:
+                raise GameError(f"{error}; {SYNC_HINT}") from None
         self.opponent = CompiledOpponent(opponent, board)
         self.play_as = play_as
         self.num_envs = num_envs

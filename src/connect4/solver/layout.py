@@ -342,15 +342,22 @@ def table_entries(table: NDArray[np.uint64]) -> int:
 
 
 def next_generation(table: NDArray[np.uint64]) -> None:
-    """Make every entry of ``table`` count as empty (one increment, wrapping past 0).
+    """Make every entry of ``table`` count as empty: one increment, and when the
+    generation wraps back to 1 the entries are zeroed (else those stored ``2^g - 1``
+    generations ago would match again: an 8x8 table of 64 MB has 3
+    generation bits, so a benchmark's "table cleared per position" was warm after 7).
 
     >>> t = new_table(4, 4, 1 << 12)
+    >>> t[T_HDR] = 7
     >>> t[T_GEN] = (1 << int(t[T_GBITS])) - 1
-    >>> next_generation(t); int(t[T_GEN])
-    1
+    >>> next_generation(t); int(t[T_GEN]), int(t[T_HDR])
+    (1, 0)
     """
     top = (1 << int(table[T_GBITS])) - 1
-    table[T_GEN] = int(table[T_GEN]) % top + 1
+    generation = int(table[T_GEN]) % top + 1
+    if generation == 1:
+        table[T_HDR : int(table[T_BUSY])] = 0
+    table[T_GEN] = generation
 
 
 def _version() -> int:

@@ -74,6 +74,7 @@ __all__ = [
     "SolveResult",
     "Solver",
     "SolverError",
+    "check_solver_board",
     "check_threads",
     "kernel_ready",
     "position_key",
@@ -84,6 +85,7 @@ MAX_TT_MEGABYTES = 4096
 ETC_MIN_EMPTY = 16  # enhanced transposition cut-offs where at least this many cells are empty
 ETC_AFTER_NODES = 20_000  # ... and only once a search has visited this many nodes
 MAX_THREADS = 256
+MAX_HEIGHT = 62  # the kernels shift a column's mask (height + 1 bits) within a 64-bit word
 PARALLEL_AFTER_NODES = 1 << 20  # a search longer than this goes on with every thread
 
 
@@ -235,8 +237,8 @@ class Solver:
     ) -> None:
         if not 1 <= tt_megabytes <= MAX_TT_MEGABYTES:
             raise SolverError(f"tt_megabytes must be in 1..{MAX_TT_MEGABYTES}, not {tt_megabytes}")
+        check_solver_board(width, height)
         try:
-            check_board_size(width, height)
             table_format(width, height, tt_megabytes << 20)  # room for exact entries
         except ValueError as exc:
             raise SolverError(str(exc)) from None
@@ -323,15 +325,29 @@ class Solver:
         """Install (or with ``None`` remove) an opening book probed at ``ply <= plies``.
 
         ``keys`` must be sorted canonical keys (:func:`position_key`) and
-        ``values`` the exact scores of those positions.
+        ``values`` the exact scores of those positions. On a board over 64 bits a
+        key takes two words: ``keys`` has shape ``(N, 2)``, each row its low word
+        then its high word (:func:`connect4.solver.book.format.key_array`).
         """
         if keys is None or values is None:
             keys, values = NO_BOOK
+            if not fits_word(self.width, self.height):
+                keys = keys.reshape(0, 2)
         keys = np.ascontiguousarray(keys, dtype=np.uint64)
         values = np.ascontiguousarray(values, dtype=np.int8)
-        if keys.shape != values.shape or keys.ndim != 1:
-            raise SolverError("book keys and values must be 1-D arrays of the same length")
-        if keys.size > 1 and not bool(np.all(keys[1:] > keys[:-1])):
+        words = 1 if fits_word(self.width, self.height) else 2
+        shape = (values.shape[0],) if words == 1 else (values.shape[0], 2)
+        if values.ndim != 1 or keys.shape != shape:
+            raise SolverError(
+                f"book keys must have shape {shape} beside {values.shape[0]} values on a "
+                f"{self.width}x{self.height} board, not {keys.shape}"
+            )
+        if words == 1:
+            ascending = keys[1:] > keys[:-1]
+        else:  # as 128-bit numbers: the high words, then the low words of equal ones
+            low, high = keys[:, 0], keys[:, 1]
+            ascending = (high[1:] > high[:-1]) | ((high[1:] == high[:-1]) & (low[1:] > low[:-1]))
+        if keys.shape[0] > 1 and not bool(np.all(ascending)):
             raise SolverError("book keys must be sorted and distinct")
         with self._lock:
             self._book_keys = keys
@@ -700,6 +716,24 @@ class Solver:
             return kernel.probe(mem, table, keys, values, current, mask, ply, alpha, beta)
 
         return self._budgeted(search, budget)
+
+
+def check_solver_board(width: int, height: int) -> None:
+    """Raise :class:`SolverError` unless the solver plays a ``width x height`` board (of
+    up to 128 bits whose columns hold at most ``MAX_HEIGHT`` cells: the kernels shift a
+    column's mask and sentinel within a 64-bit word).
+
+    >>> check_solver_board(1, 64)
+    Traceback (most recent call last):
+    ...
+    connect4.solver.solver.SolverError: the solver handles columns of up to 62 cells, not 64
+    """
+    try:
+        check_board_size(width, height)
+    except ValueError as error:
+        raise SolverError(str(error)) from None
+    if height > MAX_HEIGHT:
+        raise SolverError(f"the solver handles columns of up to {MAX_HEIGHT} cells, not {height}")
 
 
 def kernel_ready(width: int, height: int, *, load: bool = True, wait: float = 0.0) -> bool:

@@ -304,6 +304,21 @@ def _mark_wide(key):  # type: ignore[no-untyped-def]
     return _fold(key)
 
 
+def _book_probe_wide(bk, bv, nbook, key):  # type: ignore[no-untyped-def]
+    """As the kernel's ``_book_probe``, the book's keys two words each (low, high)."""
+    lo = 0
+    hi = nbook
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if wide(ld(bk, 2 * mid), ld(bk, 2 * mid + 1)) < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < nbook and wide(ld(bk, 2 * lo), ld(bk, 2 * lo + 1)) == key:
+        return ld8(bv, lo)
+    return NONE_SCORE
+
+
 def _solve_entry(m, t, bk, bv, nbook, c_lo, c_hi, m_lo, m_hi, ply, weak):  # type: ignore[no-untyped-def]
     """The kernel's ``_solve`` of the position with words ``c_lo, c_hi, m_lo, m_hi``."""
     return _solve(m, t, bk, bv, nbook, wide(c_lo, c_hi), wide(m_lo, m_hi), ply, weak)
@@ -327,6 +342,7 @@ OVERRIDES = {
     "_noise": _noise_wide,
     "_mark": _mark_wide,
     "_column": _column_wide,
+    "_book_probe": _book_probe_wide,
 }
 HELPERS = {"_fold": _fold}
 ENTRIES = {"_solve": _solve_entry, "_analyze": _analyze_entry, "_probe": _probe_entry}

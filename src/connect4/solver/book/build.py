@@ -50,14 +50,15 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from connect4.core.bits import check_word_board
+from connect4.core.bits import fits_word
 from connect4.core.files import check_output
-from connect4.core.position import Position, check_board_size
+from connect4.core.position import Position
 from connect4.solver import BookArrays, Solver, solver_for
 from connect4.solver.book.format import (
     Book,
     BookError,
     canonical_key,
+    key_array,
     key_plies,
     position_from_key,
 )
@@ -71,10 +72,33 @@ from connect4.solver.book.jobs import (
     worker_book,
 )
 from connect4.solver.book.reader import load_exact_book
+from connect4.solver.solver import check_solver_board
 
 JOURNAL_MAGIC = b"C4JRNL2\n"  # 2: each record followed by its CRC-32
 _JOURNAL_HEADER = struct.Struct("<8sBBBx4xQ")  # magic, width, height, plies, base-book tag
 _RECORD = struct.Struct("<QbxxxI")  # canonical key, score, nodes (saturated)
+
+
+class WideRecord(struct.Struct):
+    """A journal record of a board over 64 bits: its key (the first field) in two words,
+    low then high, before the fields ``rest`` describes (a build's: score, nodes).
+
+    >>> WideRecord().unpack(WideRecord().pack(1 << 70, -3, 9))
+    (1180591620717411303424, -3, 9)
+    """
+
+    def __init__(self, rest: str = "bxxxI") -> None:
+        super().__init__("<QQ" + rest)
+
+    def pack(self, *record: int) -> bytes:
+        key, *fields = record
+        return super().pack(key & ((1 << 64) - 1), key >> 64, *fields)
+
+    def unpack(self, buffer: object) -> tuple[int, ...]:
+        low, high, *fields = super().unpack(buffer)  # type: ignore[arg-type]
+        return (low | high << 64, *fields)
+
+
 SPOT_CHECK_ENTRIES = 32  # base book entries solved before a build uses the book
 SPOT_CHECK_NODES = 5_000_000  # an entry needing more is skipped (counted, not trusted)
 _SPOT_CHECK_SAMPLE = 20261122  # fixes the sample: the same entries on every run
@@ -133,8 +157,10 @@ class BuildConfig:
 
     def __post_init__(self) -> None:
         width, height, plies = self.width, self.height, self.plies
-        check_board_size(width, height)
-        check_word_board(width, height, "the opening book format")
+        try:
+            check_solver_board(width, height)
+        except ValueError as error:
+            raise BookError(str(error)) from None
         if not 0 <= plies <= width * height:
             raise BookError(
                 f"must be 0-{width * height} on a {width}x{height} board, not {plies}",
@@ -268,7 +294,8 @@ class Journal:
         header = _JOURNAL_HEADER.pack(
             JOURNAL_MAGIC, self.width, self.height, self.plies, self.base_tag
         )
-        return RecordJournal(self.path, header, _RECORD)
+        record = _RECORD if fits_word(self.width, self.height) else WideRecord()
+        return RecordJournal(self.path, header, record)
 
     def open(self, resume: bool) -> None:
         """Start a new journal, or (``resume``) read the one on disk and continue it."""
@@ -393,7 +420,7 @@ def spot_check(
         for index in sample.tolist():
             if checked == entries:
                 break
-            key, stored = int(book.keys[index]), int(book.values[index])
+            key, stored = book.key_at(index), int(book.values[index])
             try:
                 position = position_from_key(key, book.width, book.height)
             except BookError as error:
@@ -496,9 +523,9 @@ def build_book(
             if ply == plies:
                 book: ChunkBook | str | None = base_book
             else:
-                below = levels[ply + 1]
-                keys = np.array(sorted(below), dtype=np.uint64)
-                values = np.array([journal.scores[int(k)] for k in keys], dtype=np.int8)
+                below = sorted(levels[ply + 1])
+                keys = key_array(below, width, height)
+                values = np.array([journal.scores[k] for k in below], dtype=np.int8)
                 book = ChunkBook(ply + 1, keys, values)
             tasks = [(width, height, todo[i : i + chunk], book) for i in range(0, len(todo), chunk)]
             if not run_chunks(pool, solve_chunk, tasks, finished):
@@ -524,7 +551,7 @@ def build_book(
         width,
         height,
         plies,
-        np.array(keys_all, dtype=np.uint64),
+        key_array(keys_all, width, height),
         np.array([journal.scores[k] for k in keys_all], dtype=np.int8),
         meta={
             "source": "connect4 book build",

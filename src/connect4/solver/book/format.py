@@ -7,31 +7,37 @@ Mirror images share one entry: the key is the *canonical key*
 :func:`connect4.core.bits.canonical_key`). Keys are kept sorted in a ``uint64`` array beside an
 ``int8`` array of scores, which is exactly what the solver's kernel probes
 inside its search (``connect4.solver.kernel``), so a position found in the book
-is never searched.
+is never searched. On a board over 64 bits (8x8, 10x6, ...) a key takes two
+words: the array has shape ``(N, 2)``, each row the key's low word then its high
+word (:func:`key_array`, :func:`key_ints`), sorted as 128-bit numbers.
 
 Our own files (``.c4book``, any board size) are written by :meth:`Book.save`
 and by ``connect4 book build`` (:mod:`connect4.solver.book.build`); the
 published 7x6 databases and the books that ship with the package are read by
 :mod:`connect4.solver.book.reader`.
 
-File format (version 1, little-endian)::
+File format (little-endian)::
 
     offset  size  field
     0       8     magic b"C4BOOK\\r\\n"
-    8       2     format version (1)
+    8       2     format version: 1, or 2 for 16-byte keys
     10      1     board width
     11      1     board height
     12      1     depth: the book holds positions with at most this many stones
-    13      1     flags: bit 0 = values are win/draw/loss signs only (not exact)
+    13      1     flags: bit 0 = values are win/draw/loss signs only (not exact);
+                  bit 1 = keys of 16 bytes (a board over 64 bits; version 2)
     14      2     length M of the metadata (UTF-8 JSON object)
     16      8     number of entries N
     24      8     length P of the compressed payload
     32      4     CRC-32 of bytes 0-31, the metadata and the payload
     36      M     metadata (source, date, build figures)
-    36+M    P     zlib( key deltas as 8 byte planes (8*N bytes) + scores (N int8) )
+    36+M    P     zlib( key deltas as K byte planes (K*N bytes) + scores (N int8) )
 
-Storing the differences of the sorted keys byte-plane by byte-plane lets zlib
-pack a 7x6 book of 4.2 million positions into about 7 MB.
+``K``, the key's width in bytes, is 8, or 16 when bit 1 of the flags is set:
+exactly on boards whose keys need more than 64 bits (a book of 8-byte keys is
+still version 1, as before). Storing the differences of the sorted keys
+byte-plane by byte-plane lets zlib pack a 7x6 book of 4.2 million positions
+into about 7 MB.
 
 Reading a file checks more than its checksum (a valid checksum proves only
 that the bytes were not damaged since they were written): the payload must
@@ -51,6 +57,7 @@ True
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import struct
@@ -62,15 +69,18 @@ import numpy as np
 import numpy.typing as npt
 
 from connect4.core import bits, score as pons
-from connect4.core.bits import canonical_keys, check_word_board
+from connect4.core.bits import canonical_keys, fits_word
 from connect4.core.errors import Connect4Error
 from connect4.core.files import FileError, atomic_write, file_errors, open_input
 from connect4.core.position import Position, check_board_size
 
 MAGIC = b"C4BOOK\r\n"
-VERSION = 1
+VERSION = 1  # a book of 8-byte keys
+WIDE_VERSION = 2  # a book of 16-byte keys (boards over 64 bits)
 FLAG_WDL = 1
-KNOWN_FLAGS = FLAG_WDL
+FLAG_WIDE = 2
+KNOWN_FLAGS = FLAG_WDL | FLAG_WIDE
+WORD = (1 << 64) - 1
 # A book's payload inflates at most this many times (real books: 12x for exact 7x6
 # scores, 24x win/draw/loss, 43x all draws; deflate itself allows 1032x, so a small
 # hostile file could claim gigabytes of entries) and never grows by more than zlib's
@@ -112,6 +122,45 @@ def canonical_key(position: Position) -> int:
     return bits.canonical_key(position.key(), position.width, position.height)
 
 
+def key_array(keys: Iterable[int], width: int, height: int) -> Keys:
+    """Keys (Python ints) as a book holds them: a ``uint64`` array, or on a board over
+    64 bits an ``(N, 2)`` one of low and high words.
+
+    >>> key_array([5, 1 << 70], 8, 8).tolist()
+    [[5, 0], [0, 64]]
+    """
+    if fits_word(width, height):
+        return np.array(list(keys), dtype=np.uint64)
+    ints = list(keys)
+    low = np.array([key & WORD for key in ints], dtype=np.uint64)
+    high = np.array([key >> 64 for key in ints], dtype=np.uint64)
+    return np.ascontiguousarray(np.stack((low, high), axis=1).reshape(len(ints), 2))
+
+
+def key_ints(keys: Keys) -> list[int]:
+    """A key array (see :func:`key_array`) as Python ints.
+
+    >>> key_ints(key_array([5, 1 << 70], 8, 8))
+    [5, 1180591620717411303424]
+    """
+    if keys.ndim == 1:
+        return [int(key) for key in keys.tolist()]
+    return [low | high << 64 for low, high in keys.tolist()]
+
+
+def _wide_plies(keys: Keys, width: int, height: int) -> npt.NDArray[np.int64]:
+    """:func:`key_plies` of two-word keys, in Python ints."""
+    h1 = height + 1
+    column = (1 << h1) - 1
+    return np.array(
+        [
+            sum((((key >> (c * h1)) & column) + 1).bit_length() - 1 for c in range(width))
+            for key in key_ints(keys)
+        ],
+        dtype=np.int64,
+    )
+
+
 def key_plies(keys: Keys, width: int, height: int) -> npt.NDArray[np.int64]:
     """The number of stones of each position of a key array.
 
@@ -121,7 +170,11 @@ def key_plies(keys: Keys, width: int, height: int) -> npt.NDArray[np.int64]:
 
     >>> key_plies(np.array([Position.from_moves("4455").key()], dtype=np.uint64), 7, 6).tolist()
     [4]
+    >>> key_plies(key_array([Position.from_moves("1a", 10, 6).key()], 10, 6), 10, 6).tolist()
+    [2]
     """
+    if keys.ndim == 2:
+        return _wide_plies(keys, width, height)
     h1 = height + 1
     column = np.uint64((1 << h1) - 1)
     total = np.zeros(keys.shape, dtype=np.int64)
@@ -134,6 +187,16 @@ def key_plies(keys: Keys, width: int, height: int) -> npt.NDArray[np.int64]:
 def _invalid_columns(keys: Keys, width: int, height: int) -> npt.NDArray[np.bool_]:
     """Which keys are not ``current + mask`` of a position of the board."""
     h1 = height + 1
+    if keys.ndim == 2:
+        full = (1 << h1) - 1
+        return np.array(
+            [
+                key >> (width * h1) != 0
+                or any((key >> (c * h1)) & full == full for c in range(width))
+                for key in key_ints(keys)
+            ],
+            dtype=np.bool_,
+        )
     column = np.uint64((1 << h1) - 1)
     bad = np.zeros(keys.shape, dtype=np.bool_)
     if width * h1 < 64:
@@ -152,7 +215,8 @@ def position_from_key(key: int, width: int, height: int) -> Position:
     ...     Position.from_moves("4453").key())
     True
     """
-    keys = np.array([key], dtype=np.uint64) if 0 <= key < 1 << 64 else None
+    limit = 1 << (64 if fits_word(width, height) else 128)
+    keys = key_array([key], width, height) if 0 <= key < limit else None
     unreachable = BookError(
         f"key {key} is not a position reachable in a game still in progress "
         f"on a {width}x{height} board"
@@ -213,11 +277,24 @@ class Book:
 
     def __post_init__(self) -> None:
         check_board_size(self.width, self.height)
-        check_word_board(self.width, self.height, "the opening book format")
         if not 0 <= self.plies <= self.width * self.height:
             raise BookError(f"book depth {self.plies} is out of range 0-{self.width * self.height}")
-        if self.keys.shape != self.values.shape:
-            raise BookError("book keys and values differ in length")
+        shape = (len(self.values),) if self.narrow else (len(self.values), 2)
+        if self.keys.shape != shape or self.values.ndim != 1:
+            raise BookError(
+                f"book keys must have shape {shape} beside {len(self.values)} values on a "
+                f"{self.width}x{self.height} board, not {self.keys.shape}"
+            )
+
+    @property
+    def narrow(self) -> bool:
+        """True when a key fits one ``uint64`` word (else two: a board over 64 bits)."""
+        return fits_word(self.width, self.height)
+
+    def key_at(self, index: int) -> int:
+        """The canonical key of entry ``index``, as a Python int."""
+        row = self.keys[index]
+        return int(row) if self.narrow else int(row[0]) | int(row[1]) << 64
 
     # ------------------------------------------------------------- building
     @classmethod
@@ -241,7 +318,11 @@ class Book:
         for key, score in pairs:
             keys_list.append(key)
             values_list.append(score)
-        keys = canonical_keys(np.array(keys_list, dtype=np.uint64), width, height)
+        if fits_word(width, height):
+            keys = canonical_keys(np.array(keys_list, dtype=np.uint64), width, height)
+        else:
+            canonical = (bits.canonical_key(k, width, height) for k in keys_list)
+            keys = key_array(canonical, width, height)
         values = np.array(values_list, dtype=np.int8)
         return cls.from_arrays(width, height, plies, keys, values, wdl=wdl, meta=meta)
 
@@ -257,15 +338,22 @@ class Book:
         wdl: bool = False,
         meta: Mapping[str, object] | None = None,
     ) -> Book:
-        """A book from canonical keys (any order, duplicates allowed if they agree)."""
-        order = np.argsort(keys, kind="stable")
+        """A book from canonical keys (any order, duplicates allowed if they agree; two
+        words per key on a board over 64 bits, see :func:`key_array`)."""
+        if keys.ndim == 2:
+            order = np.lexsort((keys[:, 0], keys[:, 1]))
+        else:
+            order = np.argsort(keys, kind="stable")
         keys = np.ascontiguousarray(keys[order], dtype=np.uint64)
         values = np.ascontiguousarray(values[order], dtype=np.int8)
         if len(keys) > 1:
             same = keys[1:] == keys[:-1]
+            if same.ndim == 2:
+                same = same.all(axis=1)
             if same.any():
                 if np.any(values[1:][same] != values[:-1][same]):
-                    bad = int(keys[1:][same & (values[1:] != values[:-1])][0])
+                    first = int(np.flatnonzero(same & (values[1:] != values[:-1]))[0]) + 1
+                    bad = key_ints(keys[first : first + 1])[0]
                     raise BookError(f"conflicting scores for the position with key {bad}")
                 keep = np.concatenate(([True], ~same))
                 keys, values = keys[keep], values[keep]
@@ -292,8 +380,16 @@ class Book:
     def lookup_key(self, key: int) -> int | None:
         """The score stored under a canonical key, or ``None``."""
         keys = self.keys
-        i = int(np.searchsorted(keys, np.uint64(key)))
-        if i < keys.shape[0] and int(keys[i]) == key:
+        if not 0 <= key < 1 << (64 if self.narrow else 128):
+            return None
+        if self.narrow:
+            i = int(np.searchsorted(keys, np.uint64(key)))
+        else:  # the rows whose high word matches, then the low word among them
+            high = np.uint64(key >> 64)
+            first = int(np.searchsorted(keys[:, 1], high, side="left"))
+            last = int(np.searchsorted(keys[:, 1], high, side="right"))
+            i = first + int(np.searchsorted(keys[first:last, 0], np.uint64(key & WORD)))
+        if i < keys.shape[0] and self.key_at(i) == key:
             return int(self.values[i])
         return None
 
@@ -341,19 +437,18 @@ class Book:
     # ------------------------------------------------------------- files
     def to_bytes(self) -> bytes:
         """The book in the ``.c4book`` format (see the module docstring)."""
-        deltas = np.diff(self.keys, prepend=np.uint64(0)).astype("<u8")
-        planes = deltas.view(np.uint8).reshape(-1, 8).T.tobytes()
+        planes = _key_planes(self.keys)
         payload = zlib.compress(planes + self.values.tobytes(), 6)
         meta = json.dumps(self.meta, sort_keys=True).encode()
         if len(meta) > 0xFFFF:
             raise BookError("book metadata is too long")
         header = _HEADER.pack(
             MAGIC,
-            VERSION,
+            VERSION if self.narrow else WIDE_VERSION,
             self.width,
             self.height,
             self.plies,
-            FLAG_WDL if self.wdl else 0,
+            (FLAG_WDL if self.wdl else 0) | (0 if self.narrow else FLAG_WIDE),
             len(meta),
             len(self),
             len(payload),
@@ -373,24 +468,32 @@ class Book:
         for the entry's number of stones (-1, 0 or 1 in a win/draw/loss book).
         """
         keys, values = self.keys, self.values
-        board = f"{self.width}x{self.height}"
-        problems = np.flatnonzero(_invalid_columns(keys, self.width, self.height))
+        width, height, key = self.width, self.height, self.key_at
+        board = f"{width}x{height}"
+        problems = np.flatnonzero(_invalid_columns(keys, width, height))
         if problems.size:
             i = int(problems[0])
-            raise BookError(f"entry {i}: key {int(keys[i])} is not a position of a {board} board")
-        problems = np.flatnonzero(keys[1:] <= keys[:-1])
+            raise BookError(f"entry {i}: key {key(i)} is not a position of a {board} board")
+        if self.narrow:
+            unsorted = keys[1:] <= keys[:-1]
+            mirrored = canonical_keys(keys, width, height) != keys
+        else:
+            ints = key_ints(keys)
+            unsorted = np.array([b <= a for a, b in itertools.pairwise(ints)], dtype=np.bool_)
+            mirrored = np.array(
+                [bits.canonical_key(k, width, height) != k for k in ints], dtype=np.bool_
+            )
+        problems = np.flatnonzero(unsorted)
         if problems.size:
             i = int(problems[0]) + 1
             raise BookError(
-                f"keys are not sorted and unique: entry {i} (key {int(keys[i])}) "
-                f"follows key {int(keys[i - 1])}"
+                f"keys are not sorted and unique: entry {i} (key {key(i)}) follows key {key(i - 1)}"
             )
-        problems = np.flatnonzero(canonical_keys(keys, self.width, self.height) != keys)
+        problems = np.flatnonzero(mirrored)
         if problems.size:
             i = int(problems[0])
             raise BookError(
-                f"entry {i}: key {int(keys[i])} is not canonical "
-                "(its mirror image's key is smaller)"
+                f"entry {i}: key {key(i)} is not canonical (its mirror image's key is smaller)"
             )
         stones = key_plies(keys, self.width, self.height)
         problems = np.flatnonzero(stones > self.plies)
@@ -424,9 +527,10 @@ class Book:
         _, version, width, height, plies, flags, meta_len, count, payload_len = _HEADER.unpack_from(
             data
         )
-        if version != VERSION:
+        if version not in (VERSION, WIDE_VERSION):
             raise BookError(
-                f"{name} has book format version {version}; this reader knows {VERSION}"
+                f"{name} has book format version {version}; this reader knows "
+                f"{VERSION} and {WIDE_VERSION}"
             )
         expected = HEADER_SIZE + meta_len + payload_len
         if len(data) != expected:
@@ -452,8 +556,16 @@ class Book:
             raise corrupted(str(error)) from None
         if flags & ~KNOWN_FLAGS:
             raise corrupted(f"unknown flags 0x{flags & ~KNOWN_FLAGS:02x} in the header")
+        wide = not fits_word(width, height)
+        if bool(flags & FLAG_WIDE) != wide or (version == WIDE_VERSION) != wide:
+            raise corrupted(
+                f"a {width}x{height} board needs {16 if wide else 8}-byte keys (format version "
+                f"{WIDE_VERSION if wide else VERSION}), the header says "
+                f"{16 if flags & FLAG_WIDE else 8}-byte keys (version {version})"
+            )
+        key_bytes = 16 if wide else 8
         meta = _read_meta(meta_bytes, corrupted)
-        raw_size = _check_payload_size(name, count, payload_len)
+        raw_size = _check_payload_size(name, count, payload_len, key_bytes)
         inflater = zlib.decompressobj()
         try:  # never inflate more than the header's entries need
             raw = inflater.decompress(payload, raw_size + 1)
@@ -470,10 +582,8 @@ class Book:
             raise corrupted("data after the end of the compressed payload")
         if len(raw) != raw_size:
             raise corrupted(f"payload holds {len(raw)} bytes, not {raw_size}")
-        planes = np.frombuffer(raw, dtype=np.uint8, count=8 * count).reshape(8, count)
-        deltas = np.ascontiguousarray(planes.T).view("<u8").reshape(count)
-        keys = np.cumsum(deltas, dtype=np.uint64)
-        values = np.frombuffer(raw, dtype=np.int8, offset=8 * count).copy()
+        keys = _keys_from_planes(raw, count, width, height)
+        values = np.frombuffer(raw, dtype=np.int8, offset=key_bytes * count).copy()
         try:
             book = cls(width, height, plies, keys, values, bool(flags & FLAG_WDL), meta)
             book.check()
@@ -503,17 +613,50 @@ class Book:
                                 f"{name} is truncated or padded: {size} bytes, "
                                 f"the header says {expected}"
                             )
-                        _check_payload_size(name, count, payload_len)
+                        width, height = _HEADER.unpack_from(head)[2:4]
+                        key_bytes = 8 if fits_word(width, height) else 16
+                        _check_payload_size(name, count, payload_len, key_bytes)
                         head += file.read(size - HEADER_SIZE + 1)
         except FileError as error:
             raise BookError(str(error)) from None
         return cls.from_bytes(head, name=name)
 
 
-def _check_payload_size(name: str, count: int, payload_len: int) -> int:
-    """The raw size of ``count`` entries, after checking that ``payload_len`` compressed
-    bytes can hold them (see :data:`MAX_INFLATION`); :class:`BookError` if not."""
-    raw_size = 9 * count
+def _key_planes(keys: Keys) -> bytes:
+    """The differences of sorted keys as byte planes (8, or 16 for two-word keys): the
+    low byte of every difference first."""
+    if keys.ndim == 1:
+        deltas = np.diff(keys, prepend=np.uint64(0)).astype("<u8")
+        return deltas.view(np.uint8).reshape(-1, 8).T.tobytes()
+    low, high = keys[:, 0], keys[:, 1]
+    previous_low = np.concatenate((np.zeros(1, np.uint64), low))[:-1]
+    previous_high = np.concatenate((np.zeros(1, np.uint64), high))[:-1]
+    borrow = (low < previous_low).astype(np.uint64)
+    deltas = np.stack((low - previous_low, high - previous_high - borrow), axis=1).astype("<u8")
+    return np.ascontiguousarray(deltas).view(np.uint8).reshape(-1, 16).T.tobytes()
+
+
+def _keys_from_planes(raw: bytes, count: int, width: int, height: int) -> Keys:
+    """The keys :func:`_key_planes` wrote (the running sums of the differences)."""
+    if fits_word(width, height):
+        planes = np.frombuffer(raw, dtype=np.uint8, count=8 * count).reshape(8, count)
+        deltas = np.ascontiguousarray(planes.T).view("<u8").reshape(count)
+        return np.cumsum(deltas, dtype=np.uint64)
+    planes = np.frombuffer(raw, dtype=np.uint8, count=16 * count).reshape(16, count)
+    words = np.ascontiguousarray(planes.T).view("<u8").reshape(count, 2).tolist()
+    total = 0
+    keys: list[int] = []
+    for low, high in words:
+        total = (total + (low | high << 64)) & ((1 << 128) - 1)
+        keys.append(total)
+    return key_array(keys, width, height)
+
+
+def _check_payload_size(name: str, count: int, payload_len: int, key_bytes: int = 8) -> int:
+    """The raw size of ``count`` entries of ``key_bytes``-byte keys, after checking that
+    ``payload_len`` compressed bytes can hold them (see :data:`MAX_INFLATION`);
+    :class:`BookError` if not."""
+    raw_size = (key_bytes + 1) * count
     if raw_size > MAX_INFLATION * payload_len + INFLATION_SLACK:
         raise BookError(
             f"{name} is corrupted: the header's {count} entries cannot fit in "

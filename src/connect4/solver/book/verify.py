@@ -133,7 +133,7 @@ def verify_book(
     started = time.perf_counter()
     with Solver(book.width, book.height, TABLE_MEGABYTES) as solver:
         for index in indices.tolist():
-            key, stored = int(book.keys[index]), int(book.values[index])
+            key, stored = book.key_at(index), int(book.values[index])
             try:
                 position = position_from_key(key, book.width, book.height)
             except BookError:
