@@ -435,7 +435,7 @@ def test_cli_writes_a_dataset_and_reports_it(tmp_path: Path) -> None:
         (["--out", "no/such/folder/d.npz"],
          "cannot write dataset no/such/folder/d.npz: the folder no/such/folder does not exist\n"),
         pytest.param(
-            ["--scheduler", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler at tcp://127.0.0",
+            ["--scheduler", "tcp://127.0.0.1:9"], "--scheduler: cannot reach the Dask scheduler at tcp://127.0",
             marks=pytest.mark.slow,  # the client waits 10 s for the scheduler
         ),
     ],
