@@ -110,6 +110,15 @@ def test_net_spec_errors_are_clear(weights: Path, tmp_path: Path) -> None:
         make_player("net", width=5, height=4)
 
 
+def test_the_web_app_never_reads_a_network_file_a_client_names() -> None:
+    from connect4.web.api import check_spec
+    from connect4.web.errors import BadRequest
+
+    check_spec("net:playouts=10")
+    with pytest.raises(BadRequest, match="load= reads a file; the web app does not"):
+        check_spec("net:playouts=10, LOAD=/etc/passwd")
+
+
 # ---------------------------------------------------------------- connect4 train
 @pytest.fixture(scope="module")
 def dataset_file(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -150,11 +150,15 @@ def check_spec(spec: str) -> None:
         raise BadRequest(
             f"player spec is too long: {len(spec)} characters (at most {MAX_SPEC_LENGTH})"
         )
-    kind, _ = split_spec(spec)
+    kind, rest = split_spec(spec)
     if kind in FORBIDDEN_KINDS:
         reason = FORBIDDEN_KINDS[kind] or f"{kind} players cannot run in the web app"
         raise BadRequest(f"player {spec!r}: {reason}")
-    find_kind(kind, web_kinds())
+    options = find_kind(kind, web_kinds()).options
+    for item in rest.split(","):  # a key naming a server file (net:load=PATH): refused
+        key = item.partition("=")[0].strip().lower()
+        if key in options and options[key].reads_file:
+            raise BadRequest(f"player {spec!r}: {key}= reads a file; the web app does not")
 
 
 def require_not_over(game: Game) -> None:
