@@ -150,6 +150,22 @@ def test_train_command_writes_a_network_that_plays(dataset_file: Path, tmp_path:
     assert player.choose(Position.from_moves("33", 5, 4)).move in range(5)
 
 
+def test_the_kaggle_agent_plays_the_raw_network(weights: Path, tmp_path: Path) -> None:
+    from connect4.net.kaggle import write_agent
+    from connect4.net.model import load_network
+
+    agent = tmp_path / "agent.py"
+    write_agent(load_network(weights), agent)
+    kaggle = make_player(f"kaggle:{agent}")
+    raw = make_player(f"net:load={weights}")
+    try:
+        for moves in ("", "4", "44", "4453", "1234567", "444444", "3344551"):
+            position = Position.from_moves(moves)
+            assert kaggle.choose(position).move == raw.choose(position).move, moves
+    finally:
+        kaggle.close()
+
+
 def test_train_command_refuses_bad_input(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     (tmp_path / "x.npz").write_text("no")

@@ -88,6 +88,10 @@ def train(
     plot: Annotated[
         Path | None, typer.Option(help="draw the learning curve into this image (.png, .svg)")
     ] = None,
+    kaggle: Annotated[
+        Path | None,
+        typer.Option(help="also write a single-file Kaggle ConnectX agent (.py, weights inside)"),
+    ] = None,
     device: Annotated[
         str, typer.Option(help="cpu, cuda or auto (a GPU when there is one)")
     ] = "cpu",
@@ -109,6 +113,8 @@ def train(
         check_output(network_path, what="network")
         if plot is not None:
             plot_target(plot, "learning curve")
+        if kaggle is not None:
+            check_output(kaggle, what="Kaggle agent")
         if resume and not out.exists():
             raise fail(f"--resume: {out} does not exist (run without --resume to start)")
         if not resume and out.exists():
@@ -158,6 +164,10 @@ def train(
     def save() -> None:
         trainer.save(out)
         save_network(trainer.network(), network_path)
+        if kaggle is not None:
+            from connect4.net.kaggle import write_agent
+
+            write_agent(trainer.network(), kaggle)
         if plot is not None and trainer.history:
             from connect4.net.train import plot_curve
 
