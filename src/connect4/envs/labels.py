@@ -115,9 +115,7 @@ def load_examples(
     if not paths:
         raise LabelsError("no dataset files: make some with `connect4 dataset`", setting="data")
     if not 0 <= held_out < 1:
-        raise LabelsError(
-            f"the held-out share must be in [0, 1), not {held_out}", setting="held_out"
-        )
+        raise LabelsError(f"must be in [0, 1), not {held_out}", setting="held_out")
     parts: list[Examples] = []
     size: tuple[int, int] | None = None
     for path in paths:
