@@ -166,6 +166,24 @@ def test_the_kaggle_agent_plays_the_raw_network(weights: Path, tmp_path: Path) -
         kaggle.close()
 
 
+def test_train_command_labels_its_own_data(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    out = tmp_path / "g.pt"
+    args = ["train", "--generate", "300", "--plies", "0-8", "--workers", "1", "--out", str(out),
+            "--channels", "8", "--blocks", "1", "--steps", "10", "--json"]  # fmt: skip
+    done = run_cli(*args)
+    assert done.returncode == 0, done.stderr
+    assert (
+        json.loads(done.stdout)["train_positions"] + json.loads(done.stdout)["held_out_positions"]
+        == 300
+    )
+    assert (tmp_path / "g.data.npz").exists()
+    again = run_cli(*args[:-1], "--resume", "--steps", "12")  # the labels are reused
+    assert again.returncode == 0, again.stderr
+    none = run_cli("train", "--out", str(tmp_path / "x.pt"))
+    assert none.returncode == 2 and "no data: give --data FILE" in none.stderr
+
+
 def test_train_command_refuses_bad_input(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     (tmp_path / "x.npz").write_text("no")
