@@ -74,6 +74,14 @@ def _names(before: object, paths: list[Path]) -> list[str]:
     return sorted({*earlier, *(path.name for path in paths)})
 
 
+def _kept_out(before: object, paths: list[Path]) -> list[str]:
+    """The files a recipe lists as kept out: those kept out in every leg of the run."""
+    now = {path.name for path in paths}
+    if isinstance(before, list):
+        now &= {str(name) for name in before}
+    return sorted(now)
+
+
 def _describe(figures: Figures | None) -> str:
     if figures is None:
         return "-"
@@ -188,7 +196,9 @@ def train(
         trainer.recipe = {
             **trainer.recipe,
             "data": _names(trainer.recipe.get("data"), files),
-            "excluded_files": _names(trainer.recipe.get("excluded_files"), exclude or []),
+            "excluded_files": _kept_out(
+                trainer.recipe.get("excluded_files") if trainer.step else None, exclude or []
+            ),
             "train_positions": len(split.train),
             "held_out_positions": len(split.held_out),
             "excluded_positions": split.excluded,
