@@ -3,7 +3,9 @@ player's moves through ``/api/move``."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -12,6 +14,7 @@ from connect4 import Position
 from connect4.net import shipped_network
 from connect4.web import create_app
 from connect4.web.server import BackgroundServer
+from tests.test_web_browser import browser, open_page, page, url  # noqa: F401 - fixtures
 
 
 @pytest.fixture(scope="module")
@@ -58,3 +61,14 @@ def test_net_player_moves_through_the_api(client: httpx.Client) -> None:
     refused = client.post("/api/move", json={"pos": "", "player": "net:load=/etc/hosts"})
     assert refused.status_code == 400
     assert "reads a file" in refused.json()["error"]
+
+
+@pytest.mark.browser
+def test_the_page_draws_the_policy_beside_the_solution(page: Any) -> None:  # noqa: F811
+    open_page(page, "?pos=4455&p1=human&p2=human")
+    page.check("#show-solution")
+    page.wait_for_selector("#solution .policy-bar", state="attached")
+    assert page.locator("#solution .policy-bar").count() == 7
+    note = str(page.text_content("#solution-note"))
+    assert "win in 2 for Red (score 18)" in note
+    assert re.search(r"Network \(bars\): plays column \d, (a|not a) best move; expects win", note)
