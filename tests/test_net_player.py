@@ -224,3 +224,19 @@ def test_ctrl_c_saves_a_resumable_checkpoint(dataset_file: Path, tmp_path: Path)
     more = run_cli(*args[:-4], "--steps", "10", "--resume", "--json")
     assert more.returncode == 0, more.stderr
     assert json.loads(more.stdout)["step"] >= 10
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("moves", "wins"),
+    [
+        ("67152117737262713366376314254", {4}),  # End-Easy: only column 5 wins (score 6)
+        ("52332734325736161165177246571361", {1, 6}),  # End-Easy: columns 2 and 7 (score 4)
+        ("25567612321766542715753451236", {2}),  # End-Easy: column 3 wins in 10 (score 2)
+    ],
+)
+def test_puct_with_the_shipped_network_finds_forced_wins(moves: str, wins: set[int]) -> None:
+    scores = Solver().analyze(Position.from_moves(moves))
+    assert {c for c, s in enumerate(scores) if s is not None and s > 0} == wins
+    choice = make_player("net:playouts=800").choose(Position.from_moves(moves))
+    assert choice.move in wins
