@@ -1,7 +1,7 @@
 """The learned player measured against perfect play on Pons' six benchmark sets.
 
     nice python benchmarks/bench_net.py                      # the shipped network
-    nice python benchmarks/bench_net.py --network my.npz --limit 1000 --search-limit 200
+    nice python benchmarks/bench_net.py --network my.npz --limit 1000 --playouts 100:200,800:100
 
 For each set, every position's columns are scored exactly by the solver (the
 scores are cached in the compile cache folder), then the ``net`` player picks
@@ -102,9 +102,10 @@ def main() -> None:
     parser.add_argument("--network", help="weights file (default: the shipped network)")
     parser.add_argument("--limit", type=int, default=1000, help="positions per set, raw")
     parser.add_argument(
-        "--search-limit", type=int, default=100, help="positions per set, with PUCT"
+        "--playouts",
+        default="100:100,800:100",
+        help="PUCT playouts, comma-separated, each N:POSITIONS (positions per set)",
     )
-    parser.add_argument("--playouts", default="100,800", help="PUCT playouts, comma-separated")
     parser.add_argument("--sets", default=",".join(ORDER), help="which sets (file names)")
     parser.add_argument("--json", help="also write the figures to this JSON file")
     args = parser.parse_args()
@@ -124,8 +125,11 @@ def main() -> None:
         )
     load = f"load={path}"
     configs = {"raw": f"net:{load}"}
-    for n in filter(None, args.playouts.split(",")):
+    sizes = {"raw": args.limit}
+    for item in filter(None, args.playouts.split(",")):
+        n, _, positions = item.partition(":")
         configs[f"{int(n)} playouts"] = f"net:playouts={int(n)},{load}"
+        sizes[f"{int(n)} playouts"] = int(positions or 100)
     results: dict[str, dict[str, Rates]] = {}
     header = f"{'set':<14} {'AlphaZero.jl':>12}" + "".join(
         f" {name + ' (out/score %, ms)':>32}" for name in configs
@@ -134,12 +138,11 @@ def main() -> None:
     for file in args.sets.split(","):
         label = PONS_SETS[file]
         cases = read_cases(str(HERE / "pons" / file))
-        moves = [c.moves for c in cases[: max(args.limit, args.search_limit)]]
+        moves = [c.moves for c in cases[: max(sizes.values())]]
         scores = column_scores(label, moves)
         row: dict[str, Rates] = {}
         for name, spec in configs.items():
-            n = args.limit if name == "raw" else args.search_limit
-            row[name] = measure(spec, moves[:n], scores[:n])
+            row[name] = measure(spec, moves[: sizes[name]], scores[: sizes[name]])
         results[label] = row
         print(
             f"{label:<14} {ANCHOR[label]:>12}" + "".join(f" {cell(r):>32}" for r in row.values()),

@@ -204,7 +204,7 @@ def test_weights_files_round_trip_and_are_checked(tmp_path: Path) -> None:
 
 
 def test_settings_are_checked() -> None:
-    with pytest.raises(TrainingError, match="channels must be 1-1024"):
+    with pytest.raises(TrainingError, match="channels: must be 1-1024"):
         Trainer.new(Settings(channels=0))
-    with pytest.raises(TrainingError, match="lr must be"):
+    with pytest.raises(TrainingError, match="lr: must be"):
         Trainer.new(Settings(lr=float("nan")))

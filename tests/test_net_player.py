@@ -110,6 +110,15 @@ def test_net_spec_errors_are_clear(weights: Path, tmp_path: Path) -> None:
         make_player("net", width=5, height=4)
 
 
+def test_the_web_app_never_reads_a_network_file_a_client_names() -> None:
+    from connect4.web.api import check_spec
+    from connect4.web.errors import BadRequest
+
+    check_spec("net:playouts=10")
+    with pytest.raises(BadRequest, match="load= reads a file; the web app does not"):
+        check_spec("net:playouts=10, LOAD=/etc/passwd")
+
+
 # ---------------------------------------------------------------- connect4 train
 @pytest.fixture(scope="module")
 def dataset_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -139,6 +148,40 @@ def test_train_command_writes_a_network_that_plays(dataset_file: Path, tmp_path:
     assert "step 30" in more.stdout
     player = make_player(f"net:load={tmp_path / 'n.npz'},playouts=50", width=5, height=4)
     assert player.choose(Position.from_moves("33", 5, 4)).move in range(5)
+
+
+def test_the_kaggle_agent_plays_the_raw_network(weights: Path, tmp_path: Path) -> None:
+    from connect4.net.kaggle import write_agent
+    from connect4.net.model import load_network
+
+    agent = tmp_path / "agent.py"
+    write_agent(load_network(weights), agent)
+    kaggle = make_player(f"kaggle:{agent}")
+    raw = make_player(f"net:load={weights}")
+    try:
+        for moves in ("", "4", "44", "4453", "1234567", "444444", "3344551"):
+            position = Position.from_moves(moves)
+            assert kaggle.choose(position).move == raw.choose(position).move, moves
+    finally:
+        kaggle.close()
+
+
+def test_train_command_labels_its_own_data(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    out = tmp_path / "g.pt"
+    args = ["train", "--generate", "300", "--plies", "0-8", "--workers", "1", "--out", str(out),
+            "--channels", "8", "--blocks", "1", "--steps", "10", "--json"]  # fmt: skip
+    done = run_cli(*args)
+    assert done.returncode == 0, done.stderr
+    assert (
+        json.loads(done.stdout)["train_positions"] + json.loads(done.stdout)["held_out_positions"]
+        == 300
+    )
+    assert (tmp_path / "g.data.npz").exists()
+    again = run_cli(*args[:-1], "--resume", "--steps", "12")  # the labels are reused
+    assert again.returncode == 0, again.stderr
+    none = run_cli("train", "--out", str(tmp_path / "x.pt"))
+    assert none.returncode == 2 and "no data: give --data FILE" in none.stderr
 
 
 def test_train_command_refuses_bad_input(tmp_path: Path) -> None:
@@ -181,3 +224,19 @@ def test_ctrl_c_saves_a_resumable_checkpoint(dataset_file: Path, tmp_path: Path)
     more = run_cli(*args[:-4], "--steps", "10", "--resume", "--json")
     assert more.returncode == 0, more.stderr
     assert json.loads(more.stdout)["step"] >= 10
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("moves", "wins"),
+    [
+        ("67152117737262713366376314254", {4}),  # End-Easy: only column 5 wins (score 6)
+        ("52332734325736161165177246571361", {1, 6}),  # End-Easy: columns 2 and 7 (score 4)
+        ("25567612321766542715753451236", {2}),  # End-Easy: column 3 wins in 10 (score 2)
+    ],
+)
+def test_puct_with_the_shipped_network_finds_forced_wins(moves: str, wins: set[int]) -> None:
+    scores = Solver().analyze(Position.from_moves(moves))
+    assert {c for c, s in enumerate(scores) if s is not None and s > 0} == wins
+    choice = make_player("net:playouts=800").choose(Position.from_moves(moves))
+    assert choice.move in wins

@@ -11,7 +11,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from connect4.cli.common import Json, Resume, Seed, fail, interrupted
+from connect4.cli.common import (
+    MAX_POSITIONS,
+    AllCoresWorkers,
+    Json,
+    Resume,
+    Seed,
+    fail,
+    interrupted,
+    run_job,
+)
 
 if TYPE_CHECKING:
     from connect4.net.train import Figures, Point
@@ -37,10 +46,40 @@ class TrainSummary:
     finished: bool
 
 
+def _generate(
+    out: Path, n: int, plies: str | None, seed: int, workers: int | None, resume: bool, quiet: bool
+) -> Path:
+    """Label ``n`` positions into ``OUT.data.npz`` (kept: a resumed run reuses the file,
+    an interrupted labelling continues from its journal) and return the file."""
+    from connect4.envs.dataset import make_dataset, parse_plies
+
+    path = out.with_suffix(".data.npz")
+    if path.exists():
+        if not resume:
+            raise fail(f"{path} exists: train on it with --data {path}, or delete it")
+        return path
+    span = parse_plies(plies)
+    run_job(
+        lambda: make_dataset(
+            n, span, path, seed=seed, workers=workers, resume=resume, progress=not quiet
+        ),
+        path.with_name(path.name + ".partial"),
+    )
+    return path
+
+
 def _names(before: object, paths: list[Path]) -> list[str]:
     """The file names a recipe lists: those of earlier legs of the run and these."""
     earlier = [str(name) for name in before] if isinstance(before, list) else []
     return sorted({*earlier, *(path.name for path in paths)})
+
+
+def _kept_out(before: object, paths: list[Path]) -> list[str]:
+    """The files a recipe lists as kept out: those kept out in every leg of the run."""
+    now = {path.name for path in paths}
+    if isinstance(before, list):
+        now &= {str(name) for name in before}
+    return sorted(now)
 
 
 def _describe(figures: Figures | None) -> str:
@@ -53,11 +92,24 @@ def _describe(figures: Figures | None) -> str:
 
 
 def train(
-    data: Annotated[
-        list[Path],
-        typer.Option(help="a `connect4 dataset` file (repeat for several: a mix of plies)"),
-    ],
     out: Annotated[Path, typer.Option(help="the checkpoint to write (.pt)")],
+    data: Annotated[
+        list[Path] | None,
+        typer.Option(help="a `connect4 dataset` file (repeat for several: a mix of plies)"),
+    ] = None,
+    generate: Annotated[
+        int | None,
+        typer.Option(
+            help="label this many new positions first (as `connect4 dataset`, into "
+            "OUT.data.npz; with --plies, --workers)",
+            min=1,
+            max=MAX_POSITIONS,
+        ),
+    ] = None,
+    plies: Annotated[
+        str | None, typer.Option(help="with --generate: stones per position, e.g. 0-30")
+    ] = None,
+    workers: AllCoresWorkers = None,
     network: Annotated[
         Path | None,
         typer.Option(help="the NumPy weights file to write (default: OUT with .npz)"),
@@ -88,6 +140,10 @@ def train(
     plot: Annotated[
         Path | None, typer.Option(help="draw the learning curve into this image (.png, .svg)")
     ] = None,
+    kaggle: Annotated[
+        Path | None,
+        typer.Option(help="also write a single-file Kaggle ConnectX agent (.py, weights inside)"),
+    ] = None,
     device: Annotated[
         str, typer.Option(help="cpu, cuda or auto (a GPU when there is one)")
     ] = "cpu",
@@ -109,14 +165,22 @@ def train(
         check_output(network_path, what="network")
         if plot is not None:
             plot_target(plot, "learning curve")
-        if resume and not out.exists():
+        if kaggle is not None:
+            check_output(kaggle, what="Kaggle agent")
+        fresh = not out.exists()  # --resume with --generate may continue the labelling only
+        if resume and fresh and generate is None:
             raise fail(f"--resume: {out} does not exist (run without --resume to start)")
         if not resume and out.exists():
             raise fail(f"{out} exists: continue it with --resume, or choose another --out")
         if threads is not None:
             torch.set_num_threads(threads)
-        split = load_examples(data, exclude=exclude or [], held_out=held_out)
-        if resume:
+        files = list(data or [])
+        if generate is not None:
+            files.append(_generate(out, generate, plies, seed, workers, resume, json_output))
+        if not files:
+            raise fail("no data: give --data FILE (from `connect4 dataset`) or --generate N")
+        split = load_examples(files, exclude=exclude or [], held_out=held_out)
+        if resume and not fresh:
             trainer = Trainer.load(out, steps=steps, device=device)
         else:
             settings = Settings(
@@ -131,8 +195,10 @@ def train(
             )
         trainer.recipe = {
             **trainer.recipe,
-            "data": _names(trainer.recipe.get("data"), data),
-            "excluded_files": _names(trainer.recipe.get("excluded_files"), exclude or []),
+            "data": _names(trainer.recipe.get("data"), files),
+            "excluded_files": _kept_out(
+                trainer.recipe.get("excluded_files") if trainer.step else None, exclude or []
+            ),
             "train_positions": len(split.train),
             "held_out_positions": len(split.held_out),
             "excluded_positions": split.excluded,
@@ -158,6 +224,10 @@ def train(
     def save() -> None:
         trainer.save(out)
         save_network(trainer.network(), network_path)
+        if kaggle is not None:
+            from connect4.net.kaggle import write_agent
+
+            write_agent(trainer.network(), kaggle)
         if plot is not None and trainer.history:
             from connect4.net.train import plot_curve
 

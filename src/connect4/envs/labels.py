@@ -21,7 +21,7 @@ Mirror augmentation happens batch by batch while training
 >>> folder = tempfile.mkdtemp()
 >>> label(sample_positions(3, (2, 2), 4, 4, seed=1), [(0, 0, 0, 0)] * 3).save(f"{folder}/d.npz")
 >>> with open(f"{folder}/bench.txt", "w") as f:
-...     _ = f.write("11 0\\n")
+...     _ = f.write("32 0\\n")  # the mirror image of the sample's '23'
 >>> split = load_examples([f"{folder}/d.npz"], exclude=[f"{folder}/bench.txt"], held_out=0.0)
 >>> len(split.train), split.excluded
 (2, 1)
@@ -84,7 +84,7 @@ def excluded_keys(
 def held_out_mask(keys: npt.NDArray[np.uint64], share: float) -> npt.NDArray[np.bool_]:
     """Which positions are held out: a share of them chosen by a hash of their canonical key.
 
-    >>> held_out_mask(np.arange(10_000, dtype=np.uint64), 0.1).mean()
+    >>> held_out_mask(np.arange(100_000, dtype=np.uint64), 0.1).mean()
     np.float64(0.1)
     """
     spread = (keys * HASH) >> np.uint64(40)  # the top 24 bits, uniform
@@ -115,9 +115,7 @@ def load_examples(
     if not paths:
         raise LabelsError("no dataset files: make some with `connect4 dataset`", setting="data")
     if not 0 <= held_out < 1:
-        raise LabelsError(
-            f"the held-out share must be in [0, 1), not {held_out}", setting="held_out"
-        )
+        raise LabelsError(f"must be in [0, 1), not {held_out}", setting="held_out")
     parts: list[Examples] = []
     size: tuple[int, int] | None = None
     for path in paths:

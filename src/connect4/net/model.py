@@ -37,7 +37,7 @@ import json
 import os
 import zipfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
@@ -48,6 +48,7 @@ from connect4.core.errors import Connect4Error
 from connect4.core.files import FileError, open_input
 from connect4.core.game import Game
 from connect4.core.position import Position
+from connect4.core.version import __version__
 
 FORMAT = 1
 """The version of the weights file's layout."""
@@ -213,6 +214,8 @@ class Network:
     blocks: int
     weights: Mapping[str, Floats]
     recipe: str = "{}"
+    mats: dict[str, Floats] = field(init=False, repr=False, compare=False)
+    """The 3x3 convolutions as ``(9 * in, out)`` matrices, in :func:`_conv3x3`'s order."""
 
     def __post_init__(self) -> None:
         expected = weight_shapes(self.width, self.height, self.channels, self.blocks)
@@ -222,7 +225,6 @@ class Network:
                 raise NetworkError(f"the network has no array {name}")
             if found.shape != shape:
                 raise NetworkError(f"array {name} has shape {found.shape}, not {shape}")
-        # the 3x3 convolutions as (9 * in, out) matrices in the (dy, dx, in) order of _conv3x3
         mats = {
             name: np.ascontiguousarray(
                 w.transpose(2, 3, 1, 0).reshape(-1, w.shape[0]), dtype=np.float32
@@ -230,7 +232,7 @@ class Network:
             for name, w in self.weights.items()
             if w.ndim == 4 and w.shape[2] == 3
         }
-        object.__setattr__(self, "_mats", mats)
+        object.__setattr__(self, "mats", mats)
 
     @property
     def parameters(self) -> int:
@@ -255,7 +257,7 @@ class Network:
         """Raw outputs of ``(N, H, W, 4)`` inputs: policy logits ``(N, W)`` and the value
         head's ``(N, 4)`` (three outcome logits, then the score before its tanh)."""
         w = self.weights
-        mats: dict[str, Floats] = self.__dict__["_mats"]
+        mats = self.mats
         x = _relu(_conv3x3(x, mats["stem.w"], w["stem.b"]))
         for i in range(self.blocks):
             y = _relu(_conv3x3(x, mats[f"block{i}.conv1.w"], w[f"block{i}.conv1.b"]))
@@ -298,8 +300,6 @@ class Network:
 
     def arrays(self) -> dict[str, npt.NDArray[np.generic]]:
         """The weights file's arrays (weights and metadata), by name."""
-        from connect4.core.version import __version__
-
         return {
             **{name: np.asarray(w, dtype=np.float32) for name, w in self.weights.items()},
             "format": np.array(FORMAT),

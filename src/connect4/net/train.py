@@ -283,12 +283,12 @@ class Settings:
         for name, (low, high) in bounds.items():
             value = getattr(self, name)
             if not low <= value <= high:
-                raise TrainingError(f"{name} must be {low}-{high}, not {value}", setting=name)
+                raise TrainingError(f"must be {low}-{high}, not {value}", setting=name)
         if not (0 < self.lr <= 1 and math.isfinite(self.lr)):
-            raise TrainingError(f"lr must be in (0, 1], not {self.lr}", setting="lr")
+            raise TrainingError(f"must be in (0, 1], not {self.lr}", setting="lr")
         if not (0 <= self.weight_decay <= 1):
             raise TrainingError(
-                f"weight decay must be in [0, 1], not {self.weight_decay}", setting="weight_decay"
+                f"must be in [0, 1], not {self.weight_decay}", setting="weight_decay"
             )
 
 
@@ -342,9 +342,7 @@ class Trainer:
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
         if device not in ("cpu", "cuda"):
-            raise TrainingError(
-                f"device must be cpu, cuda or auto, not {device!r}", setting="device"
-            )
+            raise TrainingError(f"must be cpu, cuda or auto, not {device!r}", setting="device")
         if device == "cuda" and not torch.cuda.is_available():
             raise TrainingError("no GPU that PyTorch can use: train on the cpu", setting="device")
         torch.manual_seed(settings.seed)

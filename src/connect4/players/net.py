@@ -217,7 +217,9 @@ NET = PlayerKind(
         ),
         "c": Option(f"PUCT exploration constant (default {DEFAULT_C})", parse_float(0, 100)),
         "seed": Option("random seed (defaults to the game's seed)", parse_seed),
-        "load": Option("a weights file of your own (.npz from connect4 train)", _parse_path),
+        "load": Option(
+            "a weights file of your own (.npz from connect4 train)", _parse_path, reads_file=True
+        ),
         "level": Option(
             "preset strength", parse_choice("easy", "medium", "hard"), ("easy", "medium", "hard")
         ),

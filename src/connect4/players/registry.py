@@ -154,6 +154,7 @@ class Option:
     parse: Callable[[str], object]
     choices: tuple[str, ...] = ()
     default: str | None = None
+    reads_file: bool = False  # its value names a file to read: never from a web client
 
 
 @dataclass(frozen=True)

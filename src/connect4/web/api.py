@@ -65,6 +65,7 @@ from connect4.web.models import (
     MoveRequest,
     MoveResponse,
     PlayersResponse,
+    PolicyResponse,
     ReviewResponse,
     ServerLimits,
 )
@@ -157,11 +158,15 @@ def check_spec(spec: str) -> None:
         raise BadRequest(
             f"player spec is too long: {len(spec)} characters (at most {MAX_SPEC_LENGTH})"
         )
-    kind, _ = split_spec(spec)
+    kind, rest = split_spec(spec)
     if kind in FORBIDDEN_KINDS:
         reason = FORBIDDEN_KINDS[kind] or f"{kind} players cannot run in the web app"
         raise BadRequest(f"player {spec!r}: {reason}")
-    find_kind(kind, web_kinds())
+    options = find_kind(kind, web_kinds()).options
+    for item in rest.split(","):  # a key naming a server file (net:load=PATH): refused
+        key = item.partition("=")[0].strip().lower()
+        if key in options and options[key].reads_file:
+            raise BadRequest(f"player {spec!r}: {key}= reads a file; the web app does not")
 
 
 async def require_kernel(board: Board, limit: Limit) -> None:
@@ -429,6 +434,29 @@ class Api:
         position = self.parse_connect4(pos, Board("connect4", width, height))
         analysis = await self.solve_position(position, caller)
         return [service.FULL_COLUMN if s is None else s for s in analysis.column_scores]
+
+    def policy(self, pos: str, board: Board = DEFAULT_BOARD) -> PolicyResponse:
+        """The shipped network's policy and value for a Connect Four position (one
+        forward pass, about a millisecond: answered at once)."""
+        from connect4.net import NetworkError, shipped_network
+
+        if board.kind != "connect4":
+            raise BadRequest(f"the network plays Connect Four, not {board.kind}")
+        position = self.parse_connect4(pos, board)
+        require_not_over(position)
+        if position.rules != "standard":
+            raise BadRequest("the network plays the standard rules only, not count-fours")
+        try:
+            network = shipped_network(board.width, board.height)
+        except NetworkError as error:
+            raise BadRequest(str(error)) from None
+        out = network.evaluate_positions([position])
+        return PolicyResponse(
+            pos=pos,
+            policy=[round(float(p), 4) for p in out.policy[0]],
+            value=round(float(out.value[0]), 4),
+            wdl=[round(float(p), 4) for p in out.wdl[0]],
+        )
 
     async def analyze(
         self, pos: str, board: Board = DEFAULT_BOARD, caller: Caller | None = None

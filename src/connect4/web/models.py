@@ -57,6 +57,16 @@ class AnalyzeResponse(BaseModel):
     complete: bool
 
 
+class PolicyResponse(BaseModel):
+    """The shipped network's view of a Connect Four position (the ``net`` player's): its
+    policy over the columns (0 for a full one) and the outcome it expects."""
+
+    pos: str
+    policy: list[float] = Field(description="each column's probability (0: full)")
+    value: float = Field(description="expected outcome for the side to move, -1 loss .. 1 win")
+    wdl: list[float] = Field(description="probabilities of a loss, a draw and a win")
+
+
 @pydantic.dataclasses.dataclass(frozen=True)
 class ReviewPly(PlyReview):
     """One graded move (the review's own row): ``ply`` counts from 1, ``player`` is 1

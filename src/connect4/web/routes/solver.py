@@ -1,7 +1,8 @@
-"""The perfect solver over HTTP: ``/solve`` (gamesolver.org's shape) and ``/api/analyze``.
+"""The perfect solver over HTTP: ``/solve`` (gamesolver.org's shape) and ``/api/analyze``;
+beside it the learned network's view, ``/api/policy``.
 
 >>> sorted(route.path for route in router.routes)
-['/api/analyze', '/solve']
+['/api/analyze', '/api/policy', '/solve']
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from fastapi.responses import JSONResponse
 from connect4.core.games import Board
 from connect4.web.api import ApiDep, CallerDep
 from connect4.web.errors import RESPONSES
-from connect4.web.models import MAX_POS_CHARS, AnalyzeResponse, SolveResponse
+from connect4.web.models import MAX_POS_CHARS, AnalyzeResponse, PolicyResponse, SolveResponse
 
 router = APIRouter(tags=["solver"], responses=RESPONSES)
 
@@ -68,3 +69,10 @@ async def analyze(api: ApiDep, caller: CallerDep, query: QueryPosition) -> Analy
     """The position's score, every move's score, the best moves, nodes and seconds
     (Connect Four: the standard rules only; count-fours is a 400)."""
     return await api.analyze(query.pos, query.board, caller)
+
+
+@router.get("/api/policy", response_model=PolicyResponse)
+async def policy(api: ApiDep, query: QueryPosition) -> PolicyResponse:
+    """The shipped network's policy over the columns and its value (Connect Four 7x6, the
+    standard rules): what the ``net`` player sees, to set beside the solver's scores."""
+    return api.policy(query.pos, query.board)

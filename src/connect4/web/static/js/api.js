@@ -57,6 +57,13 @@ export function requestAnalysis(game, moves) {
   return deepJson(`/api/analyze?${params}`, { signal: analysis.signal });
 }
 
+// The shipped network's policy and value (GET /api/policy): one forward pass, answered at once.
+// Null when no network plays this board: the solution shows alone.
+export async function requestPolicy(game, moves) {
+  const params = new URLSearchParams({ pos: moves, width: game.width, height: game.height });
+  try { return await getJson(`/api/policy?${params}`); } catch (error) { return null; }
+}
+
 // Every move of a game graded by exact scores: GET /api/review.
 export function requestReview(game, moves) {
   const params = new URLSearchParams({

@@ -1,6 +1,6 @@
 // The solution row under the board: every move's exact score from the server's
 // solver (Pons' convention), in numbers and words, the best ones starred.
-import { requestAnalysis } from "./api.js";
+import { requestAnalysis, requestPolicy } from "./api.js";
 import { displayOrder } from "./board.js";
 import { fmt } from "./format.js";
 
@@ -26,6 +26,10 @@ export async function showSolution(game, board, moves, on, current) {
     const answer = await requestAnalysis(game, moves);
     if (!current() || answer.pos !== moves) return;
     drawSolution(game, board, answer);
+    if (game.kind === "connect4" && game.rules === "standard") {
+      const policy = await requestPolicy(game, moves);
+      if (policy && current() && policy.pos === moves) drawPolicy(game, board, answer, policy);
+    }
   } catch (error) {
     if (!current()) return;
     box.innerHTML = "";
@@ -75,4 +79,24 @@ function drawSolution(game, board, answer) {
   const note = $("solution-note");
   note.hidden = false;
   note.textContent = `Solver: ${answer.score_text} for ${game.sides[board.toMove - 1]} (score ${answer.score}); solved in ${fmt(answer.nodes)} nodes, ${(answer.seconds * 1000).toFixed(1)} ms.`;
+}
+
+// The learned network beside the solver: a bar per column (its policy) and its value, so
+// the page shows where the network agrees with perfect play and where it is fooled.
+function drawPolicy(game, board, answer, policy) {
+  const box = $("solution");
+  for (const cell of box.querySelectorAll(".score")) {
+    const k = Number(cell.dataset.col), p = policy.policy[k];
+    if (answer.column_scores[k] === null) continue;
+    const bar = document.createElement("span");
+    bar.className = "policy";
+    bar.innerHTML = `<span class="policy-bar" style="width:${Math.round(p * 100)}%"></span>`;
+    bar.title = `the network's policy: ${(p * 100).toFixed(1)} %`;
+    cell.append(bar);
+  }
+  const pick = policy.policy.indexOf(Math.max(...policy.policy));
+  const right = answer.best_moves.includes(pick + 1);
+  const [loss, draw, win] = policy.wdl.map((x) => `${Math.round(x * 100)} %`);
+  const note = $("solution-note");
+  note.textContent += ` Network (bars): plays column ${pick + 1}, ${right ? "a best move" : "not a best move"}; expects win ${win}, draw ${draw}, loss ${loss}.`;
 }
