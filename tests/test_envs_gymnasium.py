@@ -129,7 +129,7 @@ def test_the_package_does_not_import_the_rl_libraries() -> None:
 def test_a_missing_extra_names_it() -> None:
     code = "import sys\nsys.modules['pettingzoo'] = None\nimport connect4.envs"
     result = run_python(code)
-    assert result.returncode != 0 and "pip install connect4[rl]" in result.stderr
+    assert result.returncode != 0 and "pip install -e '.[rl]'" in result.stderr
 
 
 def test_the_examples_in_docs_envs_md_run(
