@@ -326,6 +326,7 @@ def test_openapi_docs(client: httpx.Client) -> None:
         "/solve",
         "/api/analyze",
         "/api/review",
+        "/api/policy",
         "/api/move",
         "/api/players",
         "/api/health",

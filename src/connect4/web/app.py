@@ -2,8 +2,8 @@
 one log line per request, the page and the API docs.
 
 >>> app = create_app(threads=1)
->>> sorted(path for path in app.openapi()["paths"] if path.startswith("/api"))
-['/api/analyze', '/api/health', '/api/info', '/api/move', '/api/players', '/api/review']
+>>> " ".join(sorted(path for path in app.openapi()["paths"] if path.startswith("/api")))
+'/api/analyze /api/health /api/info /api/move /api/players /api/policy /api/review'
 """
 
 from __future__ import annotations
