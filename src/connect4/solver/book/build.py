@@ -546,8 +546,19 @@ def build_book(
     seconds = time.perf_counter() - started
     if not finished:
         raise BuildInterrupted(journal.path, solved)
+    book_out = finished_book(journal, levels, base_book)
+    book_out.save(out_path)
+    journal.path.unlink()
+    return BuildReport(
+        book_out, solved, resumed, journal.nodes, seconds, base_check, journal.damaged
+    )
+
+
+def finished_book(journal: Journal, levels: list[dict[int, str]], base_book: str | None) -> Book:
+    """The book of every listed position's journalled score, with its provenance."""
+    width, height, plies = journal.width, journal.height, journal.plies
     keys_all = [key for level in levels for key in level]
-    book_out = Book.from_arrays(
+    return Book.from_arrays(
         width,
         height,
         plies,
@@ -562,11 +573,6 @@ def build_book(
             "rules": "standard",
             "solver_nodes": journal.nodes,
         },
-    )
-    book_out.save(out_path)
-    journal.path.unlink()
-    return BuildReport(
-        book_out, solved, resumed, journal.nodes, seconds, base_check, journal.damaged
     )
 
 
