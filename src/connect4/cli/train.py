@@ -23,7 +23,8 @@ from connect4.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from connect4.net.train import Figures, Point
+    from connect4.envs.labels import Split
+    from connect4.net.train import Figures, Point, Trainer
 
 
 @dataclass(frozen=True)
@@ -153,11 +154,10 @@ def train(
 ) -> None:
     """Train a policy/value network from exact labels (needs the `train` extra: PyTorch)."""
     from connect4.core.files import FileError, check_output, plot_target
-    from connect4.core.limits import Limit
 
     try:
         from connect4.envs.labels import load_examples
-        from connect4.net.train import Settings, Trainer, require_torch, save_network
+        from connect4.net.train import Settings, Trainer, require_torch
 
         torch = require_torch()
         network_path = network if network is not None else out.with_suffix(".npz")
@@ -193,22 +193,47 @@ def train(
             raise fail(
                 f"the data is {split.width}x{split.height}, the network {s.width}x{s.height}"
             )
-        trainer.recipe = {
-            **trainer.recipe,
-            "data": _names(trainer.recipe.get("data"), files),
-            "excluded_files": _kept_out(
-                trainer.recipe.get("excluded_files") if trainer.step else None, exclude or []
-            ),
-            "train_positions": len(split.train),
-            "held_out_positions": len(split.held_out),
-            "excluded_positions": split.excluded,
-            "held_out_share": held_out,
-        }
+        _record_recipe(trainer, files, exclude or [], split, held_out)
     except FileError as error:
         raise fail(error) from None
     except ValueError as error:
         raise fail(error) from None
 
+    _run(trainer, split, out, network_path, plot=plot, kaggle=kaggle, json_output=json_output)
+
+
+def _record_recipe(
+    trainer: Trainer, files: list[Path], exclude: list[Path], split: Split, held_out: float
+) -> None:
+    """Add this leg's data, exclusions and split to the recipe saved with the network."""
+    trainer.recipe = {
+        **trainer.recipe,
+        "data": _names(trainer.recipe.get("data"), files),
+        "excluded_files": _kept_out(
+            trainer.recipe.get("excluded_files") if trainer.step else None, exclude
+        ),
+        "train_positions": len(split.train),
+        "held_out_positions": len(split.held_out),
+        "excluded_positions": split.excluded,
+        "held_out_share": held_out,
+    }
+
+
+def _run(
+    trainer: Trainer,
+    split: Split,
+    out: Path,
+    network_path: Path,
+    *,
+    plot: Path | None,
+    kaggle: Path | None,
+    json_output: bool,
+) -> None:
+    """Train to the end or to a Ctrl-C, saving at every curve point; print the summary."""
+    from connect4.core.limits import Limit
+    from connect4.net.train import save_network
+
+    s = trainer.settings
     if not json_output:
         typer.echo(
             f"{len(split.train):,} training positions, {len(split.held_out):,} held out, "
