@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from connect4.solver import kernel_ready
 from connect4.web import api as web_api, create_app
 from connect4.web.server import BackgroundServer
 from tests.naive import NaiveSolver
@@ -20,6 +21,10 @@ def client() -> Iterator[httpx.Client]:
         BackgroundServer(create_app(threads=2, time_limit=20.0)) as live,
         httpx.Client(base_url=live.url, timeout=60) as http,
     ):
+        # A fresh machine compiles each big size's kernel once (under a minute each);
+        # until then the server answers 503 "being compiled" (tested below).
+        for width, height in ((8, 8), (9, 7), (10, 6)):
+            assert kernel_ready(width, height, wait=600), f"{width}x{height} never loaded"
         yield http
 
 
