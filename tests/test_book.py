@@ -13,7 +13,8 @@ import pytest
 from connect4.core.bits import mirror_key
 from connect4.core.position import Position
 from connect4.core.score import score_bounds
-from connect4.solver.book.format import Book, BookError, canonical_key, key_plies
+from connect4.solver.book.format import Book, BookError
+from connect4.solver.book.keys import canonical_key, key_plies
 from connect4.solver.book.reader import (
     bitbully_book,
     data_book_path,

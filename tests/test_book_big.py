@@ -16,7 +16,8 @@ from connect4.cli.app import app
 from connect4.solver import Solver
 from connect4.solver.book import Book, BookError
 from connect4.solver.book.build import Journal, WideRecord
-from connect4.solver.book.format import HEADER_SIZE, key_array, key_ints, key_plies
+from connect4.solver.book.format import HEADER_SIZE
+from connect4.solver.book.keys import key_array, key_ints, key_plies
 from tests.naive import NaiveSolver
 from tests.test_solver_wide import columns_of, late_positions
 

@@ -22,7 +22,8 @@ from connect4.solver.book.build import (
     solve_chunk,
     spot_check,
 )
-from connect4.solver.book.format import Book, BookError, canonical_key
+from connect4.solver.book.format import Book, BookError
+from connect4.solver.book.keys import canonical_key
 from tests.cli_helpers import run_cli
 
 

@@ -96,7 +96,6 @@ from connect4.core.version import __version__
 from connect4.envs.board import bitboard_action_mask, bitboard_planes
 from connect4.solver.book import Book
 from connect4.solver.book.build import WideRecord, book_tag, spot_check
-from connect4.solver.book.format import key_array
 from connect4.solver.book.jobs import (
     DEFAULT_CHUNK,
     SCORE_NONE,
@@ -107,6 +106,7 @@ from connect4.solver.book.jobs import (
     progress_bar,
     run_chunks,
 )
+from connect4.solver.book.keys import key_array
 from connect4.solver.book.reader import load_exact_book
 from connect4.solver.solver import check_solver_board
 
@@ -511,7 +511,7 @@ def label(
 
 def dataset_keys(sample: Sample, width: int, height: int) -> npt.NDArray[np.uint64]:
     """The canonical keys of the ``key`` array: ``(N,)``, or ``(N, 2)`` words on a board
-    over 64 bits (:func:`connect4.solver.book.format.key_array`)."""
+    over 64 bits (:func:`connect4.solver.book.keys.key_array`)."""
     if fits_word(width, height):
         return canonical_keys(sample.keys(), width, height)
     keys = (canonical_key(int(k), width, height) for k in sample.keys().tolist())

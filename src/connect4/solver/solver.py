@@ -327,7 +327,7 @@ class Solver:
         ``keys`` must be sorted canonical keys (:func:`position_key`) and
         ``values`` the exact scores of those positions. On a board over 64 bits a
         key takes two words: ``keys`` has shape ``(N, 2)``, each row its low word
-        then its high word (:func:`connect4.solver.book.format.key_array`).
+        then its high word (:func:`connect4.solver.book.keys.key_array`).
         """
         if keys is None or values is None:
             keys, values = NO_BOOK

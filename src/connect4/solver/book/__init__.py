@@ -7,7 +7,8 @@ True
 
 from __future__ import annotations
 
-from connect4.solver.book.format import Book, BookError, canonical_key
+from connect4.solver.book.format import Book, BookError
+from connect4.solver.book.keys import canonical_key
 from connect4.solver.book.reader import (
     default_book,
     exact_default_book,

@@ -54,14 +54,7 @@ from connect4.core.bits import fits_word
 from connect4.core.files import check_output
 from connect4.core.position import Position
 from connect4.solver import BookArrays, Solver, solver_for
-from connect4.solver.book.format import (
-    Book,
-    BookError,
-    canonical_key,
-    key_array,
-    key_plies,
-    position_from_key,
-)
+from connect4.solver.book.format import Book, BookError, position_from_key
 from connect4.solver.book.jobs import (
     DEFAULT_CHUNK,
     JobInterrupted,
@@ -71,6 +64,7 @@ from connect4.solver.book.jobs import (
     run_chunks,
     worker_book,
 )
+from connect4.solver.book.keys import canonical_key, key_array, key_plies
 from connect4.solver.book.reader import load_exact_book
 from connect4.solver.solver import check_solver_board
 

@@ -73,6 +73,15 @@ from connect4.core.bits import canonical_keys, fits_word
 from connect4.core.errors import Connect4Error
 from connect4.core.files import FileError, atomic_write, file_errors, open_input
 from connect4.core.position import Position, check_board_size
+from connect4.solver.book.keys import (
+    WORD,
+    Keys,
+    canonical_key,
+    invalid_columns,
+    key_array,
+    key_ints,
+    key_plies,
+)
 
 MAGIC = b"C4BOOK\r\n"
 VERSION = 1  # a book of 8-byte keys
@@ -80,7 +89,6 @@ WIDE_VERSION = 2  # a book of 16-byte keys (boards over 64 bits)
 FLAG_WDL = 1
 FLAG_WIDE = 2
 KNOWN_FLAGS = FLAG_WDL | FLAG_WIDE
-WORD = (1 << 64) - 1
 # A book's payload inflates at most this many times (real books: 12x for exact 7x6
 # scores, 24x win/draw/loss, 43x all draws; deflate itself allows 1032x, so a small
 # hostile file could claim gigabytes of entries) and never grows by more than zlib's
@@ -102,7 +110,6 @@ _HEADER = struct.Struct("<8sHBBBBHQQ")  # everything before the CRC
 _CRC = struct.Struct("<I")
 HEADER_SIZE = _HEADER.size + _CRC.size
 
-Keys = npt.NDArray[np.uint64]
 Scores = npt.NDArray[np.int8]
 Meta = dict[str, object]
 """A book's metadata: a JSON object (its known fields typed, see :data:`META_FIELDS`)."""
@@ -113,99 +120,6 @@ class BookError(Connect4Error):
 
 
 # ---------------------------------------------------------------- keys
-def canonical_key(position: Position) -> int:
-    """``min(key, mirrored key)``: the one key a position and its mirror share.
-
-    >>> canonical_key(Position.from_moves("7")) == canonical_key(Position.from_moves("1"))
-    True
-    """
-    return bits.canonical_key(position.key(), position.width, position.height)
-
-
-def key_array(keys: Iterable[int], width: int, height: int) -> Keys:
-    """Keys (Python ints) as a book holds them: a ``uint64`` array, or on a board over
-    64 bits an ``(N, 2)`` one of low and high words.
-
-    >>> key_array([5, 1 << 70], 8, 8).tolist()
-    [[5, 0], [0, 64]]
-    """
-    if fits_word(width, height):
-        return np.array(list(keys), dtype=np.uint64)
-    ints = list(keys)
-    low = np.array([key & WORD for key in ints], dtype=np.uint64)
-    high = np.array([key >> 64 for key in ints], dtype=np.uint64)
-    return np.ascontiguousarray(np.stack((low, high), axis=1).reshape(len(ints), 2))
-
-
-def key_ints(keys: Keys) -> list[int]:
-    """A key array (see :func:`key_array`) as Python ints.
-
-    >>> key_ints(key_array([5, 1 << 70], 8, 8))
-    [5, 1180591620717411303424]
-    """
-    if keys.ndim == 1:
-        return [int(key) for key in keys.tolist()]
-    return [low | high << 64 for low, high in keys.tolist()]
-
-
-def _wide_plies(keys: Keys, width: int, height: int) -> npt.NDArray[np.int64]:
-    """:func:`key_plies` of two-word keys, in Python ints."""
-    h1 = height + 1
-    column = (1 << h1) - 1
-    return np.array(
-        [
-            sum((((key >> (c * h1)) & column) + 1).bit_length() - 1 for c in range(width))
-            for key in key_ints(keys)
-        ],
-        dtype=np.int64,
-    )
-
-
-def key_plies(keys: Keys, width: int, height: int) -> npt.NDArray[np.int64]:
-    """The number of stones of each position of a key array.
-
-    A column with ``k`` stones holds a value in ``[2**k - 1, 2**(k+1) - 2]`` of
-    its ``height + 1`` bits of the key, so ``k = bit_length(value + 1) - 1``
-    (``frexp`` gives the bit length exactly).
-
-    >>> key_plies(np.array([Position.from_moves("4455").key()], dtype=np.uint64), 7, 6).tolist()
-    [4]
-    >>> key_plies(key_array([Position.from_moves("1a", 10, 6).key()], 10, 6), 10, 6).tolist()
-    [2]
-    """
-    if keys.ndim == 2:
-        return _wide_plies(keys, width, height)
-    h1 = height + 1
-    column = np.uint64((1 << h1) - 1)
-    total = np.zeros(keys.shape, dtype=np.int64)
-    for c in range(width):
-        part = ((keys >> np.uint64(c * h1)) & column) + np.uint64(1)
-        total += np.frexp(part.astype(np.float64))[1].astype(np.int64) - 1
-    return total
-
-
-def _invalid_columns(keys: Keys, width: int, height: int) -> npt.NDArray[np.bool_]:
-    """Which keys are not ``current + mask`` of a position of the board."""
-    h1 = height + 1
-    if keys.ndim == 2:
-        full = (1 << h1) - 1
-        return np.array(
-            [
-                key >> (width * h1) != 0
-                or any((key >> (c * h1)) & full == full for c in range(width))
-                for key in key_ints(keys)
-            ],
-            dtype=np.bool_,
-        )
-    column = np.uint64((1 << h1) - 1)
-    bad = np.zeros(keys.shape, dtype=np.bool_)
-    if width * h1 < 64:
-        bad |= (keys >> np.uint64(width * h1)) != 0
-    for c in range(width):  # all ones: more stones than the column holds
-        bad |= ((keys >> np.uint64(c * h1)) & column) == column
-    return bad
-
-
 def position_from_key(key: int, width: int, height: int) -> Position:
     """The position (with a move order that reaches it) of a key ``current + mask``.
 
@@ -221,7 +135,7 @@ def position_from_key(key: int, width: int, height: int) -> Position:
         f"key {key} is not a position reachable in a game still in progress "
         f"on a {width}x{height} board"
     )
-    if keys is None or _invalid_columns(keys, width, height)[0]:
+    if keys is None or invalid_columns(keys, width, height)[0]:
         raise unreachable
     h1 = height + 1
     heights: list[int] = []
@@ -470,7 +384,7 @@ class Book:
         keys, values = self.keys, self.values
         width, height, key = self.width, self.height, self.key_at
         board = f"{width}x{height}"
-        problems = np.flatnonzero(_invalid_columns(keys, width, height))
+        problems = np.flatnonzero(invalid_columns(keys, width, height))
         if problems.size:
             i = int(problems[0])
             raise BookError(f"entry {i}: key {key(i)} is not a position of a {board} board")

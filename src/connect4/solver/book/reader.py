@@ -31,7 +31,8 @@ from connect4.core.files import FileError, atomic_write, open_input, read_input_
 from connect4.core.position import Position
 from connect4.core.score import win_score
 from connect4.solver import cache
-from connect4.solver.book.format import MAX_BOOK_BYTES, VERSION, Book, BookError, Keys, Scores
+from connect4.solver.book.format import MAX_BOOK_BYTES, VERSION, Book, BookError, Scores
+from connect4.solver.book.keys import Keys
 
 # ---------------------------------------------------------------- bitbully databases
 BitbullyName = Literal["8-ply", "12-ply", "12-ply-dist"]
