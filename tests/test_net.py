@@ -11,7 +11,7 @@ from connect4.core.position import Position
 from connect4.core.score import best_columns
 from connect4.envs.dataset import FULL, Dataset, label, sample_positions
 from connect4.envs.labels import LabelsError, excluded_keys, held_out_mask, load_examples
-from connect4.net.model import Network, NetworkError, encode, load_network, position_planes
+from connect4.net.model import Network, NetworkError, encode, load_network
 from connect4.solver import Solver
 
 torch = pytest.importorskip("torch")
@@ -114,14 +114,16 @@ def test_mirrored_examples_carry_mirrored_labels(data_file: Path) -> None:
         assert mirror.scores[i].tolist() == scores
 
 
-def test_planes_match_the_envs_layout() -> None:
-    from connect4.envs.board import bitboard_planes
+def test_the_networks_planes_are_what_the_envs_show() -> None:
+    # One layout for the envs, the datasets and the network: the batched planes of
+    # sampled positions equal the envs' observation of each, built cell by cell.
+    from connect4.core.bits import bitboard_planes
+    from connect4.envs.board import planes
 
     sample = sample_positions(40, (0, 20), seed=1)
-    assert np.array_equal(
-        position_planes(sample.current, sample.mask, 7, 6),
-        bitboard_planes(sample.current, sample.mask, 7, 6),
-    )
+    batched = bitboard_planes(sample.current, sample.mask, 7, 6)
+    for i, position in enumerate(sample.positions()):
+        assert np.array_equal(batched[i], planes(position, position.to_move))
 
 
 def _trained(data: Examples, steps: int, seed: int = 0) -> Trainer:

@@ -36,6 +36,7 @@ __all__ = [
     "MAX_BOARD_BITS",
     "SIGNED_WORD_BITS",
     "WORD_BITS",
+    "bitboard_planes",
     "board_bits",
     "canonical_key",
     "canonical_keys",
@@ -148,3 +149,31 @@ def canonical_keys(keys: NDArray[np.uint64], width: int, height: int) -> NDArray
 
     h1 = np.full(1, height + 1, dtype=np.uint64)
     return np.minimum(keys, mirror_key(keys, width, h1))
+
+
+def bitboard_planes(
+    current: NDArray[np.uint64], mask: NDArray[np.uint64], width: int, height: int
+) -> NDArray[np.int8]:
+    """Many Connect Four positions seen by their side to move, at once: ``(N, H, W, 2)``
+    int8 planes (plane 0 the side to move's stones, plane 1 the opponent's; row 0 the
+    top) from the positions' two bitboard words (``current``, the side to move's
+    stones, and ``mask``, all stones); object arrays of Python ints on boards over 64
+    bits. The layout the environments show and the network reads.
+
+    >>> import numpy as np
+    >>> from connect4 import Position
+    >>> p = Position.from_moves("4453")
+    >>> words = np.array([p.current], np.uint64), np.array([p.mask], np.uint64)
+    >>> bitboard_planes(*words, 7, 6)[0, -1].tolist()
+    [[0, 0], [0, 0], [0, 1], [1, 0], [1, 0], [0, 0], [0, 0]]
+    """
+    import numpy as np
+
+    rows = np.arange(height - 1, -1, -1)  # row 0 of the picture is the top row
+    cells = np.arange(width)[None, :] * (height + 1) + rows[:, None]
+    wide = current.dtype == object  # Python ints: a board over 64 bits
+    bits = cells.astype(object) if wide else cells.astype(np.uint64)
+    one = 1 if wide else np.uint64(1)
+    own = (current[:, None, None] >> bits) & one
+    other = ((current ^ mask)[:, None, None] >> bits) & one
+    return np.stack([own, other], axis=-1).astype(np.int8)

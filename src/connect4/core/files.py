@@ -39,9 +39,12 @@ import secrets
 import stat
 from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from connect4.core.errors import Connect4Error, require
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -134,6 +137,47 @@ def open_input(path: StrPath, *, what: str, max_bytes: int) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
+
+
+def load_arrays(
+    path: StrPath, *, what: str, contents: str, max_bytes: int
+) -> dict[str, NDArray[Any]]:
+    """The arrays of a NumPy ``.npz`` file (a ``what``, holding ``contents``), checked as
+    :func:`open_input` checks any input and refused when they would inflate past
+    ``max_bytes`` (the sizes are read from the archive's directory before any array
+    is); never unpickles.
+
+    >>> import numpy as np, tempfile
+    >>> out = Path(tempfile.mkdtemp()) / "a.npz"
+    >>> np.savez(out, x=np.arange(3))
+    >>> load_arrays(out, what="demo", contents="demo", max_bytes=1 << 20)["x"].tolist()
+    [0, 1, 2]
+    >>> np.savez_compressed(out, x=np.zeros(100_000))  # a small file of large arrays
+    >>> load_arrays(out, what="demo", contents="demo", max_bytes=10_000)
+    Traceback (most recent call last):
+    ...
+    connect4.core.files.FileError: ... is too large: its arrays take 800,128 bytes, at most 10,000
+    """
+    import zipfile
+
+    import numpy as np
+
+    try:
+        with open_input(path, what=what, max_bytes=max_bytes) as file:
+            with zipfile.ZipFile(file) as archive:  # the arrays' sizes, before inflating any
+                inflated = sum(member.file_size for member in archive.infolist())
+            if inflated > max_bytes:
+                raise FileError(
+                    f"{os.fspath(path)} is too large: its arrays take {inflated:,} bytes, "
+                    f"at most {max_bytes:,}"
+                )
+            file.seek(0)
+            with np.load(file, allow_pickle=False) as data:
+                return {name: data[name] for name in data.files}
+    except FileError:
+        raise
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        raise FileError(f"cannot read {os.fspath(path)} as {contents}: {error}") from None
 
 
 def read_input_bytes(path: StrPath, *, what: str, max_bytes: int) -> bytes:

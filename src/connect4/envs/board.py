@@ -79,29 +79,6 @@ def action_mask(game: Game) -> npt.NDArray[np.int8]:
     return np.array([game.owner(c, top) == 0 for c in range(game.width)], dtype=np.int8)
 
 
-def bitboard_planes(
-    current: npt.NDArray[np.uint64], mask: npt.NDArray[np.uint64], width: int, height: int
-) -> npt.NDArray[np.int8]:
-    """:func:`planes` of many Connect Four positions seen by their side to move, at once:
-    ``(N, H, W, 2)`` int8 from the positions' two bitboard words (``Position.current``,
-    the side to move's stones, and ``Position.mask``, all stones).
-
-    >>> from connect4 import Position
-    >>> game = Position.from_moves("4453")
-    >>> words = np.array([game.current], dtype=np.uint64), np.array([game.mask], dtype=np.uint64)
-    >>> bool((bitboard_planes(*words, 7, 6)[0] == planes(game, game.to_move)).all())
-    True
-    """
-    rows = np.arange(height - 1, -1, -1)  # row 0 of the picture is the top row
-    cells = np.arange(width)[None, :] * (height + 1) + rows[:, None]
-    wide = current.dtype == object  # Python ints: a board over 64 bits
-    bits = cells.astype(object) if wide else cells.astype(np.uint64)
-    one = 1 if wide else np.uint64(1)
-    own = (current[:, None, None] >> bits) & one
-    other = ((current ^ mask)[:, None, None] >> bits) & one
-    return np.stack([own, other], axis=-1).astype(np.int8)
-
-
 def bitboard_action_mask(
     mask: npt.NDArray[np.uint64], width: int, height: int
 ) -> npt.NDArray[np.int8]:

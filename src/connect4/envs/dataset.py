@@ -71,7 +71,6 @@ from __future__ import annotations
 import os
 import struct
 import time
-import zipfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -82,9 +81,9 @@ import numpy as np
 import numpy.typing as npt
 
 from connect4.classic.node import threat_cells
-from connect4.core.bits import canonical_key, canonical_keys, fits_word
+from connect4.core.bits import bitboard_planes, canonical_key, canonical_keys, fits_word
 from connect4.core.errors import Connect4Error
-from connect4.core.files import FileError, atomic_write, check_output, open_input
+from connect4.core.files import FileError, atomic_write, check_output, load_arrays
 from connect4.core.position import (
     COLUMN_SYMBOLS,
     Position,
@@ -93,7 +92,7 @@ from connect4.core.position import (
     check_board_size,
 )
 from connect4.core.version import __version__
-from connect4.envs.board import bitboard_action_mask, bitboard_planes
+from connect4.envs.board import bitboard_action_mask
 from connect4.solver.book import Book
 from connect4.solver.book.build import WideRecord, book_tag, spot_check
 from connect4.solver.book.jobs import (
@@ -528,23 +527,9 @@ def load_dataset(path: str | os.PathLike[str]) -> Dataset:
     ['11']
     """
     try:
-        with open_input(path, what="dataset", max_bytes=MAX_DATASET_BYTES) as file:
-            with zipfile.ZipFile(file) as archive:  # the arrays' sizes, before inflating any
-                inflated = sum(member.file_size for member in archive.infolist())
-            if inflated > MAX_DATASET_BYTES:
-                raise DatasetError(
-                    f"{path} is too large: its arrays take {inflated:,} bytes, "
-                    f"at most {MAX_DATASET_BYTES:,}"
-                )
-            file.seek(0)
-            with np.load(file, allow_pickle=False) as data:
-                found = {name: data[name] for name in data.files}
+        found = load_arrays(path, what="dataset", contents="a dataset", max_bytes=MAX_DATASET_BYTES)
     except FileError as error:
         raise DatasetError(str(error)) from None
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
-        if isinstance(error, DatasetError):
-            raise
-        raise DatasetError(f"cannot read {path} as a dataset: {error}") from None
     missing = [name for name in (*ARRAYS, *METADATA) if name not in found]
     if missing:
         raise DatasetError(f"{path} is not a labelled dataset: no {', '.join(missing)}")

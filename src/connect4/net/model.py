@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 import os
-import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -44,8 +43,9 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from connect4.core.bits import bitboard_planes
 from connect4.core.errors import Connect4Error
-from connect4.core.files import FileError, open_input
+from connect4.core.files import FileError, load_arrays
 from connect4.core.game import Game
 from connect4.core.position import Position
 from connect4.core.version import __version__
@@ -111,26 +111,6 @@ def weight_shapes(
 
 
 # ---------------------------------------------------------------- the input
-def position_planes(
-    current: npt.NDArray[np.uint64], mask: npt.NDArray[np.uint64], width: int, height: int
-) -> npt.NDArray[np.int8]:
-    """``(N, H, W, 2)`` int8 planes of positions given by their bitboard words
-    (``current``: the side to move's stones, ``mask``: all stones), row 0 the top:
-    the layout of :func:`connect4.envs.board.bitboard_planes`.
-
-    >>> from connect4 import Position
-    >>> p = Position.from_moves("4453")
-    >>> words = np.array([p.current], np.uint64), np.array([p.mask], np.uint64)
-    >>> position_planes(*words, 7, 6)[0, -1].tolist()
-    [[0, 0], [0, 0], [0, 1], [1, 0], [1, 0], [0, 0], [0, 0]]
-    """
-    rows = np.arange(height - 1, -1, -1)
-    bits = (np.arange(width)[None, :] * (height + 1) + rows[:, None]).astype(np.uint64)
-    own = (current[:, None, None] >> bits) & np.uint64(1)
-    other = ((current ^ mask)[:, None, None] >> bits) & np.uint64(1)
-    return np.stack([own, other], axis=-1).astype(np.int8)
-
-
 def encode(obs: npt.NDArray[np.int8], ply: npt.NDArray[np.integer]) -> Floats:
     """The network's ``(N, H, W, 4)`` float32 input from the side to move's ``(N, H, W, 2)``
     planes and each position's number of stones.
@@ -152,7 +132,7 @@ def game_planes(games: Sequence[Game]) -> tuple[npt.NDArray[np.int8], npt.NDArra
     positions = [Position.of(game) for game in games]
     current = np.array([p.current for p in positions], dtype=np.uint64)
     mask = np.array([p.mask for p in positions], dtype=np.uint64)
-    planes = position_planes(current, mask, games[0].width, games[0].height)
+    planes = bitboard_planes(current, mask, games[0].width, games[0].height)
     return planes, np.array([p.ply for p in positions], dtype=np.int64)
 
 
@@ -334,23 +314,11 @@ def load_network(path: str | os.PathLike[str]) -> Network:
     connect4.net.model.NetworkError: ... is not a network's weights file: no width, height, ...
     """
     try:
-        with open_input(path, what="network", max_bytes=MAX_WEIGHTS_BYTES) as file:
-            with zipfile.ZipFile(file) as archive:
-                inflated = sum(member.file_size for member in archive.infolist())
-            if inflated > MAX_WEIGHTS_BYTES:
-                raise NetworkError(
-                    f"{path} is too large: its arrays take {inflated:,} bytes, "
-                    f"at most {MAX_WEIGHTS_BYTES:,}"
-                )
-            file.seek(0)
-            with np.load(file, allow_pickle=False) as data:
-                found = {name: data[name] for name in data.files}
+        found = load_arrays(
+            path, what="network", contents="a network's weights", max_bytes=MAX_WEIGHTS_BYTES
+        )
     except FileError as error:
         raise NetworkError(str(error)) from None
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
-        if isinstance(error, NetworkError):
-            raise
-        raise NetworkError(f"cannot read {path} as a network's weights: {error}") from None
     meta = ("format", "width", "height", "channels", "blocks", "recipe")
     missing = [name for name in meta if name not in found]
     if missing:
