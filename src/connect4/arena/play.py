@@ -48,6 +48,7 @@ from connect4.arena.schedule import (
 )
 from connect4.arena.store import ResultsStore
 from connect4.core.errors import install_command
+from connect4.core.limits import interrupt_held
 from connect4.players import Player, PlayerContext, build_player, rehearse
 from connect4.players.match import GameRecord, play_move
 
@@ -265,7 +266,8 @@ def map_unordered(
     executor, close = _executor(workers, scheduler)
     futures: dict[concurrent.futures.Future[Result], Task] = {}
     try:
-        futures = {executor.submit(function, item): item for item in items}
+        with interrupt_held():  # the pool starts its workers here: never halfway
+            futures = {executor.submit(function, item): item for item in items}
         for future in concurrent.futures.as_completed(futures):
             try:
                 result = future.result()

@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -186,6 +187,38 @@ def run_interruptible(work: Callable[[Limit], T], limit: Limit | None = None) ->
         worker.done.wait(0.2)
         raise
     return worker.result()
+
+
+@contextlib.contextmanager
+def interrupt_held() -> Iterator[None]:
+    """Hold a Ctrl-C that comes during the block and raise it when the block is done,
+    for a step that must not stop halfway: a worker process being started (stopped
+    in the middle, the worker is left unpickling what its parent then removes, and
+    prints a traceback). Off the main thread, where no signal arrives, it does nothing.
+
+    >>> steps = []
+    >>> try:
+    ...     with interrupt_held():
+    ...         os.kill(os.getpid(), signal.SIGINT)
+    ...         steps.append("the block ran to its end")
+    ... except KeyboardInterrupt:
+    ...     steps.append("then the Ctrl-C")
+    >>> steps
+    ['the block ran to its end', 'then the Ctrl-C']
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if held and callable(previous):
+        previous(signal.SIGINT, None)  # Python's own handler raises KeyboardInterrupt
+    elif held and previous == signal.SIG_DFL:
+        raise KeyboardInterrupt
 
 
 def run_stoppable(
