@@ -107,7 +107,7 @@ from connect4.solver.book.jobs import (
 )
 from connect4.solver.book.keys import key_array
 from connect4.solver.book.reader import load_exact_book
-from connect4.solver.solver import check_solver_board
+from connect4.solver.checks import check_solver_board
 
 __all__ = [
     "FORMAT",
