@@ -91,9 +91,10 @@ class Solver:
     ``book`` (or ``book_keys``/``book_values``/``book_plies``) is an optional
     opening book: sorted ``uint64`` canonical keys (see
     :func:`~connect4.solver.checks.position_key`) and ``int8`` exact scores,
-    probed inside the search up to ``book_plies`` stones. ``reuse_table=True`` keeps the table's entries between calls
-    (faster batches; node counts then depend on what came before), and
-    ``keep_entries=True`` even starts with the entries a pooled table holds.
+    probed inside the search up to ``book_plies`` stones. ``reuse_table=True``
+    keeps the table's entries between calls (faster batches; node counts then
+    depend on what came before), and ``keep_entries=True`` even starts with the
+    entries a pooled table holds.
 
     Search options (the defaults are the fastest measured, see ``docs/solver.md``):
     ``symmetry`` (mirror positions share an entry), ``tt_move`` (the table's
