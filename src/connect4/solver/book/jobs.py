@@ -90,22 +90,11 @@ def make_executor(workers: int | None, scheduler: str | None) -> Iterator[Execut
     """A local process pool of ``workers`` (``None``: all cores), or a Dask cluster's
     executor when ``scheduler`` is given (needs the ``dask`` extra)."""
     if scheduler:
+        executor, close = dask_executor(scheduler)
         try:
-            distributed = importlib.import_module("distributed")
-        except ImportError:
-            raise JobError(
-                f"a Dask scheduler needs Dask: {install_command('dask')}", setting="scheduler"
-            ) from None
-        try:
-            client = distributed.Client(scheduler, timeout="10s")
-        except (OSError, TimeoutError) as error:
-            raise JobError(
-                f"cannot reach the Dask scheduler at {scheduler}: {error}", setting="scheduler"
-            ) from None
-        try:
-            yield client.get_executor()
+            yield executor
         finally:
-            client.close()
+            close()
     else:
         context = multiprocessing.get_context("fork" if sys.platform == "linux" else None)
         pool = ProcessPoolExecutor(
@@ -120,6 +109,26 @@ def make_executor(workers: int | None, scheduler: str | None) -> Iterator[Execut
             stop_pool(pool)  # Ctrl-C or an error: no waiting for the chunks under way
             raise
         pool.shutdown(wait=True)
+
+
+def dask_executor(scheduler: str) -> tuple[Executor, Callable[[], None]]:
+    """The executor of the Dask cluster at ``scheduler`` (needs the ``dask`` extra) and how
+    to close its client; :class:`JobError` when Dask is missing or the scheduler out of
+    reach."""
+    try:
+        distributed = importlib.import_module("distributed")
+    except ImportError:
+        raise JobError(
+            f"a Dask scheduler needs Dask: {install_command('dask')}", setting="scheduler"
+        ) from None
+    try:
+        client = distributed.Client(scheduler, timeout="10s")
+    except (OSError, TimeoutError, ValueError) as error:
+        raise JobError(
+            f"cannot reach the Dask scheduler at {scheduler}: {error}", setting="scheduler"
+        ) from None
+    executor: Executor = client.get_executor()
+    return executor, client.close
 
 
 def stop_pool(pool: ProcessPoolExecutor) -> None:
