@@ -45,7 +45,7 @@ def seed_in_range(value: int | None) -> int | None:
     """A ``--seed`` the players take (0..SEED_MAX); a precise error otherwise."""
     if value is None:
         return None
-    from connect4.players.registry import SEED_MAX  # here: the CLI starts without numpy
+    from connect4.players.options import SEED_MAX  # here: the CLI starts without numpy
 
     if not 0 <= value <= SEED_MAX:
         raise typer.BadParameter(f"must be in 0..{SEED_MAX} (the players' seeds), not {value}")
