@@ -8,14 +8,18 @@ read differently (``review --game N``) declares that one itself.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
 if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
     from connect4.core.games import Board
 
 MAX_WORKERS = 4 * (os.cpu_count() or 1)  # more processes than this only thrash
@@ -120,6 +124,12 @@ def interruptible(work: Callable[[], T]) -> T:
         return run_interruptible(lambda limit: work())
     except KeyboardInterrupt:
         raise interrupted() from None
+
+
+def echo_summary(summary: DataclassInstance, json_output: bool, text: str) -> None:
+    """A finished command's last words: its ``summary`` as one JSON object (``--json``),
+    else ``text`` for people."""
+    typer.echo(json.dumps(asdict(summary)) if json_output else text)
 
 
 def damaged_note(damaged: int) -> str:
