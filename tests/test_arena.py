@@ -563,8 +563,10 @@ def test_cli_arena_json_and_csv(tmp_path: Path) -> None:
         (["--players", "random", "random:seed=1", "--resume"], "--resume needs --results"),
         (["--players", "random", "random:seed=1", "--openings", "plies=9"], "must be 0-6"),
         (["--players", "random", "random:seed=1", "--game", "chess"], "unknown game 'chess'"),
+        (["--players", "random", "random:seed=1", "--scheduler", "nonsense://x"],
+         "--scheduler: cannot reach the Dask scheduler at nonsense://x: unknown address scheme"),
     ],
-)
+)  # fmt: skip
 def test_cli_arena_bad_usage(args: list[str], message: str) -> None:
     result = CliRunner().invoke(app, ["arena", *args])
     assert result.exit_code == 2

@@ -1,4 +1,5 @@
-"""What the import contract cannot see: no layer imports the root package.
+"""What the import contract cannot see: no layer imports the root package; and no module
+or function too long to read.
 
 ``connect4/__init__.py`` re-exports every layer (some lazily), so a module that
 imported ``connect4`` itself could reach any layer around the contract.
@@ -33,3 +34,25 @@ def test_the_version_is_one_constant() -> None:
     assert connect4.__version__ == __version__
     pyproject = (PACKAGE.parents[1] / "pyproject.toml").read_text(encoding="utf-8")
     assert f'version = "{__version__}"' in pyproject
+
+
+MOST_MODULE_LINES = 700
+MOST_FUNCTION_LINES = 110
+GENERATED = {"solver/kernel.py"}  # the compiled search, written as one flat kernel
+
+
+def test_no_module_or_function_is_too_long_to_read() -> None:
+    too_long = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = path.relative_to(PACKAGE).as_posix()
+        if name in GENERATED:
+            continue
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") > MOST_MODULE_LINES:
+            too_long.append(f"{name}: {text.count(chr(10))} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines > MOST_FUNCTION_LINES:
+                    too_long.append(f"{name}:{node.lineno} {node.name}: {lines} lines")
+    assert too_long == []

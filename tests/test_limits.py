@@ -17,8 +17,8 @@ from connect4.classic.search import Limits, search
 from connect4.core.game import Game
 from connect4.core.limits import Limit
 from connect4.players import MoveChoice, PlayerSpecError, make_player
+from connect4.players.base import PlayerBase
 from connect4.players.match import play_match, play_move
-from connect4.players.registry import PlayerBase
 from tests.cli_helpers import run_cli
 
 

@@ -12,7 +12,7 @@ from connect4.players import (
     find_kind,
     make_player,
 )
-from connect4.players.registry import SEED_MAX
+from connect4.players.options import SEED_MAX
 
 
 def test_unknown_kind_lists_the_known_ones() -> None:

@@ -33,7 +33,7 @@ from connect4.core.games import Board
 from connect4.core.limits import Limit
 from connect4.core.score import score_label
 from connect4.players import KINDS, MoveChoice, PlayerKind
-from connect4.players.registry import PlayerBase
+from connect4.players.base import PlayerBase
 from connect4.web import (
     api,
     app as web_app,

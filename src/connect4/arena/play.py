@@ -47,7 +47,6 @@ from connect4.arena.schedule import (
     start_position,
 )
 from connect4.arena.store import ResultsStore
-from connect4.core.errors import install_command
 from connect4.core.limits import interrupt_held
 from connect4.players import Player, PlayerContext, build_player, rehearse
 from connect4.players.match import GameRecord, play_move
@@ -206,24 +205,16 @@ def _executor(
     once (their finished games are already stored).
     """
     if scheduler is not None:
-        try:
-            distributed = importlib.import_module("dask.distributed")
-        except ImportError:
-            raise ArenaError(
-                f"needs dask: {install_command('dask')}", setting="scheduler"
-            ) from None
-        try:
-            client = distributed.Client(scheduler, timeout=10)
-        except (OSError, TimeoutError, ValueError) as error:
-            raise ArenaError(f"cannot reach the Dask scheduler {scheduler}: {error}") from None
-        dask_executor: concurrent.futures.Executor = client.get_executor()
+        from connect4.solver.book.jobs import dask_executor
+
+        dask, close_client = dask_executor(scheduler)
 
         def close_dask(finished: bool) -> None:
             # Dask's executor has no cancel_futures; closing the client drops the rest.
-            dask_executor.shutdown(wait=False)
-            client.close()
+            dask.shutdown(wait=False)
+            close_client()
 
-        return dask_executor, close_dask
+        return dask, close_dask
     method = "forkserver" if sys.platform == "linux" else None
     context = multiprocessing.get_context(method)
     lifeline, keep_alive = context.Pipe(duplex=False)

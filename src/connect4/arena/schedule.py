@@ -27,7 +27,7 @@ from connect4.core.game import Game
 from connect4.core.games import DEFAULT_BOARD, Board
 from connect4.players import PlayerContext, PlayerSpecError, build_player
 from connect4.players.external import MAX_MOVE_SECONDS
-from connect4.players.registry import SEED_MAX
+from connect4.players.options import SEED_MAX
 
 MAX_OPENING_PLIES = 6
 MAX_OPENINGS = 4 << 20  # the largest openings file read (bytes)

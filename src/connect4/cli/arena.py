@@ -87,7 +87,8 @@ def arena(
     With ``--review`` every finished game is graded by the game review (as
     ``connect4 review``); review one game with ``connect4 review --results FILE --game N``.
     """
-    from connect4.arena import ArenaConfig, ArenaError
+    from connect4.arena import ArenaConfig
+    from connect4.core.errors import Connect4Error
 
     if resume and results is None:
         raise fail("--resume needs --results FILE")
@@ -107,7 +108,7 @@ def arena(
     try:
         config = with_openings(base, openings)
         run = play_tournament(config, results, resume, workers, scheduler)
-    except (ArenaError, OSError) as error:
+    except (Connect4Error, OSError) as error:  # the arena's, a Dask scheduler's
         raise fail(error) from None
     print_run(run, results, json_output, csv)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -16,6 +16,7 @@ from connect4.cli.common import (
     Scheduler,
     Width,
     damaged_note,
+    echo_summary,
     fail,
     interrupted,
     run_job,
@@ -48,7 +49,6 @@ def book_build(
     json_output: Json = False,
 ) -> None:
     """Solve every position up to --plies stones and write a book (resumable, parallel)."""
-    import json
 
     from connect4.solver.book.build import BuildConfig, build_book
 
@@ -63,14 +63,13 @@ def book_build(
         )  # fmt: skip
 
     report = run_job(build, out.with_name(out.name + ".partial"))
-    if json_output:
-        typer.echo(json.dumps(asdict(build_summary(report, out))))
-        return
-    typer.echo(
+    echo_summary(
+        build_summary(report, out),
+        json_output,
         f"wrote {out}: {len(report.book):,} positions "
         f"({report.solved:,} solved now, {report.resumed:,} from the journal), "
         f"{report.nodes:,} nodes, {report.seconds:.1f} s, "
-        f"{out.stat().st_size:,} bytes{damaged_note(report.damaged)}"
+        f"{out.stat().st_size:,} bytes{damaged_note(report.damaged)}",
     )
 
 

@@ -8,14 +8,18 @@ read differently (``review --game N``) declares that one itself.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
 if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
     from connect4.core.games import Board
 
 MAX_WORKERS = 4 * (os.cpu_count() or 1)  # more processes than this only thrash
@@ -45,7 +49,7 @@ def seed_in_range(value: int | None) -> int | None:
     """A ``--seed`` the players take (0..SEED_MAX); a precise error otherwise."""
     if value is None:
         return None
-    from connect4.players.registry import SEED_MAX  # here: the CLI starts without numpy
+    from connect4.players.options import SEED_MAX  # here: the CLI starts without numpy
 
     if not 0 <= value <= SEED_MAX:
         raise typer.BadParameter(f"must be in 0..{SEED_MAX} (the players' seeds), not {value}")
@@ -120,6 +124,12 @@ def interruptible(work: Callable[[], T]) -> T:
         return run_interruptible(lambda limit: work())
     except KeyboardInterrupt:
         raise interrupted() from None
+
+
+def echo_summary(summary: DataclassInstance, json_output: bool, text: str) -> None:
+    """A finished command's last words: its ``summary`` as one JSON object (``--json``),
+    else ``text`` for people."""
+    typer.echo(json.dumps(asdict(summary)) if json_output else text)
 
 
 def damaged_note(damaged: int) -> str:

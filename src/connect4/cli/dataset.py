@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -17,6 +17,7 @@ from connect4.cli.common import (
     Seed,
     Width,
     damaged_note,
+    echo_summary,
     fail,
     run_job,
 )
@@ -52,7 +53,6 @@ def dataset(
     json_output: Json = False,
 ) -> None:
     """Random positions labelled by the solver: every column's exact score, for training."""
-    import json
 
     try:
         from connect4.envs.dataset import make_dataset, parse_plies
@@ -79,14 +79,13 @@ def dataset(
         positions_per_second=round(report.labelled / max(report.seconds, 1e-9), 1),
         bytes=out.stat().st_size,
     )
-    if json_output:
-        typer.echo(json.dumps(asdict(summary)))
-        return
-    typer.echo(
+    echo_summary(
+        summary,
+        json_output,
         f"wrote {out}: {summary.positions:,} positions ({summary.labelled:,} labelled now, "
         f"{summary.from_journal:,} from the journal), {summary.solver_nodes:,} nodes, "
         f"{summary.seconds:.1f} s ({summary.positions_per_second:,.1f} positions/s), "
-        f"{summary.bytes:,} bytes{damaged_note(summary.damaged_journal_records)}"
+        f"{summary.bytes:,} bytes{damaged_note(summary.damaged_journal_records)}",
     )
 
 

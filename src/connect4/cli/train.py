@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import signal
 import sys
 from dataclasses import asdict, dataclass
@@ -17,6 +16,7 @@ from connect4.cli.common import (
     Json,
     Resume,
     Seed,
+    echo_summary,
     fail,
     interrupted,
     run_job,
@@ -232,6 +232,7 @@ def _run(
     """Train to the end or to a Ctrl-C, saving at every curve point; print the summary."""
     from connect4.core.limits import Limit
     from connect4.net.train import save_network
+    from connect4.solver.book.jobs import progress_bar
 
     s = trainer.settings
     if not json_output:
@@ -260,11 +261,13 @@ def _run(
 
     previous = signal.signal(signal.SIGINT, stop)
     try:
-        with _progress(not json_output, s.steps, trainer.step) as (advance, show):
+        with progress_bar(not json_output, s.steps, trainer.step, "training", "steps") as advance:
 
             def on_point(point: Point) -> None:
                 save()
-                show(point)
+                advance.note(
+                    f"train loss {point.train.loss:.3f} | held out: {_describe(point.held_out)}"
+                )
                 if not json_output and not sys.stdout.isatty():  # a log: one line a point
                     typer.echo(
                         f"step {point.step:,} ({point.seconds / 60:.1f} min): train loss "
@@ -300,60 +303,9 @@ def _run(
     )
     if not finished:
         raise interrupted(f"step {trainer.step:,} saved in {out}; continue with --resume")
-    if json_output:
-        typer.echo(json.dumps(asdict(summary)))
-        return
-    typer.echo(
+    echo_summary(
+        summary,
+        json_output,
         f"wrote {out} and {network_path}: step {trainer.step:,}, {trainer.seconds / 60:.1f} min; "
-        f"held out: {_describe(last)}"
+        f"held out: {_describe(last)}",
     )
-
-
-class _progress:
-    """A progress bar of steps whose line shows the last curve point's figures."""
-
-    def __init__(self, show: bool, total: int, done: int) -> None:
-        self.show_bar = show
-        self.total = total
-        self.done = done
-        self.bar: Any = None
-
-    def __enter__(self) -> tuple[Any, Any]:
-        if not self.show_bar:
-            return (lambda n: None), (lambda point: None)
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        self.bar = Progress(
-            TextColumn("[bold]training"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            TextColumn("{task.fields[figures]}"),
-        )
-        self.bar.__enter__()
-        task = self.bar.add_task("training", total=self.total, completed=self.done, figures="")
-
-        def advance(n: int) -> None:
-            self.bar.advance(task, n)
-
-        def show(point: Point) -> None:
-            self.bar.update(
-                task,
-                figures=f"train loss {point.train.loss:.3f} | "
-                f"held out: {_describe(point.held_out)}",
-            )
-
-        return advance, show
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)

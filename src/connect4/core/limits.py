@@ -178,14 +178,9 @@ def run_interruptible(work: Callable[[Limit], T], limit: Limit | None = None) ->
     >>> run_interruptible(lambda limit: limit.expired())
     False
     """
-    limit = limit if limit is not None else Limit()
-    worker = _Worker(work, limit)
-    try:
-        worker.wait()
-    except KeyboardInterrupt:
-        limit.stop()
-        worker.done.wait(0.2)
-        raise
+    worker, interrupted = _watched(work, limit, grace=0.2)
+    if interrupted:
+        raise KeyboardInterrupt
     return worker.result()
 
 
@@ -232,6 +227,17 @@ def run_stoppable(
     >>> run_stoppable(lambda limit: 42)
     (42, False)
     """
+    worker, interrupted = _watched(work, limit, grace)
+    return worker.result(), interrupted
+
+
+def _watched(
+    work: Callable[[Limit], T], limit: Limit | None, grace: float
+) -> tuple[_Worker[T], bool]:
+    """``work(limit)`` started on a worker thread and waited for in short slices:
+    ``(worker, False)`` once it ends; after a Ctrl-C here, ``limit`` is stopped and the
+    work given ``grace`` seconds to return: ``(worker, True)``, or the KeyboardInterrupt
+    again."""
     limit = limit if limit is not None else Limit()
     worker = _Worker(work, limit)
     try:
@@ -240,8 +246,8 @@ def run_stoppable(
         limit.stop()
         if not worker.done.wait(grace):
             raise
-        return worker.result(), True
-    return worker.result(), False
+        return worker, True
+    return worker, False
 
 
 class _Worker(Generic[T]):

@@ -15,21 +15,17 @@ with beatable levels), ``minimax`` and ``alphabeta`` (the classic search),
 
 from __future__ import annotations
 
+from connect4.players.base import ColumnStats, MoveChoice, MoveStats, Player, PlayerContext
 from connect4.players.external import CMD
 from connect4.players.kaggle import KAGGLE
 from connect4.players.mcts import MCTS
 from connect4.players.net import NET
+from connect4.players.options import Option
 from connect4.players.perfect import PERFECT
 from connect4.players.registry import (
     HUMAN,
     KINDS,
     RANDOM,
-    ColumnStats,
-    MoveChoice,
-    MoveStats,
-    Option,
-    Player,
-    PlayerContext,
     PlayerKind,
     PlayerSpecError,
     RandomPlayer,

@@ -48,13 +48,8 @@ from typing import IO
 from connect4.core.errors import Connect4Error
 from connect4.core.game import Game
 from connect4.core.limits import Limit
-from connect4.players.registry import (
-    MoveChoice,
-    PlayerBase,
-    PlayerContext,
-    PlayerKind,
-    PlayerSpecError,
-)
+from connect4.players.base import MoveChoice, PlayerBase, PlayerContext
+from connect4.players.registry import PlayerKind, PlayerSpecError
 
 STARTUP_SECONDS = 10.0  # a bot must answer ``init`` with ``ready`` within this
 QUIT_GRACE_SECONDS = 0.5  # after ``quit``, the process group is killed

@@ -28,8 +28,9 @@ import sys
 from pathlib import Path
 
 from connect4.core.files import FileError, read_input_bytes
+from connect4.players.base import PlayerContext
 from connect4.players.external import ExternalPlayer
-from connect4.players.registry import PlayerContext, PlayerKind, PlayerSpecError
+from connect4.players.registry import PlayerKind, PlayerSpecError
 
 RUNNER = Path(__file__).with_name("kaggle_runner.py")
 MAX_AGENT_BYTES = 16 << 20  # the largest agent file read (Kaggle allows 100 MB archives, not .py)

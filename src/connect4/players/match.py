@@ -31,8 +31,8 @@ from connect4.core.errors import BudgetExceeded
 from connect4.core.game import Game
 from connect4.core.limits import Limit
 from connect4.core.position import count_fours
+from connect4.players.base import MoveChoice, MoveStats, Player
 from connect4.players.external import BotFault
-from connect4.players.registry import MoveChoice, MoveStats, Player
 
 WAIT_SLICE = 0.05  # the caller wakes this often (Ctrl-C is handled between slices)
 STOP_WAIT = 0.3  # after Ctrl-C, how long the thinking thread gets to wind down

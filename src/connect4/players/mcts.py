@@ -27,21 +27,19 @@ from connect4.classic.mcts import DEFAULT_C, DEFAULT_PLAYOUTS, PLAYOUT_POLICIES,
 from connect4.classic.tree import mcts_tree_of
 from connect4.core.game import Game
 from connect4.core.limits import Limit
-from connect4.players.registry import (
-    ColumnStats,
-    MoveChoice,
-    MoveStats,
+from connect4.players.base import ColumnStats, MoveChoice, MoveStats, PlayerBase, PlayerContext
+from connect4.players.options import (
     Option,
-    Player,
-    PlayerBase,
-    PlayerContext,
-    PlayerKind,
+    level_option,
     parse_choice,
     parse_float,
     parse_int,
-    parse_seed,
     parse_switch,
+    seed_option,
+    time_option,
+    with_level,
 )
+from connect4.players.registry import PlayerKind
 
 TREE_CAP = 200  # nodes of a recorded tree: the most visited ones
 
@@ -111,12 +109,8 @@ class MctsPlayer(PlayerBase):
         fastmcts.warm_up()
 
 
-def _build(spec: str, values: dict[str, object], context: PlayerContext) -> Player:
-    settings: dict[str, object] = {}
-    level = values.get("level")
-    if isinstance(level, str):
-        settings.update(LEVELS[level])
-    settings.update({k: v for k, v in values.items() if k != "level"})
+def _build(spec: str, values: dict[str, object], context: PlayerContext) -> MctsPlayer:
+    settings = with_level(values, LEVELS)
     playouts = settings.get("playouts")
     seconds = settings.get("time")
     if "time" in values and "playouts" not in values:
@@ -144,18 +138,16 @@ MCTS = PlayerKind(
         "playouts": Option(
             f"playouts per move (default {DEFAULT_PLAYOUTS:,})", parse_int(1, 100_000_000)
         ),
-        "time": Option("seconds per move", parse_float(0.01, 3600)),
+        "time": time_option(),
         "c": Option(f"exploration constant (default {DEFAULT_C})", parse_float(0, 100)),
-        "seed": Option("random seed (defaults to the game's seed, else 0)", parse_seed),
+        "seed": seed_option("random seed (defaults to the game's seed, else 0)"),
         "solver": Option(
             "MCTS-Solver: prove wins and losses (default off)", parse_switch, ("on", "off")
         ),
         "playout": Option(
             "playout policy (default random)", parse_choice(*PLAYOUT_POLICIES), PLAYOUT_POLICIES
         ),
-        "level": Option(
-            "preset strength", parse_choice("easy", "medium", "hard"), ("easy", "medium", "hard")
-        ),
+        "level": level_option(LEVELS),
     },
     build=_build,
 )

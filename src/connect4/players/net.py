@@ -35,21 +35,17 @@ from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.net.model import Network, NetworkError, load_network, shipped_network
 from connect4.net.search import DEFAULT_C, Puct
-from connect4.players.registry import (
-    ColumnStats,
-    MoveChoice,
-    MoveStats,
+from connect4.players.base import ColumnStats, MoveChoice, MoveStats, PlayerBase, PlayerContext
+from connect4.players.options import (
     Option,
-    Player,
-    PlayerBase,
-    PlayerContext,
-    PlayerKind,
-    PlayerSpecError,
-    parse_choice,
+    level_option,
     parse_float,
     parse_int,
-    parse_seed,
+    seed_option,
+    time_option,
+    with_level,
 )
+from connect4.players.registry import PlayerKind, PlayerSpecError
 
 LEVELS: dict[str, dict[str, object]] = {
     "easy": {"temperature": 1.0},
@@ -163,12 +159,8 @@ def policy_of(network: Network, game: Game) -> tuple[list[float], float]:
     return [round(float(p), 4) for p in out.policy[0]], round(float(out.value[0]), 4)
 
 
-def _build(spec: str, values: dict[str, object], context: PlayerContext) -> Player:
-    settings: dict[str, object] = {}
-    level = values.get("level")
-    if isinstance(level, str):
-        settings.update(LEVELS[level])
-    settings.update({k: v for k, v in values.items() if k != "level"})
+def _build(spec: str, values: dict[str, object], context: PlayerContext) -> NetPlayer:
+    settings = with_level(values, LEVELS)
     board = context.board
     path = settings.get("load")
     try:
@@ -211,18 +203,16 @@ NET = PlayerKind(
         "playouts": Option(
             "PUCT playouts per move (default: none, the raw policy)", parse_int(1, 10_000_000)
         ),
-        "time": Option("PUCT seconds per move", parse_float(0.01, 3600)),
+        "time": time_option("PUCT seconds per move"),
         "temperature": Option(
             "draw the raw move from the policy sharpened by 1/T (0: its best)", parse_float(0, 100)
         ),
         "c": Option(f"PUCT exploration constant (default {DEFAULT_C})", parse_float(0, 100)),
-        "seed": Option("random seed (defaults to the game's seed)", parse_seed),
+        "seed": seed_option(),
         "load": Option(
             "a weights file of your own (.npz from connect4 train)", _parse_path, reads_file=True
         ),
-        "level": Option(
-            "preset strength", parse_choice("easy", "medium", "hard"), ("easy", "medium", "hard")
-        ),
+        "level": level_option(LEVELS),
     },
     build=_build,
     games=("connect4",),

@@ -39,19 +39,9 @@ from connect4.core.game import Game
 from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.core.score import loss_score, pick_best, win_score
-from connect4.players.registry import (
-    MoveChoice,
-    MoveStats,
-    Option,
-    Player,
-    PlayerBase,
-    PlayerContext,
-    PlayerKind,
-    PlayerSpecError,
-    parse_choice,
-    parse_float,
-    parse_seed,
-)
+from connect4.players.base import MoveChoice, MoveStats, PlayerBase, PlayerContext
+from connect4.players.options import level_option, seed_option, time_option
+from connect4.players.registry import PlayerKind, PlayerSpecError
 from connect4.solver import (
     DEFAULT_BOOK,
     Budget,
@@ -435,7 +425,7 @@ class PerfectPlayer(PlayerBase):
         return MoveChoice(move, value, stats, proven=False, complete=not capped)
 
 
-def _build_perfect(spec: str, options: dict[str, object], context: PlayerContext) -> Player:
+def _build_perfect(spec: str, options: dict[str, object], context: PlayerContext) -> PerfectPlayer:
     if context.board.rules != "standard":
         raise PlayerSpecError("perfect plays standard rules only (not count-fours)")
     seed = options.get("seed", context.seed)
@@ -455,19 +445,9 @@ PERFECT = PlayerKind(
     name="perfect",
     description="plays the exact solver's best move (book first); beatable levels",
     options={
-        "level": Option(
-            "easy, medium, hard (beatable) or perfect",
-            parse_choice(*LEVELS),
-            tuple(LEVELS),
-            "perfect",
-        ),
-        "time": Option(
-            "seconds per move (book, then solver, then search)",
-            parse_float(0.001, 3600),
-            (),
-            "1",
-        ),
-        "seed": Option("random seed for ties and levels (defaults to the game's seed)", parse_seed),
+        "level": level_option(LEVELS, "easy, medium, hard (beatable) or perfect", "perfect"),
+        "time": time_option("seconds per move (book, then solver, then search)", 0.001, "1"),
+        "seed": seed_option("random seed for ties and levels (defaults to the game's seed)"),
     },
     build=_build_perfect,
     games=("connect4",),

@@ -20,141 +20,21 @@ from __future__ import annotations
 
 import contextlib
 import random
-import re
 import threading
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
-from typing import Protocol, TypedDict
+from dataclasses import dataclass
+from typing import TypedDict
 
-from connect4.classic.results import SearchTree
 from connect4.core.errors import Connect4Error
 from connect4.core.game import Game
-from connect4.core.games import DEFAULT_BOARD, Board
+from connect4.core.games import Board
 from connect4.core.limits import Limit
-
-SEED_MAX = 2**32 - 1
-"""The largest seed a player spec takes (``seed=0`` .. ``seed=4294967295``): NumPy's and
-the compiled searches' generators take 32-bit seeds."""
+from connect4.players.base import MoveChoice, Player, PlayerBase, PlayerContext
+from connect4.players.options import NumberRange, Option, seed_option
 
 
 class PlayerSpecError(Connect4Error):
     """A player spec that names no known player or has bad options."""
-
-
-class ColumnStats(TypedDict):
-    """One move of a Monte Carlo tree search's root: its label, visits, mean value
-    (-1 loss .. 1 win for the mover) and proven result (1, 0, -1; ``None`` if unproven)."""
-
-    move: str
-    visits: int
-    value: float
-    proven: int | None
-
-
-class MoveStats(TypedDict, total=False):
-    """What a player reports about one move, JSON-ready; each player fills what it knows.
-
-    ``seconds`` the time taken; ``nodes``, ``leaves``, ``cutoffs``, ``tt_hits`` and
-    ``depth`` the search's figures; ``source`` where a perfect player's answer came
-    from (``book``, ``solver``, ``search``) and ``level`` its level; ``engine`` and
-    ``heuristic`` which classic search ran; ``playouts``, ``playouts_per_second`` and
-    ``tree_size`` a Monte Carlo tree search's figures (``depth``: its deepest path)
-    and ``columns`` its root's moves.
-    """
-
-    seconds: float
-    nodes: int
-    leaves: int
-    cutoffs: int
-    tt_hits: int
-    depth: int
-    source: str
-    level: str
-    engine: str
-    heuristic: str
-    playouts: int
-    playouts_per_second: int
-    tree_size: int
-    columns: list[ColumnStats]
-
-
-@dataclass
-class MoveChoice:
-    """What a player answers for one position.
-
-    ``value`` is the player's own evaluation from the mover's point of view
-    (``None`` if it has none); ``proven`` is True for a move backed by an exact
-    solve, False when a search ran out of time, ``None`` when not applicable.
-    ``stats`` holds figures such as nodes, seconds and depth; ``tree`` a
-    recorded search tree as JSON-ready dict when one was asked for.
-    ``complete`` is False when the caller's limit (its deadline or stop flag)
-    cut the thinking short: the move is the best found so far, ``stats`` say
-    how far it got (``depth`` reached, ``playouts`` run).
-    """
-
-    move: int
-    value: float | None = None
-    stats: MoveStats = field(default_factory=lambda: MoveStats())
-    proven: bool | None = None
-    tree: SearchTree | None = None
-    column_scores: list[int | None] | None = None
-    complete: bool = True
-
-
-class Player(Protocol):
-    """Anything that picks moves. ``is_human`` players are driven by the interface.
-
-    Every player honours the caller's ``limit``: when its deadline passes or its
-    flag is set, :meth:`choose` answers the best move found so far (marked
-    ``complete=False``) or, with none at all, raises
-    :class:`~connect4.core.errors.BudgetExceeded`.
-    """
-
-    spec: str
-    is_human: bool
-
-    def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
-        """Pick a move for the side to move in ``game`` (left unchanged) within ``limit``."""
-        ...
-
-    def close(self) -> None:
-        """Release resources (processes, pools)."""
-        ...
-
-    def warm_up(self) -> None:
-        """Do the set-up a first move would pay for (compiling, loading tables)."""
-        ...
-
-    def record_trees(self, on: bool) -> bool:
-        """Attach (or stop attaching) the explored search tree to each choice; False
-        when this player records no tree."""
-        ...
-
-
-class PlayerBase:
-    """The capabilities a player without them answers: nothing to warm up, no tree,
-    nothing to close."""
-
-    def warm_up(self) -> None:
-        """Nothing to prepare."""
-
-    def record_trees(self, on: bool) -> bool:
-        """No search tree to record."""
-        return False
-
-    def close(self) -> None:
-        """Nothing to release."""
-
-
-@dataclass(frozen=True)
-class Option:
-    """One key of a player kind: a description, a parser and the choices to list."""
-
-    description: str
-    parse: Callable[[str], object]
-    choices: tuple[str, ...] = ()
-    default: str | None = None
-    reads_file: bool = False  # its value names a file to read: never from a web client
 
 
 @dataclass(frozen=True)
@@ -170,104 +50,12 @@ class PlayerKind:
     rehearse: bool = True  # False: its start-up is never timed (see :func:`rehearse`)
 
 
-@dataclass(frozen=True)
-class PlayerContext:
-    """Where a player will play: the board (game, size, rules) and the RNG seed."""
-
-    board: Board = DEFAULT_BOARD
-    seed: int | None = None
-    max_move_seconds: float = 60.0  # a bot silent this long on a move without a clock forfeits
-
-
 KINDS: dict[str, PlayerKind] = {}
 
 
 def register(kind: PlayerKind) -> None:
     """Add a player kind to the registry (later registrations replace earlier ones)."""
     KINDS[kind.name] = kind
-
-
-NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
-"""A decimal number in ASCII: ``2``, ``0.5``, ``.5``, ``1e-3`` (no ``inf``, ``nan``, ``1_0``)."""
-
-
-@dataclass(frozen=True)
-class NumberRange:
-    """A parser for a number in ``[low, high]`` written in ASCII (an integer when
-    ``integer``); menus read the bounds (the web page clamps a link's values to them).
-
-    >>> NumberRange(1, 9, integer=True)("3"), NumberRange(0, 10)("2.5")
-    (3, 2.5)
-    """
-
-    low: float  # an int when ``integer``
-    high: float
-    integer: bool = False
-
-    def __call__(self, text: str) -> object:
-        if self.integer:
-            digits = text.removeprefix("-")
-            if (
-                not (digits.isascii() and digits.isdigit())
-                or not self.low <= int(text) <= self.high
-            ):
-                raise ValueError(f"must be an integer {self.low}-{self.high}")
-            return int(text)
-        if not NUMBER.fullmatch(text) or not self.low <= float(text) <= self.high:
-            raise ValueError(f"must be a number {self.low:g}-{self.high:g}")
-        return float(text)
-
-
-def parse_int(low: int, high: int) -> NumberRange:
-    """A parser for an integer in ``[low, high]``, written in ASCII digits
-    (``int()`` alone would take ``"٣"`` or ``"1_000"``).
-
-    >>> parse_int(1, 9)("3"), parse_int(-5, 5)("-2")
-    (3, -2)
-    >>> parse_int(1, 9)("٣")
-    Traceback (most recent call last):
-    ...
-    ValueError: must be an integer 1-9
-    """
-    return NumberRange(low, high, integer=True)
-
-
-def parse_float(low: float, high: float) -> NumberRange:
-    """A parser for a decimal number in ``[low, high]``, written in ASCII.
-
-    >>> parse_float(0, 10)("2.5"), parse_float(0, 10)("1e-3")
-    (2.5, 0.001)
-    >>> parse_float(0, 10)("nan")
-    Traceback (most recent call last):
-    ...
-    ValueError: must be a number 0-10
-    """
-    return NumberRange(low, high)
-
-
-parse_seed = parse_int(0, SEED_MAX)
-"""The parser of every player's ``seed`` key."""
-
-
-def parse_choice(*choices: str) -> Callable[[str], object]:
-    """A parser accepting one of ``choices``."""
-
-    def parse(text: str) -> object:
-        if text not in choices:
-            raise ValueError(f"must be one of {', '.join(choices)}")
-        return text
-
-    return parse
-
-
-def parse_switch(text: str) -> object:
-    """``on``/``off`` (also true/false, yes/no, 1/0) as a bool."""
-    lowered = text.lower()
-    if lowered in ("on", "true", "yes", "1"):
-        return True
-    if lowered in ("off", "false", "no", "0"):
-        return False
-    raise ValueError("must be on or off")
 
 
 def split_spec(spec: str) -> tuple[str, str]:
@@ -488,6 +276,6 @@ HUMAN = PlayerKind(
 RANDOM = PlayerKind(
     name="random",
     description="plays a uniformly random legal move",
-    options={"seed": Option("random seed (defaults to the game's seed)", parse_seed)},
+    options={"seed": seed_option()},
     build=_build_random,
 )

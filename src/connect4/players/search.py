@@ -29,20 +29,17 @@ from connect4.classic.search import Limits, is_mate, search
 from connect4.core.errors import BudgetExceeded
 from connect4.core.game import Game
 from connect4.core.limits import Limit
-from connect4.players.registry import (
-    MoveChoice,
-    MoveStats,
+from connect4.players.base import MoveChoice, MoveStats, Player, PlayerBase, PlayerContext
+from connect4.players.options import (
     Option,
-    Player,
-    PlayerBase,
-    PlayerContext,
-    PlayerKind,
-    PlayerSpecError,
+    level_option,
     parse_choice,
-    parse_float,
     parse_int,
     parse_switch,
+    time_option,
+    with_level,
 )
+from connect4.players.registry import PlayerKind, PlayerSpecError
 
 # level -> settings, per game; documented in docs/classic-ai.md
 LEVELS: dict[str, dict[str, dict[str, object]]] = {
@@ -73,7 +70,7 @@ def options() -> dict[str, Option]:
     names = tuple(heuristic_names())
     return {
         "depth": Option("search depth in plies (default 4, or the level's)", parse_int(1, 42)),
-        "time": Option("seconds per move (iterative deepening)", parse_float(0.01, 3600)),
+        "time": time_option("seconds per move (iterative deepening)"),
         "schedule": Option("depths by game phase, e.g. 4/5/6", parse_schedule),
         "heuristic": Option("evaluation function (default windows)", parse_choice(*names), names),
         "ordering": Option(
@@ -82,9 +79,7 @@ def options() -> dict[str, Option]:
             ("center", "none"),
         ),
         "tt": Option("transposition table (default off)", parse_switch, ("on", "off")),
-        "level": Option(
-            "preset strength", parse_choice("easy", "medium", "hard"), ("easy", "medium", "hard")
-        ),
+        "level": level_option(LEVELS["connect4"]),
     }
 
 
@@ -179,13 +174,11 @@ def build(algorithm: str) -> Callable[[str, dict[str, object], PlayerContext], P
     """The ``build`` function of a kind: options -> :class:`SearchPlayer`."""
 
     def make(spec: str, values: dict[str, object], context: PlayerContext) -> Player:
-        settings: dict[str, object] = {"depth": 4, "heuristic": "windows"}
-        level = values.get("level")
-        if isinstance(level, str):
-            settings.update(LEVELS[context.board.kind][level])
-            if algorithm == "minimax" and level == "hard" and context.board.kind == "connect4":
-                settings.update(depth=MINIMAX_HARD_DEPTH, heuristic="windows")
-        settings.update({k: v for k, v in values.items() if k != "level"})
+        presets = LEVELS[context.board.kind]
+        if algorithm == "minimax" and context.board.kind == "connect4":
+            hard = {**presets["hard"], "depth": MINIMAX_HARD_DEPTH, "heuristic": "windows"}
+            presets = {**presets, "hard": hard}
+        settings = with_level(values, presets, {"depth": 4, "heuristic": "windows"})
         heuristic = str(settings["heuristic"])
         try:
             get_heuristic(heuristic, context.board.kind)

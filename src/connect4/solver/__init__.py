@@ -3,7 +3,9 @@
 The package by concern:
 
 * :mod:`~connect4.solver.solver`: :class:`Solver` (one board size, its own
-  table, limits and statistics), its results and :class:`SolverError`;
+  table, limits and statistics), with its results (:mod:`~connect4.solver.results`);
+* :mod:`~connect4.solver.checks`: what a solver accepts (board sizes, threads,
+  books) and :class:`SolverError`;
 * :mod:`~connect4.solver.parallel`: Lazy SMP (every thread on one window)
   and the progress a long search reports (:class:`SolveProgress`);
 * :mod:`~connect4.solver.narrow`: a score by null-window searches, limits;
@@ -26,8 +28,19 @@ from __future__ import annotations
 
 from connect4.core.score import pick_best
 from connect4.solver.backend import warm_up
+from connect4.solver.checks import (
+    DEFAULT_TT_MEGABYTES,
+    MAX_THREADS,
+    BookArrays,
+    SolverError,
+    check_book,
+    check_threads,
+    kernel_ready,
+    position_key,
+)
 from connect4.solver.narrow import Budget
 from connect4.solver.parallel import ProgressHook, SolveProgress
+from connect4.solver.results import BatchResult, ProbeResult, SolveResult
 from connect4.solver.shared import (
     DEFAULT_BOOK,
     DefaultBook,
@@ -38,20 +51,7 @@ from connect4.solver.shared import (
     solver_for,
     use_book,
 )
-from connect4.solver.solver import (
-    DEFAULT_TT_MEGABYTES,
-    MAX_THREADS,
-    BatchResult,
-    BookArrays,
-    ProbeResult,
-    Solver,
-    SolverError,
-    SolveResult,
-    check_book,
-    check_threads,
-    kernel_ready,
-    position_key,
-)
+from connect4.solver.solver import Solver
 
 __all__ = [
     "DEFAULT_BOOK",

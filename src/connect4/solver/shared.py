@@ -29,7 +29,8 @@ from typing import Literal
 
 from connect4.core.errors import Connect4Error
 from connect4.core.position import Position
-from connect4.solver.solver import DEFAULT_TT_MEGABYTES, BookArrays, Solver, SolverError, check_book
+from connect4.solver.checks import DEFAULT_TT_MEGABYTES, BookArrays, SolverError, check_book
+from connect4.solver.solver import Solver
 
 __all__ = [
     "DEFAULT_BOOK",
@@ -81,7 +82,7 @@ def use_book(book: BookArrays | DefaultBook | None, width: int, height: int) -> 
     >>> use_book("12-ply", 7, 6)
     Traceback (most recent call last):
     ...
-    connect4.solver.solver.SolverError: book must be an opening book \
+    connect4.solver.checks.SolverError: book must be an opening book \
 (connect4.solver.book.Book) or None, not '12-ply'; solver_for(width, height, book="default") \
 gives a solver with the board's default book
     """

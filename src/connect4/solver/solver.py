@@ -25,17 +25,25 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from connect4.core.bits import canonical_key, fits_word
-from connect4.core.errors import Connect4Error
+from connect4.core.bits import fits_word
 from connect4.core.limits import Limit
-from connect4.core.position import Position, check_board_size
+from connect4.core.position import Position
 from connect4.core.score import ScoreError, check_tie_break, pick_best, win_score
-from connect4.solver.backend import NO_BOOK, TABLES, SearchMemory, backend_for, warm_up
+from connect4.solver.backend import TABLES, SearchMemory, backend_for, warm_up
+from connect4.solver.checks import (
+    DEFAULT_TT_MEGABYTES,
+    MAX_TT_MEGABYTES,
+    BookArrays,
+    SolverError,
+    book_arrays,
+    check_book,
+    check_solver_board,
+    check_threads,
+)
 from connect4.solver.layout import (
     ABORT,
     BOOK_PLIES,
@@ -61,122 +69,16 @@ from connect4.solver.parallel import (
     run_parallel,
     stopping_at,
 )
+from connect4.solver.results import BatchResult, ProbeResult, SolveResult
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = [
-    "DEFAULT_TT_MEGABYTES",
-    "MAX_THREADS",
-    "BatchResult",
-    "BookArrays",
-    "ProbeResult",
-    "SolveResult",
-    "Solver",
-    "SolverError",
-    "check_solver_board",
-    "check_threads",
-    "kernel_ready",
-    "position_key",
-]
+__all__ = ["PARALLEL_AFTER_NODES", "Solver"]
 
-DEFAULT_TT_MEGABYTES = 64
-MAX_TT_MEGABYTES = 4096
 ETC_MIN_EMPTY = 16  # enhanced transposition cut-offs where at least this many cells are empty
 ETC_AFTER_NODES = 20_000  # ... and only once a search has visited this many nodes
-MAX_THREADS = 256
-MAX_HEIGHT = 62  # the kernels shift a column's mask (height + 1 bits) within a 64-bit word
 PARALLEL_AFTER_NODES = 1 << 20  # a search longer than this goes on with every thread
-
-
-class SolverError(Connect4Error):
-    """The solver cannot answer: the game is over, the board is too large or
-    of another size, or the rules are not the standard ones."""
-
-
-@dataclass(frozen=True)
-class SolveResult:
-    """What one :meth:`Solver.run` found.
-
-    ``score`` is ``None`` when a limit stopped the search (``complete`` is then
-    False); ``column_scores`` is filled when ``analyze=True`` (``None`` for a
-    full column, or for a column a limit left unknown).
-    """
-
-    score: int | None
-    column_scores: list[int | None] | None
-    nodes: int
-    seconds: float
-    complete: bool
-    weak: bool
-
-
-def check_threads(threads: object) -> int:
-    """``threads`` as a thread count, or :class:`SolverError` saying what is wrong.
-
-    >>> check_threads(2)
-    2
-    >>> check_threads(0)
-    Traceback (most recent call last):
-    ...
-    connect4.solver.solver.SolverError: threads must be a whole number from 1 to 256, not 0
-    """
-    if type(threads) is not int or not 1 <= threads <= MAX_THREADS:
-        raise SolverError(
-            f"threads must be a whole number from 1 to {MAX_THREADS}, not {threads!r}"
-        )
-    return threads
-
-
-@runtime_checkable
-class BookArrays(Protocol):
-    """An opening book as the solver probes it (:class:`connect4.solver.book.Book` is one):
-    sorted canonical keys, their exact scores, and the depth in stones."""
-
-    @property
-    def keys(self) -> NDArray[np.uint64]: ...
-    @property
-    def values(self) -> NDArray[np.int8]: ...
-    @property
-    def plies(self) -> int: ...
-
-
-def check_book(book: object) -> BookArrays:
-    """``book`` if it is an opening book the solver can probe, else :class:`SolverError`.
-
-    >>> check_book("default")
-    Traceback (most recent call last):
-    ...
-    connect4.solver.solver.SolverError: book must be an opening book (connect4.solver.book.Book) \
-or None, not 'default'; solver_for(width, height, book="default") gives a solver with the \
-board's default book
-    """
-    if isinstance(book, str) or not isinstance(book, BookArrays):
-        raise SolverError(
-            "book must be an opening book (connect4.solver.book.Book) or None, "
-            f'not {book!r}; solver_for(width, height, book="default") gives a solver '
-            "with the board's default book"
-        )
-    return book
-
-
-@dataclass(frozen=True)
-class ProbeResult:
-    """What one :meth:`Solver.probe` found: ``value`` is a fail-soft bound (``None``
-    when a limit stopped the search, ``complete`` is then False)."""
-
-    value: int | None
-    nodes: int
-    seconds: float
-    complete: bool
-
-
-class BatchResult(NamedTuple):
-    """What :meth:`Solver.run_batch` found, per position."""
-
-    scores: list[int]
-    nodes: list[int]
-    seconds: list[float]
 
 
 class Solver:
@@ -187,11 +89,12 @@ class Solver:
     largest; see :mod:`connect4.solver.layout`); the table comes from the package's pool
     (:data:`connect4.solver.backend.TABLES`) and :meth:`close` gives it back.
     ``book`` (or ``book_keys``/``book_values``/``book_plies``) is an optional
-    opening book: sorted ``uint64`` canonical keys (see :func:`position_key`)
-    and ``int8`` exact scores, probed inside the search up to ``book_plies``
-    stones. ``reuse_table=True`` keeps the table's entries between calls
-    (faster batches; node counts then depend on what came before), and
-    ``keep_entries=True`` even starts with the entries a pooled table holds.
+    opening book: sorted ``uint64`` canonical keys (see
+    :func:`~connect4.solver.checks.position_key`) and ``int8`` exact scores,
+    probed inside the search up to ``book_plies`` stones. ``reuse_table=True``
+    keeps the table's entries between calls (faster batches; node counts then
+    depend on what came before), and ``keep_entries=True`` even starts with the
+    entries a pooled table holds.
 
     Search options (the defaults are the fastest measured, see ``docs/solver.md``):
     ``symmetry`` (mirror positions share an entry), ``tt_move`` (the table's
@@ -324,31 +227,12 @@ class Solver:
     ) -> None:
         """Install (or with ``None`` remove) an opening book probed at ``ply <= plies``.
 
-        ``keys`` must be sorted canonical keys (:func:`position_key`) and
+        ``keys`` must be sorted canonical keys (:func:`~connect4.solver.checks.position_key`) and
         ``values`` the exact scores of those positions. On a board over 64 bits a
         key takes two words: ``keys`` has shape ``(N, 2)``, each row its low word
         then its high word (:func:`connect4.solver.book.keys.key_array`).
         """
-        if keys is None or values is None:
-            keys, values = NO_BOOK
-            if not fits_word(self.width, self.height):
-                keys = keys.reshape(0, 2)
-        keys = np.ascontiguousarray(keys, dtype=np.uint64)
-        values = np.ascontiguousarray(values, dtype=np.int8)
-        words = 1 if fits_word(self.width, self.height) else 2
-        shape = (values.shape[0],) if words == 1 else (values.shape[0], 2)
-        if values.ndim != 1 or keys.shape != shape:
-            raise SolverError(
-                f"book keys must have shape {shape} beside {values.shape[0]} values on a "
-                f"{self.width}x{self.height} board, not {keys.shape}"
-            )
-        if words == 1:
-            ascending = keys[1:] > keys[:-1]
-        else:  # as 128-bit numbers: the high words, then the low words of equal ones
-            low, high = keys[:, 0], keys[:, 1]
-            ascending = (high[1:] > high[:-1]) | ((high[1:] == high[:-1]) & (low[1:] > low[:-1]))
-        if keys.shape[0] > 1 and not bool(np.all(ascending)):
-            raise SolverError("book keys must be sorted and distinct")
+        keys, values = book_arrays(keys, values, self.width, self.height)
         with self._lock:
             self._book_keys = keys
             self._book_values = values
@@ -716,48 +600,3 @@ class Solver:
             return kernel.probe(mem, table, keys, values, current, mask, ply, alpha, beta)
 
         return self._budgeted(search, budget)
-
-
-def check_solver_board(width: int, height: int) -> None:
-    """Raise :class:`SolverError` unless the solver plays a ``width x height`` board (of
-    up to 128 bits whose columns hold at most ``MAX_HEIGHT`` cells: the kernels shift a
-    column's mask and sentinel within a 64-bit word).
-
-    >>> check_solver_board(1, 64)
-    Traceback (most recent call last):
-    ...
-    connect4.solver.solver.SolverError: the solver handles columns of up to 62 cells, not 64
-    """
-    try:
-        check_board_size(width, height)
-    except ValueError as error:
-        raise SolverError(str(error)) from None
-    if height > MAX_HEIGHT:
-        raise SolverError(f"the solver handles columns of up to {MAX_HEIGHT} cells, not {height}")
-
-
-def kernel_ready(width: int, height: int, *, load: bool = True, wait: float = 0.0) -> bool:
-    """True when the solver answers a board's positions without first compiling: always
-    on boards of up to 64 bits (their kernel is prepared ahead), and on a bigger board
-    once its own kernel is loaded in this process. Until then, with ``load``, it
-    loads in the background (about 0.1 s from the cache; 20-40 s the first time a
-    machine solves the size), waited for at most ``wait`` seconds, so a caller with a
-    deadline can say "not yet" in time.
-
-    >>> kernel_ready(7, 6)
-    True
-    """
-    if fits_word(width, height):
-        return True
-    from connect4.solver.wide import loaded
-
-    return loaded(width, height, load=load, wait=wait)
-
-
-def position_key(position: Position) -> int:
-    """The canonical key the solver's table and book use: ``min(key, mirror key)``.
-
-    >>> position_key(Position.from_moves("1")) == position_key(Position.from_moves("7"))
-    True
-    """
-    return canonical_key(position.key(), position.width, position.height)

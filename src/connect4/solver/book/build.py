@@ -66,7 +66,7 @@ from connect4.solver.book.jobs import (
 )
 from connect4.solver.book.keys import canonical_key, key_array, key_plies
 from connect4.solver.book.reader import load_exact_book
-from connect4.solver.solver import check_solver_board
+from connect4.solver.checks import check_solver_board
 
 JOURNAL_MAGIC = b"C4JRNL2\n"  # 2: each record followed by its CRC-32
 _JOURNAL_HEADER = struct.Struct("<8sBBBx4xQ")  # magic, width, height, plies, base-book tag

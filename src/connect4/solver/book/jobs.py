@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from connect4.core.errors import BudgetExceeded, Connect4Error, install_command
 from connect4.core.files import atomic_write, file_errors, open_input, read_input_bytes
@@ -47,12 +47,17 @@ from connect4.solver.backend import TABLES
 from connect4.solver.book.format import Book
 from connect4.solver.book.reader import load_book
 
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+
 __all__ = [
     "DEFAULT_CHUNK",
+    "Advance",
     "JobError",
     "JobInterrupted",
     "RecordJournal",
     "analyze_chunk",
+    "dask_executor",
     "make_executor",
     "progress_bar",
     "run_chunks",
@@ -90,22 +95,11 @@ def make_executor(workers: int | None, scheduler: str | None) -> Iterator[Execut
     """A local process pool of ``workers`` (``None``: all cores), or a Dask cluster's
     executor when ``scheduler`` is given (needs the ``dask`` extra)."""
     if scheduler:
+        executor, close = dask_executor(scheduler)
         try:
-            distributed = importlib.import_module("distributed")
-        except ImportError:
-            raise JobError(
-                f"a Dask scheduler needs Dask: {install_command('dask')}", setting="scheduler"
-            ) from None
-        try:
-            client = distributed.Client(scheduler, timeout="10s")
-        except (OSError, TimeoutError) as error:
-            raise JobError(
-                f"cannot reach the Dask scheduler at {scheduler}: {error}", setting="scheduler"
-            ) from None
-        try:
-            yield client.get_executor()
+            yield executor
         finally:
-            client.close()
+            close()
     else:
         context = multiprocessing.get_context("fork" if sys.platform == "linux" else None)
         pool = ProcessPoolExecutor(
@@ -120,6 +114,26 @@ def make_executor(workers: int | None, scheduler: str | None) -> Iterator[Execut
             stop_pool(pool)  # Ctrl-C or an error: no waiting for the chunks under way
             raise
         pool.shutdown(wait=True)
+
+
+def dask_executor(scheduler: str) -> tuple[Executor, Callable[[], None]]:
+    """The executor of the Dask cluster at ``scheduler`` (needs the ``dask`` extra) and how
+    to close its client; :class:`JobError` when Dask is missing or the scheduler out of
+    reach."""
+    try:
+        distributed = importlib.import_module("distributed")
+    except ImportError:
+        raise JobError(
+            f"a Dask scheduler needs Dask: {install_command('dask')}", setting="scheduler"
+        ) from None
+    try:
+        client = distributed.Client(scheduler, timeout="10s")
+    except (OSError, TimeoutError, ValueError) as error:
+        raise JobError(
+            f"cannot reach the Dask scheduler at {scheduler}: {error}", setting="scheduler"
+        ) from None
+    executor: Executor = client.get_executor()
+    return executor, client.close
 
 
 def stop_pool(pool: ProcessPoolExecutor) -> None:
@@ -363,13 +377,42 @@ class RecordJournal:
 
 
 # ---------------------------------------------------------------- progress
+class Advance:
+    """How a job moves its progress bar: ``advance(n)`` counts ``n`` more done (the rate
+    follows), ``advance.note(text)`` shows ``text`` at the end of the line; without a
+    bar both do nothing.
+
+    >>> advance = Advance()
+    >>> advance(3), advance.note("loss 0.5")
+    (None, None)
+    """
+
+    def __init__(self, bar: Progress | None = None, task: TaskID | None = None) -> None:
+        self.bar = bar
+        self.task = task
+        self.start = time.perf_counter()
+        self.count = 0
+
+    def __call__(self, n: int) -> None:
+        if self.bar is None or self.task is None:
+            return
+        self.count += n
+        rate = self.count / max(time.perf_counter() - self.start, 1e-9)
+        self.bar.update(self.task, advance=n, rate=f"{rate:,.0f}")
+
+    def note(self, text: str) -> None:
+        if self.bar is not None and self.task is not None:
+            self.bar.update(self.task, note=text)
+
+
 @contextlib.contextmanager
 def progress_bar(
     show: bool, total: int, done: int, label: str = "solving", unit: str = "pos"
-) -> Iterator[Callable[[int], None]]:
-    """A rich progress bar with rate and ETA; ``advance(n)`` moves it (nothing if not ``show``)."""
+) -> Iterator[Advance]:
+    """A rich progress bar with rate and ETA, moved by the :class:`Advance` it gives
+    (a bar that is not ``show``n ignores it)."""
     if not show:
-        yield lambda n: None
+        yield Advance()
         return
     from rich.progress import (
         BarColumn,
@@ -388,16 +431,7 @@ def progress_bar(
         TimeElapsedColumn(),
         TextColumn("ETA"),
         TimeRemainingColumn(),
+        TextColumn("{task.fields[note]}"),
     )
     with Progress(*columns) as bar:
-        task = bar.add_task(label, total=total, completed=done, rate="-")
-        start = time.perf_counter()
-        count = 0
-
-        def advance(n: int) -> None:
-            nonlocal count
-            count += n
-            rate = count / max(time.perf_counter() - start, 1e-9)
-            bar.update(task, advance=n, rate=f"{rate:,.0f}")
-
-        yield advance
+        yield Advance(bar, bar.add_task(label, total=total, completed=done, rate="-", note=""))

@@ -1,0 +1,199 @@
+"""A dataset run: sample, label on an executor with a journal a later run resumes, and
+write the file once, complete (:func:`make_dataset`, ``connect4 dataset``).
+
+>>> import tempfile
+>>> from concurrent.futures import ThreadPoolExecutor
+>>> out = Path(tempfile.mkdtemp()) / "d.npz"
+>>> with ThreadPoolExecutor(1) as pool:
+...     report = make_dataset(3, (2, 4), out, width=4, height=4, book="none",
+...                           executor=pool, progress=False)
+>>> report.labelled, len(report.dataset)
+(3, 3)
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from pathlib import Path
+
+from connect4.core.bits import fits_word
+from connect4.core.files import FileError, check_output
+from connect4.envs.dataset.arrays import Dataset, label
+from connect4.envs.dataset.config import DatasetConfig, DatasetError
+from connect4.envs.dataset.sampling import sample_positions
+from connect4.solver.book import Book
+from connect4.solver.book.build import WideRecord, book_tag, spot_check
+from connect4.solver.book.jobs import (
+    DEFAULT_CHUNK,
+    JobInterrupted,
+    RecordJournal,
+    analyze_chunk,
+    make_executor,
+    progress_bar,
+    run_chunks,
+)
+from connect4.solver.book.reader import load_exact_book
+
+__all__ = ["DatasetReport", "journal_for", "make_dataset"]
+
+SAMPLER = 1  # the sampling procedure's version: a journal of another one is refused
+JOURNAL_MAGIC = b"C4DSET\r\n"
+_JOURNAL_HEADER = struct.Struct("<8sBBBBBBxxQQQ")  # magic, sampler, w, h, plies, pad; n, seed, tag
+
+
+@dataclass(frozen=True)
+class DatasetReport:
+    """What a run did: the dataset, positions labelled now and from the journal, figures."""
+
+    dataset: Dataset
+    labelled: int
+    resumed: int
+    nodes: int
+    seconds: float
+    book_check: str | None = None
+    damaged: int = 0  # damaged journal records dropped and labelled again
+
+
+def journal_for(
+    out: Path, n: int, plies: tuple[int, int], width: int, height: int, seed: int, tag: int
+) -> RecordJournal:
+    """The journal of a run: its parameters in the header, then ``(key, scores, nodes)`` records."""
+    header = _JOURNAL_HEADER.pack(JOURNAL_MAGIC, SAMPLER, width, height, *plies, 0, n, seed, tag)
+    record = struct.Struct(f"<Q{width}bI") if fits_word(width, height) else WideRecord(f"{width}bI")
+    return RecordJournal(out.with_name(out.name + ".partial"), header, record)
+
+
+def _labelling_book(
+    book: str, width: int, height: int, shallowest: int, say: Callable[[str], None] | None
+) -> tuple[Book | None, str | None]:
+    """The book probed while labelling (``None`` for ``none`` or when none ships) and, for a
+    book file, the summary of its spot check against the solver below ``shallowest`` stones."""
+    if book == "none":
+        return None, None
+    loaded = load_exact_book(book, width, height, role="book", doing="labelled")
+    if loaded is None or book == "default":
+        return loaded, None
+    summary = spot_check(loaded, book, deeper_than=shallowest, setting="book").summary()
+    if say is not None:
+        say(summary)
+    return loaded, summary
+
+
+def _check_journal(journal: RecordJournal, resume: bool) -> None:
+    """Refuse a journal of another run (with ``resume``) or an unfinished one (without)."""
+    if resume and journal.exists() and not journal.matches():
+        raise DatasetError(
+            f"{journal.path} belongs to another run (board, positions, plies, seed or book "
+            "differ): delete it, or start a new run",
+            setting="resume",
+        )
+    if not resume and journal.has_records():
+        raise DatasetError(
+            f"{journal.path} holds an unfinished run: resume it, or delete it", setting="resume"
+        )
+
+
+def make_dataset(
+    n: int,
+    plies: tuple[int, int] | None,
+    out: str | os.PathLike[str],
+    *,
+    width: int = 7,
+    height: int = 6,
+    rules: str = "standard",
+    seed: int = 0,
+    book: str = "default",
+    workers: int | None = None,
+    scheduler: str | None = None,
+    executor: Executor | None = None,
+    resume: bool = False,
+    chunk: int | None = None,
+    progress: bool = True,
+    stop_after: int | None = None,
+    say: Callable[[str], None] | None = None,
+) -> DatasetReport:
+    """Sample ``n`` positions, label them on an executor and write the ``.npz`` file ``out``.
+
+    ``book`` names a book probed inside the searches (``default``: the one
+    that ships for the board, ``none``, or a file, spot-checked against the
+    solver first; ``say`` is given the check's summary). Refused before any
+    work: bad parameters, a book that does not fit, a journal of another run
+    (with ``resume``) or an unfinished journal (without). ``chunk`` positions
+    go to a task (default: up to 64, at least four tasks per local worker).
+    ``stop_after`` stops
+    (as an interruption would) after that many chunks: for tests.
+    """
+    span = DatasetConfig(n, plies, width, height, rules, seed, chunk, workers).span
+    out_path = Path(out)
+    try:
+        check_output(out_path, what="dataset")
+    except FileError as error:
+        raise DatasetError(str(error)) from None
+    loaded, book_check = _labelling_book(book, width, height, span[0], say)
+    spec = None if loaded is None else book
+    journal = journal_for(
+        out_path, n, span, width, height, seed, 0 if loaded is None else book_tag(loaded)
+    )
+    _check_journal(journal, resume)
+    started = time.perf_counter()
+    with progress_bar(progress, n, 0, "sampling") as advance:
+        sample = sample_positions(n, span, width, height, seed=seed, advance=advance)
+    keys = sample.keys().tolist()
+    fresh = not (resume and journal.exists())
+    labels: dict[int, tuple[int, ...]] = {}
+    nodes = damaged = 0
+    if fresh:
+        journal.start()
+    else:
+        for key, *scores, count in journal.read():
+            labels[key] = tuple(scores)
+            nodes += count
+        damaged = journal.damaged
+    todo = [moves for moves, key in zip(sample.moves, keys, strict=True) if key not in labels]
+    resumed = n - len(todo)
+    labelled = chunks = 0
+
+    def finished(results: list[tuple[int, tuple[int, ...], int]]) -> bool:
+        nonlocal labelled, chunks, nodes
+        journal.append([(key, *scores, count) for key, scores, count in results])
+        for key, scores, count in results:
+            labels[key] = scores
+            nodes += count
+        labelled += len(results)
+        chunks += 1
+        advance(len(results))
+        return stop_after is None or chunks < stop_after
+
+    if chunk is None:  # at least four tasks per worker, so a slow one cannot hold up the end
+        cores = workers or os.cpu_count() or 1
+        chunk = max(1, min(DEFAULT_CHUNK, len(todo) // (4 * cores)))
+    tasks = [(width, height, todo[i : i + chunk], spec) for i in range(0, len(todo), chunk)]
+    try:
+        with progress_bar(progress, n, resumed, "labelling") as advance:
+            if executor is not None:
+                complete = run_chunks(executor, analyze_chunk, tasks, finished)
+            else:
+                with make_executor(workers, scheduler) as pool:
+                    complete = run_chunks(pool, analyze_chunk, tasks, finished)
+    except BaseException:
+        if fresh and not labels:  # nothing to resume: leave no journal behind
+            journal.remove()
+        raise
+    if not complete:
+        raise JobInterrupted(journal.path, labelled, "dataset")
+    dataset = label(
+        sample,
+        [labels[key] for key in keys],
+        seed=seed,
+        plies=span,
+        book=spec or "none",
+    )
+    dataset.save(out_path)
+    journal.remove()
+    seconds = time.perf_counter() - started
+    return DatasetReport(dataset, labelled, resumed, nodes, seconds, book_check, damaged)
