@@ -78,7 +78,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=60.0)
     args = parser.parse_args()
-    stale = [p.name for p in SOURCE_TREE.rglob("*_wide_*.nbi")]
+    stale = [
+        p.name
+        for p in SOURCE_TREE.rglob("*.nbi")
+        if "_wide_" in p.name or p.name.startswith("wide.")
+    ]
     if stale:
         print(
             f"note: the source tree holds {len(stale)} big-board cache indexes (an older "
