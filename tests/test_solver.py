@@ -22,6 +22,7 @@ from connect4.solver import (
     position_key,
     solve,
 )
+from connect4.solver.layout import table_format
 
 PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
 
@@ -408,6 +409,20 @@ def test_run_batch_matches_single_runs() -> None:
     assert len(seconds) == len(cases) and all(s >= 0 for s in seconds)
     with pytest.raises(SolverError, match="already over"):
         batch_solver.run_batch([Position.from_moves("4455667")])
+
+
+def test_a_batch_past_the_generation_wrap_starts_each_search_on_an_empty_table() -> None:
+    # a 64 MB 7x6 table has 10 generation bits: before the fix, the batch's 1,024th
+    # search ran on the 1st one's generation again and found its entries (fewer nodes)
+    cases = pons_cases("Test_L2_R2")[:1] + pons_cases("Test_L2_R1")[:22] + pons_cases("Test_L3_R1")
+    cases.append(cases[0])
+    solver = Solver(7, 6, 64)
+    assert table_format(7, 6, 64 << 20).gbits == 10 and len(cases) == 1024
+    positions = [Position.from_moves(moves) for moves, _ in cases]
+    scores, nodes, _ = solver.run_batch(positions)
+    assert scores == [score for _, score in cases]
+    assert nodes[-1] == nodes[0] == solver.run(positions[0]).nodes > 1000
+    assert nodes[:23] == [solver.run(p).nodes for p in positions[:23]]
 
 
 def test_7x6_copy_searches_like_the_generic_kernel() -> None:

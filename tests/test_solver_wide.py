@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from connect4 import Position
 from connect4.cli.app import app
 from connect4.players import make_player
-from connect4.solver import Solver, SolverError
+from connect4.solver import Solver, SolverError, backend, kernel_ready, wide
 from connect4.solver.layout import new_memory, new_table, smallest_table
 from connect4.solver.wide import NO_BOOK, split, wide_backend
 from tests.naive import NaiveSolver
@@ -145,3 +145,51 @@ def test_a_cleared_table_stays_cleared_past_the_generation_wrap() -> None:
             solver.run(other)
     assert solver.run(first).nodes == cold == 5750
     solver.close()
+
+
+def test_a_big_kernel_compiling_elsewhere_is_waited_for_not_compiled_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CONNECT4_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(wide, "_backends", {})
+    monkeypatch.setattr(backend, "_background", {})
+    other = backend.compile_lock(13, 4)  # another process's compile (flock: per open file)
+    assert other is not None and other.acquire(wait=False)
+    try:
+        assert backend.compile_pending(13, 4)
+        assert kernel_ready(13, 4, wait=0.3) is False  # "being compiled", in time
+        assert backend.background_compiles() == []  # no child of our own
+    finally:
+        other.release()
+    assert not backend.compile_pending(13, 4)
+
+
+@pytest.mark.slow
+def test_a_big_kernel_compiles_in_a_child_into_the_cache_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first compile (about a minute) runs in a child process while the caller goes
+    on; numba's cache of it lands in CONNECT4_CACHE_DIR, none in the source tree; this
+    process then loads it from there without compiling."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("CONNECT4_CACHE_DIR", str(cache))
+    monkeypatch.setattr(wide, "_backends", {})
+    monkeypatch.setattr(wide, "_loading", {})
+    monkeypatch.setattr(backend, "_background", {})
+    monkeypatch.setattr(wide, "_compile_cold", lambda *a: pytest.fail("compiled in this process"))
+    source = Path(wide.__file__).parents[1]
+
+    def compiled_in_source() -> set[Path]:
+        return {p for p in source.rglob("*.nb[ic]") if "_13x4_" in p.name}
+
+    before = compiled_in_source()
+    assert kernel_ready(13, 4) is False
+    assert len(backend.background_compiles()) == 1
+    assert kernel_ready(13, 4, wait=600)
+    assert backend.background_compiles() == []
+    indexes = sorted(p.name.split("_13x4_")[0] for p in (cache / "wide").glob("*.nbi"))
+    assert indexes == ["wide._analyze_entry", "wide._probe_entry", "wide._solve_entry"]
+    assert compiled_in_source() == before
+    position = late_positions(13, 4, 13, 1, seed=134)[0]
+    expected = NaiveSolver(13, 4).score(columns_of(position))
+    assert Solver(13, 4, tt_megabytes=8).solve(position) == expected

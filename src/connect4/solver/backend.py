@@ -217,6 +217,17 @@ LOCK_HELD = "CONNECT4_KERNEL_LOCK_HELD"  # set for a child that holds its parent
 _background: dict[str, subprocess.Popen[bytes]] = {}
 _elsewhere: set[str] = set()  # kernels compile_in_background() found compiling in another process
 _COMPILE = "from connect4.solver.backend import warm_up; warm_up({width}, {height})"
+BIG_NICE = 10  # a big board's child compiles below its parent (a server that goes on answering)
+
+
+def board_name(width: int, height: int) -> str:
+    """The name of the kernel that searches a board (its compile lock's name):
+    :func:`connect4.solver.layout.kernel_name` up to 64 bits, else the board's own.
+
+    >>> board_name(7, 6), board_name(9, 5), board_name(8, 8)
+    ('7x6', 'any', '8x8')
+    """
+    return kernel_name(width, height) if fits_word(width, height) else f"{width}x{height}"
 
 
 def _compile_lock(directories: list[Path], board: str) -> FileLock | None:
@@ -229,11 +240,19 @@ def _compile_lock(directories: list[Path], board: str) -> FileLock | None:
     return FileLock(directories[0] / f"kernel-{board}.lock")
 
 
+def compile_lock(width: int, height: int) -> FileLock | None:
+    """The lock a process holds while it compiles a board's kernel into the cache, or
+    None when there is no private cache directory or this process is the child
+    compiling it for its parent."""
+    directories, _ = native.private_dirs(native.cache_dirs())
+    return _compile_lock(directories, board_name(width, height)) if directories else None
+
+
 def compile_in_background(width: int = 7, height: int = 6) -> bool:
     """Start compiling a board's kernel in a child process when it is not cached yet,
     and return at once: True while it compiles (here or in another process), False
     when the kernel is ready or is compiled in this process when first used (numba
-    without the native cache, boards over 64 bits).
+    without the native cache; boards over 64 bits: see :func:`compile_big_in_background`).
 
     The child writes the native kernel file and exits; a search that needs the
     kernel meanwhile waits for it (:func:`compile_pending`, :func:`wait_for_compile`
@@ -255,44 +274,72 @@ def compile_in_background(width: int = 7, height: int = 6) -> bool:
         if loaded is not None:
             _chosen[board] = loaded
             return False
-        lock = _compile_lock(directories, board)
-        if lock is None or not lock.acquire(wait=False):
-            if lock is not None:  # another process compiles it
-                _elsewhere.add(board)
-            return lock is not None
-        try:
-            held = lock.fileno()
-            _background[board] = subprocess.Popen(
-                [sys.executable, "-c", _COMPILE.format(width=width, height=height)],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                env={**os.environ, LOCK_HELD: board},
-                pass_fds=() if held is None else (held,),
-                start_new_session=True,  # a Ctrl-C of the game does not stop it
-            )
-        except OSError:
-            return False  # compiled here on first use instead
-        finally:
-            lock.release()  # the child holds it now
+        return _spawn(width, height, board, _compile_lock(directories, board))
+
+
+def compile_big_in_background(width: int, height: int) -> bool:
+    """:func:`compile_in_background` for a board over 64 bits (its own kernel, about a
+    minute of numba): the child compiles it into numba's cache, below this process's
+    priority, and exits. True while it compiles (here or in another process); False
+    when the kernel is loaded, cached (loading it takes a tenth of a second), or
+    there is no private cache directory (it is compiled in this process when first
+    used)."""
+    from connect4.solver import wide
+
+    board = board_name(width, height)
+    with _lock:
+        if board in _background:
+            return compile_pending(width, height)
+        if wide.is_loaded(width, height) or wide.is_cached(width, height):
+            return False
+        return _spawn(width, height, board, compile_lock(width, height), nice=BIG_NICE)
+
+
+def _spawn(width: int, height: int, board: str, lock: FileLock | None, nice: int = 0) -> bool:
+    """Start the child that compiles kernel ``board`` holding ``lock`` (caller holds
+    ``_lock``); True when it started or another process holds the lock."""
+    if lock is None or not lock.acquire(wait=False):
+        if lock is not None:  # another process compiles it
+            _elsewhere.add(board)
+        return lock is not None
+    try:
+        held = lock.fileno()
+        command = _COMPILE.format(width=width, height=height)
+        if nice:
+            command = f"import os; os.nice({nice}); {command}"
+        _background[board] = subprocess.Popen(
+            [sys.executable, "-c", command],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, LOCK_HELD: board},
+            pass_fds=() if held is None else (held,),
+            start_new_session=True,  # a Ctrl-C of the game does not stop it
+        )
+    except OSError:
+        return False  # compiled here on first use instead
+    finally:
+        lock.release()  # the child holds it now
     return True
 
 
 def compile_pending(width: int = 7, height: int = 6) -> bool:
     """True while a board's kernel compiles in another process (this process's child
-    from :func:`compile_in_background`, or another program's)."""
-    if not fits_word(width, height) or not native.enabled():
-        return False
-    board = kernel_name(width, height)
+    from :func:`compile_in_background` or :func:`compile_big_in_background`, or
+    another program's)."""
+    board = board_name(width, height)
     process = _background.get(board)
     if process is not None and process.poll() is None:
         return True
-    if board in _chosen:
-        return False
-    directories, _ = native.private_dirs(native.cache_dirs())
-    if not directories:
-        return False
-    lock = _compile_lock(directories, board)
+    if fits_word(width, height):
+        if not native.enabled() or board in _chosen:
+            return False
+    else:
+        from connect4.solver import wide
+
+        if wide.is_loaded(width, height):
+            return False
+    lock = compile_lock(width, height)
     return lock is not None and lock.held_elsewhere()
 
 

@@ -87,6 +87,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -358,6 +359,35 @@ def next_generation(table: NDArray[np.uint64]) -> None:
     if generation == 1:
         table[T_HDR : int(table[T_BUSY])] = 0
     table[T_GEN] = generation
+
+
+def batch_runs(table: NDArray[np.uint64], n: int, fresh: bool) -> Iterator[slice]:
+    """Split a batch of ``n`` searches into the runs of one kernel call each: with
+    ``fresh`` the kernel starts each search on a new generation of ``table``, and no
+    run goes past the last one; the wrap (and its clear) is :func:`next_generation`'s,
+    here between runs. Consumed run by run, each after the kernel ran the last.
+
+    >>> t = new_table(4, 4, 1 << 12)
+    >>> top = (1 << int(t[T_GBITS])) - 1
+    >>> t[T_GEN] = top - 2
+    >>> runs = batch_runs(t, 5, True)
+    >>> next(runs)
+    slice(0, 2, None)
+    >>> t[T_GEN] = top  # the kernel's two new generations
+    >>> next(runs), int(t[T_GEN])
+    (slice(2, 5, None), 1)
+    """
+    if not fresh:
+        yield slice(0, n)
+        return
+    top = (1 << int(table[T_GBITS])) - 1
+    start = 0
+    while start < n:
+        if int(table[T_GEN]) == top:
+            next_generation(table)
+        end = min(n, start + top - int(table[T_GEN]))
+        yield slice(start, end)
+        start = end
 
 
 def _version() -> int:

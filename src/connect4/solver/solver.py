@@ -57,6 +57,7 @@ from connect4.solver.layout import (
     OPT_TTMOVE,
     T_STOP,
     UNKNOWN_SCORE,
+    batch_runs,
     next_generation,
     table_format,
 )
@@ -501,20 +502,10 @@ class Solver:
         with self._lock:
             memory = self._table()
             start = time.perf_counter()
-            kernel.batch(
-                memory.threads[0],
-                memory.table,
-                self._book_keys,
-                self._book_values,
-                currents,
-                masks,
-                plies,
-                weak,
-                not self.reuse_table,
-                scores,
-                nodes,
-                ticks,
-            )
+            for run in batch_runs(memory.table, n, not self.reuse_table):
+                kernel.batch(memory.threads[0], memory.table, self._book_keys,
+                             self._book_values, currents[run], masks[run], plies[run], weak,
+                             not self.reuse_table, scores[run], nodes[run], ticks[run])  # fmt: skip
             wall = time.perf_counter() - start
         total_ticks = float(ticks.sum())
         per_tick = wall / total_ticks if total_ticks > 0 else 0.0

@@ -13,7 +13,8 @@ unchanged for it. Only what depends on the word differs, here:
 
 * the board constants (width, height, bottom row, board mask) are compiled in,
   one copy of the search per board size, compiled the first time a board of
-  that size is solved and cached on disk by numba (never by ``connect4 prepare``);
+  that size is solved and cached on disk by numba in the solver's cache directory
+  (:func:`cache_folder`; never by ``connect4 prepare``);
 * the table address: the key is hashed modulo ``2^B`` with a 128-bit odd
   multiplier (a bijection, as on one word) and the entries have four words,
   each carrying the whole tag (residue and generation) and six of the 24 data
@@ -36,11 +37,15 @@ order, same table decisions): only the words are wider.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import inspect
 import operator
+import re
 import threading
+import time
 from collections.abc import Callable
+from pathlib import Path
 from types import FunctionType
 from typing import Any
 
@@ -48,6 +53,7 @@ import numpy as np
 from llvmlite import ir
 from numba import njit, types
 from numba.core import datamodel
+from numba.core.caching import CompileResultCacheImpl, FunctionCache, _CacheLocator
 from numba.core.dispatcher import Dispatcher
 from numba.core.imputils import lower_builtin, lower_cast
 from numba.core.typeconv.castgraph import Conversion
@@ -58,7 +64,8 @@ from numba.extending import intrinsic, register_model
 
 from connect4.core.bits import centre_order, check_word_board
 from connect4.core.position import board_mask, bottom_mask
-from connect4.solver import kernel
+from connect4.solver import backend as backends, kernel, native
+from connect4.solver.cache import make_private_dir, remove, why_not_private
 from connect4.solver.entries import ENTRY_POINTS, UINT64, EntryPoint, Kernel
 from connect4.solver.layout import (
     MAXW,
@@ -74,7 +81,16 @@ from connect4.solver.layout import (
     T_NEAR_REGION,
 )
 
-__all__ = ["NO_BOOK", "WideBackend", "loaded", "uint128", "wide_backend"]
+__all__ = [
+    "NO_BOOK",
+    "WideBackend",
+    "cache_folder",
+    "is_cached",
+    "is_loaded",
+    "loaded",
+    "uint128",
+    "wide_backend",
+]
 
 # (F821: the functions compiled per board read names of its namespace, see _namespace)
 NO_BOOK: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.uint64), np.zeros(0, np.int8))
@@ -376,7 +392,11 @@ def _namespace(width: int, height: int) -> dict[str, Any]:
     ):
         lo, hi = split(value)
         g[f"W_{name}_LO"], g[f"W_{name}_HI"] = np.uint64(lo), np.uint64(hi)
-    tag = f"{width}x{height}_{_version()}"
+    version = _version()
+    tag = f"{width}x{height}_{version}"
+    folder = cache_folder()
+    if folder is not None:  # read by _Locator
+        g.update(WIDE_CACHE=str(folder), WIDE_VERSION=version)
     plain: dict[str, tuple[FunctionType, dict[str, Any]]] = {}
     for name, value in vars(kernel).items():
         if isinstance(value, Dispatcher) and value.py_func.__module__ == kernel.__name__:
@@ -403,8 +423,85 @@ def _copy(
     copy = FunctionType(function.__code__, g, function.__name__, function.__defaults__)
     copy.__qualname__ = qualname
     copy.__doc__ = function.__doc__
+    options = dict(options)
+    cache = options.pop("cache", False)
     dispatcher: Dispatcher = njit(**options)(copy)
+    if cache:
+        try:
+            dispatcher._cache = _Cache(copy)  # type: ignore[attr-defined]
+        except RuntimeError:  # no private cache directory: numba's own place
+            dispatcher.enable_caching()
     return dispatcher
+
+
+# ---------------------------------------------------------------- numba's cache of it
+def cache_folder() -> Path | None:
+    """Where numba keeps the compiled big-board kernels: ``wide/`` in the solver's
+    cache directory (``CONNECT4_CACHE_DIR`` when set, see
+    :func:`connect4.solver.native.cache_dirs`), or None when no cache directory is
+    private (numba's own place beside the sources is used then)."""
+    directories, _ = native.private_dirs(native.cache_dirs())
+    if not directories:
+        return None
+    folder = directories[0] / "wide"
+    return folder if why_not_private(folder) is None else None
+
+
+class _Locator(_CacheLocator):
+    """numba's cache locator of a big-board kernel function: the folder its namespace
+    names (``WIDE_CACHE``), stamped with the kernel's version (``WIDE_VERSION``)."""
+
+    def __init__(self, folder: str, stamp: str, line: int) -> None:
+        self._folder = folder
+        self._stamp = stamp
+        self._line = line
+
+    def ensure_cache_path(self) -> None:
+        make_private_dir(Path(self._folder))
+
+    def get_cache_path(self) -> str:
+        return self._folder
+
+    def get_source_stamp(self) -> str:
+        return self._stamp
+
+    def get_disambiguator(self) -> str:
+        return str(self._line)
+
+    @classmethod
+    def from_function(cls, py_func: FunctionType, py_file: str) -> _Locator | None:
+        folder = py_func.__globals__.get("WIDE_CACHE")
+        if folder is None:
+            return None
+        locator = cls(folder, py_func.__globals__["WIDE_VERSION"], py_func.__code__.co_firstlineno)
+        try:
+            locator.ensure_cache_path()
+        except OSError:
+            return None
+        return locator
+
+
+class _CacheImpl(CompileResultCacheImpl):
+    _locator_classes = [_Locator]  # type: ignore[list-item]  # noqa: RUF012
+
+
+class _Cache(FunctionCache):
+    """numba's cache of one big-board kernel function, kept in :func:`cache_folder`."""
+
+    _impl_class = _CacheImpl
+
+
+_TAGGED = re.compile(r"_\d+x\d+_([0-9a-f]{12})-\d+\.py")
+
+
+def _remove_stale(folder: Path) -> None:
+    """Delete the cache files of other versions of the kernels (older edits)."""
+    version = _version()
+    with contextlib.suppress(OSError):
+        for path in folder.iterdir():
+            match = _TAGGED.search(path.name)
+            if match is not None and match.group(1) != version:
+                remove(path)
 
 
 # ---------------------------------------------------------------- the backend
@@ -466,15 +563,51 @@ def wide_backend(
             backend = _backends.get(key)
         if backend is None:
             backend = WideBackend(width, height)
-            if notice is not None and not _cache_is_warm(backend):
-                notice(
-                    f"compiling the solver for {width}x{height} boards (first run only; "
-                    "cached afterwards)..."
-                )
-            backend.compile()
+            if _cache_is_warm(backend):
+                backend.compile()  # loaded from numba's cache
+            else:
+                _compile_cold(backend, notice)
             with _lock:
                 _backends[key] = backend
     return backend
+
+
+def _compile_cold(backend: WideBackend, notice: Callable[[str], None] | None) -> None:
+    """Compile a board's kernel into numba's cache, one process at a time: another
+    process compiling it is waited for, and its cache then loaded."""
+    width, height = backend.width, backend.height
+    lock = backends.compile_lock(width, height)
+    if lock is not None and not lock.acquire(wait=False):
+        if notice is not None:
+            notice(
+                f"another connect4 process is compiling the solver for {width}x{height}; "
+                "waiting for it..."
+            )
+        lock.acquire(wait=True)
+    try:
+        if notice is not None and not _cache_is_warm(backend):
+            notice(
+                f"compiling the solver for {width}x{height} boards (first run only; "
+                "cached afterwards)..."
+            )
+        backend.compile()
+    finally:
+        if lock is not None:
+            lock.release()
+    folder = cache_folder()
+    if folder is not None:
+        _remove_stale(folder)
+
+
+def is_loaded(width: int, height: int) -> bool:
+    """True once a board's kernel is loaded in this process."""
+    with _lock:
+        return (width, height) in _backends
+
+
+def is_cached(width: int, height: int) -> bool:
+    """True when numba's cache holds a board's kernel (it loads in a tenth of a second)."""
+    return _cache_is_warm(WideBackend(width, height))
 
 
 _loading: dict[tuple[int, int], threading.Thread] = {}
@@ -482,24 +615,33 @@ _loading: dict[tuple[int, int], threading.Thread] = {}
 
 def loaded(width: int, height: int, *, load: bool = True, wait: float = 0.0) -> bool:
     """True once a board's kernel is loaded in this process; otherwise, with ``load``,
-    it starts loading in a background thread (about 0.1 s from numba's cache, 20-40 s
-    for a first compile) and waits for it at most ``wait`` seconds, so a caller with a
-    deadline can answer "not yet" in time."""
+    it is made ready in the background and waited for at most ``wait`` seconds, so a
+    caller with a deadline can answer "not yet" in time: a first compile (about a
+    minute) runs in a child process
+    (:func:`connect4.solver.backend.compile_big_in_background`), then the kernel loads
+    from numba's cache in a background thread (about 0.1 s)."""
     key = (width, height)
-    with _lock:
-        if key in _backends:
-            return True
-        thread = _loading.get(key)
-        if thread is None:
-            if not load:
+    if is_loaded(width, height):
+        return True
+    if not load:
+        return False
+    deadline = time.monotonic() + max(0.0, wait)
+    if backends.compile_big_in_background(width, height):
+        while backends.compile_pending(width, height):
+            left = deadline - time.monotonic()
+            if left <= 0:
                 return False
+            time.sleep(min(0.1, left))
+    with _lock:
+        thread = _loading.get(key)
+        if thread is None and key not in _backends:
             thread = _loading[key] = threading.Thread(
                 target=_load, args=key, name=f"connect4-kernel-{width}x{height}", daemon=True
             )
             thread.start()
-    thread.join(max(0.0, wait))
-    with _lock:
-        return key in _backends
+    if thread is not None:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    return is_loaded(width, height)
 
 
 def _load(width: int, height: int) -> None:
