@@ -50,7 +50,9 @@ from connect4.classic.node import (
     S_LIMIT,
     S_NODES,
     end_state,
+    mask_at,
     search_node,
+    span,
 )
 
 if TYPE_CHECKING:
@@ -58,11 +60,19 @@ if TYPE_CHECKING:
 
     Row: TypeAlias = list[int] | Array
 
+# every step inlined into the two loops when compiled (a call would count references
+# to its arrays)
+INLINE = frozenset(
+    ("load", "store", "new_episode", "play_cell", "outcome", "legal", "search_move",
+     "opponent_turn", "write_view", "start")
+)  # fmt: skip
+
 # a game's slots in its row of the state array; the generator at the playout's S_RNG
 E_CUR = 0  # the stones of the side to move
 E_RNG = S_RNG
 E_MASK, E_STONES, E_AGENT, E_DONE = range(S_RNG + 1, S_RNG + 5)
-N_SLOTS = E_DONE + 1
+N_SLOTS = E_DONE + 1  # a row's slots; boards over 64 bits add the high words of the
+# bitboards behind them (slot s's at N_SLOTS + s, see connect4.envs.wideboard)
 
 # why a game's episode ended (E_DONE): it goes on, the game is over, an illegal action
 PLAYING, OVER, ILLEGAL = 0, 1, 2
@@ -74,13 +84,22 @@ OPP_RANDOM, OPP_SEARCH = 0, 1
 NEXT_STEP, SAME_STEP, DISABLED = 0, 1, 2
 
 
+def load(row: Row, slot: int) -> int:
+    """The bitboard in ``row[slot]`` (one word; the two-word form joins the high word)."""
+    return row[slot]
+
+
+def store(row: Row, slot: int, board: int) -> None:
+    """Keep the bitboard ``board`` in ``row[slot]``."""
+    row[slot] = board
+
+
 def new_episode(row: Row, play_as: int, params: Ints) -> None:
     """An empty board in ``row``; the agent's colour is ``play_as`` or, for
     ``RANDOM_COLOUR``, one draw of the row's generator."""
-    row[E_CUR] = 0
-    row[E_MASK] = 0
-    row[E_STONES] = 0
-    row[E_DONE] = PLAYING
+    for k in range(len(row)):  # the boards (all their words), the counts, PLAYING
+        if k != E_RNG:
+            row[k] = 0
     if play_as == RANDOM_COLOUR:
         x = next_state(row[E_RNG], params[P_MASK64])
         row[E_RNG] = x
@@ -91,10 +110,9 @@ def new_episode(row: Row, play_as: int, params: Ints) -> None:
 
 def play_cell(row: Row, bit: int) -> None:
     """The side to move fills the cell ``bit``."""
-    mover = row[E_CUR] | bit
-    mask = row[E_MASK] | bit
-    row[E_CUR] = mover ^ mask
-    row[E_MASK] = mask
+    mask = load(row, E_MASK) | bit
+    store(row, E_CUR, (load(row, E_CUR) | bit) ^ mask)
+    store(row, E_MASK, mask)
     row[E_STONES] += 1
 
 
@@ -102,8 +120,8 @@ def outcome(row: Row, params: Ints, lines: Ints) -> int:
     """The game's end for the agent after a move: 0 it goes on, 1 a draw, 2 the agent
     won, 3 the agent lost."""
     stones = row[E_STONES]
-    cur = row[E_CUR]
-    state = end_state(cur, cur ^ row[E_MASK], stones, params, lines)
+    cur = load(row, E_CUR)
+    state = end_state(cur, cur ^ load(row, E_MASK), stones, params, lines)
     if state <= 1:
         return state
     last_mover = 2 - (stones & 1)  # red (1) made the odd-numbered moves
@@ -113,9 +131,9 @@ def outcome(row: Row, params: Ints, lines: Ints) -> int:
 
 def legal(mask: int, action: int, params: Ints, cells: Ints) -> bool:
     """True when ``action`` (a column, a tic-tac-toe cell) is a move on the board ``mask``."""
-    if action < 0 or action >= len(cells):
+    if action < 0 or action >= span(cells):
         return False
-    return free_cells(mask, params) & cells[action] != 0
+    return free_cells(mask, params) & mask_at(cells, action) != 0
 
 
 def search_move(
@@ -138,8 +156,8 @@ def search_move(
 ) -> int:
     """The search player's move in the row's game: :func:`search_node` from an empty
     table (a new generation), the root the side to move, as its compiled engine runs it."""
-    cur = row[E_CUR]
-    mask = row[E_MASK]
+    cur = load(row, E_CUR)
+    mask = load(row, E_MASK)
     stones = row[E_STONES]
     if params[P_TICTACTOE] == 0:
         bits = params[P_HEIGHT] + 1
@@ -184,16 +202,16 @@ def opponent_turn(
     heights: Array,
 ) -> int:
     """The opponent moves in the row's game; its outcome for the agent (see :func:`outcome`)."""
-    mask = row[E_MASK]
+    mask = load(row, E_MASK)
     free = free_cells(mask, params)
     if kind == OPP_RANDOM:
-        bit = playout_cell(row[E_CUR], mask, free, params, order, cells, lines, row)
+        bit = playout_cell(load(row, E_CUR), mask, free, params, order, cells, lines, row)
     else:
         move = search_move(
             row, depth, params, order, directions, weights, hcells, lines, st, tt_key, tt_data,
             tt_value, movebuf, pv, pvlen, heights,
         )  # fmt: skip
-        bit = free & cells[move]
+        bit = free & mask_at(cells, move)
     play_cell(row, bit)
     return outcome(row, params, lines)
 
@@ -204,19 +222,19 @@ def write_view(
     """Game ``i``'s observation (plane 0 the agent's stones, top row first, flattened)
     and its action mask (all zeros once the game is over; after an illegal action the
     board's open moves, as the single env shows them)."""
-    cur = row[E_CUR]
-    mask = row[E_MASK]
+    cur = load(row, E_CUR)
+    mask = load(row, E_MASK)
     agent_moves = 1 + (row[E_STONES] & 1) == row[E_AGENT]  # red moves when the count is even
     own = cur if agent_moves else cur ^ mask
     opp = own ^ mask
     for k in range(len(cell_bits)):
         b = cell_bits[k]
-        obs[i, 2 * k] = (own >> b) & 1
-        obs[i, 2 * k + 1] = (opp >> b) & 1
+        obs[i, 2 * k] = (own >> b) & 1 != 0
+        obs[i, 2 * k + 1] = (opp >> b) & 1 != 0
     done = row[E_DONE] == OVER
     free = free_cells(mask, params)
-    for m in range(len(cells)):
-        masks[i, m] = 0 if done or free & cells[m] == 0 else 1
+    for m in range(span(cells)):
+        masks[i, m] = 0 if done or free & mask_at(cells, m) == 0 else 1
 
 
 def start(
@@ -340,12 +358,12 @@ def step_games(
                 row, play_as, kind, depth, params, order, cells, lines, directions, weights,
                 hcells, st, tt_key, tt_data, tt_value, movebuf, pv, pvlen, heights,
             )  # fmt: skip
-        elif not legal(row[E_MASK], actions[i], params, cells):
+        elif not legal(load(row, E_MASK), actions[i], params, cells):
             reward = -1.0
             flag = 3
             row[E_DONE] = ILLEGAL
         else:
-            bit = free_cells(row[E_MASK], params) & cells[actions[i]]
+            bit = free_cells(load(row, E_MASK), params) & mask_at(cells, actions[i])
             play_cell(row, bit)
             moves += 1
             end = outcome(row, params, lines)
