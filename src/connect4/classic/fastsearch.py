@@ -183,7 +183,8 @@ def _remove_other_versions(dispatchers: Iterable[object], digest: str) -> None:
         func = getattr(dispatcher, "py_func", None)
         if isinstance(folder, str) and func is not None:
             module = Path(inspect.getfile(func)).stem
-            variant = func.__qualname__.removesuffix(digest)  # the name and tag, e.g. "f_wide_"
+            name = func.__qualname__  # the name, a variant's tag, the digest: "f_wide_<digest>"
+            variant = name.removesuffix(digest) if name.endswith(digest) else f"{name}_"
             folders.setdefault(folder, set()).add(f"{module}.{variant}")
     for folder, prefixes in folders.items():
         with contextlib.suppress(OSError):

@@ -18,14 +18,15 @@ entries stay exact on boards of up to 84 bits (8x8 has 72).
 
 >>> import numpy as np
 >>> from connect4.classic.fastsearch import pack
->>> board = (1 << 70) | 5
->>> words = pack([7, board], words=2)
->>> words.tolist()
+>>> pack([7, (1 << 70) | 5], words=2).tolist()  # two bitboards: low words, high words
 [7, 5, 0, 64]
->>> row = np.zeros(2 * N_SLOTS, dtype=np.int64)
->>> COMPILED.store(row, E_MASK, SEARCH.mask_at(words, 1))
->>> int(row[E_MASK]), int(row[N_SLOTS + E_MASK]), int(SEARCH.span(words))
-(5, 64, 2)
+>>> from connect4.envs.vector import ConnectFourVectorEnv
+>>> env = ConnectFourVectorEnv(num_envs=1, width=10, height=6, opponent="alphabeta:depth=2")
+>>> _ = env.reset(seed=0)
+>>> for column in (9, 9, 9):  # the last column: bits 63 to 68, across the two words
+...     observation, reward, terminated, _, info = env.step(np.array([column]))
+>>> (observation[0, :, 9, 0] - observation[0, :, 9, 1]).tolist()  # top row first
+[0, 0, 1, -1, 1, 1]
 """
 
 from __future__ import annotations
