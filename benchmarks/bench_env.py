@@ -1,6 +1,7 @@
 """Random play in PettingZoo's ``connect_four_v3`` beside this package's envs, on one core.
 
-Run: ``nice .venv/bin/python benchmarks/bench_env.py [--rounds 3] [--sizes 1,8,64,256,1024,4096]``.
+Run: ``nice .venv/bin/python benchmarks/bench_env.py [--rounds 3] [--sizes 1,8,64,256,1024,4096]
+[--boards 7x6,8x8]``.
 Prints the machine, then per round (rounds alternate the envs, as this machine's
 speed drifts) and as medians over the rounds:
 
@@ -8,7 +9,9 @@ speed drifts) and as medians over the rounds:
   action from the mask, ``step``), reset after each game;
 * ``vector N=...``: :class:`connect4.envs.vector.ConnectFourVectorEnv`, N boards,
   the agent's actions drawn for all N at once from ``info["action_mask"]``, the
-  random opponent inside the compiled loop, autoreset (``NextStep``);
+  random opponent inside the compiled loop, autoreset (``NextStep``), on each board
+  of ``--boards`` (7x6 by default; boards over 63 bits, such as 8x8, run its
+  two-word loop);
 * ``single``: the Gymnasium env ``connect4/ConnectFour-v0`` against ``"random"``.
 
 A **step is one move**: a disc dropped by the agent or by the opponent, so a
@@ -35,6 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from board_sizes import parse_boards
 from machine import describe_machine
 from pettingzoo.classic import connect_four_v3
 
@@ -81,9 +85,14 @@ def pettingzoo_rate(moves: int, seed: int) -> Rate:
     return Rate(played, played, seconds)
 
 
-def vector_rate(num_envs: int, moves: int, seed: int, opponent: str) -> Rate:
-    """About ``moves`` moves in the vector env with ``num_envs`` boards."""
-    env = ConnectFourVectorEnv(num_envs=num_envs, opponent=opponent, play_as="random")
+def vector_rate(
+    num_envs: int, moves: int, seed: int, opponent: str, board: tuple[int, int] = (7, 6)
+) -> Rate:
+    """About ``moves`` moves in the vector env with ``num_envs`` boards of ``board``."""
+    width, height = board
+    env = ConnectFourVectorEnv(
+        num_envs=num_envs, opponent=opponent, play_as="random", width=width, height=height
+    )
     rng = np.random.default_rng(seed)
     _, info = env.reset(seed=seed)
     steps = min(max(20, moves // (2 * num_envs)), 5000)  # small N: 5,000 steps are plenty
@@ -123,25 +132,36 @@ def main() -> None:
     parser.add_argument("--pz-moves", type=int, default=10_000, help="moves per PettingZoo run")
     parser.add_argument("--moves", type=int, default=1_000_000, help="moves per vector run")
     parser.add_argument("--opponent", default="random", help="the vector env's opponent spec")
+    parser.add_argument("--boards", default="7x6", help="the vector env's boards, e.g. 7x6,8x8")
     args = parser.parse_args()
     sizes = [int(n) for n in args.sizes.split(",")]
+    try:
+        boards = parse_boards(args.boards)
+    except ValueError as error:
+        parser.error(f"--boards: {error}")
     print(describe_machine(), "| pinned to 1 core, NUMBA_NUM_THREADS=1")
-    vector_rate(8, 1000, 0, args.opponent)  # compile (or load the cache) off the clock
+    for board in boards:  # compile (or load the cache) off the clock
+        vector_rate(8, 1000, 0, args.opponent, board)
     runs: dict[str, list[Rate]] = {}
     jobs: list[tuple[str, Callable[[int], Rate]]] = [
         ("connect_four_v3", lambda seed: pettingzoo_rate(args.pz_moves, seed)),
         ("single (ours)", lambda seed: single_rate(args.pz_moves, seed)),
     ]
-    for n in sizes:
-        jobs.append(
-            (f"vector N={n}", lambda seed, n=n: vector_rate(n, args.moves, seed, args.opponent))
-        )
+    for board in boards:
+        label = "" if board == (7, 6) else f"{board[0]}x{board[1]} "
+        for n in sizes:
+            jobs.append(
+                (
+                    f"vector {label}N={n}",
+                    lambda seed, n=n, b=board: vector_rate(n, args.moves, seed, args.opponent, b),
+                )
+            )
     for round_ in range(args.rounds):
         for name, job in jobs:
             rate = job(round_)
             runs.setdefault(name, []).append(rate)
             print(
-                f"round {round_ + 1} {name:<16} {rate.moves:>9,} moves "
+                f"round {round_ + 1} {name:<20} {rate.moves:>9,} moves "
                 f"{rate.seconds:6.2f} s {rate.moves_per_second:>12,.0f} moves/s"
             )
     pz = runs["connect_four_v3"]
@@ -150,7 +170,7 @@ def main() -> None:
     )
     print("the median over rounds of moves/s / connect_four_v3's moves/s in the same round")
     print(
-        f"{'env':<16} {'median moves/s':>15} {'best moves/s':>13} {'agent steps/s':>14} {'x v3':>8}"
+        f"{'env':<20} {'median moves/s':>15} {'best moves/s':>13} {'agent steps/s':>14} {'x v3':>8}"
     )
     for name, rates in runs.items():
         moves = statistics.median(r.moves_per_second for r in rates)
@@ -159,7 +179,7 @@ def main() -> None:
         ratio = statistics.median(
             r.moves_per_second / p.moves_per_second for r, p in zip(rates, pz, strict=True)
         )
-        print(f"{name:<16} {moves:>15,.0f} {best:>13,.0f} {steps:>14,.0f} {ratio:>7.0f}x")
+        print(f"{name:<20} {moves:>15,.0f} {best:>13,.0f} {steps:>14,.0f} {ratio:>7.0f}x")
 
 
 if __name__ == "__main__":

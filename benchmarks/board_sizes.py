@@ -1,11 +1,13 @@
 """Solve the empty board of every size and check the published outcome and last move.
 
-    nice .venv/bin/python benchmarks/board_sizes.py [--only 7x6,6x5] [--big] [--timeout 600] \\
-        [--tt-mb 1024] [--json]
+    nice .venv/bin/python benchmarks/board_sizes.py [--only 7x6,6x5] [--big] [--wide] \\
+        [--timeout 600] [--tt-mb 1024] [--threads 1] [--json]
 
 Every board with width and height at least 4, width + height <= 13 and
-width * (height + 1) <= 64 (our bitboard's limit), plus 8x6 and 7x7 with
-``--big``, is solved exactly (no opening book). Per board it prints who wins
+width * (height + 1) <= 64 (one machine word), plus 8x6 and 7x7 with ``--big``
+and, with ``--wide``, the boards over 64 bits of the published tables that the
+solver may finish within an hour here (5x12, 6x10, 5x13), is solved exactly (no
+opening book). Per board it prints who wins
 with perfect play (first player, second player or draw), the move (ply) on which
 the game then ends, the time and the nodes, and whether both agree with the
 published tables; then a summary. Exit status: 1 if any board disagrees, 3 if
@@ -31,7 +33,7 @@ from typing import Literal
 from machine import describe_machine
 
 from connect4.core.position import Position
-from connect4.solver import Solver
+from connect4.solver import Solver, SolverError
 
 Winner = Literal["first", "second", "draw"]
 
@@ -88,10 +90,16 @@ def published_results() -> dict[tuple[int, int], Published]:
 
 PUBLISHED = published_results()
 BIG = [(8, 6), (7, 7)]
+WIDE = [(5, 12), (6, 10), (5, 13)]  # over 64 bits: 65, 66 and 70
 
 
-def default_boards(big: bool) -> list[tuple[int, int]]:
-    """Width, height >= 4, width + height <= 13, width * (height + 1) <= 64; smallest first."""
+def default_boards(big: bool, wide: bool = False) -> list[tuple[int, int]]:
+    """Width, height >= 4, width + height <= 13, width * (height + 1) <= 64, smallest
+    first; then the ``BIG`` and ``WIDE`` boards when asked for.
+
+    >>> default_boards(False, True)[-3:]
+    [(5, 12), (6, 10), (5, 13)]
+    """
     boards = [
         (width, height)
         for width in range(4, 10)
@@ -99,7 +107,7 @@ def default_boards(big: bool) -> list[tuple[int, int]]:
         if width + height <= 13 and width * (height + 1) <= 64
     ]
     boards.sort(key=lambda board: (board[0] * board[1], board))
-    return boards + (BIG if big else [])
+    return boards + (BIG if big else []) + (WIDE if wide else [])
 
 
 def winner_of(score: int) -> Winner:
@@ -133,9 +141,11 @@ class BoardResult:
     nodes: int
 
 
-def solve_board(width: int, height: int, tt_mb: int, timeout: float | None) -> BoardResult:
+def solve_board(
+    width: int, height: int, tt_mb: int, timeout: float | None, threads: int = 1
+) -> BoardResult:
     """Solve one empty board exactly and judge it against the published tables."""
-    with Solver(width, height, tt_mb) as solver:
+    with Solver(width, height, tt_mb, threads=threads) as solver:
         solver.warm_up()
         cpu_start = time.process_time()
         start = time.perf_counter()
@@ -195,6 +205,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="these boards only, e.g. 7x6,6x5")
     parser.add_argument("--big", action="store_true", help="also 8x6 and 7x7 (hours)")
+    parser.add_argument(
+        "--wide", action="store_true", help="also 5x12, 6x10 and 5x13 (over 64 bits; an hour each)"
+    )
+    parser.add_argument("--threads", type=int, default=1, help="search threads (default 1)")
     parser.add_argument("--timeout", type=float, default=None, help="seconds per board")
     parser.add_argument("--tt-mb", type=int, default=1024, help="table size in MB")
     parser.add_argument("--json", action="store_true")
@@ -205,12 +219,16 @@ def main() -> None:
         except ValueError as error:
             parser.error(f"--only: {error}")
     else:
-        boards = default_boards(args.big)
+        boards = default_boards(args.big, args.wide)
     if args.timeout is not None and args.timeout <= 0:
         parser.error("--timeout must be positive")
     for width, height in boards:
-        if width < 4 or height < 4 or width * (height + 1) > 64:
-            parser.error(f"--only: {width}x{height}: need width, height >= 4 and W*(H+1) <= 64")
+        if width < 4 or height < 4:
+            parser.error(f"--only: {width}x{height}: need width, height >= 4")
+        try:
+            Solver(width, height, args.tt_mb, threads=args.threads)
+        except SolverError as error:
+            parser.error(f"{width}x{height}: {error}")
     if not args.json:
         print(
             f"{'board':>5}  {'ours':>12}  {'published':>12}  {'verdict':<11}"
@@ -220,7 +238,7 @@ def main() -> None:
     results = []
     for index, (width, height) in enumerate(boards, 1):
         print(f"[{index}/{len(boards)}] solving {width}x{height} ...", file=sys.stderr, flush=True)
-        result = solve_board(width, height, args.tt_mb, args.timeout)
+        result = solve_board(width, height, args.tt_mb, args.timeout, args.threads)
         results.append(result)
         if not args.json:
             print(_row(result), flush=True)
@@ -236,6 +254,7 @@ def main() -> None:
                     "boards": [asdict(result) for result in results],
                     "summary": counts,
                     "tt_mb": args.tt_mb,
+                    "threads": args.threads,
                     "machine": describe_machine(),
                 },
                 indent=2,
@@ -243,7 +262,7 @@ def main() -> None:
         )
     else:
         print(f"summary: {len(results)} boards: {summary}")
-        print(f"machine: {describe_machine()}, table {args.tt_mb} MB")
+        print(f"machine: {describe_machine()}, table {args.tt_mb} MB, {args.threads} thread(s)")
     if counts["DISAGREE"]:
         sys.exit(1)
     if counts["TIMEOUT"]:

@@ -25,6 +25,7 @@ from gymnasium.utils.env_checker import data_equivalence
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 from connect4 import Position
+from connect4.classic.fastsearch import pack
 from connect4.classic.mctsboard import (
     MASK64,
     S_RNG,
@@ -38,7 +39,13 @@ from connect4.classic.mctsboard import (
 from connect4.core.game import Game
 from connect4.envs import GYM_ID, ConnectFourEnv, new_game, vector_env
 from connect4.envs.vecboard import E_CUR, E_MASK, E_STONES, N_SLOTS
-from connect4.envs.vector import COMPILED, CompiledOpponent, ConnectFourVectorEnv, loop_arguments
+from connect4.envs.vector import (
+    CompiledOpponent,
+    ConnectFourVectorEnv,
+    compiled_loop,
+    loop_arguments,
+    words_of,
+)
 from connect4.players import make_player
 
 
@@ -133,6 +140,27 @@ CASES = [
     {"opponent": "alphabeta:depth=2", "play_as": "red", "width": 4, "height": 4},
     {"opponent": "alphabeta:depth=2", "play_as": "random", "game": "tictactoe"},
     {"opponent": "random", "play_as": "yellow", "width": 9, "height": 6},
+    # boards over 63 bits: the two-word loop
+    {"opponent": "random", "play_as": "random", "width": 8, "height": 8},
+    {
+        "opponent": "alphabeta:depth=2,heuristic=threats,tt=on",
+        "play_as": "random",
+        "width": 10,
+        "height": 6,
+    },
+    {
+        "opponent": "minimax:depth=1,heuristic=adjacency",
+        "play_as": "yellow",
+        "width": 8,
+        "height": 8,
+        "rules": "count-fours",
+    },
+    {
+        "opponent": "alphabeta:depth=2,heuristic=cell-weights",
+        "play_as": "red",
+        "width": 16,
+        "height": 7,
+    },
 ]
 
 
@@ -190,25 +218,26 @@ def random_positions(count: int, seed: int, **board: Any) -> list[Position]:
         ("alphabeta:depth=4,heuristic=threats,tt=on", {}),
         ("alphabeta:level=medium", {"width": 6, "height": 5}),
         ("minimax:depth=2,heuristic=adjacency", {"rules": "count-fours"}),
+        ("alphabeta:depth=3,heuristic=threats,tt=on", {"width": 8, "height": 8}),
+        ("minimax:depth=2,heuristic=adjacency", {"width": 10, "height": 6, "rules": "count-fours"}),
+        ("alphabeta:depth=3,heuristic=cell-weights", {"width": 9, "height": 7}),
+        ("alphabeta:depth=2", {"width": 16, "height": 7}),  # 128 bits
     ],
 )
 def test_search_opponent_picks_the_players_moves(spec: str, board: dict[str, Any]) -> None:
     empty = Position(**board)
     opponent = CompiledOpponent(spec, empty)
-    _, depth, params, order, _, lines, _, directions, weights, hcells, st, *rest = loop_arguments(
-        empty, opponent
-    )
-    table, (movebuf, pv, pvlen, heights) = rest[:3], rest[3:]
+    words = words_of(empty)
+    _, depth, arrays = loop_arguments(empty, opponent, words)
     player = make_player(spec, width=empty.width, height=empty.height, rules=empty.rules)
-    row = np.zeros(N_SLOTS, dtype=np.int64)
-    for position in random_positions(60, 3, **board):
-        row[E_CUR] = position.stones(position.to_move)
-        row[E_MASK] = position.stones(1) | position.stones(2)
+    row = np.zeros(N_SLOTS * words, dtype=np.int64)
+    count = 60 if words == 1 else 20  # the player's search runs in Python there
+    for position in random_positions(count, 3, **board):
+        mask = position.stones(1) | position.stones(2)
+        row[E_CUR::N_SLOTS] = pack([position.stones(position.to_move)], words)
+        row[E_MASK::N_SLOTS] = pack([mask], words)
         row[E_STONES] = position.ply
-        move = COMPILED.search_move(
-            row, depth, params, order, directions, weights, hcells, lines, st, *table, movebuf,
-            pv, pvlen, heights,
-        )  # fmt: skip
+        move = compiled_loop(words).search_move(row, depth, arrays)
         assert move == player.choose(position).move, position.moves
 
 
@@ -284,7 +313,11 @@ def test_game_over_then_next_step_resets() -> None:
         ({"opponent": "alphabeta:depth=x"}, "bad opponent 'alphabeta:depth=x'"),
         ({"opponent": "nobody"}, "unknown player 'nobody'"),
         ({"opponent": Position.legal_moves}, "takes an opponent spec (a string)"),
-        ({"width": 8, "height": 7}, "up to 63 bits (width*(height+1) <= 63): board 8x7 needs 64"),
+        ({"width": 12, "height": 10}, "board 12x10 is too large: width*(height+1) = 132"),
+        (
+            {"width": 12, "height": 7, "opponent": "alphabeta:depth=2,tt=on"},
+            "table (tt=on) keeps boards of up to 84 bits exact, not 12x7 (96 bits)",
+        ),
         ({"rules": "gomoku"}, "unknown rules 'gomoku'"),
         ({"render_mode": "human"}, "does not render"),
     ],

@@ -4,6 +4,7 @@ the compiled path agreeing exactly with the generic one."""
 from __future__ import annotations
 
 import random
+import types
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -396,3 +397,11 @@ def test_cached_code_of_other_versions_is_removed(tmp_path: Path) -> None:
     dispatcher = SimpleNamespace(_cache=cache, py_func=node.windows_score)
     fastsearch._remove_other_versions([dispatcher], "ffffffffffff")
     assert sorted(p.name for p in tmp_path.iterdir()) == kept
+    # a variant (the two-word copies, tagged "wide") removes its own old files only
+    wide = types.FunctionType(node.windows_score.__code__, {}, "windows_score")
+    wide.__qualname__ = "windows_score_wide_eeeeeeeeeeee"
+    for name in ("node.windows_score_wide_0123456789ab-58.py311.nbi", "w.nbi"):
+        (tmp_path / name).write_text("")
+    dispatcher = SimpleNamespace(_cache=cache, py_func=wide)
+    fastsearch._remove_other_versions([dispatcher], "eeeeeeeeeeee")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*kept, "w.nbi"])

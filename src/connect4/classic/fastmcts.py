@@ -19,6 +19,8 @@ leaves are played out without growing it (the readable engine has no such cap).
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 from connect4.classic import mctsboard
@@ -45,7 +47,17 @@ from connect4.core.game import Game
 from connect4.core.limits import new_flag
 
 _INLINE = frozenset(("next_state", "draw", "free_cells", "end_code", "makes_line"))
-COMPILED = compile_module(mctsboard, inline=_INLINE, base=SEARCH_COMPILED)
+
+
+def compile_mcts(
+    base: types.SimpleNamespace = SEARCH_COMPILED, tag: str = ""
+) -> types.SimpleNamespace:
+    """The MCTS steps compiled on top of the classic search's compiled ``base`` (another
+    variant of it, such as the two-word one, names its copies with ``tag``)."""
+    return compile_module(mctsboard, inline=_INLINE, base=base, tag=tag)
+
+
+COMPILED = compile_mcts()
 
 Array = np.ndarray
 MAX_VISITS = 1 << 29  # a node's doubled reward sum stays within int32

@@ -33,8 +33,9 @@ import re
 import threading
 import time
 import types
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 from numba import njit, types as numba_types
@@ -67,7 +68,7 @@ from connect4.classic.node import (
     TT_SLOTS,
 )
 from connect4.classic.results import Algorithm, Ordering, Outcome, SearchStats
-from connect4.core.bits import SIGNED_WORD_BITS, fits_word
+from connect4.core.bits import MAX_BOARD_BITS, SIGNED_WORD_BITS, fits_word
 from connect4.core.game import Game
 from connect4.core.position import Position, centre_order, count_fours, four_in_a_row
 from connect4.core.tictactoe import MOVE_ORDER, TicTacToe
@@ -114,10 +115,17 @@ def compile_module(
     extra: Iterable[Callable[..., object]] = (),
     inline: frozenset[str] = frozenset(),
     base: types.SimpleNamespace | tuple[types.SimpleNamespace, ...] | None = None,
+    overrides: Mapping[str, object] | None = None,
+    tag: str = "",
 ) -> types.SimpleNamespace:
     """Each function defined in ``module`` (and the ``extra`` ones it uses), compiled,
     calling each other's compiled versions (and those of ``base``: an earlier result,
     or several).
+
+    ``overrides`` replaces names of the module: a function there is compiled (inlined)
+    in place of the module's function of that name, other values are bound as they
+    are; ``tag`` (a word) then sets this variant's compiled copies apart from the
+    plain ones in the cache.
 
     Every function is compiled from a copy that looks its globals up in one shared
     namespace, where each name is then bound to its compiled version. The on-disk
@@ -132,27 +140,36 @@ def compile_module(
     recursion then runs through a pointer that the on-disk cache does not restore (a
     crash in the next process, "Symbol not found: .numba.unresolved$...").
     """
-    plain = list(extra) + [
+    replaced = dict(overrides or {})
+    changed = {k: v for k, v in replaced.items() if isinstance(v, types.FunctionType)}
+    extras = [cast(types.FunctionType, func) for func in extra]
+    plain = extras + [
         value
-        for value in vars(module).values()
+        for name, value in vars(module).items()
         if inspect.isfunction(value) and value.__module__ == module.__name__
+        if name not in replaced
     ]
     source = Path(inspect.getfile(module)).read_bytes() + Path(__file__).read_bytes()
-    source += b"".join(inspect.getsource(func).encode() for func in extra)
+    source += b"".join(inspect.getsource(f).encode() for f in (*extras, *changed.values()))
+    source += tag.encode()
     scope = dict(vars(module))
     bases = () if base is None else base if isinstance(base, tuple) else (base,)
     for earlier in bases:
         source += earlier.digest.encode()
         scope.update((k, v) for k, v in vars(earlier).items() if k != "digest")
+    scope.update((k, v) for k, v in replaced.items() if k not in changed)
     digest = hashlib.sha256(source).hexdigest()[:12]
-    for func in plain:
-        copy = types.FunctionType(func.__code__, scope, func.__name__, func.__defaults__)
-        copy.__qualname__ = f"{func.__qualname__}_{digest}"
-        if func.__name__ in inline:
-            scope[func.__name__] = njit(cache=True, nogil=True, inline="always")(copy)
+    prefix = f"{tag}_" if tag else ""
+    functions = [(func.__name__, func, func.__name__ in inline) for func in plain]
+    functions += [(name, func, True) for name, func in changed.items()]
+    for name, func, inlined in functions:
+        copy = types.FunctionType(func.__code__, scope, name, func.__defaults__)
+        copy.__qualname__ = f"{name}_{prefix}{digest}"
+        if inlined:
+            scope[name] = njit(cache=True, nogil=True, inline="always")(copy)
         else:
-            scope[func.__name__] = njit(cache=True, nogil=True)(copy)
-    compiled = {func.__name__: scope[func.__name__] for func in plain}
+            scope[name] = njit(cache=True, nogil=True)(copy)
+    compiled = {name: scope[name] for name, _, _ in functions}
     _remove_other_versions(compiled.values(), digest)
     return types.SimpleNamespace(digest=digest, **compiled)
 
@@ -166,7 +183,9 @@ def _remove_other_versions(dispatchers: Iterable[object], digest: str) -> None:
         func = getattr(dispatcher, "py_func", None)
         if isinstance(folder, str) and func is not None:
             module = Path(inspect.getfile(func)).stem
-            folders.setdefault(folder, set()).add(f"{module}.{func.__name__}_")
+            name = func.__qualname__  # the name, a variant's tag, the digest: "f_wide_<digest>"
+            variant = name.removesuffix(digest) if name.endswith(digest) else f"{name}_"
+            folders.setdefault(folder, set()).add(f"{module}.{variant}")
     for folder, prefixes in folders.items():
         with contextlib.suppress(OSError):
             for entry in os.listdir(folder):
@@ -176,18 +195,28 @@ def _remove_other_versions(dispatchers: Iterable[object], digest: str) -> None:
                         os.unlink(os.path.join(folder, entry))
 
 
-COMPILED = compile_module(node, (count_fours, four_in_a_row), _INLINE)
+def compile_search(
+    overrides: Mapping[str, object] | None = None, tag: str = ""
+) -> types.SimpleNamespace:
+    """The classic search's functions compiled (see :func:`compile_module` for
+    ``overrides`` and ``tag``: the two-word variant's word helpers)."""
+    return compile_module(node, (count_fours, four_in_a_row), _INLINE, None, overrides, tag)
 
 
-def supports(game: Game, heuristic: str | Heuristic) -> bool:
-    """True when the compiled backend can run this search."""
+COMPILED = compile_search()
+
+
+def supports(game: Game, heuristic: str | Heuristic, words: int = 1) -> bool:
+    """True when the compiled backend can run this search (with ``words=2``: its
+    two-word form, boards of up to 128 bits)."""
     if isinstance(heuristic, str):
         if heuristic not in HEURISTICS:
             return False
         heuristic = HEURISTICS[heuristic]
     if heuristic.code is None or game.kind not in heuristic.games:
         return False
-    return game.kind == "tictactoe" or fits_word(game.width, game.height, SIGNED_WORD_BITS)
+    bits = SIGNED_WORD_BITS if words == 1 else MAX_BOARD_BITS
+    return game.kind == "tictactoe" or fits_word(game.width, game.height, bits)
 
 
 # ---------------------------------------------------------------- tables
@@ -219,8 +248,18 @@ def new_table() -> tuple[Array, Array, Array]:
 _EMPTY_TABLE = (np.full(1, -1, dtype=np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64))
 
 
-def _ints(values: tuple[int, ...] | list[int]) -> Array:
-    return np.array(values, dtype=np.int64)
+def pack(values: Sequence[int], words: int = 1) -> Array:
+    """``values`` as the compiled code's ``int64`` array; with ``words=2`` the low
+    words, then as many high words (the two-word code's layout of bitboards).
+
+    >>> pack([5, 1 << 64 | 7], words=2).tolist()
+    [5, 7, 0, 1]
+    """
+    if words == 1:
+        return np.array(values, dtype=np.int64)
+    low = [value & 0xFFFF_FFFF_FFFF_FFFF for value in values]
+    words_array = np.array(low + [value >> 64 for value in values], dtype=np.uint64)
+    return words_array.view(np.int64)
 
 
 # ---------------------------------------------------------------- the engine
@@ -228,40 +267,49 @@ class CompiledEngine:
     """The root position laid out in arrays, searched by the compiled
     :func:`~connect4.classic.node.search_node`. Its table and its measured speed
     (which turns a deadline into a node budget) last across the iterations of one
-    search."""
+    search. ``words=2`` lays the arrays out for the two-word code of boards over 64
+    bits (see :func:`pack`), which the vector env's compiled loop runs; :meth:`run`
+    searches the one-word layout."""
 
     name = "numba"
 
     def __init__(
-        self, game: Game, algorithm: Algorithm, heuristic: Heuristic, ordering: Ordering, tt: bool
+        self,
+        game: Game,
+        algorithm: Algorithm,
+        heuristic: Heuristic,
+        ordering: Ordering,
+        tt: bool,
+        words: int = 1,
     ) -> None:
         if heuristic.code is None:
             raise ValueError(f"the numba engine does not support {heuristic.name}")
         g = board_geometry(game)
         tictactoe = game.kind == "tictactoe"
-        params = np.zeros(P_TICTACTOE + 1, dtype=np.int64)
+        params = [0] * (P_TICTACTOE + 1)
         params[P_WIDTH], params[P_HEIGHT], params[P_SIZE] = game.width, game.height, game.size
-        params[P_PRUNE] = algorithm == "alphabeta"
-        params[P_SORTED] = ordering == "none"
-        params[P_USE_TT] = tt
+        params[P_PRUNE] = int(algorithm == "alphabeta")
+        params[P_SORTED] = int(ordering == "none")
+        params[P_USE_TT] = int(tt)
         params[P_EVAL] = heuristic.code
-        params[P_COUNT_FOURS] = game.rules == "count-fours"
+        params[P_COUNT_FOURS] = int(game.rules == "count-fours")
         params[P_BOTTOM], params[P_BOARD], params[P_ODD] = g.bottom, g.board, g.odd_rows
-        params[P_ROOT_RED] = game.to_move == 1
-        params[P_TICTACTOE] = tictactoe
+        params[P_ROOT_RED] = int(game.to_move == 1)
+        params[P_TICTACTOE] = int(tictactoe)
         self.table = _EMPTY_TABLE
         if tt:
             self.table, params[P_GEN] = shared_table()
-        self.params = params
-        self.order = _ints(MOVE_ORDER if tictactoe else centre_order(game.width))
-        self.directions, self.cells = _ints(g.directions), _ints(g.weight_masks)
-        self.lines, self.weights = _ints(g.lines), _ints(heuristic.weights)
+        self.words = words
+        self.params = pack(params, words)
+        self.order = pack(MOVE_ORDER if tictactoe else centre_order(game.width))
+        self.directions, self.cells = pack(g.directions, words), pack(g.weight_masks, words)
+        self.lines, self.weights = pack(g.lines), pack(heuristic.weights)
         self.current = game.stones(game.to_move)
         self.mask = game.stones(1) | game.stones(2)
         self.ply = game.ply
         bits = game.height + 1
         column = (1 << bits) - 1
-        self.heights = _ints(
+        self.heights = pack(
             [0] if tictactoe
             else [(self.mask >> (c * bits) & column).bit_count() for c in range(game.width)]
         )  # fmt: skip
@@ -282,6 +330,8 @@ class CompiledEngine:
     def run(self, depth: int, node_limit: int | None, deadline: float | None) -> Outcome:
         """Search to ``depth``; see :class:`connect4.classic.results.Engine`. With a
         ``deadline`` the iteration gets a node budget from the speed measured so far."""
+        if self.words != 1:
+            raise ValueError("the compiled engine searches one-word layouts (words=1)")
         st = self.st = np.zeros(6, dtype=np.int64)
         limit = INF if node_limit is None else node_limit
         if deadline is not None:

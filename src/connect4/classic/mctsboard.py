@@ -35,6 +35,7 @@ from connect4.classic.node import (
     P_TICTACTOE,
     end_state,
     has_line,
+    mask_at,
 )
 from connect4.core.game import Game
 from connect4.core.position import (
@@ -122,9 +123,10 @@ def makes_line(stones: int, bit: int, params: Ints, lines: Ints) -> bool:
 def free_cells(mask: int, params: Ints) -> int:
     """The cells a move can fill now: each column's lowest empty cell, or every empty
     tic-tac-toe cell."""
+    board = mask_at(params, P_BOARD)
     if params[P_TICTACTOE] == 1:
-        return params[P_BOARD] & ~mask
-    return (mask + params[P_BOTTOM]) & params[P_BOARD]
+        return board & ~mask
+    return (mask + mask_at(params, P_BOTTOM)) & board
 
 
 def end_code(state: int) -> int:
@@ -148,19 +150,19 @@ def playout_cell(
         for side in range(2):
             stones = cur if side == 0 else cur ^ mask
             for index in range(len(order)):
-                bit = free & cells[order[index]]
+                bit = free & mask_at(cells, order[index])
                 if bit != 0 and makes_line(stones, bit, params, lines):
                     return bit
     x = next_state(st[S_RNG], params[P_MASK64])
     st[S_RNG] = x
     k = draw(x, free.bit_count())
     for index in range(len(order)):
-        bit = free & cells[order[index]]
+        bit = free & mask_at(cells, order[index])
         if bit != 0:
             if k == 0:
                 return bit
             k -= 1
-    return 0
+    return free & 0  # not reached (k < the free cells); 0 of the board's type
 
 
 def playout(
@@ -204,7 +206,7 @@ def expand(
     first = st[S_USED]
     count = 0
     for index in range(len(order)):
-        bit = free & cells[order[index]]
+        bit = free & mask_at(cells, order[index])
         if bit == 0:
             continue
         mover = cur | bit
@@ -308,7 +310,7 @@ def iterate(
                 break
             expand(node, cur, mask, stones, nodes, params, order, cells, lines, st)
         node = select(node, c, nodes, solver)
-        bit = free_cells(mask, params) & cells[nodes[node, F_MOVE]]
+        bit = free_cells(mask, params) & mask_at(cells, nodes[node, F_MOVE])
         mover = cur | bit
         mask |= bit
         cur = mover ^ mask

@@ -21,6 +21,12 @@ Boards use the game's own bit layout: Connect Four columns of ``height + 1`` bit
   holding 1-4 discs, ``weights[4:8]`` the opponent's (threats adds its six numbers
   at ``8:14``, adjacency uses ``0:4``: same colour, playable, later, fours).
 
+A bitboard read out of a sequence goes through :func:`mask_at` (and a sequence's
+length through :func:`span`): here they index, as the one-word compiled code does;
+boards over 64 bits compile every function again with two-word forms of these few
+word helpers (``uint128`` bitboards whose high words fill a second half of each
+array; see :mod:`connect4.envs.wideboard`).
+
 >>> windows_score(0b111, 0, (1, 0b1111), (1, 10, 100, 1000, -1, -10, -100, -1000))
 111
 >>> mate_score(7, True), mate_score(12, False)
@@ -56,6 +62,38 @@ P_BOTTOM, P_BOARD, P_GEN, P_ODD, P_ROOT_RED, P_TICTACTOE = range(8, 14)
 S_NODES, S_LEAVES, S_CUTOFFS, S_TT_HITS, S_ABORTED, S_LIMIT = range(6)
 
 
+# ---------------------------------------------------------------- words
+def mask_at(values: Ints, index: int) -> int:
+    """The bitboard ``values[index]`` (one word; the two-word form joins two).
+
+    >>> mask_at((3, 0b1010), 1)
+    10
+    """
+    return values[index]
+
+
+def span(values: Ints) -> int:
+    """The number of values in ``values`` (a two-word array holds twice as many words)."""
+    return len(values)
+
+
+def one(board: int) -> int:
+    """1 as a bitboard of ``board``'s type, the cell a shift moves (0b1 << n past bit 63
+    needs the two-word type)."""
+    return 1
+
+
+def table_slot(key: int) -> int:
+    """The transposition table's slot of a position key: ``key % TT_SLOTS``."""
+    return key % TT_SLOTS
+
+
+def table_key(key: int) -> int:
+    """What the table keeps of a key: all of it (the two-word form keeps its low word,
+    which with the slot, ``key`` modulo a prime, tells keys of up to 84 bits apart)."""
+    return key
+
+
 # ---------------------------------------------------------------- heuristics
 def windows_score(own: int, opp: int, directions: Ints, weights: Ints) -> int:
     """Four-cell windows holding one colour only, weighted by their disc count.
@@ -67,11 +105,11 @@ def windows_score(own: int, opp: int, directions: Ints, weights: Ints) -> int:
     111
     """
     total = 0
-    for index in range(0, len(directions), 2):
+    for index in range(0, span(directions), 2):
         shift = directions[index]
         shift2 = 2 * shift
         shift3 = 3 * shift
-        starts = directions[index + 1]
+        starts = mask_at(directions, index + 1)
         for k in range(0, 8, 4):  # own windows, then the opponent's
             a = own if k == 0 else opp
             o = opp if k == 0 else own
@@ -126,8 +164,8 @@ def cells_score(own: int, opp: int, cells: Ints) -> int:
     -1
     """
     total = 0
-    for index in range(0, len(cells), 2):
-        mask = cells[index + 1]
+    for index in range(0, span(cells), 2):
+        mask = mask_at(cells, index + 1)
         total += cells[index] * ((own & mask).bit_count() - (opp & mask).bit_count())
     return total
 
@@ -151,7 +189,7 @@ def threat_cells(stones: int, mask: int, height: int, board: int) -> int:
 
 def above(cells: int, height: int, board: int) -> int:
     """Every cell strictly above some cell of ``cells`` in its column."""
-    out = 0
+    out = cells & 0  # 0 of the board's type
     for _ in range(height - 1):
         cells = (cells << 1) & board
         out |= cells
@@ -326,15 +364,15 @@ def evaluate(
     if params[P_TICTACTOE] == 1:  # its windows are its eight lines
         return lines_score(own, opp, lines, weights)
     height = params[P_HEIGHT]
-    board = params[P_BOARD]
-    bottom = params[P_BOTTOM]
+    board = mask_at(params, P_BOARD)
+    bottom = mask_at(params, P_BOTTOM)
     if code == EVAL_ADJACENCY:
         return adjacency_score(own, opp, height, board, bottom, weights)
     if code == EVAL_THREATS:
         root_red = params[P_ROOT_RED] == 1
         return threats_score(
-            own, opp, own_moves, root_red, height, board, bottom, params[P_ODD], directions, cells,
-            weights,
+            own, opp, own_moves, root_red, height, board, bottom, mask_at(params, P_ODD),
+            directions, cells, weights,
         )  # fmt: skip
     return windows_score(own, opp, directions, weights)
 
@@ -430,18 +468,18 @@ def search_node(
         opp = last if maximizing else cur
         return evaluate(own, opp, maximizing, params, directions, weights, cells, lines)
     count = gather_moves(mask, ply, ttt, height, heights, params, order, movebuf)
-    key = slot = 0
+    # the games' own keys (Position.key, TicTacToe.key: X's cells, O's above them),
+    # so both engines fill the same slots and count the same nodes
+    key = cur + mask
+    if ttt:
+        key = (cur | (last << 9)) if (stones & 1) == 0 else (last | (cur << 9))
+    slot = 0
     alpha0 = alpha
     beta0 = beta
     use_tt = params[P_USE_TT] == 1
     if use_tt:
-        # the games' own keys (Position.key, TicTacToe.key: X's cells, O's above them),
-        # so both engines fill the same slots and count the same nodes
-        key = cur + mask
-        if ttt:
-            key = (cur | (last << 9)) if (stones & 1) == 0 else (last | (cur << 9))
-        slot = key % TT_SLOTS
-        if tt_key[slot] == key and (tt_data[slot] >> 32) == params[P_GEN]:
+        slot = table_slot(key)
+        if tt_key[slot] == table_key(key) and (tt_data[slot] >> 32) == params[P_GEN]:
             data = tt_data[slot]
             stored = tt_value[slot]
             best_move = ((data >> 24) & 0xFF) - 1
@@ -460,9 +498,9 @@ def search_node(
     for index in range(count):
         move = movebuf[ply, index]
         if ttt:
-            bit = 1 << move
+            bit = one(mask) << move
         else:
-            bit = 1 << (move * (height + 1) + heights[move])
+            bit = one(mask) << (move * (height + 1) + heights[move])
             heights[move] += 1
         value = search_node(
             cur ^ mask, mask | bit, depth - 1, alpha, beta, ply + 1, stones + 1, heights,
@@ -483,7 +521,7 @@ def search_node(
             break
     if use_tt:
         flag = entry_flag(prune, best, alpha0, beta0)
-        tt_key[slot] = key
+        tt_key[slot] = table_key(key)
         tt_data[slot] = depth | (flag << 16) | ((best_move + 1) << 24) | (params[P_GEN] << 32)
         tt_value[slot] = best
     return best

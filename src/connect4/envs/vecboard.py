@@ -50,19 +50,39 @@ from connect4.classic.node import (
     S_LIMIT,
     S_NODES,
     end_state,
+    mask_at,
     search_node,
+    span,
 )
 
 if TYPE_CHECKING:
     from connect4.classic.node import Array, Ints
 
     Row: TypeAlias = list[int] | Array
+    Arrays: TypeAlias = tuple[Array, ...]
+
+# every step inlined into the two loops when compiled (a call would count references
+# to its arrays)
+INLINE = frozenset(
+    ("load", "store", "new_episode", "play_cell", "outcome", "legal", "search_move",
+     "opponent_turn", "write_view", "start")
+)  # fmt: skip
+
+# the arrays the loop takes as one tuple (``Arrays``): the board's parameters (the
+# search's slots and the playout's), moves in move order, the cells each move fills,
+# lines, the bit behind each observed cell, then the search's arrays (as
+# connect4.classic.fastsearch.CompiledEngine lays them out: heuristic, statistics,
+# table, buffers)
+A_PARAMS, A_ORDER, A_CELLS, A_LINES, A_BITS = range(5)
+A_DIRECTIONS, A_WEIGHTS, A_HCELLS, A_ST, A_TT_KEY, A_TT_DATA, A_TT_VALUE = range(5, 12)
+A_MOVEBUF, A_PV, A_PVLEN, A_HEIGHTS = range(12, 16)
 
 # a game's slots in its row of the state array; the generator at the playout's S_RNG
 E_CUR = 0  # the stones of the side to move
 E_RNG = S_RNG
 E_MASK, E_STONES, E_AGENT, E_DONE = range(S_RNG + 1, S_RNG + 5)
-N_SLOTS = E_DONE + 1
+N_SLOTS = E_DONE + 1  # a row's slots; boards over 64 bits add the high words of the
+# bitboards behind them (slot s's at N_SLOTS + s, see connect4.envs.wideboard)
 
 # why a game's episode ended (E_DONE): it goes on, the game is over, an illegal action
 PLAYING, OVER, ILLEGAL = 0, 1, 2
@@ -74,11 +94,22 @@ OPP_RANDOM, OPP_SEARCH = 0, 1
 NEXT_STEP, SAME_STEP, DISABLED = 0, 1, 2
 
 
+def load(row: Row, slot: int) -> int:
+    """The bitboard in ``row[slot]`` (one word; the two-word form joins the high word)."""
+    return row[slot]
+
+
+def store(row: Row, slot: int, board: int) -> None:
+    """Keep the bitboard ``board`` in ``row[slot]``."""
+    row[slot] = board
+
+
 def new_episode(row: Row, play_as: int, params: Ints) -> None:
     """An empty board in ``row``; the agent's colour is ``play_as`` or, for
     ``RANDOM_COLOUR``, one draw of the row's generator."""
-    row[E_CUR] = 0
-    row[E_MASK] = 0
+    for word in range(0, len(row), N_SLOTS):  # the boards' words (one, or two)
+        row[word + E_CUR] = 0
+        row[word + E_MASK] = 0
     row[E_STONES] = 0
     row[E_DONE] = PLAYING
     if play_as == RANDOM_COLOUR:
@@ -91,10 +122,9 @@ def new_episode(row: Row, play_as: int, params: Ints) -> None:
 
 def play_cell(row: Row, bit: int) -> None:
     """The side to move fills the cell ``bit``."""
-    mover = row[E_CUR] | bit
-    mask = row[E_MASK] | bit
-    row[E_CUR] = mover ^ mask
-    row[E_MASK] = mask
+    mask = load(row, E_MASK) | bit
+    store(row, E_CUR, (load(row, E_CUR) | bit) ^ mask)
+    store(row, E_MASK, mask)
     row[E_STONES] += 1
 
 
@@ -102,8 +132,8 @@ def outcome(row: Row, params: Ints, lines: Ints) -> int:
     """The game's end for the agent after a move: 0 it goes on, 1 a draw, 2 the agent
     won, 3 the agent lost."""
     stones = row[E_STONES]
-    cur = row[E_CUR]
-    state = end_state(cur, cur ^ row[E_MASK], stones, params, lines)
+    cur = load(row, E_CUR)
+    state = end_state(cur, cur ^ load(row, E_MASK), stones, params, lines)
     if state <= 1:
         return state
     last_mover = 2 - (stones & 1)  # red (1) made the odd-numbered moves
@@ -113,33 +143,19 @@ def outcome(row: Row, params: Ints, lines: Ints) -> int:
 
 def legal(mask: int, action: int, params: Ints, cells: Ints) -> bool:
     """True when ``action`` (a column, a tic-tac-toe cell) is a move on the board ``mask``."""
-    if action < 0 or action >= len(cells):
+    if action < 0 or action >= span(cells):
         return False
-    return free_cells(mask, params) & cells[action] != 0
+    return free_cells(mask, params) & mask_at(cells, action) != 0
 
 
-def search_move(
-    row: Row,
-    depth: int,
-    params: Array,
-    order: Array,
-    directions: Array,
-    weights: Array,
-    hcells: Array,
-    lines: Array,
-    st: Array,
-    tt_key: Array,
-    tt_data: Array,
-    tt_value: Array,
-    movebuf: Array,
-    pv: Array,
-    pvlen: Array,
-    heights: Array,
-) -> int:
+def search_move(row: Row, depth: int, arrays: Arrays) -> int:
     """The search player's move in the row's game: :func:`search_node` from an empty
     table (a new generation), the root the side to move, as its compiled engine runs it."""
-    cur = row[E_CUR]
-    mask = row[E_MASK]
+    params = arrays[A_PARAMS]
+    heights = arrays[A_HEIGHTS]
+    st = arrays[A_ST]
+    cur = load(row, E_CUR)
+    mask = load(row, E_MASK)
     stones = row[E_STONES]
     if params[P_TICTACTOE] == 0:
         bits = params[P_HEIGHT] + 1
@@ -156,99 +172,60 @@ def search_move(
     # copy (see connect4.classic.fastsearch.compile_module)
     bound = st[S_LIMIT]
     root = st[S_NODES]
+    pv = arrays[A_PV]
     search_node(
-        cur, mask, depth, -bound, bound, root, stones, heights, params, order, directions,
-        weights, hcells, lines, st, tt_key, tt_data, tt_value, movebuf, pv, pvlen,
+        cur, mask, depth, -bound, bound, root, stones, heights, params, arrays[A_ORDER],
+        arrays[A_DIRECTIONS], arrays[A_WEIGHTS], arrays[A_HCELLS], arrays[A_LINES], st,
+        arrays[A_TT_KEY], arrays[A_TT_DATA], arrays[A_TT_VALUE], arrays[A_MOVEBUF], pv,
+        arrays[A_PVLEN],
     )  # fmt: skip
     return int(pv[0, 0])
 
 
-def opponent_turn(
-    row: Array,
-    kind: int,
-    depth: int,
-    params: Array,
-    order: Array,
-    cells: Array,
-    lines: Array,
-    directions: Array,
-    weights: Array,
-    hcells: Array,
-    st: Array,
-    tt_key: Array,
-    tt_data: Array,
-    tt_value: Array,
-    movebuf: Array,
-    pv: Array,
-    pvlen: Array,
-    heights: Array,
-) -> int:
+def opponent_turn(row: Array, kind: int, depth: int, arrays: Arrays) -> int:
     """The opponent moves in the row's game; its outcome for the agent (see :func:`outcome`)."""
-    mask = row[E_MASK]
+    params = arrays[A_PARAMS]
+    cells = arrays[A_CELLS]
+    lines = arrays[A_LINES]
+    mask = load(row, E_MASK)
     free = free_cells(mask, params)
     if kind == OPP_RANDOM:
-        bit = playout_cell(row[E_CUR], mask, free, params, order, cells, lines, row)
+        cur = load(row, E_CUR)
+        bit = playout_cell(cur, mask, free, params, arrays[A_ORDER], cells, lines, row)
     else:
-        move = search_move(
-            row, depth, params, order, directions, weights, hcells, lines, st, tt_key, tt_data,
-            tt_value, movebuf, pv, pvlen, heights,
-        )  # fmt: skip
-        bit = free & cells[move]
+        bit = free & mask_at(cells, search_move(row, depth, arrays))
     play_cell(row, bit)
     return outcome(row, params, lines)
 
 
-def write_view(
-    row: Array, obs: Array, masks: Array, i: int, params: Array, cells: Array, cell_bits: Array
-) -> None:
+def write_view(row: Array, obs: Array, masks: Array, i: int, arrays: Arrays) -> None:
     """Game ``i``'s observation (plane 0 the agent's stones, top row first, flattened)
     and its action mask (all zeros once the game is over; after an illegal action the
     board's open moves, as the single env shows them)."""
-    cur = row[E_CUR]
-    mask = row[E_MASK]
+    cells = arrays[A_CELLS]
+    cell_bits = arrays[A_BITS]
+    cur = load(row, E_CUR)
+    mask = load(row, E_MASK)
     agent_moves = 1 + (row[E_STONES] & 1) == row[E_AGENT]  # red moves when the count is even
     own = cur if agent_moves else cur ^ mask
     opp = own ^ mask
     for k in range(len(cell_bits)):
         b = cell_bits[k]
-        obs[i, 2 * k] = (own >> b) & 1
-        obs[i, 2 * k + 1] = (opp >> b) & 1
+        obs[i, 2 * k] = (own >> b) & 1 != 0
+        obs[i, 2 * k + 1] = (opp >> b) & 1 != 0
     done = row[E_DONE] == OVER
-    free = free_cells(mask, params)
-    for m in range(len(cells)):
-        masks[i, m] = 0 if done or free & cells[m] == 0 else 1
+    free = free_cells(mask, arrays[A_PARAMS])
+    for m in range(span(cells)):
+        masks[i, m] = 0 if done or free & mask_at(cells, m) == 0 else 1
 
 
-def start(
-    row: Array,
-    play_as: int,
-    kind: int,
-    depth: int,
-    params: Array,
-    order: Array,
-    cells: Array,
-    lines: Array,
-    directions: Array,
-    weights: Array,
-    hcells: Array,
-    st: Array,
-    tt_key: Array,
-    tt_data: Array,
-    tt_value: Array,
-    movebuf: Array,
-    pv: Array,
-    pvlen: Array,
-    heights: Array,
-) -> int:
+def start(row: Array, play_as: int, kind: int, depth: int, arrays: Arrays) -> int:
     """A new episode in the row; when the agent plays yellow the opponent has moved.
     Returns the moves played (0 or 1)."""
-    new_episode(row, play_as, params)
+    new_episode(row, play_as, arrays[A_PARAMS])
     if row[E_AGENT] == RED:
         return 0
-    opponent_turn(
-        row, kind, depth, params, order, cells, lines, directions, weights, hcells, st, tt_key,
-        tt_data, tt_value, movebuf, pv, pvlen, heights,
-    )  # fmt: skip
+    opponent_turn(row, kind, depth, arrays)
     return 1
 
 
@@ -258,22 +235,7 @@ def reset_games(
     play_as: int,
     kind: int,
     depth: int,
-    params: Array,
-    order: Array,
-    cells: Array,
-    lines: Array,
-    cell_bits: Array,
-    directions: Array,
-    weights: Array,
-    hcells: Array,
-    st: Array,
-    tt_key: Array,
-    tt_data: Array,
-    tt_value: Array,
-    movebuf: Array,
-    pv: Array,
-    pvlen: Array,
-    heights: Array,
+    arrays: Arrays,
     obs: Array,
     masks: Array,
 ) -> int:
@@ -283,11 +245,8 @@ def reset_games(
     for i in range(len(state)):
         row = state[i]
         if which[i] == 1:
-            moves += start(
-                row, play_as, kind, depth, params, order, cells, lines, directions, weights,
-                hcells, st, tt_key, tt_data, tt_value, movebuf, pv, pvlen, heights,
-            )  # fmt: skip
-        write_view(row, obs, masks, i, params, cells, cell_bits)
+            moves += start(row, play_as, kind, depth, arrays)
+        write_view(row, obs, masks, i, arrays)
     return moves
 
 
@@ -298,22 +257,7 @@ def step_games(
     play_as: int,
     kind: int,
     depth: int,
-    params: Array,
-    order: Array,
-    cells: Array,
-    lines: Array,
-    cell_bits: Array,
-    directions: Array,
-    weights: Array,
-    hcells: Array,
-    st: Array,
-    tt_key: Array,
-    tt_data: Array,
-    tt_value: Array,
-    movebuf: Array,
-    pv: Array,
-    pvlen: Array,
-    heights: Array,
+    arrays: Arrays,
     obs: Array,
     masks: Array,
     rewards: Array,
@@ -330,36 +274,32 @@ def step_games(
     ``SAME_STEP`` started a new episode (the finished game's view is then in
     ``final_obs`` and ``final_masks``), bit 3 when the agent of that game was yellow.
     """
+    params = arrays[A_PARAMS]
+    cells = arrays[A_CELLS]
     moves = 0
     for i in range(len(state)):
         row = state[i]
         reward = 0.0
         flag = 0
         if row[E_DONE] != PLAYING:
-            moves += start(
-                row, play_as, kind, depth, params, order, cells, lines, directions, weights,
-                hcells, st, tt_key, tt_data, tt_value, movebuf, pv, pvlen, heights,
-            )  # fmt: skip
-        elif not legal(row[E_MASK], actions[i], params, cells):
+            moves += start(row, play_as, kind, depth, arrays)
+        elif not legal(load(row, E_MASK), actions[i], params, cells):
             reward = -1.0
             flag = 3
             row[E_DONE] = ILLEGAL
         else:
-            bit = free_cells(row[E_MASK], params) & cells[actions[i]]
+            bit = free_cells(load(row, E_MASK), params) & mask_at(cells, actions[i])
             play_cell(row, bit)
             moves += 1
-            end = outcome(row, params, lines)
+            end = outcome(row, params, arrays[A_LINES])
             if end == 0:
-                end = opponent_turn(
-                    row, kind, depth, params, order, cells, lines, directions, weights, hcells,
-                    st, tt_key, tt_data, tt_value, movebuf, pv, pvlen, heights,
-                )  # fmt: skip
+                end = opponent_turn(row, kind, depth, arrays)
                 moves += 1
             if end != 0:
                 reward = 1.0 if end == 2 else (-1.0 if end == 3 else 0.0)
                 flag = 1
                 row[E_DONE] = OVER
-        write_view(row, obs, masks, i, params, cells, cell_bits)
+        write_view(row, obs, masks, i, arrays)
         if mode == SAME_STEP and row[E_DONE] != PLAYING:
             for k in range(obs.shape[1]):
                 final_obs[i, k] = obs[i, k]
@@ -367,11 +307,8 @@ def step_games(
                 final_masks[i, m] = masks[i, m]
             if row[E_AGENT] == YELLOW:
                 flag |= 8
-            moves += start(
-                row, play_as, kind, depth, params, order, cells, lines, directions, weights,
-                hcells, st, tt_key, tt_data, tt_value, movebuf, pv, pvlen, heights,
-            )  # fmt: skip
-            write_view(row, obs, masks, i, params, cells, cell_bits)
+            moves += start(row, play_as, kind, depth, arrays)
+            write_view(row, obs, masks, i, arrays)
             flag |= 4
         rewards[i] = reward
         flags[i] = flag

@@ -10,6 +10,10 @@ uniform legal move) and the ``minimax``/``alphabeta`` specs with a fixed depth
 which pick the moves those players pick. Other players are refused with a
 message naming Gymnasium's ``"sync"`` vectorisation, which runs any of them.
 
+Boards of up to 63 bits (7x6, 8x6 ...) keep a bitboard in one ``int64`` word;
+bigger ones, up to 128 bits (8x8, 9x7, 10x6 ...), run the same loop compiled over
+two words (:mod:`connect4.envs.wideboard`), compiled on their first use.
+
 Autoreset: Gymnasium's default, ``AutoresetMode.NEXT_STEP`` (declared in
 ``metadata["autoreset_mode"]``): the step after a game ends starts the next one,
 ignores its action and returns reward 0. ``SAME_STEP`` and ``DISABLED`` are
@@ -28,6 +32,7 @@ there too (``autoreset_mode=``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import SimpleNamespace
 
 import numpy as np
 import numpy.typing as npt
@@ -41,6 +46,7 @@ from connect4.classic.fastsearch import (
     CompiledEngine,
     compile_module,
     new_table,
+    pack,
     supports,
 )
 from connect4.classic.heuristics import Heuristic, get_heuristic
@@ -54,8 +60,7 @@ from connect4.classic.mctsboard import (
 )
 from connect4.classic.node import P_GEN
 from connect4.classic.results import Algorithm, Ordering
-from connect4.core.bits import SIGNED_WORD_BITS, check_word_board
-from connect4.core.errors import GameError
+from connect4.core.bits import SIGNED_WORD_BITS, board_bits, fits_word
 from connect4.core.game import Game
 from connect4.core.games import Board
 from connect4.envs import vecboard
@@ -77,12 +82,9 @@ from connect4.envs.vecboard import (
 from connect4.players import PlayerContext, PlayerSpecError, build_player, split_spec
 from connect4.players.search import SearchPlayer
 
-# every step inlined into the two loops (a call would count references to its arrays)
-_INLINE = frozenset(
-    ("new_episode", "play_cell", "outcome", "legal", "search_move", "opponent_turn",
-     "write_view", "start")
-)  # fmt: skip
-COMPILED = compile_module(vecboard, inline=_INLINE, base=(SEARCH_COMPILED, MCTS_COMPILED))
+EXACT_TABLE_BITS = 84  # the two-word table's entries are exact up to this many bits
+
+COMPILED = compile_module(vecboard, inline=vecboard.INLINE, base=(SEARCH_COMPILED, MCTS_COMPILED))
 
 MODES = {
     AutoresetMode.NEXT_STEP: NEXT_STEP,
@@ -165,7 +167,7 @@ opponent=...) runs any opponent, one env at a time in Python
                 f"the vector env's {kind_name} opponent searches to a fixed depth "
                 f"(no time or schedule), not {spec!r}: " + SYNC_HINT
             )
-        if not supports(game, player.heuristic):
+        if not supports(game, player.heuristic, words_of(game)):
             raise ValueError(
                 f"the vector env cannot compile the heuristic {player.heuristic!r} of "
                 f"{spec!r}: " + SYNC_HINT
@@ -176,36 +178,66 @@ opponent=...) runs any opponent, one env at a time in Python
         self.heuristic = get_heuristic(player.heuristic, game.kind)
         self.ordering = "none" if player.ordering == "none" else "center"
         self.tt = player.tt
+        if self.tt and board_bits(game.width, game.height) > EXACT_TABLE_BITS:
+            raise ValueError(
+                f"the vector env's table (tt=on) keeps boards of up to {EXACT_TABLE_BITS} bits "
+                f"exact, not {game.width}x{game.height} ({board_bits(game.width, game.height)} "
+                f"bits): {spec!r} with tt=off, or " + SYNC_HINT
+            )
 
 
-def loop_arguments(game: Game, opponent: CompiledOpponent) -> tuple[int | IntArray, ...]:
+def words_of(game: Game) -> int:
+    """The words a bitboard of ``game`` takes in the compiled loop: 1 up to 63 bits, else 2.
+
+    >>> [words_of(Board("connect4", w, h, "standard").new()) for w, h in ((7, 6), (8, 8))]
+    [1, 2]
+    """
+    if game.kind == "tictactoe" or fits_word(game.width, game.height, SIGNED_WORD_BITS):
+        return 1
+    return 2
+
+
+def compiled_loop(words: int) -> SimpleNamespace:
+    """The compiled loop for bitboards of ``words`` words (the two-word one is
+    imported, and compiled or loaded from the cache, on first use)."""
+    if words == 1:
+        return COMPILED
+    from connect4.envs import wideboard
+
+    return wideboard.COMPILED
+
+
+def loop_arguments(
+    game: Game, opponent: CompiledOpponent, words: int = 1
+) -> tuple[int, int, tuple[IntArray, ...]]:
     """What the compiled loop takes after ``play_as``: the opponent's kind and depth,
-    the board's parameters (the search's slots and the playout's), moves in move
-    order, the cells each move fills, lines, the bit behind each observed cell, and the
-    search's arrays (laid out by :class:`~connect4.classic.fastsearch.CompiledEngine`)."""
+    and its arrays (in the order of :mod:`connect4.envs.vecboard`'s ``A_*`` indices:
+    the board's, then the search's as :class:`~connect4.classic.fastsearch.CompiledEngine`
+    lays them out), bitboards in ``words`` words."""
     engine = CompiledEngine(
-        game, opponent.algorithm, opponent.heuristic, opponent.ordering, opponent.tt
+        game, opponent.algorithm, opponent.heuristic, opponent.ordering, opponent.tt, words
     )
-    params = np.zeros(N_PARAMS, dtype=np.int64)
-    params[: len(engine.params)] = engine.params
-    params[P_SOLVER], params[P_HEURISTIC], params[P_MASK64] = 0, 0, -1
+    search = engine.params.reshape(words, -1)  # the low words, then the high words
+    params = np.zeros((words, N_PARAMS), dtype=np.int64)
+    params[:, : search.shape[1]] = search
+    params[0, P_SOLVER], params[0, P_HEURISTIC], params[0, P_MASK64] = 0, 0, -1
     table = engine.table
     if opponent.tt:  # a table of its own: the loop counts generations, one per search
         table = new_table()
-        params[P_GEN] = 0
-    cells = np.array(board_setup(game, solver=False, heuristic=False)[2], dtype=np.int64)
+        params[0, P_GEN] = 0
+    cells = pack(board_setup(game, solver=False, heuristic=False)[2], words)
     lines = engine.lines if len(engine.lines) else np.zeros(1, dtype=np.int64)
     height, width = game.height, game.width
     if game.kind == "tictactoe":
         bits = [(height - 1 - top) * width + c for top in range(height) for c in range(width)]
     else:
         bits = [c * (height + 1) + height - 1 - top for top in range(height) for c in range(width)]
-    return (
-        opponent.kind, opponent.depth, params, engine.order, cells, lines,
-        np.array(bits, dtype=np.int64), engine.directions, engine.weights, engine.cells,
-        np.zeros(6, dtype=np.int64), *table, engine.movebuf, engine.pv, engine.pvlen,
-        engine.heights,
+    arrays = (
+        params.reshape(-1), engine.order, cells, lines, np.array(bits, dtype=np.int64),
+        engine.directions, engine.weights, engine.cells, np.zeros(6, dtype=np.int64), *table,
+        engine.movebuf, engine.pv, engine.pvlen, engine.heights,
     )  # fmt: skip
+    return opponent.kind, opponent.depth, arrays
 
 
 class ConnectFourVectorEnv(VectorEnv):
@@ -249,11 +281,8 @@ class ConnectFourVectorEnv(VectorEnv):
             raise ValueError(f"unknown autoreset_mode {autoreset_mode!r}: choose {names}") from None
         self.board = Board(game, width, height, rules)
         board = self.board.new()
-        if board.kind == "connect4":
-            try:
-                check_word_board(board.width, board.height, "the vector env", SIGNED_WORD_BITS)
-            except GameError as error:
-                raise GameError(f"{error}; {SYNC_HINT}") from None
+        self.words = words_of(board)
+        """The words of a bitboard in the compiled loop (2 on boards over 63 bits)."""
         self.opponent = CompiledOpponent(opponent, board)
         self.play_as = play_as
         self.num_envs = num_envs
@@ -268,8 +297,9 @@ class ConnectFourVectorEnv(VectorEnv):
         )
         self.action_space = batch_space(self.single_action_space, num_envs)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
-        self._args = loop_arguments(board, self.opponent)
-        self._state = np.zeros((num_envs, N_SLOTS), dtype=np.int64)
+        self._args = loop_arguments(board, self.opponent, self.words)
+        self._loop = compiled_loop(self.words)
+        self._state = np.zeros((num_envs, N_SLOTS * self.words), dtype=np.int64)
         self._state[:, E_DONE] = 1
         self._seeded = np.zeros(num_envs, dtype=np.bool_)
         self._started = False
@@ -296,7 +326,7 @@ class ConnectFourVectorEnv(VectorEnv):
                 self._state[i, E_RNG] = env_seed_state(one)
                 self._seeded[i] = True
         obs, masks = self._buffers()
-        self.moves_played += COMPILED.reset_games(
+        self.moves_played += self._loop.reset_games(
             which.astype(np.int64), self._state, self._play_as, *self._args, obs, masks
         )
         self._started = True
@@ -331,7 +361,7 @@ class ConnectFourVectorEnv(VectorEnv):
         same_step = self._mode == SAME_STEP
         final_obs = np.zeros_like(obs) if same_step else obs[:0]
         final_masks = np.zeros_like(masks) if same_step else masks[:0]
-        self.moves_played += COMPILED.step_games(
+        self.moves_played += self._loop.step_games(
             moves, self._state, self._mode, self._play_as, *self._args, obs, masks, rewards,
             flags, final_obs, final_masks,
         )  # fmt: skip
