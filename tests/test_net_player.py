@@ -195,6 +195,20 @@ def test_train_command_refuses_bad_input(tmp_path: Path) -> None:
     assert resume.returncode == 2 and "does not exist" in resume.stderr
 
 
+def test_train_resume_refuses_a_checkpoint_that_would_run_code(
+    dataset_file: Path, tmp_path: Path
+) -> None:
+    torch = pytest.importorskip("torch")
+    out = tmp_path / "n.pt"
+    torch.save({"format": 1, "settings": Path.home}, out)  # a function: not data
+    bad = run_cli("train", "--data", str(dataset_file), "--out", str(out), "--resume")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert bad.stderr == (
+        f"error: cannot read {out} as a checkpoint: it holds objects other than tensors, "
+        "numbers and strings (refused: reading them could run code)\n"
+    )
+
+
 def test_ctrl_c_saves_a_resumable_checkpoint(dataset_file: Path, tmp_path: Path) -> None:
     pytest.importorskip("torch")
     out = tmp_path / "n.pt"
