@@ -77,11 +77,12 @@ def column_scores(name: str, moves: list[str]) -> list[list[int | None]]:
 
 
 def measure(spec: str, moves: list[str], scores: list[list[int | None]]) -> Rates:
-    """Play ``spec`` on each position; count the outcome and score errors."""
-    player = make_player(spec, seed=0)
+    """Play ``spec`` on each position (a new player each: no search tree kept from the
+    position before); count the outcome and score errors."""
     outcome = exact = 0
     seconds = 0.0
     for m, row in zip(moves, scores, strict=True):
+        player = make_player(spec, seed=0)
         position = Position.from_moves(m)
         started = time.perf_counter()
         move = player.choose(position).move
