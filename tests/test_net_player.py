@@ -211,6 +211,9 @@ def test_train_command_writes_a_network_that_plays(dataset_file: Path, tmp_path:
     more = run_cli(*args[:-1], "--resume", "--steps", "30")
     assert more.returncode == 0, more.stderr
     assert "step 30" in more.stdout
+    same = run_cli("train", "--data", str(dataset_file), "--out", str(out), "--resume", "--json")
+    assert same.returncode == 0, same.stderr  # no --steps: the checkpoint's 30, not a default
+    assert json.loads(same.stdout)["steps"] == 30 and json.loads(same.stdout)["step"] == 30
     player = make_player(f"net:load={tmp_path / 'n.npz'},playouts=50", width=5, height=4)
     assert player.choose(Position.from_moves("33", 5, 4)).move in range(5)
 

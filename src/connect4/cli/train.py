@@ -125,7 +125,12 @@ def train(
     held_out: Annotated[
         float, typer.Option(help="share of the positions held out to measure on", min=0, max=0.5)
     ] = 0.02,
-    steps: Annotated[int, typer.Option(help="training steps in all", min=1)] = 20_000,
+    steps: Annotated[
+        int | None,
+        typer.Option(
+            help="training steps in all (default 20,000; with --resume, the checkpoint's)", min=1
+        ),
+    ] = None,
     batch: Annotated[int, typer.Option(help="positions per step", min=1, max=65_536)] = 256,
     lr: Annotated[float, typer.Option(help="peak learning rate (AdamW)", min=1e-7, max=1)] = 2e-3,
     channels: Annotated[
@@ -185,7 +190,8 @@ def train(
         else:
             settings = Settings(
                 width=split.width, height=split.height, channels=channels, blocks=blocks,
-                steps=steps, batch=batch, lr=lr, eval_every=eval_every, seed=seed,
+                batch=batch, lr=lr, eval_every=eval_every, seed=seed,
+                **({} if steps is None else {"steps": steps}),  # None: the default's
             )  # fmt: skip
             trainer = Trainer.new(settings, device)
         s = trainer.settings
