@@ -317,3 +317,19 @@ def test_a_hostile_weights_file_is_refused_naming_the_file(tmp_path: Path) -> No
     assert bomb.stat().st_size < 1 << 20
     with pytest.raises(NetworkError, match=r"bomb.npz is too large: its arrays take 72,"):
         load_network(bomb)
+
+
+def test_positions_won_at_once_can_be_left_out(data_file: Path) -> None:
+    from connect4.envs.dataset import load_dataset
+
+    data = load_dataset(data_file)
+    won = {  # read from the positions themselves, not from their labels
+        int(key)
+        for key, position in zip(data.key, data.positions(), strict=True)
+        if any(position.is_winning_move(c) for c in position.legal_moves())
+    }
+    every = load_examples([data_file], held_out=0.0)
+    kept = load_examples([data_file], held_out=0.0, drop_wins_at_once=True)
+    assert 0 < len(won) < len(every.train)
+    assert kept.wins_at_once == len(won) and every.wins_at_once == 0
+    assert set(kept.train.key.tolist()) == set(every.train.key.tolist()) - won

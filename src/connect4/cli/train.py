@@ -125,6 +125,13 @@ def train(
     held_out: Annotated[
         float, typer.Option(help="share of the positions held out to measure on", min=0, max=0.5)
     ] = 0.02,
+    drop_wins_at_once: Annotated[
+        bool,
+        typer.Option(
+            help="leave out positions the side to move wins with its next stone (random "
+            "sampling leaves a four open in about half of them; Pons' sets hold none)"
+        ),
+    ] = False,
     steps: Annotated[
         int | None,
         typer.Option(
@@ -184,7 +191,9 @@ def train(
             files.append(_generate(out, generate, plies, seed, workers, resume, json_output))
         if not files:
             raise fail("no data: give --data FILE (from `connect4 dataset`) or --generate N")
-        split = load_examples(files, exclude=exclude or [], held_out=held_out)
+        split = load_examples(
+            files, exclude=exclude or [], held_out=held_out, drop_wins_at_once=drop_wins_at_once
+        )
         if resume and not fresh:
             trainer = Trainer.load(out, steps=steps, device=device)
         else:
@@ -221,6 +230,7 @@ def _record_recipe(
         "train_positions": len(split.train),
         "held_out_positions": len(split.held_out),
         "excluded_positions": split.excluded,
+        "dropped_wins_at_once": split.wins_at_once,
         "held_out_share": held_out,
     }
 
@@ -243,7 +253,9 @@ def _run(
     if not json_output:
         typer.echo(
             f"{len(split.train):,} training positions, {len(split.held_out):,} held out, "
-            f"{split.excluded:,} excluded, {split.duplicates:,} duplicates dropped; "
+            f"{split.excluded:,} excluded, {split.duplicates:,} duplicates dropped"
+            + (f", {split.wins_at_once:,} won at once dropped" if split.wins_at_once else "")
+            + "; "
             f"{trainer.module_parameters():,} parameters; step {trainer.step:,} of {s.steps:,}"
         )
     limit = Limit()
