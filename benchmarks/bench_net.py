@@ -2,6 +2,7 @@
 
     nice python benchmarks/bench_net.py                      # the shipped network
     nice python benchmarks/bench_net.py --network my.npz --limit 1000 --playouts 100:200,800:100
+    nice python benchmarks/bench_net.py --network shipped --network my.npz   # side by side
 
 For each set, every position's columns are scored exactly by the solver (the
 scores are cached in the compile cache folder), then the ``net`` player picks
@@ -11,7 +12,9 @@ An **outcome error** is a move that throws away the best outcome there was
 best (a slower win, a faster loss). Prints both rates per set beside
 AlphaZero.jl's published Connect Four agent (errors in the outcome sense, as
 read from its benchmark plots), the mean time per move, and the machine and
-its load (the figures of a loaded machine are slower, never wrong).
+its load (the figures of a loaded machine are slower, never wrong). Several
+``--network`` files are measured in the same run, set by set, on the same
+positions (``shipped``: the network that ships).
 """
 
 from __future__ import annotations
@@ -74,11 +77,12 @@ def column_scores(name: str, moves: list[str]) -> list[list[int | None]]:
 
 
 def measure(spec: str, moves: list[str], scores: list[list[int | None]]) -> Rates:
-    """Play ``spec`` on each position; count the outcome and score errors."""
-    player = make_player(spec, seed=0)
+    """Play ``spec`` on each position (a new player each: no search tree kept from the
+    position before); count the outcome and score errors."""
     outcome = exact = 0
     seconds = 0.0
     for m, row in zip(moves, scores, strict=True):
+        player = make_player(spec, seed=0)
         position = Position.from_moves(m)
         started = time.perf_counter()
         move = player.choose(position).move
@@ -97,9 +101,31 @@ def cell(r: Rates) -> str:
     return f"{r.outcome_errors:5.1f} / {r.score_errors:5.1f} ({r.positions}), {r.ms_per_move:.1f}"
 
 
+def describe(path: str) -> str:
+    """One line about a weights file: shape, parameters, the step it was saved at; a
+    warning line when its recipe does not say Pons' sets were kept out of its data."""
+    network = load_network(path)
+    recipe = recipe_of(network)
+    excluded = set(map(str, recipe.get("excluded_files", [])))  # type: ignore[call-overload]
+    line = (
+        f"network: {path} ({network.channels}x{network.blocks}, {network.parameters:,} "
+        f"parameters, step {recipe.get('step', '?')})"
+    )
+    missing = set(PONS_SETS) - excluded
+    if missing:
+        sets = ", ".join(sorted(missing))
+        line += f"\nWARNING: not recorded as kept out of its training data: {sets}"
+    return line
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--network", help="weights file (default: the shipped network)")
+    parser.add_argument(
+        "--network",
+        action="append",
+        help="weights file (default: the shipped network; repeat to compare several, "
+        "'shipped' naming the shipped one)",
+    )
     parser.add_argument("--limit", type=int, default=1000, help="positions per set, raw")
     parser.add_argument(
         "--playouts",
@@ -109,27 +135,22 @@ def main() -> None:
     parser.add_argument("--sets", default=",".join(ORDER), help="which sets (file names)")
     parser.add_argument("--json", help="also write the figures to this JSON file")
     args = parser.parse_args()
-    path = args.network or str(shipped_path())
-    network = load_network(path)
-    recipe = recipe_of(network)
-    excluded = set(map(str, recipe.get("excluded_files", [])))  # type: ignore[call-overload]
+    shipped = str(shipped_path())
+    paths = [shipped if p == "shipped" else p for p in (args.network or ["shipped"])]
     print(f"machine: {describe_machine()}; load {os.getloadavg()[0]:.1f}")
-    print(
-        f"network: {path} ({network.channels}x{network.blocks}, {network.parameters:,} "
-        f"parameters, step {recipe.get('step', '?')})"
-    )
-    missing = set(PONS_SETS) - excluded
-    if missing:
-        print(
-            f"WARNING: not recorded as kept out of its training data: {', '.join(sorted(missing))}"
-        )
-    load = f"load={path}"
-    configs = {"raw": f"net:{load}"}
-    sizes = {"raw": args.limit}
-    for item in filter(None, args.playouts.split(",")):
-        n, _, positions = item.partition(":")
-        configs[f"{int(n)} playouts"] = f"net:playouts={int(n)},{load}"
-        sizes[f"{int(n)} playouts"] = int(positions or 100)
+    for path in paths:
+        print(describe(path))
+    configs: dict[str, str] = {}
+    sizes: dict[str, int] = {}
+    for number, path in enumerate(paths):
+        tag = "" if len(paths) == 1 else f"#{number + 1} "
+        load = f"load={path}"
+        configs[f"{tag}raw"] = f"net:{load}"
+        sizes[f"{tag}raw"] = args.limit
+        for item in filter(None, args.playouts.split(",")):
+            n, _, positions = item.partition(":")
+            configs[f"{tag}{int(n)} playouts"] = f"net:playouts={int(n)},{load}"
+            sizes[f"{tag}{int(n)} playouts"] = int(positions or 100)
     results: dict[str, dict[str, Rates]] = {}
     header = f"{'set':<14} {'AlphaZero.jl':>12}" + "".join(
         f" {name + ' (out/score %, ms)':>32}" for name in configs
@@ -151,7 +172,7 @@ def main() -> None:
     print(f"load after: {os.getloadavg()[0]:.1f}")
     if args.json:
         data = {
-            "network": path,
+            "networks": paths,
             "machine": describe_machine(),
             "results": {s: {c: asdict(r) for c, r in row.items()} for s, row in results.items()},
         }

@@ -179,3 +179,63 @@ def test_tiny_lab_through_the_cli_has_mcts_rows_equal_clocks_test_sets_and_plots
     assert bad.returncode == 2
     missing = tmp_path / "missing"
     assert bad.stderr == f"error: --test-set benchmark file {missing} does not exist\n"
+
+
+def test_net_specs_round_trip() -> None:
+    specs = lab_players(
+        [], [], perfect=False, solver=(), clocks=[0.1, 0.5], net=True, net_playouts=[100, 800]
+    )
+    assert specs == ["net", "net:playouts=100", "net:playouts=800", "net:time=0.1", "net:time=0.5"]
+    parsed = [lab_player(spec) for spec in specs]
+    assert [(p.family, p.series, p.playouts, p.clock) for p in parsed if p] == [
+        ("net", "network", None, None),
+        ("net", "network", 100, None),
+        ("net", "network", 800, None),
+        ("net", "network", None, 0.1),
+        ("net", "network", None, 0.5),
+    ]
+    # other net specs are not the lab's own shapes
+    for other in ("net:temperature=1", "net:playouts=10,time=1", "net:level=hard"):
+        assert lab_player(other) is None
+    assert lab_players([], [], perfect=False, solver=(), clocks=[0.1], net_playouts=[100]) == []
+
+
+def test_tiny_lab_with_the_network_places_it_at_equal_time(tmp_path: Path) -> None:
+    test_set = tmp_path / "Test_L3_R1"
+    pons = Path(__file__).resolve().parent.parent / "benchmarks" / "pons" / "Test_L3_R1"
+    test_set.write_text("".join(pons.read_text().splitlines(keepends=True)[:2]))
+    out = tmp_path / "lab"
+    finished = run_cli(
+        "lab", "--depths", "1", "--heuristics", "cell-weights", "--no-perfect",
+        "--playouts", "none", "--mcts-solver", "on", "--time-per-move", "0.02",
+        "--net", "--net-playouts", "20", "--games", "2", "--openings", "plies=1",
+        "--accuracy-nodes", "100000", "--test-set", str(test_set), "--test-positions", "2",
+        "--out", str(out), timeout=600,
+    )  # fmt: skip
+    assert finished.returncode == 0, finished.stderr
+    assert "- network: raw (one forward pass) " in finished.stdout
+    report = (out / "report.md").read_text()
+    assert "## MCTS and the network by playouts" in report
+    assert "| network | – | " in report and "| network | 20 | " in report
+    clock = report.split("## Equal clock: 0.02 s per move")[1].split("\n## ")[0]
+    for spec in ("net:time=0.02", "mcts:time=0.02,solver=on",
+                 "alphabeta:time=0.02,heuristic=cell-weights"):  # fmt: skip
+        assert f"| `{spec}` | " in clock
+    assert "| `net` | raw (one forward pass) | " in report
+    players = ["alphabeta:depth=1,heuristic=cell-weights", "net", "net:playouts=20",
+               "alphabeta:time=0.02,heuristic=cell-weights", "mcts:time=0.02,solver=on",
+               "net:time=0.02"]  # fmt: skip
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert len(records) == 30  # 6 players: 15 pairs x 2 games
+    assert {r["red"] for r in records} | {r["yellow"] for r in records} == set(players)
+    net_nodes = [
+        n for r in records for colour in ("red", "yellow") if r[colour] == "net:playouts=20"
+        for n in r["move_nodes"][(len(r["opening"]) + (colour == "yellow")) % 2 :: 2]
+    ]  # fmt: skip
+    assert net_nodes and set(net_nodes) == {20}  # PUCT's playouts are its work per move
+    scores = [json.loads(line) for line in (out / "test_sets.jsonl").read_text().splitlines()]
+    assert sorted(s["spec"] for s in scores) == sorted(players)
+    assert (out / "rating_vs_time.png").read_bytes().startswith(PNG_SIGNATURE)
+    bad = run_cli("lab", "--net", "--net-playouts", "lots", "--out", str(out))
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("error: --net-playouts 'lots': write playout counts")

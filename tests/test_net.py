@@ -210,3 +210,126 @@ def test_settings_are_checked() -> None:
         Trainer.new(Settings(channels=0))
     with pytest.raises(TrainingError, match="lr: must be"):
         Trainer.new(Settings(lr=float("nan")))
+
+
+# ---------------------------------------------------------------- hostile files
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    trainer = Trainer.new(
+        Settings(WIDTH, HEIGHT, channels=8, blocks=1, steps=4, batch=8, eval_every=2, seed=1)
+    )
+    path = tmp_path_factory.mktemp("ckpt") / "c.pt"
+    trainer.save(path)
+    return path
+
+
+class _Runs:
+    """Unpickled, it would create the file its path names (what a hostile pickle does)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (Path.touch, (str(self.path),))  # type: ignore[return-value]
+
+
+def _edited(source: Path, target: Path, **changes: object) -> Path:
+    state = torch.load(source, weights_only=True)
+    state.update(changes)
+    torch.save(state, target)
+    return target
+
+
+def test_a_hostile_checkpoint_is_refused_naming_the_file(checkpoint: Path, tmp_path: Path) -> None:
+    assert Trainer.load(checkpoint).settings.channels == 8  # the intact one loads
+    state = torch.load(checkpoint, weights_only=True)
+    cut = tmp_path / "cut.pt"
+    cut.write_bytes(checkpoint.read_bytes()[: checkpoint.stat().st_size // 2])
+    marker = tmp_path / "ran"
+    code = tmp_path / "code.pt"
+    torch.save({"format": 1, "settings": _Runs(marker)}, code)
+    plain = tmp_path / "plain.pt"
+    plain.write_bytes(__import__("pickle").dumps(_Runs(marker)))
+    wide = {**state["module"], "stem.weight": torch.zeros(9, 4, 3, 3)}
+    huge = {**state["settings"], "channels": 1024, "blocks": 64}
+    zero = {**state["settings"], "channels": 0}
+
+    def edited(name: str, **changes: object) -> Path:
+        return _edited(checkpoint, tmp_path / name, **changes)
+
+    cases = {
+        cut: "cannot read .*cut.pt as a checkpoint",
+        code: "cannot read .*code.pt as a checkpoint: it holds objects other than tensors",
+        plain: r"plain.pt as a checkpoint: .* \(refused: reading them could run code\)",
+        edited("list.pt", format=2): "not a training checkpoint",
+        edited("shape.pt", module=wide): r"damaged checkpoint: stem.weight has shape "
+        r"\(9, 4, 3, 3\), not \(8, 4, 3, 3\)",
+        edited("big.pt", settings=huge): r"damaged checkpoint: .*has shape",
+        edited("bad.pt", settings=zero): "damaged checkpoint: channels: must be 1-1024",
+        edited("keys.pt", settings={"depth": 3}): "damaged checkpoint",
+        edited("hist.pt", history=["x"]): "damaged checkpoint",
+        edited("recipe.pt", recipe="[1]"): "recipe is not a mapping",
+        edited("step.pt", step=-3): "damaged checkpoint: step = -3",
+        edited("rng.pt", torch_rng=torch.zeros(3)): "damaged checkpoint",
+    }
+    for path, message in cases.items():
+        with pytest.raises(TrainingError, match=message) as caught:
+            Trainer.load(path)
+        assert caught.value.setting is None, path  # the file's fault, not a flag's
+        assert str(path.name) in str(caught.value)
+    assert not marker.exists()  # nothing in the files ran
+
+
+def test_an_optimizer_that_does_not_fit_is_refused(checkpoint: Path, tmp_path: Path) -> None:
+    trainer = Trainer.load(checkpoint)  # two steps give the optimizer its moments
+    trainer.train(Examples.of(
+        np.zeros((4, HEIGHT, WIDTH, 2), np.int8), np.zeros(4, np.int64),
+        np.zeros((4, WIDTH), np.int8), np.arange(4, dtype=np.uint64)))  # fmt: skip
+    optimizer = trainer.optimizer.state_dict()
+    first = next(iter(optimizer["state"]))
+    optimizer["state"][first]["exp_avg"] = torch.zeros(2, 2)
+    path = _edited(checkpoint, tmp_path / "adam.pt", optimizer=optimizer)
+    with pytest.raises(TrainingError, match=r"adam.pt is a damaged checkpoint: the optimizer's "
+                       r"exp_avg has shape \(2, 2\)"):  # fmt: skip
+        Trainer.load(path)
+
+
+def test_a_hostile_weights_file_is_refused_naming_the_file(tmp_path: Path) -> None:
+    network = Network.random(WIDTH, HEIGHT, channels=8, blocks=1, seed=2)
+    good = network.arrays()
+    cases: dict[str, tuple[dict[str, object], str]] = {
+        "ints": ({**good, "stem.w": good["stem.w"].astype(np.int32)}, "stem.w is not floating"),
+        "nan": ({**good, "stem.b": np.full(8, np.nan, np.float32)}, "NaN or infinite"),
+        "blocks": ({**good, "blocks": np.array(2)}, "has no array block1"),
+        "width": ({**good, "width": np.array(9)}, r"policy.fc.w has shape \(5, .*\), not"),
+        "huge": ({**good, "width": np.array(10**6)}, "width = 1000000 is out of range"),
+        "text": ({**good, "channels": np.array("8")}, "channels is not an integer"),
+        "objects": ({**good, "recipe": np.array([{}], dtype=object)}, "cannot read"),
+    }
+    for name, (arrays, message) in cases.items():
+        path = tmp_path / f"{name}.npz"
+        np.savez(path, **arrays)  # type: ignore[arg-type]
+        with pytest.raises(NetworkError, match=message) as caught:
+            load_network(path)
+        assert f"{name}.npz" in str(caught.value)
+    bomb = tmp_path / "bomb.npz"  # 72 MB of zeros in a small file
+    np.savez_compressed(bomb, **good, pad=np.zeros(9_000_000))
+    assert bomb.stat().st_size < 1 << 20
+    with pytest.raises(NetworkError, match=r"bomb.npz is too large: its arrays take 72,"):
+        load_network(bomb)
+
+
+def test_positions_won_at_once_can_be_left_out(data_file: Path) -> None:
+    from connect4.envs.dataset import load_dataset
+
+    data = load_dataset(data_file)
+    won = {  # read from the positions themselves, not from their labels
+        int(key)
+        for key, position in zip(data.key, data.positions(), strict=True)
+        if any(position.is_winning_move(c) for c in position.legal_moves())
+    }
+    every = load_examples([data_file], held_out=0.0)
+    kept = load_examples([data_file], held_out=0.0, drop_wins_at_once=True)
+    assert 0 < len(won) < len(every.train)
+    assert kept.wins_at_once == len(won) and every.wins_at_once == 0
+    assert set(kept.train.key.tolist()) == set(every.train.key.tolist()) - won

@@ -94,6 +94,71 @@ def test_puct_honours_the_callers_limit(weights: Path) -> None:
     assert own.complete and own.stats["playouts"] > 0
 
 
+def test_puct_keeps_the_subtree_of_the_moves_played() -> None:
+    net = Network.random(7, 6, channels=8, blocks=1, seed=4)
+    search = Puct(net)
+    first = search.search(Position.from_moves("44"), playouts=400)
+    assert first.reused == 0
+    again = search.search(Position.from_moves("44"), playouts=50)  # the same position
+    assert again.reused == 400 and sum(c.visits for c in again.columns) == 450
+    root = search.root
+    assert root is not None
+    mine = max(range(len(root.legal)), key=lambda i: root.visits[i])
+    child = root.children[mine]
+    assert child is not None
+    theirs = max(range(len(child.legal)), key=lambda i: child.visits[i])
+    grandchild = child.children[theirs]
+    assert grandchild is not None and sum(grandchild.visits) > 0
+    expected = sum(grandchild.visits)
+    moves = "44" + str(root.legal[mine] + 1) + str(child.legal[theirs] + 1)
+    later = search.search(Position.from_moves(moves), playouts=30)
+    assert later.reused == expected
+    assert sum(c.visits for c in later.columns) == expected + 30
+    fresh = Puct(net).search(Position.from_moves(moves), playouts=30)
+    assert fresh.reused == 0 and sum(c.visits for c in fresh.columns) == 30
+    other = search.search(Position.from_moves("3"), playouts=30)  # not a continuation
+    assert other.reused == 0
+    assert [c.visits for c in other.columns] == [
+        c.visits for c in Puct(net).search(Position.from_moves("3"), playouts=30).columns
+    ]
+    assert search.search(Position.from_moves("3"), playouts=10, seconds=None).reused == 30
+    with pytest.raises(ValueError, match="game is over"):
+        search.search(Position.from_moves("1212121"), playouts=10)
+
+
+def test_puct_drops_a_tree_its_search_left_halfway(monkeypatch: pytest.MonkeyPatch) -> None:
+    net = Network.random(7, 6, channels=8, blocks=1, seed=4)
+    search = Puct(net)
+    search.search(Position(), playouts=100)
+    calls = 0
+    evaluate = search._evaluate
+
+    def interrupted(positions: list[Position], nodes: list[object]) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 3:
+            raise KeyboardInterrupt  # Ctrl-C with virtual losses still in the tree
+        evaluate(positions, nodes)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(search, "_evaluate", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        search.search(Position(), playouts=1000)
+    monkeypatch.undo()
+    after = search.search(Position(), playouts=40)
+    assert after.reused == 0 and sum(c.visits for c in after.columns) == 40
+
+
+def test_the_net_player_reuses_its_tree_across_a_game(weights: Path) -> None:
+    player = make_player(f"net:load={weights},playouts=200")
+    position = Position()
+    for reply in (0, 6):  # the player, then a reply, twice: no four yet
+        position.play(player.choose(position).move)
+        position.play(reply)
+    choice = player.choose(position)
+    total = sum(c["visits"] for c in choice.stats["columns"])
+    assert choice.stats["playouts"] == 200 and total > 200
+
+
 def test_net_spec_errors_are_clear(weights: Path, tmp_path: Path) -> None:
     with pytest.raises(PlayerSpecError, match=r"net: load=.*missing.npz.*does not exist"):
         make_player(f"net:load={tmp_path / 'missing.npz'}")
@@ -146,6 +211,9 @@ def test_train_command_writes_a_network_that_plays(dataset_file: Path, tmp_path:
     more = run_cli(*args[:-1], "--resume", "--steps", "30")
     assert more.returncode == 0, more.stderr
     assert "step 30" in more.stdout
+    same = run_cli("train", "--data", str(dataset_file), "--out", str(out), "--resume", "--json")
+    assert same.returncode == 0, same.stderr  # no --steps: the checkpoint's 30, not a default
+    assert json.loads(same.stdout)["steps"] == 30 and json.loads(same.stdout)["step"] == 30
     player = make_player(f"net:load={tmp_path / 'n.npz'},playouts=50", width=5, height=4)
     assert player.choose(Position.from_moves("33", 5, 4)).move in range(5)
 
@@ -193,6 +261,20 @@ def test_train_command_refuses_bad_input(tmp_path: Path) -> None:
     assert missing.returncode == 2 and "nowhere.npz" in missing.stderr
     resume = run_cli("train", "--data", "x", "--out", str(tmp_path / "none.pt"), "--resume")
     assert resume.returncode == 2 and "does not exist" in resume.stderr
+
+
+def test_train_resume_refuses_a_checkpoint_that_would_run_code(
+    dataset_file: Path, tmp_path: Path
+) -> None:
+    torch = pytest.importorskip("torch")
+    out = tmp_path / "n.pt"
+    torch.save({"format": 1, "settings": Path.home}, out)  # a function: not data
+    bad = run_cli("train", "--data", str(dataset_file), "--out", str(out), "--resume")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert bad.stderr == (
+        f"error: cannot read {out} as a checkpoint: it holds objects other than tensors, "
+        "numbers and strings (refused: reading them could run code)\n"
+    )
 
 
 def test_ctrl_c_saves_a_resumable_checkpoint(dataset_file: Path, tmp_path: Path) -> None:

@@ -8,6 +8,8 @@ The players (all on 7x6, standard rules):
 - with clocks (seconds per move): ``alphabeta:time=S,heuristic=H`` (iterative
   deepening) for every H and ``mcts:time=S,solver=off|on``, so every kind meets
   the others with the same time per move;
+- the learned network (optional): ``net`` (one forward pass), ``net:playouts=N``
+  (PUCT) for every playout count N, and ``net:time=S`` for every clock;
 - ``perfect``.
 
 :func:`run_lab` plays one arena tournament (every game reviewed; results in
@@ -24,6 +26,10 @@ plots are :mod:`connect4.arena.labreport`'s; the ``connect4 lab`` command is
 >>> lab_player("mcts:time=0.1,solver=on")
 LabPlayer(spec='mcts:time=0.1,solver=on', family='mcts', heuristic=None, depth=None, \
 playouts=None, solver=True, clock=0.1)
+>>> lab_players([], [], perfect=False, net=True, net_playouts=[800], clocks=[0.5], solver=())
+['net', 'net:playouts=800', 'net:time=0.5']
+>>> lab_player("net:playouts=800").series, lab_player("net").playouts
+('network', None)
 """
 
 from __future__ import annotations
@@ -46,8 +52,10 @@ SOLVER_SETTINGS = ("off", "on")
 LAB_KEYS = {
     "alphabeta": (frozenset({"depth", "heuristic"}), frozenset({"time", "heuristic"})),
     "mcts": (frozenset({"playouts", "solver"}), frozenset({"time", "solver"})),
+    "net": (frozenset(), frozenset({"playouts"}), frozenset({"time"})),
 }
-"""The option keys of the lab's players, by kind: a fixed budget or a clock."""
+"""The option keys of the lab's players, by kind: a fixed budget or a clock (the raw
+network: none)."""
 
 
 # ------------------------------------------------------------------ players
@@ -66,24 +74,31 @@ def lab_players(
     playouts: Iterable[int] = (),
     solver: Iterable[str] = SOLVER_SETTINGS,
     clocks: Iterable[float] = (),
+    net: bool = False,
+    net_playouts: Iterable[int] = (),
 ) -> list[str]:
-    """The specs of the lab: alpha-beta by heuristic and depth, MCTS by playouts, the
-    timed players of each clock, then ``perfect``."""
+    """The specs of the lab: alpha-beta by heuristic and depth, MCTS by playouts, with
+    ``net`` the raw network and PUCT by ``net_playouts``, the timed players of each
+    clock, then ``perfect``."""
     settings = list(solver)
     specs = [f"alphabeta:depth={d},heuristic={h}" for h in heuristics for d in depths]
     specs += [f"mcts:playouts={n},solver={s}" for s in settings for n in playouts]
+    if net:
+        specs += ["net", *(f"net:playouts={n}" for n in net_playouts)]
     for clock in clocks:
         specs += [f"alphabeta:time={clock:g},heuristic={h}" for h in heuristics]
         specs += [f"mcts:time={clock:g},solver={s}" for s in settings]
+        specs += [f"net:time={clock:g}"] if net else []
     return [*specs, PERFECT] if perfect else specs
 
 
 @dataclass(frozen=True)
 class LabPlayer:
-    """A lab spec taken apart: its family and budget (depth, playouts or clock)."""
+    """A lab spec taken apart: its family and budget (depth, playouts or clock; the
+    raw network has none)."""
 
     spec: str
-    family: Literal["alphabeta", "mcts", "perfect"]
+    family: Literal["alphabeta", "mcts", "net", "perfect"]
     heuristic: str | None = None
     depth: int | None = None
     playouts: int | None = None
@@ -92,10 +107,12 @@ class LabPlayer:
 
     @property
     def series(self) -> str:
-        """The line the player belongs to in the plots: its heuristic, or MCTS with or
-        without the solver."""
+        """The line the player belongs to in the plots: its heuristic, MCTS with or
+        without the solver, or the network (raw, then PUCT)."""
         if self.family == "mcts":
             return "MCTS + solver" if self.solver else "MCTS"
+        if self.family == "net":
+            return "network"
         return self.heuristic or self.family
 
 
@@ -128,6 +145,10 @@ def lab_player(spec: str) -> LabPlayer | None:
             clock=seconds,
         )
     playouts = options.get("playouts")
+    if name == "net":
+        return LabPlayer(
+            spec, "net", playouts=playouts if isinstance(playouts, int) else None, clock=seconds
+        )
     return LabPlayer(
         spec,
         "mcts",
@@ -275,8 +296,9 @@ class LabConfig:
     """What the lab plays: the players' budgets and the tournament's settings.
 
     ``heuristics`` ``None``: every heuristic; ``clocks``: seconds per move of the
-    timed players; ``test_sets``: benchmark files, the first ``test_positions``
-    positions of each.
+    timed players; ``net``: the learned network plays too (raw, PUCT by
+    ``net_playouts`` and on every clock); ``test_sets``: benchmark files, the first
+    ``test_positions`` positions of each.
     """
 
     depths: tuple[int, ...] = (1, 2, 3, 4)
@@ -286,6 +308,8 @@ class LabConfig:
     playouts: tuple[int, ...] = ()
     solver: tuple[str, ...] = SOLVER_SETTINGS
     clocks: tuple[float, ...] = ()
+    net: bool = False
+    net_playouts: tuple[int, ...] = ()
     openings: str = "plies=2"
     accuracy_nodes: int = 200_000
     test_sets: tuple[str, ...] = ()
@@ -327,7 +351,7 @@ def run_lab(
     with_perfect = lab.perfect and PERFECT in KINDS
     players = lab_players(
         list(lab.depths), chosen, with_perfect, playouts=lab.playouts, solver=lab.solver,
-        clocks=lab.clocks,
+        clocks=lab.clocks, net=lab.net, net_playouts=lab.net_playouts,
     )  # fmt: skip
     base = ArenaConfig(
         players=tuple(players),
@@ -372,7 +396,8 @@ def by_heuristic(summary: Summary) -> dict[str, dict[int, Standing]]:
 
 
 def by_series(summary: Summary) -> dict[str, list[tuple[LabPlayer, Standing]]]:
-    """Fixed-budget rows (alpha-beta by depth, MCTS by playouts) by series, cheapest first."""
+    """Fixed-budget rows (alpha-beta by depth, MCTS by playouts, the raw network then PUCT
+    by playouts) by series, cheapest first."""
     table: dict[str, list[tuple[LabPlayer, Standing]]] = {}
     for row in summary.standings:
         player = lab_player(row.player)

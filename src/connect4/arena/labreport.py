@@ -226,10 +226,10 @@ def headline(summary: Summary) -> list[str]:
             + "."
         )
     for name, members in sorted(by_series(summary).items()):
-        if not name.startswith("MCTS"):
+        if not name.startswith("MCTS") and name != "network":
             continue
         parts = [
-            f"{(player.playouts or 0):,} playouts {row.elo or 0.0:+.0f} Elo ({_ms(row)} ms/move)"
+            f"{_budget(player)} {row.elo or 0.0:+.0f} Elo ({_ms(row)} ms/move)"
             for player, row in members
         ]
         lines.append(f"{name}: " + ", ".join(parts) + ".")
@@ -258,6 +258,8 @@ def _budget(player: LabPlayer | None) -> str:
         return f"{player.clock:g} s"
     if player.depth is not None:
         return f"depth {player.depth}"
+    if player.playouts is None and player.family == "net":
+        return "raw (one forward pass)"
     return f"{player.playouts or 0:,} playouts"
 
 
@@ -363,13 +365,18 @@ def depth_sections(summary: Summary) -> list[str]:
 
 
 def mcts_section(summary: Summary) -> list[str]:
-    """The MCTS players by playouts per move, with and without the solver."""
-    mcts = {name: rows for name, rows in by_series(summary).items() if name.startswith("MCTS")}
+    """The MCTS players by playouts per move, with and without the solver, and the
+    network's (raw, then PUCT)."""
+    mcts = {
+        name: rows
+        for name, rows in by_series(summary).items()
+        if name.startswith("MCTS") or name == "network"
+    }
     if not mcts:
         return []
     lines = [
         "",
-        "## MCTS by playouts",
+        "## MCTS and the network by playouts" if "network" in mcts else "## MCTS by playouts",
         "",
         "| player | playouts/move | Elo | score % | accuracy % | ms/move |",
         "|---|---:|---:|---:|---:|---:|",
@@ -377,7 +384,7 @@ def mcts_section(summary: Summary) -> list[str]:
     for name, members in sorted(mcts.items()):
         for player, row in members:
             lines.append(
-                f"| {name} | {player.playouts or 0:,} | {_cell(row.elo, '+.0f')} | "
+                f"| {name} | {_cell(player.playouts, ',.0f')} | {_cell(row.elo, '+.0f')} | "
                 f"{_cell(row.score, '.1f', 100)} | {_cell(row.accuracy, '.1f', 100)} | "
                 f"{_ms(row)} |"
             )
@@ -393,7 +400,7 @@ def clock_sections(summary: Summary) -> list[str]:
             f"## Equal clock: {clock:g} s per move",
             "",
             "Every player below searched for the same time per move (alpha-beta: iterative "
-            "deepening; MCTS: playouts until the clock runs out).",
+            "deepening; MCTS, and the network's PUCT: playouts until the clock runs out).",
             "",
             "| player | Elo | score % | accuracy % | mistakes/game | ms/move (measured) "
             "| nodes or playouts/move |",

@@ -54,8 +54,9 @@ def parse_depths(text: str) -> list[int]:
     return sorted(depths)
 
 
-def parse_playouts(text: str) -> list[int]:
-    """``"1k,10k,100k"`` -> ``[1000, 10000, 100000]`` (``none`` or empty: no MCTS)."""
+def parse_playouts(text: str, flag: str = "--playouts") -> list[int]:
+    """``"1k,10k,100k"`` -> ``[1000, 10000, 100000]`` (``none`` or empty: none);
+    ``flag`` names the flag in the error."""
     counts: set[int] = set()
     if text.strip().lower() == "none":
         return []
@@ -63,7 +64,7 @@ def parse_playouts(text: str) -> list[int]:
         digits, scale = (part[:-1], 1000) if part.endswith("k") else (part, 1)
         if not digits.isdigit() or not 1 <= int(digits) * scale <= MAX_PLAYOUTS:
             raise lab_error(
-                f"--playouts {text!r}: write playout counts 1-{MAX_PLAYOUTS:,} like "
+                f"{flag} {text!r}: write playout counts 1-{MAX_PLAYOUTS:,} like "
                 "1k,10k,100k (or none)"
             )
         counts.add(int(digits) * scale)
@@ -117,6 +118,16 @@ def lab(
             "players that search S seconds per move"
         ),
     ] = None,
+    net: Annotated[
+        bool,
+        typer.Option(
+            help="include the learned network: raw (one forward pass), PUCT by --net-playouts "
+            "and on every --time-per-move clock"
+        ),
+    ] = False,
+    net_playouts: Annotated[
+        str, typer.Option(help="the network's PUCT playouts per move with --net, e.g. 100,800")
+    ] = "none",
     openings: Annotated[str, typer.Option(help="plies=K or a file of move strings")] = "plies=2",
     accuracy_nodes: Annotated[
         int,
@@ -142,7 +153,8 @@ def lab(
     seed: Seed = 0,
     resume: Resume = False,
 ) -> None:
-    """The lab: heuristics by depth, MCTS by playouts, equal clocks, perfect; Markdown + PNGs."""
+    """The lab: heuristics by depth, MCTS by playouts, equal clocks, perfect (and, with
+    --net, the learned network); Markdown + PNGs."""
     from connect4.arena.lab import LabConfig
     from connect4.core.errors import require
 
@@ -160,6 +172,8 @@ def lab(
             playouts=tuple(parse_playouts(playouts)),
             solver=parse_solver(mcts_solver),
             clocks=tuple(parse_clocks(time_per_move)),
+            net=net,
+            net_playouts=tuple(parse_playouts(net_playouts, flag="--net-playouts")),
             openings=openings,
             accuracy_nodes=accuracy_nodes,
             test_sets=tuple(test_set or ()),

@@ -125,7 +125,19 @@ def train(
     held_out: Annotated[
         float, typer.Option(help="share of the positions held out to measure on", min=0, max=0.5)
     ] = 0.02,
-    steps: Annotated[int, typer.Option(help="training steps in all", min=1)] = 20_000,
+    drop_wins_at_once: Annotated[
+        bool,
+        typer.Option(
+            help="leave out positions the side to move wins with its next stone (random "
+            "sampling leaves a four open in about half of them; Pons' sets hold none)"
+        ),
+    ] = False,
+    steps: Annotated[
+        int | None,
+        typer.Option(
+            help="training steps in all (default 20,000; with --resume, the checkpoint's)", min=1
+        ),
+    ] = None,
     batch: Annotated[int, typer.Option(help="positions per step", min=1, max=65_536)] = 256,
     lr: Annotated[float, typer.Option(help="peak learning rate (AdamW)", min=1e-7, max=1)] = 2e-3,
     channels: Annotated[
@@ -179,13 +191,16 @@ def train(
             files.append(_generate(out, generate, plies, seed, workers, resume, json_output))
         if not files:
             raise fail("no data: give --data FILE (from `connect4 dataset`) or --generate N")
-        split = load_examples(files, exclude=exclude or [], held_out=held_out)
+        split = load_examples(
+            files, exclude=exclude or [], held_out=held_out, drop_wins_at_once=drop_wins_at_once
+        )
         if resume and not fresh:
             trainer = Trainer.load(out, steps=steps, device=device)
         else:
             settings = Settings(
                 width=split.width, height=split.height, channels=channels, blocks=blocks,
-                steps=steps, batch=batch, lr=lr, eval_every=eval_every, seed=seed,
+                batch=batch, lr=lr, eval_every=eval_every, seed=seed,
+                **({} if steps is None else {"steps": steps}),  # None: the default's
             )  # fmt: skip
             trainer = Trainer.new(settings, device)
         s = trainer.settings
@@ -215,6 +230,7 @@ def _record_recipe(
         "train_positions": len(split.train),
         "held_out_positions": len(split.held_out),
         "excluded_positions": split.excluded,
+        "dropped_wins_at_once": split.wins_at_once,
         "held_out_share": held_out,
     }
 
@@ -238,7 +254,9 @@ def _run(
     if not json_output:
         typer.echo(
             f"{len(split.train):,} training positions, {len(split.held_out):,} held out, "
-            f"{split.excluded:,} excluded, {split.duplicates:,} duplicates dropped; "
+            f"{split.excluded:,} excluded, {split.duplicates:,} duplicates dropped"
+            + (f", {split.wins_at_once:,} won at once dropped" if split.wins_at_once else "")
+            + "; "
             f"{trainer.module_parameters():,} parameters; step {trainer.step:,} of {s.steps:,}"
         )
     limit = Limit()

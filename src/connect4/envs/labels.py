@@ -8,6 +8,10 @@ range of plies; together a mix of them) through :func:`load_examples`:
 - positions of the files given as ``exclude`` (lines ``MOVES [SCORE]``, such
   as Pons' benchmark sets) are dropped by canonical key, so neither they nor
   their mirror images are ever trained on;
+- with ``drop_wins_at_once``, positions where the side to move wins with its
+  next stone are dropped (read from the labels: the best column scores the
+  most a position of that ply can): random playouts leave such a four open in
+  half the positions they sample, and they teach only "complete the four";
 - a fixed share of the positions, chosen by a hash of their key (the same
   position always lands on the same side, whatever the files and however
   often a run is resumed), is held out to measure the network on.
@@ -25,6 +29,10 @@ Mirror augmentation happens batch by batch while training
 >>> split = load_examples([f"{folder}/d.npz"], exclude=[f"{folder}/bench.txt"], held_out=0.0)
 >>> len(split.train), split.excluded
 (2, 1)
+>>> won = label(sample_positions(2, (6, 6), 4, 4, seed=1), [(5, 0, 0, 0), (0, 0, 0, 0)])
+>>> won.save(f"{folder}/w.npz")  # 5 on 4x4 at 6 stones: a win with the next stone
+>>> load_examples([f"{folder}/w.npz"], held_out=0.0, drop_wins_at_once=True).wins_at_once
+1
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ from connect4.core.bits import canonical_keys
 from connect4.core.errors import Connect4Error
 from connect4.core.files import FileError, read_lines
 from connect4.core.position import Position
+from connect4.core.score import win_score
 from connect4.envs.dataset import FULL, load_dataset
 from connect4.net.train import Examples
 
@@ -102,6 +111,7 @@ class Split:
     files: int
     duplicates: int
     excluded: int
+    wins_at_once: int = 0
 
 
 def load_examples(
@@ -109,9 +119,11 @@ def load_examples(
     *,
     exclude: Sequence[str | os.PathLike[str]] = (),
     held_out: float = 0.02,
+    drop_wins_at_once: bool = False,
 ) -> Split:
     """Read dataset files into a :class:`Split` (the module's docstring says how):
-    ``exclude`` names files of positions kept out (see :func:`excluded_keys`)."""
+    ``exclude`` names files of positions kept out (see :func:`excluded_keys`);
+    ``drop_wins_at_once`` leaves out the positions won with the next stone."""
     if not paths:
         raise LabelsError("no dataset files: make some with `connect4 dataset`", setting="data")
     if not 0 <= held_out < 1:
@@ -147,6 +159,12 @@ def load_examples(
         hit = keep & np.isin(merged.key, keys)
         excluded = int(hit.sum())
         keep &= ~hit
+    wins_at_once = 0
+    if drop_wins_at_once:
+        best = merged.scores.astype(np.int64).max(axis=1)
+        won = keep & (best == win_score(size[0] * size[1], merged.ply.astype(np.int64)))
+        wins_at_once = int(won.sum())
+        keep &= ~won
     merged = merged.take(np.flatnonzero(keep))
     held = held_out_mask(merged.key, held_out)
     return Split(
@@ -157,4 +175,5 @@ def load_examples(
         files=len(paths),
         duplicates=duplicates,
         excluded=excluded,
+        wins_at_once=wins_at_once,
     )

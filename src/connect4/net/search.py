@@ -15,12 +15,21 @@ them all. The search stops after its playouts, its seconds or when the
 caller's :class:`~connect4.core.limits.Limit` expires, and answers the most
 visited column.
 
+A :class:`Puct` keeps its tree between searches: when the next position
+follows from the last one (the moves played since are in the tree), that
+subtree is the new root and its visits count with the new playouts.
+
 >>> from connect4 import Position
 >>> from connect4.net.model import Network
 >>> net = Network.random(7, 6, channels=8, blocks=1, seed=1)
 >>> result = Puct(net).search(Position.from_moves("112233"), playouts=200)
 >>> result.move, result.playouts  # column 4 wins at once
 (3, 200)
+>>> search = Puct(net)
+>>> first = search.search(Position.from_moves("4455"), playouts=300)
+>>> later = search.search(Position.from_moves("445566"), playouts=10)
+>>> later.reused > 0, sum(c.visits for c in later.columns) == later.reused + 10
+(True, True)
 """
 
 from __future__ import annotations
@@ -103,7 +112,8 @@ class ColumnResult:
 class PuctResult:
     """A search's answer: the most visited ``move``, the root's mean ``value``, every
     column's figures, the playouts run, forward passes, seconds, and ``complete`` False
-    when the caller's limit cut it short."""
+    when the caller's limit cut it short; ``reused``: the visits the root already had
+    from the last search (its tree kept)."""
 
     move: int
     value: float
@@ -114,6 +124,7 @@ class PuctResult:
     tree_size: int
     depth: int
     complete: bool
+    reused: int = 0
 
     @property
     def playouts_per_second(self) -> float:
@@ -121,12 +132,32 @@ class PuctResult:
 
 
 class Puct:
-    """A PUCT search over one network (a fresh tree per search)."""
+    """A PUCT search over one network that keeps its tree across moves."""
 
     def __init__(self, network: Network, c: float = DEFAULT_C, batch: int = DEFAULT_BATCH) -> None:
         self.network = network
         self.c = c
         self.batch = batch
+        self.root: Node | None = None  # the last search's root ...
+        self.history: list[int] = []  # ... and the moves that reach it
+        self.shape: tuple[int, int, str] | None = None
+
+    def _root_for(self, position: Position) -> Node | None:
+        """The kept subtree of ``position`` (evaluated), ``None`` when it has none."""
+        node = self.root
+        history = position.history
+        kept = len(self.history)
+        shape = (position.width, position.height, position.rules)
+        if node is None or shape != self.shape or history[:kept] != self.history:
+            return None
+        for move in history[kept:]:
+            if node.terminal or move not in node.legal:
+                return None
+            child = node.children[node.legal.index(move)]
+            if child is None:
+                return None
+            node = child
+        return node if node.legal and not node.terminal else None
 
     def _evaluate(self, positions: list[Position], nodes: list[Node]) -> None:
         planes, ply = game_planes(positions)
@@ -160,9 +191,14 @@ class Puct:
         if budget.expired():
             raise BudgetExceeded("the search's time ran out before the network answered")
         position = game.copy()
-        root = Node()
-        self._evaluate([position], [root])
-        evaluations = 1
+        kept = self._root_for(position)
+        root = kept if kept is not None else Node()
+        self.root, self.history = None, []  # a search cut short below leaves no tree
+        evaluations = 0
+        if kept is None:
+            self._evaluate([position], [root])
+            evaluations = 1
+        reused = sum(root.visits)
         done = 0
         deepest = 0
         target = playouts if playouts is not None else 1 << 62
@@ -223,6 +259,8 @@ class Puct:
         best = max(columns, key=lambda col: (col.visits, col.prior))
         visited = sum(col.visits for col in columns)
         value = sum(root.wins) / visited if visited else root.value
+        self.root, self.history = root, position.history
+        self.shape = (position.width, position.height, position.rules)
         return PuctResult(
             move=best.move,
             value=value,
@@ -233,6 +271,7 @@ class Puct:
             tree_size=root.size(),
             depth=deepest,
             complete=complete,
+            reused=reused,
         )
 
     @staticmethod

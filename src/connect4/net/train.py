@@ -33,7 +33,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import pickle
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -503,44 +505,131 @@ class Trainer:
     def load(
         cls, path: str | os.PathLike[str], steps: int | None = None, device: str = "cpu"
     ) -> Trainer:
-        """Continue the run a checkpoint holds (``steps``: a new total number of steps)."""
+        """Continue the run a checkpoint holds (``steps``: a new total number of steps).
+
+        Any file that is not an intact checkpoint of this version (cut short, another
+        format, a pickle of other objects, weights that do not fit its settings) is a
+        :class:`TrainingError` naming it; nothing in the file is run (PyTorch reads it
+        with ``weights_only``) and no network is built before its shapes are checked.
+        """
         torch = require_torch()
-        try:
-            with open_input(path, what="checkpoint", max_bytes=MAX_CHECKPOINT_BYTES) as file:
-                state = torch.load(file, weights_only=True, map_location="cpu")
-        except FileError as error:
-            raise TrainingError(str(error)) from None
-        except Exception as error:  # torch raises many kinds for a file that is not its own
-            raise TrainingError(f"cannot read {path} as a checkpoint: {error}") from None
-        if not isinstance(state, dict) or state.get("format") != 1:
-            raise TrainingError(f"{path} is not a training checkpoint of this version")
+        state = _read_checkpoint(path)
         try:
             settings = Settings(**state["settings"])
-            if steps is not None:
-                settings = Settings(**{**asdict(settings), "steps": steps})
-            trainer = cls.new(settings, device)
+            settings.check()  # the file's own settings: a bad one is damage, not a flag
+            _check_shapes(state["module"], settings)
+        except TrainingError as error:
+            raise TrainingError(f"{path} is a damaged checkpoint: {error}") from None
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise TrainingError(f"{path} is a damaged checkpoint: {error}") from None
+        if steps is not None:
+            settings = Settings(**{**asdict(settings), "steps": steps})
+        trainer = cls.new(settings, device)  # a bad --steps or --device is the caller's
+        try:
             trainer.module.load_state_dict(state["module"])
             trainer.optimizer.load_state_dict(state["optimizer"])
-            trainer.step = int(state["step"])
+            _check_optimizer(trainer.optimizer)
+            trainer.step, trainer.examples = (
+                _count(state[name], name) for name in ("step", "examples")
+            )
             trainer.seconds = float(state["seconds"])
-            trainer.examples = int(state["examples"])
+            if not (math.isfinite(trainer.seconds) and trainer.seconds >= 0):
+                raise ValueError(f"seconds = {trainer.seconds}")
             trainer.history = [_point(p) for p in state["history"]]
             trainer.rng.bit_generator.state = json.loads(state["rng"])
             torch.set_rng_state(state["torch_rng"])
-            trainer.recipe = json.loads(state["recipe"])
-        except (KeyError, TypeError, ValueError, RuntimeError) as error:
+            recipe = json.loads(state["recipe"])
+            if not isinstance(recipe, dict):
+                raise ValueError("its recipe is not a mapping")
+            trainer.recipe = recipe
+        except (KeyError, TypeError, ValueError, AttributeError, RuntimeError) as error:
             raise TrainingError(f"{path} is a damaged checkpoint: {error}") from None
         return trainer
 
 
+def _read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The dict a checkpoint file holds (tensors, numbers, strings only: never code)."""
+    torch = require_torch()
+    try:
+        with (
+            open_input(path, what="checkpoint", max_bytes=MAX_CHECKPOINT_BYTES) as file,
+            warnings.catch_warnings(),  # a foreign pickle's protocol: the error says enough
+        ):
+            warnings.simplefilter("ignore")
+            state = torch.load(file, weights_only=True, map_location="cpu")
+    except FileError as error:
+        raise TrainingError(str(error)) from None
+    except pickle.UnpicklingError:  # what weights_only refuses: anything but data
+        raise TrainingError(
+            f"cannot read {path} as a checkpoint: it holds objects other than tensors, "
+            "numbers and strings (refused: reading them could run code)"
+        ) from None
+    except Exception as error:  # torch raises many kinds for a file that is not its own
+        first = (str(error).strip() or type(error).__name__).splitlines()[0]
+        raise TrainingError(
+            f"cannot read {path} as a checkpoint (cut short, or not one): {first}"
+        ) from None
+    if not isinstance(state, dict) or state.get("format") != 1:
+        raise TrainingError(f"{path} is not a training checkpoint of this version")
+    return state
+
+
+def _check_shapes(module_state: Any, settings: Settings) -> None:
+    """Raise ``ValueError`` unless ``module_state`` holds exactly the tensors, of the
+    shapes, of the network ``settings`` describe (built without memory: on PyTorch's
+    meta device)."""
+    torch = require_torch()
+    if not isinstance(module_state, dict):
+        raise ValueError("its weights are not a mapping of tensors")
+    with torch.device("meta"):
+        expected = torch_network(
+            settings.width, settings.height, settings.channels, settings.blocks
+        )
+    shapes = {name: tuple(t.shape) for name, t in expected.state_dict().items()}
+    for name, shape in shapes.items():
+        found = module_state.get(name)
+        if not isinstance(found, torch.Tensor):
+            raise ValueError(f"no tensor {name}")
+        if tuple(found.shape) != shape:
+            raise ValueError(f"{name} has shape {tuple(found.shape)}, not {shape}")
+    extra = sorted(set(module_state) - set(shapes))
+    if extra:
+        raise ValueError(f"tensors no network of its settings has: {', '.join(map(str, extra))}")
+
+
+def _check_optimizer(optimizer: Any) -> None:
+    """Raise ``ValueError`` when the loaded optimizer's moments do not fit the weights
+    (PyTorch checks only their number; a wrong shape would fail at the first step)."""
+    torch = require_torch()
+    for group in optimizer.param_groups:
+        for param in group["params"]:
+            for name, value in optimizer.state.get(param, {}).items():
+                if isinstance(value, torch.Tensor) and value.dim() and value.shape != param.shape:
+                    raise ValueError(
+                        f"the optimizer's {name} has shape {tuple(value.shape)}, "
+                        f"not {tuple(param.shape)}"
+                    )
+
+
+def _count(value: Any, name: str) -> int:
+    number = int(value)
+    if number < 0:
+        raise ValueError(f"{name} = {number}")
+    return number
+
+
 def _point(raw: dict[str, Any]) -> Point:
     held = raw.get("held_out")
+
+    def figures(values: dict[str, Any]) -> Figures:
+        return Figures(**{key: float(value) for key, value in values.items()})
+
     return Point(
         int(raw["step"]),
         float(raw["seconds"]),
         int(raw["examples"]),
-        Figures(**raw["train"]),
-        None if held is None else Figures(**held),
+        figures(raw["train"]),
+        None if held is None else figures(held),
     )
 
 
