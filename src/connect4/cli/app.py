@@ -89,14 +89,14 @@ def play(
     """
     from rich.console import Console
 
-    from connect4.players import PlayerContext, PlayerSpecError, build_player, rehearse
+    from connect4.players import Player, PlayerSpecError
     from connect4.solver.backend import background_compiles, compile_pending, wait_for_compile
     from connect4.terminal import (
         play_game,
+        ready_players,
         review_summary,
         start_solver_compile,
         strongest_ai,
-        uses_solver,
     )
 
     board = board_option(game, width, height, rules)
@@ -105,18 +105,13 @@ def play(
     compiling = start_solver_compile(start, console)  # first run: the opening needs the book only
     specs = [strongest_ai(game, rules) if spec == "auto" else spec for spec in (red, yellow)]
     try:
-        players = [
-            build_player(spec, PlayerContext(board, None if seed is None else seed + index))
-            for index, spec in enumerate(specs)
-        ]
+        players: list[Player] = ready_players(
+            specs, [side == "auto" for side in (red, yellow)], board, seed, compiling
+        )
     except PlayerSpecError as error:
         raise fail(error) from None
-    context = PlayerContext(board)
     for line in opponent_lines(game, (red, yellow), specs):
         console.print(line)
-    for spec, player in zip(specs, players, strict=True):
-        if not player.is_human and not (compiling and uses_solver(spec)):
-            rehearse(spec, start, context)  # compile and load now, not between a prompt and a move
     try:
         record = play_game(
             start,
