@@ -106,7 +106,8 @@ def until_prompt(command: list[str], cwd: Path, env: dict[str, str], limit: floa
             except OSError:
                 chunk = b""
             if not chunk:
-                sys.exit(f"{Path(command[0]).name} ended before its prompt:\n{output[-2000:].decode()}")
+                program = Path(command[0]).name
+                sys.exit(f"{program} ended before its prompt:\n{output[-2000:].decode()}")
             output += chunk
             text = output.decode(errors="replace")
             lines = text.split("\n")
