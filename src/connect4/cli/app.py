@@ -10,7 +10,9 @@ the commands so start-up stays fast.
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -260,13 +262,45 @@ def solve(ctx: typer.Context) -> None:
 app.command()(bench.bench)
 
 
+QUICK: dict[str, Callable[..., None]] = {"play": play}
+"""Commands whose start is timed: a plain command line skips typer's value checks."""
+
+
+def run_quickly(args: list[str]) -> bool:
+    """Run a :data:`QUICK` command on a plain command line (see :mod:`connect4.cli.quick`);
+    False where typer has to read the line (or complete a word)."""
+    if not args or args[0] not in QUICK:
+        return False
+    if any(name.startswith("_") and name.endswith("_COMPLETE") for name in os.environ):
+        return False
+    from typer.main import get_command
+
+    from connect4.cli.quick import quick_options
+
+    function = QUICK[args[0]]
+    group = get_command(app)
+    assert isinstance(group, TyperGroup)
+    command = group.commands[args[0]]
+    options = quick_options(function, command, args[1:])
+    if options is None:
+        return False
+    try:
+        function(**options)
+    except KeyboardInterrupt:  # as Commands.invoke: one line, exit 130
+        raise SystemExit(interrupted().exit_code) from None
+    except typer.Exit as end:
+        raise SystemExit(end.exit_code) from None
+    return True
+
+
 def run_app() -> None:
     """Run the typer app (:func:`connect4.cli.main` is the console script). An optional
     part that is not installed is one line naming the command that installs it."""
     from connect4.core.errors import MissingExtra
 
     try:
-        app()
+        if not run_quickly(sys.argv[1:]):
+            app()
     except BrokenPipeError:
         sys.stderr.close()
     except ModuleNotFoundError as error:
