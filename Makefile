@@ -10,8 +10,10 @@ PIP := $(BIN)/python -m pip
 $(BIN)/python:  # the venv's own pip installs the project (no upgrade: seconds saved)
 	$(PYTHON) -m venv $(VENV)
 
+# no bytecode compiled at install (7-17 s of a first `make play` on a loaded machine): a
+# module is compiled on its first import, and most of numba's and numpy's never are
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(PIP) install --quiet -e .
+	$(PIP) install --quiet --no-compile -e .
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python

@@ -1,6 +1,7 @@
 """Start-up times: ``connect4 solve`` on a warm cache, or ``make play`` on a fresh clone.
 
     .venv/bin/python benchmarks/startup.py [--runs 7] [--line 44455554221] [--numba]
+    .venv/bin/python benchmarks/startup.py --play [--runs 7] [--against CHECKOUT]
     .venv/bin/python benchmarks/startup.py --fresh [--rev HEAD] [--keep DIR]
     .venv/bin/python benchmarks/startup.py --compile [--against CHECKOUT] [--rounds 1]
 
@@ -9,6 +10,13 @@ Without ``--fresh``: runs ``echo LINE | connect4 solve`` as a fresh process
 time, the median and the maximum; the target is 1 s. ``--numba`` also times
 ``CONNECT4_NATIVE=0`` (numba runs the kernel, as before the native kernel
 existed) in alternation.
+
+``--play``: a later start of ``make play``'s game: runs ``connect4 play --red
+human --yellow auto`` in a pseudo-terminal (caches warm: one untimed run first)
+``--runs`` times and prints the seconds from starting the process to its first
+prompt (the target is 1 s). With ``--against CHECKOUT`` another checkout runs
+in alternation, on the same load: with its own ``.venv`` if it has one, else
+with this Python and the checkout's ``src`` first on the path.
 
 ``--fresh``: clones revision ``--rev`` of this repository into a new folder,
 runs ``make play`` there in a pseudo-terminal with its own empty
@@ -98,7 +106,8 @@ def until_prompt(command: list[str], cwd: Path, env: dict[str, str], limit: floa
             except OSError:
                 chunk = b""
             if not chunk:
-                sys.exit(f"make play ended before its prompt:\n{output[-2000:].decode()}")
+                program = Path(command[0]).name
+                sys.exit(f"{program} ended before its prompt:\n{output[-2000:].decode()}")
             output += chunk
             text = output.decode(errors="replace")
             lines = text.split("\n")
@@ -126,6 +135,43 @@ def until_prompt(command: list[str], cwd: Path, env: dict[str, str], limit: floa
             os.waitpid(pid, 0)
         os.close(fd)
     return seconds
+
+
+PLAY = ["play", "--red", "human", "--yellow", "auto"]
+
+
+def play_command(checkout: Path) -> tuple[list[str], dict[str, str]]:
+    """``connect4 play`` of ``checkout`` and the environment it needs there."""
+    script = checkout / ".venv" / "bin" / "connect4"
+    if script.exists():
+        return [str(script), *PLAY], {}
+    code = "import sys; from connect4.cli import main; sys.argv[0] = 'connect4'; main()"
+    return [sys.executable, "-c", code, *PLAY], {"PYTHONPATH": str(checkout / "src")}
+
+
+def later_starts(runs: int, against: str | None) -> None:
+    """Print the seconds from exec to ``connect4 play``'s first prompt, warm caches."""
+    here = Path(__file__).resolve().parent.parent
+    checkouts = {"this checkout": here}
+    if against:
+        checkouts["against"] = Path(against).resolve()
+    commands = {name: play_command(path) for name, path in checkouts.items()}
+    times: dict[str, list[float]] = {name: [] for name in checkouts}
+    for round_ in range(runs + 1):  # the first round fills the caches, untimed
+        for name, (command, extra) in commands.items():
+            seconds = until_prompt(command, checkouts[name], {**os.environ, **extra}, 60)
+            if round_:
+                times[name].append(seconds)
+    print(f"connect4 {' '.join(PLAY)}: exec to the first prompt, {runs} runs (target: 1 s)")
+    for name, values in times.items():
+        runs_text = ", ".join(f"{v:.2f}" for v in values)
+        print(
+            f"  {name:14} median {statistics.median(values):.3f} s, "
+            f"max {max(values):.3f} s  ({runs_text})"
+        )
+    if against:
+        print(f"against: {checkouts['against']}")
+    print(f"machine: {describe_machine()}, load {os.getloadavg()[0]:.2f}")
 
 
 def fresh_clone(rev: str, keep: str | None) -> None:
@@ -220,11 +266,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--line", default="44455554221", help="the position (a move string)")
     parser.add_argument("--numba", action="store_true", help="also time CONNECT4_NATIVE=0")
+    parser.add_argument("--play", action="store_true", help="time connect4 play's later starts")
     parser.add_argument("--fresh", action="store_true", help="time make play on a fresh clone")
     parser.add_argument("--rev", default="HEAD", help="with --fresh: the revision to clone")
     parser.add_argument("--keep", help="with --fresh: clone into this (new) folder and keep it")
     parser.add_argument("--compile", action="store_true", help="time each kernel's compile")
-    parser.add_argument("--against", help="with --compile: another checkout to compare with")
+    parser.add_argument(
+        "--against", help="with --compile or --play: another checkout to compare with"
+    )
     parser.add_argument("--rounds", type=int, default=1, help="with --compile: rounds")
     args = parser.parse_args()
     if args.compile:
@@ -235,6 +284,9 @@ def main() -> None:
         return
     if args.runs < 1:
         parser.error("--runs must be at least 1")
+    if args.play:
+        later_starts(args.runs, args.against)
+        return
     variants = {"native kernel": {}, "numba kernel": {"CONNECT4_NATIVE": "0"}}
     if not args.numba:
         del variants["numba kernel"]

@@ -68,6 +68,8 @@ def tab_at(browser: Any, url: str, viewport: dict[str, int]) -> Iterator[Any]:
 
 
 DESKTOP = {"width": 1280, "height": 800}
+TABLET = {"width": 1024, "height": 768}  # a tablet on its side
+UPRIGHT = {"width": 768, "height": 1024}  # the same tablet held upright
 PHONE = {"width": 390, "height": 844}
 
 
@@ -729,9 +731,11 @@ def test_an_ai_moves_while_a_long_solution_is_still_solving(page: Any) -> None:
 
 
 # ------------------------------------------------------------------ a page that fits and welcomes
-@pytest.fixture(params=[DESKTOP, PHONE], ids=["1280x800", "390x844"])
+@pytest.fixture(
+    params=[DESKTOP, TABLET, UPRIGHT, PHONE], ids=["1280x800", "1024x768", "768x1024", "390x844"]
+)
 def screen(request: Any, browser: Any, url: str) -> Iterator[Any]:
-    """A page at a laptop's and at a phone's screen size."""
+    """A page at a laptop's, a tablet's (on its side and upright) and a phone's screen size."""
     yield from tab_at(browser, url, request.param)
 
 
@@ -772,8 +776,9 @@ def fit_modes() -> list[tuple[str, bool, bool]]:
 def test_board_solution_and_move_list_fit_the_screen(
     screen: Any, query: str, solved: bool, big: bool
 ) -> None:
-    # A laptop (1280x800) sees the board, its solution row and the move list without
-    # scrolling; a phone (390x844) sees the board above the fold, the settings folded.
+    # A laptop (1280x800) and a tablet (1024x768, 768x1024) see the board, its solution
+    # row and the move list without scrolling; a phone (390x844) sees the board above the
+    # fold, the settings folded.
     page = screen
     page.goto("/")  # the page's own storage: the text size kept from an earlier visit
     page.evaluate(f"localStorage.setItem('connect4.big-text', '{int(big)}')")

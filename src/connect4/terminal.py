@@ -8,9 +8,12 @@ from stdin, so a whole game can be piped in::
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from rich.console import Console
@@ -19,6 +22,7 @@ from rich.text import Text
 from connect4.core.errors import Connect4Error, IllegalMoveError, InvalidMoveError, clip
 from connect4.core.game import Game
 from connect4.core.games import Board
+from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.core.score import is_mate, outcome_label, score_label, score_of_mate
 from connect4.players import (
@@ -26,8 +30,11 @@ from connect4.players import (
     ColumnStats,
     MoveChoice,
     Player,
+    PlayerContext,
     PlayerSpecError,
+    build_player,
     make_player,
+    rehearse,
     split_spec,
 )
 from connect4.players.match import GameRecord, play_move
@@ -87,6 +94,105 @@ def wait_for_solver(game: Game, console: Console, who: str) -> None:
     console.print(f"[dim]{who} needs the solver: still compiling (first run only)...[/]")
     waited = wait_for_compile(game.width, game.height)
     console.print(f"[dim]the solver is ready ({waited:.0f} s)[/]")
+
+
+class BackgroundPlayer:
+    """A computer player made ready on a thread while the first prompt waits for the
+    human: ``prepare`` builds it (loads its book, rehearses its search) and returns it;
+    any use of the player waits for that first.
+
+    >>> from connect4.players import make_player
+    >>> player = BackgroundPlayer("random", lambda: make_player("random", seed=1))
+    >>> player.is_human, player.ready().spec
+    (False, 'random')
+    """
+
+    is_human = False
+
+    def __init__(self, spec: str, prepare: Callable[[], Player]) -> None:
+        self.spec = spec
+        self._player: Player | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._prepare, args=(prepare,), name=f"connect4-ready-{spec}", daemon=True
+        )
+        self._thread.start()
+
+    def _prepare(self, prepare: Callable[[], Player]) -> None:
+        try:
+            self._player = prepare()
+        except BaseException as error:  # raised again where the player is used
+            self._error = error
+
+    def ready(self) -> Player:
+        """The player, once prepared (its preparation's error, raised again)."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._player is not None
+        return self._player
+
+    def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
+        """The prepared player's move."""
+        return self.ready().choose(game, limit)
+
+    def warm_up(self) -> None:
+        """Prepared already: waits for the preparation."""
+        self.ready()
+
+    def record_trees(self, on: bool) -> bool:
+        """The prepared player's answer."""
+        return self.ready().record_trees(on)
+
+    def close(self) -> None:
+        """Close the prepared player (after its preparation ends; a failed one: nothing)."""
+        self._thread.join()
+        if self._player is not None:
+            self._player.close()
+
+
+def wait_until_ready(players: Sequence[Player]) -> None:
+    """Wait for the players still being prepared on a thread (:class:`BackgroundPlayer`);
+    a failed preparation is left for the move to report."""
+    for player in players:
+        if isinstance(player, BackgroundPlayer):
+            with contextlib.suppress(Exception):
+                player.ready()
+
+
+def ready_players(
+    specs: Sequence[str], chosen: Sequence[bool], board: Board, seed: int | None, compiling: bool
+) -> list[Player]:
+    """The game's players in order. A spec the user named is built at once (a wrong one
+    is an error before the game starts); a computer player's rehearsal, and the whole
+    build of one chosen for the user (``chosen``), run on a thread while the first prompt
+    waits (:class:`BackgroundPlayer`). While the solver compiles, players that use it
+    are not rehearsed. ``seed``: the first player's seed, the next one's ``seed + 1``.
+
+    >>> red, yellow = ready_players(["human", "random"], [False, True], Board(), 1, False)
+    >>> red.is_human, yellow.is_human, yellow.spec
+    (True, False, 'random')
+    """
+    players: list[Player] = []
+    for index, (spec, auto) in enumerate(zip(specs, chosen, strict=True)):
+        context = PlayerContext(board, None if seed is None else seed + index)
+        built = None if auto else build_player(spec, context)
+        if built is not None and built.is_human:
+            players.append(built)
+            continue
+        practise = not (compiling and uses_solver(spec))
+        prepare = functools.partial(_prepare, spec, built, context, practise)
+        players.append(BackgroundPlayer(spec, prepare))
+    return players
+
+
+def _prepare(spec: str, built: Player | None, context: PlayerContext, practise: bool) -> Player:
+    """Build ``spec`` unless ``built``; with ``practise``, rehearse it (compiled and
+    loaded now, not between the human's move and its answer)."""
+    player = built if built is not None else build_player(spec, context)
+    if practise:
+        rehearse(spec, context.board.new(), PlayerContext(context.board))
+    return player
 
 
 def render_board(game: Game) -> Text:
@@ -297,6 +403,7 @@ def play_game(
                     console.print(render_board(game))
                 continue
             if command in ("h", "hint", "?"):
+                wait_until_ready(players)  # one thing loads the solver at a time
                 try:
                     if uses_solver(hint_spec or strongest_ai(game_name, game.rules)) and (
                         needs_solver(game)
@@ -315,6 +422,7 @@ def play_game(
             record.move_seconds.append(time.perf_counter() - started)
             record.move_stats.append(None)
         else:
+            wait_until_ready([mover])  # its set-up is not its thinking time
             if uses_solver(mover.spec) and needs_solver(game):
                 wait_for_solver(game, console, f"{name} ({mover.spec})")
             turn = play_move(mover, game)

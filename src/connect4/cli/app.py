@@ -10,7 +10,9 @@ the commands so start-up stays fast.
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -89,14 +91,14 @@ def play(
     """
     from rich.console import Console
 
-    from connect4.players import PlayerContext, PlayerSpecError, build_player, rehearse
+    from connect4.players import Player, PlayerSpecError
     from connect4.solver.backend import background_compiles, compile_pending, wait_for_compile
     from connect4.terminal import (
         play_game,
+        ready_players,
         review_summary,
         start_solver_compile,
         strongest_ai,
-        uses_solver,
     )
 
     board = board_option(game, width, height, rules)
@@ -105,18 +107,13 @@ def play(
     compiling = start_solver_compile(start, console)  # first run: the opening needs the book only
     specs = [strongest_ai(game, rules) if spec == "auto" else spec for spec in (red, yellow)]
     try:
-        players = [
-            build_player(spec, PlayerContext(board, None if seed is None else seed + index))
-            for index, spec in enumerate(specs)
-        ]
+        players: list[Player] = ready_players(
+            specs, [side == "auto" for side in (red, yellow)], board, seed, compiling
+        )
     except PlayerSpecError as error:
         raise fail(error) from None
-    context = PlayerContext(board)
     for line in opponent_lines(game, (red, yellow), specs):
         console.print(line)
-    for spec, player in zip(specs, players, strict=True):
-        if not player.is_human and not (compiling and uses_solver(spec)):
-            rehearse(spec, start, context)  # compile and load now, not between a prompt and a move
     try:
         record = play_game(
             start,
@@ -265,13 +262,45 @@ def solve(ctx: typer.Context) -> None:
 app.command()(bench.bench)
 
 
+QUICK: dict[str, Callable[..., None]] = {"play": play}
+"""Commands whose start is timed: a plain command line skips typer's value checks."""
+
+
+def run_quickly(args: list[str]) -> bool:
+    """Run a :data:`QUICK` command on a plain command line (see :mod:`connect4.cli.quick`);
+    False where typer has to read the line (or complete a word)."""
+    if not args or args[0] not in QUICK:
+        return False
+    if any(name.startswith("_") and name.endswith("_COMPLETE") for name in os.environ):
+        return False
+    from typer.main import get_command
+
+    from connect4.cli.quick import quick_options
+
+    function = QUICK[args[0]]
+    group = get_command(app)
+    assert isinstance(group, TyperGroup)
+    command = group.commands[args[0]]
+    options = quick_options(function, command, args[1:])
+    if options is None:
+        return False
+    try:
+        function(**options)
+    except KeyboardInterrupt:  # as Commands.invoke: one line, exit 130
+        raise SystemExit(interrupted().exit_code) from None
+    except typer.Exit as end:
+        raise SystemExit(end.exit_code) from None
+    return True
+
+
 def run_app() -> None:
     """Run the typer app (:func:`connect4.cli.main` is the console script). An optional
     part that is not installed is one line naming the command that installs it."""
     from connect4.core.errors import MissingExtra
 
     try:
-        app()
+        if not run_quickly(sys.argv[1:]):
+            app()
     except BrokenPipeError:
         sys.stderr.close()
     except ModuleNotFoundError as error:

@@ -1,0 +1,131 @@
+"""A plain command line read without typer's value checks, which import pydantic (about
+a third of ``connect4 play``'s time to its first prompt).
+
+The command's own declarations are read: the options' flags, defaults and callbacks
+from typer's command, their types from the function's annotations. Only a plain line
+is read here: ``--name value`` (or ``--name=value``) options of type str, int or
+float (or ``None``-able), and flags. Anything else (``--help``, an unknown option, one
+given twice, a value typer might read differently or refuse) is left to typer, which
+reads the whole line again and words any error itself.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import typing
+from collections.abc import Callable
+from typing import Any
+
+INTEGER = re.compile(r"[+-]?[0-9]+")
+NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+def plain_type(annotation: object) -> type | None:
+    """``str``, ``int``, ``float`` or ``bool`` behind an option's annotation (``Annotated``
+    and ``| None`` taken off), or ``None`` for any other type.
+
+    >>> from typing import Annotated
+    >>> plain_type(Annotated[int | None, "an option"]), plain_type(list[int])
+    (<class 'int'>, None)
+    """
+    if typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    arguments = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if typing.get_origin(annotation) in (typing.Union, type(int | None)) and len(arguments) == 1:
+        annotation = arguments[0]
+    if annotation in (str, int, float, bool):
+        return typing.cast(type, annotation)
+    return None
+
+
+def declared(annotation: object, key: str) -> object:
+    """The ``key`` setting (``min``, ``callback``, ...) of the ``typer.Option`` inside an
+    ``Annotated`` option; ``None`` where there is none."""
+    for extra in getattr(annotation, "__metadata__", ()):
+        if hasattr(extra, key):
+            return getattr(extra, key)
+    return None
+
+
+def convert(text: str, kind: type, annotation: object) -> object:
+    """``text`` as an option's value of type ``kind`` within its declared bounds; raises
+    ``ValueError`` where typer should read it."""
+    if kind is str:
+        return text
+    if not (INTEGER if kind is int else NUMBER).fullmatch(text):
+        raise ValueError(text)
+    value = kind(text)
+    low, high = declared(annotation, "min"), declared(annotation, "max")
+    if declared(annotation, "clamp") or (low is not None and value < low):
+        raise ValueError(text)
+    if high is not None and value > high:
+        raise ValueError(text)
+    return value
+
+
+def quick_options(
+    function: Callable[..., object], command: Any, args: list[str]
+) -> dict[str, object] | None:
+    """The keyword arguments a plain command line ``args`` gives ``function``, a typer
+    command (``command``: the click command typer made of it), or ``None`` where typer
+    should read the line.
+
+    >>> from typing import Annotated
+    >>> import typer
+    >>> from typer.main import get_command
+    >>> def greet(name: Annotated[str, typer.Option()] = "you",
+    ...           times: Annotated[int, typer.Option(min=1)] = 1,
+    ...           loud: Annotated[bool, typer.Option("--loud")] = False) -> None: ...
+    >>> command = get_command(typer.Typer(add_completion=False).command()(greet))
+    >>> quick_options(greet, command, ["--times=2", "--loud"])
+    {'name': 'you', 'times': 2, 'loud': True}
+    >>> quick_options(greet, command, ["--times", "0"]) is None  # typer says why
+    True
+    """
+    hints = typing.get_type_hints(function, include_extras=True)
+    flags: dict[str, Any] = {}
+    for param in command.params:
+        kind = plain_type(hints.get(param.name))
+        simple = param.param_type_name == "option" and param.nargs == 1 and not param.multiple
+        if kind is None or not simple or param.secondary_opts or param.envvar or param.prompt:
+            return None
+        if (kind is bool) != bool(param.is_flag):
+            return None
+        flags.update({flag: param for flag in param.opts})
+    given: dict[str, object] = {}
+    words = list(args)
+    while words:
+        flag, equals, inline = words.pop(0).partition("=")
+        param = flags.get(flag)
+        if param is None or param.name in given:
+            return None
+        annotation = hints[param.name]
+        if param.is_flag:
+            if equals:
+                return None
+            given[param.name] = True
+            continue
+        if not equals:
+            if not words:
+                return None
+            inline = words.pop(0)
+        try:
+            given[param.name] = convert(
+                inline, typing.cast(type, plain_type(annotation)), annotation
+            )
+        except ValueError:
+            return None
+    values: dict[str, object] = {}
+    for param in command.params:
+        value = given.get(param.name, param.default)
+        callback = declared(hints[param.name], "callback")
+        if callable(callback):
+            if len(inspect.signature(callback).parameters) != 1:
+                return None
+            try:
+                value = callback(value)
+            except Exception:  # typer's BadParameter among them: typer words it
+                return None
+        values[param.name] = value
+    return values

@@ -1,0 +1,166 @@
+"""The terminal game's start: players made ready on a thread while the first prompt waits."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from connect4 import Position
+from connect4.core.games import Board
+from connect4.players import Player, PlayerSpecError, make_player
+from connect4.terminal import BackgroundPlayer, ready_players, wait_until_ready
+
+
+def test_a_named_spec_is_checked_before_the_game() -> None:
+    with pytest.raises(PlayerSpecError, match="depth"):
+        ready_players(["human", "alphabeta:depth=99"], [False, False], Board(), None, False)
+
+
+def test_a_named_computer_player_is_built_at_once_and_rehearsed_on_a_thread() -> None:
+    human, computer = ready_players(
+        ["human", "alphabeta:depth=2"], [False, False], Board(), None, False
+    )
+    assert human.is_human and not isinstance(human, BackgroundPlayer)
+    assert isinstance(computer, BackgroundPlayer) and computer.spec == "alphabeta:depth=2"
+    assert computer.choose(Position.from_moves("112233")).move == 3
+    computer.close()
+
+
+def test_a_chosen_player_plays_as_the_same_player_built_directly() -> None:
+    red, yellow = ready_players(["random", "random"], [True, True], Board(), 7, False)
+    direct = [make_player("random", seed=7), make_player("random", seed=8)]
+    game = Position()
+    for player, twin in zip((red, yellow, red, yellow), direct * 2, strict=True):
+        move = player.choose(game).move
+        assert move == twin.choose(game).move
+        game.play(move)
+
+
+def test_a_failed_preparation_is_raised_where_the_player_is_used() -> None:
+    (player,) = ready_players(["alphabeta:depth=99"], [True], Board(), None, False)
+    wait_until_ready([player])  # leaves the error to the move
+    with pytest.raises(PlayerSpecError, match="depth"):
+        player.choose(Position())
+    player.close()  # nothing was built: nothing to close
+
+
+def test_the_player_is_used_only_after_its_preparation() -> None:
+    release = threading.Event()
+    closed: list[str] = []
+
+    class Slow:
+        spec, is_human = "slow", False
+
+        def choose(self, game: Position, limit: object = None) -> object:
+            raise AssertionError("not used here")
+
+        def close(self) -> None:
+            closed.append(self.spec)
+
+    def prepare() -> Player:
+        release.wait(5)
+        return Slow()  # type: ignore[return-value]
+
+    player = BackgroundPlayer("slow", prepare)
+    waiter = threading.Thread(target=player.close)
+    waiter.start()
+    waiter.join(0.2)
+    assert waiter.is_alive() and not closed  # close waits for the preparation
+    release.set()
+    waiter.join(5)
+    assert closed == ["slow"]
+
+
+# ------------------------------------------------------------------ a plain command line, quickly
+def play_command() -> Any:
+    from typer.main import get_command
+
+    from connect4.cli.app import app
+
+    return get_command(app).commands["play"]  # type: ignore[attr-defined]
+
+
+PLAIN_LINES = [
+    [],
+    ["--red", "human", "--yellow", "auto"],
+    ["--yellow=alphabeta:depth=3", "--game", "tictactoe", "--json", "--no-review"],
+    ["--width", "8", "--height=7", "--rules", "count-fours", "--seed", "12", "--hint", "random"],
+    ["--red", "--yellow"],  # a value that looks like a flag is still the value
+    ["--seed", "+3", "--width", "-2"],  # the command itself refuses the width
+]
+
+
+@pytest.mark.parametrize("args", PLAIN_LINES)
+def test_a_plain_line_gives_what_typer_gives(args: list[str]) -> None:
+    from connect4.cli.app import play
+    from connect4.cli.quick import quick_options
+
+    command = play_command()
+    assert quick_options(play, command, args) == command.make_context("play", list(args)).params
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["--red"],  # no value
+        ["--width", "seven"],
+        ["--width", " 7"],  # typer decides what it makes of the spaces
+        ["--seed", "-1"],  # the callback refuses: typer words it
+        ["--red", "human", "--red", "random"],
+        ["--json=yes"],
+        ["--wdth", "7"],
+        ["4455"],
+        ["--", "--red"],
+    ],
+)
+def test_anything_else_is_left_to_typer(args: list[str]) -> None:
+    from connect4.cli.app import play
+    from connect4.cli.quick import quick_options
+
+    assert quick_options(play, play_command(), args) is None
+
+
+def test_a_plain_play_line_starts_without_pydantic() -> None:
+    code = (
+        "import atexit, sys; sys.argv = ['connect4', *sys.argv[1:]]; "
+        "atexit.register(lambda: print('pydantic' in sys.modules)); "
+        "from connect4.cli import main; main()"
+    )
+    line = ["play", "--red", "human", "--yellow", "human", "--no-review"]
+    for args, loaded in ((line, "False"), ([*line, "--seed", "x"], "True")):
+        done = subprocess.run(
+            [sys.executable, "-c", code, *args],
+            input="q\n",
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.stdout.strip().splitlines()[-1] == loaded, done.stderr
+    assert done.returncode == 2 and "'--seed'" in done.stderr  # typer's own words
+
+
+def test_play_options_still_complete() -> None:
+    env = {
+        **os.environ,
+        "_CONNECT4_COMPLETE": "complete_bash",
+        "COMP_WORDS": "connect4 play --yel",
+        "COMP_CWORD": "2",
+    }
+    script = Path(sys.executable).parent / "connect4"  # the installed command
+    done = subprocess.run(
+        [str(script), "play", "--yel"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert "--yellow" in done.stdout.split()
