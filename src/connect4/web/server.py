@@ -150,6 +150,8 @@ class BackgroundServer:
     200
     """
 
+    START_SECONDS = 120  # its warm-up on a fresh, busy machine (a test run) takes tens of seconds
+
     def __init__(self, app: ASGIApp, host: str = "127.0.0.1", port: int = 0) -> None:
         self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -166,10 +168,10 @@ class BackgroundServer:
 
     def __enter__(self) -> BackgroundServer:
         self.thread.start()
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + self.START_SECONDS
         while not self.server.started:
             if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the web server did not start")
+                raise RuntimeError(f"the web server did not start in {self.START_SECONDS} s")
             time.sleep(0.02)
         return self
 
