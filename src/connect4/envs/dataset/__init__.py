@@ -5,6 +5,11 @@ positions, has the solver score every column of each (on every core, or on a
 Dask cluster), and writes arrays ready for training in the envs' tensor layout
 (:mod:`connect4.envs.board`).
 
+The package by concern: :mod:`~connect4.envs.dataset.config` (the settings and
+:class:`DatasetError`), :mod:`~connect4.envs.dataset.sampling` (the draws),
+:mod:`~connect4.envs.dataset.arrays` (the labelled arrays and their file) and
+:mod:`~connect4.envs.dataset.run` (:func:`make_dataset`).
+
 **Sampling** (:func:`sample_positions`, seeded, the same on any number of
 workers). Each draw picks a number of stones uniformly in the ply range, then
 plays that many random moves from the empty board, each chosen uniformly among
@@ -65,10 +70,6 @@ temporary file renamed into place.
 >>> data.obs.shape, data.value.tolist(), data.best[0].tolist()
 ((3, 4, 5, 2), [1, 1, -2], [True, True, False, True, False])
 
-The package by concern: :mod:`~connect4.envs.dataset.config` (the settings and
-:class:`DatasetError`), :mod:`~connect4.envs.dataset.sampling` (the draws),
-:mod:`~connect4.envs.dataset.arrays` (the labelled arrays and their file) and
-:mod:`~connect4.envs.dataset.run` (:func:`make_dataset`).
 """
 
 from __future__ import annotations
