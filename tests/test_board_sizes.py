@@ -70,6 +70,7 @@ def test_scores_give_the_winner_and_the_last_ply(board_sizes: ModuleType) -> Non
     assert board_sizes.end_ply(-18, 7, 6) == 8
     assert [b for b in board_sizes.default_boards(False) if b in [(8, 6), (7, 7)]] == []
     assert board_sizes.default_boards(True)[-2:] == [(8, 6), (7, 7)]
+    assert board_sizes.default_boards(False, True)[-3:] == [(5, 12), (6, 10), (5, 13)]
 
 
 def test_small_boards_agree_with_the_published_tables() -> None:
@@ -87,9 +88,13 @@ def test_a_bad_board_list_is_a_clear_error() -> None:
     assert done.returncode == 2
     assert "--only: 'seven' is not a board size like 7x6" in done.stderr
     assert "Traceback" not in done.stderr
-    done = run_script("--only", "9x7")
+    done = run_script("--only", "3x7")
     assert done.returncode == 2
-    assert "need width, height >= 4 and W*(H+1) <= 64" in done.stderr
+    assert "--only: 3x7: need width, height >= 4" in done.stderr
+    done = run_script("--only", "20x6")  # 140 bits: more than a position holds
+    assert done.returncode == 2
+    assert "20x6: board 20x6 is too large: width*(height+1) = 140 must be <= 128" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_a_timeout_is_reported_and_sets_the_exit_status() -> None:

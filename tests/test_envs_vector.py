@@ -228,7 +228,10 @@ def test_search_opponent_picks_the_players_moves(spec: str, board: dict[str, Any
     empty = Position(**board)
     opponent = CompiledOpponent(spec, empty)
     words = words_of(empty)
-    _, depth, arrays = loop_arguments(empty, opponent, words)
+    _, depth, params, order, _, lines, _, directions, weights, hcells, st, *rest = loop_arguments(
+        empty, opponent, words
+    )
+    table, (movebuf, pv, pvlen, heights) = rest[:3], rest[3:]
     player = make_player(spec, width=empty.width, height=empty.height, rules=empty.rules)
     row = np.zeros(N_SLOTS * words, dtype=np.int64)
     count = 60 if words == 1 else 20  # the player's search runs in Python there
@@ -237,7 +240,10 @@ def test_search_opponent_picks_the_players_moves(spec: str, board: dict[str, Any
         row[E_CUR::N_SLOTS] = pack([position.stones(position.to_move)], words)
         row[E_MASK::N_SLOTS] = pack([mask], words)
         row[E_STONES] = position.ply
-        move = compiled_loop(words).search_move(row, depth, arrays)
+        move = compiled_loop(words).search_move(
+            row, depth, params, order, directions, weights, hcells, lines, st, *table, movebuf,
+            pv, pvlen, heights,
+        )  # fmt: skip
         assert move == player.choose(position).move, position.moves
 
 

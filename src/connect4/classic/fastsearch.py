@@ -105,6 +105,11 @@ _INLINE = frozenset(
         "gather_moves",
         "move_first",
         "extend_pv",
+        "mask_at",
+        "span",
+        "one",
+        "table_slot",
+        "table_key",
     )
 )
 _CACHE_FILE = re.compile(r"(.+_)([0-9a-f]{12})-\d+\.py\d+(\.\d+)?\.nb[ic]$")

@@ -59,7 +59,6 @@ if TYPE_CHECKING:
     from connect4.classic.node import Array, Ints
 
     Row: TypeAlias = list[int] | Array
-    Arrays: TypeAlias = tuple[Array, ...]
 
 # every step inlined into the two loops when compiled (a call would count references
 # to its arrays)
@@ -67,15 +66,6 @@ INLINE = frozenset(
     ("load", "store", "new_episode", "play_cell", "outcome", "legal", "search_move",
      "opponent_turn", "write_view", "start")
 )  # fmt: skip
-
-# the arrays the loop takes as one tuple (``Arrays``): the board's parameters (the
-# search's slots and the playout's), moves in move order, the cells each move fills,
-# lines, the bit behind each observed cell, then the search's arrays (as
-# connect4.classic.fastsearch.CompiledEngine lays them out: heuristic, statistics,
-# table, buffers)
-A_PARAMS, A_ORDER, A_CELLS, A_LINES, A_BITS = range(5)
-A_DIRECTIONS, A_WEIGHTS, A_HCELLS, A_ST, A_TT_KEY, A_TT_DATA, A_TT_VALUE = range(5, 12)
-A_MOVEBUF, A_PV, A_PVLEN, A_HEIGHTS = range(12, 16)
 
 # a game's slots in its row of the state array; the generator at the playout's S_RNG
 E_CUR = 0  # the stones of the side to move
@@ -148,12 +138,26 @@ def legal(mask: int, action: int, params: Ints, cells: Ints) -> bool:
     return free_cells(mask, params) & mask_at(cells, action) != 0
 
 
-def search_move(row: Row, depth: int, arrays: Arrays) -> int:
+def search_move(
+    row: Row,
+    depth: int,
+    params: Array,
+    order: Array,
+    directions: Array,
+    weights: Array,
+    hcells: Array,
+    lines: Array,
+    st: Array,
+    tt_key: Array,
+    tt_data: Array,
+    tt_value: Array,
+    movebuf: Array,
+    pv: Array,
+    pvlen: Array,
+    heights: Array,
+) -> int:
     """The search player's move in the row's game: :func:`search_node` from an empty
     table (a new generation), the root the side to move, as its compiled engine runs it."""
-    params = arrays[A_PARAMS]
-    heights = arrays[A_HEIGHTS]
-    st = arrays[A_ST]
     cur = load(row, E_CUR)
     mask = load(row, E_MASK)
     stones = row[E_STONES]
@@ -172,38 +176,54 @@ def search_move(row: Row, depth: int, arrays: Arrays) -> int:
     # copy (see connect4.classic.fastsearch.compile_module)
     bound = st[S_LIMIT]
     root = st[S_NODES]
-    pv = arrays[A_PV]
     search_node(
-        cur, mask, depth, -bound, bound, root, stones, heights, params, arrays[A_ORDER],
-        arrays[A_DIRECTIONS], arrays[A_WEIGHTS], arrays[A_HCELLS], arrays[A_LINES], st,
-        arrays[A_TT_KEY], arrays[A_TT_DATA], arrays[A_TT_VALUE], arrays[A_MOVEBUF], pv,
-        arrays[A_PVLEN],
+        cur, mask, depth, -bound, bound, root, stones, heights, params, order, directions,
+        weights, hcells, lines, st, tt_key, tt_data, tt_value, movebuf, pv, pvlen,
     )  # fmt: skip
     return int(pv[0, 0])
 
 
-def opponent_turn(row: Array, kind: int, depth: int, arrays: Arrays) -> int:
+def opponent_turn(
+    row: Array,
+    kind: int,
+    depth: int,
+    params: Array,
+    order: Array,
+    cells: Array,
+    lines: Array,
+    directions: Array,
+    weights: Array,
+    hcells: Array,
+    st: Array,
+    tt_key: Array,
+    tt_data: Array,
+    tt_value: Array,
+    movebuf: Array,
+    pv: Array,
+    pvlen: Array,
+    heights: Array,
+) -> int:
     """The opponent moves in the row's game; its outcome for the agent (see :func:`outcome`)."""
-    params = arrays[A_PARAMS]
-    cells = arrays[A_CELLS]
-    lines = arrays[A_LINES]
     mask = load(row, E_MASK)
     free = free_cells(mask, params)
     if kind == OPP_RANDOM:
-        cur = load(row, E_CUR)
-        bit = playout_cell(cur, mask, free, params, arrays[A_ORDER], cells, lines, row)
+        bit = playout_cell(load(row, E_CUR), mask, free, params, order, cells, lines, row)
     else:
-        bit = free & mask_at(cells, search_move(row, depth, arrays))
+        move = search_move(
+            row, depth, params, order, directions, weights, hcells, lines, st, tt_key, tt_data,
+            tt_value, movebuf, pv, pvlen, heights,
+        )  # fmt: skip
+        bit = free & mask_at(cells, move)
     play_cell(row, bit)
     return outcome(row, params, lines)
 
 
-def write_view(row: Array, obs: Array, masks: Array, i: int, arrays: Arrays) -> None:
+def write_view(
+    row: Array, obs: Array, masks: Array, i: int, params: Array, cells: Array, cell_bits: Array
+) -> None:
     """Game ``i``'s observation (plane 0 the agent's stones, top row first, flattened)
     and its action mask (all zeros once the game is over; after an illegal action the
     board's open moves, as the single env shows them)."""
-    cells = arrays[A_CELLS]
-    cell_bits = arrays[A_BITS]
     cur = load(row, E_CUR)
     mask = load(row, E_MASK)
     agent_moves = 1 + (row[E_STONES] & 1) == row[E_AGENT]  # red moves when the count is even
@@ -214,18 +234,41 @@ def write_view(row: Array, obs: Array, masks: Array, i: int, arrays: Arrays) -> 
         obs[i, 2 * k] = (own >> b) & 1 != 0
         obs[i, 2 * k + 1] = (opp >> b) & 1 != 0
     done = row[E_DONE] == OVER
-    free = free_cells(mask, arrays[A_PARAMS])
+    free = free_cells(mask, params)
     for m in range(span(cells)):
         masks[i, m] = 0 if done or free & mask_at(cells, m) == 0 else 1
 
 
-def start(row: Array, play_as: int, kind: int, depth: int, arrays: Arrays) -> int:
+def start(
+    row: Array,
+    play_as: int,
+    kind: int,
+    depth: int,
+    params: Array,
+    order: Array,
+    cells: Array,
+    lines: Array,
+    directions: Array,
+    weights: Array,
+    hcells: Array,
+    st: Array,
+    tt_key: Array,
+    tt_data: Array,
+    tt_value: Array,
+    movebuf: Array,
+    pv: Array,
+    pvlen: Array,
+    heights: Array,
+) -> int:
     """A new episode in the row; when the agent plays yellow the opponent has moved.
     Returns the moves played (0 or 1)."""
-    new_episode(row, play_as, arrays[A_PARAMS])
+    new_episode(row, play_as, params)
     if row[E_AGENT] == RED:
         return 0
-    opponent_turn(row, kind, depth, arrays)
+    opponent_turn(
+        row, kind, depth, params, order, cells, lines, directions, weights, hcells, st, tt_key,
+        tt_data, tt_value, movebuf, pv, pvlen, heights,
+    )  # fmt: skip
     return 1
 
 
@@ -235,7 +278,22 @@ def reset_games(
     play_as: int,
     kind: int,
     depth: int,
-    arrays: Arrays,
+    params: Array,
+    order: Array,
+    cells: Array,
+    lines: Array,
+    cell_bits: Array,
+    directions: Array,
+    weights: Array,
+    hcells: Array,
+    st: Array,
+    tt_key: Array,
+    tt_data: Array,
+    tt_value: Array,
+    movebuf: Array,
+    pv: Array,
+    pvlen: Array,
+    heights: Array,
     obs: Array,
     masks: Array,
 ) -> int:
@@ -245,8 +303,11 @@ def reset_games(
     for i in range(len(state)):
         row = state[i]
         if which[i] == 1:
-            moves += start(row, play_as, kind, depth, arrays)
-        write_view(row, obs, masks, i, arrays)
+            moves += start(
+                row, play_as, kind, depth, params, order, cells, lines, directions, weights,
+                hcells, st, tt_key, tt_data, tt_value, movebuf, pv, pvlen, heights,
+            )  # fmt: skip
+        write_view(row, obs, masks, i, params, cells, cell_bits)
     return moves
 
 
@@ -257,7 +318,22 @@ def step_games(
     play_as: int,
     kind: int,
     depth: int,
-    arrays: Arrays,
+    params: Array,
+    order: Array,
+    cells: Array,
+    lines: Array,
+    cell_bits: Array,
+    directions: Array,
+    weights: Array,
+    hcells: Array,
+    st: Array,
+    tt_key: Array,
+    tt_data: Array,
+    tt_value: Array,
+    movebuf: Array,
+    pv: Array,
+    pvlen: Array,
+    heights: Array,
     obs: Array,
     masks: Array,
     rewards: Array,
@@ -274,15 +350,16 @@ def step_games(
     ``SAME_STEP`` started a new episode (the finished game's view is then in
     ``final_obs`` and ``final_masks``), bit 3 when the agent of that game was yellow.
     """
-    params = arrays[A_PARAMS]
-    cells = arrays[A_CELLS]
     moves = 0
     for i in range(len(state)):
         row = state[i]
         reward = 0.0
         flag = 0
         if row[E_DONE] != PLAYING:
-            moves += start(row, play_as, kind, depth, arrays)
+            moves += start(
+                row, play_as, kind, depth, params, order, cells, lines, directions, weights,
+                hcells, st, tt_key, tt_data, tt_value, movebuf, pv, pvlen, heights,
+            )  # fmt: skip
         elif not legal(load(row, E_MASK), actions[i], params, cells):
             reward = -1.0
             flag = 3
@@ -291,15 +368,18 @@ def step_games(
             bit = free_cells(load(row, E_MASK), params) & mask_at(cells, actions[i])
             play_cell(row, bit)
             moves += 1
-            end = outcome(row, params, arrays[A_LINES])
+            end = outcome(row, params, lines)
             if end == 0:
-                end = opponent_turn(row, kind, depth, arrays)
+                end = opponent_turn(
+                    row, kind, depth, params, order, cells, lines, directions, weights, hcells,
+                    st, tt_key, tt_data, tt_value, movebuf, pv, pvlen, heights,
+                )  # fmt: skip
                 moves += 1
             if end != 0:
                 reward = 1.0 if end == 2 else (-1.0 if end == 3 else 0.0)
                 flag = 1
                 row[E_DONE] = OVER
-        write_view(row, obs, masks, i, arrays)
+        write_view(row, obs, masks, i, params, cells, cell_bits)
         if mode == SAME_STEP and row[E_DONE] != PLAYING:
             for k in range(obs.shape[1]):
                 final_obs[i, k] = obs[i, k]
@@ -307,8 +387,11 @@ def step_games(
                 final_masks[i, m] = masks[i, m]
             if row[E_AGENT] == YELLOW:
                 flag |= 8
-            moves += start(row, play_as, kind, depth, arrays)
-            write_view(row, obs, masks, i, arrays)
+            moves += start(
+                row, play_as, kind, depth, params, order, cells, lines, directions, weights,
+                hcells, st, tt_key, tt_data, tt_value, movebuf, pv, pvlen, heights,
+            )  # fmt: skip
+            write_view(row, obs, masks, i, params, cells, cell_bits)
             flag |= 4
         rewards[i] = reward
         flags[i] = flag

@@ -209,11 +209,12 @@ def compiled_loop(words: int) -> SimpleNamespace:
 
 def loop_arguments(
     game: Game, opponent: CompiledOpponent, words: int = 1
-) -> tuple[int, int, tuple[IntArray, ...]]:
+) -> tuple[int | IntArray, ...]:
     """What the compiled loop takes after ``play_as``: the opponent's kind and depth,
-    and its arrays (in the order of :mod:`connect4.envs.vecboard`'s ``A_*`` indices:
-    the board's, then the search's as :class:`~connect4.classic.fastsearch.CompiledEngine`
-    lays them out), bitboards in ``words`` words."""
+    the board's parameters (the search's slots and the playout's), moves in move
+    order, the cells each move fills, lines, the bit behind each observed cell, and the
+    search's arrays (laid out by :class:`~connect4.classic.fastsearch.CompiledEngine`),
+    bitboards in ``words`` words."""
     engine = CompiledEngine(
         game, opponent.algorithm, opponent.heuristic, opponent.ordering, opponent.tt, words
     )
@@ -232,12 +233,12 @@ def loop_arguments(
         bits = [(height - 1 - top) * width + c for top in range(height) for c in range(width)]
     else:
         bits = [c * (height + 1) + height - 1 - top for top in range(height) for c in range(width)]
-    arrays = (
-        params.reshape(-1), engine.order, cells, lines, np.array(bits, dtype=np.int64),
-        engine.directions, engine.weights, engine.cells, np.zeros(6, dtype=np.int64), *table,
-        engine.movebuf, engine.pv, engine.pvlen, engine.heights,
+    return (
+        opponent.kind, opponent.depth, params.reshape(-1), engine.order, cells, lines,
+        np.array(bits, dtype=np.int64), engine.directions, engine.weights, engine.cells,
+        np.zeros(6, dtype=np.int64), *table, engine.movebuf, engine.pv, engine.pvlen,
+        engine.heights,
     )  # fmt: skip
-    return opponent.kind, opponent.depth, arrays
 
 
 class ConnectFourVectorEnv(VectorEnv):
