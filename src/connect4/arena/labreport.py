@@ -180,7 +180,8 @@ def write_plots(summary: Summary, out: Path) -> list[Path]:
         axes.set_xscale("log")
         axes.set_xlabel("measured mean time per move (s, log scale)")
         axes.set_ylabel(label)
-        title = f"{label.split(' (')[0]} against time per move: alpha-beta (by depth) and MCTS"
+        searches = "MCTS and the network" if "network" in series else "MCTS"
+        title = f"{label.split(' (')[0]} against time per move: alpha-beta (by depth), {searches}"
         paths.append(_finish(axes, figure, out / filename, title + " (by playouts)"))
     return paths
 
