@@ -77,7 +77,9 @@ def quick_options(
     >>> def greet(name: Annotated[str, typer.Option()] = "you",
     ...           times: Annotated[int, typer.Option(min=1)] = 1,
     ...           loud: Annotated[bool, typer.Option("--loud")] = False) -> None: ...
-    >>> command = get_command(typer.Typer(add_completion=False).command()(greet))
+    >>> demo = typer.Typer(add_completion=False)
+    >>> _ = demo.command()(greet)
+    >>> command = get_command(demo)  # one command: the command itself
     >>> quick_options(greet, command, ["--times=2", "--loud"])
     {'name': 'you', 'times': 2, 'loud': True}
     >>> quick_options(greet, command, ["--times", "0"]) is None  # typer says why
