@@ -8,7 +8,7 @@ PIP := $(BIN)/python -m pip
 .PHONY: play test lint typecheck imports pytest bench clean chromium
 
 # pip put in the venv by the system's pip where it has one (7 s less than ensurepip's copy
-# on a loaded machine: no bytecode compiled), else by ensurepip; no upgrade: seconds saved
+# on a loaded machine: no bytecode compiled), else by ensurepip
 $(BIN)/python:
 	$(PYTHON) -m venv --without-pip $(VENV)
 	$(PYTHON) -m pip --python $(BIN)/python install --quiet --no-compile pip 2>/dev/null \
