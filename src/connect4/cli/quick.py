@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import types
 import typing
 from collections.abc import Callable
 from typing import Any
@@ -32,7 +33,7 @@ def plain_type(annotation: object) -> type | None:
     if typing.get_origin(annotation) is typing.Annotated:
         annotation = typing.get_args(annotation)[0]
     arguments = [a for a in typing.get_args(annotation) if a is not type(None)]
-    if typing.get_origin(annotation) in (typing.Union, type(int | None)) and len(arguments) == 1:
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType) and len(arguments) == 1:
         annotation = arguments[0]
     if annotation in (str, int, float, bool):
         return typing.cast(type, annotation)
