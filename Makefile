@@ -7,8 +7,13 @@ PIP := $(BIN)/python -m pip
 
 .PHONY: play test lint typecheck imports pytest bench clean chromium
 
-$(BIN)/python:  # the venv's own pip installs the project (no upgrade: seconds saved)
-	$(PYTHON) -m venv $(VENV)
+# pip put in the venv by the system's pip where it has one (7 s less than ensurepip's copy
+# on a loaded machine: no bytecode compiled), else by ensurepip
+$(BIN)/python:
+	$(PYTHON) -m venv --without-pip $(VENV)
+	$(PYTHON) -m pip --python $(BIN)/python install --quiet --no-compile pip 2>/dev/null \
+	  || $(BIN)/python -m ensurepip --default-pip >/dev/null \
+	  || { rm -rf $(VENV); echo "no pip for $(VENV): install python3-venv (or python3-pip)"; exit 1; }
 
 # no bytecode compiled at install (7-17 s of a first `make play` on a loaded machine): a
 # module is compiled on its first import, and most of numba's and numpy's never are

@@ -2,7 +2,9 @@
 
 :func:`main` is the console script. ``connect4 solve`` takes a fast path that
 skips loading the typer app, so a late position is answered within about a
-second, interpreter start included.
+second, interpreter start included; ``connect4 play`` on a plain command line
+skips typer's value checks (:mod:`connect4.cli.quick`), and its computer players
+get ready while the first prompt waits.
 
 An interrupted command (exit status 130) ends as soon as its exit handlers have
 run: the process does not wait for threads still in compiled code, nor tear

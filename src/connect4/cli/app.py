@@ -91,7 +91,7 @@ def play(
     """
     from rich.console import Console
 
-    from connect4.players import Player, PlayerSpecError
+    from connect4.players import PlayerSpecError
     from connect4.solver.backend import background_compiles, compile_pending, wait_for_compile
     from connect4.terminal import (
         play_game,
@@ -107,7 +107,7 @@ def play(
     compiling = start_solver_compile(start, console)  # first run: the opening needs the book only
     specs = [strongest_ai(game, rules) if spec == "auto" else spec for spec in (red, yellow)]
     try:
-        players: list[Player] = ready_players(
+        players = ready_players(
             specs, [side == "auto" for side in (red, yellow)], board, seed, compiling
         )
     except PlayerSpecError as error:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import types
 import typing
 from collections.abc import Callable
 from typing import Any
@@ -32,7 +33,7 @@ def plain_type(annotation: object) -> type | None:
     if typing.get_origin(annotation) is typing.Annotated:
         annotation = typing.get_args(annotation)[0]
     arguments = [a for a in typing.get_args(annotation) if a is not type(None)]
-    if typing.get_origin(annotation) in (typing.Union, type(int | None)) and len(arguments) == 1:
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType) and len(arguments) == 1:
         annotation = arguments[0]
     if annotation in (str, int, float, bool):
         return typing.cast(type, annotation)
@@ -77,7 +78,9 @@ def quick_options(
     >>> def greet(name: Annotated[str, typer.Option()] = "you",
     ...           times: Annotated[int, typer.Option(min=1)] = 1,
     ...           loud: Annotated[bool, typer.Option("--loud")] = False) -> None: ...
-    >>> command = get_command(typer.Typer(add_completion=False).command()(greet))
+    >>> demo = typer.Typer(add_completion=False)
+    >>> _ = demo.command()(greet)
+    >>> command = get_command(demo)  # one command: the command itself
     >>> quick_options(greet, command, ["--times=2", "--loud"])
     {'name': 'you', 'times': 2, 'loud': True}
     >>> quick_options(greet, command, ["--times", "0"]) is None  # typer says why
