@@ -40,6 +40,7 @@ from connect4.solver.layout import (
     ABORT,
     BOOK_PLIES,
     LIMIT,
+    MAXW,
     NODES,
     NONE_SCORE,
     OPT_BUCKET,
@@ -725,6 +726,8 @@ def check_solver_board(width: int, height: int) -> None:
         raise SolverError(str(error)) from None
     if height > MAX_HEIGHT:
         raise SolverError(f"the solver handles columns of up to {MAX_HEIGHT} cells, not {height}")
+    if width > MAXW:  # (its move lists and column order hold MAXW columns)
+        raise SolverError(f"the solver handles boards of up to {MAXW} columns, not {width}")
 
 
 def kernel_ready(width: int, height: int, *, load: bool = True, wait: float = 0.0) -> bool:
