@@ -18,10 +18,11 @@ from connect4.solver import Solver, SolverError, backend, kernel_ready, wide
 from connect4.solver.layout import (
     MAXW,
     MEM_WORDS,
+    T_GBITS,
+    T_GEN,
     new_memory,
     new_table,
     smallest_table,
-    table_format,
 )
 from connect4.solver.wide import NO_BOOK, split, wide_backend
 from tests.naive import NaiveSolver
@@ -179,16 +180,19 @@ def test_terminal_play_between_humans_on_a_big_board() -> None:
 
 
 def test_a_cleared_table_stays_cleared_past_the_generation_wrap() -> None:
-    # a 4 MB 16x7 table has 3 generation bits: before the fix, a search 7 generations
-    # after another of the same position found its entries (2 nodes instead of thousands)
-    *others, first = late_positions(16, 7, 24, 4, seed=1, quiet=True)
-    solver = Solver(16, 7, tt_megabytes=4)
-    assert table_format(16, 7, 4 << 20).gbits == 3
-    cold = solver.run(first).nodes
-    for _ in range(2):  # 6 searches: the 7th generation on is the first one's again
-        for other in others:
-            solver.run(other)
-    assert solver.run(first).nodes == cold > 1000
+    # before the fix, a search 2^g - 1 generations after another of the same position
+    # found its entries (a 64 MB 8x8 table had 3 generation bits: 2 nodes instead of
+    # 5,750); it has 32 now, so the test starts just before the wrap
+    *others, first = late_positions(8, 8, 30, 4, seed=1)
+    solver = Solver(8, 8, tt_megabytes=64)
+    table = solver._table().table
+    top = (1 << int(table[T_GBITS])) - 1
+    table[T_GEN] = top - 1
+    cold = solver.run(first).nodes  # on generation `top`
+    for other in others:  # generations 1 (the wrap), 2, 3
+        solver.run(other)
+    table[T_GEN] = top - 1
+    assert solver.run(first).nodes == cold > 1000  # on generation `top` again
     solver.close()
 
 
