@@ -44,6 +44,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -57,7 +58,7 @@ from numpy.typing import NDArray
 
 from connect4.core.bits import fits_word
 from connect4.solver import native
-from connect4.solver.cache import FileLock
+from connect4.solver.cache import FileLock, make_private_dir
 from connect4.solver.entries import ENTRY_POINTS, UINT64, EntryPoint, Kernel
 from connect4.solver.layout import (
     HDR as HEADER_WORDS,
@@ -66,7 +67,6 @@ from connect4.solver.layout import (
     new_memory,
     new_table,
 )
-from connect4.solver.native import board_lock, board_name, compile_lock
 
 Memory = NDArray[np.uint64]
 NO_BOOK: tuple[NDArray[np.uint64], NDArray[np.int8]] = (
@@ -181,7 +181,7 @@ def _choose(board: str) -> Backend:
     if not directories:
         return NumbaBackend(numba_kernel(board), board)
     # one process compiles a kernel at a time; the others wait for its file
-    lock = board_lock(board)
+    lock = _compile_lock(directories, board)
     try:
         if lock is not None and not lock.acquire(wait=False):
             if board not in _background and board not in _elsewhere:  # else the caller says so
@@ -213,10 +213,39 @@ def _load(directories: list[Path], board: str) -> Backend | None:
 
 
 # ---------------------------------------------------------------- compiling in the background
+LOCK_HELD = "CONNECT4_KERNEL_LOCK_HELD"  # set for a child that holds its parent's compile lock
 _background: dict[str, subprocess.Popen[bytes]] = {}
 _elsewhere: set[str] = set()  # kernels compile_in_background() found compiling in another process
 _COMPILE = "from connect4.solver.backend import warm_up; warm_up({width}, {height})"
 BIG_NICE = 10  # a big board's child compiles below its parent (a server that goes on answering)
+
+
+def board_name(width: int, height: int) -> str:
+    """The name of the kernel that searches a board (its compile lock's name):
+    :func:`connect4.solver.layout.kernel_name` up to 64 bits, else the board's own.
+
+    >>> board_name(7, 6), board_name(9, 5), board_name(8, 8)
+    ('7x6', 'any', '8x8')
+    """
+    return kernel_name(width, height) if fits_word(width, height) else f"{width}x{height}"
+
+
+def _compile_lock(directories: list[Path], board: str) -> FileLock | None:
+    """The lock on compiling kernel ``board`` in the cache, or None when this process
+    is the child compiling it for its parent (which took the lock for it)."""
+    if os.environ.get(LOCK_HELD) == board:
+        return None
+    with contextlib.suppress(OSError):
+        make_private_dir(directories[0])
+    return FileLock(directories[0] / f"kernel-{board}.lock")
+
+
+def compile_lock(width: int, height: int) -> FileLock | None:
+    """The lock a process holds while it compiles a board's kernel into the cache, or
+    None when there is no private cache directory or this process is the child
+    compiling it for its parent."""
+    directories, _ = native.private_dirs(native.cache_dirs())
+    return _compile_lock(directories, board_name(width, height)) if directories else None
 
 
 def compile_in_background(width: int = 7, height: int = 6) -> bool:
@@ -245,7 +274,7 @@ def compile_in_background(width: int = 7, height: int = 6) -> bool:
         if loaded is not None:
             _chosen[board] = loaded
             return False
-        return _spawn(width, height, board, compile_lock(width, height))
+        return _spawn(width, height, board, _compile_lock(directories, board))
 
 
 def compile_big_in_background(width: int, height: int) -> bool:
@@ -283,7 +312,7 @@ def _spawn(width: int, height: int, board: str, lock: FileLock | None, nice: int
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            env={**os.environ, native.LOCK_HELD: board},
+            env={**os.environ, LOCK_HELD: board},
             pass_fds=() if held is None else (held,),
             start_new_session=True,  # a Ctrl-C of the game does not stop it
         )
@@ -312,32 +341,6 @@ def compile_pending(width: int = 7, height: int = 6) -> bool:
             return False
     lock = compile_lock(width, height)
     return lock is not None and lock.held_elsewhere()
-
-
-def big_kernel_loaded(width: int, height: int, *, load: bool = True, wait: float = 0.0) -> bool:
-    """True once a board's kernel (a board over 64 bits) is loaded in this process;
-    otherwise, with ``load``, it is made ready in the background and waited for at
-    most ``wait`` seconds, so a caller with a deadline can answer "not yet" in time:
-    a first compile (about a minute) runs in a child process
-    (:func:`compile_big_in_background`), then the kernel loads from numba's cache in
-    a background thread (about 0.1 s)."""
-    from connect4.solver import wide
-
-    if wide.is_loaded(width, height):
-        return True
-    if not load:
-        return False
-    deadline = time.monotonic() + max(0.0, wait)
-    if compile_big_in_background(width, height):
-        while compile_pending(width, height):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            time.sleep(min(0.1, left))
-    thread = wide.load_in_background(width, height)
-    if thread is not None:
-        thread.join(max(0.0, deadline - time.monotonic()))
-    return wide.is_loaded(width, height)
 
 
 def wait_for_compile(width: int = 7, height: int = 6, poll: float = 0.1) -> float:

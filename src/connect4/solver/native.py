@@ -46,7 +46,6 @@ this module, or the user's cache directory when that is not usable).
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import hashlib
 import importlib.util
@@ -58,10 +57,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Protocol
 
-from connect4.core.bits import fits_word
 from connect4.solver import cache
 from connect4.solver.entries import ENTRY_POINTS, EntryPoint, Kernel
-from connect4.solver.layout import LAYOUT_VERSION, check_kernel_board, kernel_name
+from connect4.solver.layout import LAYOUT_VERSION, check_kernel_board
 
 FORMAT = 5  # bump when the file's layout changes (the entry points are in the key)
 # numba settings that change the code it generates
@@ -124,37 +122,6 @@ def cache_dirs() -> list[Path]:
     if chosen is not None:
         return [chosen]
     return [Path(__file__).parent / "__pycache__", cache.user_cache_dir()]
-
-
-LOCK_HELD = "CONNECT4_KERNEL_LOCK_HELD"  # set for a child that holds its parent's compile lock
-
-
-def board_name(width: int, height: int) -> str:
-    """The name of the kernel that searches a board (its compile lock's name):
-    :func:`connect4.solver.layout.kernel_name` up to 64 bits, else the board's own.
-
-    >>> board_name(7, 6), board_name(9, 5), board_name(8, 8)
-    ('7x6', 'any', '8x8')
-    """
-    return kernel_name(width, height) if fits_word(width, height) else f"{width}x{height}"
-
-
-def compile_lock(width: int, height: int) -> cache.FileLock | None:
-    """The lock a process holds while it compiles a board's kernel into the cache
-    (``kernel-NAME.lock`` in the first private cache directory), or None when there
-    is no such directory or this process is the child compiling it for its parent
-    (which took the lock for it)."""
-    return board_lock(board_name(width, height))
-
-
-def board_lock(board: str) -> cache.FileLock | None:
-    """:func:`compile_lock` of the kernel named ``board`` (see :func:`board_name`)."""
-    directories, _ = private_dirs(cache_dirs())
-    if not directories or os.environ.get(LOCK_HELD) == board:
-        return None
-    with contextlib.suppress(OSError):
-        cache.make_private_dir(directories[0])
-    return cache.FileLock(directories[0] / f"kernel-{board}.lock")
 
 
 def private_dirs(directories: Sequence[Path]) -> tuple[list[Path], list[str]]:

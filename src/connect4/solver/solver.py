@@ -743,9 +743,9 @@ def kernel_ready(width: int, height: int, *, load: bool = True, wait: float = 0.
     """
     if fits_word(width, height):
         return True
-    from connect4.solver.backend import big_kernel_loaded
+    from connect4.solver.wide import loaded
 
-    return big_kernel_loaded(width, height, load=load, wait=wait)
+    return loaded(width, height, load=load, wait=wait)
 
 
 def position_key(position: Position) -> int:

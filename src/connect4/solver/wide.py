@@ -45,6 +45,7 @@ import inspect
 import operator
 import re
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from types import FunctionType
@@ -65,7 +66,7 @@ from numba.extending import intrinsic, register_model
 
 from connect4.core.bits import centre_order, check_word_board
 from connect4.core.position import board_mask, bottom_mask
-from connect4.solver import kernel, native
+from connect4.solver import backend as backends, kernel, native
 from connect4.solver.cache import make_private_dir, remove, why_not_private
 from connect4.solver.entries import ENTRY_POINTS, UINT64, EntryPoint, Kernel
 from connect4.solver.layout import (
@@ -89,7 +90,7 @@ __all__ = [
     "cache_folder",
     "is_cached",
     "is_loaded",
-    "load_in_background",
+    "loaded",
     "uint128",
     "wide_backend",
 ]
@@ -609,7 +610,7 @@ def _compile_cold(backend: WideBackend, notice: Callable[[str], None] | None) ->
     """Compile a board's kernel into numba's cache, one process at a time: another
     process compiling it is waited for, and its cache then loaded."""
     width, height = backend.width, backend.height
-    lock = native.compile_lock(width, height)
+    lock = backends.compile_lock(width, height)
     if lock is not None and not lock.acquire(wait=False):
         if notice is not None:
             notice(
@@ -646,21 +647,35 @@ def is_cached(width: int, height: int) -> bool:
 _loading: dict[tuple[int, int], threading.Thread] = {}
 
 
-def load_in_background(width: int, height: int) -> threading.Thread | None:
-    """Start loading a board's kernel in a background thread (about 0.1 s from numba's
-    cache, a minute's compile in this process otherwise); the thread loading it, or
-    None when it is loaded."""
+def loaded(width: int, height: int, *, load: bool = True, wait: float = 0.0) -> bool:
+    """True once a board's kernel is loaded in this process; otherwise, with ``load``,
+    it is made ready in the background and waited for at most ``wait`` seconds, so a
+    caller with a deadline can answer "not yet" in time: a first compile (about a
+    minute) runs in a child process
+    (:func:`connect4.solver.backend.compile_big_in_background`), then the kernel loads
+    from numba's cache in a background thread (about 0.1 s)."""
     key = (width, height)
+    if is_loaded(width, height):
+        return True
+    if not load:
+        return False
+    deadline = time.monotonic() + max(0.0, wait)
+    if backends.compile_big_in_background(width, height):
+        while backends.compile_pending(width, height):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(0.1, left))
     with _lock:
-        if key in _backends:
-            return None
         thread = _loading.get(key)
-        if thread is None:
+        if thread is None and key not in _backends:
             thread = _loading[key] = threading.Thread(
                 target=_load, args=key, name=f"connect4-kernel-{width}x{height}", daemon=True
             )
             thread.start()
-    return thread
+    if thread is not None:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    return is_loaded(width, height)
 
 
 def _load(width: int, height: int) -> None:
