@@ -377,7 +377,7 @@ def backend_for(width: int, height: int) -> Backend:
         return active_backend(width, height)
     from connect4.solver.wide import wide_backend
 
-    return wide_backend(width, height, note)
+    return wide_backend(width, height, note, compile_lock(width, height))
 
 
 _warm: set[str] = set()

@@ -743,9 +743,20 @@ def kernel_ready(width: int, height: int, *, load: bool = True, wait: float = 0.
     """
     if fits_word(width, height):
         return True
-    from connect4.solver.wide import loaded
+    from connect4.solver import backend, wide
 
-    return loaded(width, height, load=load, wait=wait)
+    if wide.is_loaded(width, height):
+        return True
+    if not load:
+        return False
+    deadline = time.monotonic() + max(0.0, wait)
+    if backend.compile_big_in_background(width, height):  # a first compile: a child's
+        while backend.compile_pending(width, height):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(0.1, left))
+    return wide.load_in_background(width, height, wait=deadline - time.monotonic())
 
 
 def position_key(position: Position) -> int:

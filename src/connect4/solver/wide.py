@@ -45,7 +45,6 @@ import inspect
 import operator
 import re
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from types import FunctionType
@@ -66,8 +65,8 @@ from numba.extending import intrinsic, register_model
 
 from connect4.core.bits import centre_order, check_word_board
 from connect4.core.position import board_mask, bottom_mask
-from connect4.solver import backend as backends, kernel, native
-from connect4.solver.cache import make_private_dir, remove, why_not_private
+from connect4.solver import kernel, native
+from connect4.solver.cache import FileLock, make_private_dir, remove, why_not_private
 from connect4.solver.entries import ENTRY_POINTS, UINT64, EntryPoint, Kernel
 from connect4.solver.layout import (
     LAYOUT_VERSION,
@@ -90,7 +89,7 @@ __all__ = [
     "cache_folder",
     "is_cached",
     "is_loaded",
-    "loaded",
+    "load_in_background",
     "uint128",
     "wide_backend",
 ]
@@ -582,10 +581,15 @@ _compiling: dict[tuple[int, int], threading.Lock] = {}
 
 
 def wide_backend(
-    width: int, height: int, notice: Callable[[str], None] | None = None
+    width: int,
+    height: int,
+    notice: Callable[[str], None] | None = None,
+    lock: FileLock | None = None,
 ) -> WideBackend:
     """The backend of a board over 64 bits, compiled (or loaded from numba's cache)
-    the first time this process asks for it; a cold compile is told to ``notice``."""
+    the first time this process asks for it; a cold compile is told to ``notice`` and
+    holds ``lock`` (:func:`connect4.solver.backend.compile_lock`: one process compiles
+    a board at a time)."""
     key = (width, height)
     with _lock:
         backend = _backends.get(key)
@@ -600,17 +604,19 @@ def wide_backend(
             if _cache_is_warm(backend):
                 backend.compile()  # loaded from numba's cache
             else:
-                _compile_cold(backend, notice)
+                _compile_cold(backend, notice, lock)
             with _lock:
                 _backends[key] = backend
     return backend
 
 
-def _compile_cold(backend: WideBackend, notice: Callable[[str], None] | None) -> None:
-    """Compile a board's kernel into numba's cache, one process at a time: another
-    process compiling it is waited for, and its cache then loaded."""
+def _compile_cold(
+    backend: WideBackend, notice: Callable[[str], None] | None, lock: FileLock | None
+) -> None:
+    """Compile a board's kernel into numba's cache, one process at a time (the one
+    holding ``lock``): another process compiling it is waited for, and its cache then
+    loaded."""
     width, height = backend.width, backend.height
-    lock = backends.compile_lock(width, height)
     if lock is not None and not lock.acquire(wait=False):
         if notice is not None:
             notice(
@@ -647,25 +653,15 @@ def is_cached(width: int, height: int) -> bool:
 _loading: dict[tuple[int, int], threading.Thread] = {}
 
 
-def loaded(width: int, height: int, *, load: bool = True, wait: float = 0.0) -> bool:
-    """True once a board's kernel is loaded in this process; otherwise, with ``load``,
-    it is made ready in the background and waited for at most ``wait`` seconds, so a
-    caller with a deadline can answer "not yet" in time: a first compile (about a
-    minute) runs in a child process
-    (:func:`connect4.solver.backend.compile_big_in_background`), then the kernel loads
-    from numba's cache in a background thread (about 0.1 s)."""
+def load_in_background(width: int, height: int, wait: float = 0.0) -> bool:
+    """True once a board's kernel is loaded in this process; otherwise it is loaded on
+    a background thread (about 0.1 s from numba's cache) and waited for at most
+    ``wait`` seconds, so a caller with a deadline can answer "not yet" in time. (A
+    first compile runs in a child process first:
+    :func:`connect4.solver.checks.kernel_ready`.)"""
     key = (width, height)
     if is_loaded(width, height):
         return True
-    if not load:
-        return False
-    deadline = time.monotonic() + max(0.0, wait)
-    if backends.compile_big_in_background(width, height):
-        while backends.compile_pending(width, height):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            time.sleep(min(0.1, left))
     with _lock:
         thread = _loading.get(key)
         if thread is None and key not in _backends:
@@ -674,12 +670,12 @@ def loaded(width: int, height: int, *, load: bool = True, wait: float = 0.0) -> 
             )
             thread.start()
     if thread is not None:
-        thread.join(max(0.0, deadline - time.monotonic()))
+        thread.join(max(0.0, wait))
     return is_loaded(width, height)
 
 
 def _load(width: int, height: int) -> None:
-    """A background load of a board's kernel (see :func:`loaded`)."""
+    """A background load of a board's kernel (see :func:`load_in_background`)."""
     try:
         wide_backend(width, height)
     except Exception:  # the next solve that needs the kernel says why
