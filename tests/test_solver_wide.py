@@ -15,26 +15,50 @@ from connect4 import Position
 from connect4.cli.app import app
 from connect4.players import make_player
 from connect4.solver import Solver, SolverError, backend, kernel_ready, wide
-from connect4.solver.layout import new_memory, new_table, smallest_table
+from connect4.solver.layout import (
+    MAXW,
+    MEM_WORDS,
+    T_GBITS,
+    T_GEN,
+    new_memory,
+    new_table,
+    smallest_table,
+)
 from connect4.solver.wide import NO_BOOK, split, wide_backend
 from tests.naive import NaiveSolver
 
 runner = CliRunner()
 
 
-def late_positions(width: int, height: int, left: int, count: int, seed: int) -> list[Position]:
+def late_positions(
+    width: int, height: int, left: int, count: int, seed: int, quiet: bool = False
+) -> list[Position]:
     """Random positions with ``left`` empty cells, not over, no win at once for the side
-    to move (the searches' own precondition is checked by the solver itself)."""
+    to move (the searches' own precondition is checked by the solver itself). With
+    ``quiet`` neither side plays a winning move, or one that lets the other win at
+    once, while it has another (random games of a board as big as 16x7 end long
+    before its last cells otherwise)."""
     rng = random.Random(seed)
     found: list[Position] = []
     while len(found) < count:
         position = Position(width, height)
         while position.ply < width * height - left and not position.is_over():
-            position.play(rng.choice(position.legal_moves()))
+            moves = position.legal_moves()
+            if quiet:
+                moves = [c for c in moves if not position.is_winning_move(c)] or moves
+                moves = [c for c in moves if not gives_a_win(position, c)] or moves
+            position.play(rng.choice(moves))
         if position.is_over() or any(position.is_winning_move(c) for c in position.legal_moves()):
             continue
         found.append(position)
     return found
+
+
+def gives_a_win(position: Position, column: int) -> bool:
+    """True when playing ``column`` lets the opponent win at once."""
+    after = position.copy()
+    after.play(column)
+    return any(after.is_winning_move(c) for c in after.legal_moves())
 
 
 def columns_of(position: Position) -> list[list[int]]:
@@ -44,13 +68,18 @@ def columns_of(position: Position) -> list[list[int]]:
     ]
 
 
-# 8x8 and 10x6 (the top columns cross the 64-bit word), 13x4 (one column over it)
-@pytest.mark.parametrize(("width", "height", "left"), [(8, 8, 13), (10, 6, 13), (13, 4, 13)])
+# 8x8 and 10x6 (the top columns cross the 64-bit word), 13x4 (one column over it);
+# 11x6 (77 bits), 8x9 (80) and 16x7 (128): residues of more than 64 bits
+@pytest.mark.parametrize(
+    ("width", "height", "left"),
+    [(8, 8, 13), (10, 6, 13), (13, 4, 13), (11, 6, 13), (8, 9, 13), (16, 7, 13)],
+)
 def test_wide_kernel_agrees_with_a_naive_negamax(width: int, height: int, left: int) -> None:
     kernel = wide_backend(width, height)
     table = new_table(width, height, smallest_table(width, height) or 0)
     out = np.zeros(width, dtype=np.int64)
-    for position in late_positions(width, height, left, 12, seed=width * 100 + height):
+    quiet = width * height > 64
+    for position in late_positions(width, height, left, 12, width * 100 + height, quiet):
         naive = NaiveSolver(width, height)
         mem = new_memory(width, height)
         expected = naive.score(columns_of(position))
@@ -80,11 +109,27 @@ def test_solver_on_8x8_scores_columns_threads_and_limits() -> None:
 
 
 def test_a_table_too_small_for_exact_entries_is_a_clear_error() -> None:
-    with pytest.raises(SolverError, match=r"a 1 MB table is too small for exact entries on a "
-                       r"8x8 board \(72-bit keys\): it needs at least 4 MB"):  # fmt: skip
-        Solver(8, 8, tt_megabytes=1)
-    with pytest.raises(SolverError, match=r"16x7 board .* it needs more than any machine holds"):
-        Solver(16, 7)
+    assert smallest_table(8, 8) == 4 << 10 and smallest_table(16, 7) == 1 << 20
+    with pytest.raises(ValueError, match=r"a 512 KB table is too small for exact entries on a "
+                       r"16x7 board \(128-bit keys\): it needs at least 1 MB"):  # fmt: skip
+        new_table(16, 7, 512 << 10)
+
+
+def test_the_search_keeps_within_its_memory_on_boards_of_more_than_64_cells() -> None:
+    # 6x11 (72 bits, 66 cells): before, a search past ply 63 wrote its move lists beyond
+    # the thread's memory (the heap was corrupted; 16x7 crashed at exit)
+    room = np.zeros(MEM_WORDS + 4 * MAXW, dtype=np.uint64)
+    mem = room[:MEM_WORDS]
+    mem[:] = new_memory(6, 11)
+    table = new_table(6, 11, 4 << 20)
+    kernel = wide_backend(6, 11)
+    for position in late_positions(6, 11, 13, 4, seed=611):
+        expected = NaiveSolver(6, 11).score(columns_of(position))
+        assert kernel.solve(mem, table, *NO_BOOK, position.current, position.mask,
+                            position.ply, False) == expected  # fmt: skip
+    assert not room[MEM_WORDS:].any()
+    with pytest.raises(SolverError, match="the solver handles boards of up to 32 columns, not 33"):
+        Solver(33, 2)
 
 
 def test_cli_solves_a_big_board() -> None:
@@ -135,15 +180,19 @@ def test_terminal_play_between_humans_on_a_big_board() -> None:
 
 
 def test_a_cleared_table_stays_cleared_past_the_generation_wrap() -> None:
-    # a 64 MB 8x8 table has 3 generation bits: before the fix, a search 7 generations
-    # after another of the same position found its entries (2 nodes instead of 5,750)
+    # before the fix, a search 2^g - 1 generations after another of the same position
+    # found its entries (a 64 MB 8x8 table had 3 generation bits: 2 nodes instead of
+    # 5,750); it has 32 now, so the test starts just before the wrap
     *others, first = late_positions(8, 8, 30, 4, seed=1)
     solver = Solver(8, 8, tt_megabytes=64)
-    cold = solver.run(first).nodes
-    for _ in range(2):  # 6 searches: the 7th generation on is the first one's again
-        for other in others:
-            solver.run(other)
-    assert solver.run(first).nodes == cold == 5750
+    table = solver._table().table
+    top = (1 << int(table[T_GBITS])) - 1
+    table[T_GEN] = top - 1
+    cold = solver.run(first).nodes  # on generation `top`
+    for other in others:  # generations 1 (the wrap), 2, 3
+        solver.run(other)
+    table[T_GEN] = top - 1
+    assert solver.run(first).nodes == cold > 1000  # on generation `top` again
     solver.close()
 
 

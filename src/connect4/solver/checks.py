@@ -18,6 +18,7 @@ from connect4.core.bits import canonical_key, fits_word
 from connect4.core.errors import Connect4Error
 from connect4.core.position import Position, check_board_size
 from connect4.solver.backend import NO_BOOK
+from connect4.solver.layout import MAXW
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -154,6 +155,8 @@ def check_solver_board(width: int, height: int) -> None:
         raise SolverError(str(error)) from None
     if height > MAX_HEIGHT:
         raise SolverError(f"the solver handles columns of up to {MAX_HEIGHT} cells, not {height}")
+    if width > MAXW:  # (its move lists and column order hold MAXW columns)
+        raise SolverError(f"the solver handles boards of up to {MAXW} columns, not {width}")
 
 
 def kernel_ready(width: int, height: int, *, load: bool = True, wait: float = 0.0) -> bool:

@@ -116,8 +116,8 @@ OPT_NOISE = 15  # 0: plain move order; k > 0: helper thread k jitters it (below 
 ORDER = 16  # columns centre first (MAXW words)
 DEFER_PLY = 48  # below this ply, a move another thread is searching waits (0 = never)
 HDR = 64
-MAXW = 32
-MAXPLY = 64
+MAXW = 32  # columns (a board's width, checked by the solver)
+MAXPLY = 128  # move lists by ply: a board of up to 128 bits has fewer cells
 MOVES = HDR
 MEM_WORDS = MOVES + MAXW * MAXPLY
 
@@ -228,6 +228,25 @@ class TableFormat:
     gbits: int
 
 
+def atomic_words(words: int) -> int:
+    """How many words, each read and written whole, an entry of ``words`` 64-bit words
+    is made of: 1, 2, or 2 of 128 bits for a four-word entry (boards over 64 bits).
+
+    >>> [atomic_words(w) for w in (1, 2, 4)]
+    [1, 2, 2]
+    """
+    return min(words, 2)
+
+
+def data_bits(words: int) -> int:
+    """The data bits each of an entry's atomic words keeps below its tag.
+
+    >>> [data_bits(w) for w in (1, 2, 4)]
+    [24, 12, 12]
+    """
+    return DATA_BITS // atomic_words(words)
+
+
 def busy_words(nbytes: int) -> int:
     """The number of busy marks of a table of ``nbytes``: a power of two, at most
     :data:`BUSY_WORDS` and 1/32 of the table.
@@ -258,8 +277,8 @@ def table_format(width: int, height: int, nbytes: int) -> TableFormat:
     TableFormat(words=1, far=3667968, near=524288, gbits=10)
     >>> table_format(8, 7, 64 << 20).words  # 64-bit keys: two words per entry
     2
-    >>> table_format(8, 8, 64 << 20)  # 72-bit keys: four words per entry
-    TableFormat(words=4, far=916992, near=131072, gbits=3)
+    >>> table_format(8, 8, 64 << 20)  # 72-bit keys: four words (two of 128 bits) per entry
+    TableFormat(words=4, far=916992, near=131072, gbits=32)
     """
     found = _format(width, height, nbytes)
     if found is not None:
@@ -267,9 +286,9 @@ def table_format(width: int, height: int, nbytes: int) -> TableFormat:
     key_bits = width * (height + 1)
     if key_bits > 64:
         least = smallest_table(width, height)
-        need = f"at least {least >> 20} MB" if least else "more than any machine holds"
+        need = f"at least {_bytes(least)}" if least else "more than any machine holds"
         raise ValueError(
-            f"a {nbytes >> 20} MB table is too small for exact entries on a {width}x{height} "
+            f"a {_bytes(nbytes)} table is too small for exact entries on a {width}x{height} "
             f"board ({key_bits}-bit keys): it needs {need}"
         )
     raise ValueError(f"a {nbytes}-byte table is too small for a {width}x{height} board")
@@ -290,18 +309,30 @@ def _format(width: int, height: int, nbytes: int) -> TableFormat | None:
         if far < 2:
             continue
         rbits = max(region_bits(b, key_bits)[1] for b in (far, near) if b)
-        gbits = 64 - DATA_BITS // words - rbits
+        gbits = 64 * words // atomic_words(words) - data_bits(words) - rbits
         if gbits >= (GEN_BITS_MIN if words == 1 else 1):
             return TableFormat(words, far, near, min(gbits, 32))
     return None
+
+
+def _bytes(nbytes: int) -> str:
+    """A table's size in words: ``"64 MB"``, ``"512 KB"`` or ``"100 bytes"``.
+
+    >>> _bytes(64 << 20), _bytes(512 << 10), _bytes(100)
+    ('64 MB', '512 KB', '100 bytes')
+    """
+    for unit, shift in (("MB", 20), ("KB", 10)):
+        if nbytes >= 1 << shift:
+            return f"{nbytes >> shift} {unit}"
+    return f"{nbytes} bytes"
 
 
 def smallest_table(width: int, height: int) -> int | None:
     """The smallest table (a power of two of bytes, at most 16 TB) whose entries keep
     the board's keys exact, or None.
 
-    >>> smallest_table(8, 8) >> 20, smallest_table(10, 6) >> 20, smallest_table(16, 7)
-    (4, 1, None)
+    >>> smallest_table(8, 8), smallest_table(16, 7) >> 20
+    (4096, 1)
     """
     for shift in range(12, 45):
         if _format(width, height, 1 << shift) is not None:
@@ -322,7 +353,7 @@ def new_table(width: int, height: int, nbytes: int) -> NDArray[np.uint64]:
     table[T_WORDS] = f.words
     table[T_GBITS] = f.gbits
     table[T_KMASK] = (1 << key_bits) - 1 if key_bits <= 64 else 0  # (wide: compiled in)
-    table[T_TAGSHIFT] = DATA_BITS // f.words
+    table[T_TAGSHIFT] = data_bits(f.words)
     table[T_NEAR] = NEAR_EMPTY if f.near else 0
     base = T_HDR
     for region, buckets in ((T_FAR_REGION, f.far), (T_NEAR_REGION, f.near)):

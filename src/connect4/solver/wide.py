@@ -16,10 +16,12 @@ unchanged for it. Only what depends on the word differs, here:
   that size is solved and cached on disk by numba in the solver's cache directory
   (:func:`cache_folder`; never by ``connect4 prepare``);
 * the table address: the key is hashed modulo ``2^B`` with a 128-bit odd
-  multiplier (a bijection, as on one word) and the entries have four words,
-  each carrying the whole tag (residue and generation) and six of the 24 data
-  bits, so an entry stays exact without its key and with threads writing at
-  once (see :mod:`connect4.solver.layout`; :func:`~connect4.solver.layout.smallest_table`
+  multiplier (a bijection, as on one word) and an entry is two 128-bit words,
+  each read and written whole (one 16-byte move), each carrying the whole tag
+  (a residue of up to 115 bits and the generation) above 12 of the 24 data
+  bits, as the one-word kernel's two-word entries do: an entry stays exact
+  without its key and with threads writing at once, up to 128-bit keys (see
+  :mod:`connect4.solver.layout`; :func:`~connect4.solver.layout.smallest_table`
   is the least table that leaves room for the residue);
 * a busy mark and a helper thread's move noise fold the key into one word.
 
@@ -67,6 +69,7 @@ from connect4.solver import kernel, native
 from connect4.solver.cache import FileLock, make_private_dir, remove, why_not_private
 from connect4.solver.entries import ENTRY_POINTS, UINT64, EntryPoint, Kernel
 from connect4.solver.layout import (
+    LAYOUT_VERSION,
     MAXW,
     R_BASE,
     R_BUCKETS,
@@ -93,7 +96,7 @@ __all__ = [
 
 # (F821: the functions compiled per board read names of its namespace, see _namespace)
 NO_BOOK: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.uint64), np.zeros(0, np.int8))
-WORDS = 4  # words per table entry
+WORDS = 4  # words per table entry (two 128-bit words)
 I128 = ir.IntType(128)
 
 
@@ -225,6 +228,35 @@ def popcount(typingctx, x):  # type: ignore[no-untyped-def]
     return types.uint64(x), codegen
 
 
+def _pair(builder: Any, ptr: Any, idx: Any) -> Any:
+    """The LLVM address of the 128 bits at word ``idx`` of a raw pointer to ``uint64``
+    words (16-byte aligned: the table's entries are)."""
+    word = builder.gep(builder.inttoptr(ptr, ir.IntType(64).as_pointer()), [idx])
+    return builder.bitcast(word, I128.as_pointer())
+
+
+@intrinsic
+def lda2(typingctx, ptr, idx):  # type: ignore[no-untyped-def]
+    """Words ``idx`` and ``idx + 1`` read as one ``uint128`` (an unordered atomic load:
+    never torn; one 16-byte move on x86-64 with AVX)."""
+
+    def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
+        return builder.load_atomic(_pair(builder, *args), "unordered", 16)
+
+    return uint128(types.intp, types.intp), codegen
+
+
+@intrinsic
+def sta2(typingctx, ptr, idx, value):  # type: ignore[no-untyped-def]
+    """Words ``idx`` and ``idx + 1`` written as one ``uint128`` (an unordered atomic store)."""
+
+    def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
+        builder.store_atomic(args[2], _pair(builder, args[0], args[1]), "unordered", 16)
+        return context.get_dummy_value()
+
+    return types.void(types.intp, types.intp, uint128), codegen
+
+
 def split(value: int) -> tuple[int, int]:
     """``(low word, high word)`` of a Python int below ``2^128``.
 
@@ -246,33 +278,36 @@ def _board_wide(m, spec_w, spec_h, spec_bottom):  # type: ignore[no-untyped-def]
 
 
 def _address_wide(t, key, empty):  # type: ignore[no-untyped-def]
-    """As the kernel's ``_address``, for a key of ``W_BITS`` bits and four-word entries."""
+    """As the kernel's ``_address``, for a key of ``W_BITS`` bits: the tag (residue
+    and generation) is a ``uint128``."""
     h = (key * wide(W_MUL_LO, W_MUL_HI)) & wide(W_KMASK_LO, W_KMASK_HI)
     r = T_NEAR_REGION if empty < np.int64(ld(t, T_NEAR)) else T_FAR_REGION
     x = low(h >> ld(t, r + R_XSHIFT))
     b = (x * ld(t, r + R_BUCKETS)) >> ld(t, r + R_NBITS)
     bidx = np.int64(ld(t, r + R_BASE)) + 2 * WORDS * np.int64(b)
-    residue = low(h) & ((U1 << ld(t, r + R_RBITS)) - U1)
-    return bidx, (residue << ld(t, T_GBITS)) | ld(t, T_GEN)
+    one = wide(U1, U0)
+    residue = h & ((one << ld(t, r + R_RBITS)) - one)
+    return bidx, (residue << ld(t, T_GBITS)) | wide(ld(t, T_GEN), U0)
 
 
 def _find_wide(t, bidx, tag):  # type: ignore[no-untyped-def]
-    """As the kernel's ``_find``, for four-word entries (six data bits in each word):
-    an entry counts only when all four words carry the tag."""
+    """As the kernel's ``_find``, for entries of two 128-bit words, each read whole
+    (12 data bits in each, the whole tag above them): an entry counts only when
+    both words carry the tag."""
     for slot in (bidx, bidx + WORDS):
-        w0 = lda(t, slot)
-        if (w0 >> U6) == tag:
-            w1 = lda(t, slot + 1)
-            w2 = lda(t, slot + 2)
-            w3 = lda(t, slot + 3)
-            if (w1 >> U6) == tag and (w2 >> U6) == tag and (w3 >> U6) == tag:
-                data = (w0 & U63) | ((w1 & U63) << U6) | ((w2 & U63) << U12) | ((w3 & U63) << U18)
-                return slot, np.int64(data)
+        w0 = lda2(t, slot)
+        if (w0 >> U12) == tag:
+            w1 = lda2(t, slot + 2)
+            if (w1 >> U12) == tag:
+                a = low(w0)
+                b = low(w1)
+                data = (a & U63) | ((b & U63) << U6) | (((a >> U6) & U63) << U12)
+                return slot, np.int64(data | (((b >> U6) & U63) << U18))
     return -1, -1
 
 
 def _store_wide(t, bidx, tag, ply, lower, upper, col, two_slots):  # type: ignore[no-untyped-def]
-    """As the kernel's ``_store``, for four-word entries."""
+    """As the kernel's ``_store``, for entries of two 128-bit words, each written whole."""
     slot, old = _find(t, bidx, tag)
     if slot >= 0:
         lower = max(lower, (old & 63) - 32)
@@ -283,20 +318,17 @@ def _store_wide(t, bidx, tag, ply, lower, upper, col, two_slots):  # type: ignor
         slot = bidx
     else:
         gmask = (U1 << ld(t, T_GBITS)) - U1
-        w0 = lda(t, bidx)
-        if ((w0 >> U6) & gmask) != (tag & gmask):
+        if (low(lda2(t, bidx) >> U12) & gmask) != (low(tag) & gmask):
             slot = bidx
-        elif ply <= np.int64(lda(t, bidx + 3) & U63):
-            for i in range(WORDS):  # the old deep entry moves to slot 1
-                sta(t, bidx + WORDS + i, lda(t, bidx + i))
+        elif ply <= np.int64((low(lda2(t, bidx + 2)) >> U6) & U63):
+            sta2(t, bidx + WORDS, lda2(t, bidx))  # the old deep entry moves to slot 1
+            sta2(t, bidx + WORDS + 2, lda2(t, bidx + 2))
             slot = bidx
         else:
             slot = bidx + WORDS
-    top = tag << U6
-    sta(t, slot, top | np.uint64(lower + 32))
-    sta(t, slot + 1, top | np.uint64(upper + 32))
-    sta(t, slot + 2, top | np.uint64(col + 1))
-    sta(t, slot + 3, top | np.uint64(ply))
+    top = tag << U12
+    sta2(t, slot, top | wide(np.uint64(lower + 32) | (np.uint64(col + 1) << U6), U0))
+    sta2(t, slot + 2, top | wide(np.uint64(upper + 32) | (np.uint64(ply) << U6), U0))
 
 
 def _column_wide(h):  # type: ignore[no-untyped-def]
@@ -364,9 +396,11 @@ ENTRIES = {"_solve": _solve_entry, "_analyze": _analyze_entry, "_probe": _probe_
 
 
 def _version() -> str:
-    """A hash of this module and of the kernel's source: part of every compiled copy's
-    name, so numba's cache never serves code of an older edit."""
+    """A hash of this module, of the kernel's source and of the layout's constants:
+    part of every compiled copy's name, so numba's cache never serves code of an
+    older edit."""
     digest = hashlib.sha256(inspect.getsource(kernel).encode())
+    digest.update(str(LAYOUT_VERSION).encode())  # the layout's constants, compiled in
     digest.update(inspect.getsource(_namespace).encode())
     for function in (*OVERRIDES.values(), *HELPERS.values(), *ENTRIES.values()):
         digest.update(inspect.getsource(function).encode())
@@ -379,7 +413,7 @@ def _namespace(width: int, height: int) -> dict[str, Any]:
     constants and the overrides above, so each copy calls the others."""
     key_bits = width * (height + 1)
     g: dict[str, Any] = dict(vars(kernel))
-    g.update(wide=wide, low=low, high=high, popcount=popcount, WORDS=WORDS)
+    g.update(wide=wide, low=low, high=high, popcount=popcount, lda2=lda2, sta2=sta2, WORDS=WORDS)
     order = list(centre_order(width))
     g.update(SPEC_W=width, SPEC_H=height, W_BITS=key_bits)
     g["SPEC_ORDER"] = np.array(order + [0] * (MAXW - width), dtype=np.int64)
