@@ -249,7 +249,9 @@ def test_a_hostile_checkpoint_is_refused_naming_the_file(checkpoint: Path, tmp_p
     code = tmp_path / "code.pt"
     torch.save({"format": 1, "settings": _Runs(marker)}, code)
     plain = tmp_path / "plain.pt"
-    plain.write_bytes(__import__("pickle").dumps(_Runs(marker)))
+    plain.write_bytes(__import__("pickle").dumps(_Runs(marker)))  # not PyTorch's format
+    text = tmp_path / "text.pt"
+    text.write_text("root:x:0:0:root:/root:/bin/bash\n")
     wide = {**state["module"], "stem.weight": torch.zeros(9, 4, 3, 3)}
     huge = {**state["settings"], "channels": 1024, "blocks": 64}
     zero = {**state["settings"], "channels": 0}
@@ -258,9 +260,10 @@ def test_a_hostile_checkpoint_is_refused_naming_the_file(checkpoint: Path, tmp_p
         return _edited(checkpoint, tmp_path / name, **changes)
 
     cases = {
-        cut: "cannot read .*cut.pt as a checkpoint",
-        code: "cannot read .*code.pt as a checkpoint: it holds objects other than tensors",
-        plain: r"plain.pt as a checkpoint: .* \(refused: reading them could run code\)",
+        cut: "cannot read .*cut.pt as a checkpoint: not a PyTorch checkpoint file, or one cut",
+        code: r"code.pt as a checkpoint: .* \(refused: reading them could run code\)",
+        plain: "cannot read .*plain.pt as a checkpoint: not a PyTorch checkpoint file",
+        text: "cannot read .*text.pt as a checkpoint: not a PyTorch checkpoint file",
         edited("list.pt", format=2): "not a training checkpoint",
         edited("shape.pt", module=wide): r"damaged checkpoint: stem.weight has shape "
         r"\(9, 4, 3, 3\), not \(8, 4, 3, 3\)",

@@ -214,6 +214,14 @@ def test_train_command_writes_a_network_that_plays(dataset_file: Path, tmp_path:
     same = run_cli("train", "--data", str(dataset_file), "--out", str(out), "--resume", "--json")
     assert same.returncode == 0, same.stderr  # no --steps: the checkpoint's 30, not a default
     assert json.loads(same.stdout)["steps"] == 30 and json.loads(same.stdout)["step"] == 30
+    args = ["train", "--data", str(dataset_file), "--out", str(out), "--resume"]
+    dropped = run_cli(*args, "--steps", "31", "--drop-wins-at-once")
+    assert dropped.returncode == 0, dropped.stderr
+    assert " won at once dropped; " in dropped.stdout
+    from connect4.net.model import load_network, recipe_of
+
+    recipe = recipe_of(load_network(tmp_path / "n.npz"))
+    assert isinstance(recipe["dropped_wins_at_once"], int) and recipe["dropped_wins_at_once"] > 0
     player = make_player(f"net:load={tmp_path / 'n.npz'},playouts=50", width=5, height=4)
     assert player.choose(Position.from_moves("33", 5, 4)).move in range(5)
 

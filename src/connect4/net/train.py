@@ -559,15 +559,14 @@ def _read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
             state = torch.load(file, weights_only=True, map_location="cpu")
     except FileError as error:
         raise TrainingError(str(error)) from None
-    except pickle.UnpicklingError:  # what weights_only refuses: anything but data
-        raise TrainingError(
-            f"cannot read {path} as a checkpoint: it holds objects other than tensors, "
-            "numbers and strings (refused: reading them could run code)"
-        ) from None
     except Exception as error:  # torch raises many kinds for a file that is not its own
-        first = (str(error).strip() or type(error).__name__).splitlines()[0]
+        if isinstance(error, pickle.UnpicklingError) and "Unsupported global" in str(error):
+            raise TrainingError(  # what weights_only is for: a pickle naming code to run
+                f"cannot read {path} as a checkpoint: it holds objects other than tensors, "
+                "numbers and strings (refused: reading them could run code)"
+            ) from None
         raise TrainingError(
-            f"cannot read {path} as a checkpoint (cut short, or not one): {first}"
+            f"cannot read {path} as a checkpoint: not a PyTorch checkpoint file, or one cut short"
         ) from None
     if not isinstance(state, dict) or state.get("format") != 1:
         raise TrainingError(f"{path} is not a training checkpoint of this version")
