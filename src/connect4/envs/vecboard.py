@@ -63,7 +63,7 @@ if TYPE_CHECKING:
 # every step inlined into the two loops when compiled (a call would count references
 # to its arrays)
 INLINE = frozenset(
-    ("load", "store", "new_episode", "play_cell", "outcome", "legal", "search_move",
+    ("load", "store", "cell_of", "new_episode", "play_cell", "outcome", "legal", "search_move",
      "opponent_turn", "write_view", "start")
 )  # fmt: skip
 
@@ -93,6 +93,12 @@ def load(row: Row, slot: int) -> int:
 def store(row: Row, slot: int, board: int) -> None:
     """Keep the bitboard ``board`` in ``row[slot]``."""
     row[slot] = board
+
+
+def cell_of(board: int, bit: int) -> int:
+    """Bit ``bit`` of ``board``, 0 or 1 (an ``int64``; the two-word form reads it from
+    the word that holds it)."""
+    return (board >> bit) & 1
 
 
 def new_episode(row: Row, play_as: int, params: Ints) -> None:
@@ -232,8 +238,8 @@ def write_view(
     opp = own ^ mask
     for k in range(len(cell_bits)):
         b = cell_bits[k]
-        obs[i, 2 * k] = (own >> b) & 1 != 0
-        obs[i, 2 * k + 1] = (opp >> b) & 1 != 0
+        obs[i, 2 * k] = cell_of(own, b)
+        obs[i, 2 * k + 1] = cell_of(opp, b)
     done = row[E_DONE] == OVER
     free = free_cells(mask, params)
     for m in range(span(cells)):
