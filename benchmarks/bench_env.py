@@ -141,7 +141,10 @@ def main() -> None:
         parser.error(f"--boards: {error}")
     print(describe_machine(), "| pinned to 1 core, NUMBA_NUM_THREADS=1")
     for board in boards:  # compile (or load the cache) off the clock
-        vector_rate(8, 1000, 0, args.opponent, board)
+        try:
+            vector_rate(8, 1000, 0, args.opponent, board)
+        except ValueError as error:  # a board or an opponent the vector env refuses
+            parser.error(str(error))
     runs: dict[str, list[Rate]] = {}
     jobs: list[tuple[str, Callable[[int], Rate]]] = [
         ("connect_four_v3", lambda seed: pettingzoo_rate(args.pz_moves, seed)),

@@ -258,14 +258,18 @@ def rollout(env: ConnectFourVectorEnv, seed: int, steps: int) -> list[Any]:
     return trace
 
 
-def test_seeded_runs_repeat_and_seeds_differ() -> None:
+BOARDS = [{}, {"width": 8, "height": 8}]  # one word, two words
+
+
+@pytest.mark.parametrize("board", BOARDS, ids=["7x6", "8x8"])
+def test_seeded_runs_repeat_and_seeds_differ(board: dict[str, Any]) -> None:
     def run(seed: int) -> list[Any]:
-        return rollout(ConnectFourVectorEnv(num_envs=16, play_as="random"), seed, 60)
+        return rollout(ConnectFourVectorEnv(num_envs=16, play_as="random", **board), seed, 60)
 
     first, again, other = run(4), run(4), run(5)
     assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
     assert not all(np.array_equal(a, b) for a, b in zip(first, other, strict=True))
-    env = ConnectFourVectorEnv(num_envs=16, play_as="random")
+    env = ConnectFourVectorEnv(num_envs=16, play_as="random", **board)
     env.reset(seed=4)
     colours = set(env.reset()[1]["play_as"])  # reset without a seed goes on drawing
     assert colours == {"red", "yellow"}
@@ -286,8 +290,9 @@ def test_make_vec_uses_the_compiled_env_by_default() -> None:
     assert vector_env(3, width=5, height=4).reset(seed=1)[0].shape == (3, 4, 5, 2)
 
 
-def test_game_over_then_next_step_resets() -> None:
-    env = ConnectFourVectorEnv(num_envs=1, opponent="alphabeta:depth=1", play_as="red")
+@pytest.mark.parametrize("board", BOARDS, ids=["7x6", "8x8"])
+def test_game_over_then_next_step_resets(board: dict[str, Any]) -> None:
+    env = ConnectFourVectorEnv(num_envs=1, opponent="alphabeta:depth=1", play_as="red", **board)
     env.reset(seed=0)
     for column in (3, 3, 3, 3):  # the opponent blocks the vertical four at depth 1...
         observation, reward, terminated, _, info = env.step(np.array([column]))
@@ -333,8 +338,9 @@ def test_bad_arguments_are_refused(kwargs: dict[str, Any], message: str) -> None
         ConnectFourVectorEnv(**kwargs)
 
 
-def test_bad_calls_are_refused() -> None:
-    env = ConnectFourVectorEnv(num_envs=2, autoreset_mode="Disabled")
+@pytest.mark.parametrize("board", BOARDS, ids=["7x6", "8x8"])
+def test_bad_calls_are_refused(board: dict[str, Any]) -> None:
+    env = ConnectFourVectorEnv(num_envs=2, autoreset_mode="Disabled", **board)
     with pytest.raises(RuntimeError, match=re.escape("call reset() before step()")):
         env.step(np.array([0, 0]))
     with pytest.raises(ValueError, match=re.escape("seed must be an int, a list of 2 ints")):
@@ -350,7 +356,8 @@ def test_bad_calls_are_refused() -> None:
         env.step(np.array([0, 0, 0]))
     with pytest.raises(ValueError, match=re.escape("actions must be integers, not float64")):
         env.step(np.array([0.0, 1.0]))
-    _, reward, terminated, _, info = env.step(np.array([0, 7]))  # 7: outside the board
+    outside = env.actions  # one past the last column
+    _, reward, terminated, _, info = env.step(np.array([0, outside]))
     assert reward.tolist() == [0.0, -1.0] and terminated.tolist() == [False, True]
     assert info["illegal_action"].tolist() == [False, True]
     with pytest.raises(ValueError, match=re.escape("envs [1] are over and autoreset_mode is")):

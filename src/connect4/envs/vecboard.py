@@ -63,7 +63,7 @@ if TYPE_CHECKING:
 # every step inlined into the two loops when compiled (a call would count references
 # to its arrays)
 INLINE = frozenset(
-    ("load", "store", "new_episode", "play_cell", "outcome", "legal", "search_move",
+    ("load", "store", "cell_of", "new_episode", "play_cell", "outcome", "legal", "search_move",
      "opponent_turn", "write_view", "start")
 )  # fmt: skip
 
@@ -82,6 +82,7 @@ RANDOM_COLOUR, RED, YELLOW = 0, 1, 2
 OPP_RANDOM, OPP_SEARCH = 0, 1
 # autoreset modes: the next step resets a finished game, the same step does, nothing does
 NEXT_STEP, SAME_STEP, DISABLED = 0, 1, 2
+RESET = 3  # step_games' reset(): new episodes where ``actions`` holds 1, nothing played
 
 
 def load(row: Row, slot: int) -> int:
@@ -92,6 +93,12 @@ def load(row: Row, slot: int) -> int:
 def store(row: Row, slot: int, board: int) -> None:
     """Keep the bitboard ``board`` in ``row[slot]``."""
     row[slot] = board
+
+
+def cell_of(board: int, bit: int) -> int:
+    """Bit ``bit`` of ``board``, 0 or 1 (an ``int64``; the two-word form reads it from
+    the word that holds it)."""
+    return (board >> bit) & 1
 
 
 def new_episode(row: Row, play_as: int, params: Ints) -> None:
@@ -231,8 +238,8 @@ def write_view(
     opp = own ^ mask
     for k in range(len(cell_bits)):
         b = cell_bits[k]
-        obs[i, 2 * k] = (own >> b) & 1 != 0
-        obs[i, 2 * k + 1] = (opp >> b) & 1 != 0
+        obs[i, 2 * k] = cell_of(own, b)
+        obs[i, 2 * k + 1] = cell_of(opp, b)
     done = row[E_DONE] == OVER
     free = free_cells(mask, params)
     for m in range(span(cells)):
@@ -272,45 +279,6 @@ def start(
     return 1
 
 
-def reset_games(
-    which: Array,
-    state: Array,
-    play_as: int,
-    kind: int,
-    depth: int,
-    params: Array,
-    order: Array,
-    cells: Array,
-    lines: Array,
-    cell_bits: Array,
-    directions: Array,
-    weights: Array,
-    hcells: Array,
-    st: Array,
-    tt_key: Array,
-    tt_data: Array,
-    tt_value: Array,
-    movebuf: Array,
-    pv: Array,
-    pvlen: Array,
-    heights: Array,
-    obs: Array,
-    masks: Array,
-) -> int:
-    """New episodes in the games ``which`` marks; every game's view written. Returns
-    the moves played (the opponents' first moves)."""
-    moves = 0
-    for i in range(len(state)):
-        row = state[i]
-        if which[i] == 1:
-            moves += start(
-                row, play_as, kind, depth, params, order, cells, lines, directions, weights,
-                hcells, st, tt_key, tt_data, tt_value, movebuf, pv, pvlen, heights,
-            )  # fmt: skip
-        write_view(row, obs, masks, i, params, cells, cell_bits)
-    return moves
-
-
 def step_games(
     actions: Array,
     state: Array,
@@ -343,9 +311,12 @@ def step_games(
 ) -> int:
     """One step of every game; returns the moves played (the agents' and the opponents').
 
-    A game over since the last step starts anew (``NEXT_STEP``: the action is
-    ignored, reward 0). Otherwise the agent's action is played (an illegal one ends
-    the game with reward -1, the board unchanged), then the opponent's answer.
+    With ``mode`` ``RESET`` it is a reset instead: the games whose ``actions[i]`` is
+    1 start new episodes (the opponents' first moves are the moves played); every
+    game's view is written, nothing else. Otherwise a game over since the last step
+    starts anew (``NEXT_STEP``: the action is ignored, reward 0). Otherwise the
+    agent's action is played (an illegal one ends the game with reward -1, the board
+    unchanged), then the opponent's answer.
     ``flags[i]`` gets bit 0 for terminated, bit 1 for an illegal action, bit 2 when
     ``SAME_STEP`` started a new episode (the finished game's view is then in
     ``final_obs`` and ``final_masks``), bit 3 when the agent of that game was yellow.
@@ -355,6 +326,14 @@ def step_games(
         row = state[i]
         reward = 0.0
         flag = 0
+        if mode == RESET:
+            if actions[i] == 1:
+                moves += start(
+                    row, play_as, kind, depth, params, order, cells, lines, directions, weights,
+                    hcells, st, tt_key, tt_data, tt_value, movebuf, pv, pvlen, heights,
+                )  # fmt: skip
+            write_view(row, obs, masks, i, params, cells, cell_bits)
+            continue
         if row[E_DONE] != PLAYING:
             moves += start(
                 row, play_as, kind, depth, params, order, cells, lines, directions, weights,

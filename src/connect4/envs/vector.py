@@ -76,6 +76,7 @@ from connect4.envs.vecboard import (
     OPP_SEARCH,
     RANDOM_COLOUR,
     RED,
+    RESET,
     SAME_STEP,
     YELLOW,
 )
@@ -327,9 +328,11 @@ class ConnectFourVectorEnv(VectorEnv):
                 self._state[i, E_RNG] = env_seed_state(one)
                 self._seeded[i] = True
         obs, masks = self._buffers()
-        self.moves_played += self._loop.reset_games(
-            which.astype(np.int64), self._state, self._play_as, *self._args, obs, masks
-        )
+        no_rewards, no_flags = np.empty(n, np.float64), np.empty(n, np.int64)
+        self.moves_played += self._loop.step_games(
+            which.astype(np.int64), self._state, RESET, self._play_as, *self._args, obs, masks,
+            no_rewards, no_flags, obs[:0], masks[:0],
+        )  # fmt: skip
         self._started = True
         if not which.all():
             masks[~which] = 0

@@ -4,7 +4,7 @@
 :mod:`connect4.envs.vecboard`, the classic search (:mod:`connect4.classic.node`)
 and the playout's steps (:mod:`connect4.classic.mctsboard`) read every bitboard
 through a few word helpers (``mask_at``, ``span``, ``one``, ``table_slot``,
-``table_key``, ``load``, ``store``). Here are their two-word forms: the bitboards
+``table_key``, ``load``, ``store``, ``cell_of``). Here are their two-word forms: the bitboards
 become ``uint128`` values (the solver's 128-bit type, LLVM's ``i128``), and each
 ``int64`` array that holds bitboards keeps their low words, then as many high words
 (:func:`~connect4.classic.fastsearch.pack` with ``words=2``); a game's row keeps
@@ -96,6 +96,11 @@ def store_wide(row, slot, board):  # type: ignore[no-untyped-def]
     row[N_SLOTS + slot] = np.int64(high(board))
 
 
+def cell_of_wide(board, bit):  # type: ignore[no-untyped-def]
+    """Bit ``bit`` of a ``uint128``, as an ``int64``."""
+    return np.int64(low(board >> bit) & np.uint64(1))
+
+
 HELPERS = {"wide": wide, "low": low, "high": high, "np": np, "WORD_MOD": WORD_MOD}
 SEARCH = compile_search(
     {
@@ -114,6 +119,6 @@ COMPILED = compile_module(
     (),
     vecboard.INLINE,
     (SEARCH, MCTS),
-    {"load": load_wide, "store": store_wide, **HELPERS},
+    {"load": load_wide, "store": store_wide, "cell_of": cell_of_wide, **HELPERS},
     "wide",
 )
