@@ -126,11 +126,7 @@ def train(
         float, typer.Option(help="share of the positions held out to measure on", min=0, max=0.5)
     ] = 0.02,
     drop_wins_at_once: Annotated[
-        bool,
-        typer.Option(
-            help="leave out positions the side to move wins with its next stone (random "
-            "sampling leaves a four open in about half of them; Pons' sets hold none)"
-        ),
+        bool, typer.Option(help="leave out positions won with the next stone (as Pons' sets do)")
     ] = False,
     steps: Annotated[
         int | None,
@@ -165,7 +161,7 @@ def train(
     json_output: Json = False,
 ) -> None:
     """Train a policy/value network from exact labels (needs the `train` extra: PyTorch)."""
-    from connect4.core.files import FileError, check_output, plot_target
+    from connect4.core.files import FileError
 
     try:
         from connect4.envs.labels import load_examples
@@ -173,17 +169,7 @@ def train(
 
         torch = require_torch()
         network_path = network if network is not None else out.with_suffix(".npz")
-        check_output(out, what="checkpoint")
-        check_output(network_path, what="network")
-        if plot is not None:
-            plot_target(plot, "learning curve")
-        if kaggle is not None:
-            check_output(kaggle, what="Kaggle agent")
-        fresh = not out.exists()  # --resume with --generate may continue the labelling only
-        if resume and fresh and generate is None:
-            raise fail(f"--resume: {out} does not exist (run without --resume to start)")
-        if not resume and out.exists():
-            raise fail(f"{out} exists: continue it with --resume, or choose another --out")
+        fresh = _check_targets(out, network_path, plot, kaggle, resume, generate is not None)
         if threads is not None:
             torch.set_num_threads(threads)
         files = list(data or [])
@@ -209,12 +195,31 @@ def train(
                 f"the data is {split.width}x{split.height}, the network {s.width}x{s.height}"
             )
         _record_recipe(trainer, files, exclude or [], split, held_out)
-    except FileError as error:
-        raise fail(error) from None
-    except ValueError as error:
+    except (FileError, ValueError) as error:
         raise fail(error) from None
 
     _run(trainer, split, out, network_path, plot=plot, kaggle=kaggle, json_output=json_output)
+
+
+def _check_targets(
+    out: Path, network: Path, plot: Path | None, kaggle: Path | None, resume: bool, generate: bool
+) -> bool:
+    """Check every file ``train`` writes before any work; True when ``out`` is new (a
+    ``--resume`` with ``--generate`` may continue the labelling only)."""
+    from connect4.core.files import check_output, plot_target
+
+    check_output(out, what="checkpoint")
+    check_output(network, what="network")
+    if plot is not None:
+        plot_target(plot, "learning curve")
+    if kaggle is not None:
+        check_output(kaggle, what="Kaggle agent")
+    fresh = not out.exists()
+    if resume and fresh and not generate:
+        raise fail(f"--resume: {out} does not exist (run without --resume to start)")
+    if not resume and not fresh:
+        raise fail(f"{out} exists: continue it with --resume, or choose another --out")
+    return fresh
 
 
 def _record_recipe(
