@@ -58,7 +58,7 @@ def test_the_example_runs(where: str, code: str, tmp_path: Path) -> None:
         cwd=tmp_path,  # files an example writes land here
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=180,  # seconds to run, but a first use compiles (the vector env: 12 s idle)
         env={**os.environ, "PYTHONPATH": str(ROOT)},  # examples/ imports
         check=False,
     )
