@@ -6,7 +6,8 @@ import signal
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from types import FrameType
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -266,7 +267,7 @@ def _run(
         )
     limit = Limit()
 
-    def stop(signum: int, frame: Any) -> None:
+    def stop(signum: int, frame: FrameType | None) -> None:
         limit.stop()
         signal.signal(signal.SIGINT, signal.default_int_handler)  # a second Ctrl-C: at once
 
