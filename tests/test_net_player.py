@@ -330,3 +330,11 @@ def test_puct_with_the_shipped_network_finds_forced_wins(moves: str, wins: set[i
     assert {c for c, s in enumerate(scores) if s is not None and s > 0} == wins
     choice = make_player("net:playouts=800").choose(Position.from_moves(moves))
     assert choice.move in wins
+
+
+def test_the_terminal_words_the_raw_networks_value_as_its_own() -> None:
+    """The raw network's value is its estimate of the outcome, not a search heuristic."""
+    result = run_cli("play", "--red", "human", "--yellow", "net", stdin="4\nq\n")
+    assert result.returncode == 0, result.stderr
+    line = next(x for x in result.stdout.splitlines() if x.startswith("yellow (net) plays"))
+    assert "network value " in line and "heuristic" not in line

@@ -258,7 +258,8 @@ def value_words(choice: MoveChoice, ply: int, size: int) -> str | None:
     """An AI's value of its move in words, for the mover at ``ply`` stones on a board of
     ``size`` cells: an exact score or a proven game end as ``win in n`` / ``draw`` /
     ``loss in n`` (the solver's score beside it), a search's estimate as ``heuristic``,
-    a Monte Carlo tree search's mean result as ``mean``; ``None`` for no value.
+    a Monte Carlo tree search's mean result as ``mean``, a network's own estimate of
+    the outcome (from -1, a loss, to +1) as ``network value``; ``None`` for no value.
 
     >>> from connect4.core.score import MATE
     >>> value_words(MoveChoice(3, MATE - 9, proven=True), 4, 42)
@@ -269,6 +270,8 @@ def value_words(choice: MoveChoice, ply: int, size: int) -> str | None:
     'heuristic +7'
     >>> value_words(MoveChoice(3, 0.25, {"playouts": 900}), 4, 9)
     'mean +0.250'
+    >>> value_words(MoveChoice(3, 0.7001, {"engine": "policy"}), 4, 42)
+    'network value +0.700'
     """
     value = choice.value
     if value is None:
@@ -280,6 +283,8 @@ def value_words(choice: MoveChoice, ply: int, size: int) -> str | None:
         return score_label(score_of_mate(value, size), ply, size)
     if "playouts" in choice.stats:
         return f"mean {value:+.3f}"
+    if choice.stats.get("engine") == "policy":
+        return f"network value {value:+.3f}"
     return f"heuristic {value:+g}"
 
 
