@@ -52,7 +52,7 @@ def test_round_trip(tmp_path: Path) -> None:
     assert np.array_equal(again.values, book.values)
     assert again.lookup(Position.from_moves("34", 6, 5)) == -2
     assert again.lookup(Position.from_moves("", 6, 5)) == 0
-    assert again.info()["entries_per_ply"] == {0: 1, 1: 2, 2: 1}
+    assert again.info().entries_per_ply == {0: 1, 1: 2, 2: 1}
 
 
 def test_round_trip_large_keys(tmp_path: Path) -> None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -24,6 +24,7 @@ from connect4.cli.common import (
 
 if TYPE_CHECKING:
     from connect4.solver.book.build import BaseBookCheck, BuildReport
+    from connect4.solver.book.format import BookInfo
 
 book_app = typer.Typer(
     help="Opening books: build one for any board size, show what one holds.",
@@ -166,7 +167,6 @@ def book_info(
     json_output: Json = False,
 ) -> None:
     """Show what a book holds: board, depth, entries per ply, results, metadata."""
-    import json
 
     from connect4.solver.book import BookError, load_book
 
@@ -178,28 +178,28 @@ def book_info(
         raise fail(f"no book: {book}")
     info = loaded.info()
     if not book.startswith("bitbully:") and book not in ("default", "none"):
-        info["file_bytes"] = Path(book).stat().st_size
-    typer.echo(json.dumps(info) if json_output else format_info(info))
+        info = replace(info, file_bytes=Path(book).stat().st_size)
+    typer.echo(info.to_json() if json_output else format_info(info))
 
 
-def format_info(info: dict[str, Any]) -> str:
+def format_info(info: BookInfo) -> str:
     """``connect4 book info`` as text."""
     lines = [
-        f"board        {info['board']}",
-        f"depth        {info['depth']} plies",
-        f"entries      {info['entries']:,} ({info['kind']}, mirror images merged)",
-        f"results      {info['wins']:,} wins, {info['draws']:,} draws, "
-        f"{info['losses']:,} losses for the side to move",
-        f"score range  {info['score_range']}",
-        "per ply      " + ", ".join(f"{p}: {n:,}" for p, n in info["entries_per_ply"].items()),
+        f"board        {info.board}",
+        f"depth        {info.depth} plies",
+        f"entries      {info.entries:,} ({info.kind}, mirror images merged)",
+        f"results      {info.wins:,} wins, {info.draws:,} draws, "
+        f"{info.losses:,} losses for the side to move",
+        f"score range  {list(info.score_range) if info.score_range else None}",
+        "per ply      " + ", ".join(f"{p}: {n:,}" for p, n in info.entries_per_ply.items()),
     ]
-    if info["kind"] == "win/draw/loss":
+    if info.kind == "win/draw/loss":
         lines.append(
             "note         stores draws and losses only: a position of this depth "
             "that is not over and not stored is a win"
         )
-    if "file_bytes" in info:
-        lines.append(f"file         {info['file_bytes']:,} bytes, checksum and contents ok")
-    for key, value in info.get("meta", {}).items():
+    if info.file_bytes is not None:
+        lines.append(f"file         {info.file_bytes:,} bytes, checksum and contents ok")
+    for key, value in info.meta.items():
         lines.append(f"{key:<12} {value}")
     return "\n".join(lines)

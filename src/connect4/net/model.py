@@ -19,7 +19,7 @@ outcome logits and a score). Batch normalisation is folded into the
 convolutions' weights when a checkpoint is converted, so inference is
 convolutions, additions and ReLUs only.
 
-**Weights file** (``.npz``, written by :func:`connect4.net.train.export`):
+**Weights file** (``.npz``, written by :meth:`connect4.net.train.Trainer.network`):
 the arrays named in :func:`weight_names` plus 0-d metadata ``format``,
 ``width``, ``height``, ``channels``, ``blocks``, ``version`` and ``recipe``
 (a JSON string: how it was trained). :func:`load_network` checks them all.

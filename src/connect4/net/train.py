@@ -14,7 +14,7 @@ reversed), so the network sees both halves of the symmetric game.
 
 A :class:`Trainer` runs the steps; :meth:`Trainer.save` writes a checkpoint
 (weights, optimizer, step, history, random state) that :meth:`Trainer.load`
-continues exactly, and :func:`export` folds batch normalisation into the
+continues exactly, and :meth:`Trainer.network` folds batch normalisation into the
 convolutions and returns the :class:`~connect4.net.model.Network` NumPy runs.
 
 PyTorch is imported by the functions that need it, so this module loads
@@ -38,7 +38,8 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -46,10 +47,13 @@ import numpy.typing as npt
 from connect4.core.errors import Connect4Error
 from connect4.core.files import FileError, atomic_write, open_input
 from connect4.core.limits import Limit
-from connect4.net.model import HEAD_PLANES, HIDDEN, INPUT_PLANES, Network, encode
+from connect4.net.model import Network, encode
 
 if TYPE_CHECKING:
-    pass
+    import torch
+    from torch import Tensor
+
+    from connect4.net.torch_net import TorchNetwork
 
 FULL = -128  # a full column's score in the labels
 MAX_CHECKPOINT_BYTES = 1 << 30
@@ -59,8 +63,11 @@ class TrainingError(Connect4Error):
     """Training that cannot start: no PyTorch, bad settings, a checkpoint that does not fit."""
 
 
-def require_torch() -> Any:
-    """The ``torch`` module, or :class:`TrainingError` saying how to install it."""
+def require_torch() -> ModuleType:
+    """The ``torch`` module, or :class:`TrainingError` saying how to install it.
+
+    Typed code here follows the call with ``import torch``: the check is this one.
+    """
     try:
         import torch
     except ImportError:
@@ -166,87 +173,25 @@ def choice_errors(
     return right, outcome_error
 
 
+class Batch(NamedTuple):
+    """A batch on the training device: the encoded positions, the targets as tensors,
+    and the :class:`Targets` themselves (for :func:`choice_errors`)."""
+
+    x: Tensor
+    policy: Tensor
+    outcome: Tensor
+    score: Tensor
+    legal: Tensor
+    targets: Targets
+
+
 # ---------------------------------------------------------------- the torch network
-def torch_network(width: int, height: int, channels: int, blocks: int) -> Any:
+def torch_network(width: int, height: int, channels: int, blocks: int) -> TorchNetwork:
     """The PyTorch module of :mod:`.model`'s network (batch normalisation not yet folded)."""
-    torch = require_torch()
-    nn = torch.nn
+    require_torch()
+    from connect4.net.torch_net import TorchNetwork
 
-    class Block(nn.Module):  # type: ignore[misc, name-defined]
-        def __init__(self) -> None:
-            super().__init__()
-            self.conv1 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
-            self.bn1 = nn.BatchNorm2d(channels)
-            self.conv2 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
-            self.bn2 = nn.BatchNorm2d(channels)
-
-        def forward(self, x: Any) -> Any:
-            y = torch.relu(self.bn1(self.conv1(x)))
-            return torch.relu(self.bn2(self.conv2(y)) + x)
-
-    class Head(nn.Module):  # type: ignore[misc, name-defined]
-        def __init__(self) -> None:
-            super().__init__()
-            self.conv = nn.Conv2d(channels, HEAD_PLANES, 1, bias=False)
-            self.bn = nn.BatchNorm2d(HEAD_PLANES)
-
-        def forward(self, x: Any) -> Any:
-            return torch.relu(self.bn(self.conv(x))).flatten(1)
-
-    class Net(nn.Module):  # type: ignore[misc, name-defined]
-        def __init__(self) -> None:
-            super().__init__()
-            self.stem = nn.Conv2d(INPUT_PLANES, channels, 3, padding=1, bias=False)
-            self.stem_bn = nn.BatchNorm2d(channels)
-            self.blocks = nn.ModuleList([Block() for _ in range(blocks)])
-            self.policy_head = Head()
-            self.policy_fc = nn.Linear(HEAD_PLANES * width * height, width)
-            self.value_head = Head()
-            self.value_fc1 = nn.Linear(HEAD_PLANES * width * height, HIDDEN)
-            self.value_fc2 = nn.Linear(HIDDEN, 4)
-
-        def forward(self, x: Any) -> tuple[Any, Any]:
-            """``(N, H, W, 4)`` inputs (the NumPy layout) -> policy logits, value outputs."""
-            x = torch.relu(self.stem_bn(self.stem(x.permute(0, 3, 1, 2))))
-            for block in self.blocks:
-                x = block(x)
-            logits = self.policy_fc(self.policy_head(x))
-            value = self.value_fc2(torch.relu(self.value_fc1(self.value_head(x))))
-            return logits, value
-
-    return Net()
-
-
-def _fold(conv: Any, bn: Any) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
-    """A convolution followed by (evaluation-mode) batch normalisation as one convolution."""
-    w = conv.weight.detach().double().cpu().numpy()
-    scale = (bn.weight / (bn.running_var + bn.eps).sqrt()).detach().double().cpu().numpy()
-    shift = (
-        bn.bias.detach().double().cpu().numpy()
-        - bn.running_mean.detach().double().cpu().numpy() * scale
-    )
-    return (w * scale[:, None, None, None]).astype(np.float32), shift.astype(np.float32)
-
-
-def export(
-    module: Any, width: int, height: int, channels: int, blocks: int, recipe: str
-) -> Network:
-    """The NumPy :class:`~connect4.net.model.Network` of a trained module (BN folded)."""
-    weights: dict[str, npt.NDArray[np.float32]] = {}
-    weights["stem.w"], weights["stem.b"] = _fold(module.stem, module.stem_bn)
-    for i, block in enumerate(module.blocks):
-        weights[f"block{i}.conv1.w"], weights[f"block{i}.conv1.b"] = _fold(block.conv1, block.bn1)
-        weights[f"block{i}.conv2.w"], weights[f"block{i}.conv2.b"] = _fold(block.conv2, block.bn2)
-    for name, head in (("policy", module.policy_head), ("value", module.value_head)):
-        weights[f"{name}.conv.w"], weights[f"{name}.conv.b"] = _fold(head.conv, head.bn)
-    for name, linear in (
-        ("policy.fc", module.policy_fc),
-        ("value.fc1", module.value_fc1),
-        ("value.fc2", module.value_fc2),
-    ):
-        weights[f"{name}.w"] = linear.weight.detach().cpu().numpy().astype(np.float32)
-        weights[f"{name}.b"] = linear.bias.detach().cpu().numpy().astype(np.float32)
-    return Network(width, height, channels, blocks, weights, recipe)
+    return TorchNetwork(width, height, channels, blocks)
 
 
 def save_network(network: Network, path: str | os.PathLike[str]) -> None:
@@ -325,8 +270,8 @@ class Trainer:
     """A training run: the module, its optimizer and the curve so far (see module doc)."""
 
     settings: Settings
-    module: Any
-    optimizer: Any
+    module: TorchNetwork
+    optimizer: torch.optim.Optimizer
     step: int = 0
     seconds: float = 0.0
     examples: int = 0
@@ -340,7 +285,9 @@ class Trainer:
         """A fresh run: weights and batches drawn from ``settings.seed``; ``device`` is
         ``cpu``, ``cuda`` or ``auto`` (a GPU when PyTorch sees one)."""
         settings.check()
-        torch = require_torch()
+        require_torch()
+        import torch
+
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
         if device not in ("cpu", "cuda"):
@@ -370,8 +317,10 @@ class Trainer:
         progress = min(1.0, (self.step - warm) / max(1, s.steps - warm))
         return s.lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * progress)))
 
-    def _tensors(self, examples: Examples, mirror: npt.NDArray[np.bool_] | None) -> tuple[Any, ...]:
-        torch = require_torch()
+    def _tensors(self, examples: Examples, mirror: npt.NDArray[np.bool_] | None) -> Batch:
+        require_torch()
+        import torch
+
         if mirror is not None and mirror.any():
             obs = examples.obs.copy()
             scores = examples.scores.copy()
@@ -380,18 +329,21 @@ class Trainer:
             examples = Examples(obs, examples.ply, scores, examples.key)
         s = self.settings
         t = targets(examples, s.width, s.height)
-        x = torch.from_numpy(encode(examples.obs, examples.ply))
-        arrays = (x, *(torch.from_numpy(a) for a in (t.policy, t.outcome, t.score, t.legal)))
-        return (*(a.to(self.device) for a in arrays), t)
+        x, policy, outcome, score, legal = (
+            torch.from_numpy(a).to(self.device)
+            for a in (encode(examples.obs, examples.ply), t.policy, t.outcome, t.score, t.legal)
+        )
+        return Batch(x, policy, outcome, score, legal, t)
 
-    def _losses(self, batch: tuple[Any, ...]) -> tuple[Any, Any, Any, Any, Any]:
-        torch = require_torch()
-        x, policy, outcome, score, legal, _ = batch
-        logits, value = self.module(x)
-        masked = logits.masked_fill(~legal, -1e9)
-        policy_loss = -(policy * torch.log_softmax(masked, dim=1)).sum(dim=1).mean()
-        outcome_loss = torch.nn.functional.cross_entropy(value[:, :3], outcome)
-        score_loss = ((torch.tanh(value[:, 3]) - score) ** 2).mean()
+    def _losses(self, batch: Batch) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
+        require_torch()
+        import torch
+
+        logits, value = self.module(batch.x)
+        masked = logits.masked_fill(~batch.legal, -1e9)
+        policy_loss = -(batch.policy * torch.log_softmax(masked, dim=1)).sum(dim=1).mean()
+        outcome_loss = torch.nn.functional.cross_entropy(value[:, :3], batch.outcome)
+        score_loss = ((torch.tanh(value[:, 3]) - batch.score) ** 2).mean()
         total = policy_loss + outcome_loss + score_loss
         return total, policy_loss, outcome_loss, score_loss, logits
 
@@ -423,11 +375,11 @@ class Trainer:
                 group["lr"] = self.learning_rate()
             total, policy_loss, outcome_loss, score_loss, logits = self._losses(batch)
             self.optimizer.zero_grad(set_to_none=True)
-            total.backward()
+            total.backward()  # type: ignore[no-untyped-call]  # untyped in torch
             self.optimizer.step()
             self.step += 1
             self.examples += index.size
-            right, wrong = choice_errors(logits.detach().cpu().numpy(), batch[-1])
+            right, wrong = choice_errors(logits.detach().cpu().numpy(), batch.targets)
             n = index.size
             losses = tuple(
                 float(v.detach()) for v in (total, policy_loss, outcome_loss, score_loss)
@@ -455,7 +407,9 @@ class Trainer:
 
     def evaluate(self, examples: Examples, batch: int = 4096) -> Figures:
         """The :class:`Figures` of the network on ``examples`` (evaluation mode)."""
-        torch = require_torch()
+        require_torch()
+        import torch
+
         self.module.eval()
         sums = np.zeros(6)
         with torch.no_grad():
@@ -463,7 +417,7 @@ class Trainer:
                 part = examples.take(np.arange(start, min(start + batch, len(examples))))
                 tensors = self._tensors(part, None)
                 total, policy_loss, outcome_loss, score_loss, logits = self._losses(tensors)
-                right, wrong = choice_errors(logits.cpu().numpy(), tensors[-1])
+                right, wrong = choice_errors(logits.cpu().numpy(), tensors.targets)
                 n = len(part)
                 losses = tuple(
                     float(v.detach()) for v in (total, policy_loss, outcome_loss, score_loss)
@@ -479,12 +433,14 @@ class Trainer:
                   "seconds": round(self.seconds, 1), "examples": self.examples}  # fmt: skip
         if self.history and self.history[-1].held_out is not None:
             recipe["held_out"] = asdict(self.history[-1].held_out)
-        return export(self.module, s.width, s.height, s.channels, s.blocks, json.dumps(recipe))
+        return self.module.to_network(json.dumps(recipe))
 
     # ------------------------------------------------------------ checkpoints
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write a checkpoint atomically: weights, optimizer, step, curve, random state."""
-        torch = require_torch()
+        require_torch()
+        import torch
+
         state = {
             "format": 1,
             "settings": asdict(self.settings),
@@ -512,7 +468,9 @@ class Trainer:
         :class:`TrainingError` naming it; nothing in the file is run (PyTorch reads it
         with ``weights_only``) and no network is built before its shapes are checked.
         """
-        torch = require_torch()
+        require_torch()
+        import torch
+
         state = _read_checkpoint(path)
         try:
             settings = Settings(**state["settings"])
@@ -549,7 +507,9 @@ class Trainer:
 
 def _read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The dict a checkpoint file holds (tensors, numbers, strings only: never code)."""
-    torch = require_torch()
+    require_torch()
+    import torch
+
     try:
         with (
             open_input(path, what="checkpoint", max_bytes=MAX_CHECKPOINT_BYTES) as file,
@@ -573,11 +533,13 @@ def _read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     return state
 
 
-def _check_shapes(module_state: Any, settings: Settings) -> None:
+def _check_shapes(module_state: object, settings: Settings) -> None:
     """Raise ``ValueError`` unless ``module_state`` holds exactly the tensors, of the
     shapes, of the network ``settings`` describe (built without memory: on PyTorch's
     meta device)."""
-    torch = require_torch()
+    require_torch()
+    import torch
+
     if not isinstance(module_state, dict):
         raise ValueError("its weights are not a mapping of tensors")
     with torch.device("meta"):
@@ -596,10 +558,12 @@ def _check_shapes(module_state: Any, settings: Settings) -> None:
         raise ValueError(f"tensors no network of its settings has: {', '.join(map(str, extra))}")
 
 
-def _check_optimizer(optimizer: Any) -> None:
+def _check_optimizer(optimizer: torch.optim.Optimizer) -> None:
     """Raise ``ValueError`` when the loaded optimizer's moments do not fit the weights
     (PyTorch checks only their number; a wrong shape would fail at the first step)."""
-    torch = require_torch()
+    require_torch()
+    import torch
+
     for group in optimizer.param_groups:
         for param in group["params"]:
             for name, value in optimizer.state.get(param, {}).items():
@@ -679,7 +643,6 @@ __all__ = [
     "Trainer",
     "TrainingError",
     "choice_errors",
-    "export",
     "max_score",
     "plot_curve",
     "require_torch",

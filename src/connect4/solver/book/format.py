@@ -63,7 +63,7 @@ import os
 import struct
 import zlib
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -172,6 +172,34 @@ def position_from_key(key: int, width: int, height: int) -> Position:
 
 
 # ---------------------------------------------------------------- the book
+@dataclass(frozen=True)
+class BookInfo:
+    """What ``connect4 book info`` reports of a book (:meth:`Book.info`); ``file_bytes``
+    is the size of the file it came from, when it came from one."""
+
+    board: str
+    width: int
+    height: int
+    depth: int
+    entries: int
+    kind: str
+    entries_per_ply: dict[int, int]
+    wins: int
+    draws: int
+    losses: int
+    score_range: tuple[int, int] | None
+    memory_bytes: int
+    meta: dict[str, object]
+    file_bytes: int | None = None
+
+    def to_json(self) -> str:
+        """The summary as a JSON object (``file_bytes`` only when known)."""
+        fields = asdict(self)
+        if self.file_bytes is None:
+            del fields["file_bytes"]
+        return json.dumps(fields)
+
+
 @dataclass
 class Book:
     """Exact scores of positions of one board size, mirror images merged.
@@ -329,24 +357,24 @@ class Book:
         plies, counts = np.unique(key_plies(self.keys, self.width, self.height), return_counts=True)
         return {int(p): int(n) for p, n in zip(plies, counts, strict=True)}
 
-    def info(self) -> dict[str, object]:
-        """A JSON-ready summary: size, depth, entries per ply, score range, metadata."""
+    def info(self) -> BookInfo:
+        """A summary: size, depth, entries per ply, score range, metadata."""
         values = self.values
-        return {
-            "board": f"{self.width}x{self.height}",
-            "width": self.width,
-            "height": self.height,
-            "depth": self.plies,
-            "entries": len(self),
-            "kind": "win/draw/loss" if self.wdl else "exact scores",
-            "entries_per_ply": self.ply_counts(),
-            "wins": int((values > 0).sum()),
-            "draws": int((values == 0).sum()),
-            "losses": int((values < 0).sum()),
-            "score_range": [int(values.min()), int(values.max())] if len(self) else None,
-            "memory_bytes": int(self.keys.nbytes + self.values.nbytes),
-            "meta": self.meta,
-        }
+        return BookInfo(
+            board=f"{self.width}x{self.height}",
+            width=self.width,
+            height=self.height,
+            depth=self.plies,
+            entries=len(self),
+            kind="win/draw/loss" if self.wdl else "exact scores",
+            entries_per_ply=self.ply_counts(),
+            wins=int((values > 0).sum()),
+            draws=int((values == 0).sum()),
+            losses=int((values < 0).sum()),
+            score_range=(int(values.min()), int(values.max())) if len(self) else None,
+            memory_bytes=int(self.keys.nbytes + self.values.nbytes),
+            meta=dict(self.meta),
+        )
 
     # ------------------------------------------------------------- files
     def to_bytes(self) -> bytes:
