@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 POLL_SECONDS = 0.01  # how often a watcher looks at its parent and its deadline
+IDLE_AFTER = 1.0  # seconds without a watched limit before the watcher sleeps until the next
 
 
 def new_flag() -> NDArray[np.uint8]:
@@ -123,8 +124,10 @@ class Limit:
 
 class Watcher:
     """One thread for every watched limit of the process: it looks at each every
-    10 ms and stops the expired ones. Watching a limit starts no thread, so a quick
-    search under a limit costs a dictionary entry, not a thread started and joined.
+    10 ms and stops the expired ones. Watching a limit starts no thread and wakes
+    none while the watcher is looking anyway (a busy server's many short searches
+    cost a dictionary entry each, not a thread switch); only a watcher idle for a
+    second (``IDLE_AFTER``) sleeps until the next limit wakes it.
 
     ``on_stop`` runs under the watcher's lock, so once :meth:`remove` returns it
     cannot run any more (a search's stop slot is not set after the search ended).
@@ -135,6 +138,8 @@ class Watcher:
         self._entries: dict[int, tuple[Limit, Callable[[], None] | None]] = {}
         self._keys = itertools.count()
         self._owner = -1  # the process whose thread runs (a forked child starts its own)
+        self._asleep = False  # waiting for an entry, not looking every POLL_SECONDS
+        self.looks = 0  # how often it has looked at its limits (each look: a thread switch)
 
     def add(self, limit: Limit, on_stop: Callable[[], None] | None) -> int:
         """Watch ``limit``; the key for :meth:`remove`."""
@@ -143,8 +148,10 @@ class Watcher:
             self._entries[key] = (limit, on_stop)
             if self._owner != os.getpid():
                 self._owner = os.getpid()
+                self._asleep = False
                 threading.Thread(target=self._run, name="connect4-limits", daemon=True).start()
-            self._lock.notify()
+            elif self._asleep:
+                self._lock.notify()
             return key
 
     def remove(self, key: int) -> None:
@@ -153,11 +160,18 @@ class Watcher:
             self._entries.pop(key, None)
 
     def _run(self) -> None:
+        last_seen = time.monotonic()
         while True:
             with self._lock:
-                while not self._entries:
-                    self._lock.wait()  # idle: no wake-ups while nothing is watched
+                if self._entries:
+                    last_seen = time.monotonic()
+                elif time.monotonic() - last_seen > IDLE_AFTER:
+                    self._asleep = True
+                    while not self._entries:
+                        self._lock.wait()  # idle: no wake-ups while nothing is watched
+                    self._asleep = False
                 self._lock.wait(POLL_SECONDS)
+                self.looks += 1
                 for key, (limit, on_stop) in list(self._entries.items()):
                     if limit.expired():
                         del self._entries[key]
