@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from connect4.core.bits import canonical_key
@@ -196,22 +196,35 @@ class GameScores:
         """Solve tasks taken from the left of ``queue`` into ``results`` until it is
         empty: several threads may drain one queue, each with its own table. A
         task left when ``deadline`` (or ``max_seconds`` after it starts) has
-        passed, or the ``caller``'s limit expired, stays unsettled."""
+        passed stays unsettled; once the ``caller``'s limit has expired, the task
+        in hand goes back to the queue (for another drainer to take) and this one
+        returns."""
         while True:
             try:
                 task = queue.popleft()
             except IndexError:
                 return
+            if caller is not None and caller.expired():
+                queue.appendleft(task)
+                return
             limit = deadline
             if max_seconds is not None:
                 by_seconds = time.perf_counter() + max_seconds
                 limit = by_seconds if limit is None else min(limit, by_seconds)
-            if (limit is not None and time.perf_counter() >= limit) or (
-                caller is not None and caller.expired()
-            ):
+            if limit is not None and time.perf_counter() >= limit:
                 results[task.key] = None
-            else:
-                results[task.key] = self.solve(task, deadline=limit, caller=caller)
+                continue
+            score = self.solve(task, deadline=limit, caller=caller)
+            if score is None and caller is not None and caller.expired():
+                queue.appendleft(task)
+                return
+            results[task.key] = score
+
+    def drainer(
+        self, queue: deque[MoveTask], results: dict[TaskKey, int | None]
+    ) -> Callable[[Limit], None]:
+        """:meth:`drain` of ``queue`` under a caller's limit, as one call (a lane's job)."""
+        return lambda caller: self.drain(queue, results, caller=caller)
 
     def move_scores(self, results: Mapping[TaskKey, int | None]) -> list[MoveScores]:
         """Every position's :class:`MoveScores` from the tasks' ``results`` (a task

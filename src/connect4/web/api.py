@@ -1,16 +1,20 @@
-"""The service object behind the routes: settings, the two worker lanes, the analysis cache.
+"""The service object behind the routes: settings, the worker lanes, the analysis cache.
 
 Every route is a few lines that hand its input to one :class:`Api` method
 (FastAPI injects the app's instance through :data:`ApiDep`). The methods
 validate each request once, here (the game, the board served, a game not over,
 the player spec), and hand typed input to :mod:`connect4.web.service`.
 
-Solves run in two bounded lanes (:class:`~connect4.web.pool.WorkerPool`):
-every solve first gets a small node budget in the *quick* lane, and only a
-position that needs more moves to the *deep* lane, whose threads run at a
-lower OS priority (nice 10). Quick positions (most positions with
-20 or more stones) therefore never wait behind a long solve. AI moves and
-tic-tac-toe analyses run in the deep lane.
+Solves run in bounded lanes (:class:`~connect4.web.pool.WorkerPool`): every
+solve first gets a small node budget in the *quick* lane (nice 3), and only a
+position that needs more moves goes to the *deep* lane, whose threads run under
+``SCHED_IDLE``: on the CPU no other thread wants, giving a core back the moment
+the event loop wakes. Quick positions (most positions with 20 or more stones)
+therefore never wait behind a long solve. A deep job that gets almost no CPU
+there (other programs keep the cores busy) is stopped after
+:data:`STARVED_AFTER` seconds and run again in the *fallback* lane at nice 10,
+where it gets its share (:meth:`Api.run_deep`). AI moves and reviews run in the
+deep lane too.
 
 Every job gets the request's :class:`~connect4.core.limits.Limit`: its deadline
 is the time limit less :func:`answer_margin` (time to answer), its flag is set
@@ -36,10 +40,10 @@ import contextlib
 import functools
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import count
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 from fastapi import Depends, Request
 
@@ -69,11 +73,13 @@ from connect4.web.models import (
     ReviewResponse,
     ServerLimits,
 )
-from connect4.web.pool import Gone, WorkerPool
+from connect4.web.pool import Gone, Starved, WorkerPool
 
 if TYPE_CHECKING:
     from connect4.review import Review
     from connect4.review.work import TaskKey
+
+T = TypeVar("T")
 
 QUICK_NODES = 400_000  # quick-lane node budget of a position with >= 20 stones on 7x6 (~40 ms)
 QUICK_TABLE_MB = 8  # transposition table of a quick-lane solver (deep lane: 64 MB)
@@ -81,7 +87,8 @@ QUICK_AGE = 0.02  # seconds of queue precedence per empty cell fewer (quick lane
 DEEP_AGE = 0.1  # the same in the deep lane
 REVIEW_SHARE = 0.9  # of the time limit a review may use before it stops (then: 503)
 KERNEL_WAIT = 5.0  # seconds a request waits at most for its board's solver to load
-QUICK_NICE = 3  # OS priority of the quick lane's threads below the event loop (deep: 10)
+QUICK_NICE = 3  # OS priority of the quick lane's threads below the event loop
+STARVED_AFTER = 0.5  # seconds a deep job may run on almost no CPU before the fallback lane
 # The Connect Four boards the server plays and solves (the page's menu). Each size a
 # thread has solved keeps a transposition table, and each size a perfect player has
 # played keeps tables in a process-wide pool, so a fixed list bounds the memory.
@@ -272,11 +279,11 @@ class ClientGate:
 
 @dataclass(frozen=True)
 class Settings:
-    """How the server works: ``threads`` deep-lane threads (``3 * threads`` quick-lane
-    ones unless given), ``queue`` waiting places per lane, ``time_limit`` seconds per
-    request (HTTP 503 beyond), an LRU cache of ``cache_size`` solved positions
-    (0 = none); ``warm_up`` loads the solver, the compiled searches and the book at
-    start-up;
+    """How the server works: ``threads`` deep-lane threads, and as many fallback ones
+    at nice ``fallback_nice`` (``3 * threads`` quick-lane ones unless given), ``queue``
+    waiting places per lane, ``time_limit`` seconds per request (HTTP 503 beyond), an
+    LRU cache of ``cache_size`` solved positions (0 = none); ``warm_up`` loads the
+    solver, the compiled searches and the book at start-up;
     ``deep_per_client`` deep jobs per client address at a time (0: no bound)."""
 
     threads: int = 2
@@ -287,13 +294,13 @@ class Settings:
     warm_up: bool = True
     deep_threads: int | None = None
     quick_threads: int | None = None
-    deep_nice: int = 10
+    fallback_nice: int = 10
     board_sizes: tuple[tuple[int, int], ...] = BOARD_SIZES
     deep_per_client: int = 1
 
 
 class Api:
-    """The web API's work: one method per endpoint, over two worker lanes and a cache."""
+    """The web API's work: one method per endpoint, over the worker lanes and a cache."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -313,7 +320,14 @@ class Api:
             workers=settings.deep_threads or settings.threads,
             queue=settings.queue,
             time_limit=settings.time_limit,
-            nice=settings.deep_nice,
+            idle=True,
+        )
+        self.fallback = WorkerPool(
+            "fallback",
+            workers=settings.deep_threads or settings.threads,
+            queue=settings.queue,
+            time_limit=settings.time_limit,
+            nice=settings.fallback_nice,
         )
         self.clients = ClientGate(settings.deep_per_client)
 
@@ -331,8 +345,25 @@ class Api:
 
     def stop(self) -> None:
         """Let the worker threads end once their queued jobs are done."""
-        self.quick.shutdown()
-        self.deep.shutdown()
+        for pool in (self.quick, self.deep, self.fallback):
+            pool.shutdown()
+
+    async def run_deep(
+        self, priority: float, work: Callable[[Limit], T], limit: Limit, gone: Gone | None
+    ) -> T:
+        """``work(limit)`` in the deep lane; if it starves there (other programs keep
+        every core busy, and ``SCHED_IDLE`` gives it nothing), stopped and run again
+        in the fallback lane at nice 10 with what is left of ``limit``."""
+        attempt = limit.tighter()  # stopping the attempt leaves the request's limit running
+        try:
+            return await self.deep.run_ranked(
+                priority, functools.partial(work, attempt), limit=attempt, gone=gone,
+                starved=STARVED_AFTER,
+            )  # fmt: skip
+        except Starved:
+            return await self.fallback.run_ranked(
+                priority, functools.partial(work, limit), limit=limit, gone=gone
+            )
 
     # ------------------------------------------------------------ positions
     def parse(self, pos: str, board: Board) -> Game:
@@ -404,11 +435,11 @@ class Api:
             if limit.expired():
                 raise TimeLimitExceeded("time limit exceeded before the deep solve")
             with self.clients.turn(caller):
-                analysis = await self.deep.run_ranked(
+                analysis = await self.run_deep(
                     time.monotonic() + empty * DEEP_AGE,
-                    functools.partial(service.analyze_position, position, limit=limit),
-                    limit=limit,
-                    gone=gone,
+                    lambda attempt: service.analyze_position(position, limit=attempt),
+                    limit,
+                    gone,
                 )
             if not analysis.complete:
                 raise TimeLimitExceeded(
@@ -423,7 +454,7 @@ class Api:
         require_not_over(game)
         cached = self.cache.get(game)
         if cached is None:
-            cached = await self.deep.run(service.analyze_by_search, game)
+            cached = await self.fallback.run(service.analyze_by_search, game)
             self.cache.put(game, cached)
         return cached
 
@@ -512,9 +543,11 @@ class Api:
             if isinstance(position, Position):
                 result = await self.review_connect4(position, limit, gone)
             else:
-                review = functools.partial(service.review_game, position, limit=limit)
-                result = await self.deep.run_ranked(
-                    time.monotonic(), review, limit=limit, gone=gone
+                result = await self.run_deep(
+                    time.monotonic(),
+                    lambda attempt: service.review_game(position, limit=attempt),
+                    limit,
+                    gone,
                 )
         unproven = [row.ply for row in result.plies if not row.proven]
         if unproven:
@@ -531,18 +564,18 @@ class Api:
         takes the game's move solves one by one (the dearest first) from a shared
         queue until none is left, so a lone review uses both cores and a busy
         server still serves other requests between reviews' jobs."""
-        work = await self.deep.run(service.review_work, position)
+        work = await self.fallback.run(service.review_work, position)
         results: dict[TaskKey, int | None] = {}
         for tasks in (work.dearest_first(), None):
             queue = deque(work.missing(results) if tasks is None else tasks)
             jobs = min(self.deep.workers, len(queue))
-            drain = functools.partial(work.drain, queue, results, caller=limit)
             await asyncio.gather(
                 *(
-                    self.deep.run_ranked(time.monotonic(), drain, limit=limit, gone=gone)
+                    self.run_deep(time.monotonic(), work.drainer(queue, results), limit, gone)
                     for _ in range(jobs)
                 )
             )
+            results.update((task.key, None) for task in queue)  # left when the limit ran out
         return service.review_from_scores(position, work.move_scores(results))
 
     # ------------------------------------------------------------ players
@@ -556,11 +589,14 @@ class Api:
         if split_spec(request.player)[0] == PERFECT.name:  # the one kind that solves
             await require_kernel(request.board, limit)
         choose = functools.partial(
-            service.choose_move, position, request.player, want_tree=request.tree, limit=limit
+            service.choose_move, position, request.player, want_tree=request.tree
         )
         with self.clients.turn(caller):
-            answer = await self.deep.run_ranked(
-                time.monotonic(), choose, limit=limit, gone=None if caller is None else caller.gone
+            answer = await self.run_deep(
+                time.monotonic(),
+                lambda attempt: choose(limit=attempt),
+                limit,
+                None if caller is None else caller.gone,
             )
         return answer
 
@@ -603,7 +639,7 @@ class Api:
         return {
             "ok": True,
             "version": __version__,
-            "pools": [self.quick.status(), self.deep.status()],
+            "pools": [self.quick.status(), self.deep.status(), self.fallback.status()],
             "cache": self.cache.status(),
         }
 

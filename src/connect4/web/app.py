@@ -32,7 +32,7 @@ def create_app(
     warm_up: bool = True,
     deep_threads: int | None = None,
     quick_threads: int | None = None,
-    deep_nice: int = 10,
+    fallback_nice: int = 10,
     board_sizes: tuple[tuple[int, int], ...] = BOARD_SIZES,
     deep_per_client: int = 1,
 ) -> FastAPI:
@@ -47,7 +47,7 @@ def create_app(
             warm_up=warm_up,
             deep_threads=deep_threads,
             quick_threads=quick_threads,
-            deep_nice=deep_nice,
+            fallback_nice=fallback_nice,
             board_sizes=board_sizes,
             deep_per_client=deep_per_client,
         )

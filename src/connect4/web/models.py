@@ -251,6 +251,7 @@ class PoolStatus(TypedDict):
     completed: int
     rejected: int
     timed_out: int
+    starved: int
     time_limit: float
 
 
