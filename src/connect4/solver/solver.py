@@ -82,6 +82,9 @@ ETC_AFTER_NODES = 20_000  # ... and only once a search has visited this many nod
 PARALLEL_AFTER_NODES = 1 << 20  # a search longer than this goes on with every thread
 
 
+_UNLIMITED = contextlib.nullcontext()  # a search without a caller's limit
+
+
 class Solver:
     """An exact Connect Four solver for one board size, with its own table.
 
@@ -533,10 +536,14 @@ class Solver:
         return BatchResult(scores, nodes, seconds)
 
     # ------------------------------------------------------------------ internals
-    @contextlib.contextmanager
-    def _under(self, limit: Limit | None) -> Iterator[None]:
+    def _under(self, limit: Limit | None) -> contextlib.AbstractContextManager[None]:
         """Run a search under a caller's ``limit`` (inside the lock): its expiry sets
-        the table's stop slot, and :meth:`_stopped` says so to the slicing loops."""
+        the table's stop slot, and :meth:`_stopped` says so to the slicing loops.
+        (No limit, nothing to watch: a short solve skips the watch's cost.)"""
+        return _UNLIMITED if limit is None else self._watched(limit)
+
+    @contextlib.contextmanager
+    def _watched(self, limit: Limit) -> Iterator[None]:
         with stopping_at(limit, self._table().table) as stopped:
             self._stopped = stopped
             try:
