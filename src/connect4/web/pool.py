@@ -109,13 +109,16 @@ class _Running:
 
     def __init__(self) -> None:
         self.wall = time.monotonic()
-        self.clock = time.pthread_getcpuclockid(threading.get_ident())
-        self.cpu = time.clock_gettime(self.clock)
+        self.clock: int | None = None  # no per-thread CPU clock (not Unix): never starved
+        self.cpu = 0.0
+        with contextlib.suppress(AttributeError, OSError):
+            self.clock = time.pthread_getcpuclockid(threading.get_ident())
+            self.cpu = time.clock_gettime(self.clock)
 
     def starved(self, after: float) -> bool:
         """Whether the job has run ``after`` seconds with less than STARVED_SHARE of a core."""
         ran = time.monotonic() - self.wall
-        if ran < after:
+        if ran < after or self.clock is None:
             return False
         with contextlib.suppress(OSError):  # the thread ended: the job is done anyway
             return time.clock_gettime(self.clock) - self.cpu < STARVED_SHARE * ran
