@@ -127,7 +127,7 @@ def test_the_package_does_not_import_the_rl_libraries() -> None:
 
 
 def test_a_missing_extra_names_it() -> None:
-    code = "import sys\nsys.modules['pettingzoo'] = None\nimport connect4.envs"
+    code = "import sys\nsys.modules['pettingzoo'] = None\nfrom connect4.envs import ConnectFourEnv"
     result = run_python(code)
     assert result.returncode != 0 and "pip install -e '.[rl]'" in result.stderr
 

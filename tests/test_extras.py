@@ -60,13 +60,29 @@ def test_a_missing_extra_is_one_line(modules: str, args: tuple[str, ...], line: 
     assert result.stdout == ""
 
 
-def test_the_envs_import_names_the_install_command() -> None:
-    code = "import sys; sys.modules['pettingzoo'] = None; import connect4.envs"
+def test_an_environment_without_the_rl_extra_names_the_install_command() -> None:
+    code = (
+        "import sys; sys.modules['pettingzoo'] = None; import connect4.envs\n"
+        "from connect4.envs import pettingzoo_env"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stderr.splitlines()[-1] == (
         "ImportError: pettingzoo is not installed (needed for the RL environments "
         "(connect4.envs)): in the project's folder run .venv/bin/pip install -e '.[rl]'"
     )
+
+
+def test_the_dataset_command_needs_no_rl_library(tmp_path: object) -> None:
+    # Labelled positions are the solver's work: before, `connect4 dataset` (and `train
+    # --generate`) refused to run without gymnasium and pettingzoo.
+    out = os.path.join(str(tmp_path), "data.npz")
+    result = run_without(
+        "pettingzoo,gymnasium", "dataset", "--positions", "12", "--plies", "30-34",
+        "--out", out, "--workers", "1",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "wrote" in result.stdout + result.stderr
+    assert os.path.getsize(out) > 0
 
 
 def test_the_lab_without_matplotlib_fails_before_its_games(tmp_path: object) -> None:

@@ -1,85 +1,48 @@
 """Reinforcement-learning environments: PettingZoo (two agents) and Gymnasium (one agent,
-one board or N boards in one compiled call), and any player as a Kaggle ConnectX agent
-(:func:`kaggle_agent`).
+one board or N boards in one compiled call), any player as a Kaggle ConnectX agent
+(:func:`kaggle_agent`), and labelled positions for training (:mod:`.dataset`).
 
-Needs the ``rl`` extra (in the project's folder: ``.venv/bin/pip install -e '.[rl]'``).
-Importing this package registers the Gymnasium id ``connect4/ConnectFour-v0``, with
-the vectorised env (:mod:`connect4.envs.vector`) as its vector entry point, so
-``gymnasium.make_vec`` returns it.
+The environments need the ``rl`` extra (in the project's folder:
+``.venv/bin/pip install -e '.[rl]'``); with it, importing this package registers the
+Gymnasium id ``connect4/ConnectFour-v0`` (see :mod:`.environments`). Without it the
+package still imports, so ``connect4 dataset`` and training need no RL library, and
+each environment's name raises an ``ImportError`` that names the install command.
 
->>> env = pettingzoo_env(width=5, height=4, rules="count-fours")
+>>> env = pettingzoo_env(width=5, height=4)
 >>> env.reset(seed=0)
->>> env.observe("player_0")["observation"].shape
-(4, 5, 2)
+>>> sorted(env.agents)
+['player_0', 'player_1']
 """
 
 from __future__ import annotations
 
+from connect4.core.errors import MissingExtra
+
 try:
-    import gymnasium
-    import pettingzoo  # noqa: F401 (its absence gets the message below)
-    from gymnasium.vector import VectorEnv
+    import gymnasium  # noqa: F401 (its absence, or pettingzoo's, is MISSING)
+    import pettingzoo  # noqa: F401
 except ImportError as error:  # pragma: no cover - depends on the installation
-    from connect4.core.errors import MissingExtra
+    _missing = MissingExtra.of_module(error.name or "pettingzoo")
+    MISSING: str | None = str(_missing) if _missing else str(error)
+else:
+    MISSING = None
+"""Why the environments cannot be used here (the install command), or None."""
 
-    missing = MissingExtra.of_module(error.name or "pettingzoo")
-    raise ImportError(str(missing) if missing else str(error)) from error
-
-from connect4.core.games import new_game
-from connect4.envs.aec import ConnectFourAEC
-from connect4.envs.board import action_mask, picture, planes
-from connect4.envs.kaggle import ConnectXAgent, kaggle_agent
-from connect4.envs.single import ConnectFourEnv, Opponent
-
-GYM_ID = "connect4/ConnectFour-v0"
-"""The Gymnasium id of the single-agent environment (:class:`ConnectFourEnv`)."""
-
-if GYM_ID not in gymnasium.registry:
-    gymnasium.register(
-        id=GYM_ID,
-        entry_point="connect4.envs.single:ConnectFourEnv",
-        vector_entry_point="connect4.envs.vector:ConnectFourVectorEnv",
+if MISSING is None:
+    from connect4.envs.environments import (
+        GYM_ID,
+        ConnectFourAEC,
+        ConnectFourEnv,
+        ConnectXAgent,
+        Opponent,
+        action_mask,
+        kaggle_agent,
+        new_game,
+        pettingzoo_env,
+        picture,
+        planes,
+        vector_env,
     )
-
-
-def pettingzoo_env(
-    width: int = 7,
-    height: int = 6,
-    rules: str = "standard",
-    game: str = "connect4",
-    render_mode: str | None = None,
-) -> ConnectFourAEC:
-    """A PettingZoo AEC env, equal to ``connect_four_v3`` on 7x6 (see :mod:`connect4.envs.aec`)."""
-    return ConnectFourAEC(
-        width=width, height=height, rules=rules, game=game, render_mode=render_mode
-    )
-
-
-def vector_env(
-    num_envs: int,
-    opponent: str = "random",
-    play_as: str = "red",
-    width: int = 7,
-    height: int = 6,
-    rules: str = "standard",
-    game: str = "connect4",
-    autoreset_mode: str = "NextStep",
-) -> VectorEnv:
-    """``num_envs`` boards against ``opponent``, stepped in one compiled call (see
-    :mod:`connect4.envs.vector`; importing it loads numba and compiles on first use).
-
-    >>> env = vector_env(4, opponent="alphabeta:depth=1", width=5, height=4)
-    >>> observation, info = env.reset(seed=0)
-    >>> observation.shape, info["action_mask"].shape
-    ((4, 4, 5, 2), (4, 5))
-    """
-    from connect4.envs.vector import ConnectFourVectorEnv
-
-    return ConnectFourVectorEnv(
-        num_envs=num_envs, opponent=opponent, play_as=play_as, width=width, height=height,
-        rules=rules, game=game, autoreset_mode=autoreset_mode,
-    )  # fmt: skip
-
 
 __all__ = [
     "GYM_ID",
@@ -95,3 +58,10 @@ __all__ = [
     "planes",
     "vector_env",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """An environment's name without the ``rl`` extra: ImportError naming the extra."""
+    if MISSING is not None and name in __all__:
+        raise ImportError(MISSING)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
