@@ -221,7 +221,8 @@ class WorkerPool:
         def job() -> None:
             if not future.set_running_or_notify_cancel():
                 return  # cancelled while it waited
-            running.append(_Running())
+            if starved is not None:
+                running.append(_Running())
             try:
                 future.set_result(call())
             except BaseException as error:
