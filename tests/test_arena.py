@@ -635,3 +635,24 @@ def test_connect4_accuracy_uses_the_solver_scores() -> None:
     # Empty 6x7 (no book reaches it within 1 node): not proven.
     wide = ArenaConfig(players=(), board=Board("connect4", 6, 7), accuracy_nodes=1)
     assert game_verdicts(wide, "3", 0) == [None]
+
+
+def test_the_arena_progress_bar_is_the_jobs_bar_with_resumed_games() -> None:
+    """One progress bar for every long job: the arena's shows the games a resumed
+    results file already holds as done, in its label, and the bar ends full."""
+    import io
+    import re
+
+    from rich.console import Console
+
+    from connect4.arena.report import progress_bar
+
+    buffer = io.StringIO()
+    with progress_bar(Console(file=buffer, force_terminal=True, width=100), "games") as step:
+        step(5, 20)
+        for done in range(6, 21):
+            step(done, 20)
+    text = re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", buffer.getvalue()).replace("\r", "\n")
+    lines = [line for line in text.splitlines() if "games/s" in line]
+    assert "games (5 resumed)" in lines[0] and " 5/20 " in lines[0]
+    assert "20/20" in lines[-1]

@@ -198,67 +198,27 @@ def render_summary(
 
 @contextlib.contextmanager
 def progress_bar(console: Console, label: str) -> Iterator[Callable[[int, int], None]]:
-    """A rich progress bar (games done, rate, ETA); yields a ``progress(done, total)`` callback.
+    """The jobs' progress bar (games done, rate, ETA) on ``console``; yields a
+    ``progress(done, total)`` callback.
 
-    Games already in a resumed results file are shown in the label and do
-    not count towards the rate.
+    The bar appears at the first call: a run calls it once the specs and the results
+    file are checked, so an input error is printed without a bar drawn above it.
+    Games already in a resumed results file count as done but not towards the rate.
     """
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        ProgressColumn,
-        Task,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-    from rich.text import Text
+    from connect4.solver.book.jobs import Advance, progress_bar as jobs_bar
 
-    class RateColumn(ProgressColumn):
-        def render(self, task: Task) -> Text:
-            speed = task.finished_speed or task.speed
-            return Text("-- games/s" if speed is None else f"{speed:.2f} games/s")
-
-    progress = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        RateColumn(),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        console=console,
-        transient=False,
-    )
-    task_id = progress.add_task(label, total=None)
-    started: list[int] = []
-
-    def update(done: int, total: int) -> None:
-        if not started:
-            started.append(done)
-            progress.update(task_id, total=total - done, completed=0)
-            progress.update(task_id, description=f"{label} ({done} resumed)" if done else label)
-        else:
-            progress.update(task_id, completed=done - started[0])
-
-    with progress:
-        yield update
-
-
-@contextlib.contextmanager
-def lazy_progress_bar(console: Console, label: str) -> Iterator[Callable[[int, int], None]]:
-    """Like :func:`progress_bar`, but the bar appears only at the first ``progress`` call.
-
-    A run calls ``progress`` once the specs and the results file are checked,
-    so an input error is printed without a bar drawn above it.
-    """
     with contextlib.ExitStack() as stack:
-        bar: list[Callable[[int, int], None]] = []
+        bar: list[Advance] = []
+        shown = [0]
 
         def update(done: int, total: int) -> None:
             if not bar:
-                bar.append(stack.enter_context(progress_bar(console, label)))
-            bar[0](done, total)
+                resumed = f"{label} ({done} resumed)" if done else label
+                bar.append(
+                    stack.enter_context(jobs_bar(True, total, done, resumed, "games", console))
+                )
+            else:
+                bar[0](done - shown[0])
+            shown[0] = done
 
         yield update

@@ -146,11 +146,11 @@ def play_tournament(
     from rich.console import Console
 
     from connect4.arena import run_tournament
-    from connect4.arena.report import lazy_progress_bar
+    from connect4.arena.report import progress_bar
 
     err = Console(stderr=True, highlight=False)
     try:
-        with lazy_progress_bar(err, "games") as progress:
+        with progress_bar(err, "games") as progress:
             return run_tournament(
                 config,
                 results,

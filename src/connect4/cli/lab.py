@@ -211,11 +211,11 @@ def run_and_report(out: Path, config: LabConfig) -> None:
 
     from connect4.arena.lab import run_lab
     from connect4.arena.labreport import headline, write_report
-    from connect4.arena.report import lazy_progress_bar
+    from connect4.arena.report import progress_bar
 
     err = Console(stderr=True, highlight=False)
     try:
-        with lazy_progress_bar(err, "lab games") as progress:
+        with progress_bar(err, "lab games") as progress:
             run = run_lab(out, config, progress=progress)
         result = write_report(out, run)
     except KeyboardInterrupt:

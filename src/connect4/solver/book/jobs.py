@@ -48,6 +48,7 @@ from connect4.solver.book.format import Book
 from connect4.solver.book.reader import load_book
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.progress import Progress, TaskID
 
 __all__ = [
@@ -398,7 +399,8 @@ class Advance:
             return
         self.count += n
         rate = self.count / max(time.perf_counter() - self.start, 1e-9)
-        self.bar.update(self.task, advance=n, rate=f"{rate:,.0f}")
+        shown = f"{rate:,.0f}" if rate >= 10 else f"{rate:.2f}"  # slow work: 0.25 games/s
+        self.bar.update(self.task, advance=n, rate=shown)
 
     def note(self, text: str) -> None:
         if self.bar is not None and self.task is not None:
@@ -407,10 +409,17 @@ class Advance:
 
 @contextlib.contextmanager
 def progress_bar(
-    show: bool, total: int, done: int, label: str = "solving", unit: str = "pos"
+    show: bool,
+    total: int,
+    done: int,
+    label: str = "solving",
+    unit: str = "pos",
+    console: Console | None = None,
 ) -> Iterator[Advance]:
     """A rich progress bar with rate and ETA, moved by the :class:`Advance` it gives
-    (a bar that is not ``show``n ignores it)."""
+    (a bar that is not ``show``n ignores it); ``done`` of ``total`` are done before it
+    starts (a resumed job's) and do not count towards the rate. It draws on
+    ``console`` (default: rich's, on stdout)."""
     if not show:
         yield Advance()
         return
@@ -433,5 +442,5 @@ def progress_bar(
         TimeRemainingColumn(),
         TextColumn("{task.fields[note]}"),
     )
-    with Progress(*columns) as bar:
+    with Progress(*columns, console=console) as bar:
         yield Advance(bar, bar.add_task(label, total=total, completed=done, rate="-", note=""))
