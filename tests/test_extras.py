@@ -72,6 +72,17 @@ def test_an_environment_without_the_rl_extra_names_the_install_command() -> None
     )
 
 
+def test_a_kaggle_agent_needs_no_rl_library() -> None:
+    code = (
+        "import sys; sys.modules['pettingzoo'] = sys.modules['gymnasium'] = None\n"
+        "from connect4.envs import kaggle_agent\n"
+        "agent = kaggle_agent('alphabeta:depth=2')\n"
+        "print(agent({'board': [0] * 42, 'mark': 1}, {'columns': 7, 'rows': 6, 'inarow': 4}))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (result.returncode, result.stdout) == (0, "3\n"), result.stderr
+
+
 def test_the_dataset_command_needs_no_rl_library(tmp_path: object) -> None:
     # Labelled positions are the solver's work: before, `connect4 dataset` (and `train
     # --generate`) refused to run without gymnasium and pettingzoo.
