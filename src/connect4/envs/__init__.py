@@ -42,14 +42,8 @@ if MISSING is None:
         vector_env,
     )
 
-NEEDS_RL = (
-    "GYM_ID",
-    "ConnectFourAEC",
-    "ConnectFourEnv",
-    "Opponent",
-    "pettingzoo_env",
-    "vector_env",
-)
+NEEDS_RL = ("GYM_ID", "ConnectFourAEC", "ConnectFourEnv", "Opponent", "pettingzoo_env",
+            "vector_env")  # fmt: skip
 """The names that need the ``rl`` extra (the rest: the tensor layout and Kaggle agents)."""
 
 __all__ = [

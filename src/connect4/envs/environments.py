@@ -1,7 +1,6 @@
 """The environments' front door, re-exported by :mod:`connect4.envs` when the ``rl``
 extra is installed: PettingZoo (two agents) and Gymnasium (one agent, one board or N
-boards in one compiled call), and any player as a Kaggle ConnectX agent
-(:func:`kaggle_agent`).
+boards in one compiled call).
 
 Importing it registers the Gymnasium id ``connect4/ConnectFour-v0``, with
 the vectorised env (:mod:`connect4.envs.vector`) as its vector entry point, so
@@ -18,10 +17,7 @@ from __future__ import annotations
 import gymnasium
 from gymnasium.vector import VectorEnv
 
-from connect4.core.games import new_game
 from connect4.envs.aec import ConnectFourAEC
-from connect4.envs.board import action_mask, picture, planes
-from connect4.envs.kaggle import ConnectXAgent, kaggle_agent
 from connect4.envs.single import ConnectFourEnv, Opponent
 
 GYM_ID = "connect4/ConnectFour-v0"
@@ -74,17 +70,4 @@ def vector_env(
     )  # fmt: skip
 
 
-__all__ = [
-    "GYM_ID",
-    "ConnectFourAEC",
-    "ConnectFourEnv",
-    "ConnectXAgent",
-    "Opponent",
-    "action_mask",
-    "kaggle_agent",
-    "new_game",
-    "pettingzoo_env",
-    "picture",
-    "planes",
-    "vector_env",
-]
+__all__ = ["GYM_ID", "ConnectFourAEC", "ConnectFourEnv", "Opponent", "pettingzoo_env", "vector_env"]

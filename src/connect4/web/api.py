@@ -305,30 +305,15 @@ class Api:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.cache = service.AnalysisCache(settings.cache_size)
+        lane = functools.partial(WorkerPool, queue=settings.queue, time_limit=settings.time_limit)
+        deep_threads = settings.deep_threads or settings.threads
         # Quick jobs are short: more threads than cores let the OS time-share them, so a
         # cheap position starts at once instead of waiting for a 100k-node job to end.
         # They run one notch below the event loop, which every request goes through.
-        self.quick = WorkerPool(
-            "quick",
-            workers=settings.quick_threads or 3 * settings.threads,
-            queue=settings.queue,
-            time_limit=settings.time_limit,
-            nice=QUICK_NICE,
-        )
-        self.deep = WorkerPool(
-            "deep",
-            workers=settings.deep_threads or settings.threads,
-            queue=settings.queue,
-            time_limit=settings.time_limit,
-            idle=True,
-        )
-        self.fallback = WorkerPool(
-            "fallback",
-            workers=settings.deep_threads or settings.threads,
-            queue=settings.queue,
-            time_limit=settings.time_limit,
-            nice=settings.fallback_nice,
-        )
+        quick_threads = settings.quick_threads or 3 * settings.threads
+        self.quick = lane("quick", workers=quick_threads, nice=QUICK_NICE)
+        self.deep = lane("deep", workers=deep_threads, idle=True)
+        self.fallback = lane("fallback", workers=deep_threads, nice=settings.fallback_nice)
         self.clients = ClientGate(settings.deep_per_client)
 
     def limit(self) -> Limit:
