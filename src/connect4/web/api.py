@@ -548,19 +548,25 @@ class Api:
         """A Connect Four review solved by every deep-lane thread at once: each job
         takes the game's move solves one by one (the dearest first) from a shared
         queue until none is left, so a lone review uses both cores and a busy
-        server still serves other requests between reviews' jobs."""
+        server still serves other requests between reviews' jobs.
+
+        A job stopped as starved (see :meth:`run_deep`) may still hold a task when its
+        rerun finds the queue empty: tasks without a result go round again until
+        the limit runs out, and are then unsettled."""
         work = await self.fallback.run(service.review_work, position)
         results: dict[TaskKey, int | None] = {}
-        for tasks in (work.dearest_first(), None):
-            queue = deque(work.missing(results) if tasks is None else tasks)
-            jobs = min(self.deep.workers, len(queue))
-            await asyncio.gather(
-                *(
-                    self.run_deep(time.monotonic(), work.drainer(queue, results), limit, gone)
-                    for _ in range(jobs)
+        for stage in (work.dearest_first(), None):
+            tasks = list(work.missing(results) if stage is None else stage)
+            left = tasks
+            while left and not limit.expired():
+                queue = deque(left)
+                jobs = min(self.deep.workers, len(queue))
+                drain = work.drainer(queue, results)
+                await asyncio.gather(
+                    *(self.run_deep(time.monotonic(), drain, limit, gone) for _ in range(jobs))
                 )
-            )
-            results.update((task.key, None) for task in queue)  # left when the limit ran out
+                left = [task for task in tasks if task.key not in results]
+            results.update((task.key, None) for task in left)  # the limit ran out
         return service.review_from_scores(position, work.move_scores(results))
 
     # ------------------------------------------------------------ players
