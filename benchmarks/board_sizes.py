@@ -5,8 +5,8 @@
 
 Every board with width and height at least 4, width + height <= 13 and
 width * (height + 1) <= 64 (one machine word), plus 8x6 and 7x7 with ``--big``
-and, with ``--wide``, the boards over 64 bits of the published tables that the
-solver may finish within an hour here (5x12, 6x10, 5x13), is solved exactly (no
+and, with ``--wide``, three boards over 64 bits of the published tables
+(5x12, 6x10, 5x13: none finished within an hour here with one thread), is solved exactly (no
 opening book). Per board it prints who wins
 with perfect play (first player, second player or draw), the move (ply) on which
 the game then ends, the time and the nodes, and whether both agree with the
