@@ -48,7 +48,6 @@ from connect4.solver import (
     DefaultBook,
     Solver,
     SolverError,
-    solver_for,
     use_book,
     warm_up,
 )
@@ -101,10 +100,14 @@ class PerfectEngine:
 
     ``book`` is ``"default"`` (the board size's exact default book, if one
     ships), ``None`` (the solver alone) or a :class:`~connect4.solver.book.Book`
-    of exact scores. The solver is the calling thread's shared one
-    (:func:`connect4.solver.solver_for`), whose table keeps its entries from
-    move to move and from game to game (its bounds hold whatever the root), so
-    consecutive moves reuse earlier work.
+    of exact scores. The engine owns its solver, whichever thread asks (a game
+    asks each move on a new thread, see :func:`connect4.players.match.play_move`;
+    the solver's lock keeps one search at a time): its table, taken from the
+    pool of free tables (:data:`connect4.solver.backend.TABLES`) on the first
+    search, keeps its entries from move to move (their bounds hold whatever the
+    root), so consecutive moves reuse earlier work and no move pages in a new
+    table. :meth:`release` gives the table back to the pool; an engine dropped
+    without it frees its table.
     """
 
     def __init__(
@@ -121,25 +124,39 @@ class PerfectEngine:
         if chosen is not None and chosen.wdl:
             raise PlayerSpecError("the perfect player needs a book of exact scores, not signs")
         self.book = chosen
+        self._solver: Solver | None = None
+        self._solver_lock = threading.Lock()
 
     @property
     def solver(self) -> Solver:
-        """The calling thread's solver for this engine's board and book."""
-        return solver_for(
-            self.width,
-            self.height,
-            tt_megabytes=TABLE_MEGABYTES,
-            book=self.book,
-            reuse_table=True,
-            keep_entries=True,
-            etc=False,
-        )
+        """This engine's solver (made on first use: checking the book's order takes a
+        few milliseconds, better paid before a clock runs; see :meth:`prepare`)."""
+        with self._solver_lock:
+            if self._solver is None:
+                self._solver = Solver(
+                    self.width,
+                    self.height,
+                    TABLE_MEGABYTES,
+                    book=self.book,
+                    reuse_table=True,
+                    keep_entries=True,
+                    etc=False,
+                )
+            return self._solver
 
     def prepare(self) -> None:
-        """Load the kernel and have the calling thread's table ready before the first
+        """Load the kernel, make the solver and have its table ready before the first
         search (a fresh table is paged in now: a page fault costs ~10 us here,
         better paid before the clock runs than during a move)."""
         self.solver.warm_up()
+
+    def release(self) -> None:
+        """Give the solver's table back to the pool, entries and all: the next search
+        (this engine's or another's, on any thread) takes it from there instead of
+        paging in a new one (20 ms on a quiet 2-core machine, over 100 on a busy one)."""
+        with self._solver_lock:
+            if self._solver is not None:
+                self._solver.close()
 
     def book_scores(self, position: Position) -> list[int | None] | None:
         """Every column's exact score from the book, or ``None`` if one is missing."""
@@ -302,11 +319,18 @@ class PerfectPlayer(PlayerBase):
         self.rng = random.Random(seed)
         start_warm_up()  # the kernel loads while the book does
         self.engine = PerfectEngine(width, height, book)
+        self.engine.solver  # noqa: B018  made now, not during the first move past the book
         self._last: tuple[list[int], int | None] = ([], None)
 
     def warm_up(self) -> None:
-        """Load the kernel and this thread's table before any clock runs."""
+        """Load the kernel and the solver's table before any clock runs."""
         self.engine.prepare()
+
+    def close(self) -> None:
+        """Give the solver's table back to the pool (see :meth:`PerfectEngine.release`):
+        the next perfect player takes it (a rehearsal's table goes to the real
+        player); a later move of this one takes a table again."""
+        self.engine.release()
 
     def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
         """Pick a move for the side to move (``game`` is left unchanged); a caller's

@@ -1,8 +1,9 @@
 """Shared solvers: one per thread, board, table and book, probing the board's default book.
 
 :func:`solver_for` is the one door to a ready solver: the module shortcuts
-(:func:`solve`, :func:`analyze`, :func:`best_move`), the review, the web
-service and the perfect player all take theirs here. ``book="default"`` (the
+(:func:`solve`, :func:`analyze`, :func:`best_move`), the review and the web
+service take theirs here (a perfect player owns its solver instead: a game asks
+it for each move on a new thread, and its table must follow it). ``book="default"`` (the
 default) is the board size's exact opening book when one ships
 (:func:`connect4.solver.book.default_book` when it holds exact scores: on 7x6
 the 12-ply database, so the empty board is a lookup away; a shipped book that
@@ -46,7 +47,7 @@ __all__ = [
 DefaultBook = Literal["default"]
 DEFAULT_BOOK: DefaultBook = "default"
 """Asks for the board size's exact default book (``book="default"``)."""
-KEEP = 3  # solvers kept per thread (a web worker: its analyses, reviews and perfect players)
+KEEP = 3  # solvers kept per thread (a web worker: its analyses and reviews)
 
 SolverKey = tuple[int, int, int, bool, bool, bool, int, int, int]
 _local = threading.local()  # this thread's solvers
