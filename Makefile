@@ -1,5 +1,5 @@
-# Quick start: `make play` (a game in the terminal) and `make test` (ruff, mypy, the import
-# contract, pytest).
+# Quick start: `make play` (installs the program, the browser app and the plots; starts a
+# game in the terminal) and `make test` (ruff, mypy, the import contract, pytest).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -15,10 +15,13 @@ $(BIN)/python:
 	  || $(BIN)/python -m ensurepip --default-pip >/dev/null \
 	  || { rm -rf $(VENV); echo "no pip for $(VENV): install python3-venv (or python3-pip)"; exit 1; }
 
-# no bytecode compiled at install (7-17 s of a first `make play` on a loaded machine): a
-# module is compiled on its first import, and most of numba's and numpy's never are
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(PIP) install --quiet --no-compile -e .
+# the whole program: the package with the browser app's and the plots' extras, so every
+# command the README shows works after `make play`; no bytecode compiled at install (7-17 s
+# of a first `make play` on a loaded machine): a module is compiled on its first import,
+# and most of numba's, numpy's and matplotlib's never are. Redone when this recipe changes.
+PLAY_EXTRAS := web,plots
+$(VENV)/.installed: pyproject.toml Makefile | $(BIN)/python
+	$(PIP) install --quiet --no-compile -e '.[$(PLAY_EXTRAS)]'
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python

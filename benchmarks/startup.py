@@ -22,7 +22,8 @@ with this Python and the checkout's ``src`` first on the path.
 runs ``make play`` there in a pseudo-terminal with its own empty
 ``CONNECT4_CACHE_DIR`` and prints the seconds until the first prompt appears
 (the target is 40 s), the lines that printed a time on the way (the compile
-steps), then answers ``q`` and does it again (a later start; target 1 s).
+steps), then answers ``q`` and does it again (a later start; target 1 s), and
+says whether the clone's venv imports the browser app's and the plots' packages.
 
 ``--compile``: each compiled kernel's cold compile time (the solver's for 7x6
 boards, for the other sizes, the classic search's and Monte Carlo tree
@@ -31,6 +32,10 @@ With ``--against CHECKOUT`` (another checkout with its own ``.venv``, e.g. a
 clone of an older revision) the same steps run there too, in alternation, so
 the two are compared on the same load. A checkout whose solver has one kernel
 for every size compiles it whole in the first step.
+
+Every mode but ``--compile`` runs the program as a user's shell would: without
+``PYTHONDONTWRITEBYTECODE`` (set, every start would compile the package's
+modules to bytecode again), an active venv or a numba cache folder of its own.
 """
 
 from __future__ import annotations
@@ -53,6 +58,16 @@ from pathlib import Path
 
 from machine import describe_machine
 
+NOT_A_USERS = ("PYTHONDONTWRITEBYTECODE", "VIRTUAL_ENV", "NUMBA_CACHE_DIR")
+
+
+def users_environment(**extra: str) -> dict[str, str]:
+    """This environment as a user's shell has it, plus ``extra``: without the variables
+    a user does not set (``PYTHONDONTWRITEBYTECODE`` would make every start compile
+    the package's modules again; an active venv; a numba cache of our own)."""
+    env = {name: value for name, value in os.environ.items() if name not in NOT_A_USERS}
+    return {**env, **extra}
+
 
 def connect4_command() -> list[str]:
     """The ``connect4`` script beside this Python (the venv's), else ``python -m connect4``."""
@@ -71,7 +86,7 @@ def time_once(line: str, env: dict[str, str]) -> float:
         input=line + "\n",
         capture_output=True,
         text=True,
-        env={**os.environ, **env},
+        env=users_environment(**env),
         check=False,
     )
     seconds = time.perf_counter() - start
@@ -159,7 +174,7 @@ def later_starts(runs: int, against: str | None) -> None:
     times: dict[str, list[float]] = {name: [] for name in checkouts}
     for round_ in range(runs + 1):  # the first round fills the caches, untimed
         for name, (command, extra) in commands.items():
-            seconds = until_prompt(command, checkouts[name], {**os.environ, **extra}, 60)
+            seconds = until_prompt(command, checkouts[name], users_environment(**extra), 60)
             if round_:
                 times[name].append(seconds)
     print(f"connect4 {' '.join(PLAY)}: exec to the first prompt, {runs} runs (target: 1 s)")
@@ -182,9 +197,7 @@ def fresh_clone(rev: str, keep: str | None) -> None:
     subprocess.run(["git", "clone", "--quiet", "--no-checkout", str(here), str(clone)], check=True)
     subprocess.run(["git", "-C", str(clone), "checkout", "--quiet", rev], check=True)
     cache = root / "cache"
-    env = {**os.environ, "CONNECT4_CACHE_DIR": str(cache)}
-    for name in ("VIRTUAL_ENV", "NUMBA_CACHE_DIR"):
-        env.pop(name, None)
+    env = users_environment(CONNECT4_CACHE_DIR=str(cache))
     commit = subprocess.run(
         ["git", "-C", str(clone), "log", "-1", "--format=%h %s"],
         capture_output=True,
@@ -196,7 +209,22 @@ def fresh_clone(rev: str, keep: str | None) -> None:
     print(f"first start: {first:.1f} s to the prompt (target: 40 s)")
     later = until_prompt(["make", "play"], clone, env, 300)
     print(f"later start: {later:.1f} s to the prompt (target: 1 s)")
+    print(f"what make play installed: {installed_extras(clone, env)}")
     print(f"machine: {describe_machine()}, load {os.getloadavg()[0]:.2f}")
+
+
+EXTRAS = {"the browser app": ("fastapi", "uvicorn"), "the plots": ("matplotlib",)}
+
+
+def installed_extras(clone: Path, env: dict[str, str]) -> str:
+    """Which of the browser app's and the plots' packages the clone's venv imports."""
+    found = []
+    for what, modules in EXTRAS.items():
+        code = "import " + ", ".join(modules)
+        python = clone / ".venv" / "bin" / "python"
+        done = subprocess.run([str(python), "-c", code], env=env, capture_output=True, check=False)
+        found.append(f"{what} {'yes' if done.returncode == 0 else 'NO'}")
+    return ", ".join(found)
 
 
 COMPILE_STEPS = {

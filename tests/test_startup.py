@@ -1,11 +1,15 @@
-"""The terminal game's start: players made ready on a thread while the first prompt waits."""
+"""The terminal game's start: what ``make play`` installs, and players made ready on a thread
+while the first prompt waits."""
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import subprocess
 import sys
 import threading
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +19,34 @@ from connect4 import Position
 from connect4.core.games import Board
 from connect4.players import Player, PlayerSpecError, make_player
 from connect4.terminal import BackgroundPlayer, ready_players, wait_until_ready
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# ------------------------------------------------------------------ make play
+def test_make_play_installs_the_browser_app_and_the_plots() -> None:
+    """``make play`` is the README's first command: it installs the web and plots extras,
+    so ``connect4 serve`` and the plots work after it (what make would run, not run)."""
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("make is not installed")
+    done = subprocess.run(
+        [make, "-n", "-W", "pyproject.toml", "play"],  # as if pyproject.toml had changed
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    installs = [line for line in done.stdout.splitlines() if "install" in line and " -e " in line]
+    assert len(installs) == 1, done.stdout
+    found = re.search(r" -e '?\.\[([\w,-]+)\]", installs[0])
+    assert found, installs[0]
+    extras = set(found.group(1).split(","))
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert {"web", "plots"} <= extras <= set(declared["optional-dependencies"])
+    assert "--quiet" in installs[0] and "--no-compile" in installs[0]  # a quick first start
 
 
 def test_a_named_spec_is_checked_before_the_game() -> None:
