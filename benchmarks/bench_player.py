@@ -7,10 +7,14 @@
     python benchmarks/bench_player.py --levels 40                 # win rates of the levels
 
 Pairings: the perfect player as red and as yellow against ``random`` and
-``alphabeta:depth=4`` (seeded). Prints move-time percentiles by source (book,
-solver, search), the results, and with ``--check`` whether every move had the
-best exact score (each chosen child re-solved by the kernel, compared with the
-root's score). Prints the machine (nproc, CPU model).
+``alphabeta:depth=4`` (seeded). Each move is played as ``connect4 play`` and the
+arena play it (:func:`connect4.players.match.play_move`: a thread per move), each
+new player warmed up first as their rehearsal does. Prints move-time percentiles
+by source (book, solver, search), each game's first move past the book (its
+median and maximum) and the slowest move, the results, and with ``--check``
+whether every move had the best exact score (each chosen child re-solved by the
+kernel, compared with the root's score). Prints the machine (nproc, CPU model)
+and the load.
 """
 
 from __future__ import annotations
@@ -23,7 +27,9 @@ import time
 from machine import cpu_model
 
 from connect4.core.position import Position
+from connect4.core.score import win_score
 from connect4.players import make_player
+from connect4.players.match import play_move
 from connect4.players.perfect import PerfectPlayer
 from connect4.solver import Solver, backend
 from connect4.solver.book.reader import default_book
@@ -48,6 +54,18 @@ class Checker:
 
     def solve(self, position: Position) -> int:
         return self.solver.solve(position)
+
+    def optimal(self, position: Position, move: int) -> bool:
+        """Whether ``move`` keeps ``position``'s exact score."""
+        if position.is_winning_move(move):
+            kept = win_score(position.size, position.ply)
+        elif position.ply + 1 == position.size:
+            kept = 0  # the last cell: a draw
+        else:
+            child = position.copy()
+            child.play(move)
+            kept = -self.solve(child)
+        return kept == self.solve(position)
 
 
 def level_rates(games: int, seed: int) -> None:
@@ -102,7 +120,7 @@ def main() -> None:
         help="only measure each level's win rates over N games per opponent",
     )
     args = parser.parse_args()
-    print(f"machine: nproc={os.cpu_count()}, CPU {cpu_model()}")
+    print(f"machine: nproc={os.cpu_count()}, CPU {cpu_model()}, load {os.getloadavg()[0]:.2f}")
     if args.levels:
         level_rates(args.levels, args.seed)
         return
@@ -148,6 +166,7 @@ def main() -> None:
     results: dict[str, list[str]] = {}
     checked = optimal = 0
     slowest: tuple[float, str] = (0.0, "")
+    first_solver: list[float] = []  # each game's first move past the book
     for opponent_spec, perfect_red in pairings:
         label = f"perfect {'red' if perfect_red else 'yellow'} vs {opponent_spec}"
         for game_index in range(per):
@@ -158,14 +177,20 @@ def main() -> None:
                 perfect = PerfectPlayer(seed=seed + 1000 * perfect_red)
                 if args.cold:
                     perfect_pool_clear()
+                perfect.warm_up()  # as a game's rehearsal does, off the clock
             position = Position()
+            past_book = False
             while not position.is_over():
                 perfect_turn = (position.to_move == 1) == perfect_red
                 if perfect_turn:
                     t = time.perf_counter()
-                    choice = perfect.choose(position)
+                    choice = play_move(perfect, position).choice
                     elapsed = time.perf_counter() - t
+                    assert choice is not None, "the perfect player forfeited"
                     source = str(choice.stats.get("source"))
+                    if source != "book" and not past_book:
+                        past_book = True
+                        first_solver.append(elapsed)
                     times.setdefault(source, []).append(elapsed)
                     nodes.setdefault(source, []).append(float(choice.stats.get("nodes", 0)))
                     all_times.append(elapsed)
@@ -200,7 +225,14 @@ def main() -> None:
             f"  {source:<16} {len(values):>6} {statistics.median(values):>8.0f} "
             f"{percentile(values, 99):>8.0f} {max(values):>8.0f}"
         )
+    if first_solver:
+        ms = [v * 1e3 for v in first_solver]
+        print(
+            f"first move past the book: median {statistics.median(ms):.2f} ms, "
+            f"max {max(ms):.2f} ms ({len(ms)} games)"
+        )
     print(f"slowest move: {slowest[0] * 1e3:.1f} ms at {slowest[1]!r}")
+    print(f"load: {os.getloadavg()[0]:.2f}")
     if checker is not None:
         print(f"optimal moves (re-solved by the kernel): {optimal}/{checked}")
 

@@ -190,9 +190,19 @@ def later_starts(runs: int, against: str | None) -> None:
 
 
 def fresh_clone(rev: str, keep: str | None) -> None:
-    """Clone ``rev`` and time ``make play`` to its first prompt, twice."""
-    here = Path(__file__).resolve().parent.parent
+    """Clone ``rev`` and time ``make play`` to its first prompt, twice (the clone and
+    its venv are removed afterwards unless ``keep`` names their folder)."""
     root = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="connect4-fresh-"))
+    try:
+        time_fresh_clone(rev, root)
+    finally:
+        if not keep:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def time_fresh_clone(rev: str, root: Path) -> None:
+    """Clone ``rev`` into ``root`` and time ``make play`` there, twice."""
+    here = Path(__file__).resolve().parent.parent
     clone = root / "connect4"
     subprocess.run(["git", "clone", "--quiet", "--no-checkout", str(here), str(clone)], check=True)
     subprocess.run(["git", "-C", str(clone), "checkout", "--quiet", rev], check=True)
@@ -205,6 +215,7 @@ def fresh_clone(rev: str, keep: str | None) -> None:
         check=True,
     ).stdout.strip()
     print(f"make play in a fresh clone of {commit[:70]} ({clone})")
+    print(f"load before: {os.getloadavg()[0]:.2f}")
     first = until_prompt(["make", "play"], clone, env, 900)
     print(f"first start: {first:.1f} s to the prompt (target: 40 s)")
     later = until_prompt(["make", "play"], clone, env, 300)
@@ -331,7 +342,7 @@ def main() -> None:
             f"  {name:14} median {statistics.median(values):.3f} s, "
             f"max {max(values):.3f} s  ({runs})"
         )
-    print(f"machine: {describe_machine()}")
+    print(f"machine: {describe_machine()}, load {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
