@@ -148,7 +148,9 @@ class PythonEngine:
                 key += (move + 1) << (MAX_BOARD_BITS + 8 * index)
         return key
 
-    def node(self, depth: int, alpha: float, beta: float, ply: int) -> float:
+    def tick(self) -> None:
+        """Count a node; raise :class:`SearchAborted` past the node budget, and (every
+        1,024 nodes) once stopped or past the deadline."""
         stats = self.stats
         stats.nodes += 1
         if self.node_limit is not None and stats.nodes > self.node_limit:
@@ -157,48 +159,63 @@ class PythonEngine:
             self.halted or (self.deadline is not None and time.perf_counter() > self.deadline)
         ):
             raise SearchAborted
+
+    def leaf(self) -> float:
+        """A leaf's value: the heuristic's, or a mate score (0 for a draw) once the game is over."""
+        self.stats.leaves += 1
+        game = self.game
+        if not game.is_over():
+            return self.heuristic.evaluate(game, self.root)
+        winner = game.winner()
+        return 0 if winner is None else mate_score(game.ply, winner == self.root)
+
+    def probe(
+        self, key: int, depth: int, alpha: float, beta: float, moves: list[int], ply: int
+    ) -> tuple[float | None, float, float]:
+        """The transposition table's word on this node: its stored value when that decides
+        the node (the stored best move becomes the principal variation), else ``None`` and
+        the window the entry narrows; the stored best move is tried first."""
+        assert self.tt is not None
+        entry = self.tt.get(key % TT_SLOTS)
+        if entry is None or entry[0] != key:
+            return None, alpha, beta
+        _, entry_depth, flag, stored, best_move = entry
+        if entry_depth == depth:
+            self.stats.tt_hits += 1
+            hit, alpha, beta = use_entry(flag, stored, alpha, beta)
+            if hit or alpha >= beta:
+                self.pv[ply] = [best_move] if best_move >= 0 else []
+                return stored, alpha, beta
+        if best_move >= 0 and best_move in moves and moves[0] != best_move:
+            moves.remove(best_move)
+            moves.insert(0, best_move)
+        return None, alpha, beta
+
+    def node(self, depth: int, alpha: float, beta: float, ply: int) -> float:
+        """Minimax (or alpha-beta) value of the game's position, searched ``depth`` plies."""
+        self.tick()
         game = self.game
         pv = self.pv
         pv[ply] = []
         rec = self.recorder
         handle = rec.enter(game, ply, alpha, beta, self.prune) if rec is not None else -1
-        value: float
-        over = game.is_over()
-        if over or depth == 0:
-            stats.leaves += 1
-            if not over:
-                value = self.heuristic.evaluate(game, self.root)
-            else:
-                winner = game.winner()
-                value = 0 if winner is None else mate_score(game.ply, winner == self.root)
+        if depth == 0 or game.is_over():
+            value = self.leaf()
             if rec is not None:
                 rec.leave(handle, value, value)
             return value
         maximizing = game.to_move == self.root
         moves = sorted(game.legal_moves()) if self.sorted_moves else game.legal_moves()
-        tt = self.tt
         alpha0, beta0 = alpha, beta
-        key = slot = 0
-        if tt is not None:
-            key = self.key()
-            slot = key % TT_SLOTS
-            entry = tt.get(slot)
-            if entry is not None and entry[0] == key:
-                _, entry_depth, flag, stored, best_move = entry
-                if entry_depth == depth:
-                    stats.tt_hits += 1
-                    hit, alpha, beta = use_entry(flag, stored, alpha, beta)
-                    if hit or alpha >= beta:
-                        pv[ply] = [best_move] if best_move >= 0 else []
-                        if rec is not None:
-                            rec.leave(handle, stored, None, note="tt")
-                        return stored
-                if best_move >= 0 and best_move in moves and moves[0] != best_move:
-                    moves.remove(best_move)
-                    moves.insert(0, best_move)
+        key = self.key() if self.tt is not None else 0
+        if self.tt is not None:
+            stored, alpha, beta = self.probe(key, depth, alpha, beta, moves, ply)
+            if stored is not None:
+                if rec is not None:
+                    rec.leave(handle, stored, None, note="tt")
+                return stored
         best = -math.inf if maximizing else math.inf
         best_move = -1
-        count = len(moves)
         for index, move in enumerate(moves):
             game.play(move)
             try:
@@ -210,13 +227,14 @@ class PythonEngine:
                 best_move = move
                 pv[ply] = [move, *pv[ply + 1]]
             if self.prune and alpha >= beta:
-                if index + 1 < count:
-                    stats.cutoffs += 1
+                if index + 1 < len(moves):
+                    self.stats.cutoffs += 1
                     if rec is not None:
                         rec.pruned(handle, game, moves[index + 1 :])
                 break
-        if tt is not None:
-            tt[slot] = (key, depth, entry_flag(self.prune, best, alpha0, beta0), best, best_move)
+        if self.tt is not None:
+            flag = entry_flag(self.prune, best, alpha0, beta0)
+            self.tt[key % TT_SLOTS] = (key, depth, flag, best, best_move)
         if rec is not None:
             rec.leave(handle, best, None)
         return best
