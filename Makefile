@@ -47,12 +47,17 @@ typecheck: $(VENV)/.installed-test
 imports: $(VENV)/.installed-test
 	$(BIN)/lint-imports
 
+# the tests' own cache root (tests/conftest.py uses the same one): they never write into
+# the user's caches, and `connect4 prepare` compiles into it once, outside a test's limit
+TEST_CACHE := $(CURDIR)/.c4cache-test
+
 pytest: $(VENV)/.installed-test chromium
-	$(BIN)/connect4 prepare  # compiled once here, not inside a test's time limit
-	$(BIN)/pytest -m 'not slow' -q -n 2
+	CONNECT4_CACHE_DIR=$(TEST_CACHE) $(BIN)/connect4 prepare
+	CONNECT4_CACHE_DIR=$(TEST_CACHE) $(BIN)/pytest -m 'not slow' -q -n 2
 
 test: lint typecheck imports pytest
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
-	find src tests benchmarks -name __pycache__ -prune -exec rm -rf {} +  # numba's and the native kernel's caches too
+	rm -rf .c4cache-test  # the tests' cache root; a user's is CONNECT4_CACHE_DIR or ~/.cache/connect4
+	find src tests benchmarks -name __pycache__ -prune -exec rm -rf {} +

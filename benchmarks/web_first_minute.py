@@ -33,7 +33,7 @@ from load_web import load_positions, percentile, start_server
 from machine import describe_machine
 
 from connect4 import Position
-from connect4.solver.cache import user_cache_dir
+from connect4.core.cache import cache_root
 
 BIG = ((8, 8), (9, 7), (10, 6))
 FIRST = 60.0  # seconds: the window the big boards compile in
@@ -57,7 +57,7 @@ def late_position(width: int, height: int, empty: int, seed: int) -> str:
 def fresh_cache() -> Path:
     """A new private cache directory with the native kernels of the current one."""
     folder = Path(tempfile.mkdtemp(prefix="c4-first-minute-"))
-    for kernel in user_cache_dir().glob("kernel-*.native"):
+    for kernel in cache_root().glob("kernel-*.native"):
         shutil.copy2(kernel, folder / kernel.name)
     return folder
 

@@ -13,6 +13,30 @@ so ``import connect4`` costs next to nothing.
 from __future__ import annotations
 
 import importlib
+import sys
+
+
+class _NumbaCacheRoute:
+    """An import hook that, just before numba's first import, sends numba's caches to
+    the package's cache root (:func:`connect4.core.cache.route_numba_cache`): numba
+    reads its cache folder once, when it is imported, and importing the package
+    stays as cheap as it was."""
+
+    @staticmethod
+    def find_spec(name: str, path: object = None, target: object = None) -> None:
+        if name == "numba":
+            sys.meta_path.remove(_NumbaCacheRoute)
+            from connect4.core.cache import route_numba_cache
+
+            route_numba_cache()
+
+
+if "numba" in sys.modules:
+    from connect4.core.cache import route_numba_cache
+
+    route_numba_cache()
+else:
+    sys.meta_path.insert(0, _NumbaCacheRoute)
 
 TYPE_CHECKING = False  # not typing's: importing typing costs as much as the rest
 if TYPE_CHECKING:

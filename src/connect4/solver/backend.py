@@ -57,8 +57,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from connect4.core.bits import fits_word
+from connect4.core.cache import FileLock, make_private_dir
 from connect4.solver import native
-from connect4.solver.cache import FileLock, make_private_dir
 from connect4.solver.entries import ENTRY_POINTS, UINT64, EntryPoint, Kernel
 from connect4.solver.layout import (
     HDR as HEADER_WORDS,

@@ -23,13 +23,13 @@ Rules of the cache:
   (:data:`connect4.solver.layout.LAYOUT_VERSION`); a file of another version
   is refused.
 * Code is loaded only from a directory (and a file) owned by the current user
-  and not writable by group or others (:func:`connect4.solver.cache.why_not_private`).
+  and not writable by group or others (:func:`connect4.core.cache.why_not_private`).
 * Writing a new file removes kernels of other versions and the temporary
   files of writers that were killed.
 
 ``CONNECT4_NATIVE=0`` turns this off (numba runs the kernel every time);
-``CONNECT4_CACHE_DIR`` chooses the directory (default: ``__pycache__`` beside
-this module, or the user's cache directory when that is not usable).
+The file lives in the package's cache root (``CONNECT4_CACHE_DIR``, else the
+user's cache folder: :func:`connect4.core.cache.cache_root`).
 
 >>> import numpy as np
 >>> from connect4 import Position, Solver
@@ -57,7 +57,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Protocol
 
-from connect4.solver import cache
+from connect4.core import cache
 from connect4.solver.entries import ENTRY_POINTS, EntryPoint, Kernel
 from connect4.solver.layout import LAYOUT_VERSION, check_kernel_board
 
@@ -117,11 +117,8 @@ def enabled() -> bool:
 
 def cache_dirs() -> list[Path]:
     """Where the native file is looked for, in order (it is written to the first
-    usable one): ``CONNECT4_CACHE_DIR`` alone when set."""
-    chosen = cache.chosen_dir()
-    if chosen is not None:
-        return [chosen]
-    return [Path(__file__).parent / "__pycache__", cache.user_cache_dir()]
+    usable one): the cache root, never a folder beside the sources."""
+    return [cache.cache_root()]
 
 
 def private_dirs(directories: Sequence[Path]) -> tuple[list[Path], list[str]]:

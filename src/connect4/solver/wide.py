@@ -64,9 +64,9 @@ from numba.cpython import numbers as integers
 from numba.extending import intrinsic, register_model
 
 from connect4.core.bits import centre_order, check_word_board
+from connect4.core.cache import FileLock, make_private_dir, remove, why_not_private
 from connect4.core.position import board_mask, bottom_mask
 from connect4.solver import kernel, native
-from connect4.solver.cache import FileLock, make_private_dir, remove, why_not_private
 from connect4.solver.entries import ENTRY_POINTS, UINT64, EntryPoint, Kernel
 from connect4.solver.layout import (
     LAYOUT_VERSION,

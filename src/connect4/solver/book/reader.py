@@ -26,11 +26,11 @@ from typing import BinaryIO, Literal
 import numpy as np
 import numpy.typing as npt
 
+from connect4.core import cache
 from connect4.core.bits import canonical_keys
 from connect4.core.files import FileError, atomic_write, open_input, read_input_bytes
 from connect4.core.position import Position
 from connect4.core.score import win_score
-from connect4.solver import cache
 from connect4.solver.book.format import MAX_BOOK_BYTES, VERSION, Book, BookError, Scores
 from connect4.solver.book.keys import Keys
 
@@ -181,8 +181,8 @@ def wdl_lookup(book: Book, position: Position) -> int | None:
 
 def cache_dir() -> Path:
     """Where translated databases are cached: ``$CONNECT4_CACHE_DIR`` or the user's
-    cache directory (:func:`connect4.solver.cache.user_cache_dir`)."""
-    return cache.user_cache_dir()
+    cache directory (:func:`connect4.core.cache.cache_root`)."""
+    return cache.cache_root()
 
 
 def _cached_arrays(tag: str, plies: int, wdl: bool, source: str, make: Callable[[], Book]) -> Book:

@@ -1,9 +1,14 @@
-"""Where the solver keeps files between runs (the native kernel, translated books).
+"""The cache root: the one folder that holds every file the package keeps between runs.
 
-One environment variable, ``CONNECT4_CACHE_DIR``, names the directory; without
-it the user's cache directory is used (``$XDG_CACHE_HOME/connect4`` or
-``~/.cache/connect4``). Executable code is only loaded from a *private*
-directory: owned by the current user and not writable by group or others.
+Compiled code (the native solver kernel, the big-board kernels, numba's own
+caches of every compiled function) and translated books all live under it;
+nothing is written beside the sources. ``CONNECT4_CACHE_DIR`` names the root;
+without it the platform's user cache folder is used (``platformdirs``:
+``~/.cache/connect4`` on Linux). numba's caches go to ``numba/`` inside it
+(:func:`route_numba_cache`, run when the package is imported) unless
+``NUMBA_CACHE_DIR`` already names a place. Executable code is only loaded
+from a *private* directory: owned by the current user and not writable by
+group or others.
 
 >>> import tempfile
 >>> folder = Path(tempfile.mkdtemp())
@@ -20,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -38,13 +44,34 @@ def chosen_dir() -> Path | None:
     return Path(chosen) if chosen else None
 
 
-def user_cache_dir() -> Path:
-    """``CONNECT4_CACHE_DIR``, else ``$XDG_CACHE_HOME/connect4`` or ``~/.cache/connect4``."""
+def cache_root() -> Path:
+    """``CONNECT4_CACHE_DIR``, else the platform's user cache folder for the package."""
     chosen = chosen_dir()
     if chosen is not None:
         return chosen
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "connect4"
+    import platformdirs  # here, not at the top: only a start without the variable needs it
+
+    return Path(platformdirs.user_cache_dir("connect4", appauthor=False))
+
+
+NUMBA_ENV = "NUMBA_CACHE_DIR"
+
+
+def route_numba_cache() -> None:
+    """Send numba's caches of the package's compiled functions to ``numba/`` under the
+    cache root, unless ``NUMBA_CACHE_DIR`` is set already (the user's choice wins).
+
+    numba reads the variable when it is imported; when it was imported before the
+    package, its configuration is set directly (a function's cache folder is fixed
+    when the function is decorated, which happens when the package's modules load).
+    """
+    if os.environ.get(NUMBA_ENV):
+        return
+    folder = str(cache_root() / "numba")
+    os.environ[NUMBA_ENV] = folder
+    config = sys.modules.get("numba.core.config")
+    if config is not None:
+        config.CACHE_DIR = folder  # type: ignore[attr-defined]
 
 
 def why_not_private(path: Path) -> str | None:
