@@ -56,6 +56,8 @@ class MoveScores:
 
 
 _TICTACTOE_VALUES: dict[int, int] = {}
+"""Every tic-tac-toe position's exact score, filled on demand: bounded by the game itself
+(5,478 legal positions; ~0.6 MB when full), so it needs no eviction."""
 
 
 def tictactoe_value(game: Game) -> int:
