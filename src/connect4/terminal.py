@@ -33,7 +33,6 @@ from connect4.players import (
     PlayerContext,
     PlayerSpecError,
     build_player,
-    make_player,
     rehearse,
     split_spec,
 )
@@ -290,7 +289,12 @@ def value_words(choice: MoveChoice, ply: int, size: int) -> str | None:
 
 def format_choice(choice: MoveChoice, ply: int, size: int) -> str:
     """A short line of an AI move's figures: its value in words (:func:`value_words`),
-    nodes or playouts, time, depth."""
+    nodes or playouts, time, depth, a Monte Carlo tree search's full tree and root visits.
+
+    >>> format_choice(MoveChoice(3, 0.1, {"playouts": 9, "tree_size": 60, "tree_full": True,
+    ...     "columns": [ColumnStats(move="4", visits=9, value=0.1, proven=None)]}), 0, 42)
+    'mean +0.100, playouts 9, tree full at 60 nodes, visits 4:9'
+    """
     parts = []
     words = value_words(choice, ply, size)
     if words is not None:
@@ -302,6 +306,8 @@ def format_choice(choice: MoveChoice, ply: int, size: int) -> str:
         parts.append(f"{float(choice.stats['seconds']):.3f} s")
     if choice.proven is False:
         parts.append("not proven")
+    if choice.stats.get("tree_full"):
+        parts.append(f"tree full at {choice.stats.get('tree_size', 0):,} nodes")
     if "columns" in choice.stats:
         parts.append(
             "visits " + " ".join(f"{c['move']}:{c['visits']}" for c in choice.stats["columns"])
@@ -346,7 +352,9 @@ def hint_text(game: Game, hint_player: Callable[[], Player]) -> str:
             + f"  -> play {game.move_label(choice.move)}"
         )
     if "columns" in choice.stats:
-        return f"hint ({player.spec}): play {game.move_label(choice.move)}\n" + column_table(
+        full = choice.stats.get("tree_full")
+        note = f" (tree full at {choice.stats.get('tree_size', 0):,} nodes)" if full else ""
+        return f"hint ({player.spec}): play {game.move_label(choice.move)}{note}\n" + column_table(
             choice.stats["columns"]
         )
     if choice.proven is False:  # a search's estimate only: no score to show
@@ -380,7 +388,8 @@ def play_game(
         if not hint_cache:
             spec = hint_spec or strongest_ai(game_name, game.rules)
             width, height = board_size(game)
-            hint_cache.append(make_player(spec, game=game_name, width=width, height=height))
+            context = PlayerContext(Board(game_name, width, height), one_off=True)
+            hint_cache.append(build_player(spec, context))  # a hint is asked afresh each time
         return hint_cache[0]
 
     what = "column" if game.kind == "connect4" else "cell"
@@ -439,9 +448,10 @@ def play_game(
                 )
                 break
             detail = format_choice(turn.choice, game.ply - 1, game.width * game.height)
-            console.print(
+            console.print(  # one line, however long: a wrapped one ended in ", "
                 f"{name} ({mover.spec}) plays {game.move_label(turn.choice.move)}"
-                + (f"  [dim]{detail}[/]" if detail else "")
+                + (f"  [dim]{detail}[/]" if detail else ""),
+                soft_wrap=True,
             )
         if show_board:
             console.print(render_board(game))

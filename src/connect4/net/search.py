@@ -19,6 +19,11 @@ A :class:`Puct` keeps its tree between searches: when the next position
 follows from the last one (the moves played since are in the tree), that
 subtree is the new root and its visits count with the new playouts.
 
+Each playout adds at most one node, about 0.8 KB of Python objects, so a tree
+holds at most ``max_nodes`` (:data:`MAX_NODES`, 524,288, about 450 MB, by
+default): the search stops when a playout would add a node past it, and its
+result says ``tree_full``.
+
 >>> from connect4 import Position
 >>> from connect4.net.model import Network
 >>> net = Network.random(7, 6, channels=8, blocks=1, seed=1)
@@ -49,6 +54,8 @@ DEFAULT_C = 1.5
 """The exploration constant ``c``."""
 FPU_REDUCTION = 0.2  # an unvisited column's value: the node's less this
 DEFAULT_BATCH = 8  # leaves evaluated per forward pass
+MAX_NODES = 1 << 19
+"""The most nodes a tree holds (about 450 MB); a full tree stops the search."""
 
 
 class Node:
@@ -113,7 +120,8 @@ class PuctResult:
     """A search's answer: the most visited ``move``, the root's mean ``value``, every
     column's figures, the playouts run, forward passes, seconds, and ``complete`` False
     when the caller's limit cut it short; ``reused``: the visits the root already had
-    from the last search (its tree kept)."""
+    from the last search (its tree kept); ``tree_full``: the search stopped because the
+    tree reached its node cap."""
 
     move: int
     value: float
@@ -125,6 +133,7 @@ class PuctResult:
     depth: int
     complete: bool
     reused: int = 0
+    tree_full: bool = False
 
     @property
     def playouts_per_second(self) -> float:
@@ -134,13 +143,24 @@ class PuctResult:
 class Puct:
     """A PUCT search over one network that keeps its tree across moves."""
 
-    def __init__(self, network: Network, c: float = DEFAULT_C, batch: int = DEFAULT_BATCH) -> None:
+    def __init__(
+        self,
+        network: Network,
+        c: float = DEFAULT_C,
+        batch: int = DEFAULT_BATCH,
+        max_nodes: int = MAX_NODES,
+    ) -> None:
         self.network = network
         self.c = c
         self.batch = batch
+        self.max_nodes = max(max_nodes, 1)
         self.root: Node | None = None  # the last search's root ...
         self.history: list[int] = []  # ... and the moves that reach it
         self.shape: tuple[int, int, str] | None = None
+
+    def forget(self) -> None:
+        """Drop the kept tree: the next search starts from the root alone."""
+        self.root, self.history, self.shape = None, [], None
 
     def _root_for(self, position: Position) -> Node | None:
         """The kept subtree of ``position`` (evaluated), ``None`` when it has none."""
@@ -199,11 +219,13 @@ class Puct:
             self._evaluate([position], [root])
             evaluations = 1
         reused = sum(root.visits)
+        nodes = root.size() if kept is not None else 1
+        full = False
         done = 0
         deepest = 0
         target = playouts if playouts is not None else 1 << 62
         complete = True
-        while done < target:
+        while done < target and not full:
             if budget.expired():  # its own seconds are a complete search; the caller's not
                 complete = limit is None or not limit.expired()
                 break
@@ -211,6 +233,9 @@ class Puct:
             pending: set[int] = set()
             size = min(self.batch, target - done)
             for _ in range(size):
+                if nodes >= self.max_nodes:  # a walk may add a node: none fits
+                    full = True
+                    break
                 path: list[tuple[Node, int]] = []
                 node = root
                 while node.expanded and not node.terminal:
@@ -224,6 +249,7 @@ class Puct:
                     child = node.children[i]
                     if child is None:
                         child = node.children[i] = Node()
+                        nodes += 1
                         if winning or position.is_over():
                             child.terminal = True
                             child.value = -1.0 if winning else 0.0
@@ -268,10 +294,11 @@ class Puct:
             playouts=done,
             evaluations=evaluations,
             seconds=time.perf_counter() - started,
-            tree_size=root.size(),
+            tree_size=nodes,
             depth=deepest,
             complete=complete,
             reused=reused,
+            tree_full=full,
         )
 
     @staticmethod

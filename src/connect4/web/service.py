@@ -164,7 +164,9 @@ def review_game(game: Game, *, limit: Limit) -> Review:
 # ------------------------------------------------------------------ players
 def cached_player(spec: str, board: Board) -> Player:
     """This thread's player for a spec and board, built on first use (LRU of
-    ``PLAYER_CACHE_SIZE``; evicted players are freed, not pooled)."""
+    ``PLAYER_CACHE_SIZE``; evicted players are freed, not pooled). Each request is a
+    question of its own (``one_off``): no search tree or random stream carries over
+    from one request to the next, whichever thread served it."""
     cache: OrderedDict[tuple[str, Board], Player] = _local.__dict__.setdefault(
         "players", OrderedDict()
     )
@@ -173,7 +175,7 @@ def cached_player(spec: str, board: Board) -> Player:
         cache.move_to_end(key)
         return cache[key]
     try:
-        player = build_player(spec, PlayerContext(board))
+        player = build_player(spec, PlayerContext(board, one_off=True))
     except Connect4Error:
         raise
     except ValueError as error:  # a kind that cannot play this board
