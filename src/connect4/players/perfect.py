@@ -52,6 +52,7 @@ from connect4.solver import (
     warm_up,
 )
 from connect4.solver.book import Book
+from connect4.solver.checks import check_solver_board
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,7 @@ class PerfectEngine:
         self.width = width
         self.height = height
         try:
+            check_solver_board(width, height)  # its solver is made with the player
             chosen = use_book(book, width, height)
         except SolverError as error:
             raise PlayerSpecError(f"the perfect player: {error}") from None
