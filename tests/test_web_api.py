@@ -812,7 +812,8 @@ def test_serve_command_logs_one_line_per_request(tmp_path: Path) -> None:
         process.terminate()
         process.wait(timeout=30)
     lines = log.read_text().splitlines()
-    assert lines[0].startswith(f"connect4 web app on http://127.0.0.1:{port}/")
+    assert lines[0].startswith("connect4 web app: warming up")
+    assert lines[1].startswith(f"connect4 web app on http://127.0.0.1:{port}/")
     assert sum('"GET /solve?pos=4455" 200' in line for line in lines) == 1
     assert sum('"GET /solve?pos=48" 400' in line for line in lines) == 1
     assert not any("Traceback" in line for line in lines)
