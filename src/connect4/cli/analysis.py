@@ -13,6 +13,7 @@ from connect4.cli.common import (
     MAX_NODES,
     MAX_PLAYOUTS,
     MAX_TREE_NODES,
+    Force,
     Game,
     Height,
     Json,
@@ -126,6 +127,7 @@ def analyze(
     rules: Rules = "standard",
     json_output: Json = False,
     plot: Annotated[str | None, typer.Option(help="write a PNG plot to this file")] = None,
+    force: Force = False,
 ) -> None:
     """Minimax against alpha-beta by depth: nodes, seconds, value, move and their ratio."""
     from connect4.classic.analysis import (
@@ -140,7 +142,8 @@ def analyze(
 
     try:
         if plot is not None:
-            plot_target(plot)  # before the work: a plot that cannot be written fails now
+            # before the work: a plot that cannot be written (or exists) fails now
+            plot_target(plot, force=force)
         position = new_game(game, width, height, rules, moves)
         depths = parse_depth(max_depth, position)
         budget = budget or default_budget(position, heuristic)

@@ -81,6 +81,13 @@ Resume = Annotated[
     typer.Option(help="continue an interrupted run from its results file or journal (OUT.partial)"),
 ]
 
+Force = Annotated[
+    bool,
+    typer.Option(
+        help="replace an output file that exists (without it, an existing file is refused)"
+    ),
+]
+
 
 FLAGS = {"accuracy_nodes": "--review"}
 """Settings whose flag is not their name (the arena's review budget comes with ``--review``)."""

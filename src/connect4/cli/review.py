@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from connect4.cli.common import Json, board_option, fail, interruptible
+from connect4.cli.common import Force, Json, board_option, fail, interruptible
 
 if TYPE_CHECKING:
     from connect4.review.grading import Review
@@ -47,6 +47,7 @@ def review(
     plot: Annotated[
         str | None, typer.Option(help="write the evaluation graph (PNG) to this file")
     ] = None,
+    force: Force = False,
 ) -> None:
     """Grade every move of a game by exact scores: best, good, mistake or blunder.
 
@@ -67,7 +68,8 @@ def review(
     deadline = time.perf_counter() + time_limit if time_limit > 0 else None
     try:
         if plot is not None:
-            plot_target(plot)  # before the review: a plot that cannot be written fails now
+            # before the review: a plot that cannot be written (or exists) fails now
+            plot_target(plot, force=force)
         if results is not None:
             if moves is not None:
                 raise fail("give either MOVES or --results FILE --game N, not both")
