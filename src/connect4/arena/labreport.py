@@ -16,9 +16,11 @@ import platform
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from connect4.arena.lab import (
     PERFECT,
+    LabConfig,
     LabPlayer,
     LabRun,
     TestSetScore,
@@ -29,7 +31,7 @@ from connect4.arena.lab import (
 )
 from connect4.arena.schedule import ArenaConfig
 from connect4.arena.summary import Standing, Summary
-from connect4.core.files import atomic_write, save_figure
+from connect4.core.files import atomic_write, check_output, is_plot, save_figure
 
 Metric = Callable[[Standing], float | None]
 """A figure of a standings row that the lab tabulates and plots."""
@@ -61,6 +63,30 @@ def write_report(out: Path, run: LabRun) -> LabResult:
     )
     atomic_write(report, text.encode("utf-8"), what="lab report")
     return LabResult(report, plots, run.summary, run.test_sets)
+
+
+REPORT_TITLE = "# Lab: heuristics, depths, MCTS and equal clocks"
+
+
+def check_report_files(out: Path, lab: LabConfig) -> None:
+    """Before any game: the report and plots a lab in the folder ``out`` will write,
+    each new, or replaced (``lab.force``), or, continuing (``lab.resume``), the lab's
+    own (a report with its title, an image)."""
+    if not out.is_dir():
+        return  # made by the lab, empty (a target that is not a folder: refused there)
+    check_output(out / "report.md", what="lab report", force=lab.force, resume=lab.resume,
+                 ours=is_lab_report)  # fmt: skip
+    figures = [*(DEPTH_FIGURES if lab.depths else ()), *(TIME_FIGURES if lab.clocks else ())]
+    for name, *_ in figures:
+        check_output(out / name, what="lab plot", force=lab.force, resume=lab.resume,
+                     ours=is_plot)  # fmt: skip
+
+
+def is_lab_report(file: BinaryIO) -> str | None:
+    """``None`` when a file starts with the title of the lab's report."""
+    if file.read(len(REPORT_TITLE.encode())) == REPORT_TITLE.encode():
+        return None
+    return "it does not start with the title of a lab report"
 
 
 # ------------------------------------------------------------------ plots
@@ -103,7 +129,8 @@ def _finish(axes: object, figure: object, path: Path, title: str) -> Path:
 def write_plots(summary: Summary, out: Path) -> list[Path]:
     """PNG plots: rating, accuracy and nodes per move against depth (one line per
     heuristic, when fixed-depth players played), then rating and accuracy against
-    the measured mean time per move (every series, timed players as stars)."""
+    the measured mean time per move (every series, timed players as stars), when
+    players on a clock played (``--time-per-move``)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -143,7 +170,7 @@ def write_plots(summary: Summary, out: Path) -> list[Path]:
         paths.append(_finish(axes, figure, out / filename, f"{label.split(' (')[0]} against depth"))
     series = by_series(summary)
     clocks = by_clock(summary)
-    for filename, key, label in TIME_FIGURES if series or clocks else ():
+    for filename, key, label in TIME_FIGURES if clocks else ():
         figure, axes = plt.subplots(figsize=(9, 5.5))
         metric = METRICS[key]
         scale = 100.0 if key == "accuracy" else 1.0
@@ -293,7 +320,7 @@ def setup_section(summary: Summary, config: ArenaConfig, perfect_missing: bool) 
         else "no review"
     )
     lines = [
-        "# Lab: heuristics, depths, MCTS and equal clocks",
+        REPORT_TITLE,
         "",
         f"{len(config.players)} players, {summary.games_played} games "
         f"({config.games_per_pair} per pair, {len(config.openings)} openings), seed {config.seed}, "

@@ -16,6 +16,7 @@ import typer
 from connect4.cli.common import (
     MAX_NODES,
     MAX_POSITIONS,
+    Force,
     Resume,
     Scheduler,
     Seed,
@@ -152,9 +153,14 @@ def lab(
     scheduler: Scheduler = None,
     seed: Seed = 0,
     resume: Resume = False,
+    force: Force = False,
 ) -> None:
     """The lab: heuristics by depth, MCTS by playouts, equal clocks, perfect (and, with
-    --net, the learned network); Markdown + PNGs."""
+    --net, the learned network); Markdown + PNGs.
+
+    Lab files already in --out are refused unless --force (replace them) or
+    --resume (continue the lab: each must be the lab's own).
+    """
     from connect4.arena.lab import LabConfig
     from connect4.core.errors import require
 
@@ -182,6 +188,7 @@ def lab(
             scheduler=scheduler,
             seed=seed,
             resume=resume,
+            force=force,
         )
         check_test_sets(config.test_sets, config.test_positions)
         run_and_report(out, config)
@@ -210,9 +217,10 @@ def run_and_report(out: Path, config: LabConfig) -> None:
     from rich.console import Console
 
     from connect4.arena.lab import run_lab
-    from connect4.arena.labreport import headline, write_report
+    from connect4.arena.labreport import check_report_files, headline, write_report
     from connect4.arena.report import progress_bar
 
+    check_report_files(out, config)
     err = Console(stderr=True, highlight=False)
     try:
         with progress_bar(err, "lab games") as progress:
