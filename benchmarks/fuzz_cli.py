@@ -9,7 +9,10 @@ columns or after the end, bad board sizes, bad player specs and options, junk an
 truncated book files, files that are not files (FIFO, /dev/zero, a folder, a
 4 GB sparse file, an endless line) and output targets that must be refused
 before any work (/dev/full, a folder, a missing folder, an unknown plot
-suffix; a symlink is written through). Each process must end with a clear message: exit status 0,
+suffix, a symlink without --force), and outputs that already exist: every
+command that writes a file must refuse a user's file (without --force, and
+with --resume when it is not the command's own), leaving its bytes as they
+were. Each process must end with a clear message: exit status 0,
 1 or 2 and no Python traceback, within its time limit. Prints the counts by
 scenario and outcome and the machine, and exits 1 if any run showed a traceback,
 an unexpected status or a timeout (every such run is printed in full). Each file
@@ -332,14 +335,63 @@ def file_runs(folder: Path, quick: bool = False) -> list[Outcome]:
     for scenario, argv in targets[::3] if quick else targets:
         outcomes.append(run(scenario, argv, ok=(2,)))
     real, link = folder / "real.c4book", folder / "link.c4book"
+    real.write_bytes(b"a user's file\n")
     link.symlink_to(real)
-    outcome = run("build --out symlink", [*small_build, str(link)], ok=(0,))
-    if outcome.problem is None and not (link.is_symlink() and real.is_file()):
-        outcome = replace(outcome, problem="the symlink was replaced")
+    outcome = run("build --out symlink", [*small_build, str(link)], ok=(2,))
+    if outcome.problem is None and real.read_bytes() != b"a user's file\n":
+        outcome = replace(outcome, problem="the file the symlink points to was written")
+    outcomes.append(outcome)
+    outcome = run("build --out symlink --force", [*small_build, str(link), "--force"], ok=(0,))
+    if outcome.problem is None and not (link.is_symlink() and real.read_bytes()[:6] == b"C4BOOK"):
+        outcome = replace(outcome, problem="the symlink was replaced, or its file not written")
     outcomes.append(outcome)
     left = [p for p in (Path("/dev/full"), missing.parent) if p.exists() and not p.is_char_device()]
     if left or list(plain.iterdir()):
         outcomes.append(Outcome("outputs left alone", 1, f"changed: {left or plain}", (), "", ""))
+    return outcomes
+
+
+def existing_runs(folder: Path, quick: bool = False) -> list[Outcome]:
+    """Every command that writes a file, pointed at a user's file that is already there
+    (a copy of a text file): refused without --force, and with --resume (a command that
+    can resume) as not its own; the file's bytes must be unchanged after each."""
+    lab = folder / "existing-lab"
+    lab.mkdir()
+    small = ["--width", "4", "--height", "4", "--workers", "1"]
+    arena = ["arena", "-p", "random", "-p", "random:seed=1", "--game", "tictactoe"]
+    cases: list[tuple[str, Path, list[str], bool]] = [  # scenario, file, argv, resumable
+        ("arena --results", folder / "passwd.jsonl", [*arena, "--results"], True),
+        ("arena --csv", folder / "sheet.csv", [*arena, "--csv"], False),
+        ("book build --out", folder / "notes.c4book",
+         ["book", "build", *small, "--plies", "2", "--base-book", "none", "--out"], True),
+        ("dataset --out", folder / "notes.npz",
+         ["dataset", "--positions", "5", *small, "--book", "none", "--out"], True),
+        ("lab report.md", lab / "report.md",
+         ["lab", "--depths", "1", "--no-perfect", "--playouts", "none", "--out", str(lab)], True),
+        ("train --out", folder / "notes.pt",
+         ["train", "--data", str(folder / "no-data.npz"), "--out"], True),
+        ("analyze --plot", folder / "photo.png", ["analyze", "44", "--max-depth", "1", "--plot"],
+         False),
+        ("review --plot", folder / "photo2.png", ["review", "4455", "--plot"], False),
+    ]  # fmt: skip
+    if quick:
+        cases = cases[::3]
+    outcomes = []
+    for scenario, path, argv, resumable in cases:
+        data = f"root:x:0:0:root:/root:/bin/bash\n{scenario}\n".encode() * 20
+        path.write_bytes(data)
+        full = argv if scenario.startswith("lab") else [*argv, str(path)]
+        flags = [("existing " + scenario, [])]
+        if resumable:
+            flags.append(("foreign --resume " + scenario.split()[0], ["--resume"]))
+        for name, extra in flags:
+            outcome = run(name, [*full, *extra], ok=(2,))
+            said = "already exists" if not extra else "cannot continue"
+            if outcome.problem is None and path.read_bytes() != data:
+                outcome = replace(outcome, problem=f"{path.name} was changed")
+            elif outcome.problem is None and said not in outcome.stderr:
+                outcome = replace(outcome, problem=f"refused, but not as {said!r}")
+            outcomes.append(outcome)
     return outcomes
 
 
@@ -454,6 +506,7 @@ def main() -> int:
             *option_runs(rng, runs),
             *book_runs(rng, Path(tmp)),
             *file_runs(Path(tmp), args.quick),
+            *existing_runs(Path(tmp), args.quick),
             *([] if args.quick else interrupt_runs(Path(tmp))),  # timings: not for tests
         ]
     return report(outcomes, args.seed, started)
