@@ -165,8 +165,8 @@ def test_score_labels() -> None:
 # ------------------------------------------------------------------ /api/move
 def test_move_random_player(client: httpx.Client) -> None:
     body = client.post("/api/move", json={"pos": "4453", "player": "random:seed=3"}).json()
-    assert 0 <= body["move"] < 7
-    assert body["move_label"] == str(body["move"] + 1)
+    assert 1 <= body["move_number"] <= 7
+    assert body["move_label"] == str(body["move_number"]) == str(body["move"] + 1)
     assert body["pos_after"] == "4453" + body["move_label"]
     assert body["tree"] is None
     assert body["stats"]["seconds"] >= 0

@@ -331,6 +331,7 @@ def choose_move(position: Game, spec: str, *, want_tree: bool, limit: Limit) -> 
     return {
         "pos": position.moves,
         "move": choice.move,
+        "move_number": choice.move + 1,
         "move_label": position.move_label(choice.move),
         "pos_after": after.moves,
         "value": _clean(choice.value),
