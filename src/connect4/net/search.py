@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -140,6 +140,23 @@ class PuctResult:
         return self.playouts / self.seconds if self.seconds > 0 else 0.0
 
 
+Path = list[tuple["Node", int]]
+"""The edges a walk took: each node and the index of the column chosen there."""
+
+
+@dataclass
+class _Batch:
+    """What one round of walks gathered: leaves waiting for the network (their path,
+    node and position), game ends backed up at once, nodes added, the deepest walk,
+    and whether the tree filled up."""
+
+    leaves: list[tuple[Path, Node, Position]] = field(default_factory=list)
+    finished: int = 0
+    added: int = 0
+    deepest: int = 0
+    full: bool = False
+
+
 class Puct:
     """A PUCT search over one network that keeps its tree across moves."""
 
@@ -229,45 +246,13 @@ class Puct:
             if budget.expired():  # its own seconds are a complete search; the caller's not
                 complete = limit is None or not limit.expired()
                 break
-            leaves: list[tuple[list[tuple[Node, int]], Node, Position]] = []
-            pending: set[int] = set()
-            size = min(self.batch, target - done)
-            for _ in range(size):
-                if nodes >= self.max_nodes:  # a walk may add a node: none fits
-                    full = True
-                    break
-                path: list[tuple[Node, int]] = []
-                node = root
-                while node.expanded and not node.terminal:
-                    i = node.select(self.c)
-                    column = node.legal[i]
-                    path.append((node, i))
-                    node.visits[i] += 1  # a virtual loss while the leaf waits
-                    node.wins[i] -= 1.0
-                    winning = position.is_winning_move(column)
-                    position.play(column)
-                    child = node.children[i]
-                    if child is None:
-                        child = node.children[i] = Node()
-                        nodes += 1
-                        if winning or position.is_over():
-                            child.terminal = True
-                            child.value = -1.0 if winning else 0.0
-                    node = child
-                deepest = max(deepest, len(path))
-                if node.terminal:
-                    self._backup(path, node.value)
-                    done += 1
-                elif id(node) in pending:  # already waiting in this batch: undo the walk
-                    for parent, i in path:
-                        parent.visits[i] -= 1
-                        parent.wins[i] += 1.0
-                else:
-                    pending.add(id(node))
-                    leaves.append((path, node, position.copy()))
-                for _ in path:
-                    position.undo()
-            if leaves:
+            batch = self._gather(root, position, min(self.batch, target - done), nodes)
+            nodes += batch.added
+            done += batch.finished
+            deepest = max(deepest, batch.deepest)
+            full = batch.full
+            if batch.leaves:
+                leaves = batch.leaves
                 self._evaluate([leaf for _, _, leaf in leaves], [node for _, node, _ in leaves])
                 evaluations += 1
                 for path, node, _ in leaves:
@@ -300,6 +285,58 @@ class Puct:
             reused=reused,
             tree_full=full,
         )
+
+    def _descend(self, root: Node, position: Position) -> tuple[Path, Node, int]:
+        """Walk from ``root`` by the PUCT rule to a leaf, playing its moves on ``position``
+        and putting a virtual loss on each edge; return the path, the leaf and how many
+        nodes the walk added (a new child, marked terminal when its game is over)."""
+        path: Path = []
+        node = root
+        added = 0
+        while node.expanded and not node.terminal:
+            i = node.select(self.c)
+            column = node.legal[i]
+            path.append((node, i))
+            node.visits[i] += 1  # a virtual loss while the leaf waits
+            node.wins[i] -= 1.0
+            winning = position.is_winning_move(column)
+            position.play(column)
+            child = node.children[i]
+            if child is None:
+                child = node.children[i] = Node()
+                added += 1
+                if winning or position.is_over():
+                    child.terminal = True
+                    child.value = -1.0 if winning else 0.0
+            node = child
+        return path, node, added
+
+    def _gather(self, root: Node, position: Position, size: int, nodes: int) -> _Batch:
+        """Up to ``size`` walks (``position`` restored after each): game ends are backed
+        up at once, new leaves wait for one network call; stops early when the tree
+        (``nodes`` now) is full."""
+        batch = _Batch()
+        pending: set[int] = set()
+        for _ in range(size):
+            if nodes + batch.added >= self.max_nodes:  # a walk may add a node: none fits
+                batch.full = True
+                break
+            path, node, added = self._descend(root, position)
+            batch.added += added
+            batch.deepest = max(batch.deepest, len(path))
+            if node.terminal:
+                self._backup(path, node.value)
+                batch.finished += 1
+            elif id(node) in pending:  # already waiting in this batch: undo the walk
+                for parent, i in path:
+                    parent.visits[i] -= 1
+                    parent.wins[i] += 1.0
+            else:
+                pending.add(id(node))
+                batch.leaves.append((path, node, position.copy()))
+            for _ in path:
+                position.undo()
+        return batch
 
     @staticmethod
     def _backup(path: list[tuple[Node, int]], leaf_value: float) -> None:
