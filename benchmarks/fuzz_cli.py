@@ -6,7 +6,8 @@
 Feeds the real command, as separate processes, what a hostile user types:
 random characters, control bytes, non-ASCII, huge digit strings, moves into full
 columns or after the end, bad board sizes, bad player specs and options, junk and
-truncated book files, files that are not files (FIFO, /dev/zero, a folder, a
+truncated book files, a flood on stdin (/dev/zero, one 20 MB line) and a 100 kB move
+string argument, files that are not files (FIFO, /dev/zero, a folder, a
 4 GB sparse file, an endless line) and output targets that must be refused
 before any work (/dev/full, a folder, a missing folder, an unknown plot
 suffix, a symlink without --force), and outputs that already exist: every
@@ -119,16 +120,23 @@ def hostile_spec(rng: random.Random) -> str:
 
 
 def run(
-    scenario: str, argv: list[str], stdin: str = "", ok: tuple[int, ...] = (0, 1, 2)
+    scenario: str,
+    argv: list[str],
+    stdin: str = "",
+    ok: tuple[int, ...] = (0, 1, 2),
+    stdin_file: str | None = None,
 ) -> Outcome:
-    """Run ``connect4 ARGV`` with ``stdin`` and judge what it did."""
+    """Run ``connect4 ARGV`` with ``stdin`` (or the file ``stdin_file`` on its stdin)
+    and judge what it did."""
     env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}
     command = [sys.executable, "-m", "connect4", *argv]
     with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as output:
         given.write(stdin.encode("utf-8", "surrogateescape"))
         given.seek(0)
-        process = subprocess.Popen(command, stdin=given, stdout=output, stderr=output, env=env)
-        status, rss_mb = reap(process.pid, TIMEOUT)
+        source = given if stdin_file is None else open(stdin_file, "rb")  # noqa: SIM115
+        with source:
+            process = subprocess.Popen(command, stdin=source, stdout=output, stderr=output, env=env)
+            status, rss_mb = reap(process.pid, TIMEOUT)
         output.seek(0)
         text = output.read().decode("utf-8", "replace")
     problem = None
@@ -163,6 +171,39 @@ def solve_runs(rng: random.Random, lines: int) -> list[Outcome]:
     for flags in ([], ["-a"], ["-w"]):
         text = "\n".join(hostile_line(rng) for _ in range(lines)) + "\n"
         outcomes.append(run("solve " + " ".join(flags), ["solve", *flags], text))
+    return outcomes
+
+
+def flood_runs(folder: Path) -> list[Outcome]:
+    """``solve`` and ``play`` reading a flood on stdin (``/dev/zero``, one 20 MB line) and
+    ``solve`` and ``review`` given a 100,000-character move string: each refuses the
+    line at once (exit 1 on stdin, 2 for an argument) within the memory of a normal run."""
+    line = folder / "flood.txt"
+    line.write_bytes(b"4" * (20 << 20) + b"\n")
+    floods = {"/dev/zero": "/dev/zero", "one 20 MB line": str(line)}
+    commands = {
+        "solve": ["solve"],
+        "play": ["play", "--red", "human", "--yellow", "human", "--no-review"],
+    }
+    outcomes = []
+    for name, argv in commands.items():
+        baseline = run(f"{name} (normal stdin)", argv, "4455\n", ok=(0,))
+        hostile = [
+            run(f"{name} ({flood})", argv, ok=(1,), stdin_file=path)
+            for flood, path in floods.items()
+        ]
+        outcomes += [baseline, *hostile]
+        worst = max(hostile, key=lambda o: o.max_rss_mb)
+        print(f"max RSS {name + ' stdin':18} normal input {baseline.max_rss_mb:6.0f} MB, "
+              f"floods at most {worst.max_rss_mb:6.0f} MB ({worst.scenario})")  # fmt: skip
+        if worst.max_rss_mb > baseline.max_rss_mb + MAX_EXTRA_RSS_MB:
+            outcomes.append(replace(worst, problem=f"max RSS {worst.max_rss_mb:.0f} MB"))
+    huge = "4" * 100_000
+    for name, argv in (("solve", ["solve", huge]), ("review", ["review", huge])):
+        outcome = run(f"{name} (100 kB argument)", argv, ok=(2,))
+        if outcome.problem is None and len(outcome.stderr) > 1000:
+            outcome = replace(outcome, problem="the argument was echoed whole")
+        outcomes.append(outcome)
     return outcomes
 
 
@@ -502,6 +543,7 @@ def main() -> int:
             return report(interrupt_runs(Path(tmp)), args.seed, started)
         outcomes = [
             *solve_runs(rng, lines),
+            *flood_runs(Path(tmp)),
             *play_runs(rng, runs),
             *option_runs(rng, runs),
             *book_runs(rng, Path(tmp)),

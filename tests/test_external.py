@@ -144,6 +144,17 @@ def test_garbage_forfeits_with_the_output_quoted() -> None:
     assert fault_of(bot("garbage")).reason == "bad output 'hello'"
 
 
+def test_a_bot_flooding_one_line_forfeits_with_bad_output() -> None:
+    """A reply longer than any line the protocol has is a bot error as soon as that much
+    has come, however long the bot goes on writing (its memory stays bounded)."""
+    from connect4.core.position import MAX_INPUT_LINE
+
+    player = bot("flood")
+    fault = fault_of(player)
+    assert fault.reason == "bad output '4444444444444444444444444444444444444444…'"
+    assert len(player._buffer) <= MAX_INPUT_LINE + 65536
+
+
 def test_bot_exiting_mid_game_forfeits_with_exited() -> None:
     player = bot("exits")
     assert player.choose(Position()).move == 0

@@ -27,3 +27,9 @@ def test_a_small_seeded_attack_on_the_command_gets_only_clear_errors() -> None:
     for scenario in mine:
         assert f"  {scenario:24} exit 2" in done.stdout, scenario  # the user's file untouched
     assert "max RSS book info" in done.stdout  # hostile files within 200 MB of a normal one
+    for scenario in ("solve (/dev/zero)", "solve (one 20 MB line)", "play (/dev/zero)",
+                     "play (one 20 MB line)"):  # fmt: skip
+        assert f"  {scenario:24} exit 1" in done.stdout, scenario  # refused, memory bounded
+    for scenario in ("solve (100 kB argument)", "review (100 kB argument)"):
+        assert f"  {scenario:24} exit 2" in done.stdout, scenario
+    assert "max RSS play stdin" in done.stdout

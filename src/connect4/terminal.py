@@ -23,7 +23,7 @@ from connect4.core.errors import Connect4Error, IllegalMoveError, InvalidMoveErr
 from connect4.core.game import Game
 from connect4.core.games import Board
 from connect4.core.limits import Limit
-from connect4.core.position import Position
+from connect4.core.position import LineTooLongError, Position, read_input_line
 from connect4.core.score import is_mate, outcome_label, score_label, score_of_mate
 from connect4.players import (
     KINDS,
@@ -230,12 +230,16 @@ def render_board(game: Game) -> Text:
 
 
 class LineReader:
-    """Reads human input: a prompt on a terminal, plain lines from a pipe."""
+    """Reads human input: a prompt on a terminal, plain lines from a pipe (each at most
+    :data:`~connect4.core.position.MAX_INPUT_LINE` characters: a longer one raises
+    :class:`~connect4.core.position.LineTooLongError`, read no further)."""
 
     def __init__(self, stream: TextIO, console: Console) -> None:
         self.stream = stream
         self.console = console
         self.interactive = stream.isatty()
+        self.source = getattr(stream, "buffer", stream)  # bytes: a bad byte is replaced
+        self.lines = 0
 
     def read(self, prompt: str) -> str | None:
         """One line without its newline, or ``None`` at end of input."""
@@ -245,12 +249,17 @@ class LineReader:
             except EOFError:
                 return None
         self.console.print(prompt, end="")
-        line = self.stream.readline()
-        if not line:
+        self.lines += 1
+        try:
+            line = read_input_line(self.source, self.lines, "input line")
+        except LineTooLongError:
+            self.console.print()
+            raise
+        if line is None:
             self.console.print()
             return None
-        self.console.print(clip(line.rstrip("\n")), highlight=False)  # a pasted novel: cut
-        return line.rstrip("\r\n")
+        self.console.print(clip(line), highlight=False)  # a pasted novel: cut
+        return line
 
 
 def value_words(choice: MoveChoice, ply: int, size: int) -> str | None:
@@ -271,6 +280,12 @@ def value_words(choice: MoveChoice, ply: int, size: int) -> str | None:
     'mean +0.250'
     >>> value_words(MoveChoice(3, 0.7001, {"engine": "policy"}), 4, 42)
     'network value +0.700'
+
+    A search that reached every game end (its depth covers the empty cells) knows its
+    value exactly: no heuristic was asked.
+
+    >>> value_words(MoveChoice(0, 0, {"depth": 8}), 1, 9)
+    'draw with best play'
     """
     value = choice.value
     if value is None:
@@ -280,6 +295,9 @@ def value_words(choice: MoveChoice, ply: int, size: int) -> str | None:
         return f"score {score:+d} ({score_label(score, ply, size)})"
     if is_mate(value):
         return score_label(score_of_mate(value, size), ply, size)
+    depth = choice.stats.get("depth")
+    if isinstance(depth, int) and depth >= size - ply and "playouts" not in choice.stats:
+        return "draw with best play" if value == 0 else f"exact {value:+g}"
     if "playouts" in choice.stats:
         return f"mean {value:+.3f}"
     if choice.stats.get("engine") == "policy":

@@ -23,6 +23,7 @@ from connect4.cli.common import (
     fail,
     interruptible,
 )
+from connect4.core.errors import clip
 from connect4.core.games import new_game
 
 
@@ -72,9 +73,9 @@ def tree(
     from connect4.classic.tree import FORMATS, mcts_tree, render, search_tree
 
     if fmt not in FORMATS:
-        raise fail(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
+        raise fail(f"unknown format {clip(fmt)!r}: choose one of {', '.join(FORMATS)}")
     if algorithm not in ("minimax", "alphabeta", "mcts"):
-        raise fail(f"unknown algorithm {algorithm!r}: choose one of minimax, alphabeta, mcts")
+        raise fail(f"unknown algorithm {clip(algorithm)!r}: choose one of minimax, alphabeta, mcts")
     try:
         position = new_game(game, width, height, rules, moves)
         if algorithm == "mcts":
@@ -148,7 +149,7 @@ def analyze(
         depths = parse_depth(max_depth, position)
         budget = budget or default_budget(position, heuristic)
         if ordering not in ("center", "none"):
-            raise ValueError(f"unknown ordering {ordering!r}: choose one of center, none")
+            raise ValueError(f"unknown ordering {clip(ordering)!r}: choose one of center, none")
         rows = interruptible(
             lambda: compare(
                 position, depths, heuristic=heuristic, budget=budget, tt=tt, ordering=ordering

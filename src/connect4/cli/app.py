@@ -18,7 +18,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from connect4.cli import analysis, arena, bench, book, dataset, lab, review, train
+from connect4.cli import analysis, arena, bench, book, dataset, lab, review, solve, train
 from connect4.cli.common import (
     Game,
     Height,
@@ -29,12 +29,17 @@ from connect4.cli.common import (
     board_option,
     fail,
     interrupted,
+    plain_help,
 )
 
 
 class Commands(TyperGroup):
     """The subcommands; a Ctrl-C that a command does not handle itself (while it imports
     or loads its kernels) ends it with the one ``interrupted`` line and exit 130."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        plain_help(self)
 
     def invoke(self, ctx: Any) -> Any:  # typer's own Context type is not public
         try:
@@ -91,6 +96,7 @@ def play(
     """
     from rich.console import Console
 
+    from connect4.core.position import LineTooLongError
     from connect4.players import PlayerSpecError
     from connect4.solver.backend import background_compiles, compile_pending, wait_for_compile
     from connect4.terminal import (
@@ -126,6 +132,8 @@ def play(
     except KeyboardInterrupt:
         console.print("\ninterrupted")
         raise typer.Exit(130) from None
+    except LineTooLongError as error:  # a flood on stdin: refused before it fills memory
+        raise fail(f"{error}: the rest of the input is not read", 1) from None
     finally:
         for player in players:
             player.close()
@@ -278,22 +286,7 @@ app.command()(analysis.analyze)
 app.command()(review.review)
 
 
-@app.command(
-    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-    add_help_option=False,
-)
-def solve(ctx: typer.Context) -> None:
-    """Pons' protocol: read move strings on stdin (or take them as arguments: solve
-    4455 44), print 'moves score' for each.
-
-    Options: -a/--analyze, -w/--weak, --width W, --height H, --no-book
-    (``connect4 solve --help``).
-    """
-    from connect4.cli.solve import solve_main
-
-    raise typer.Exit(solve_main(list(ctx.args)))
-
-
+app.command()(solve.solve)
 app.command()(bench.bench)
 
 
