@@ -312,7 +312,8 @@ def _run(
 
     previous = signal.signal(signal.SIGINT, stop)
     try:
-        with progress_bar(not json_output, s.steps, trainer.step, "training", "steps") as advance:
+        bar = not json_output and sys.stdout.isatty()  # piped: the log lines below instead
+        with progress_bar(bar, s.steps, trainer.step, "training", "steps") as advance:
 
             def on_point(point: Point) -> None:
                 save()
