@@ -62,7 +62,7 @@ from connect4.players import KINDS, describe_players, find_kind, split_spec
 from connect4.players.perfect import PERFECT
 from connect4.solver import kernel_ready
 from connect4.web import service
-from connect4.web.errors import BadRequest, TimeLimitExceeded, Unavailable
+from connect4.web.errors import BadRequest, ServerStopping, TimeLimitExceeded, Unavailable
 from connect4.web.models import (
     AnalyzeResponse,
     GameInfo,
@@ -238,10 +238,6 @@ class Caller:
     gone: Gone | None = None
 
 
-class ServerStopping(Unavailable):
-    """The server is stopping: a request's work was cancelled (HTTP 503)."""
-
-
 class ClientBusy(Unavailable):
     """A client asked for more deep work while its own still runs (HTTP 503)."""
 
@@ -353,7 +349,7 @@ class Api:
         >>> api.check_running()
         Traceback (most recent call last):
         ...
-        connect4.web.api.ServerStopping: the server is stopping: this request was cancelled; ...
+        connect4.web.errors.ServerStopping: the server is stopping: this request was cancelled; ...
         >>> api.stop()
         """
         if self.running.stopped():

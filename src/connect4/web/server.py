@@ -136,29 +136,28 @@ class Server(uvicorn.Server):
     It prints its ready line once it accepts connections (the warm-up before can
     take a minute on a machine that has not compiled the searches yet). The first
     SIGINT or SIGTERM cancels every request's work (:meth:`Api.halt`: their
-    clients get 503), prints one line and lets uvicorn close the connections; a
-    second signal, or one during the warm-up, ends the process at once
-    (:func:`os._exit`: compiled code is not waited for; nothing of ours is written
-    to disk).
+    clients get 503), lets uvicorn close the connections and prints one line (how
+    many requests it cancelled); a second signal, or one during the warm-up, ends
+    the process at once (:func:`os._exit`: compiled code is not waited for;
+    nothing of ours is written to disk).
     """
 
-    def __init__(self, config: uvicorn.Config, api: Api | None, banner: str) -> None:
+    def __init__(self, config: uvicorn.Config, app: FastAPI, banner: str) -> None:
         super().__init__(config)
-        self.api = api
+        self.api: Api = app.state.api
+        self.state = app.state  # its ``cancelled``: the requests answered "stopping"
+        self.state.cancelled = 0
         self.banner = banner  # the ready line, with {url}
         self.stopped_by = 0  # the signal that stopped the server (0: none yet)
-        self.in_flight = 0  # requests running when it came
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         if self.stopped_by or not self.started:
             # os.write: a signal handler must not print through a buffered stream.
-            what = "warming up" if not self.started else "stopping at once"
-            os.write(sys.stderr.fileno(), f"connect4 web app: stopped while {what}\n".encode())
+            what = "stopped while warming up" if not self.started else "stopped at once"
+            os.write(sys.stderr.fileno(), f"connect4 web app: {what}\n".encode())
             os._exit(128 + (self.stopped_by or sig))
         self.stopped_by = sig
-        self.in_flight = len(self.server_state.tasks)
-        if self.api is not None:
-            self.api.halt()  # thread-safe: it sets the stop flag the work reads
+        self.api.halt()  # thread-safe: it sets the stop flag the work reads
         self.should_exit = True
 
     @contextlib.contextmanager
@@ -192,11 +191,13 @@ class Server(uvicorn.Server):
         return f"http://{host}:{port}/"
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        """uvicorn's (it waits for the answers in flight), then the one line saying how
+        many requests the stop cancelled."""
+        await super().shutdown(sockets=sockets)
         if self.stopped_by:
-            count = self.in_flight
+            count = self.state.cancelled
             requests = "request" if count == 1 else "requests"
             print(f"stopping: {count} {requests} cancelled", file=sys.stderr, flush=True)
-        await super().shutdown(sockets=sockets)
 
 
 def run_server(
@@ -233,7 +234,7 @@ def run_server(
         )
         app = create_app(threads=threads, queue=queue, time_limit=time_limit, cache_size=cache)
         config = uvicorn.Config(app, host=host, port=port, **server_options(forwarded_allow_ips))
-        server = Server(config, app.state.api, banner)
+        server = Server(config, app, banner)
         server.run()
         if server.stopped_by:  # no thread left behind (a kernel's load) holds the exit up
             sys.stdout.flush()
