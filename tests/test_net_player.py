@@ -208,7 +208,7 @@ def test_train_command_writes_a_network_that_plays(dataset_file: Path, tmp_path:
     assert summary["step"] == 20 and summary["finished"] and summary["held_out"] is not None
     assert (tmp_path / "curve.png").stat().st_size > 0
     again = run_cli(*args[:-1])
-    assert again.returncode == 2 and "exists: continue it with --resume" in again.stderr
+    assert again.returncode == 2 and "--force to replace it, --resume to" in again.stderr
     more = run_cli(*args[:-1], "--resume", "--steps", "30")
     assert more.returncode == 0, more.stderr
     assert "step 30" in more.stdout
