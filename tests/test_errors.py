@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
 import pkgutil
 from pathlib import Path
 
@@ -63,7 +64,8 @@ def test_train_without_pytorch_names_the_projects_own_install_command(
     hidden = tmp_path / "hidden" / "torch"
     hidden.mkdir(parents=True)
     (hidden / "__init__.py").write_text("raise ImportError('PyTorch hidden for this test')\n")
-    monkeypatch.setenv("PYTHONPATH", str(hidden.parent))
+    paths = [str(hidden.parent), os.environ.get("PYTHONPATH", "")]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, paths)))
     done = run_cli("train", "--generate", "10", "--out", str(tmp_path / "net.pt"))
     assert done.returncode == 2
     assert done.stderr == (
