@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -206,3 +207,22 @@ def test_a_new_colour_restarts_the_bot(tmp_path: Path) -> None:
         "move 4 5.000",
         "quit",
     ]
+
+
+def test_the_kaggle_runner_refuses_a_flood_from_the_arena() -> None:
+    """The runner reads the protocol a bounded line at a time, as every reader does."""
+    agent = BOTS / "kaggle_good.py"
+    flood = "move " + "4" * 10_000_000 + " -\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "connect4.players.kaggle_runner", str(agent)],
+        input=f"init connect4 7 6 red standard\n{flood}",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert done.stdout == "ready\n"
+    assert done.stderr == (
+        "kaggle agent: from the arena: line 2 is longer than 1,024 characters "
+        "(more than any game's moves)\n"
+    )
