@@ -116,7 +116,7 @@ def game_info(
     board: Board, title: str, sides: list[str], notation: str, sizes: tuple[tuple[int, int], ...]
 ) -> GameInfo:
     """What the page is told about a game: its default board, its sides' names, its move
-    symbols (move 0 first) and the board sizes served."""
+    symbols (move number 1 first) and the board sizes served."""
     return GameInfo(
         kind=board.kind,
         title=title,

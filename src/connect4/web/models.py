@@ -261,7 +261,9 @@ class GameInfo(BaseModel):
     sides: list[str] = Field(examples=[["Red", "Yellow"]])
     width: int = Field(description="default board width")
     height: int = Field(description="default board height")
-    notation: str = Field(description="the move symbols, move 0 first", examples=["1234567"])
+    notation: str = Field(
+        description="the move symbols in order, move number 1 first", examples=["1234567"]
+    )
     sizes: list[str] = Field(
         description="the board sizes the server plays, WIDTHxHEIGHT", examples=[["7x6", "6x5"]]
     )
