@@ -213,7 +213,7 @@ def run_server(
 ) -> None:
     """Serve the app until interrupted: ``workers`` processes, each with ``threads`` solver
     threads per lane (uvicorn's own access log is replaced by ours); proxy headers
-    are believed from ``forwarded_allow_ips`` only (:func:`server_config`). With one
+    are believed from ``forwarded_allow_ips`` only (:func:`server_options`). With one
     process, a signal ends the process here (exit status 128 + its number)."""
     if not 0 <= port <= 65535:
         raise ValueError(f"port {port} is out of range 0-65535")
