@@ -576,8 +576,11 @@ def test_one_deep_job_per_client_at_a_time() -> None:
             answer = neighbour.post(live.url + "/api/move", json={"pos": "", "player": "random"})
         assert answer.status_code == 200
         hostile.join()
-        assert first[0].status_code == 200 and first[0].json()["complete"] is False
-        assert "playouts" in first[0].json()["reached"]
+        answer = first[0].json()
+        assert first[0].status_code == 200
+        # the limit stopped it, or (a fast machine) its tree filled first, which stops it too
+        assert answer["complete"] is False or answer["stats"]["tree_full"] is True
+        assert "playouts" in answer["reached"] or answer["stats"]["tree_full"] is True
 
 
 class ConfusedPlayer(PlayerBase):

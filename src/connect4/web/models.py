@@ -172,7 +172,7 @@ class MoveRequest(BaseModel):
         return Board(self.game, self.width, self.height, self.rules)
 
 
-Stat = float | int | str | None
+Stat = bool | float | int | str | None  # a flag: tree_full
 StatValue = Stat | list[dict[str, Stat]]  # a list: a Monte Carlo tree search's columns
 
 

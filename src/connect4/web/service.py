@@ -248,10 +248,12 @@ def count_nodes(tree: JsonObject) -> int:
 
 
 def _clean(value: object) -> Stat:
-    """A JSON-safe stat value (infinities become strings)."""
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, int | str):
+    """A JSON-safe stat value (infinities become strings; a flag stays a flag).
+
+    >>> _clean(True), _clean(float("inf")), _clean(3)
+    (True, 'inf', 3)
+    """
+    if isinstance(value, bool | int | str):
         return value
     if isinstance(value, float):
         return value if value == value and abs(value) != float("inf") else str(value)
