@@ -6,10 +6,14 @@
 Feeds the real command, as separate processes, what a hostile user types:
 random characters, control bytes, non-ASCII, huge digit strings, moves into full
 columns or after the end, bad board sizes, bad player specs and options, junk and
-truncated book files, files that are not files (FIFO, /dev/zero, a folder, a
+truncated book files, a flood on stdin (/dev/zero, one 20 MB line) and a 100 kB move
+string argument, files that are not files (FIFO, /dev/zero, a folder, a
 4 GB sparse file, an endless line) and output targets that must be refused
 before any work (/dev/full, a folder, a missing folder, an unknown plot
-suffix; a symlink is written through). Each process must end with a clear message: exit status 0,
+suffix, a symlink without --force), and outputs that already exist: every
+command that writes a file must refuse a user's file (without --force, and
+with --resume when it is not the command's own), leaving its bytes as they
+were. Each process must end with a clear message: exit status 0,
 1 or 2 and no Python traceback, within its time limit. Prints the counts by
 scenario and outcome and the machine, and exits 1 if any run showed a traceback,
 an unexpected status or a timeout (every such run is printed in full). Each file
@@ -116,16 +120,23 @@ def hostile_spec(rng: random.Random) -> str:
 
 
 def run(
-    scenario: str, argv: list[str], stdin: str = "", ok: tuple[int, ...] = (0, 1, 2)
+    scenario: str,
+    argv: list[str],
+    stdin: str = "",
+    ok: tuple[int, ...] = (0, 1, 2),
+    stdin_file: str | None = None,
 ) -> Outcome:
-    """Run ``connect4 ARGV`` with ``stdin`` and judge what it did."""
+    """Run ``connect4 ARGV`` with ``stdin`` (or the file ``stdin_file`` on its stdin)
+    and judge what it did."""
     env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}
     command = [sys.executable, "-m", "connect4", *argv]
     with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as output:
         given.write(stdin.encode("utf-8", "surrogateescape"))
         given.seek(0)
-        process = subprocess.Popen(command, stdin=given, stdout=output, stderr=output, env=env)
-        status, rss_mb = reap(process.pid, TIMEOUT)
+        source = given if stdin_file is None else open(stdin_file, "rb")  # noqa: SIM115
+        with source:
+            process = subprocess.Popen(command, stdin=source, stdout=output, stderr=output, env=env)
+            status, rss_mb = reap(process.pid, TIMEOUT)
         output.seek(0)
         text = output.read().decode("utf-8", "replace")
     problem = None
@@ -160,6 +171,39 @@ def solve_runs(rng: random.Random, lines: int) -> list[Outcome]:
     for flags in ([], ["-a"], ["-w"]):
         text = "\n".join(hostile_line(rng) for _ in range(lines)) + "\n"
         outcomes.append(run("solve " + " ".join(flags), ["solve", *flags], text))
+    return outcomes
+
+
+def flood_runs(folder: Path) -> list[Outcome]:
+    """``solve`` and ``play`` reading a flood on stdin (``/dev/zero``, one 20 MB line) and
+    ``solve`` and ``review`` given a 100,000-character move string: each refuses the
+    line at once (exit 1 on stdin, 2 for an argument) within the memory of a normal run."""
+    line = folder / "flood.txt"
+    line.write_bytes(b"4" * (20 << 20) + b"\n")
+    floods = {"/dev/zero": "/dev/zero", "one 20 MB line": str(line)}
+    commands = {
+        "solve": ["solve"],
+        "play": ["play", "--red", "human", "--yellow", "human", "--no-review"],
+    }
+    outcomes = []
+    for name, argv in commands.items():
+        baseline = run(f"{name} (normal stdin)", argv, "4455\n", ok=(0,))
+        hostile = [
+            run(f"{name} ({flood})", argv, ok=(1,), stdin_file=path)
+            for flood, path in floods.items()
+        ]
+        outcomes += [baseline, *hostile]
+        worst = max(hostile, key=lambda o: o.max_rss_mb)
+        print(f"max RSS {name + ' stdin':18} normal input {baseline.max_rss_mb:6.0f} MB, "
+              f"floods at most {worst.max_rss_mb:6.0f} MB ({worst.scenario})")  # fmt: skip
+        if worst.max_rss_mb > baseline.max_rss_mb + MAX_EXTRA_RSS_MB:
+            outcomes.append(replace(worst, problem=f"max RSS {worst.max_rss_mb:.0f} MB"))
+    huge = "4" * 100_000
+    for name, argv in (("solve", ["solve", huge]), ("review", ["review", huge])):
+        outcome = run(f"{name} (100 kB argument)", argv, ok=(2,))
+        if outcome.problem is None and len(outcome.stderr) > 1000:
+            outcome = replace(outcome, problem="the argument was echoed whole")
+        outcomes.append(outcome)
     return outcomes
 
 
@@ -332,14 +376,63 @@ def file_runs(folder: Path, quick: bool = False) -> list[Outcome]:
     for scenario, argv in targets[::3] if quick else targets:
         outcomes.append(run(scenario, argv, ok=(2,)))
     real, link = folder / "real.c4book", folder / "link.c4book"
+    real.write_bytes(b"a user's file\n")
     link.symlink_to(real)
-    outcome = run("build --out symlink", [*small_build, str(link)], ok=(0,))
-    if outcome.problem is None and not (link.is_symlink() and real.is_file()):
-        outcome = replace(outcome, problem="the symlink was replaced")
+    outcome = run("build --out symlink", [*small_build, str(link)], ok=(2,))
+    if outcome.problem is None and real.read_bytes() != b"a user's file\n":
+        outcome = replace(outcome, problem="the file the symlink points to was written")
+    outcomes.append(outcome)
+    outcome = run("build --out symlink --force", [*small_build, str(link), "--force"], ok=(0,))
+    if outcome.problem is None and not (link.is_symlink() and real.read_bytes()[:6] == b"C4BOOK"):
+        outcome = replace(outcome, problem="the symlink was replaced, or its file not written")
     outcomes.append(outcome)
     left = [p for p in (Path("/dev/full"), missing.parent) if p.exists() and not p.is_char_device()]
     if left or list(plain.iterdir()):
         outcomes.append(Outcome("outputs left alone", 1, f"changed: {left or plain}", (), "", ""))
+    return outcomes
+
+
+def existing_runs(folder: Path, quick: bool = False) -> list[Outcome]:
+    """Every command that writes a file, pointed at a user's file that is already there
+    (a copy of a text file): refused without --force, and with --resume (a command that
+    can resume) as not its own; the file's bytes must be unchanged after each."""
+    lab = folder / "existing-lab"
+    lab.mkdir()
+    small = ["--width", "4", "--height", "4", "--workers", "1"]
+    arena = ["arena", "-p", "random", "-p", "random:seed=1", "--game", "tictactoe"]
+    cases: list[tuple[str, Path, list[str], bool]] = [  # scenario, file, argv, resumable
+        ("arena --results", folder / "passwd.jsonl", [*arena, "--results"], True),
+        ("arena --csv", folder / "sheet.csv", [*arena, "--csv"], False),
+        ("book build --out", folder / "notes.c4book",
+         ["book", "build", *small, "--plies", "2", "--base-book", "none", "--out"], True),
+        ("dataset --out", folder / "notes.npz",
+         ["dataset", "--positions", "5", *small, "--book", "none", "--out"], True),
+        ("lab report.md", lab / "report.md",
+         ["lab", "--depths", "1", "--no-perfect", "--playouts", "none", "--out", str(lab)], True),
+        ("train --out", folder / "notes.pt",
+         ["train", "--data", str(folder / "no-data.npz"), "--out"], True),
+        ("analyze --plot", folder / "photo.png", ["analyze", "44", "--max-depth", "1", "--plot"],
+         False),
+        ("review --plot", folder / "photo2.png", ["review", "4455", "--plot"], False),
+    ]  # fmt: skip
+    if quick:
+        cases = cases[::3]
+    outcomes = []
+    for scenario, path, argv, resumable in cases:
+        data = f"root:x:0:0:root:/root:/bin/bash\n{scenario}\n".encode() * 20
+        path.write_bytes(data)
+        full = argv if scenario.startswith("lab") else [*argv, str(path)]
+        flags = [("existing " + scenario, [])]
+        if resumable:
+            flags.append(("foreign --resume " + scenario.split()[0], ["--resume"]))
+        for name, extra in flags:
+            outcome = run(name, [*full, *extra], ok=(2,))
+            said = "already exists" if not extra else "cannot continue"
+            if outcome.problem is None and path.read_bytes() != data:
+                outcome = replace(outcome, problem=f"{path.name} was changed")
+            elif outcome.problem is None and said not in outcome.stderr:
+                outcome = replace(outcome, problem=f"refused, but not as {said!r}")
+            outcomes.append(outcome)
     return outcomes
 
 
@@ -450,10 +543,12 @@ def main() -> int:
             return report(interrupt_runs(Path(tmp)), args.seed, started)
         outcomes = [
             *solve_runs(rng, lines),
+            *flood_runs(Path(tmp)),
             *play_runs(rng, runs),
             *option_runs(rng, runs),
             *book_runs(rng, Path(tmp)),
             *file_runs(Path(tmp), args.quick),
+            *existing_runs(Path(tmp), args.quick),
             *([] if args.quick else interrupt_runs(Path(tmp))),  # timings: not for tests
         ]
     return report(outcomes, args.seed, started)

@@ -33,17 +33,37 @@ target is printed and the exit status is 1::
 
 A fuzzing pass exits 1 likewise when an answer timed out, was a 5xx other than
 503 or an error without a JSON body.
+
+``--stopping`` runs the stopping passes instead, each on a server of its own:
+*proxy headers* (a client with a deep job in flight sends more with forged
+``X-Forwarded-For``, ``Forwarded`` and ``X-Real-IP`` headers: each refused at
+once as the same client; with ``--forwarded-allow-ips 127.0.0.1`` the forwarded
+address is another client, answered 200); *Ctrl-C with work in flight* (slow AI
+moves from three addresses, then SIGINT, SIGTERM, or SIGINT twice: every client
+answered 503 "the server is stopping", the server gone within
+:data:`STOP_SECONDS`, one ``stopping:`` line and no traceback; after a second
+Ctrl-C at once, the clients may see the connection close); and a *cold-cache
+shutdown* (an empty ``CONNECT4_CACHE_DIR``: the server starts three children
+that compile the big boards' solvers; SIGINT, SIGTERM or SIGKILL it during the
+warm-up: the server and every child gone within :data:`STOP_SECONDS`). Each
+missed target is printed and the exit status is 1::
+
+    .venv/bin/python benchmarks/fuzz_web.py --stopping
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
+import signal
 import statistics
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -279,6 +299,10 @@ def odd_request(rng: random.Random) -> Request:
                 {"If-None-Match": '"' + "z" * 500 + '"'},
                 {"If-Modified-Since": "yesterday"},
                 {"Upgrade": "websocket", "Connection": "Upgrade"},
+                {"X-Forwarded-For": "1.2.3.4"},
+                {"X-Forwarded-For": "not an address, " + "9" * 300},
+                {"Forwarded": "for=1.2.3.4;proto=gopher"},
+                {"X-Forwarded-Proto": "gopher", "X-Forwarded-Host": "evil.example"},
             )
         )
         return Request("header", http("GET", rng.choice(PATHS + STATIC), headers))
@@ -554,6 +578,255 @@ def missed_targets(report: dict[str, object], limit: float) -> list[str]:
     return missed
 
 
+# ------------------------------------------------------------------ stopping
+STOP_SECONDS = 2.0  # a stopped server and its children are gone within this
+SLOW_MOVE = {"pos": "", "player": "mcts:playouts=100000000"}  # thinks to the time limit
+FORGED = (
+    {"X-Forwarded-For": "1.2.3.4"},
+    {"X-Forwarded-For": "1.2.3.4, 5.6.7.8"},
+    {"X-Forwarded-For": "garbage"},
+    {"Forwarded": "for=1.2.3.4"},
+    {"X-Real-IP": "1.2.3.4"},
+)
+BUSY = "this client already has"
+STOPPING = "the server is stopping"
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process under ``pid`` now (``/proc/PID/task/*/children``, recursively)."""
+    found: set[int] = set()
+    frontier = [pid]
+    while frontier:
+        parent = frontier.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            try:
+                kids = {int(k) for k in (task / "children").read_text().split()}
+            except OSError:
+                continue
+            frontier += list(kids - found)
+            found |= kids
+    return found
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def deep_busy(url: str) -> int:
+    pools = httpx.get(url + "/api/health", timeout=10).json()["pools"]
+    return int(next(pool["busy"] for pool in pools if pool["name"] == "deep"))
+
+
+def wait_for_deep(url: str, jobs: int, seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    while deep_busy(url) < jobs:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"error: {jobs} deep jobs never ran")
+        time.sleep(0.02)
+
+
+def ask(
+    url: str,
+    address: str,
+    body: dict[str, object],
+    headers: dict[str, str],
+    out: dict[str, object],
+    name: str,
+) -> None:
+    """POST /api/move from ``address``; its status, seconds and error (or note) in ``out``."""
+    began = time.perf_counter()
+    transport = httpx.HTTPTransport(local_address=address)
+    try:
+        with httpx.Client(base_url=url, transport=transport, timeout=120) as client:
+            answer = client.post("/api/move", json=body, headers=headers)
+        try:
+            note = str(answer.json().get("error") or "answered")
+        except ValueError:
+            note = "not JSON"
+        out[name] = {
+            "status": answer.status_code,
+            "seconds": round(time.perf_counter() - began, 2),
+            "note": note[:90],
+        }
+    except httpx.HTTPError as error:
+        out[name] = {
+            "status": 0,
+            "seconds": round(time.perf_counter() - began, 2),
+            "note": type(error).__name__,
+        }
+
+
+def stop_server(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def proxy_pass(log: Path) -> tuple[dict[str, object], list[str]]:
+    """Forged proxy headers from a client with a deep job in flight."""
+    report: dict[str, object] = {}
+    missed = []
+    for trusted in ("", "127.0.0.1"):
+        options = ["--time-limit", "3"] + (["--forwarded-allow-ips", trusted] if trusted else [])
+        process, url = start_server(options, log)
+        answers: dict[str, object] = {}
+        try:
+            hold = threading.Thread(
+                target=ask, args=(url, "127.0.0.1", SLOW_MOVE, {}, answers, "held")
+            )
+            hold.start()
+            wait_for_deep(url, 1)
+            forged = FORGED if not trusted else FORGED[:1]
+            for headers in forged:
+                name = "; ".join(f"{k}: {v}" for k, v in headers.items())
+                ask(url, "127.0.0.1", SLOW_MOVE, headers, answers, name)
+            hold.join()
+        finally:
+            stop_server(process)
+        report["trusted " + (trusted or "none")] = answers
+        for name, answer in answers.items():
+            assert isinstance(answer, dict)
+            if name == "held":
+                continue
+            if not trusted and (
+                answer["status"] != 503
+                or not answer["note"].startswith(BUSY)
+                or answer["seconds"] > 1.0
+            ):
+                missed.append(f"untrusted {name}: {answer} (want a 503 '{BUSY}...' at once)")
+            if trusted and answer["status"] != 200:
+                missed.append(f"trusted {name}: {answer} (want 200: another client)")
+    return report, missed
+
+
+def interrupt_pass(
+    log: Path, signals: tuple[signal.Signals, ...]
+) -> tuple[dict[str, object], list[str]]:
+    """Slow moves from three addresses in flight, then ``signals`` to the server."""
+    process, url = start_server(["--time-limit", "60", "--threads", "2"], log)
+    answers: dict[str, object] = {}
+    clients = [
+        threading.Thread(
+            target=ask, args=(url, f"127.0.0.{10 + i}", SLOW_MOVE, {}, answers, f"client {i + 1}")
+        )
+        for i in range(3)
+    ]
+    try:
+        for client in clients:
+            client.start()
+        wait_for_deep(url, 3)  # two running, one queued
+        time.sleep(0.3)
+        began = time.monotonic()
+        for number in signals:
+            process.send_signal(number)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=60)
+        seconds = time.monotonic() - began
+        for client in clients:
+            client.join(timeout=60)
+    finally:
+        stop_server(process)
+    lines = log.read_text(errors="replace").splitlines()
+    said = [line for line in lines if not line[:4].isdigit()]  # not a request's log line
+    name = "+".join(signal.Signals(n).name for n in signals)
+    report = {
+        "signals": name,
+        "exit_seconds": round(seconds, 2),
+        "returncode": process.returncode,
+        "answers": answers,
+        "said": said[-6:],
+    }
+    missed = []
+    if seconds > STOP_SECONDS:
+        missed.append(f"{name}: the server took {seconds:.1f} s to stop (> {STOP_SECONDS} s)")
+    if any("Traceback" in line for line in lines):
+        missed.append(f"{name}: a traceback in the server's log ({log})")
+    stopping = [line for line in said if line.startswith("stopping")]
+    if len(stopping) != 1 and not (len(signals) > 1 and not stopping):  # (too quick to say)
+        missed.append(f"{name}: {len(stopping)} 'stopping' lines (want 1)")
+    if len(signals) == 1:
+        for client, answer in answers.items():
+            assert isinstance(answer, dict)
+            if answer["status"] != 503 or not answer["note"].startswith(STOPPING):
+                missed.append(f"{name}: {client} got {answer} (want 503 '{STOPPING}...')")
+    return report, missed
+
+
+def cold_pass(log: Path, number: signal.Signals) -> tuple[dict[str, object], list[str]]:
+    """A server on an empty cache stopped by ``number`` while its children compile."""
+    with tempfile.TemporaryDirectory(prefix="connect4-cold-") as cache:
+        env = {**os.environ, "CONNECT4_CACHE_DIR": cache}
+        command = [sys.executable, "-m", "connect4", "serve", "--port", "0"]
+        with log.open("wb") as sink:
+            process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=sink, env=env)
+        children: set[int] = set()
+        try:
+            deadline = time.monotonic() + 120
+            while len(children) < 3 and time.monotonic() < deadline and process.poll() is None:
+                children = descendants(process.pid)
+                time.sleep(0.05)
+            began = time.monotonic()
+            process.send_signal(number)
+            process.wait(timeout=60)
+            while any(alive(pid) for pid in children) and time.monotonic() - began < 60:
+                time.sleep(0.05)
+            seconds = time.monotonic() - began
+            left = [pid for pid in children if alive(pid)]
+        finally:
+            stop_server(process)
+            for pid in children:
+                if alive(pid):
+                    os.kill(pid, signal.SIGKILL)
+    lines = log.read_text(errors="replace").splitlines()
+    report = {
+        "signal": number.name,
+        "children": len(children),
+        "all_gone_seconds": round(seconds, 2),
+        "left": left,
+        "said": lines[-3:],
+    }
+    missed = []
+    if len(children) < 3:
+        missed.append(f"cold {number.name}: {len(children)} compile children seen (want 3)")
+    if left or seconds > STOP_SECONDS:
+        missed.append(
+            f"cold {number.name}: server and children gone after {seconds:.1f} s, {len(left)} left"
+        )
+    if any("Traceback" in line for line in lines):
+        missed.append(f"cold {number.name}: a traceback in the server's log ({log})")
+    return report, missed
+
+
+def stopping_passes(log: Path) -> tuple[dict[str, object], list[str]]:
+    """Every stopping pass (see the module docstring): the report and the missed targets."""
+    report: dict[str, object] = {"load_average_before": [round(x, 2) for x in os.getloadavg()]}
+    missed: list[str] = []
+    runs = [
+        ("proxy headers", lambda: proxy_pass(log)),
+        ("ctrl-c", lambda: interrupt_pass(log, (signal.SIGINT,))),
+        ("sigterm", lambda: interrupt_pass(log, (signal.SIGTERM,))),
+        ("ctrl-c twice", lambda: interrupt_pass(log, (signal.SIGINT, signal.SIGINT))),
+        *[
+            (f"cold {n.name}", lambda n=n: cold_pass(log, n))
+            for n in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)
+        ],
+    ]
+    for name, run in runs:
+        part, misses = run()
+        report[name] = part
+        missed += misses
+    report["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
+    return report, missed
+
+
 def fuzz_problems(passes: list[dict[str, object]]) -> list[str]:
     """The answers of the fuzzing passes that count as failures: timeouts, 5xx but 503,
     errors without a JSON body."""
@@ -590,7 +863,18 @@ def main() -> int:
     parser.add_argument(
         "--starvation-limit", type=float, default=10.0, help="the started server's time limit"
     )
+    parser.add_argument(
+        "--stopping", action="store_true", help="the stopping passes only (see above)"
+    )
     args = parser.parse_args()
+    if args.stopping:
+        print(f"machine: {describe_machine()}")
+        report, missed = stopping_passes(args.log)
+        print(json.dumps(report, indent=2))
+        for line in missed:
+            print(f"missed: {line}")
+        print("stopping targets: " + ("missed" if missed else "all met"))
+        return 1 if missed else 0
     if args.starvation:
         process, url, pid = None, args.url, args.pid
         if url is None:

@@ -197,7 +197,33 @@ def fresh_clone(rev: str, keep: str | None) -> None:
         time_fresh_clone(rev, root)
     finally:
         if not keep:
-            shutil.rmtree(root, ignore_errors=True)
+            remove(root)
+
+
+def remove(folder: Path, patience: float = 120) -> None:
+    """Remove ``folder`` once no process runs from it (the first run's background
+    compile may still be writing there); says so if that takes over ``patience`` s."""
+    deadline = time.perf_counter() + patience
+    while running_from(folder) and time.perf_counter() < deadline:
+        time.sleep(1)
+    shutil.rmtree(folder, ignore_errors=True)
+    if folder.exists():
+        print(f"could not remove {folder}: remove it by hand", file=sys.stderr)
+
+
+def running_from(folder: Path) -> list[int]:
+    """The processes (Linux: from /proc) whose command line or working folder is in
+    ``folder``."""
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            command = (proc / "cmdline").read_bytes().decode(errors="replace")
+            cwd = os.readlink(proc / "cwd")
+        except OSError:
+            continue
+        if str(folder) in command or cwd.startswith(str(folder)):
+            found.append(int(proc.name))
+    return found
 
 
 def time_fresh_clone(rev: str, root: Path) -> None:

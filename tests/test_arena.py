@@ -32,6 +32,7 @@ from connect4.arena import (
 )
 from connect4.cli.app import app
 from connect4.cli.common import flag
+from connect4.core.files import FileError
 from connect4.core.games import Board
 from tests.cli_helpers import alive, run_cli
 
@@ -329,9 +330,7 @@ def test_results_file_is_refused_without_resume_and_checked_with_it(tmp_path: Pa
     config = ArenaConfig(players=("random:seed=1", "random:seed=2"), games_per_pair=2)
     run_tournament(config, results)
     assert len(results.read_text().splitlines()) == 2
-    with pytest.raises(
-        ArenaError, match=r"^resume: results file .* already exists: give it to continue"
-    ):
+    with pytest.raises(FileError, match=r"^cannot write results file .*: it already exists"):
         run_tournament(config, results)
     again = run_tournament(config, results, resume=True)
     assert again.resumed == 2 and len(again.records) == 2

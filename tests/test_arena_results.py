@@ -173,3 +173,64 @@ def test_a_crosstable_too_wide_is_left_out_pointing_to_the_whole() -> None:
     )
     named = render_summary(summary, width=30, full="--json")  # the CLI names its flag
     assert named[-1].caption == "(the crosstable is wider than 30 columns: see --json)"
+
+
+# ---------------------------------------------------------------- the output policy
+ARENA = ("arena", "-p", "random", "-p", "random:seed=1", "--game", "tictactoe")
+
+
+def test_arena_results_an_existing_file_needs_force_or_resume_onto_its_own(
+    tmp_path: Path,
+) -> None:
+    from tests.cli_helpers import run_cli
+
+    notes = tmp_path / "notes.txt"
+    notes.write_bytes(b"root:x:0:0:root:/root:/bin/bash\n" * 25)
+    before = notes.read_bytes()
+    refused = run_cli(*ARENA, "--results", str(notes))
+    assert refused.returncode == 2 and notes.read_bytes() == before
+    assert refused.stderr == (
+        f"error: cannot write results file {notes}: it already exists (800 bytes); give "
+        "--force to replace it, --resume to continue it, or another name\n"
+    )
+    foreign = run_cli(*ARENA, "--results", str(notes), "--resume")
+    assert foreign.returncode == 2 and notes.read_bytes() == before
+    assert foreign.stderr == (
+        f"error: cannot continue results file {notes}: its first line is not a game record "
+        "of connect4 arena; the file is left as it was (replace it with --force instead of "
+        "--resume, or give another name)\n"
+    )
+    both = run_cli(*ARENA, "--results", str(notes), "--resume", "--force")
+    assert both.returncode == 2 and "not both" in both.stderr and notes.read_bytes() == before
+    replaced = run_cli(*ARENA, "--results", str(notes), "--force", "--json")
+    assert replaced.returncode == 0, replaced.stderr
+    records = [json.loads(line) for line in notes.read_text().splitlines()]
+    assert [r["game"] for r in records] == [0, 1]
+    own = notes.read_bytes()
+    resumed = run_cli(*ARENA, "--results", str(notes), "--resume", "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    assert notes.read_bytes() == own  # both games were there: nothing to add
+
+
+def test_arena_outputs_through_a_symlink_are_refused_unless_forced(tmp_path: Path) -> None:
+    from tests.cli_helpers import run_cli
+
+    target, link = tmp_path / "system.conf", tmp_path / "results.jsonl"
+    target.write_bytes(b"keep me\n")
+    link.symlink_to(target)
+    for extra in ((), ("--resume",)):
+        refused = run_cli(*ARENA, "--results", str(link), *extra)
+        assert refused.returncode == 2, extra
+        assert f"it is a symbolic link to {target}" in refused.stderr
+        assert target.read_bytes() == b"keep me\n" and link.is_symlink()
+    csv, table = tmp_path / "table.csv", b"my spreadsheet\n"
+    csv.write_bytes(table)
+    refused = run_cli(*ARENA, "--csv", str(csv))
+    assert refused.returncode == 2 and "--force to replace it" in refused.stderr
+    assert csv.read_bytes() == table
+    forced = run_cli(*ARENA, "--results", str(link), "--csv", str(csv), "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert link.is_symlink() and json.loads(target.read_text().splitlines()[0])["game"] == 0
+    assert csv.read_text().startswith("rank,player,")
+    again = run_cli(*ARENA, "--results", str(target), "--csv", str(csv), "--resume")
+    assert again.returncode == 0, again.stderr  # the run's own standings are rewritten

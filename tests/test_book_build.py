@@ -475,3 +475,48 @@ def test_an_unfinished_journal_is_never_replaced_without_resume(tmp_path: Path) 
         f"error: --resume: {journal} holds an unfinished build: resume it, or delete it\n"
     )
     assert journal.read_bytes() == before
+
+
+# ---------------------------------------------------------------- the output policy
+SMALL_BUILD = ("book", "build", "--width", "4", "--height", "4", "--plies", "2",
+               "--workers", "1", "--base-book", "none", "--json")  # fmt: skip
+
+
+def test_book_build_refuses_an_existing_out_unless_forced_and_a_foreign_one_on_resume(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "notes.c4book"
+    text = b"a user's notes\n" * 140
+    out.write_bytes(text)
+    refused = run_cli(*SMALL_BUILD, "--out", str(out))
+    assert refused.returncode == 2 and out.read_bytes() == text
+    assert refused.stderr == (
+        f"error: cannot write book {out}: it already exists (2,100 bytes); give --force to "
+        "replace it, --resume to continue it, or another name\n"
+    )
+    foreign = run_cli(*SMALL_BUILD, "--out", str(out), "--resume")
+    assert foreign.returncode == 2 and out.read_bytes() == text
+    assert "it is not a connect4 book file (bad magic bytes)" in foreign.stderr
+    assert not out.with_name(out.name + ".partial").exists()
+    forced = run_cli(*SMALL_BUILD, "--out", str(out), "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert Book.load(out).plies == 2
+    resumed = run_cli(*SMALL_BUILD, "--out", str(out), "--resume")  # its own book: rebuilt
+    assert resumed.returncode == 0, resumed.stderr
+    assert Book.load(out).plies == 2
+
+
+def test_book_build_refuses_a_symlinked_out_and_leaves_its_target(tmp_path: Path) -> None:
+    target, link = tmp_path / "precious.txt", tmp_path / "link.c4book"
+    target.write_bytes(b"precious\n")
+    link.symlink_to(target)
+    refused = run_cli(*SMALL_BUILD, "--out", str(link))
+    assert refused.returncode == 2
+    assert refused.stderr == (
+        f"error: cannot write book {link}: it is a symbolic link to {target}; give --force "
+        f"to replace {target}\n"
+    )
+    assert target.read_bytes() == b"precious\n" and link.is_symlink()
+    forced = run_cli(*SMALL_BUILD, "--out", str(link), "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert link.is_symlink() and Book.load(target).plies == 2

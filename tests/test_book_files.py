@@ -260,3 +260,14 @@ def test_cli_info_of_a_good_book_still_reports_checksum_ok(tmp_path: Path) -> No
     assert "checksum and contents ok" in result.stdout
     info = json.loads(run_cli("book", "info", str(path), "--json").stdout)
     assert info["entries"] == 2
+
+
+def test_a_truncated_book_is_said_to_be_truncated_with_its_size(tmp_path: Path) -> None:
+    path = tmp_path / "cut.c4book"
+    path.write_bytes(MAGIC + bytes(12))
+    with pytest.raises(
+        BookError, match=r"is truncated: 20 bytes, shorter than the \d+-byte header"
+    ):
+        Book.load(path)
+    result = run_cli("book", "info", str(path))
+    assert result.returncode == 2 and "is truncated: 20 bytes" in result.stderr

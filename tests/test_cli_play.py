@@ -33,11 +33,11 @@ def test_invalid_input_is_explained_and_asked_again() -> None:
     assert "Traceback" not in out + result.stderr
 
 
-def test_a_line_of_any_length_is_asked_again() -> None:
-    # int() refuses digit strings over 4,300 characters: this ended in a traceback
-    moves = "4" * 4301 + "\n" + "x" * 100_000 + "\n4\n4\n5\n5\n6\n6\n7\n"
+def test_a_long_line_within_the_bound_is_asked_again() -> None:
+    # int() of a long digit string was slow, then refused (a traceback over 4,300 digits)
+    moves = "4" * 1000 + "\n" + "x" * 1024 + "\n4\n4\n5\n5\n6\n6\n7\n"
     for game in ("connect4", "tictactoe"):
-        stdin = moves if game == "connect4" else "9" * 5000 + "\n1\n4\n2\n5\n3\n"
+        stdin = moves if game == "connect4" else "9" * 1000 + "\n1\n4\n2\n5\n3\n"
         result = run_cli("play", "--game", game, "--red", "human", "--yellow", "human", stdin=stdin)
         assert result.returncode == 0, result.stderr
         assert "characters): " in result.stdout and "try again" in result.stdout
@@ -122,6 +122,24 @@ def test_bad_player_spec_is_a_clear_error() -> None:
     assert result.returncode == 2
     assert "error: unknown player 'genius'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "echo"),
+    [
+        ("--red", "g" * 10_000, "unknown player '" + "g" * 40 + "…'"),
+        ("--red", "random:" + "k" * 10_000 + "=1", "random: unknown key '" + "k" * 40 + "…'"),
+        ("--red", "mcts:playouts=" + "9" * 10_000, "mcts: playouts='" + "9" * 40 + "…'"),
+        ("--game", "g" * 10_000, "unknown game '" + "g" * 40 + "…'"),
+        ("--rules", "r" * 10_000, "unknown rules '" + "r" * 40 + "…'"),
+    ],
+)
+def test_long_input_is_echoed_cut_in_errors(option: str, value: str, echo: str) -> None:
+    """A 10,000-character spec was echoed whole in its error."""
+    result = run_cli("play", option, value, "--yellow", "human")
+    assert result.returncode == 2
+    assert echo in result.stderr
+    assert len(result.stderr) < 300, result.stderr
 
 
 def test_bad_board_size_and_rules_are_clear_errors() -> None:
@@ -220,10 +238,30 @@ def test_tictactoe_asks_for_a_cell() -> None:
 
 
 def test_a_long_line_is_echoed_cut() -> None:
-    result = run_cli("play", "--red", "human", "--yellow", "human", stdin="x" * 100_000 + "\nq\n")
+    result = run_cli("play", "--red", "human", "--yellow", "human", stdin="x" * 1000 + "\nq\n")
     assert "x" * 40 + "…" in result.stdout
     assert max(len(line) for line in result.stdout.splitlines()) < 200
-    assert "move 1 ('xxxxxxxxxxxxxxxxxxxx...', 100000 characters): not a column" in result.stdout
+    assert "move 1 ('xxxxxxxxxxxxxxxxxxxx...', 1000 characters): not a column" in result.stdout
+
+
+@pytest.mark.parametrize("flood", ["zero", "line"])
+def test_a_flood_on_stdin_is_refused_at_once(flood: str) -> None:
+    """A line longer than any game ends the game with its number, read no further
+    (``< /dev/zero`` grew the process to gigabytes)."""
+    command = [sys.executable, "-m", "connect4", "play", "--red", "human", "--yellow", "human"]
+    env = {**os.environ, "NO_COLOR": "1"}
+    if flood == "zero":
+        with open("/dev/zero", "rb") as zero:
+            done = subprocess.run(command, stdin=zero, capture_output=True, timeout=120, env=env)
+    else:
+        text = b"4\n" + b"5" * 50_000_000 + b"\n4\n"
+        done = subprocess.run(command, input=text, capture_output=True, timeout=120, env=env)
+    number = 1 if flood == "zero" else 2
+    assert done.returncode == 1
+    assert done.stderr.decode() == (
+        f"error: input line {number} is longer than 1,024 characters (more than any game's "
+        "moves): the rest of the input is not read\n"
+    )
 
 
 def test_count_fours_names_the_winners_count_first() -> None:
@@ -253,3 +291,21 @@ def test_a_hint_without_proof_shows_no_score() -> None:
                      "--yellow", "human", stdin="h\nq\n", timeout=300)  # fmt: skip
     hint = [line for line in result.stdout.splitlines() if line.startswith("hint")]
     assert hint == ["hint (perfect): play 4 (not proven)"]
+
+
+def test_an_exact_tictactoe_hint_is_worded_as_exact() -> None:
+    """A search that reaches every game end knows a draw: it was 'heuristic +0'."""
+    result = run_cli("play", "--game", "tictactoe", "--red", "human", "--yellow", "human",
+                     stdin="5\nh\nq\n")  # fmt: skip
+    hint = [line for line in result.stdout.splitlines() if line.startswith("hint")]
+    assert hint[0].startswith("hint (alphabeta:depth=9): play 1 (draw with best play, nodes ")
+    assert "heuristic" not in result.stdout
+
+
+def test_the_perfect_players_seconds_are_rounded_as_the_move_times() -> None:
+    """Its stats gave 0.00042849999999816646 s beside move_seconds' 0.000428."""
+    result = run_cli("play", "--red", "perfect", "--yellow", "random", "--seed", "1", "--json",
+                     "--no-review")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    stats = [s for s in json.loads(result.stdout)["move_stats"] if s is not None]
+    assert stats and all(s["seconds"] == round(s["seconds"], 6) for s in stats)

@@ -467,3 +467,31 @@ def test_cli_refuses_a_book_of_another_board(tmp_path: Path) -> None:
     assert result.stderr == (
         f"error: book {book} is for 6x5 boards, not the 5x4 board being labelled\n"
     )
+
+
+# ---------------------------------------------------------------- the output policy
+def test_dataset_refuses_an_existing_out_unless_forced_and_a_foreign_one_on_resume(
+    tmp_path: Path,
+) -> None:
+    args = ("dataset", "--positions", "5", "--width", "5", "--height", "4", "--book", "none",
+            "--workers", "1", "--json")  # fmt: skip
+    out = tmp_path / "d.npz"
+    text = b"not a dataset\n" * 10
+    out.write_bytes(text)
+    refused = run_cli(*args, "--out", str(out))
+    assert refused.returncode == 2 and out.read_bytes() == text
+    assert "it already exists (140 bytes); give --force to replace it, --resume" in refused.stderr
+    foreign = run_cli(*args, "--out", str(out), "--resume")
+    assert foreign.returncode == 2 and out.read_bytes() == text
+    assert "it is not a dataset file of connect4 dataset" in foreign.stderr
+    link = tmp_path / "link.npz"
+    link.symlink_to(out)
+    linked = run_cli(*args, "--out", str(link))
+    assert linked.returncode == 2 and "is a symbolic link to" in linked.stderr
+    assert out.read_bytes() == text
+    forced = run_cli(*args, "--out", str(out), "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert len(load_dataset(out)) == 5
+    resumed = run_cli(*args, "--out", str(out), "--resume")  # its own file: made again
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(load_dataset(out)) == 5

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
 import pkgutil
+from pathlib import Path
+
+import pytest
 
 import connect4
-from connect4.core.errors import BudgetExceeded, Connect4Error
+from connect4.core.errors import BudgetExceeded, Connect4Error, install_command
+from tests.cli_helpers import run_cli
 
 # Control flow inside one component, always caught there (each says why in a comment).
 INTERNAL = {"connect4.classic.search.SearchAborted", "connect4.solver.native.StaleKernel"}
@@ -49,3 +54,21 @@ def test_every_exception_the_package_defines_has_the_one_root() -> None:
 def test_the_limits_that_ran_out_are_budget_exceeded() -> None:
     exceptions = package_exceptions()
     assert sorted(n for n in LIMITS if not issubclass(exceptions[n], BudgetExceeded)) == []
+
+
+def test_train_without_pytorch_names_the_projects_own_install_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``pip install 'connect4[train]'`` installs PyPI's unrelated connect4: the message
+    gives the command every other missing extra gives."""
+    hidden = tmp_path / "hidden" / "torch"
+    hidden.mkdir(parents=True)
+    (hidden / "__init__.py").write_text("raise ImportError('PyTorch hidden for this test')\n")
+    paths = [str(hidden.parent), os.environ.get("PYTHONPATH", "")]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, paths)))
+    done = run_cli("train", "--generate", "10", "--out", str(tmp_path / "net.pt"))
+    assert done.returncode == 2
+    assert done.stderr == (
+        "error: torch is not installed (needed for training): in the project's folder run "
+        f"{install_command('train')}\n"
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -144,6 +145,17 @@ def test_garbage_forfeits_with_the_output_quoted() -> None:
     assert fault_of(bot("garbage")).reason == "bad output 'hello'"
 
 
+def test_a_bot_flooding_one_line_forfeits_with_bad_output() -> None:
+    """A reply longer than any line the protocol has is a bot error as soon as that much
+    has come, however long the bot goes on writing (its memory stays bounded)."""
+    from connect4.core.position import MAX_INPUT_LINE
+
+    player = bot("flood")
+    fault = fault_of(player)
+    assert fault.reason == "bad output '4444444444444444444444444444444444444444…'"
+    assert len(player._buffer) <= MAX_INPUT_LINE + 65536
+
+
 def test_bot_exiting_mid_game_forfeits_with_exited() -> None:
     player = bot("exits")
     assert player.choose(Position()).move == 0
@@ -195,3 +207,22 @@ def test_a_new_colour_restarts_the_bot(tmp_path: Path) -> None:
         "move 4 5.000",
         "quit",
     ]
+
+
+def test_the_kaggle_runner_refuses_a_flood_from_the_arena() -> None:
+    """The runner reads the protocol a bounded line at a time, as every reader does."""
+    agent = BOTS / "kaggle_good.py"
+    flood = "move " + "4" * 10_000_000 + " -\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "connect4.players.kaggle_runner", str(agent)],
+        input=f"init connect4 7 6 red standard\n{flood}",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert done.stdout == "ready\n"
+    assert done.stderr == (
+        "kaggle agent: from the arena: line 2 is longer than 1,024 characters "
+        "(more than any game's moves)\n"
+    )

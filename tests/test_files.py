@@ -261,3 +261,60 @@ def test_a_killed_arena_leaves_no_temporary_folder_or_semaphores(tmp_path: Path)
     kill_when_working(process, left_a_folder, what="the tournament ended before it could be killed")
     assert list(tmp_path.glob("pymp-*")) == []
     assert "leaked" not in stderr.read_text()
+
+
+# ---------------------------------------------------------------- the output policy
+def test_the_output_policy_refuses_existing_files_and_links_unless_asked(tmp_path: Path) -> None:
+    mine, empty = tmp_path / "mine.txt", tmp_path / "empty.txt"
+    mine.write_bytes(b"mine")
+    empty.write_bytes(b"")
+    assert check_output(empty, what="notes") == empty  # nothing in it to lose
+    with pytest.raises(FileError, match=r"it already exists \(4 bytes\); give force=True"):
+        check_output(mine, what="notes")
+    assert check_output(mine, what="notes", force=True) == mine
+
+    def ours(file: object) -> str | None:
+        return None
+
+    def foreign(file: object) -> str | None:
+        return "its first line is not ours"
+
+    assert check_output(mine, what="notes", resume=True, ours=ours) == mine
+    with pytest.raises(FileError, match=r"^cannot continue notes .*: its first line is not ours"):
+        check_output(mine, what="notes", resume=True, ours=foreign)
+    with pytest.raises(FileError, match="not both"):
+        check_output(mine, what="notes", force=True, resume=True, ours=ours)
+    link = tmp_path / "link.txt"
+    link.symlink_to(mine)
+    for resume in (False, True):
+        with pytest.raises(FileError, match=f"it is a symbolic link to {mine}"):
+            check_output(link, what="notes", resume=resume, ours=ours)
+    assert check_output(link, what="notes", force=True) == mine
+    assert mine.read_bytes() == b"mine"
+    error = FileError("x: give {force} or {resume}", options=("force", "resume"))
+    assert error.worded(lambda option: "--" + option) == "x: give --force or --resume"
+
+
+def test_an_existing_plot_is_refused_untouched_and_replaced_with_force(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    plot = tmp_path / "mine.png"
+    plot.write_bytes(b"my holiday photo")
+    args = ("analyze", "44", "--max-depth", "1", "--plot", str(plot))
+    refused = run_cli(*args)
+    assert refused.returncode == 2 and plot.read_bytes() == b"my holiday photo"
+    assert refused.stderr == (
+        f"error: cannot write plot {plot}: it already exists (16 bytes); give --force to "
+        "replace it, or another name\n"
+    )
+    forced = run_cli(*args, "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert plot.read_bytes().startswith(b"\x89PNG")
+
+
+def test_input_messages_say_what_is_wrong(tmp_path: Path) -> None:
+    empty = run_cli("book", "info", "")
+    assert empty.returncode == 2
+    assert empty.stderr == "error: no file name given for the book\n"
+    device = run_cli("arena", "-p", "kaggle:/dev/zero", "-p", "random", "--games-per-pair", "1")
+    assert device.returncode == 2
+    assert "kaggle: agent file /dev/zero is a device, not a file" in device.stderr

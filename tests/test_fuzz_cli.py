@@ -22,5 +22,14 @@ def test_a_small_seeded_attack_on_the_command_gets_only_clear_errors() -> None:
     assert "book info (junk)         exit 2" in done.stdout
     for scenario in ("book info (FIFO)", "review --results (/dev/zero)", "build --out /dev/full"):
         assert f"  {scenario:24} exit 2" in done.stdout, scenario
-    assert "build --out symlink      exit 0" in done.stdout
+    assert "build --out symlink      exit 2" in done.stdout  # refused without --force
+    mine = ("existing arena --results", "foreign --resume arena", "existing dataset --out")
+    for scenario in mine:
+        assert f"  {scenario:24} exit 2" in done.stdout, scenario  # the user's file untouched
     assert "max RSS book info" in done.stdout  # hostile files within 200 MB of a normal one
+    for scenario in ("solve (/dev/zero)", "solve (one 20 MB line)", "play (/dev/zero)",
+                     "play (one 20 MB line)"):  # fmt: skip
+        assert f"  {scenario:24} exit 1" in done.stdout, scenario  # refused, memory bounded
+    for scenario in ("solve (100 kB argument)", "review (100 kB argument)"):
+        assert f"  {scenario:24} exit 2" in done.stdout, scenario
+    assert "max RSS play stdin" in done.stdout

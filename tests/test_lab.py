@@ -59,13 +59,14 @@ def test_tiny_lab_writes_report_tables_and_plots(tmp_path: Path) -> None:
                     "## Nodes per move by heuristic and depth", "## Plots"):  # fmt: skip
         assert heading in text
     assert "| cell-weights | " in text and "| windows/mollerhoj | " in text
-    assert [p.name for p in result.plots] == [
+    assert [p.name for p in result.plots] == [  # no clocks: no plots against time
         "rating_vs_depth.png",
         "accuracy_vs_depth.png",
         "nodes_vs_depth.png",
-        "rating_vs_time.png",
-        "accuracy_vs_time.png",
     ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["report.md", "results.jsonl", *(p.name for p in result.plots)]
+    )  # no test sets: no test_sets.jsonl
     for plot in result.plots:
         assert plot.read_bytes().startswith(PNG_SIGNATURE)
     lines = (tmp_path / "results.jsonl").read_text().splitlines()
@@ -239,3 +240,28 @@ def test_tiny_lab_with_the_network_places_it_at_equal_time(tmp_path: Path) -> No
     bad = run_cli("lab", "--net", "--net-playouts", "lots", "--out", str(out))
     assert bad.returncode == 2
     assert bad.stderr.startswith("error: --net-playouts 'lots': write playout counts")
+
+
+def test_lab_files_in_the_folder_need_force_or_resume_onto_the_labs_own(tmp_path: Path) -> None:
+    out = tmp_path / "lab"
+    out.mkdir()
+    report = out / "report.md"
+    report.write_bytes(b"# My thesis\n")
+    args = ("lab", "--depths", "1", "--heuristics", "cell-weights,windows/mollerhoj",
+            "--no-perfect", "--playouts", "none", "--games", "1", "--openings", "plies=1",
+            "--out", str(out))  # fmt: skip
+    refused = run_cli(*args)
+    assert refused.returncode == 2 and report.read_bytes() == b"# My thesis\n"
+    assert refused.stderr == (
+        f"error: cannot write lab report {report}: it already exists (12 bytes); give --force "
+        "to replace it, --resume to continue it, or another name\n"
+    )
+    foreign = run_cli(*args, "--resume")
+    assert foreign.returncode == 2 and report.read_bytes() == b"# My thesis\n"
+    assert "it does not start with the title of a lab report" in foreign.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["report.md"]  # no game was played
+    forced = run_cli(*args, "--force", timeout=600)
+    assert forced.returncode == 0, forced.stderr
+    assert report.read_text().startswith("# Lab: ")
+    resumed = run_cli(*args, "--resume", timeout=600)
+    assert resumed.returncode == 0, resumed.stderr

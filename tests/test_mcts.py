@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from connect4 import Position, TicTacToe
-from connect4.classic.mcts import Mcts, MctsResult
+from connect4.classic.mcts import Engine, Mcts, MctsResult
 from connect4.core.game import Game
 from connect4.core.position import four_in_a_row
 from connect4.players import PlayerSpecError, make_player
@@ -157,13 +157,52 @@ def test_tree_reuse_keeps_the_subtree() -> None:
     assert fresh.reused == 0
 
 
-def test_a_full_tree_plays_out_from_its_leaves(monkeypatch: pytest.MonkeyPatch) -> None:
-    from connect4.classic import fastmcts
+@pytest.mark.parametrize("engine", ["numba", "python"])
+def test_a_full_tree_stops_the_search_so_more_playouts_change_nothing(engine: Engine) -> None:
+    """Once the tree is full, more playouts would all pile onto the most visited leaves
+    (frozen, never expanded) and drift the choice; the search stops there instead."""
+    position = Position.from_moves("4453")
 
-    monkeypatch.setattr(fastmcts, "MAX_NODES", 60)
-    result = Mcts(seed=4).search(Position(), playouts=5000)
-    assert result.playouts == 5000 and result.tree_size <= 60
-    assert sum(child.visits for child in result.children) == 5000
+    def capped() -> Mcts:
+        return Mcts(seed=4, engine=engine, max_nodes=400)
+
+    small = capped().search(position, playouts=20_000)
+    assert small.tree_full and small.playouts < 20_000 and small.tree_size <= 400
+    assert sum(child.visits for child in small.children) == small.playouts
+    large = capped().search(position, playouts=200_000)
+    assert large.tree_full and large.playouts == small.playouts
+    assert (large.move, large.children) == (small.move, small.children)
+    exact = capped().search(position, playouts=small.playouts)
+    assert (exact.move, exact.children, exact.tree_full) == (small.move, small.children, False)
+    again = capped()
+    again.search(position, playouts=small.playouts)
+    assert again.search(position, playouts=1000).playouts == 0  # still full: nothing more
+    roomy = Mcts(seed=4, engine=engine).search(position, playouts=small.playouts)
+    assert not roomy.tree_full and roomy.children == small.children  # the cap only stops
+
+
+def test_the_engines_stop_at_the_same_full_tree() -> None:
+    engines: tuple[Engine, ...] = ("numba", "python")
+    results = [
+        Mcts(seed=7, engine=engine, max_nodes=300, solver=True).search(
+            Position.from_moves("44"), playouts=50_000
+        )
+        for engine in engines
+    ]
+    assert results[0].tree_full and results[1].tree_full
+    assert results[0].children == results[1].children
+    assert results[0].tree_size == results[1].tree_size <= 300
+
+
+def test_a_full_tree_is_in_the_players_stats() -> None:
+    from connect4.players.mcts import MctsPlayer
+
+    player = MctsPlayer("mcts", Mcts(seed=1, max_nodes=200), 100_000, None)
+    choice = player.choose(Position())
+    assert choice.stats["tree_full"] is True and choice.stats["tree_size"] <= 200
+    assert choice.stats["playouts"] < 100_000
+    roomy = make_player("mcts:playouts=500,seed=1").choose(Position())
+    assert "tree_full" not in roomy.stats
 
 
 def test_time_limit_and_bad_requests() -> None:
@@ -239,3 +278,37 @@ def test_solver_marks_proven_columns() -> None:
     )
     proven = {column["move"]: column["proven"] for column in choice.stats["columns"]}
     assert proven["3"] == proven["7"] == 1 and choice.move in (2, 6)
+
+
+def test_a_seeded_hint_asked_twice_gives_the_same_visits() -> None:
+    """A hint is a question of its own: no tree or random stream carries over."""
+    result = run_cli(
+        "play", "--red", "human", "--yellow", "random", "--hint", "mcts:playouts=2000,seed=1",
+        "--no-review", stdin="h\nh\nq\n",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    tables = result.stdout.split("move  visits   value  proven\n")[1:]
+    first, second = ([line.split() for line in table.splitlines()[:7]] for table in tables)
+    assert first == second
+    assert sum(int(row[1]) for row in first) == 2000
+
+
+def test_a_seeded_mcts_move_over_http_gives_the_same_visits_each_time() -> None:
+    from connect4.web import create_app
+    from connect4.web.server import BackgroundServer
+
+    with BackgroundServer(create_app(threads=1, time_limit=20.0, warm_up=False)) as live:
+        import httpx
+
+        with httpx.Client(base_url=live.url, timeout=60) as http:
+
+            def ask(pos: str) -> object:
+                body = {"pos": pos, "player": "mcts:playouts=1500,seed=5"}
+                answer = http.post("/api/move", json=body)
+                assert answer.status_code == 200, answer.text
+                return answer.json()["stats"]["columns"]
+
+            first = ask("44")
+            assert ask("44") == first
+            ask("")  # an earlier position of the same game on the same worker thread
+            assert ask("44") == first

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -207,7 +208,7 @@ def test_train_command_writes_a_network_that_plays(dataset_file: Path, tmp_path:
     assert summary["step"] == 20 and summary["finished"] and summary["held_out"] is not None
     assert (tmp_path / "curve.png").stat().st_size > 0
     again = run_cli(*args[:-1])
-    assert again.returncode == 2 and "exists: continue it with --resume" in again.stderr
+    assert again.returncode == 2 and "--force to replace it, --resume to" in again.stderr
     more = run_cli(*args[:-1], "--resume", "--steps", "30")
     assert more.returncode == 0, more.stderr
     assert "step 30" in more.stdout
@@ -338,3 +339,54 @@ def test_the_terminal_words_the_raw_networks_value_as_its_own() -> None:
     assert result.returncode == 0, result.stderr
     line = next(x for x in result.stdout.splitlines() if x.startswith("yellow (net) plays"))
     assert "network value " in line and "heuristic" not in line
+
+
+def test_a_full_puct_tree_stops_the_search() -> None:
+    net = Network.random(7, 6, channels=8, blocks=1, seed=4)
+    small = Puct(net, max_nodes=60).search(Position.from_moves("44"), playouts=2000)
+    assert small.tree_full and small.playouts < 2000 and small.tree_size == 60
+    assert sum(c.visits for c in small.columns) == small.playouts
+    large = Puct(net, max_nodes=60).search(Position.from_moves("44"), playouts=20_000)
+    assert (large.playouts, large.move) == (small.playouts, small.move)
+    assert large.columns == small.columns
+    roomy = Puct(net).search(Position.from_moves("44"), playouts=small.playouts)
+    assert not roomy.tree_full and roomy.columns == small.columns  # the cap only stops
+    kept = Puct(net, max_nodes=60)
+    kept.search(Position.from_moves("44"), playouts=2000)
+    again = kept.search(Position.from_moves("44"), playouts=100)  # still full
+    assert again.tree_full and again.playouts == 0 and again.tree_size == 60
+
+
+def test_a_full_puct_tree_is_in_the_players_stats(weights: Path) -> None:
+    player = make_player(f"net:load={weights},playouts=5000")
+    player.search.max_nodes = 40  # type: ignore[attr-defined]
+    choice = player.choose(Position())
+    assert choice.stats["tree_full"] is True and choice.stats["tree_size"] == 40
+    roomy = make_player(f"net:load={weights},playouts=50").choose(Position())
+    assert "tree_full" not in roomy.stats
+
+
+def test_a_net_hint_asked_twice_gives_the_same_visits() -> None:
+    result = run_cli(
+        "play", "--red", "human", "--yellow", "random", "--hint", "net:playouts=60",
+        "--no-review", stdin="h\nh\nq\n",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    tables = result.stdout.split("move  visits   value  proven\n")[1:]
+    first, second = (table.splitlines()[:7] for table in tables)
+    assert first == second
+    assert sum(int(line.split()[1]) for line in first) == 60
+
+
+def test_the_net_move_line_ends_with_its_visits_not_a_stray_comma() -> None:
+    """The move line is one line however long (wrapped, it broke after a ", ")."""
+    result = run_cli(
+        "play", "--red", "net:playouts=120", "--yellow", "random", "--seed", "1", "--no-review"
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = [x for x in result.stdout.splitlines() if x.startswith("red (net:playouts=120) plays")]
+    assert lines
+    for line in lines:
+        assert not line.rstrip().endswith(","), line
+        assert "playouts 120, " in line
+        assert re.search(r", visits 1:\d+ 2:\d+ 3:\d+ 4:\d+ 5:\d+ 6:\d+ 7:\d+$", line), line

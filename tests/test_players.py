@@ -161,4 +161,15 @@ def test_prepare_compiles_once_and_says_so() -> None:
         "the compiled classic search: ready",
         "preparing the compiled Monte Carlo tree search...",
         "the compiled Monte Carlo tree search: ready",
+        *[
+            line
+            for size in ("8x8", "9x7", "10x6")  # the browser app's boards over 64 bits
+            for line in (
+                f"preparing the solver's kernel for {size} boards...",
+                f"the solver's kernel for {size} boards: ready",
+            )
+        ],
     ]
+    from connect4.solver import wide
+
+    assert all(wide.is_cached(w, h) for w, h in ((8, 8), (9, 7), (10, 6)))

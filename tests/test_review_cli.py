@@ -107,10 +107,41 @@ def test_play_without_review_quit_games_and_count_fours_print_no_summary() -> No
 
 
 def test_positions_out_of_budget_are_shown_not_proven() -> None:
-    result = run_cli("review", "3322", "--width", "6", "--height", "4", "--max-nodes", "0")
+    result = run_cli("review", "3322", "--width", "6", "--height", "4", "--max-nodes", "1")
     assert result.returncode == 0, result.stderr
     rows = [line for line in result.stdout.splitlines() if line.startswith("│")]
     assert [row.split("│")[4].strip() for row in rows] == ["not proven"] * 4
     assert "red: accuracy - (0 of 0 moves best), 0 good, 0 mistakes, 0 blunders, 2 not proven" in (
         result.stdout
     )
+    # nothing proven is not 'no decisive mistake'
+    assert result.stdout.splitlines()[-1] == (
+        "the review proved nothing: none of the 4 moves was solved within the budget"
+    )
+    assert "no decisive mistake" not in result.stdout
+
+
+def test_a_review_with_some_moves_unproven_says_how_many() -> None:
+    result = run_cli("review", "4444433333", "--max-nodes", "30")  # the book: plies 1-8
+    assert result.returncode == 0, result.stderr
+    last = result.stdout.splitlines()[-1]
+    assert last.startswith("no decisive mistake proven: ") and "2 of 10 moves not solved" in last
+
+
+def test_max_nodes_0_means_no_limit_as_time_limit_0_does() -> None:
+    """0 is 'no limit' for both budgets (--max-nodes 0 was 'no budget, not even the book')."""
+    zero = run_cli("review", "3322", "--width", "6", "--height", "4", "--max-nodes", "0",
+                   "--time-limit", "0")  # fmt: skip
+    assert zero.returncode == 0, zero.stderr
+    assert "not proven" not in zero.stdout
+    shown = run_cli("review", "--help")
+    assert "0 = no limit" in " ".join(shown.stdout.split()).split("--max-nodes")[1]
+
+
+def test_whitespace_around_the_moves_is_no_part_of_them() -> None:
+    """As connect4 solve reads ' 4455 ': one parsing of move strings."""
+    spaced, plain = run_cli("review", " 4455 ", "--json"), run_cli("review", "4455", "--json")
+    assert spaced.returncode == 0, spaced.stderr
+    assert json.loads(spaced.stdout) == json.loads(plain.stdout)
+    solved = run_cli("solve", " 4455 ")
+    assert (solved.returncode, solved.stdout) == (0, "4455 18\n")

@@ -141,3 +141,51 @@ def test_budgets_that_cannot_finish_are_refused_with_their_limit(
     assert flag in done.stderr and "less than or equal to" in done.stderr
     assert "Traceback" not in done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+COMMANDS = ["play", "prepare", "serve", "arena", "lab", "dataset", "train", "tree", "analyze",
+            "review", "solve", "bench", "book build", "book info", "book verify"]  # fmt: skip
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_help_reads_as_text(command: str) -> None:
+    """No docstring markup (``--flag``) and no ``<bool>`` beside a flag in any help."""
+    shown = run_cli(*command.split(), "--help")
+    assert shown.returncode == 0, shown.stderr
+    assert "``" not in shown.stdout
+    assert "<bool>" not in shown.stdout
+    assert "--help" in shown.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["solve", "--width", "40"],
+        ["solve", "4455", "48"],
+        ["solve", "--no-such-flag"],
+        ["bench", "--width", "40", "benchmarks/pons/Test_L3_R1"],
+        ["bench", "--width", "33", "--height", "2", "benchmarks/pons/Test_L3_R1"],
+        ["review", "48"],
+        ["play", "--red", "nobody"],
+        ["tree", "44", "--width", "40"],
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(args: list[str]) -> None:
+    """Every usage error (bad option, value, spec, move string argument) exits 2 as
+    typer's own do; ``solve`` said 1 for a bad board or argument, ``bench`` a traceback."""
+    done = run_cli(*args, stdin="4455\n")
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_train_piped_prints_whole_lines(tmp_path: Path) -> None:
+    """Piped (``connect4 train ... | cat``), training logs a line a point: its progress
+    bar, drawn once at the end at 80 columns, cut its last line off."""
+    pytest.importorskip("torch")
+    done = run_cli("train", "--generate", "50", "--steps", "10", "--eval-every", "5",
+                   "--out", str(tmp_path / "net.pt"), timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert not [line for line in lines if line.startswith("training")]
+    assert lines[-1].startswith(f"wrote {tmp_path / 'net.pt'} and ")
+    assert lines[-1].endswith("%") and "…" not in done.stdout

@@ -71,8 +71,9 @@ def test_solve_through_the_cli_with_board_size() -> None:
 
 
 def test_solve_oversize_board_is_an_error() -> None:
+    """A board size no game can have is a usage error (exit 2), as every command's is."""
     result = runner.invoke(app, ["solve", "--width", "12", "--height", "10"], input="1\n")
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "too large" in result.stderr
 
 
@@ -175,6 +176,56 @@ def test_solve_takes_positions_as_arguments() -> None:
     result = run_cli("solve", "4455", "44455554221")
     assert (result.returncode, result.stdout) == (0, "4455 18\n44455554221 -15\n")
     bad = run_cli("solve", "4455", "48", "-a")
-    assert bad.returncode == 1
+    assert bad.returncode == 2  # a bad move string given as an argument: a usage error
     assert bad.stdout == "4455 -4 -3 18 2 2 18 -3\n"
     assert bad.stderr == "argument 2: move 2 ('8'): column 8 is out of range 1-7\n"
+
+
+def test_solve_is_a_typer_command_with_the_same_options() -> None:
+    """``solve --help`` is the typer help every other command has (it was argparse's):
+    its options listed, no ``<bool>`` beside a flag."""
+    shown = run_cli("solve", "--help")
+    assert shown.returncode == 0, shown.stderr
+    assert "Usage: connect4 solve [OPTIONS] [MOVES]..." in shown.stdout
+    for flag in ("--analyze", "-a", "--weak", "-w", "--width", "--height", "--no-book"):
+        assert f" {flag} " in shown.stdout, flag
+    assert "<bool>" not in shown.stdout
+    assert "show this help message" not in shown.stdout  # argparse's words
+    bad = run_cli("solve", "--no-such-option", stdin="4455\n")
+    assert (bad.returncode, bad.stdout) == (2, "")
+    assert "No such option" in bad.stderr
+    weak = run_cli("solve", "-w", "--width", "4", "--height", "4", "--no-book", "1122")
+    assert (weak.returncode, weak.stdout) == (0, "1122 0\n")
+
+
+@pytest.mark.parametrize("flood", ["zero", "line"])
+def test_a_flood_on_stdin_is_refused_at_once(flood: str) -> None:
+    """A line longer than any game is refused as soon as that much of it is read, with
+    the line's number (``/dev/zero`` grew the process to gigabytes before)."""
+    command = [sys.executable, "-m", "connect4", "solve"]
+    if flood == "zero":
+        with open("/dev/zero", "rb") as zero:
+            done = subprocess.run(command, stdin=zero, capture_output=True, timeout=120)
+    else:
+        text = b"4455\n" + b"4" * 50_000_000 + b"\n44\n"
+        done = subprocess.run(command, input=text, capture_output=True, timeout=120)
+    first = "4455 18\n" if flood == "line" else ""
+    number = 2 if flood == "line" else 1
+    assert (done.returncode, done.stdout.decode()) == (1, first)
+    assert done.stderr.decode() == (
+        f"line {number} is longer than 1,024 characters (more than any game's moves): "
+        "the rest of the input is not read\n"
+    )
+
+
+def test_bytes_that_are_not_text_are_a_bad_line() -> None:
+    done = run_cli("solve", stdin="4455\n")
+    assert done.returncode == 0
+    raw = subprocess.run(
+        [sys.executable, "-m", "connect4", "solve"],
+        input=b"\xff\xfe4\n4455\n",
+        capture_output=True,
+        timeout=120,
+    )
+    assert (raw.returncode, raw.stdout) == (1, b"4455 18\n")
+    assert raw.stderr.decode().startswith("line 1: move 1 ('\ufffd'): not a column number 1-7")

@@ -229,3 +229,14 @@ def test_moves_past_the_book_reuse_the_table_the_rehearsal_paged_in(
         assert turn.choice is not None and turn.choice.stats["source"] == "solver"
     assert len(made) == 1  # no table made for either move's thread
     player.close()
+
+
+def test_a_board_the_solver_cannot_search_is_refused_before_the_game() -> None:
+    """The perfect player makes its solver when it is built: a board the solver cannot
+    search is a one-line error then, not a traceback (nor a forfeit at its first move)."""
+    from tests.cli_helpers import run_cli
+
+    done = run_cli("play", "--width", "33", "--height", "2", "--red", "perfect", "--no-review")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    assert "perfect" in done.stderr and "up to 32 columns" in done.stderr

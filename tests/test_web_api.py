@@ -165,8 +165,8 @@ def test_score_labels() -> None:
 # ------------------------------------------------------------------ /api/move
 def test_move_random_player(client: httpx.Client) -> None:
     body = client.post("/api/move", json={"pos": "4453", "player": "random:seed=3"}).json()
-    assert 0 <= body["move"] < 7
-    assert body["move_label"] == str(body["move"] + 1)
+    assert 1 <= body["move_number"] <= 7
+    assert body["move_label"] == str(body["move_number"]) == str(body["move"] + 1)
     assert body["pos_after"] == "4453" + body["move_label"]
     assert body["tree"] is None
     assert body["stats"]["seconds"] >= 0
@@ -576,8 +576,11 @@ def test_one_deep_job_per_client_at_a_time() -> None:
             answer = neighbour.post(live.url + "/api/move", json={"pos": "", "player": "random"})
         assert answer.status_code == 200
         hostile.join()
-        assert first[0].status_code == 200 and first[0].json()["complete"] is False
-        assert "playouts" in first[0].json()["reached"]
+        answer = first[0].json()
+        assert first[0].status_code == 200
+        # the limit stopped it, or (a fast machine) its tree filled first, which stops it too
+        assert answer["complete"] is False or answer["stats"]["tree_full"] is True
+        assert "playouts" in answer["reached"] or answer["stats"]["tree_full"] is True
 
 
 class ConfusedPlayer(PlayerBase):
@@ -812,7 +815,8 @@ def test_serve_command_logs_one_line_per_request(tmp_path: Path) -> None:
         process.terminate()
         process.wait(timeout=30)
     lines = log.read_text().splitlines()
-    assert lines[0].startswith(f"connect4 web app on http://127.0.0.1:{port}/")
+    assert lines[0].startswith("connect4 web app: warming up")
+    assert lines[1].startswith(f"connect4 web app on http://127.0.0.1:{port}/")
     assert sum('"GET /solve?pos=4455" 200' in line for line in lines) == 1
     assert sum('"GET /solve?pos=48" 400' in line for line in lines) == 1
     assert not any("Traceback" in line for line in lines)

@@ -237,7 +237,26 @@ def test_reload_from_a_position_url(page: Any) -> None:
     page.wait_for_selector("body[data-ready='1']")
     assert moves(page) == "44537" and owner(page, 6, 0) == 1
     open_page(page, "?pos=4444444&p1=human&p2=human")
-    assert "move 7 ('4'): column 4 is full" in str(page.text_content("#error"))
+    assert "move 7 ('4'): column 4 is full" in str(page.text_content("#notice"))
+    assert moves(page) == ""  # the link's position was ignored
+
+
+@pytest.mark.parametrize(
+    ("query", "error", "kept"),
+    [
+        ("?pos=4x<script>", "move 2 ('x'): not a column 1-7", ""),
+        ("?pos=44&next=5%209", "move 4 (' '): not a column 1-7", "44"),
+    ],
+)
+def test_a_link_whose_moves_are_no_game_is_ignored_never_listed(
+    page: Any, query: str, error: str, kept: str
+) -> None:
+    open_page(page, query + "&p1=human&p2=human")
+    notice = str(page.text_content("#notice"))
+    assert "in the URL" in notice and error in notice and "ignored" in notice
+    assert moves(page) == kept
+    # no junk listed as moves: the list holds its Start and the moves kept
+    assert page.locator("#move-list .ply:not(.start)").count() == len(kept)
 
 
 def test_spinner_blocks_moves_while_the_ai_thinks(page: Any) -> None:

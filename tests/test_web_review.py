@@ -45,9 +45,30 @@ def test_review_grades_every_move(client: httpx.Client) -> None:
     assert (body["moves"], body["result"], body["decisive_ply"]) == ("4455", "red to move", 4)
     assert [row["verdict"] for row in body["plies"]] == ["best", "best", "blunder", "blunder"]
     assert body["plies"][3]["scores"] == [-18, -18, 2, -18, -18, 2, -18]
-    assert body["plies"][3]["best_moves"] == [2, 5]
+    assert body["plies"][3]["best_move_numbers"] == [3, 6]  # numbered as in move strings
+    assert [row["move_number"] for row in body["plies"]] == [4, 4, 5, 5]
     assert body["evaluation"] == [1, 1, 1, -2, 18]
     assert [p["accuracy"] for p in body["players"]] == [0.5, 0.5]
+
+
+def test_every_endpoint_numbers_moves_from_1_as_move_strings_do(client: httpx.Client) -> None:
+    # After 445, yellow's best moves are columns 3 and 6: the analysis, the review of
+    # the game's next move and the perfect player's move all say so with one numbering.
+    analysis = client.get("/api/analyze", params={"pos": "445"}).json()
+    row = client.get("/api/review", params={"pos": "4455"}).json()["plies"][3]
+    move = client.post("/api/move", json={"pos": "445", "player": "perfect"}).json()
+    assert analysis["best_moves"] == row["best_move_numbers"] == [3, 6]
+    assert row["move_number"] == int(row["label"]) == 5
+    assert move["move_number"] == int(move["move_label"]) and move["move_number"] in (3, 6)
+    # The 0-based fields are kept for a release, marked deprecated in the schema.
+    assert row["best_moves"] == [2, 5] and move["move"] == move["move_number"] - 1
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    for model, field in (
+        ("ReviewPly", "move"),
+        ("ReviewPly", "best_moves"),
+        ("MoveResponse", "move"),
+    ):
+        assert schemas[model]["properties"][field]["deprecated"] is True
 
 
 def test_review_of_a_finished_tictactoe_game(client: httpx.Client) -> None:
@@ -95,6 +116,9 @@ def test_the_reviews_scores_are_the_librarys(roomy: httpx.Client) -> None:
         clear_cache()
         body = roomy.get("/api/review", params={"pos": moves}).json()
         clear_cache()
+        for row in body["plies"]:  # the API's numbering from 1, beside the review's own
+            assert row.pop("move_number") == row["move"] + 1
+            assert row.pop("best_move_numbers") == [move + 1 for move in row["best_moves"]]
         assert body == review(moves).as_dict(), moves
 
 

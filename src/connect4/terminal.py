@@ -23,7 +23,7 @@ from connect4.core.errors import Connect4Error, IllegalMoveError, InvalidMoveErr
 from connect4.core.game import Game
 from connect4.core.games import Board
 from connect4.core.limits import Limit
-from connect4.core.position import Position
+from connect4.core.position import LineTooLongError, Position, read_input_line
 from connect4.core.score import is_mate, outcome_label, score_label, score_of_mate
 from connect4.players import (
     KINDS,
@@ -33,7 +33,6 @@ from connect4.players import (
     PlayerContext,
     PlayerSpecError,
     build_player,
-    make_player,
     rehearse,
     split_spec,
 )
@@ -231,12 +230,16 @@ def render_board(game: Game) -> Text:
 
 
 class LineReader:
-    """Reads human input: a prompt on a terminal, plain lines from a pipe."""
+    """Reads human input: a prompt on a terminal, plain lines from a pipe (each at most
+    :data:`~connect4.core.position.MAX_INPUT_LINE` characters: a longer one raises
+    :class:`~connect4.core.position.LineTooLongError`, read no further)."""
 
     def __init__(self, stream: TextIO, console: Console) -> None:
         self.stream = stream
         self.console = console
         self.interactive = stream.isatty()
+        self.source = getattr(stream, "buffer", stream)  # bytes: a bad byte is replaced
+        self.lines = 0
 
     def read(self, prompt: str) -> str | None:
         """One line without its newline, or ``None`` at end of input."""
@@ -246,12 +249,17 @@ class LineReader:
             except EOFError:
                 return None
         self.console.print(prompt, end="")
-        line = self.stream.readline()
-        if not line:
+        self.lines += 1
+        try:
+            line = read_input_line(self.source, self.lines, "input line")
+        except LineTooLongError:
+            self.console.print()
+            raise
+        if line is None:
             self.console.print()
             return None
-        self.console.print(clip(line.rstrip("\n")), highlight=False)  # a pasted novel: cut
-        return line.rstrip("\r\n")
+        self.console.print(clip(line), highlight=False)  # a pasted novel: cut
+        return line
 
 
 def value_words(choice: MoveChoice, ply: int, size: int) -> str | None:
@@ -272,6 +280,12 @@ def value_words(choice: MoveChoice, ply: int, size: int) -> str | None:
     'mean +0.250'
     >>> value_words(MoveChoice(3, 0.7001, {"engine": "policy"}), 4, 42)
     'network value +0.700'
+
+    A search that reached every game end (its depth covers the empty cells) knows its
+    value exactly: no heuristic was asked.
+
+    >>> value_words(MoveChoice(0, 0, {"depth": 8}), 1, 9)
+    'draw with best play'
     """
     value = choice.value
     if value is None:
@@ -281,6 +295,9 @@ def value_words(choice: MoveChoice, ply: int, size: int) -> str | None:
         return f"score {score:+d} ({score_label(score, ply, size)})"
     if is_mate(value):
         return score_label(score_of_mate(value, size), ply, size)
+    depth = choice.stats.get("depth")
+    if isinstance(depth, int) and depth >= size - ply and "playouts" not in choice.stats:
+        return "draw with best play" if value == 0 else f"exact {value:+g}"
     if "playouts" in choice.stats:
         return f"mean {value:+.3f}"
     if choice.stats.get("engine") == "policy":
@@ -290,7 +307,12 @@ def value_words(choice: MoveChoice, ply: int, size: int) -> str | None:
 
 def format_choice(choice: MoveChoice, ply: int, size: int) -> str:
     """A short line of an AI move's figures: its value in words (:func:`value_words`),
-    nodes or playouts, time, depth."""
+    nodes or playouts, time, depth, a Monte Carlo tree search's full tree and root visits.
+
+    >>> format_choice(MoveChoice(3, 0.1, {"playouts": 9, "tree_size": 60, "tree_full": True,
+    ...     "columns": [ColumnStats(move="4", visits=9, value=0.1, proven=None)]}), 0, 42)
+    'mean +0.100, playouts 9, tree full at 60 nodes, visits 4:9'
+    """
     parts = []
     words = value_words(choice, ply, size)
     if words is not None:
@@ -302,6 +324,8 @@ def format_choice(choice: MoveChoice, ply: int, size: int) -> str:
         parts.append(f"{float(choice.stats['seconds']):.3f} s")
     if choice.proven is False:
         parts.append("not proven")
+    if choice.stats.get("tree_full"):
+        parts.append(f"tree full at {choice.stats.get('tree_size', 0):,} nodes")
     if "columns" in choice.stats:
         parts.append(
             "visits " + " ".join(f"{c['move']}:{c['visits']}" for c in choice.stats["columns"])
@@ -346,7 +370,9 @@ def hint_text(game: Game, hint_player: Callable[[], Player]) -> str:
             + f"  -> play {game.move_label(choice.move)}"
         )
     if "columns" in choice.stats:
-        return f"hint ({player.spec}): play {game.move_label(choice.move)}\n" + column_table(
+        full = choice.stats.get("tree_full")
+        note = f" (tree full at {choice.stats.get('tree_size', 0):,} nodes)" if full else ""
+        return f"hint ({player.spec}): play {game.move_label(choice.move)}{note}\n" + column_table(
             choice.stats["columns"]
         )
     if choice.proven is False:  # a search's estimate only: no score to show
@@ -380,7 +406,8 @@ def play_game(
         if not hint_cache:
             spec = hint_spec or strongest_ai(game_name, game.rules)
             width, height = board_size(game)
-            hint_cache.append(make_player(spec, game=game_name, width=width, height=height))
+            context = PlayerContext(Board(game_name, width, height), one_off=True)
+            hint_cache.append(build_player(spec, context))  # a hint is asked afresh each time
         return hint_cache[0]
 
     what = "column" if game.kind == "connect4" else "cell"
@@ -439,9 +466,10 @@ def play_game(
                 )
                 break
             detail = format_choice(turn.choice, game.ply - 1, game.width * game.height)
-            console.print(
+            console.print(  # one line, however long: a wrapped one ended in ", "
                 f"{name} ({mover.spec}) plays {game.move_label(turn.choice.move)}"
-                + (f"  [dim]{detail}[/]" if detail else "")
+                + (f"  [dim]{detail}[/]" if detail else ""),
+                soft_wrap=True,
             )
         if show_board:
             console.print(render_board(game))

@@ -15,7 +15,10 @@ The players (all on 7x6, standard rules):
 :func:`run_lab` plays one arena tournament (every game reviewed; results in
 ``out/results.jsonl``, resumable) and, with test sets (files of ``moves score``
 lines, such as Pons' benchmark files), lets every player pick a move in each of
-their positions, judged by the solver (``out/test_sets.jsonl``). The report and
+their positions, judged by the solver (``out/test_sets.jsonl``, written only then).
+Files already in ``out`` are the policy's (:func:`connect4.core.files.check_output`):
+refused unless ``force`` replaces them or ``resume`` continues them (each must
+be the lab's own: :func:`check_lab_files`). The report and
 plots are :mod:`connect4.arena.labreport`'s; the ``connect4 lab`` command is
 :mod:`connect4.cli.lab`.
 
@@ -39,15 +42,18 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import BinaryIO, Literal
 
 from connect4.arena.play import map_unordered, run_tournament
 from connect4.arena.schedule import ArenaConfig, ArenaError, load_openings
+from connect4.arena.store import check_results_file
 from connect4.arena.summary import Standing, Summary, summarize
-from connect4.core.files import atomic_write, output_folder, read_lines
+from connect4.core.files import atomic_write, check_output, output_folder, read_lines
 
 PERFECT = "perfect"
 MAX_SCORES_BYTES = 1 << 26  # the largest test_sets.jsonl read back on --resume
+MAX_SCORE_LINE = 1 << 16  # the longest line of test_sets.jsonl recognised as a score
+SCORES_FILE = "test_sets.jsonl"
 SOLVER_SETTINGS = ("off", "on")
 LAB_KEYS = {
     "alphabeta": (frozenset({"depth", "heuristic"}), frozenset({"time", "heuristic"})),
@@ -186,6 +192,24 @@ class TestSetScore:
         return self.optimal / self.positions if self.positions else None
 
 
+def is_scores_file(file: BinaryIO) -> str | None:
+    """``None`` when a file's first line is a test-set score of the lab (or the file
+    holds none yet), else why not.
+
+    >>> import io
+    >>> is_scores_file(io.BytesIO(b"plain notes\\n"))
+    'its first line is not a test-set score of connect4 lab'
+    """
+    first = file.readline(MAX_SCORE_LINE + 1)
+    if not first.strip():
+        return None
+    try:
+        TestSetScore(**json.loads(first))
+    except (ValueError, TypeError):
+        return "its first line is not a test-set score of connect4 lab"
+    return None
+
+
 def read_test_set(path: str, limit: int) -> list[str]:
     """The first ``limit`` positions (move strings) of a benchmark file; ``ArenaError``
     naming the line when the file is unreadable or a position is not a live 7x6 game."""
@@ -262,11 +286,14 @@ def run_test_sets(
     scheduler: str | None = None,
     resume: bool = False,
 ) -> list[TestSetScore]:
-    """Every player on every test set, saved to ``out/test_sets.jsonl`` as they finish;
-    with ``resume`` the scores already there (same spec, file and size) are kept."""
+    """Every player on every test set, saved to ``out/test_sets.jsonl`` as they finish
+    (no test sets: no file); with ``resume`` the scores already there (same spec, file
+    and size) are kept."""
+    if not paths:
+        return []
     for path in paths:
         read_test_set(path, limit)  # bad input fails before any work
-    saved = out / "test_sets.jsonl"
+    saved = out / SCORES_FILE
     done: dict[tuple[str, str, int], TestSetScore] = {}
     if resume and saved.exists():
         for _, line in read_lines(saved, what="test-set scores", max_bytes=MAX_SCORES_BYTES):
@@ -298,7 +325,8 @@ class LabConfig:
     ``heuristics`` ``None``: every heuristic; ``clocks``: seconds per move of the
     timed players; ``net``: the learned network plays too (raw, PUCT by
     ``net_playouts`` and on every clock); ``test_sets``: benchmark files, the first
-    ``test_positions`` positions of each.
+    ``test_positions`` positions of each; ``resume`` continues the lab's files in its
+    folder, ``force`` replaces them.
     """
 
     depths: tuple[int, ...] = (1, 2, 3, 4)
@@ -318,6 +346,7 @@ class LabConfig:
     scheduler: str | None = None
     seed: int = 0
     resume: bool = False
+    force: bool = False
 
 
 @dataclass(frozen=True)
@@ -361,12 +390,14 @@ def run_lab(
     )
     config = replace(base, openings=load_openings(lab.openings, base))
     output_folder(out, what="lab folder")
+    check_lab_files(out, lab)
     for path in lab.test_sets:
         read_test_set(path, lab.test_positions)  # bad input fails before the tournament
     run = run_tournament(
         config,
         out / "results.jsonl",
         resume=lab.resume,
+        force=lab.force,
         workers=lab.workers,
         scheduler=lab.scheduler,
         progress=progress,
@@ -382,6 +413,16 @@ def run_lab(
     )
     missing = lab.perfect and not with_perfect
     return LabRun(config, summarize(config, run.records), scores, perfect_missing=missing)
+
+
+def check_lab_files(out: Path, lab: LabConfig) -> None:
+    """Before any game: the results and test-set scores the lab will write in ``out``,
+    each new, or replaced (``lab.force``) or continued (``lab.resume``, once
+    recognised as the lab's own)."""
+    check_results_file(out / "results.jsonl", resume=lab.resume, force=lab.force)
+    if lab.test_sets:
+        check_output(out / SCORES_FILE, what="test-set scores", force=lab.force,
+                     resume=lab.resume, ours=is_scores_file)  # fmt: skip
 
 
 # ------------------------------------------------------------------ grouping

@@ -16,9 +16,11 @@ import platform
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO
 
 from connect4.arena.lab import (
     PERFECT,
+    LabConfig,
     LabPlayer,
     LabRun,
     TestSetScore,
@@ -29,7 +31,10 @@ from connect4.arena.lab import (
 )
 from connect4.arena.schedule import ArenaConfig
 from connect4.arena.summary import Standing, Summary
-from connect4.core.files import atomic_write, save_figure
+from connect4.core.files import atomic_write, check_output, is_plot, save_figure
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 Metric = Callable[[Standing], float | None]
 """A figure of a standings row that the lab tabulates and plots."""
@@ -61,6 +66,30 @@ def write_report(out: Path, run: LabRun) -> LabResult:
     )
     atomic_write(report, text.encode("utf-8"), what="lab report")
     return LabResult(report, plots, run.summary, run.test_sets)
+
+
+REPORT_TITLE = "# Lab: heuristics, depths, MCTS and equal clocks"
+
+
+def check_report_files(out: Path, lab: LabConfig) -> None:
+    """Before any game: the report and plots a lab in the folder ``out`` will write,
+    each new, or replaced (``lab.force``), or, continuing (``lab.resume``), the lab's
+    own (a report with its title, an image)."""
+    if not out.is_dir():
+        return  # made by the lab, empty (a target that is not a folder: refused there)
+    check_output(out / "report.md", what="lab report", force=lab.force, resume=lab.resume,
+                 ours=is_lab_report)  # fmt: skip
+    figures = [*(DEPTH_FIGURES if lab.depths else ()), *(TIME_FIGURES if lab.clocks else ())]
+    for name, *_ in figures:
+        check_output(out / name, what="lab plot", force=lab.force, resume=lab.resume,
+                     ours=is_plot)  # fmt: skip
+
+
+def is_lab_report(file: BinaryIO) -> str | None:
+    """``None`` when a file starts with the title of the lab's report."""
+    if file.read(len(REPORT_TITLE.encode())) == REPORT_TITLE.encode():
+        return None
+    return "it does not start with the title of a lab report"
 
 
 # ------------------------------------------------------------------ plots
@@ -103,87 +132,111 @@ def _finish(axes: object, figure: object, path: Path, title: str) -> Path:
 def write_plots(summary: Summary, out: Path) -> list[Path]:
     """PNG plots: rating, accuracy and nodes per move against depth (one line per
     heuristic, when fixed-depth players played), then rating and accuracy against
-    the measured mean time per move (every series, timed players as stars)."""
+    the measured mean time per move (every series, timed players as stars), when
+    players on a clock played (``--time-per-move``)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.colors import to_hex
+
+    paths = []
+    if by_heuristic(summary):
+        for filename, key, label, log_scale in DEPTH_FIGURES:
+            figure, axes = plt.subplots(figsize=(8, 5))
+            _plot_against_depth(axes, summary, key, log_scale)
+            axes.set_ylabel(label)
+            title = f"{label.split(' (')[0]} against depth"
+            paths.append(_finish(axes, figure, out / filename, title))
+    if by_clock(summary):
+        series = by_series(summary)
+        searches = "MCTS and the network" if "network" in series else "MCTS"
+        kinds = f"alpha-beta (by depth), {searches} (by playouts)"
+        for filename, key, label in TIME_FIGURES:
+            figure, axes = plt.subplots(figsize=(9, 5.5))
+            _plot_against_time(axes, summary, key)
+            axes.set_ylabel(label)
+            title = f"{label.split(' (')[0]} against time per move: {kinds}"
+            paths.append(_finish(axes, figure, out / filename, title))
+    return paths
+
+
+def _scale(key: str) -> float:
+    """Accuracy is plotted in per cent, the other figures as they are."""
+    return 100.0 if key == "accuracy" else 1.0
+
+
+def _perfect_line(axes: Axes, summary: Summary, key: str) -> None:
+    """The perfect player's figure as a dashed line, when it played."""
+    perfect = summary.standing(PERFECT)
+    best = None if perfect is None else METRICS[key](perfect)
+    if best is not None:
+        axes.axhline(best * _scale(key), color="black", linestyle="--", label="perfect")
+
+
+def _plot_against_depth(axes: Axes, summary: Summary, key: str, log_scale: bool) -> None:
+    """One line per heuristic: the figure ``key`` at each search depth (ratings with
+    their 95 % intervals, the lines nudged apart so the bars do not overlap)."""
     from matplotlib.ticker import MaxNLocator
 
     groups = by_heuristic(summary)
-    perfect = summary.standing(PERFECT)
-    paths = []
-    for filename, key, label, log_scale in DEPTH_FIGURES if groups else ():
-        figure, axes = plt.subplots(figsize=(8, 5))
-        metric = METRICS[key]
-        scale = 100.0 if key == "accuracy" else 1.0
-        for number, (heuristic, rows) in enumerate(sorted(groups.items())):
-            known = {d: value for d, row in rows.items() if (value := metric(row)) is not None}
-            depths = sorted(known)
+    metric, scale = METRICS[key], _scale(key)
+    for number, (heuristic, rows) in enumerate(sorted(groups.items())):
+        known = {d: value for d, row in rows.items() if (value := metric(row)) is not None}
+        depths = sorted(known)
+        if not depths:
+            continue
+        values = [known[d] * scale for d in depths]
+        if key == "elo":
             shift = 0.04 * (number - (len(groups) - 1) / 2)  # keep error bars apart
-            if not depths:
+            low, high = zip(*(_elo_margins(rows[d]) for d in depths), strict=True)
+            axes.errorbar([d + shift for d in depths], values, yerr=[low, high], marker="o",
+                          capsize=3, label=heuristic)  # fmt: skip
+        else:
+            axes.plot(depths, values, marker="o", label=heuristic)
+    if key != "nodes_per_move":
+        _perfect_line(axes, summary, key)
+    if log_scale:
+        axes.set_yscale("log")
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes.set_xlabel("search depth (plies)")
+
+
+def _plot_against_time(axes: Axes, summary: Summary, key: str) -> None:
+    """One line per series (alpha-beta by depth, MCTS and the network by playouts) at
+    its measured time per move, and each timed player as a star in its series' colour."""
+    from matplotlib.colors import to_hex
+
+    metric, scale = METRICS[key], _scale(key)
+    colours: dict[str, str] = {}
+    for name, members in sorted(by_series(summary).items()):
+        points = [(row.seconds_per_move, metric(row), row) for _, row in members]
+        shown = [(x, y * scale, row) for x, y, row in points if x is not None and y is not None]
+        if not shown:
+            continue
+        xs, ys, kept = zip(*shown, strict=True)
+        style = "s--" if name.startswith("MCTS") else "o-"
+        if key == "elo":
+            low, high = zip(*(_elo_margins(row) for row in kept), strict=True)
+            drawn = axes.errorbar(xs, ys, yerr=[low, high], fmt=style, capsize=3, label=name)
+            colours[name] = to_hex(drawn.lines[0].get_color())
+        else:
+            (line,) = axes.plot(xs, ys, style, label=name)
+            colours[name] = to_hex(line.get_color())
+    for number, timed in enumerate(by_clock(summary).values()):
+        for player, row in timed:
+            x, y = row.seconds_per_move, metric(row)
+            if x is None or y is None:
                 continue
-            values = [known[d] * scale for d in depths]
-            if key == "elo":
-                low, high = zip(*(_elo_margins(rows[d]) for d in depths), strict=True)
-                shifted = [d + shift for d in depths]
-                axes.errorbar(shifted, values, yerr=[low, high], marker="o", capsize=3,
-                              label=heuristic)  # fmt: skip
-            else:
-                axes.plot(depths, values, marker="o", label=heuristic)
-        best = None if perfect is None else metric(perfect)
-        if best is not None and key != "nodes_per_move":
-            axes.axhline(best * scale, color="black", linestyle="--", label="perfect")
-        if log_scale:
-            axes.set_yscale("log")
-        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
-        axes.set_xlabel("search depth (plies)")
-        axes.set_ylabel(label)
-        paths.append(_finish(axes, figure, out / filename, f"{label.split(' (')[0]} against depth"))
-    series = by_series(summary)
-    clocks = by_clock(summary)
-    for filename, key, label in TIME_FIGURES if series or clocks else ():
-        figure, axes = plt.subplots(figsize=(9, 5.5))
-        metric = METRICS[key]
-        scale = 100.0 if key == "accuracy" else 1.0
-        colours: dict[str, str] = {}
-        for name, members in sorted(series.items()):
-            points = [(row.seconds_per_move, metric(row), row) for _, row in members]
-            shown = [(x, y * scale, row) for x, y, row in points if x is not None and y is not None]
-            if not shown:
-                continue
-            xs, ys, kept = zip(*shown, strict=True)
-            style = "s--" if name.startswith("MCTS") else "o-"
-            if key == "elo":
-                low, high = zip(*(_elo_margins(row) for row in kept), strict=True)
-                drawn = axes.errorbar(xs, ys, yerr=[low, high], fmt=style, capsize=3, label=name)
-                colours[name] = to_hex(drawn.lines[0].get_color())
-            else:
-                (line,) = axes.plot(xs, ys, style, label=name)
-                colours[name] = to_hex(line.get_color())
-        for number, timed in enumerate(clocks.values()):
-            for player, row in timed:
-                x, y = row.seconds_per_move, metric(row)
-                if x is None or y is None:
-                    continue
-                colour = colours.get(player.series, "grey")
-                axes.plot([x], [y * scale], marker="*", markersize=14, color=colour,
-                          markeredgecolor="black", linestyle="none",
-                          label="timed (equal clock)" if number == 0 and player is timed[0][0]
-                          else None)  # fmt: skip
-                axes.annotate(player.series, (x, y * scale), fontsize="x-small",
-                              xytext=(4, 4), textcoords="offset points")  # fmt: skip
-        best = None if perfect is None else metric(perfect)
-        if best is not None:
-            axes.axhline(best * scale, color="black", linestyle="--", label="perfect")
-        axes.set_xscale("log")
-        axes.set_xlabel("measured mean time per move (s, log scale)")
-        axes.set_ylabel(label)
-        searches = "MCTS and the network" if "network" in series else "MCTS"
-        title = f"{label.split(' (')[0]} against time per move: alpha-beta (by depth), {searches}"
-        paths.append(_finish(axes, figure, out / filename, title + " (by playouts)"))
-    return paths
+            axes.plot([x], [y * scale], marker="*", markersize=14,
+                      color=colours.get(player.series, "grey"), markeredgecolor="black",
+                      linestyle="none",
+                      label="timed (equal clock)" if number == 0 and player is timed[0][0]
+                      else None)  # fmt: skip
+            axes.annotate(player.series, (x, y * scale), fontsize="x-small",
+                          xytext=(4, 4), textcoords="offset points")  # fmt: skip
+    _perfect_line(axes, summary, key)
+    axes.set_xscale("log")
+    axes.set_xlabel("measured mean time per move (s, log scale)")
 
 
 # ------------------------------------------------------------------ report
@@ -293,7 +346,7 @@ def setup_section(summary: Summary, config: ArenaConfig, perfect_missing: bool) 
         else "no review"
     )
     lines = [
-        "# Lab: heuristics, depths, MCTS and equal clocks",
+        REPORT_TITLE,
         "",
         f"{len(config.players)} players, {summary.games_played} games "
         f"({config.games_per_pair} per pair, {len(config.openings)} openings), seed {config.seed}, "

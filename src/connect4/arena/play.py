@@ -314,11 +314,16 @@ def run_tournament(
     results: Path | None = None,
     *,
     resume: bool = False,
+    force: bool = False,
     workers: int = 1,
     scheduler: str | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> TournamentRun:
     """Play every scheduled game not already in ``results``; return all records.
+
+    An existing ``results`` file is continued with ``resume`` (once recognised as
+    a results file), replaced with ``force``, else refused
+    (:meth:`~connect4.arena.store.ResultsStore.open`).
 
     Resumed games that lack the review the config asks for (records written
     before it) are reviewed now and stored again. ``progress(done, total)``
@@ -331,7 +336,7 @@ def run_tournament(
     if workers < 1:
         raise ArenaError("must be at least 1", setting="workers")
     schedule = make_schedule(config)
-    store = ResultsStore(results, config.fingerprint()).open(resume)
+    store = ResultsStore(results, config.fingerprint()).open(resume, force)
     for stored in list(store.records.values()):
         if config.accuracy_nodes > 0 and "verdicts" not in stored:  # written before the review
             store.append(with_verdicts(stored, config))

@@ -16,6 +16,7 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from connect4.arena.record import ResultLine, from_json, to_line
 from connect4.arena.schedule import ArenaError
@@ -37,9 +38,11 @@ class ResultsStore:
 
     ``open`` with ``resume=True`` reads what a previous run wrote: a torn last
     line (the run was killed mid-write) is cut off, and lines of another
-    tournament are refused. Without ``resume`` an existing non-empty file is
-    refused so results are never mixed by accident. A game stored twice (its
-    review added on a resumed run) counts once, as its last line says.
+    tournament are refused; a file whose first line is not a game record is
+    refused before anything is written to it. Without ``resume`` an existing
+    non-empty file is refused so results are never mixed by accident, unless
+    ``force`` replaces it. A game stored twice (its review added on a resumed
+    run) counts once, as its last line says.
     """
 
     def __init__(self, path: Path | None, fingerprint: str) -> None:
@@ -49,29 +52,22 @@ class ResultsStore:
         self.repaired = 0  # bytes of a torn line cut off
         self.skipped = 0  # unreadable complete lines ignored
 
-    def open(self, resume: bool) -> ResultsStore:
-        """Load earlier results (``resume``) or check the file is new; returns self.
+    def open(self, resume: bool, force: bool = False) -> ResultsStore:
+        """Load earlier results (``resume``), or start the file (new, empty, or
+        replaced with ``force``); returns self.
 
-        The file is checked first (:func:`connect4.core.files.check_output`):
-        its folder must exist, and it must be a file, not a folder or a device.
+        The file is checked first (:func:`check_results_file`): its folder must
+        exist, it must be a file, not a folder or a device, and an existing one
+        needs ``resume`` (and must be a results file) or ``force``.
         """
         path = self.path
         if path is None:
             return self
-        try:
-            check_output(path, what="results file")
-        except FileError as error:
-            raise ArenaError(str(error)) from None
-        if path.exists() and path.stat().st_size > 0 and not resume:
-            raise ArenaError(
-                f"results file {path} already exists: give it to continue "
-                "that tournament, or choose another file",
-                setting="resume",
-            )
+        check_results_file(path, resume=resume, force=force)
         with _file_problems():
             if resume and path.exists():
                 self._load(path)
-            if not path.exists():
+            if force or not path.exists():
                 atomic_write(path, b"", what="results file")
         return self
 
@@ -127,6 +123,38 @@ class ResultsStore:
             out.write(to_line(record))
             out.flush()
             os.fsync(out.fileno())
+
+
+def check_results_file(path: Path, *, resume: bool = False, force: bool = False) -> Path:
+    """:func:`connect4.core.files.check_output` for a results file: one that exists is
+    replaced with ``force``, continued with ``resume`` once :func:`is_results_file`."""
+    return check_output(path, what="results file", force=force, resume=resume, ours=is_results_file)
+
+
+def is_results_file(file: BinaryIO) -> str | None:
+    """``None`` when the file's first line is a game record of ``connect4 arena`` (or the
+    start of one, torn by a kill), else why not; reads that line only.
+
+    >>> import io
+    >>> is_results_file(io.BytesIO(b'{"game":0,"tour'))  # the first write, torn
+    >>> is_results_file(io.BytesIO(b"root:x:0:0:root:/root:/bin/bash\\n"))
+    'its first line is not a game record of connect4 arena'
+    """
+    for _ in range(1000):  # blank lines before the first record (a file of them: not ours)
+        raw = file.readline(MAX_RECORD_LINE + 1)
+        if not raw:
+            return None  # blank lines only: no game to lose
+        if raw.strip():
+            break
+    if len(raw) > MAX_RECORD_LINE or not raw.strip():
+        return "its first line is not a game record of connect4 arena"
+    if not raw.endswith(b"\n") and raw.startswith(b'{"game":'):
+        return None  # the only line, torn by a kill: cut when the file is loaded
+    try:
+        record = from_json(json.loads(raw))
+    except ValueError:
+        record = None
+    return None if record is not None else "its first line is not a game record of connect4 arena"
 
 
 def read_game(path: Path, number: int) -> ResultLine:

@@ -7,8 +7,9 @@ compiled functions. This module keeps the tree in an ``int32`` array (one row pe
 node), grows it as needed, and moves the root down the tree between turns.
 
 Supported: Connect Four boards with ``width * (height + 1) <= 63`` (both rule sets)
-and tic-tac-toe. The tree holds at most :data:`MAX_NODES` nodes; once full, its
-leaves are played out without growing it (the readable engine has no such cap).
+and tic-tac-toe. The tree holds at most ``max_nodes`` nodes (by default
+:data:`~connect4.classic.mctsboard.MAX_NODES`, 112 MB); the search stops when it is
+full and :meth:`CompiledTree.full` says so.
 
 >>> from connect4 import Position
 >>> from connect4.classic.mctsboard import seed_state
@@ -32,9 +33,11 @@ from connect4.classic.mctsboard import (
     F_PROVEN,
     F_REWARD,
     F_VISITS,
+    MAX_NODES,
     N_FIELDS,
     N_STATE,
     P_MASK64,
+    S_FULL,
     S_MAX_DEPTH,
     S_PLAYOUTS,
     S_RNG,
@@ -61,7 +64,6 @@ COMPILED = compile_mcts()
 
 Array = np.ndarray
 MAX_VISITS = 1 << 29  # a node's doubled reward sum stays within int32
-MAX_NODES = 1 << 22  # 112 MB of rows; a full tree stops growing and plays out from its leaves
 _NO_STOP = new_flag()  # never set: a search without a caller's limit
 
 
@@ -78,12 +80,15 @@ def _int64(word: int) -> int:
 class CompiledTree:
     """An MCTS tree in an ``int32`` array, searched by the compiled iteration.
 
-    ``state`` is the generator's 64-bit state; it carries over between searches.
+    ``state`` is the generator's 64-bit state; it carries over between searches. The
+    tree holds at most ``max_nodes`` nodes (at least one expansion's worth).
     """
 
     name = "numba"
 
-    def __init__(self, game: Game, solver: bool, heuristic: bool, state: int) -> None:
+    def __init__(
+        self, game: Game, solver: bool, heuristic: bool, state: int, max_nodes: int = MAX_NODES
+    ) -> None:
         params, order, cells, lines = board_setup(game, solver, heuristic)
         self.board, self.board_cells = params, cells  # Python ints, for descend()
         params = [*params]
@@ -95,8 +100,9 @@ class CompiledTree:
         self.path = np.zeros(game.size + 2, dtype=np.int64)
         self.st = np.zeros(N_STATE, dtype=np.int64)
         self.st[S_RNG] = _int64(state)
+        self.max_nodes = max(max_nodes, 1 + len(order))
         self.nodes = np.zeros(
-            (min(4096, MAX_NODES), N_FIELDS), dtype=np.int32
+            (min(4096, self.max_nodes), N_FIELDS), dtype=np.int32
         )  # small rows: fewer cache misses
         self.reset(game)
 
@@ -106,16 +112,16 @@ class CompiledTree:
         self.mask = game.stones(1) | game.stones(2)
         self.stones = game.ply
         self.nodes[0] = 0
-        self.st[S_USED], self.st[S_PLAYOUTS], self.st[S_MAX_DEPTH] = 1, 0, 0
+        self.st[S_USED], self.st[S_PLAYOUTS], self.st[S_MAX_DEPTH], self.st[S_FULL] = 1, 0, 0, 0
 
     def run(self, count: int, c: float, stop: Array | None = None) -> int:
-        """Up to ``count`` iterations (fewer once the root is proven, or once another
-        thread sets ``stop[0]``, a :class:`~connect4.core.limits.Limit`'s flag); the
-        number run."""
+        """Up to ``count`` iterations (fewer once the root is proven, once the tree is
+        full, or once another thread sets ``stop[0]``, a
+        :class:`~connect4.core.limits.Limit`'s flag); the number run."""
         count = min(count, MAX_VISITS - self.root_visits())
-        needed = min(int(self.st[S_USED]) + count * len(self.order) + 1, MAX_NODES)
+        needed = min(int(self.st[S_USED]) + count * len(self.order) + 1, self.max_nodes)
         if len(self.nodes) < needed:  # each iteration expands at most one node
-            rows = min(max(needed, 2 * len(self.nodes)), MAX_NODES)
+            rows = min(max(needed, 2 * len(self.nodes)), self.max_nodes)
             grown = np.zeros((rows, N_FIELDS), dtype=self.nodes.dtype)
             grown[: len(self.nodes)] = self.nodes
             self.nodes = grown
@@ -148,7 +154,7 @@ class CompiledTree:
             self.mask |= cell
             self.cur = mover ^ self.mask
             self.stones += 1
-        self.st[S_PLAYOUTS], self.st[S_MAX_DEPTH] = 0, 0
+        self.st[S_PLAYOUTS], self.st[S_MAX_DEPTH], self.st[S_FULL] = 0, 0, 0
         return True
 
     def children(self) -> list[tuple[int, int, int, int]]:
@@ -170,6 +176,10 @@ class CompiledTree:
 
     def max_depth(self) -> int:
         return int(self.st[S_MAX_DEPTH])
+
+    def full(self) -> bool:
+        """True once an iteration found no room to expand a node."""
+        return bool(self.st[S_FULL])
 
 
 def warm_up() -> None:

@@ -22,6 +22,12 @@ counts: ``"numba"`` (:mod:`connect4.classic.fastmcts`, on bitboards) and
 A :class:`Mcts` keeps its tree between searches: when the next position follows
 from the last one, the subtree of the moves played becomes the new tree.
 
+A tree holds at most ``max_nodes`` nodes (:data:`~connect4.classic.mctsboard.MAX_NODES`,
+4,194,304, by default: 112 MB in the compiled engine). When an iteration would have to
+expand a node past that, the search stops and its result says ``tree_full``: a budget
+larger than what fills the tree answers what the full tree found, never a move that
+frozen leaves' playouts would have drifted to.
+
 >>> from connect4 import Position
 >>> result = Mcts(seed=1).search(Position.from_moves("445566"), playouts=2000)
 >>> result.move, result.children[0]
@@ -47,6 +53,7 @@ from connect4.classic.mctsboard import (
     F_VISITS,
     LOSS,
     MASK64,
+    MAX_NODES,
     UNKNOWN,
     WIN,
     board_setup,
@@ -93,7 +100,8 @@ class MctsResult:
     subtree kept from the previous search; ``tree_size`` nodes, the deepest
     selection path ``max_depth`` plies; ``children`` per move in move order;
     ``proven`` the root's result for the side to move when the solver proved it;
-    ``complete`` is False when the caller's limit stopped it before its own budget.
+    ``complete`` is False when the caller's limit stopped it before its own budget;
+    ``tree_full`` is True when the search stopped because the tree was full.
     """
 
     move: int
@@ -108,6 +116,7 @@ class MctsResult:
     children: tuple[MoveStatistics, ...]
     engine: str
     complete: bool = True
+    tree_full: bool = False
 
 
 class Tree(Protocol):
@@ -123,6 +132,7 @@ class Tree(Protocol):
     def root_proven(self) -> int: ...
     def size(self) -> int: ...
     def max_depth(self) -> int: ...
+    def full(self) -> bool: ...
 
 
 # ---------------------------------------------------------------- the readable engine
@@ -154,8 +164,12 @@ class ReferenceTree:
 
     name = "python"
 
-    def __init__(self, game: Game, solver: bool, heuristic: bool, state: int) -> None:
-        self.params, _, _, self.lines = board_setup(game, solver, heuristic)
+    def __init__(
+        self, game: Game, solver: bool, heuristic: bool, state: int, max_nodes: int = MAX_NODES
+    ) -> None:
+        self.params, order, _, self.lines = board_setup(game, solver, heuristic)
+        self.width = len(order)  # room an expansion needs, as the compiled engine counts it
+        self.max_nodes = max(max_nodes, 1 + self.width)
         self.solver = solver
         self.heuristic = heuristic
         self.state = state
@@ -166,18 +180,21 @@ class ReferenceTree:
         self.root = Node(-1, UNKNOWN, UNKNOWN)
         self.nodes = 1
         self.depth = 0
+        self.is_full = False
 
     def run(self, count: int, c: float, stop: NDArray[np.uint8] | None = None) -> int:
         done = 0
         while done < count and not (self.solver and self.root.proven):
             if done & 63 == 0 and stop is not None and stop[0]:
                 break
-            self.iterate(c)
+            if not self.iterate(c):
+                break
             done += 1
         return done
 
-    def iterate(self, c: float) -> None:
-        """Select down to a new or finished node, play out, back the result up."""
+    def iterate(self, c: float) -> bool:
+        """Select down to a new or finished node, play out, back the result up; False,
+        with nothing changed, when the node reached needs expanding and the tree is full."""
         game, node, path = self.game, self.root, [self.root]
         while True:
             if node.end:
@@ -190,6 +207,11 @@ class ReferenceTree:
                 reward = self.playout(game)
                 break
             if not node.children:
+                if self.nodes + self.width > self.max_nodes:
+                    for _ in path[1:]:
+                        game.undo()
+                    self.is_full = True
+                    return False
                 self.expand(node, game)
             node = self.select(node, c)
             game.play(node.move)
@@ -205,6 +227,7 @@ class ReferenceTree:
             for parent, child in zip(reversed(path[:-1]), reversed(path[1:]), strict=True):
                 if not child.proven or not self.prove(parent):
                     break
+        return True
 
     def expand(self, node: Node, game: Game) -> None:
         mover = game.to_move
@@ -271,6 +294,8 @@ class ReferenceTree:
             node = found[0]
         for move in moves:
             self.game.play(move)
+        if moves:
+            self.is_full = False
         self.root, self.depth = node, 0
         stack, self.nodes = [node], 1
         while stack:
@@ -293,6 +318,9 @@ class ReferenceTree:
 
     def max_depth(self) -> int:
         return self.depth
+
+    def full(self) -> bool:
+        return self.is_full
 
 
 def cell_of(game: Game, move: int) -> int:
@@ -359,6 +387,7 @@ class Mcts:
         solver: bool = False,
         playout: PlayoutPolicy = "random",
         engine: Engine = "auto",
+        max_nodes: int = MAX_NODES,
     ) -> None:
         if playout not in PLAYOUT_POLICIES:
             raise ValueError(f"unknown playout {playout!r}: choose random or heuristic")
@@ -368,10 +397,16 @@ class Mcts:
         self.solver = solver
         self.playout = playout
         self.engine = engine
+        self.max_nodes = max_nodes
         self.state = seed_state(seed)
         self.tree: Tree | None = None
         self.shape: tuple[object, ...] = ()
         self.history: list[int] = []
+
+    def forget(self) -> None:
+        """Drop the tree: the next search runs as a new :class:`Mcts` with the same
+        settings would (the random stream restarts from the seed)."""
+        self.tree, self.shape, self.history = None, (), []
 
     def _tree_for(self, game: Game) -> tuple[Tree, int]:
         """The tree to search ``game`` with, and the visits it already holds."""
@@ -395,12 +430,14 @@ class Mcts:
             from connect4.classic import fastmcts
 
             if fastmcts.supports(game):
-                return fastmcts.CompiledTree(game, self.solver, heuristic, self.state)
+                return fastmcts.CompiledTree(
+                    game, self.solver, heuristic, self.state, self.max_nodes
+                )
             if self.engine == "numba":
                 check_word_board(game.width, game.height, "the numba MCTS engine", SIGNED_WORD_BITS)
                 raise ValueError(f"the numba engine does not support {game.kind}")
             note_python_engine(game, "the compiled MCTS")
-        return ReferenceTree(game, self.solver, heuristic, self.state)
+        return ReferenceTree(game, self.solver, heuristic, self.state, self.max_nodes)
 
     def root_node(self) -> Node:
         """The last search's tree as :class:`Node` objects (the compiled engine's
@@ -476,7 +513,7 @@ class Mcts:
             ran = tree.run(requested, self.c)
             done += ran
             if ran < requested:
-                break  # the root is proven
+                break  # the root is proven or the tree full
             elapsed = time.perf_counter() - start
             rate = done / elapsed if elapsed > 0 else chunk
             chunk = max(16, min(int(rate * (deadline - time.perf_counter()) / 4), 1 << 20))
@@ -506,4 +543,5 @@ class Mcts:
             proven=None if root is None else -root,
             children=children,
             engine=tree.name,
+            tree_full=tree.full(),
         )

@@ -69,9 +69,17 @@ N_FIELDS = 7
 # results for the player who moved into a node (reward = code - 1)
 UNKNOWN, LOSS, DRAW, WIN = 0, 1, 2, 3
 
-# state slots: nodes in use, generator state, playouts run, deepest selection path
-S_USED, S_RNG, S_PLAYOUTS, S_MAX_DEPTH = range(4)
-N_STATE = 4
+# state slots: nodes in use, generator state, playouts run, deepest selection path,
+# 1 once an iteration found the tree full
+S_USED, S_RNG, S_PLAYOUTS, S_MAX_DEPTH, S_FULL = range(5)
+N_STATE = 5
+
+MAX_NODES = 1 << 22
+"""The most nodes a tree holds (112 MB of compiled rows). A search whose next iteration
+would have to expand a node past it stops there: the tree is full. Playing out from
+its leaves instead would freeze the tree while the playouts pile onto its most visited
+leaves, whose random-game means then outweigh what the tree had proven below the other
+moves: more playouts would play worse moves."""
 
 
 # ---------------------------------------------------------------- random numbers
@@ -288,8 +296,10 @@ def iterate(
     lines: Ints,
     path: Array,
     st: Array,
-) -> None:
-    """One MCTS iteration from the root (node 0): select, expand, play out, back up."""
+) -> bool:
+    """One MCTS iteration from the root (node 0): select, expand, play out, back up.
+    False, with nothing changed but ``st[S_FULL]`` set, when the node it reaches needs
+    expanding and the tree (``len(nodes)`` rows) has no room for its children."""
     solver = params[P_SOLVER] == 1
     node = 0
     depth = 0
@@ -305,9 +315,9 @@ def iterate(
             reward = playout(cur, mask, stones, params, order, cells, lines, st)
             break
         if nodes[node, F_COUNT] == 0:
-            if st[S_USED] + len(order) > len(nodes):  # no room left: the node stays a leaf
-                reward = playout(cur, mask, stones, params, order, cells, lines, st)
-                break
+            if st[S_USED] + len(order) > len(nodes):  # full: selection drew no random number
+                st[S_FULL] = 1
+                return False
             expand(node, cur, mask, stones, nodes, params, order, cells, lines, st)
         node = select(node, c, nodes, solver)
         bit = free_cells(mask, params) & mask_at(cells, nodes[node, F_MOVE])
@@ -326,6 +336,7 @@ def iterate(
             if nodes[path[k + 1], F_PROVEN] == UNKNOWN or not prove(path[k], nodes):
                 break
     st[S_MAX_DEPTH] = max(st[S_MAX_DEPTH], depth)
+    return True
 
 
 def run_playouts(
@@ -343,15 +354,17 @@ def run_playouts(
     st: Array,
     stop: Array,
 ) -> int:
-    """Up to ``count`` iterations; stops early when the root is proven or, checked
-    every 64 iterations, once another thread sets ``stop[0]``. Returns the number run."""
+    """Up to ``count`` iterations; stops early when the root is proven, when the tree is
+    full (``st[S_FULL]``) or, checked every 64 iterations, once another thread sets
+    ``stop[0]``. Returns the number run."""
     done = 0
     while done < count:
         if params[P_SOLVER] == 1 and nodes[0, F_PROVEN] != UNKNOWN:
             break
         if (done & 63) == 0 and stop[0] != 0:
             break
-        iterate(c, cur, mask, stones, nodes, params, order, cells, lines, path, st)
+        if not iterate(c, cur, mask, stones, nodes, params, order, cells, lines, path, st):
+            break
         done += 1
     st[S_PLAYOUTS] += done
     return done

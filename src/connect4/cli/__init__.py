@@ -1,10 +1,11 @@
 """The ``connect4`` command, one module per subcommand group.
 
 :func:`main` is the console script. ``connect4 solve`` takes a fast path that
-skips loading the typer app, so a late position is answered within about a
-second, interpreter start included; ``connect4 play`` on a plain command line
-skips typer's value checks (:mod:`connect4.cli.quick`), and its computer players
-get ready while the first prompt waits.
+loads that command alone, not the whole typer app, so a late position is answered
+within about a second, interpreter start included; ``connect4 solve`` and
+``connect4 play`` on a plain command line skip typer's value checks
+(:mod:`connect4.cli.quick`), and play's computer players get ready while the
+first prompt waits.
 
 An interrupted command (exit status 130) ends as soon as its exit handlers have
 run: the process does not wait for threads still in compiled code, nor tear

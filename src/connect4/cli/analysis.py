@@ -13,6 +13,7 @@ from connect4.cli.common import (
     MAX_NODES,
     MAX_PLAYOUTS,
     MAX_TREE_NODES,
+    Force,
     Game,
     Height,
     Json,
@@ -22,6 +23,7 @@ from connect4.cli.common import (
     fail,
     interruptible,
 )
+from connect4.core.errors import clip
 from connect4.core.games import new_game
 
 
@@ -71,9 +73,9 @@ def tree(
     from connect4.classic.tree import FORMATS, mcts_tree, render, search_tree
 
     if fmt not in FORMATS:
-        raise fail(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
+        raise fail(f"unknown format {clip(fmt)!r}: choose one of {', '.join(FORMATS)}")
     if algorithm not in ("minimax", "alphabeta", "mcts"):
-        raise fail(f"unknown algorithm {algorithm!r}: choose one of minimax, alphabeta, mcts")
+        raise fail(f"unknown algorithm {clip(algorithm)!r}: choose one of minimax, alphabeta, mcts")
     try:
         position = new_game(game, width, height, rules, moves)
         if algorithm == "mcts":
@@ -126,6 +128,7 @@ def analyze(
     rules: Rules = "standard",
     json_output: Json = False,
     plot: Annotated[str | None, typer.Option(help="write a PNG plot to this file")] = None,
+    force: Force = False,
 ) -> None:
     """Minimax against alpha-beta by depth: nodes, seconds, value, move and their ratio."""
     from connect4.classic.analysis import (
@@ -140,12 +143,13 @@ def analyze(
 
     try:
         if plot is not None:
-            plot_target(plot)  # before the work: a plot that cannot be written fails now
+            # before the work: a plot that cannot be written (or exists) fails now
+            plot_target(plot, force=force)
         position = new_game(game, width, height, rules, moves)
         depths = parse_depth(max_depth, position)
         budget = budget or default_budget(position, heuristic)
         if ordering not in ("center", "none"):
-            raise ValueError(f"unknown ordering {ordering!r}: choose one of center, none")
+            raise ValueError(f"unknown ordering {clip(ordering)!r}: choose one of center, none")
         rows = interruptible(
             lambda: compare(
                 position, depths, heuristic=heuristic, budget=budget, tt=tt, ordering=ordering

@@ -18,7 +18,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from connect4.cli import analysis, arena, bench, book, dataset, lab, review, train
+from connect4.cli import analysis, arena, bench, book, dataset, lab, review, solve, train
 from connect4.cli.common import (
     Game,
     Height,
@@ -29,12 +29,17 @@ from connect4.cli.common import (
     board_option,
     fail,
     interrupted,
+    plain_help,
 )
 
 
 class Commands(TyperGroup):
     """The subcommands; a Ctrl-C that a command does not handle itself (while it imports
     or loads its kernels) ends it with the one ``interrupted`` line and exit 130."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        plain_help(self)
 
     def invoke(self, ctx: Any) -> Any:  # typer's own Context type is not public
         try:
@@ -91,6 +96,7 @@ def play(
     """
     from rich.console import Console
 
+    from connect4.core.position import LineTooLongError
     from connect4.players import PlayerSpecError
     from connect4.solver.backend import background_compiles, compile_pending, wait_for_compile
     from connect4.terminal import (
@@ -126,6 +132,8 @@ def play(
     except KeyboardInterrupt:
         console.print("\ninterrupted")
         raise typer.Exit(130) from None
+    except LineTooLongError as error:  # a flood on stdin: refused before it fills memory
+        raise fail(f"{error}: the rest of the input is not read", 1) from None
     finally:
         for player in players:
             player.close()
@@ -167,22 +175,44 @@ def opponent_lines(game: str, asked: tuple[str, str], specs: list[str]) -> list[
 
 @app.command()
 def prepare() -> None:
-    """Compile the solver and the compiled searches now (once; cached on disk afterwards).
+    """Compile everything ahead of time (once; cached on disk afterwards): the solver's
+    kernels, for every board size the browser app offers (8x8, 9x7 and 10x6 have
+    their own), and the compiled searches.
 
-    The first game would otherwise stop for a while on the first computer move;
-    ``make play`` runs this before the game starts. Fast when nothing is left to do.
+    Otherwise each compiles the first time it is used: the first computer move of a
+    game waits for it, and ``connect4 serve`` compiles the big boards' solvers in the
+    background. ``make test`` runs this first; ``make play`` does not (the game
+    compiles in the background while you play). Fast when nothing is left to do.
     """
     import time
 
     from connect4.classic import fastmcts, fastsearch
+    from connect4.core.bits import fits_word
     from connect4.solver import warm_up
+    from connect4.solver.backend import compile_big_in_background, wait_for_compile
 
-    steps = (
+    try:
+        from connect4.web.api import BOARD_SIZES
+    except ImportError:  # without the web extra there is no page to offer big boards
+        big: list[tuple[int, int]] = []
+    else:
+        big = [(width, height) for width, height in BOARD_SIZES if not fits_word(width, height)]
+    for width, height in big:  # side by side, in child processes below this one's priority
+        compile_big_in_background(width, height)
+
+    def big_board(width: int, height: int) -> Callable[[], object]:
+        return lambda: (wait_for_compile(width, height), warm_up(width, height))
+
+    steps: list[tuple[str, Callable[[], object]]] = [
         ("the perfect solver's kernel", warm_up),
         ("the solver's kernel for boards other than 7x6", lambda: warm_up(9, 5)),
         ("the compiled classic search", fastsearch.warm_up),
         ("the compiled Monte Carlo tree search", fastmcts.warm_up),
-    )
+    ]
+    steps += [
+        (f"the solver's kernel for {width}x{height} boards", big_board(width, height))
+        for width, height in big
+    ]
     for label, step in steps:
         started = time.perf_counter()
         typer.echo(f"preparing {label}...", err=True)  # own line: a compile notice may follow
@@ -209,8 +239,20 @@ def serve(
     cache: Annotated[
         int, typer.Option(help="solved positions kept in memory (0 = no cache)", min=0)
     ] = 20_000,
+    forwarded_allow_ips: Annotated[
+        str,
+        typer.Option(
+            help="comma-separated addresses of the reverse proxies whose X-Forwarded-For "
+            "(the client's address) is believed, '*' for any; by default none: every client "
+            "is the connection's peer"
+        ),
+    ] = "",
 ) -> None:
-    """Serve the browser app and the JSON API (docs at /docs) with uvicorn."""
+    """Serve the browser app and the JSON API (docs at /docs) with uvicorn.
+
+    It says when it accepts connections (the first start on a machine compiles for up
+    to a minute before). Ctrl-C (or SIGTERM) cancels the requests in flight (503) and
+    stops within a moment; a second Ctrl-C stops at once."""
     from connect4.core.errors import require
 
     try:
@@ -228,6 +270,7 @@ def serve(
             queue=queue,
             time_limit=time_limit,
             cache=cache,
+            forwarded_allow_ips=forwarded_allow_ips,
         )
     except (OSError, ValueError) as error:
         raise fail(error) from None
@@ -243,22 +286,7 @@ app.command()(analysis.analyze)
 app.command()(review.review)
 
 
-@app.command(
-    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-    add_help_option=False,
-)
-def solve(ctx: typer.Context) -> None:
-    """Pons' protocol: read move strings on stdin (or take them as arguments: solve
-    4455 44), print 'moves score' for each.
-
-    Options: -a/--analyze, -w/--weak, --width W, --height H, --no-book
-    (``connect4 solve --help``).
-    """
-    from connect4.cli.solve import solve_main
-
-    raise typer.Exit(solve_main(list(ctx.args)))
-
-
+app.command()(solve.solve)
 app.command()(bench.bench)
 
 

@@ -12,11 +12,12 @@ import json
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, BinaryIO
 
 import typer
 
 from connect4.cli.common import (
+    Force,
     Game,
     Height,
     Json,
@@ -63,6 +64,7 @@ def arena(
         Path | None, typer.Option(help="append each finished game to this JSONL file")
     ] = None,
     resume: Resume = False,
+    force: Force = False,
     workers: Workers = 1,
     scheduler: Scheduler = None,
     seed: Seed = 0,
@@ -86,13 +88,15 @@ def arena(
 
     With ``--review`` every finished game is graded by the game review (as
     ``connect4 review``); review one game with ``connect4 review --results FILE --game N``.
+    An existing ``--results`` or ``--csv`` file is refused unless ``--force`` (replace
+    it) or, for the results, ``--resume`` (continue it: it must be a results file).
     """
     from connect4.arena import ArenaConfig
     from connect4.core.errors import Connect4Error
 
     if resume and results is None:
         raise fail("--resume needs --results FILE")
-    check_outputs(results, csv)
+    check_outputs(results, csv, resume=resume, force=force)
     if review and accuracy_nodes <= 0:
         raise fail("--review needs a positive --accuracy-nodes (the solver's budget)")
     base = ArenaConfig(
@@ -107,23 +111,38 @@ def arena(
     )
     try:
         config = with_openings(base, openings)
-        run = play_tournament(config, results, resume, workers, scheduler)
+        run = play_tournament(config, results, resume, force, workers, scheduler)
     except (Connect4Error, OSError) as error:  # the arena's, a Dask scheduler's
         raise fail(error) from None
     print_run(run, results, json_output, csv)
 
 
-def check_outputs(results: Path | None, csv: Path | None) -> None:
-    """Before any game: a results file or CSV that cannot be written fails now."""
+def check_outputs(
+    results: Path | None, csv: Path | None, *, resume: bool = False, force: bool = False
+) -> None:
+    """Before any game: a results file or CSV that cannot be written, or that exists
+    without ``--force`` (or, for the results, ``--resume`` onto a results file), fails now."""
+    from connect4.arena.store import check_results_file
     from connect4.core.files import FileError, check_output
 
     try:
-        if csv is not None:
-            check_output(csv, what="standings CSV")
+        if csv is not None:  # a resumed run rewrites its own standings
+            ours = is_standings_csv if resume else None
+            check_output(csv, what="standings CSV", force=force, resume=resume, ours=ours)
         if results is not None:
-            check_output(results, what="results file")
+            check_results_file(results, resume=resume, force=force)
     except FileError as error:
         raise fail(error) from None
+
+
+def is_standings_csv(file: BinaryIO) -> str | None:
+    """``None`` when the file starts with the header of the arena's standings CSV."""
+    from connect4.arena.report import CSV_FIELDS
+
+    header = ",".join(CSV_FIELDS).encode()
+    if file.readline(len(header) + 2).rstrip(b"\r\n") == header:
+        return None
+    return "its first line is not the header of the arena's standings"
 
 
 def with_openings(base: ArenaConfig, openings: str) -> ArenaConfig:
@@ -139,7 +158,12 @@ def with_openings(base: ArenaConfig, openings: str) -> ArenaConfig:
 
 
 def play_tournament(
-    config: ArenaConfig, results: Path | None, resume: bool, workers: int, scheduler: str | None
+    config: ArenaConfig,
+    results: Path | None,
+    resume: bool,
+    force: bool,
+    workers: int,
+    scheduler: str | None,
 ) -> TournamentRun:
     """Run the tournament under a progress bar; Ctrl-C exits 130 with one line (the
     finished games stay in ``results``, each line whole, for ``--resume``)."""
@@ -155,6 +179,7 @@ def play_tournament(
                 config,
                 results,
                 resume=resume,
+                force=force,
                 workers=workers,
                 scheduler=scheduler,
                 progress=progress,

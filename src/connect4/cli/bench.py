@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
-from connect4.cli.common import Height, Json, Width
+from connect4.cli.common import Height, Json, Width, fail
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -33,6 +33,12 @@ def bench(
     height: Height = 6,
 ) -> None:
     """Solve every position of benchmark files, check the scores, print the timings."""
+    from connect4.solver.checks import check_solver_board
+
+    try:
+        check_solver_board(width, height)
+    except ValueError as error:  # a usage error, before the solver is loaded
+        raise fail(error) from None
     raise typer.Exit(
         bench_command(
             [str(f) for f in files], limit, json_output, width=width, height=height, weak=weak

@@ -10,6 +10,7 @@ import typer
 
 from connect4.cli.common import (
     AllCoresWorkers,
+    Force,
     Height,
     Json,
     Resume,
@@ -43,13 +44,18 @@ def book_build(
     workers: AllCoresWorkers = None,
     scheduler: Scheduler = None,
     resume: Resume = False,
+    force: Force = False,
     base_book: Annotated[
         str, typer.Option(help="book used inside the deepest searches: default, none, FILE")
     ] = "default",
     chunk: Annotated[int, typer.Option(help="positions per task", min=1)] = 64,
     json_output: Json = False,
 ) -> None:
-    """Solve every position up to --plies stones and write a book (resumable, parallel)."""
+    """Solve every position up to --plies stones and write a book (resumable, parallel).
+
+    An existing --out file is refused unless --force (replace it) or --resume
+    (continue the build: the file must be a book, replaced when the build ends).
+    """
 
     from connect4.solver.book.build import BuildConfig, build_book
 
@@ -59,7 +65,7 @@ def book_build(
             scheduler=scheduler,
         )  # fmt: skip
         return build_book(
-            config, out, resume=resume, progress=not json_output,
+            config, out, resume=resume, force=force, progress=not json_output,
             say=None if json_output else typer.echo,
         )  # fmt: skip
 

@@ -8,14 +8,16 @@ read differently (``review --game N``) declares that one itself.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
+from typer.core import TyperOption
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -81,6 +83,13 @@ Resume = Annotated[
     typer.Option(help="continue an interrupted run from its results file or journal (OUT.partial)"),
 ]
 
+Force = Annotated[
+    bool,
+    typer.Option(
+        help="replace an output file that exists (without it, an existing file is refused)"
+    ),
+]
+
 
 FLAGS = {"accuracy_nodes": "--review"}
 """Settings whose flag is not their name (the arena's review budget comes with ``--review``)."""
@@ -104,6 +113,49 @@ def fail(
         message = message.worded(lambda setting: own.get(setting) or flag(setting))
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(code)
+
+
+def plain_help(command: Any) -> None:
+    """Help text as people read it, for ``command`` (a typer command or group) and every
+    subcommand under it: the docstrings' literal markup (````--flag````) shown without
+    its backticks. (A flag's type is left out of every help: :func:`_option_type`.)"""
+    for attribute in ("help", "short_help"):
+        text = getattr(command, attribute, None)
+        if text:
+            setattr(command, attribute, _paragraphs(text.replace("``", "")))
+    for param in command.params:
+        if getattr(param, "help", None):
+            param.help = param.help.replace("``", "")
+    for sub in getattr(command, "commands", {}).values():
+        plain_help(sub)
+
+
+def _paragraphs(text: str) -> str:
+    """A docstring's paragraphs each on one line (typer keeps the source's line breaks
+    after the first paragraph), except those with indented or ``-`` lines (a list).
+
+    >>> _paragraphs("One\\ntwo.\\n\\nThree\\nfour.\\n\\n- a\\n- b")
+    'One two.\\n\\nThree four.\\n\\n- a\\n- b'
+    """
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(
+        p
+        if any(line[:1].isspace() or line.startswith("- ") for line in p.splitlines())
+        else " ".join(p.splitlines())
+        for p in paragraphs
+    )
+
+
+_typer_option_type = TyperOption.display_type_rich
+
+
+def _option_type(option: TyperOption, ctx: Any) -> str | None:
+    """An option's type as the help shows it: none for a flag, which takes no value
+    (typer writes ``<bool>`` beside every flag, ``--help`` included)."""
+    return None if option.is_flag else _typer_option_type(option, ctx)
+
+
+setattr(TyperOption, "display_type_rich", _option_type)  # noqa: B010 (typer's own method)
 
 
 def interrupted(note: str = "") -> typer.Exit:

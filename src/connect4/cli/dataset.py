@@ -10,6 +10,7 @@ import typer
 
 from connect4.cli.common import (
     AllCoresWorkers,
+    Force,
     Height,
     Json,
     Resume,
@@ -46,13 +47,18 @@ def dataset(
     workers: AllCoresWorkers = None,
     scheduler: Scheduler = None,
     resume: Resume = False,
+    force: Force = False,
     chunk: Annotated[
         int | None,
         typer.Option(help="positions per task (default: up to 64, 4+ tasks per worker)", min=1),
     ] = None,
     json_output: Json = False,
 ) -> None:
-    """Random positions labelled by the solver: every column's exact score, for training."""
+    """Random positions labelled by the solver: every column's exact score, for training.
+
+    An existing --out file is refused unless --force (replace it) or --resume
+    (continue the run: the file must be a dataset, replaced when the run ends).
+    """
 
     try:
         from connect4.envs.dataset import make_dataset, parse_plies
@@ -63,7 +69,7 @@ def dataset(
         return make_dataset(
             positions, parse_plies(plies, width, height), out, width=width, height=height,
             rules=rules, seed=seed, book=book, workers=workers, scheduler=scheduler,
-            resume=resume, chunk=chunk, progress=not json_output,
+            resume=resume, force=force, chunk=chunk, progress=not json_output,
             say=None if json_output else typer.echo,
         )  # fmt: skip
 

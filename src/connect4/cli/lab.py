@@ -16,13 +16,14 @@ import typer
 from connect4.cli.common import (
     MAX_NODES,
     MAX_POSITIONS,
+    Force,
     Resume,
     Scheduler,
     Seed,
     Workers,
     fail,
 )
-from connect4.core.errors import Connect4Error
+from connect4.core.errors import Connect4Error, clip
 
 if TYPE_CHECKING:
     from connect4.arena.lab import LabConfig
@@ -44,10 +45,10 @@ def parse_depths(text: str) -> list[int]:
     for part in filter(None, (p.strip() for p in text.split(","))):
         low, dash, high = part.partition("-")
         if not low.isdigit() or (dash and not high.isdigit()):
-            raise lab_error(f"--depths {text!r}: write ranges and lists like 1-8 or 2,4,6")
+            raise lab_error(f"--depths {clip(text)!r}: write ranges and lists like 1-8 or 2,4,6")
         first, last = int(low), int(high) if dash else int(low)
         if not 1 <= first <= last <= MAX_DEPTH:
-            raise lab_error(f"--depths {text!r}: depths must be 1-{MAX_DEPTH}, low to high")
+            raise lab_error(f"--depths {clip(text)!r}: depths must be 1-{MAX_DEPTH}, low to high")
         depths.update(range(first, last + 1))
     if not depths:
         raise lab_error("--depths: give at least one depth, e.g. 1-4")
@@ -64,7 +65,7 @@ def parse_playouts(text: str, flag: str = "--playouts") -> list[int]:
         digits, scale = (part[:-1], 1000) if part.endswith("k") else (part, 1)
         if not digits.isdigit() or not 1 <= int(digits) * scale <= MAX_PLAYOUTS:
             raise lab_error(
-                f"{flag} {text!r}: write playout counts 1-{MAX_PLAYOUTS:,} like "
+                f"{flag} {clip(text)!r}: write playout counts 1-{MAX_PLAYOUTS:,} like "
                 "1k,10k,100k (or none)"
             )
         counts.add(int(digits) * scale)
@@ -81,7 +82,8 @@ def parse_clocks(text: str | None) -> list[float]:
             seconds = math.nan
         if not 0.01 <= seconds <= 60:
             raise lab_error(
-                f"--time-per-move {text!r}: give seconds 0.01-60, one clock or several like 0.1,0.5"
+                f"--time-per-move {clip(text or '')!r}: give seconds 0.01-60, one clock or "
+                "several like 0.1,0.5"
             )
         clocks.add(seconds)
     return sorted(clocks)
@@ -91,7 +93,7 @@ def parse_solver(text: str) -> tuple[str, ...]:
     """``--mcts-solver``: ``off``, ``on`` or ``both`` -> the settings played."""
     choices = {"off": ("off",), "on": ("on",), "both": ("off", "on")}
     if text not in choices:
-        raise lab_error(f"--mcts-solver {text!r}: choose off, on or both")
+        raise lab_error(f"--mcts-solver {clip(text)!r}: choose off, on or both")
     return choices[text]
 
 
@@ -152,9 +154,14 @@ def lab(
     scheduler: Scheduler = None,
     seed: Seed = 0,
     resume: Resume = False,
+    force: Force = False,
 ) -> None:
     """The lab: heuristics by depth, MCTS by playouts, equal clocks, perfect (and, with
-    --net, the learned network); Markdown + PNGs."""
+    --net, the learned network); Markdown + PNGs.
+
+    Lab files already in --out are refused unless --force (replace them) or
+    --resume (continue the lab: each must be the lab's own).
+    """
     from connect4.arena.lab import LabConfig
     from connect4.core.errors import require
 
@@ -182,6 +189,7 @@ def lab(
             scheduler=scheduler,
             seed=seed,
             resume=resume,
+            force=force,
         )
         check_test_sets(config.test_sets, config.test_positions)
         run_and_report(out, config)
@@ -210,9 +218,10 @@ def run_and_report(out: Path, config: LabConfig) -> None:
     from rich.console import Console
 
     from connect4.arena.lab import run_lab
-    from connect4.arena.labreport import headline, write_report
+    from connect4.arena.labreport import check_report_files, headline, write_report
     from connect4.arena.report import progress_bar
 
+    check_report_files(out, config)
     err = Console(stderr=True, highlight=False)
     try:
         with progress_bar(err, "lab games") as progress:

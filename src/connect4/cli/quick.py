@@ -4,9 +4,10 @@ a third of ``connect4 play``'s time to its first prompt).
 The command's own declarations are read: the options' flags, defaults and callbacks
 from typer's command, their types from the function's annotations. Only a plain line
 is read here: ``--name value`` (or ``--name=value``) options of type str, int or
-float (or ``None``-able), and flags. Anything else (``--help``, an unknown option, one
-given twice, a value typer might read differently or refuse) is left to typer, which
-reads the whole line again and words any error itself.
+float (or ``None``-able), flags, and words for one list of strings given as
+arguments (``connect4 solve 4455 44``). Anything else (``--help``, an unknown option,
+one given twice, a value typer might read differently or refuse) is left to typer,
+which reads the whole line again and words any error itself.
 """
 
 from __future__ import annotations
@@ -88,7 +89,13 @@ def quick_options(
     """
     hints = typing.get_type_hints(function, include_extras=True)
     flags: dict[str, Any] = {}
+    words_param: Any = None
     for param in command.params:
+        if param.param_type_name == "argument" and param.nargs == -1 and words_param is None:
+            if plain_type(hints.get(param.name)) is not None or param.envvar:
+                return None
+            words_param = param  # a list of strings: the plain words of the line
+            continue
         kind = plain_type(hints.get(param.name))
         simple = param.param_type_name == "option" and param.nargs == 1 and not param.multiple
         if kind is None or not simple or param.secondary_opts or param.envvar or param.prompt:
@@ -97,12 +104,17 @@ def quick_options(
             return None
         flags.update({flag: param for flag in param.opts})
     given: dict[str, object] = {}
+    plain_words: list[str] = []
     words = list(args)
     while words:
-        flag, equals, inline = words.pop(0).partition("=")
+        word = words.pop(0)
+        if words_param is not None and not word.startswith("-"):
+            plain_words.append(word)
+            continue
+        flag, equals, inline = word.partition("=")
         param = flags.get(flag)
-        if param is None or param.name in given:
-            return None
+        if param is None or param.name in given or (equals and not flag.startswith("--")):
+            return None  # click reads -t=3 as the value '=3'
         annotation = hints[param.name]
         if param.is_flag:
             if equals:
@@ -113,12 +125,18 @@ def quick_options(
             if not words:
                 return None
             inline = words.pop(0)
+        parser = declared(annotation, "parser")
         try:
-            given[param.name] = convert(
-                inline, typing.cast(type, plain_type(annotation)), annotation
-            )
-        except ValueError:
+            if callable(parser):
+                given[param.name] = parser(inline)
+            else:
+                given[param.name] = convert(
+                    inline, typing.cast(type, plain_type(annotation)), annotation
+                )
+        except Exception:  # typer's BadParameter among them: typer words it
             return None
+    if words_param is not None and plain_words:
+        given[words_param.name] = plain_words
     values: dict[str, object] = {}
     for param in command.params:
         value = given.get(param.name, param.default)

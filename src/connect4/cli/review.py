@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from connect4.cli.common import Json, board_option, fail, interruptible
+from connect4.cli.common import Force, Json, board_option, fail, interruptible
+from connect4.core.errors import clip
 
 if TYPE_CHECKING:
     from connect4.review.grading import Review
@@ -34,8 +35,12 @@ def review(
         str | None, typer.Option(help="standard (count-fours cannot be solved)")
     ] = None,
     max_nodes: Annotated[
-        int | None, typer.Option(help="solver node budget per position (default: none)", min=0)
-    ] = None,
+        int,
+        typer.Option(
+            help="solver nodes per position (0 = no limit); a position past it is not proven",
+            min=0,
+        ),
+    ] = 0,
     time_limit: Annotated[
         float,
         typer.Option(
@@ -47,6 +52,7 @@ def review(
     plot: Annotated[
         str | None, typer.Option(help="write the evaluation graph (PNG) to this file")
     ] = None,
+    force: Force = False,
 ) -> None:
     """Grade every move of a game by exact scores: best, good, mistake or blunder.
 
@@ -65,9 +71,11 @@ def review(
     from connect4.review.report import plot as write_plot, render_table, summary_lines
 
     deadline = time.perf_counter() + time_limit if time_limit > 0 else None
+    budget = max_nodes or None  # 0: no limit, as for --time-limit
     try:
         if plot is not None:
-            plot_target(plot)  # before the review: a plot that cannot be written fails now
+            # before the review: a plot that cannot be written (or exists) fails now
+            plot_target(plot, force=force)
         if results is not None:
             if moves is not None:
                 raise fail("give either MOVES or --results FILE --game N, not both")
@@ -75,7 +83,7 @@ def review(
             given = [f"--{name}" for name, value in board if value is not None]
             if given:
                 raise fail(f"{', '.join(given)}: with --results the board comes from the record")
-            result = _review_result_file(results, game, max_nodes, deadline)
+            result = _review_result_file(results, game, budget, deadline)
         else:
             if moves is None:
                 raise fail("give the game's MOVES, or --results FILE --game N")
@@ -84,7 +92,7 @@ def review(
                 game=game,
                 size=(7 if width is None else width, 6 if height is None else height),
                 rules=rules or "standard",
-                max_nodes=max_nodes,
+                max_nodes=budget,
                 deadline=deadline,
             )
     except ValueError as error:
@@ -122,7 +130,7 @@ def _review_result_file(
     from connect4.arena.store import read_game
 
     if not _is_game_number(game):
-        got = "" if game is None else f", not {game!r}"
+        got = "" if game is None else f", not {clip(game)!r}"
         raise fail(
             f"--results needs --game N, the number of a game in the file (e.g. --game 0){got}"
         )

@@ -5,7 +5,10 @@ Each line is a move string (an empty line is the empty board); the answer is
 ``moves score``, or with ``analyze`` the moves followed by every column's score
 (``-`` for a full column). A bad line prints ``line N: reason`` on stderr (a bad
 argument ``argument N: reason``) and the run goes on; the exit status is 1 if
-any was bad.
+any line was bad, 2 if any argument was (a usage error). Surrounding whitespace
+is no part of a move string. A line longer than any game
+(:data:`~connect4.core.position.MAX_INPUT_LINE`) is refused as soon as that much
+of it is read, and the rest of the input with it (exit status 1).
 
 A search uses every core by default (``--threads``). One that runs for more than
 a second shows its progress (window, bounds, nodes, speed, time) on stderr: one
@@ -24,13 +27,21 @@ refreshing line when stderr is a terminal, nothing otherwise unless
 
 from __future__ import annotations
 
-import argparse
+import itertools
 import os
 import sys
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, TextIO
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Annotated, TextIO
 
-from connect4.core.position import Position
+import typer
+
+from connect4.cli.common import Height, Width, fail, interrupted, plain_help
+from connect4.core.errors import clip
+from connect4.core.position import (
+    LineTooLongError,
+    Position,
+    read_input_line,
+)
 
 if TYPE_CHECKING:
     from connect4.solver import SolveProgress
@@ -119,8 +130,10 @@ def solve_command(
     threads: int = 1,
     progress: str = "auto",
     label: str = "line",
+    bad_status: int = 1,
 ) -> int:
-    """Answer each line of ``lines``; return the exit status (1 if a line was bad).
+    """Answer each line of ``lines``; return the exit status (``bad_status`` if a line
+    was bad; a line too long to read, :class:`LineTooLongError`, ends the reading).
 
     With ``book`` (the default) the board size's opening book is probed inside the
     search (:func:`connect4.solver.solver_for`; one that cannot be read is an error).
@@ -141,7 +154,15 @@ def solve_command(
     if progress == "always" or (progress == "auto" and live):
         line = ProgressLine(err, live=live)
     status = 0
-    for number, raw in enumerate(lines, start=1):
+    numbered = enumerate(lines, start=1)
+    while True:
+        try:
+            number, raw = next(numbered)
+        except StopIteration:
+            return status
+        except LineTooLongError as exc:
+            print(f"{exc}: the rest of the input is not read", file=err, flush=True)
+            return bad_status
         moves = raw.strip()
         if line is not None:
             line.start(moves)
@@ -150,7 +171,7 @@ def solve_command(
             result = solver.run(position, weak=weak, analyze=analyze, progress=line)
         except ValueError as exc:  # bad move string, game over (SolverError)
             print(f"{label} {number}: {exc}", file=err, flush=True)
-            status = 1
+            status = bad_status
             continue
         finally:
             if line is not None:
@@ -161,7 +182,6 @@ def solve_command(
         else:
             answer = str(result.score)
         print(f"{moves} {answer}", file=out, flush=True)
-    return status
 
 
 def usable_cores() -> int:
@@ -187,92 +207,133 @@ def thread_count(text: str) -> int:
     >>> thread_count("0")
     Traceback (most recent call last):
     ...
-    argparse.ArgumentTypeError: must be a whole number of threads from 1 to 256, not '0'
+    typer._click.exceptions.BadParameter: must be a whole number of threads from 1 to 256, not '0'
     """
-    from connect4.solver import MAX_THREADS
+    from connect4.solver.checks import MAX_THREADS
 
     try:
         threads = int(text)
     except ValueError:
         threads = 0
     if not 1 <= threads <= MAX_THREADS:
-        raise argparse.ArgumentTypeError(
-            f"must be a whole number of threads from 1 to {MAX_THREADS}, not {text!r}"
+        raise typer.BadParameter(
+            f"must be a whole number of threads from 1 to {MAX_THREADS}, not {clip(text)!r}"
         )
     return threads
 
 
-def solve_parser() -> argparse.ArgumentParser:
-    """The options of ``connect4 solve`` (plain argparse: the command must start fast).
+def stdin_lines() -> Iterator[str]:
+    """The lines of stdin (read as bytes where it can be: UTF-8, a bad byte replaced),
+    each bounded by :data:`~connect4.core.position.MAX_INPUT_LINE`."""
+    stream = getattr(sys.stdin, "buffer", sys.stdin)
+    for number in itertools.count(1):
+        line = read_input_line(stream, number)
+        if line is None:
+            return
+        yield line
 
-    >>> solve_parser().parse_args(["-a", "--width", "6"]).width
-    6
+
+def solve(
+    positions: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="MOVES",
+            help='positions to solve, e.g. 4455 ("" is the empty board); none: read stdin',
+            show_default=False,
+        ),
+    ] = None,
+    analyze: Annotated[
+        bool, typer.Option("-a", "--analyze", help="print every column's score ('-' = full)")
+    ] = False,
+    weak: Annotated[bool, typer.Option("-w", "--weak", help="win/draw/loss only (1/0/-1)")] = False,
+    width: Width = 7,
+    height: Height = 6,
+    no_book: Annotated[
+        bool, typer.Option("--no-book", help="search without the opening book")
+    ] = False,
+    threads: Annotated[
+        int | None,
+        typer.Option(
+            "-t",
+            "--threads",
+            parser=thread_count,
+            metavar="N",
+            help=f"search threads (default: every core, here {usable_cores()})",
+            show_default=False,
+        ),
+    ] = None,
+    quiet: Annotated[
+        bool, typer.Option("-q", "--quiet", help="never show a long search's progress")
+    ] = False,
+    progress: Annotated[
+        bool,
+        typer.Option(
+            "--progress",
+            help="show progress even when stderr is not a terminal (a line every 5 s)",
+        ),
+    ] = False,
+) -> None:
+    """Pons' protocol: read move strings on stdin (an empty line is the empty board), or
+    take them as arguments (solve 4455 44), and print 'moves score' for each.
+
+    A bad line is reported on stderr with its number and the run goes on (exit status
+    1); a bad argument is a usage error (exit status 2). A line longer than any game
+    stops the reading at once.
     """
-    parser = argparse.ArgumentParser(
-        prog="connect4 solve",
-        description="Pons' protocol: read move strings on stdin (an empty line is the empty "
-        "board), or take them as arguments, and print 'moves score' for each; a bad one is "
-        "reported on stderr with its line (or argument) number and the run goes on (exit "
-        "status 1).",
-    )
-    parser.add_argument(
-        "positions",
-        nargs="*",
-        metavar="MOVES",
-        help='positions to solve, e.g. 4455 ("" is the empty board); none: read stdin',
-    )
-    parser.add_argument(
-        "-a", "--analyze", action="store_true", help="print every column's score ('-' = full)"
-    )
-    parser.add_argument("-w", "--weak", action="store_true", help="win/draw/loss only (1/0/-1)")
-    parser.add_argument("--width", type=int, default=7, help="board width (default 7)")
-    parser.add_argument("--height", type=int, default=6, help="board height (default 6)")
-    parser.add_argument("--no-book", action="store_true", help="search without the opening book")
-    parser.add_argument(
-        "-t",
-        "--threads",
-        type=thread_count,
-        default=usable_cores(),
-        help="search threads (default: every core, here %(default)s)",
-    )
-    shown = parser.add_mutually_exclusive_group()
-    shown.add_argument(
-        "-q", "--quiet", action="store_true", help="never show a long search's progress"
-    )
-    shown.add_argument(
-        "--progress",
-        action="store_true",
-        help="show progress even when stderr is not a terminal (a line every 5 s)",
-    )
-    return parser
+    if quiet and progress:
+        raise fail("give --quiet or --progress, not both")
+    from connect4.solver.checks import check_solver_board
+
+    try:
+        check_solver_board(width, height)
+    except ValueError as error:  # a usage error, as every command's bad board is
+        raise fail(error) from None
+    try:
+        code = solve_command(
+            positions if positions else stdin_lines(),
+            label="argument" if positions else "line",
+            bad_status=2 if positions else 1,
+            analyze=analyze,
+            weak=weak,
+            width=width,
+            height=height,
+            book=not no_book,
+            threads=usable_cores() if threads is None else threads,
+            progress="never" if quiet else "always" if progress else "auto",
+        )
+    except KeyboardInterrupt:  # the search threads have stopped: no traceback
+        raise interrupted() from None
+    raise typer.Exit(code)
 
 
 def solve_main(argv: list[str]) -> int:
-    """Run ``connect4 solve ARGV`` (on its positions, else on stdin); return the exit status.
+    """Run ``connect4 solve ARGV`` (on its positions, else on stdin) with only this
+    command loaded (the start stays fast); return the exit status.
 
     >>> solve_main(["--no-book", "-t", "1", "4455", "44455554221"])
     4455 18
     44455554221 -15
     0
     """
-    options = solve_parser().parse_args(argv)
+    from typer.main import get_command
+
+    from connect4.cli.quick import quick_options
+
+    command = get_command(SOLVE_APP)
+    options = quick_options(solve, command, argv)  # typer's value checks load pydantic
     try:
-        return _solve_stdin(options)
-    except KeyboardInterrupt:  # the search threads have stopped: no traceback
-        print("\ninterrupted", file=sys.stderr)
-        return 130
+        if options is None:
+            plain_help(command)
+            command.main(args=argv, prog_name="connect4 solve")
+        else:
+            solve(**options)  # type: ignore[arg-type]
+    except typer.Exit as end:
+        return end.exit_code
+    except SystemExit as end:
+        return end.code if isinstance(end.code, int) else 0 if end.code is None else 1
+    return 0
 
 
-def _solve_stdin(options: argparse.Namespace) -> int:
-    arguments = options.positions
-    return solve_command(
-        arguments if arguments else sys.stdin,
-        label="argument" if arguments else "line",
-        analyze=options.analyze,
-        weak=options.weak,
-        width=options.width,
-        height=options.height,
-        book=not options.no_book,
-        threads=options.threads,
-        progress="never" if options.quiet else "always" if options.progress else "auto",
-    )
+SOLVE_APP = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+"""``connect4 solve`` alone: what :func:`connect4.cli.main` runs for it."""
+SOLVE_APP.command()(solve)

@@ -7,13 +7,14 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, BinaryIO
 
 import typer
 
 from connect4.cli.common import (
     MAX_POSITIONS,
     AllCoresWorkers,
+    Force,
     Json,
     Resume,
     Seed,
@@ -159,9 +160,15 @@ def train(
     ] = "cpu",
     seed: Seed = 0,
     resume: Resume = False,
+    force: Force = False,
     json_output: Json = False,
 ) -> None:
-    """Train a policy/value network from exact labels (needs the `train` extra: PyTorch)."""
+    """Train a policy/value network from exact labels (needs the `train` extra: PyTorch).
+
+    An existing --out, --network, --plot or --kaggle file is refused unless --force
+    (start afresh, replacing them) or --resume (continue the run: each must be
+    the kind of file train writes).
+    """
     from connect4.core.files import FileError
 
     try:
@@ -170,7 +177,9 @@ def train(
 
         torch = require_torch()
         network_path = network if network is not None else out.with_suffix(".npz")
-        fresh = _check_targets(out, network_path, plot, kaggle, resume, generate is not None)
+        fresh = _check_targets(
+            out, network_path, plot, kaggle, resume, generate is not None, force=force
+        )
         if threads is not None:
             torch.set_num_threads(threads)
         files = list(data or [])
@@ -203,24 +212,42 @@ def train(
 
 
 def _check_targets(
-    out: Path, network: Path, plot: Path | None, kaggle: Path | None, resume: bool, generate: bool
+    out: Path,
+    network: Path,
+    plot: Path | None,
+    kaggle: Path | None,
+    resume: bool,
+    generate: bool,
+    *,
+    force: bool = False,
 ) -> bool:
     """Check every file ``train`` writes before any work; True when ``out`` is new (a
-    ``--resume`` with ``--generate`` may continue the labelling only)."""
-    from connect4.core.files import check_output, plot_target
+    ``--resume`` with ``--generate`` may continue the labelling only). An existing
+    file needs ``--force`` (replaced) or ``--resume`` (then it must be what train
+    writes there: a checkpoint, weights, an image, a Kaggle agent)."""
+    from connect4.core.files import check_output, is_archive, is_plot, plot_target
 
-    check_output(out, what="checkpoint")
-    check_output(network, what="network")
-    if plot is not None:
-        plot_target(plot, "learning curve")
-    if kaggle is not None:
-        check_output(kaggle, what="Kaggle agent")
     fresh = not out.exists()
     if resume and fresh and not generate:
         raise fail(f"--resume: {out} does not exist (run without --resume to start)")
-    if not resume and not fresh:
-        raise fail(f"{out} exists: continue it with --resume, or choose another --out")
-    return fresh
+    go_on = resume and not fresh  # continuing: the run's other outputs are replaced
+    check_output(out, what="checkpoint", force=force, resume=resume, ours=is_archive)
+    check_output(network, what="network", force=force, resume=go_on, ours=is_archive)
+    if plot is not None:
+        plot_target(plot, "learning curve", force=force, ours=is_plot if go_on else None)
+    if kaggle is not None:
+        check_output(kaggle, what="Kaggle agent", force=force, resume=go_on, ours=is_agent)
+    return fresh or force
+
+
+def is_agent(file: BinaryIO) -> str | None:
+    """``None`` when a file starts as the Kaggle agents train writes do."""
+    from connect4.net.kaggle import TEMPLATE
+
+    start = TEMPLATE.split("{", 1)[0].encode()
+    if file.read(len(start)) == start:
+        return None
+    return "it is not a Kaggle agent written by connect4 train"
 
 
 def _record_recipe(
@@ -285,7 +312,8 @@ def _run(
 
     previous = signal.signal(signal.SIGINT, stop)
     try:
-        with progress_bar(not json_output, s.steps, trainer.step, "training", "steps") as advance:
+        bar = not json_output and sys.stdout.isatty()  # piped: the log lines below instead
+        with progress_bar(bar, s.steps, trainer.step, "training", "steps") as advance:
 
             def on_point(point: Point) -> None:
                 save()

@@ -9,14 +9,25 @@ limit, naming the file and the line.
 
 Outputs are checked by :func:`check_output` before any work is done: the
 folder must exist, the target must not be a folder, a device or a FIFO, and
-a plot's suffix must name a format matplotlib writes. :func:`atomic_write`
-then writes a temporary file in the same folder, fsyncs it and renames it
-over the target, so a reader sees the old file or the new one, never half of
-one; a failure (disk full) names the file and leaves the old one intact.
+a plot's suffix must name a format matplotlib writes. The same check applies
+the one policy on what is already there, so no command loses a user's file:
 
-Symbolic links: an output that is a symlink is written *through*: the file the
-link points to is replaced (atomically) and the link stays a link. An input
-that is a symlink is read as the file it points to.
+- a new name, or an empty file, is written;
+- an existing file is refused unless the user asks: ``force`` (the CLI's
+  ``--force``) replaces it whole, ``resume`` (``--resume``, for a command that
+  can continue its work) continues it, but only once the command recognises
+  the file as its own (a header, a first record): a foreign file is refused
+  and left exactly as it was. The two are not given together;
+- a symbolic link is refused (the message names the file it points to)
+  unless ``force``: then the file it points to is replaced and the link stays
+  a link. A run is never continued through a link: name the file itself.
+
+:func:`atomic_write` then writes a temporary file in the same folder, fsyncs
+it and renames it over the target, so a reader sees the old file or the new
+one, never half of one; a failure (disk full) names the file and leaves the
+old one intact. It is the mechanism, not the policy: it replaces what
+:func:`check_output` allowed (and the command's own files, such as journals).
+An input that is a symlink is read as the file it points to.
 
 >>> import tempfile, os
 >>> folder = tempfile.mkdtemp()
@@ -24,6 +35,11 @@ that is a symlink is read as the file it points to.
 >>> atomic_write(path, b"one\\ntwo\\n", what="notes")
 >>> [line for _, line in read_lines(path, what="notes")]
 ['one', 'two']
+>>> check_output(path, what="notes")
+Traceback (most recent call last):
+...
+connect4.core.files.FileError: cannot write notes ...: it already exists (8 bytes); give \
+force=True to replace it, or another name
 >>> read_input_bytes(folder, what="notes", max_bytes=100)
 Traceback (most recent call last):
 ...
@@ -52,6 +68,8 @@ __all__ = [
     "atomic_write",
     "check_output",
     "file_errors",
+    "is_archive",
+    "is_plot",
     "open_input",
     "output_folder",
     "plot_target",
@@ -69,7 +87,37 @@ StrPath = str | os.PathLike[str]
 
 class FileError(Connect4Error):
     """A file that cannot be read or written: missing, not a regular file, too large,
-    a target in a missing folder, a full disk. The message names the file."""
+    a target in a missing folder, a full disk, an output already there. The message
+    names the file.
+
+    A message may name the options that would let the command go on, as ``{force}``
+    or ``{resume}`` among ``options``: said ``force=True`` (the library's keyword),
+    and in an interface's own words by :meth:`worded` (the CLI: ``--force``).
+
+    >>> error = FileError("x exists: give {force} to replace it", options=("force",))
+    >>> str(error), error.worded(lambda option: "--" + option)
+    ('x exists: give force=True to replace it', 'x exists: give --force to replace it')
+    """
+
+    def __init__(
+        self, message: str = "", *, setting: str | None = None, options: Collection[str] = ()
+    ) -> None:
+        self.template = message
+        self.options = tuple(options)
+        super().__init__(self._fill(lambda option: f"{option}=True"), setting=setting)
+
+    def _fill(self, name: Callable[[str], str]) -> str:
+        text = self.template
+        for option in self.options:
+            text = text.replace("{" + option + "}", name(option))
+        return text
+
+    def worded(self, name: Callable[[str], str]) -> str:
+        """The message with its setting and the options it names in an interface's words."""
+        if not self.options:
+            return super().worded(name)
+        text = self._fill(name)
+        return f"{name(self.setting)}: {text}" if self.setting else text
 
 
 def _describe(mode: int) -> str:
@@ -115,6 +163,8 @@ def open_input(path: StrPath, *, what: str, max_bytes: int) -> BinaryIO:
     a check is caught too.
     """
     name = os.fspath(path)
+    if not name:
+        raise FileError(f"no file name given for the {what}")
     try:
         fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as error:
@@ -232,13 +282,33 @@ def read_lines(
 
 
 # ---------------------------------------------------------------- outputs
-def check_output(path: StrPath, *, what: str, suffixes: Collection[str] | None = None) -> Path:
-    """Check, before any work, that ``path`` can be written; return the file to replace.
+Recognise = Callable[[BinaryIO], str | None]
+"""How a resumable command recognises its own file: given the file open at its start,
+``None`` when it is the command's own, else why not (``its first line is not a game
+record``); it reads only what it needs (a header, a first record)."""
+
+MAX_RECOGNISED_BYTES = 1 << 40
+"""The largest existing output a command is asked to recognise (it reads only its start)."""
+
+
+def check_output(
+    path: StrPath,
+    *,
+    what: str,
+    suffixes: Collection[str] | None = None,
+    force: bool = False,
+    resume: bool = False,
+    ours: Recognise | None = None,
+) -> Path:
+    """Check, before any work, that ``path`` can be written; return the file to write.
 
     Refused: a missing or unwritable folder, a target that is a folder, a
     device, a FIFO or a socket, and (with ``suffixes``) a name without one of
-    them. A symlink is followed: the returned path is the file it points to
-    (see the module docstring).
+    them. Then the policy on what is there (see the module docstring): an
+    existing file unless ``force`` (replace it) or ``resume`` (continue it: a
+    command that can gives ``ours``, which must recognise the file, else it is
+    refused untouched); a symbolic link unless ``force`` (the returned path is
+    then the file it points to). A command without ``ours`` cannot resume.
 
     >>> check_output("/nonexistent/x.jsonl", what="results")
     Traceback (most recent call last):
@@ -249,8 +319,78 @@ def check_output(path: StrPath, *, what: str, suffixes: Collection[str] | None =
     Traceback (most recent call last):
     ...
     connect4.core.files.FileError: cannot write book /dev/full: it is a device, not a file
+    >>> import tempfile
+    >>> notes = Path(tempfile.mkdtemp()) / "notes.txt"
+    >>> _ = notes.write_text("mine")
+    >>> check_output(notes, what="results", resume=True, ours=lambda file: "not JSON")
+    Traceback (most recent call last):
+    ...
+    connect4.core.files.FileError: cannot continue results ...notes.txt: not JSON; the file is \
+left as it was (replace it with force=True instead of resume=True, or give another name)
+    >>> check_output(notes, what="results", force=True) == notes
+    True
     """
     name = os.fspath(path)
+    if force and resume:
+        raise FileError(
+            f"give {{force}} (replace {what} {name}) or {{resume}} (continue it), not both",
+            options=("force", "resume"),
+        )
+    if resume and ours is None:
+        raise FileError(f"{what} {name} cannot be continued: this command cannot resume")
+    target, info = _check_target(name, what, suffixes)
+    if os.path.islink(name) and not force:
+        hint = (
+            "name that file itself to continue it"
+            if resume
+            else f"give {{force}} to replace {target}"
+        )
+        raise FileError(
+            f"cannot write {what} {name}: it is a symbolic link to {target}; {hint}",
+            options=("force",),
+        )
+    if info is None or info.st_size == 0 or force:
+        return target
+    if not resume:
+        go_on = ", {resume} to continue it" if ours is not None else ""
+        raise FileError(
+            f"cannot write {what} {name}: it already exists ({info.st_size:,} bytes); "
+            f"give {{force}} to replace it{go_on}, or another name",
+            options=("force", "resume"),
+        )
+    assert ours is not None
+    try:
+        with open_input(target, what=what, max_bytes=MAX_RECOGNISED_BYTES) as file:
+            why = ours(file)
+    except (OSError, ValueError) as error:
+        why = str(error)
+    if why is not None:
+        raise FileError(
+            f"cannot continue {what} {name}: {why}; the file is left as it was (replace it "
+            "with {force} instead of {resume}, or give another name)",
+            options=("force", "resume"),
+        )
+    return target
+
+
+def is_archive(file: BinaryIO) -> str | None:
+    """A :data:`Recognise` for a file the command wrote as a zip archive (a NumPy
+    ``.npz``, a PyTorch checkpoint): its first bytes are a zip's.
+
+    >>> import io
+    >>> is_archive(io.BytesIO(b"PK\\x03\\x04...")), is_archive(io.BytesIO(b"notes"))
+    (None, 'it is not an archive of arrays (.npz) or a checkpoint')
+    """
+    if file.read(4) == b"PK\x03\x04":
+        return None
+    return "it is not an archive of arrays (.npz) or a checkpoint"
+
+
+def _check_target(
+    name: str, what: str, suffixes: Collection[str] | None
+) -> tuple[Path, os.stat_result | None]:
+    """The file ``name`` writes (a symlink followed) and its status (``None``: new), once
+    its name, type and folder allow writing it."""
     if not name:
         raise FileError(f"no file name given for the {what}")
 
@@ -280,7 +420,7 @@ def check_output(path: StrPath, *, what: str, suffixes: Collection[str] | None =
         raise refused(f"the folder {folder} is not writable")
     if info is not None and not os.access(target, os.W_OK):
         raise refused("the file is not writable")
-    return target
+    return target, info
 
 
 def output_folder(path: StrPath, *, what: str) -> Path:
@@ -340,9 +480,11 @@ def atomic_write(
     The bytes go to a temporary file in the same folder, fsynced, then renamed
     over the target: the old file stays whole until the new one is complete.
     Any ``OSError`` (a full disk) removes the temporary file and raises a
-    :class:`FileError` naming ``path``.
+    :class:`FileError` naming ``path``. A symlink is written through (the file it
+    points to is replaced, the link stays); whether an existing file may be
+    replaced is :func:`check_output`'s question, asked before the work.
     """
-    target = check_output(path, what=what, suffixes=suffixes)
+    target, _ = _check_target(os.fspath(path), what, suffixes)
     mode = os.stat(target).st_mode & 0o7777 if target.exists() else 0o666
     temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
     try:
@@ -389,13 +531,50 @@ def plot_suffixes() -> list[str]:
     return sorted(FigureCanvasBase.get_supported_filetypes())
 
 
-def plot_target(path: StrPath, what: str = "plot") -> Path:
-    """:func:`check_output` for a plot: the suffix must name a format matplotlib writes."""
-    return check_output(path, what=what, suffixes=plot_suffixes())
+def plot_target(
+    path: StrPath, what: str = "plot", *, force: bool = False, ours: Recognise | None = None
+) -> Path:
+    """:func:`check_output` for a plot: the suffix must name a format matplotlib writes.
+    An existing plot is replaced with ``force``, or when ``ours`` (given by a command
+    that is continuing its run) recognises it."""
+    suffixes = plot_suffixes()
+    if ours is not None:
+        return check_output(path, what=what, suffixes=suffixes, resume=True, ours=ours)
+    return check_output(path, what=what, suffixes=suffixes, force=force)
+
+
+IMAGE_MAGIC = (
+    b"\x89PNG\r\n\x1a\n",
+    b"%PDF-",
+    b"%!PS",
+    b"\xff\xd8\xff",
+    b"II*\x00",
+    b"MM\x00*",
+    b"RIFF",
+)
+"""How the image files matplotlib writes start (PNG, PDF, PostScript, JPEG, TIFF, WebP)."""
+
+
+def is_plot(file: BinaryIO) -> str | None:
+    """A :data:`Recognise` for the plots a command draws: an image file (SVG too).
+
+    >>> import io
+    >>> is_plot(io.BytesIO(b"\\x89PNG\\r\\n\\x1a\\n...")), is_plot(io.BytesIO(b"notes"))
+    (None, 'it is not an image (PNG, SVG, PDF, ...)')
+    """
+    head = file.read(1024)
+    if head.startswith(IMAGE_MAGIC) or b"<svg" in head:
+        return None
+    return "it is not an image (PNG, SVG, PDF, ...)"
 
 
 def save_figure(figure: Figure, path: StrPath, *, what: str = "plot", dpi: int = 100) -> None:
-    """Write a matplotlib figure atomically, in the format its suffix names."""
-    plot_target(path, what)
+    """Write a matplotlib figure atomically, in the format its suffix names (the file
+    checked before the work with :func:`plot_target`)."""
     suffix = Path(os.fspath(path)).suffix.lower().lstrip(".")
-    atomic_write(path, lambda file: figure.savefig(file, format=suffix, dpi=dpi), what=what)
+    atomic_write(
+        path,
+        lambda file: figure.savefig(file, format=suffix, dpi=dpi),
+        what=what,
+        suffixes=plot_suffixes(),
+    )

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, overload
 
-from connect4.core.errors import GameError
+from connect4.core.errors import GameError, clip
 from connect4.core.game import GAME_KINDS, RULES, Game, Rules
 from connect4.core.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, check_board_size
 from connect4.core.tictactoe import TicTacToe
@@ -55,7 +55,9 @@ class Board:
 
     def __post_init__(self) -> None:
         if self.kind not in GAME_KINDS:
-            raise GameError(f"unknown game {self.kind!r}: choose one of {', '.join(GAME_KINDS)}")
+            raise GameError(
+                f"unknown game {clip(self.kind)!r}: choose one of {', '.join(GAME_KINDS)}"
+            )
         rule_set = _rules(self.rules)
         if self.kind == "tictactoe":
             if rule_set != "standard":
@@ -84,7 +86,9 @@ class Board:
 
     def new(self, moves: str = "") -> Game:
         """The game on this board after ``moves`` (a move string in its notation); a bad
-        move string raises :class:`GameError` (or its move errors), naming the move."""
+        move string raises :class:`GameError` (or its move errors), naming the move;
+        whitespace around it is no part of it."""
+        moves = moves.strip()
         if len(moves) > self.cells:
             raise GameError(
                 f"too many moves: {len(moves)} moves but the board has only {self.cells} cells"
@@ -150,7 +154,7 @@ def _rules(rules: str) -> Rules:
     for known in RULES:
         if rules == known:
             return known
-    raise GameError(f"unknown rules {rules!r}: choose one of {', '.join(RULES)}")
+    raise GameError(f"unknown rules {clip(rules)!r}: choose one of {', '.join(RULES)}")
 
 
 DEFAULT_BOARD = Board()

@@ -36,15 +36,60 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from typing import SupportsIndex
+from typing import IO, SupportsIndex
 
 from connect4.core.bits import MAX_BOARD_BITS, board_bits, centre_order as centre_order
-from connect4.core.errors import GameError, IllegalMoveError, InvalidMoveError, move_error_prefix
+from connect4.core.errors import (
+    GameError,
+    IllegalMoveError,
+    InvalidMoveError,
+    clip,
+    move_error_prefix,
+)
 from connect4.core.game import RULES, Game, GameKind, MoveStack, Rules
 
 COLUMN_SYMBOLS = "123456789abcdefghijklmnopqrstuvwxyz"
 DEFAULT_WIDTH = 7
 DEFAULT_HEIGHT = 6
+
+MAX_INPUT_LINE = 8 * MAX_BOARD_BITS
+"""The longest line of moves a command reads from a stream (``connect4 solve``'s stdin,
+a piped game, a bot's protocol line): every game on the largest board (at most
+:data:`~connect4.core.bits.MAX_BOARD_BITS` cells) fits with room for spaces, flags
+and figures. A longer line is refused at once, so a flood costs no memory."""
+
+
+class LineTooLongError(GameError):
+    """A line of input longer than :data:`MAX_INPUT_LINE` characters."""
+
+
+def read_input_line(stream: IO[str] | IO[bytes], number: int, what: str = "line") -> str | None:
+    """The next line of ``stream`` (text, or bytes read as UTF-8, a bad byte replaced)
+    without its line ending, or ``None`` at its end; a line over :data:`MAX_INPUT_LINE`
+    characters raises :class:`LineTooLongError` naming it (``what number``) after
+    reading no more than the limit.
+
+    >>> import io
+    >>> stream = io.BytesIO(b"4455\\r\\n" + b"4" * 5000)
+    >>> read_input_line(stream, 1)
+    '4455'
+    >>> read_input_line(stream, 2)
+    Traceback (most recent call last):
+    ...
+    connect4.core.position.LineTooLongError: line 2 is longer than 1,024 characters \
+(more than any game's moves)
+    """
+    raw = stream.readline(MAX_INPUT_LINE + 1)
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    if not text:
+        return None
+    text = text.rstrip("\r\n")
+    if len(text) > MAX_INPUT_LINE:
+        raise LineTooLongError(
+            f"{what} {number} is longer than {MAX_INPUT_LINE:,} characters "
+            "(more than any game's moves)"
+        )
+    return text
 
 
 def check_board_size(width: int, height: int) -> None:
@@ -248,7 +293,7 @@ class Position(MoveStack):
     ) -> None:
         check_board_size(width, height)
         if rules not in RULES:
-            raise GameError(f"unknown rules {rules!r}: choose one of {', '.join(RULES)}")
+            raise GameError(f"unknown rules {clip(str(rules))!r}: choose one of {', '.join(RULES)}")
         self.width = width
         self.height = height
         self.rules: Rules = rules
@@ -268,7 +313,8 @@ class Position(MoveStack):
         height: int = DEFAULT_HEIGHT,
         rules: Rules = "standard",
     ) -> Position:
-        """The position after a 1-indexed move string such as ``"4453"``.
+        """The position after a 1-indexed move string such as ``"4453"``; whitespace
+        around it is no part of it (``" 4453 "`` is the same game).
 
         Raises :class:`InvalidMoveError` for a character that is not a column and
         :class:`IllegalMoveError` for a full column or a move after the game ended;
@@ -280,7 +326,7 @@ class Position(MoveStack):
         connect4.core.errors.IllegalMoveError: move 7 ('4'): column 4 is full
         """
         position = cls(width, height, rules)
-        for index, token in enumerate(moves, start=1):
+        for index, token in enumerate(moves.strip(), start=1):
             position.play(parse_column(token, width, index))
         return position
 

@@ -59,9 +59,10 @@ class TicTacToe(MoveStack):
 
     @classmethod
     def from_moves(cls, moves: str) -> TicTacToe:
-        """The position after a numpad move string such as ``"5193"``."""
+        """The position after a numpad move string such as ``"5193"`` (whitespace around
+        it is no part of it, as for :meth:`Position.from_moves`)."""
         game = cls()
-        for index, token in enumerate(moves, start=1):
+        for index, token in enumerate(moves.strip(), start=1):
             if not (len(token) == 1 and token in "123456789"):
                 raise InvalidMoveError(f"{move_error_prefix(index, token)}: not a cell number 1-9")
             game.play(int(token) - 1)

@@ -19,6 +19,11 @@ A :class:`Puct` keeps its tree between searches: when the next position
 follows from the last one (the moves played since are in the tree), that
 subtree is the new root and its visits count with the new playouts.
 
+Each playout adds at most one node, about 0.8 KB of Python objects, so a tree
+holds at most ``max_nodes`` (:data:`MAX_NODES`, 524,288, about 450 MB, by
+default): the search stops when a playout would add a node past it, and its
+result says ``tree_full``.
+
 >>> from connect4 import Position
 >>> from connect4.net.model import Network
 >>> net = Network.random(7, 6, channels=8, blocks=1, seed=1)
@@ -36,7 +41,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -49,6 +54,8 @@ DEFAULT_C = 1.5
 """The exploration constant ``c``."""
 FPU_REDUCTION = 0.2  # an unvisited column's value: the node's less this
 DEFAULT_BATCH = 8  # leaves evaluated per forward pass
+MAX_NODES = 1 << 19
+"""The most nodes a tree holds (about 450 MB); a full tree stops the search."""
 
 
 class Node:
@@ -113,7 +120,8 @@ class PuctResult:
     """A search's answer: the most visited ``move``, the root's mean ``value``, every
     column's figures, the playouts run, forward passes, seconds, and ``complete`` False
     when the caller's limit cut it short; ``reused``: the visits the root already had
-    from the last search (its tree kept)."""
+    from the last search (its tree kept); ``tree_full``: the search stopped because the
+    tree reached its node cap."""
 
     move: int
     value: float
@@ -125,22 +133,51 @@ class PuctResult:
     depth: int
     complete: bool
     reused: int = 0
+    tree_full: bool = False
 
     @property
     def playouts_per_second(self) -> float:
         return self.playouts / self.seconds if self.seconds > 0 else 0.0
 
 
+Path = list[tuple["Node", int]]
+"""The edges a walk took: each node and the index of the column chosen there."""
+
+
+@dataclass
+class _Batch:
+    """What one round of walks gathered: leaves waiting for the network (their path,
+    node and position), game ends backed up at once, nodes added, the deepest walk,
+    and whether the tree filled up."""
+
+    leaves: list[tuple[Path, Node, Position]] = field(default_factory=list)
+    finished: int = 0
+    added: int = 0
+    deepest: int = 0
+    full: bool = False
+
+
 class Puct:
     """A PUCT search over one network that keeps its tree across moves."""
 
-    def __init__(self, network: Network, c: float = DEFAULT_C, batch: int = DEFAULT_BATCH) -> None:
+    def __init__(
+        self,
+        network: Network,
+        c: float = DEFAULT_C,
+        batch: int = DEFAULT_BATCH,
+        max_nodes: int = MAX_NODES,
+    ) -> None:
         self.network = network
         self.c = c
         self.batch = batch
+        self.max_nodes = max(max_nodes, 1)
         self.root: Node | None = None  # the last search's root ...
         self.history: list[int] = []  # ... and the moves that reach it
         self.shape: tuple[int, int, str] | None = None
+
+    def forget(self) -> None:
+        """Drop the kept tree: the next search starts from the root alone."""
+        self.root, self.history, self.shape = None, [], None
 
     def _root_for(self, position: Position) -> Node | None:
         """The kept subtree of ``position`` (evaluated), ``None`` when it has none."""
@@ -199,49 +236,23 @@ class Puct:
             self._evaluate([position], [root])
             evaluations = 1
         reused = sum(root.visits)
+        nodes = root.size() if kept is not None else 1
+        full = False
         done = 0
         deepest = 0
         target = playouts if playouts is not None else 1 << 62
         complete = True
-        while done < target:
+        while done < target and not full:
             if budget.expired():  # its own seconds are a complete search; the caller's not
                 complete = limit is None or not limit.expired()
                 break
-            leaves: list[tuple[list[tuple[Node, int]], Node, Position]] = []
-            pending: set[int] = set()
-            size = min(self.batch, target - done)
-            for _ in range(size):
-                path: list[tuple[Node, int]] = []
-                node = root
-                while node.expanded and not node.terminal:
-                    i = node.select(self.c)
-                    column = node.legal[i]
-                    path.append((node, i))
-                    node.visits[i] += 1  # a virtual loss while the leaf waits
-                    node.wins[i] -= 1.0
-                    winning = position.is_winning_move(column)
-                    position.play(column)
-                    child = node.children[i]
-                    if child is None:
-                        child = node.children[i] = Node()
-                        if winning or position.is_over():
-                            child.terminal = True
-                            child.value = -1.0 if winning else 0.0
-                    node = child
-                deepest = max(deepest, len(path))
-                if node.terminal:
-                    self._backup(path, node.value)
-                    done += 1
-                elif id(node) in pending:  # already waiting in this batch: undo the walk
-                    for parent, i in path:
-                        parent.visits[i] -= 1
-                        parent.wins[i] += 1.0
-                else:
-                    pending.add(id(node))
-                    leaves.append((path, node, position.copy()))
-                for _ in path:
-                    position.undo()
-            if leaves:
+            batch = self._gather(root, position, min(self.batch, target - done), nodes)
+            nodes += batch.added
+            done += batch.finished
+            deepest = max(deepest, batch.deepest)
+            full = batch.full
+            if batch.leaves:
+                leaves = batch.leaves
                 self._evaluate([leaf for _, _, leaf in leaves], [node for _, node, _ in leaves])
                 evaluations += 1
                 for path, node, _ in leaves:
@@ -268,11 +279,64 @@ class Puct:
             playouts=done,
             evaluations=evaluations,
             seconds=time.perf_counter() - started,
-            tree_size=root.size(),
+            tree_size=nodes,
             depth=deepest,
             complete=complete,
             reused=reused,
+            tree_full=full,
         )
+
+    def _descend(self, root: Node, position: Position) -> tuple[Path, Node, int]:
+        """Walk from ``root`` by the PUCT rule to a leaf, playing its moves on ``position``
+        and putting a virtual loss on each edge; return the path, the leaf and how many
+        nodes the walk added (a new child, marked terminal when its game is over)."""
+        path: Path = []
+        node = root
+        added = 0
+        while node.expanded and not node.terminal:
+            i = node.select(self.c)
+            column = node.legal[i]
+            path.append((node, i))
+            node.visits[i] += 1  # a virtual loss while the leaf waits
+            node.wins[i] -= 1.0
+            winning = position.is_winning_move(column)
+            position.play(column)
+            child = node.children[i]
+            if child is None:
+                child = node.children[i] = Node()
+                added += 1
+                if winning or position.is_over():
+                    child.terminal = True
+                    child.value = -1.0 if winning else 0.0
+            node = child
+        return path, node, added
+
+    def _gather(self, root: Node, position: Position, size: int, nodes: int) -> _Batch:
+        """Up to ``size`` walks (``position`` restored after each): game ends are backed
+        up at once, new leaves wait for one network call; stops early when the tree
+        (``nodes`` now) is full."""
+        batch = _Batch()
+        pending: set[int] = set()
+        for _ in range(size):
+            if nodes + batch.added >= self.max_nodes:  # a walk may add a node: none fits
+                batch.full = True
+                break
+            path, node, added = self._descend(root, position)
+            batch.added += added
+            batch.deepest = max(batch.deepest, len(path))
+            if node.terminal:
+                self._backup(path, node.value)
+                batch.finished += 1
+            elif id(node) in pending:  # already waiting in this batch: undo the walk
+                for parent, i in path:
+                    parent.visits[i] -= 1
+                    parent.wins[i] += 1.0
+            else:
+                pending.add(id(node))
+                batch.leaves.append((path, node, position.copy()))
+            for _ in path:
+                position.undo()
+        return batch
 
     @staticmethod
     def _backup(path: list[tuple[Node, int]], leaf_value: float) -> None:

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from connect4.core.errors import Connect4Error
+from connect4.core.errors import Connect4Error, MissingExtra
 from connect4.core.files import FileError, atomic_write, open_input
 from connect4.core.limits import Limit
 from connect4.net.model import Network, encode
@@ -71,12 +71,21 @@ def require_torch() -> ModuleType:
     try:
         import torch
     except ImportError:
-        raise TrainingError(
-            "training needs PyTorch: pip install 'connect4[train]' "
-            "(or the CPU build alone: pip install torch --index-url "
-            "https://download.pytorch.org/whl/cpu)"
-        ) from None
+        raise missing("torch") from None
     return torch
+
+
+def missing(module: str) -> TrainingError:
+    """The error for an optional module training needs: the project's own install command
+    (:class:`~connect4.core.errors.MissingExtra`; PyPI's ``connect4`` is another project).
+
+    >>> print(missing("torch"))
+    torch is not installed (needed for training): in the project's folder run \
+.venv/bin/pip install -e '.[train]'
+    """
+    extra = MissingExtra.of_module(module)
+    assert extra is not None, module  # one of the extras
+    return TrainingError(str(extra))
 
 
 def max_score(width: int, height: int) -> int:
@@ -606,7 +615,7 @@ def plot_curve(history: list[Point], path: str | os.PathLike[str], title: str = 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise TrainingError("the plot needs matplotlib: pip install 'connect4[plots]'") from None
+        raise missing("matplotlib") from None
     steps = [p.step for p in history]
     figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
     left.plot(steps, [p.train.loss for p in history], label="training loss")

@@ -37,7 +37,8 @@ class MoveStats(TypedDict, total=False):
     from (``book``, ``solver``, ``search``) and ``level`` its level; ``engine`` and
     ``heuristic`` which classic search ran; ``playouts``, ``playouts_per_second`` and
     ``tree_size`` a Monte Carlo tree search's figures (``depth``: its deepest path)
-    and ``columns`` its root's moves.
+    and ``columns`` its root's moves; ``tree_full`` (present, True, only then) that
+    the search stopped because its tree reached its node cap.
     """
 
     seconds: float
@@ -53,6 +54,7 @@ class MoveStats(TypedDict, total=False):
     playouts: int
     playouts_per_second: int
     tree_size: int
+    tree_full: bool
     columns: list[ColumnStats]
 
 
@@ -126,8 +128,15 @@ class PlayerBase:
 
 @dataclass(frozen=True)
 class PlayerContext:
-    """Where a player will play: the board (game, size, rules) and the RNG seed."""
+    """Where a player will play: the board (game, size, rules) and the RNG seed.
+
+    ``one_off``: each choice is a question of its own (a hint, a web request), not a
+    move of one game: a player that would carry a search tree or a random stream from
+    one choice to the next starts each afresh, so the same question, asked twice, gets
+    the same answer.
+    """
 
     board: Board = DEFAULT_BOARD
     seed: int | None = None
     max_move_seconds: float = 60.0  # a bot silent this long on a move without a clock forfeits
+    one_off: bool = False

@@ -45,9 +45,10 @@ import time
 from collections.abc import Callable
 from typing import IO
 
-from connect4.core.errors import Connect4Error
+from connect4.core.errors import Connect4Error, clip
 from connect4.core.game import Game
 from connect4.core.limits import Limit
+from connect4.core.position import MAX_INPUT_LINE
 from connect4.players.base import MoveChoice, PlayerBase, PlayerContext
 from connect4.players.registry import PlayerKind, PlayerSpecError
 
@@ -55,7 +56,6 @@ STARTUP_SECONDS = 10.0  # a bot must answer ``init`` with ``ready`` within this
 QUIT_GRACE_SECONDS = 0.5  # after ``quit``, the process group is killed
 MAX_MOVE_SECONDS = PlayerContext.max_move_seconds  # a bot silent this long without a clock forfeits
 SILENCE_WARNING_SECONDS = 10.0  # ... and one silent this long gets a warning on stderr
-MAX_LINE = 200  # longer replies are bad output
 MOVE_PATTERN = re.compile(r"[+-]?\d{1,6}")
 
 
@@ -74,8 +74,7 @@ class BotFault(Connect4Error):
 
 def bad_output(line: str) -> BotFault:
     """The fault for a reply that is not what the protocol asks for."""
-    shown = line if len(line) <= 40 else line[:40] + "..."
-    return BotFault(f"bad output {shown!r}")
+    return BotFault(f"bad output {clip(line)!r}")
 
 
 def _set_parent_death_signal() -> None:
@@ -98,12 +97,12 @@ def parse_command(argument: str) -> list[str]:
     try:
         argv = shlex.split(argument)
     except ValueError as error:
-        raise PlayerSpecError(f"cmd: cannot parse command {argument!r}: {error}") from None
+        raise PlayerSpecError(f"cmd: cannot parse command {clip(argument)!r}: {error}") from None
     if not argv:
         raise PlayerSpecError("cmd: needs a program to run, e.g. cmd:python3 my_bot.py")
     program = argv[0]
     if shutil.which(program) is None and not (os.sep in program and os.path.exists(program)):
-        raise PlayerSpecError(f"cmd: program {program!r} not found")
+        raise PlayerSpecError(f"cmd: program {clip(program)!r} not found")
     return argv
 
 
@@ -215,7 +214,7 @@ class ExternalPlayer(PlayerBase):
         assert self.process is not None and self.process.stdout is not None
         fd = self.process.stdout.fileno()
         while b"\n" not in self._buffer:
-            if len(self._buffer) > MAX_LINE:
+            if len(self._buffer) > MAX_INPUT_LINE:  # a flood: never held whole
                 raise bad_output(self._buffer.decode("utf-8", "replace"))
             now = time.monotonic()
             if (deadline is not None and now >= deadline) or (stop is not None and stop.stopped()):

@@ -40,23 +40,32 @@ MAX_AGENT_BYTES = 16 << 20  # the largest agent file read (Kaggle allows 100 MB 
 def agent_command(argument: str) -> list[str]:
     """The argv that runs the agent file ``argument``; raises :class:`PlayerSpecError`.
 
-    The file must exist and compile: a syntax error is the spec's fault, found
+    The file must exist, be a file (not a folder or a device such as
+    ``/dev/zero``) and compile: a syntax error is the spec's fault, found
     before any game starts.
 
     >>> agent_command("no/such/agent.py")
     Traceback (most recent call last):
     ...
     connect4.players.registry.PlayerSpecError: kaggle: agent file 'no/such/agent.py' not found
+    >>> agent_command("/dev/zero")
+    Traceback (most recent call last):
+    ...
+    connect4.players.registry.PlayerSpecError: kaggle: agent file /dev/zero is a device, not a file
     """
     text = argument.strip()
     if not text:
         raise PlayerSpecError("kaggle: needs an agent file, e.g. kaggle:my_agent.py")
     path = Path(text).expanduser()
-    if not path.is_file():
+    if not path.exists():
         raise PlayerSpecError(f"kaggle: agent file {text!r} not found")
     try:
-        source = read_input_bytes(path, what="agent file", max_bytes=MAX_AGENT_BYTES).decode()
-    except (FileError, UnicodeDecodeError) as error:
+        data = read_input_bytes(path, what="agent file", max_bytes=MAX_AGENT_BYTES)
+    except FileError as error:  # a folder, a device, a FIFO, too large: said as such
+        raise PlayerSpecError(f"kaggle: {error}") from None
+    try:
+        source = data.decode()
+    except UnicodeDecodeError as error:
         raise PlayerSpecError(f"kaggle: cannot read {text!r}: {error}") from None
     try:
         compile(source, str(path), "exec")

@@ -31,6 +31,7 @@ process holds what the agent imports and little more.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import sys
@@ -43,7 +44,7 @@ if __name__ == "__main__":  # run as a script: the package comes from this file'
     sys.path[0] = str(Path(__file__).resolve().parents[2])
 
 from connect4.core.errors import Connect4Error
-from connect4.core.position import Position
+from connect4.core.position import LineTooLongError, Position, read_input_line
 
 KAGGLE_CONFIGURATION = {"episodeSteps": 1000, "runTimeout": 1200, "inarow": 4}
 """ConnectX's configuration fields that the arena does not set."""
@@ -133,11 +134,18 @@ def reply_of(action: object) -> str:
 
 
 def serve(agent_path: Path, commands: TextIO, replies: TextIO) -> None:
-    """Answer the protocol on ``commands`` / ``replies`` until ``quit`` or end of input."""
+    """Answer the protocol on ``commands`` / ``replies`` until ``quit`` or end of input
+    (a line longer than :data:`~connect4.core.position.MAX_INPUT_LINE` is an error)."""
     agent: Callable[..., object] | None = None
     width = height = 0
     mark = 1
-    for line in commands:
+    for number in itertools.count(1):
+        try:
+            line = read_input_line(commands, number)
+        except LineTooLongError as error:
+            raise AgentError(f"from the arena: {error}") from None
+        if line is None:
+            return
         words = line.split()
         if not words:
             continue

@@ -9,7 +9,10 @@ Specs (keys may be combined; explicit keys override the level's settings)::
     mcts:level=hard                     easy / medium / hard (see LEVELS)
 
 The player keeps its tree between moves: the subtree of the moves played since
-its last search is searched on. With :meth:`MctsPlayer.record_trees`, a choice carries the
+its last search is searched on; a player built for one-off questions (hints, the
+web app: ``PlayerContext.one_off``) searches each afresh, so a seeded spec answers
+a position the same way each time. A search stops when its tree is full
+(``stats["tree_full"]``). With :meth:`MctsPlayer.record_trees`, a choice carries the
 tree's most visited nodes (:func:`connect4.classic.tree.mcts_tree_of`).
 
 >>> from connect4 import Position
@@ -57,11 +60,19 @@ class MctsPlayer(PlayerBase):
 
     is_human = False
 
-    def __init__(self, spec: str, mcts: Mcts, playouts: int | None, seconds: float | None) -> None:
+    def __init__(
+        self,
+        spec: str,
+        mcts: Mcts,
+        playouts: int | None,
+        seconds: float | None,
+        one_off: bool = False,
+    ) -> None:
         self.spec = spec
         self.mcts = mcts
         self.playouts = playouts
         self.seconds = seconds
+        self.one_off = one_off  # each choice searches afresh (no tree kept)
         self.record_tree = False  # when set, each choice carries the tree's most visited nodes
 
     def record_trees(self, on: bool) -> bool:
@@ -73,6 +84,8 @@ class MctsPlayer(PlayerBase):
         """Search ``game`` (left unchanged) and answer the most visited move; a
         caller's ``limit`` that hits first gives the move of the playouts run so far
         (``complete=False``)."""
+        if self.one_off:
+            self.mcts.forget()
         result = self.mcts.search(game, playouts=self.playouts, seconds=self.seconds, limit=limit)
         stats = MoveStats(
             playouts=result.playouts,
@@ -91,8 +104,10 @@ class MctsPlayer(PlayerBase):
                 for child in sorted(result.children, key=lambda child: child.move)
             ],
         )
+        if result.tree_full:
+            stats["tree_full"] = True
         chosen = next(child for child in result.children if child.move == result.move)
-        return MoveChoice(
+        choice = MoveChoice(
             move=result.move,
             value=round(result.value, 4),
             stats=stats,
@@ -100,6 +115,9 @@ class MctsPlayer(PlayerBase):
             tree=mcts_tree_of(self.mcts, game, result, cap=TREE_CAP) if self.record_tree else None,
             complete=result.complete,
         )
+        if self.one_off:
+            self.mcts.forget()  # nothing to keep: free the tree now
+        return choice
 
     def warm_up(self) -> None:
         """Compile (or load) every kernel a game reaches, the tree reuse of later moves
@@ -128,6 +146,7 @@ def _build(spec: str, values: dict[str, object], context: PlayerContext) -> Mcts
         mcts,
         playouts if isinstance(playouts, int) else (None if seconds else DEFAULT_PLAYOUTS),
         float(seconds) if isinstance(seconds, (int, float)) else None,
+        one_off=context.one_off,
     )
 
 

@@ -10,7 +10,10 @@ Specs (keys may be combined; explicit keys override the level's settings)::
     net:load=my.npz              a network of your own (``connect4 train`` writes it)
 
 Without ``load`` the player uses the network that ships with the package for
-its board (7x6). Playing needs NumPy only.
+its board (7x6). Playing needs NumPy only. PUCT keeps its tree between moves; a
+player built for one-off questions (``PlayerContext.one_off``: hints, the web app)
+starts each search and its temperature draw afresh. A search stops when its tree
+is full (``stats["tree_full"]``).
 
 >>> from connect4 import Position
 >>> from connect4.players import make_player
@@ -98,6 +101,7 @@ class NetPlayer(PlayerBase):
         seconds: float | None = None,
         c: float = DEFAULT_C,
         seed: int | None = None,
+        one_off: bool = False,
     ) -> None:
         self.spec = spec
         self.network = network
@@ -105,7 +109,9 @@ class NetPlayer(PlayerBase):
         self.playouts = playouts
         self.seconds = seconds
         self.search = Puct(network, c=c)
+        self.seed = seed
         self.rng = random.Random(seed)
+        self.one_off = one_off  # each choice starts afresh: no tree kept, the draw reseeded
 
     def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
         """The network's move in ``game`` (left unchanged); a search cut short by the
@@ -113,6 +119,9 @@ class NetPlayer(PlayerBase):
         position = Position.of(game)
         if position.is_over():
             raise ValueError("no legal move: the game is over")
+        if self.one_off:
+            self.search.forget()
+            self.rng = random.Random(self.seed)
         if self.playouts is None and self.seconds is None:
             return self._raw(position)
         result = self.search.search(
@@ -135,6 +144,10 @@ class NetPlayer(PlayerBase):
                 for col in result.columns
             ],
         )
+        if result.tree_full:
+            stats["tree_full"] = True
+        if self.one_off:
+            self.search.forget()  # nothing to keep: free the tree now
         return MoveChoice(
             move=result.move, value=round(result.value, 4), stats=stats, complete=result.complete
         )
@@ -193,6 +206,7 @@ def _build(spec: str, values: dict[str, object], context: PlayerContext) -> NetP
         seconds=float(seconds) if isinstance(seconds, (int, float)) else None,
         c=float(c) if isinstance(c, (int, float)) else DEFAULT_C,
         seed=seed if isinstance(seed, int) else None,
+        one_off=context.one_off,
     )
 
 

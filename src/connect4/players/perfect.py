@@ -52,6 +52,13 @@ from connect4.solver import (
     warm_up,
 )
 from connect4.solver.book import Book
+from connect4.solver.checks import check_solver_board
+
+
+def elapsed(start: float) -> float:
+    """Seconds since ``start`` (a :func:`time.perf_counter` time) as the move's stats give
+    them: to the microsecond, as the game record's move times are."""
+    return round(time.perf_counter() - start, 6)
 
 
 @dataclass(frozen=True)
@@ -116,6 +123,7 @@ class PerfectEngine:
         self.width = width
         self.height = height
         try:
+            check_solver_board(width, height)  # its solver is made with the player
             chosen = use_book(book, width, height)
         except SolverError as error:
             raise PlayerSpecError(f"the perfect player: {error}") from None
@@ -365,7 +373,7 @@ class PerfectPlayer(PlayerBase):
                 move = move_or_none
                 stats = MoveStats(
                     nodes=nodes,
-                    seconds=time.perf_counter() - start,
+                    seconds=elapsed(start),
                     source="solver",
                     level=self.level,
                 )
@@ -380,7 +388,7 @@ class PerfectPlayer(PlayerBase):
         move = self._pick(board, exact)
         stats = MoveStats(
             nodes=nodes,
-            seconds=time.perf_counter() - start,
+            seconds=elapsed(start),
             source=source,
             level=self.level,
         )
@@ -439,7 +447,7 @@ class PerfectPlayer(PlayerBase):
             depth = result.stats.depth
         stats = MoveStats(
             nodes=nodes,
-            seconds=time.perf_counter() - start,
+            seconds=elapsed(start),
             source="search",
             level=self.level,
             depth=depth,

@@ -25,7 +25,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TypedDict
 
-from connect4.core.errors import Connect4Error
+from connect4.core.errors import Connect4Error, clip
 from connect4.core.game import Game
 from connect4.core.games import Board
 from connect4.core.limits import Limit
@@ -72,16 +72,18 @@ def parse_options(kind: PlayerKind, text: str) -> dict[str, object]:
         key, eq, raw = item.partition("=")
         key = key.strip().lower()
         if key not in kind.options:
-            raise PlayerSpecError(f"{kind.name}: unknown key {key!r} ({kind.name} takes: {valid})")
+            raise PlayerSpecError(
+                f"{kind.name}: unknown key {clip(key)!r} ({kind.name} takes: {valid})"
+            )
         if key in values:
             raise PlayerSpecError(f"{kind.name}: {key} given twice")
         if not eq:
-            raise PlayerSpecError(f"{kind.name}: {key} needs a value ({key}=...)")
+            raise PlayerSpecError(f"{kind.name}: {clip(key)} needs a value ({clip(key)}=...)")
         option = kind.options[key]
         try:
             values[key] = option.parse(raw.strip())
         except ValueError as error:
-            raise PlayerSpecError(f"{kind.name}: {key}={raw.strip()!r} {error}") from None
+            raise PlayerSpecError(f"{kind.name}: {key}={clip(raw.strip())!r} {error}") from None
     for key, option in kind.options.items():
         if key not in values and option.default is not None:
             values[key] = option.parse(option.default)
@@ -101,7 +103,7 @@ def find_kind(name: str, allowed: Collection[str] | None = None) -> PlayerKind:
     """
     choices = sorted(KINDS if allowed is None else set(allowed) & set(KINDS))
     if name not in choices:
-        raise PlayerSpecError(f"unknown player {name!r}: choose one of {', '.join(choices)}")
+        raise PlayerSpecError(f"unknown player {clip(name)!r}: choose one of {', '.join(choices)}")
     return KINDS[name]
 
 
@@ -133,7 +135,9 @@ def build_player(spec: str, context: PlayerContext) -> Player:
     kind = find_kind(kind_name)
     game = context.board.kind
     if game not in kind.games:
-        raise PlayerSpecError(f"{kind_name} cannot play {game} (it plays {', '.join(kind.games)})")
+        raise PlayerSpecError(
+            f"{clip(kind_name)} cannot play {game} (it plays {', '.join(kind.games)})"
+        )
     if kind.free_argument:
         options: dict[str, object] = {"argument": rest}
     else:

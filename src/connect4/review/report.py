@@ -48,7 +48,17 @@ def decisive_text(review: Review) -> str:
     >>> from connect4.review import review
     >>> decisive_text(review("4455"))
     'decided at ply 4 (yellow plays 5, blunder)'
+    >>> decisive_text(review("4455", max_nodes=0))
+    'the review proved nothing: none of the 4 moves was solved within the budget'
     """
+    moves = len(review.plies)
+    unproven = sum(1 for row in review.plies if not row.proven)
+    if moves and unproven == moves:
+        return f"the review proved nothing: none of the {moves} moves was solved within the budget"
+    if review.decisive_ply is None and unproven:
+        return (
+            f"no decisive mistake proven: {unproven} of {moves} moves not solved within the budget"
+        )
     if review.decisive_ply is None:
         return "no decisive mistake: the result is the starting position's value"
     row = review.plies[review.decisive_ply - 1]

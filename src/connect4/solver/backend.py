@@ -218,6 +218,16 @@ _background: dict[str, subprocess.Popen[bytes]] = {}
 _elsewhere: set[str] = set()  # kernels compile_in_background() found compiling in another process
 _COMPILE = "from connect4.solver.backend import warm_up; warm_up({width}, {height})"
 BIG_NICE = 10  # a big board's child compiles below its parent (a server that goes on answering)
+_TIED = "from connect4.solver.book.jobs import exit_with_parent; exit_with_parent({parent}); "
+_tied: list[bool] = [False]  # background compiles end with this process (tie_background_compiles)
+
+
+def tie_background_compiles() -> None:
+    """From now on this process's background compiles end with it, even when it is
+    killed (a parent-death signal): for a server, whose compiles would otherwise run
+    on for a minute after it stopped. By default a child goes on, so that the next
+    program finds its kernel compiled."""
+    _tied[0] = True
 
 
 def board_name(width: int, height: int) -> str:
@@ -307,6 +317,8 @@ def _spawn(width: int, height: int, board: str, lock: FileLock | None, nice: int
         command = _COMPILE.format(width=width, height=height)
         if nice:
             command = f"import os; os.nice({nice}); {command}"
+        if _tied[0]:
+            command = _TIED.format(parent=os.getpid()) + command
         _background[board] = subprocess.Popen(
             [sys.executable, "-c", command],
             stdin=subprocess.DEVNULL,

@@ -22,7 +22,9 @@ when the request times out or the client goes away, so a job stops within a
 tenth of a second and frees its slot. A player's own time, depth or playouts
 never outlast it: a move cut short is the best found (``complete`` false).
 Deep work is bounded per client address (:class:`ClientGate`), so one client
-cannot hold every deep worker.
+cannot hold every deep worker. Every request's limit is a child of the server's
+own (:meth:`Api.halt`): a server that stops cancels all work in flight at once,
+and those requests are answered 503 (:class:`ServerStopping`).
 
 >>> import asyncio
 >>> api = Api(Settings(threads=1, warm_up=False))
@@ -40,7 +42,7 @@ import contextlib
 import functools
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from itertools import count
 from typing import TYPE_CHECKING, Annotated, TypeVar
@@ -48,6 +50,7 @@ from typing import TYPE_CHECKING, Annotated, TypeVar
 from fastapi import Depends, Request
 
 from connect4.classic.search import MATE, is_mate
+from connect4.core.errors import BudgetExceeded
 from connect4.core.game import GAME_KINDS, RULES, Game
 from connect4.core.games import DEFAULT_BOARD, Board, new_game
 from connect4.core.limits import Limit
@@ -59,7 +62,7 @@ from connect4.players import KINDS, describe_players, find_kind, split_spec
 from connect4.players.perfect import PERFECT
 from connect4.solver import kernel_ready
 from connect4.web import service
-from connect4.web.errors import BadRequest, TimeLimitExceeded, Unavailable
+from connect4.web.errors import BadRequest, ServerStopping, TimeLimitExceeded, Unavailable
 from connect4.web.models import (
     AnalyzeResponse,
     GameInfo,
@@ -87,6 +90,7 @@ QUICK_AGE = 0.02  # seconds of queue precedence per empty cell fewer (quick lane
 DEEP_AGE = 0.1  # the same in the deep lane
 REVIEW_SHARE = 0.9  # of the time limit a review may use before it stops (then: 503)
 KERNEL_WAIT = 5.0  # seconds a request waits at most for its board's solver to load
+KERNEL_POLL = 0.25  # seconds between two looks at that wait's limit (a server stopping)
 QUICK_NICE = 3  # OS priority of the quick lane's threads below the event loop
 STARVED_AFTER = 0.5  # seconds a deep job may run on almost no CPU before the fallback lane
 # The Connect Four boards the server plays and solves (the page's menu). Each size a
@@ -112,7 +116,7 @@ def game_info(
     board: Board, title: str, sides: list[str], notation: str, sizes: tuple[tuple[int, int], ...]
 ) -> GameInfo:
     """What the page is told about a game: its default board, its sides' names, its move
-    symbols (move 0 first) and the board sizes served."""
+    symbols (move number 1 first) and the board sizes served."""
     return GameInfo(
         kind=board.kind,
         title=title,
@@ -180,7 +184,8 @@ async def require_kernel(board: Board, limit: Limit) -> None:
     """Refuse (HTTP 503) a solve on a board whose solver is not loaded by ``limit``'s
     deadline (less the time a solve needs): a board over 64 bits has its own kernel,
     loaded in the background (0.1 s from the cache; 20-40 s the first time a machine
-    serves the size), so no request waits past its time limit for it.
+    serves the size), so no request waits past its time limit for it. The wait
+    ends too when ``limit`` is stopped.
 
     >>> asyncio.run(require_kernel(Board(), Limit.within(1.0)))
     """
@@ -189,11 +194,17 @@ async def require_kernel(board: Board, limit: Limit) -> None:
         return
     left = limit.remaining()
     wait = KERNEL_WAIT if left is None else max(0.0, min(KERNEL_WAIT, left / 2))
-    if not await asyncio.to_thread(kernel_ready, width, height, wait=wait):
-        raise Unavailable(
-            f"the solver for {width}x{height} boards is being compiled (the first time "
-            "this server solves that size; under a minute): try again shortly"
-        )
+    give_up = time.monotonic() + wait
+    while True:
+        step = max(0.0, min(KERNEL_POLL, give_up - time.monotonic()))
+        if await asyncio.to_thread(kernel_ready, width, height, wait=step):
+            return
+        if limit.expired() or time.monotonic() >= give_up:
+            break
+    raise Unavailable(
+        f"the solver for {width}x{height} boards is being compiled (the first time "
+        "this server solves that size; under a minute): try again shortly"
+    )
 
 
 def require_not_over(game: Game) -> None:
@@ -315,18 +326,64 @@ class Api:
         self.deep = lane("deep", workers=deep_threads, idle=True)
         self.fallback = lane("fallback", workers=deep_threads, nice=settings.fallback_nice)
         self.clients = ClientGate(settings.deep_per_client)
+        self.running = Limit()  # every request's limit is its child: halt() stops them all
 
     def limit(self) -> Limit:
-        """A new request's limit: its time limit less the margin to answer in."""
+        """A new request's limit: its time limit less the margin to answer in (a
+        :class:`ServerStopping` once the server stops)."""
+        self.check_running()
         time_limit = self.settings.time_limit
-        return Limit.within(time_limit - answer_margin(time_limit))
+        return self.running.tighter(time_limit - answer_margin(time_limit))
+
+    def halt(self) -> None:
+        """Cancel the work of every request in flight (the server is stopping): each
+        job stops within a tenth of a second and its request is answered 503."""
+        self.running.stop()
+
+    def check_running(self) -> None:
+        """Raise :class:`ServerStopping` once :meth:`halt` was called (a request whose
+        work was cancelled gets no half answer).
+
+        >>> api = Api(Settings(threads=1, warm_up=False))
+        >>> api.halt()
+        >>> api.check_running()
+        Traceback (most recent call last):
+        ...
+        connect4.web.errors.ServerStopping: the server is stopping: this request was cancelled; ...
+        >>> api.stop()
+        """
+        if self.running.stopped():
+            raise ServerStopping(
+                "the server is stopping: this request was cancelled; try again once it is back"
+            )
+
+    async def stoppable(self, work: Awaitable[T]) -> T:
+        """``work``'s result, or its failure to finish in time; :class:`ServerStopping`
+        instead of either once the server stopped (the work was cancelled)."""
+        try:
+            result = await work
+        except BudgetExceeded:
+            self.check_running()
+            raise
+        self.check_running()
+        return result
+
+    async def require_kernel(self, board: Board, limit: Limit) -> None:
+        """:func:`require_kernel`, or :class:`ServerStopping` when the server stopped."""
+        try:
+            await require_kernel(board, limit)
+        except Unavailable:
+            self.check_running()
+            raise
 
     async def start(self) -> None:
-        """Warm the solver up (when the settings ask for it) before requests arrive."""
+        """Warm the solver up (when the settings ask for it) before requests arrive.
+        The bigger boards' kernels load or compile in the background (see
+        :func:`require_kernel`), started first so they compile alongside the warm-up."""
         if self.settings.warm_up:
+            for width, height in self.settings.board_sizes:
+                kernel_ready(width, height)
             await asyncio.to_thread(service.warm_up)
-            for width, height in self.settings.board_sizes:  # (bigger boards: in the
-                kernel_ready(width, height)  # background, see require_kernel)
 
     def stop(self) -> None:
         """Let the worker threads end once their queued jobs are done."""
@@ -341,13 +398,15 @@ class Api:
         in the fallback lane at nice 10 with what is left of ``limit``."""
         attempt = limit.tighter()  # stopping the attempt leaves the request's limit running
         try:
-            return await self.deep.run_ranked(
+            return await self.stoppable(self.deep.run_ranked(
                 priority, functools.partial(work, attempt), limit=attempt, gone=gone,
                 starved=STARVED_AFTER,
-            )  # fmt: skip
+            ))  # fmt: skip
         except Starved:
-            return await self.fallback.run_ranked(
-                priority, functools.partial(work, limit), limit=limit, gone=gone
+            return await self.stoppable(
+                self.fallback.run_ranked(
+                    priority, functools.partial(work, limit), limit=limit, gone=gone
+                )
             )
 
     # ------------------------------------------------------------ positions
@@ -391,7 +450,7 @@ class Api:
             return cached
         time_limit = self.settings.time_limit
         limit = self.limit()
-        await require_kernel(Board.of(position), limit)
+        await self.require_kernel(Board.of(position), limit)
         gone = None if caller is None else caller.gone
         started = time.monotonic()
         # Nearly full boards are cheap: each empty cell costs a waiting job QUICK_AGE
@@ -404,17 +463,19 @@ class Api:
         # twentieth of the budget, less quick-lane time thrown away.
         quick_nodes = self.settings.quick_nodes
         budget = quick_nodes if 21 * position.ply >= 10 * position.size else quick_nodes // 20
-        analysis = await self.quick.run_ranked(
-            started + empty * QUICK_AGE,
-            functools.partial(
-                service.analyze_position,
-                position,
+        analysis = await self.stoppable(
+            self.quick.run_ranked(
+                started + empty * QUICK_AGE,
+                functools.partial(
+                    service.analyze_position,
+                    position,
+                    limit=limit,
+                    max_nodes=budget,
+                    table_megabytes=QUICK_TABLE_MB,
+                ),
                 limit=limit,
-                max_nodes=budget,
-                table_megabytes=QUICK_TABLE_MB,
-            ),
-            limit=limit,
-            gone=gone,
+                gone=gone,
+            )
         )
         if not analysis.complete:
             if limit.expired():
@@ -522,7 +583,7 @@ class Api:
         # The review stops a little before the lane's own limit, so the answer says
         # how far it got rather than only that the time ran out.
         limit = self.limit().tighter(REVIEW_SHARE * time_limit)
-        await require_kernel(board, limit)
+        await self.require_kernel(board, limit)
         gone = None if caller is None else caller.gone
         with self.clients.turn(caller):
             if isinstance(position, Position):
@@ -534,6 +595,7 @@ class Api:
                     limit,
                     gone,
                 )
+        self.check_running()
         unproven = [row.ply for row in result.plies if not row.proven]
         if unproven:
             raise TimeLimitExceeded(
@@ -578,7 +640,7 @@ class Api:
         check_spec(request.player)
         limit = self.limit()
         if split_spec(request.player)[0] == PERFECT.name:  # the one kind that solves
-            await require_kernel(request.board, limit)
+            await self.require_kernel(request.board, limit)
         choose = functools.partial(
             service.choose_move, position, request.player, want_tree=request.tree
         )

@@ -41,6 +41,11 @@ class TimeLimitExceeded(Unavailable):
     """The work did not finish within the request's time limit (HTTP 503)."""
 
 
+class ServerStopping(Unavailable):
+    """The server is stopping: a request's work was cancelled (HTTP 503; the app's
+    ``state.cancelled`` counts them)."""
+
+
 RESPONSES: dict[int | str, dict[str, object]] = {
     400: {"model": ErrorResponse, "description": "bad input (the error names it)"},
     422: {"model": ErrorResponse, "description": "a parameter of the wrong type or size"},
@@ -82,6 +87,11 @@ async def busy(request: Request, error: Exception) -> JSONResponse:
     return JSONResponse({"error": str(error)}, 503, headers={"Retry-After": "1"})
 
 
+async def stopping(request: Request, error: Exception) -> JSONResponse:
+    request.app.state.cancelled = getattr(request.app.state, "cancelled", 0) + 1
+    return await busy(request, error)
+
+
 async def internal(request: Request, error: Exception) -> JSONResponse:
     log.exception("internal error on %s", request.url.path)
     return JSONResponse({"error": f"internal error ({type(error).__name__})"}, 500)
@@ -92,6 +102,7 @@ def install(app: FastAPI) -> None:
     # The most specific handler wins: BudgetExceeded (503) before Connect4Error (400).
     app.add_exception_handler(Connect4Error, bad_request)
     app.add_exception_handler(BudgetExceeded, busy)
+    app.add_exception_handler(ServerStopping, stopping)
     app.add_exception_handler(RequestValidationError, invalid)
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(Exception, internal)

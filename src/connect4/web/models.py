@@ -3,6 +3,11 @@
 Pydantic models are what clients send and get; the TypedDicts are JSON the
 server builds itself (counters, search trees), typed without a second copy.
 
+Moves are numbered as in move strings, from 1 (a column; a tic-tac-toe numpad
+cell): ``best_moves`` of an analysis, ``move_number`` and ``best_move_numbers``
+of an AI move and a review. The 0-based ``move`` of those two and a review's
+0-based ``best_moves`` are deprecated (:data:`DEPRECATED`), kept for a release.
+
 >>> MoveRequest(pos="4453", player="perfect").game
 'connect4'
 """
@@ -19,6 +24,9 @@ from connect4.core.games import Board
 from connect4.review.grading import PlayerSummary, PlyReview
 
 MAX_POS_CHARS = 1024  # hard cap before any parsing; the board size gives the real limit
+
+DEPRECATED = {"deprecated": True}
+"""How a field kept for old clients is marked in the OpenAPI schema."""
 
 JsonObject = dict[str, JsonValue]
 """A JSON object of any shape (a search tree as the classic search records it)."""
@@ -70,11 +78,46 @@ class PolicyResponse(BaseModel):
 @pydantic.dataclasses.dataclass(frozen=True)
 class ReviewPly(PlyReview):
     """One graded move (the review's own row): ``ply`` counts from 1, ``player`` is 1
-    (red / X) or 2, ``move`` the 0-based column (tic-tac-toe: cell) and ``label`` the
-    move as written in move strings. ``scores`` are every move's exact score before it
-    (mover's view, ``null``: not playable or not settled), ``best_moves`` 0-based,
-    ``loss`` the best score minus the move's score, ``verdict`` best, good, mistake or
-    blunder (``null``: the position was not proven)."""
+    (red / X) or 2, ``move_number`` the move numbered from 1 as in move strings and
+    ``label`` as written there. ``scores`` are every move's exact score before it
+    (mover's view, index 0 the first column or cell; ``null``: not playable or not
+    settled), ``best_move_numbers`` from 1, ``loss`` the best score minus the move's
+    score, ``verdict`` best, good, mistake or blunder (``null``: the position was not
+    proven).
+
+    >>> row = ReviewPly(1, 1, "", 3, "4", (0,) * 7, True, 1, (3, 4), 0, 1, "good")
+    >>> row.move_number, row.best_move_numbers
+    (4, [4, 5])
+    """
+
+    move: Annotated[
+        int,
+        Field(
+            description="deprecated: the move 0-based; use move_number",
+            json_schema_extra=DEPRECATED,
+        ),
+    ]
+    best_moves: Annotated[
+        tuple[int, ...],
+        Field(
+            description="deprecated: the best moves 0-based; use best_move_numbers",
+            json_schema_extra=DEPRECATED,
+        ),
+    ]
+
+    @pydantic.computed_field(  # type: ignore[prop-decorator]
+        description="the move, numbered from 1 as in move strings"
+    )
+    @property
+    def move_number(self) -> int:
+        return self.move + 1
+
+    @pydantic.computed_field(  # type: ignore[prop-decorator]
+        description="the best moves, numbered from 1 as in move strings"
+    )
+    @property
+    def best_move_numbers(self) -> list[int]:
+        return [move + 1 for move in self.best_moves]
 
 
 @pydantic.dataclasses.dataclass(frozen=True)
@@ -129,16 +172,26 @@ class MoveRequest(BaseModel):
         return Board(self.game, self.width, self.height, self.rules)
 
 
-Stat = float | int | str | None
+Stat = bool | float | int | str | None  # a flag: tree_full
 StatValue = Stat | list[dict[str, Stat]]  # a list: a Monte Carlo tree search's columns
 
 
 class MoveResponse(TypedDict):
-    """The AI's move (0-based and as notation), its value, stats and optional search tree,
-    as the worker thread reports it."""
+    """The AI's move (numbered from 1 and as notation), its value, stats and optional
+    search tree, as the worker thread reports it."""
 
     pos: str
-    move: int
+    move: Annotated[
+        int,
+        Field(
+            description="deprecated: the move 0-based; use move_number",
+            json_schema_extra=DEPRECATED,
+        ),
+    ]
+    move_number: Annotated[
+        int,
+        Field(description="the move, numbered from 1 as in move strings (a column, or a cell)"),
+    ]
     move_label: Annotated[
         str, Field(description="the move in the game's notation ('4', or a numpad cell)")
     ]
@@ -208,7 +261,9 @@ class GameInfo(BaseModel):
     sides: list[str] = Field(examples=[["Red", "Yellow"]])
     width: int = Field(description="default board width")
     height: int = Field(description="default board height")
-    notation: str = Field(description="the move symbols, move 0 first", examples=["1234567"])
+    notation: str = Field(
+        description="the move symbols in order, move number 1 first", examples=["1234567"]
+    )
     sizes: list[str] = Field(
         description="the board sizes the server plays, WIDTHxHEIGHT", examples=[["7x6", "6x5"]]
     )

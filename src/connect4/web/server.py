@@ -4,6 +4,13 @@
 logs one line per request on stderr::
 
     2026-11-22 01:02:03 127.0.0.1 "GET /solve?pos=4453" 200 1.4 ms
+
+It says it is warming up, and that it is ready only once it accepts connections.
+The first Ctrl-C (or SIGTERM) cancels the work in flight, whose clients get a
+503, and the server ends within a moment; a second Ctrl-C ends it at once. The
+children that compile the solver for big boards end with it, even on SIGKILL.
+A client's address is the connection's peer: an ``X-Forwarded-For`` header is
+believed only from the proxies named in ``forwarded_allow_ips``.
 """
 
 from __future__ import annotations
@@ -13,16 +20,22 @@ import contextlib
 import json
 import logging
 import os
+import signal
 import socket
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from types import FrameType
+from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
 from starlette.types import ASGIApp
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from connect4.solver.backend import tie_background_compiles
+from connect4.web.api import Api
 from connect4.web.app import create_app
 
 
@@ -92,8 +105,99 @@ def check_address(host: str, port: int) -> None:
 def app_from_environment() -> FastAPI:
     """The app built from the JSON options in ``$CONNECT4_WEB_OPTIONS`` (one per worker process)."""
     configure_logging()
+    tie_background_compiles()
     options = json.loads(os.environ.get(OPTIONS_VARIABLE, "{}"))
     return create_app(**options)
+
+
+def server_options(forwarded_allow_ips: str = "") -> dict[str, Any]:
+    """uvicorn's settings for the app: our HTTP protocol and request log, and proxy
+    headers (``X-Forwarded-For``, ``X-Forwarded-Proto``) believed only from the
+    comma-separated addresses ``forwarded_allow_ips`` ("": none, where uvicorn would
+    trust 127.0.0.1; ``*``: any), so a client cannot pose as another one (deep work
+    is bounded per client address).
+
+    >>> server_options()["proxy_headers"], server_options("10.0.0.1")["forwarded_allow_ips"]
+    (False, '10.0.0.1')
+    """
+    trusted = forwarded_allow_ips.strip()
+    return {
+        "http": NoDelayHTTPProtocol,
+        "access_log": False,
+        "log_level": "warning",
+        "proxy_headers": bool(trusted),
+        "forwarded_allow_ips": trusted or None,
+    }
+
+
+class Server(uvicorn.Server):
+    """uvicorn's server as ``connect4 serve`` runs it (one process).
+
+    It prints its ready line once it accepts connections (the warm-up before can
+    take a minute on a machine that has not compiled the searches yet). The first
+    SIGINT or SIGTERM cancels every request's work (:meth:`Api.halt`: their
+    clients get 503), lets uvicorn close the connections and prints one line (how
+    many requests it cancelled); a second signal, or one during the warm-up, ends
+    the process at once (:func:`os._exit`: compiled code is not waited for;
+    nothing of ours is written to disk).
+    """
+
+    def __init__(self, config: uvicorn.Config, app: FastAPI, banner: str) -> None:
+        super().__init__(config)
+        self.api: Api = app.state.api
+        self.state = app.state  # its ``cancelled``: the requests answered "stopping"
+        self.state.cancelled = 0
+        self.banner = banner  # the ready line, with {url}
+        self.stopped_by = 0  # the signal that stopped the server (0: none yet)
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if self.stopped_by or not self.started:
+            # os.write: a signal handler must not print through a buffered stream.
+            what = "stopped while warming up" if not self.started else "stopped at once"
+            os.write(sys.stderr.fileno(), f"connect4 web app: {what}\n".encode())
+            os._exit(128 + (self.stopped_by or sig))
+        self.stopped_by = sig
+        self.api.halt()  # thread-safe: it sets the stop flag the work reads
+        self.should_exit = True
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        """:meth:`handle_exit` on SIGINT and SIGTERM while the server runs (uvicorn's own
+        raises the signal again afterwards: a traceback for a KeyboardInterrupt)."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        signals = (signal.SIGINT, signal.SIGTERM)
+        previous = {sig: signal.signal(sig, self.handle_exit) for sig in signals}
+        try:
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        if self.started and not self.should_exit:
+            print(self.banner.format(url=self.url()), file=sys.stderr, flush=True)
+
+    def url(self) -> str:
+        """The address it listens on (the port the system chose for port 0)."""
+        host, port = self.config.host, self.config.port
+        for server in getattr(self, "servers", []):
+            for sock in server.sockets or ():
+                host, port = sock.getsockname()[:2]
+                break
+        host = f"[{host}]" if ":" in host else host
+        return f"http://{host}:{port}/"
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        """uvicorn's (it waits for the answers in flight), then the one line saying how
+        many requests the stop cancelled."""
+        await super().shutdown(sockets=sockets)
+        if self.stopped_by:
+            count = self.state.cancelled
+            requests = "request" if count == 1 else "requests"
+            print(f"stopping: {count} {requests} cancelled", file=sys.stderr, flush=True)
 
 
 def run_server(
@@ -105,30 +209,39 @@ def run_server(
     queue: int = 128,
     time_limit: float = 10.0,
     cache: int = 20_000,
+    forwarded_allow_ips: str = "",
 ) -> None:
     """Serve the app until interrupted: ``workers`` processes, each with ``threads`` solver
-    threads per lane (uvicorn's own access log is replaced by ours)."""
+    threads per lane (uvicorn's own access log is replaced by ours); proxy headers
+    are believed from ``forwarded_allow_ips`` only (:func:`server_options`). With one
+    process, a signal ends the process here (exit status 128 + its number)."""
     if not 0 <= port <= 65535:
         raise ValueError(f"port {port} is out of range 0-65535")
     check_address(host, port)
     configure_logging()
+    tie_background_compiles()  # a big board's compile ends with the server
     options = {"threads": threads, "queue": queue, "time_limit": time_limit, "cache_size": cache}
-    print(
-        f"connect4 web app on http://{host}:{port}/ (API docs at /docs); {workers} process(es), "
-        f"{threads} solver threads per lane",
-        file=sys.stderr,
+    banner = (
+        f"connect4 web app on {{url}} (API docs at /docs); {workers} process(es), "
+        f"{threads} solver threads per lane"
     )
     if workers == 1:
-        app = create_app(threads=threads, queue=queue, time_limit=time_limit, cache_size=cache)
-        uvicorn.run(
-            app,
-            host=host,
-            port=port,
-            http=NoDelayHTTPProtocol,
-            access_log=False,
-            log_level="warning",
+        print(
+            "connect4 web app: warming up (loading the solver and the compiled searches; "
+            "the first time on a machine they compile, up to a minute)...",
+            file=sys.stderr,
+            flush=True,
         )
+        app = create_app(threads=threads, queue=queue, time_limit=time_limit, cache_size=cache)
+        config = uvicorn.Config(app, host=host, port=port, **server_options(forwarded_allow_ips))
+        server = Server(config, app, banner)
+        server.run()
+        if server.stopped_by:  # no thread left behind (a kernel's load) holds the exit up
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(128 + server.stopped_by)
         return
+    print(banner.format(url=f"http://{host}:{port}/"), file=sys.stderr, flush=True)
     os.environ[OPTIONS_VARIABLE] = json.dumps(options)
     uvicorn.run(
         "connect4.web.server:app_from_environment",
@@ -136,9 +249,7 @@ def run_server(
         host=host,
         port=port,
         workers=workers,
-        http=NoDelayHTTPProtocol,
-        access_log=False,
-        log_level="warning",
+        **server_options(forwarded_allow_ips),
     )
 
 
@@ -152,15 +263,19 @@ class BackgroundServer:
 
     START_SECONDS = 120  # its warm-up on a fresh, busy machine (a test run) takes tens of seconds
 
-    def __init__(self, app: ASGIApp, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        forwarded_allow_ips: str = "",
+    ) -> None:
         self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.socket.bind((host, port))
         self.host, self.port = self.socket.getsockname()[:2]
         self.url = f"http://{self.host}:{self.port}"
-        config = uvicorn.Config(
-            app, http=NoDelayHTTPProtocol, access_log=False, log_level="warning", lifespan="on"
-        )
+        config = uvicorn.Config(app, lifespan="on", **server_options(forwarded_allow_ips))
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(
             target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True

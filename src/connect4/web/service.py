@@ -164,7 +164,9 @@ def review_game(game: Game, *, limit: Limit) -> Review:
 # ------------------------------------------------------------------ players
 def cached_player(spec: str, board: Board) -> Player:
     """This thread's player for a spec and board, built on first use (LRU of
-    ``PLAYER_CACHE_SIZE``; evicted players are freed, not pooled)."""
+    ``PLAYER_CACHE_SIZE``; evicted players are freed, not pooled). Each request is a
+    question of its own (``one_off``): no search tree or random stream carries over
+    from one request to the next, whichever thread served it."""
     cache: OrderedDict[tuple[str, Board], Player] = _local.__dict__.setdefault(
         "players", OrderedDict()
     )
@@ -173,7 +175,7 @@ def cached_player(spec: str, board: Board) -> Player:
         cache.move_to_end(key)
         return cache[key]
     try:
-        player = build_player(spec, PlayerContext(board))
+        player = build_player(spec, PlayerContext(board, one_off=True))
     except Connect4Error:
         raise
     except ValueError as error:  # a kind that cannot play this board
@@ -246,10 +248,12 @@ def count_nodes(tree: JsonObject) -> int:
 
 
 def _clean(value: object) -> Stat:
-    """A JSON-safe stat value (infinities become strings)."""
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, int | str):
+    """A JSON-safe stat value (infinities become strings; a flag stays a flag).
+
+    >>> _clean(True), _clean(float("inf")), _clean(3)
+    (True, 'inf', 3)
+    """
+    if isinstance(value, bool | int | str):
         return value
     if isinstance(value, float):
         return value if value == value and abs(value) != float("inf") else str(value)
@@ -329,6 +333,7 @@ def choose_move(position: Game, spec: str, *, want_tree: bool, limit: Limit) -> 
     return {
         "pos": position.moves,
         "move": choice.move,
+        "move_number": choice.move + 1,
         "move_label": position.move_label(choice.move),
         "pos_after": after.moves,
         "value": _clean(choice.value),

@@ -20,10 +20,11 @@ from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from connect4.core.bits import fits_word
-from connect4.core.files import FileError, check_output
-from connect4.envs.dataset.arrays import Dataset, label
+from connect4.core.files import check_output
+from connect4.envs.dataset.arrays import ARRAYS, METADATA, Dataset, label
 from connect4.envs.dataset.config import DatasetConfig, DatasetError
 from connect4.envs.dataset.sampling import sample_positions
 from connect4.solver.book import Book
@@ -39,7 +40,7 @@ from connect4.solver.book.jobs import (
 )
 from connect4.solver.book.reader import load_exact_book
 
-__all__ = ["DatasetReport", "journal_for", "make_dataset"]
+__all__ = ["DatasetReport", "is_dataset_file", "journal_for", "make_dataset"]
 
 SAMPLER = 1  # the sampling procedure's version: a journal of another one is refused
 JOURNAL_MAGIC = b"C4DSET\r\n"
@@ -84,6 +85,26 @@ def _labelling_book(
     return loaded, summary
 
 
+def is_dataset_file(file: BinaryIO) -> str | None:
+    """``None`` when a file is a dataset of ``connect4 dataset`` (a NumPy ``.npz`` archive
+    of its arrays; only the archive's directory is read), else why not.
+
+    >>> import io
+    >>> is_dataset_file(io.BytesIO(b"notes"))
+    'it is not a dataset file of connect4 dataset (not a .npz archive)'
+    """
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(file) as archive:
+            names = set(archive.namelist())
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return "it is not a dataset file of connect4 dataset (not a .npz archive)"
+    if not names.issuperset(f"{name}.npy" for name in (*ARRAYS, *METADATA)):
+        return "it is a .npz archive, but not a dataset file of connect4 dataset"
+    return None
+
+
 def _check_journal(journal: RecordJournal, resume: bool) -> None:
     """Refuse a journal of another run (with ``resume``) or an unfinished one (without)."""
     if resume and journal.exists() and not journal.matches():
@@ -112,6 +133,7 @@ def make_dataset(
     scheduler: str | None = None,
     executor: Executor | None = None,
     resume: bool = False,
+    force: bool = False,
     chunk: int | None = None,
     progress: bool = True,
     stop_after: int | None = None,
@@ -122,18 +144,17 @@ def make_dataset(
     ``book`` names a book probed inside the searches (``default``: the one
     that ships for the board, ``none``, or a file, spot-checked against the
     solver first; ``say`` is given the check's summary). Refused before any
-    work: bad parameters, a book that does not fit, a journal of another run
-    (with ``resume``) or an unfinished journal (without). ``chunk`` positions
+    work: bad parameters, an existing ``out`` without ``force`` (replace it) or
+    ``resume`` (then it must be a dataset file: :func:`is_dataset_file`), a book
+    that does not fit, a journal of another run (with ``resume``) or an
+    unfinished journal (without). ``chunk`` positions
     go to a task (default: up to 64, at least four tasks per local worker).
     ``stop_after`` stops
     (as an interruption would) after that many chunks: for tests.
     """
     span = DatasetConfig(n, plies, width, height, rules, seed, chunk, workers).span
     out_path = Path(out)
-    try:
-        check_output(out_path, what="dataset")
-    except FileError as error:
-        raise DatasetError(str(error)) from None
+    check_output(out_path, what="dataset", force=force, resume=resume, ours=is_dataset_file)
     loaded, book_check = _labelling_book(book, width, height, span[0], say)
     spec = None if loaded is None else book
     journal = journal_for(

@@ -54,7 +54,7 @@ from connect4.core.bits import fits_word
 from connect4.core.files import check_output
 from connect4.core.position import Position
 from connect4.solver import BookArrays, Solver, solver_for
-from connect4.solver.book.format import Book, BookError, position_from_key
+from connect4.solver.book.format import Book, BookError, is_book_file, position_from_key
 from connect4.solver.book.jobs import (
     DEFAULT_CHUNK,
     JobInterrupted,
@@ -457,6 +457,7 @@ def build_book(
     *,
     executor: Executor | None = None,
     resume: bool = False,
+    force: bool = False,
     progress: bool = True,
     stop_after: int | None = None,
     say: Callable[[str], None] | None = None,
@@ -464,7 +465,8 @@ def build_book(
     """Solve every book position up to ``config.plies`` stones and write the book to ``out``.
 
     Checked before any work, so a refused build leaves nothing behind: the
-    output (:func:`~connect4.core.files.check_output`), an unfinished journal
+    output (:func:`~connect4.core.files.check_output`: an existing file is
+    replaced with ``force``; with ``resume`` it must be a book), an unfinished journal
     beside it (without ``resume``), the base book (:func:`base_book_for`,
     :func:`spot_check`; ``say`` is given the spot check's summary line). The
     work runs on ``executor`` when given, else as the config says.
@@ -473,7 +475,7 @@ def build_book(
     width, height, plies, chunk = config.width, config.height, config.plies, config.chunk
     base_book = config.base_book
     out_path = Path(out)
-    check_output(out_path, what="book")
+    check_output(out_path, what="book", force=force, resume=resume, ours=is_book_file)
     journal = Journal(out_path.with_name(out_path.name + ".partial"), width, height, plies)
     if not resume and journal.file().has_records():
         raise BookError(

@@ -64,6 +64,7 @@ import struct
 import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
+from typing import BinaryIO
 
 import numpy as np
 import numpy.typing as npt
@@ -464,8 +465,15 @@ class Book:
     def from_bytes(cls, data: bytes, name: str = "book") -> Book:
         """Parse a ``.c4book`` image and check what it holds; :class:`BookError` names
         what is wrong."""
-        if len(data) < HEADER_SIZE or data[:8] != MAGIC:
+        if not data:
+            raise BookError(f"{name} is empty, not a connect4 book file")
+        if data[: len(MAGIC)] != MAGIC[: len(data)]:
             raise BookError(f"{name} is not a connect4 book file (bad magic bytes)")
+        if len(data) < HEADER_SIZE:
+            raise BookError(
+                f"{name} is truncated: {len(data)} bytes, shorter than the "
+                f"{HEADER_SIZE}-byte header of a book"
+            )
         _, version, width, height, plies, flags, meta_len, count, payload_len = _HEADER.unpack_from(
             data
         )
@@ -562,6 +570,19 @@ class Book:
         except FileError as error:
             raise BookError(str(error)) from None
         return cls.from_bytes(head, name=name)
+
+
+def is_book_file(file: BinaryIO) -> str | None:
+    """``None`` when a file starts as a ``.c4book`` does (its magic bytes), else why not:
+    how a build that is resumed recognises the book it replaces.
+
+    >>> import io
+    >>> is_book_file(io.BytesIO(MAGIC + bytes(40))), is_book_file(io.BytesIO(b"notes"))
+    (None, 'it is not a connect4 book file (bad magic bytes)')
+    """
+    if file.read(len(MAGIC)) == MAGIC:
+        return None
+    return "it is not a connect4 book file (bad magic bytes)"
 
 
 def _key_planes(keys: Keys) -> bytes:

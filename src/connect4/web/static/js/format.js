@@ -11,5 +11,6 @@ export function fmt(value) {
     if (Number.isInteger(value)) return value.toLocaleString("en");
     return Math.abs(value) < 10 ? value.toFixed(4) : value.toFixed(1);
   }
+  if (typeof value === "boolean") return value ? "yes" : "no";
   return value === null || value === undefined ? "–" : String(value);
 }

@@ -358,6 +358,25 @@ function readUrl(notes) {
   return [params.get("p1") || params.get("red"), params.get("p2") || params.get("yellow")];
 }
 
+// A link's moves are checked like the API checks them: a position that is not a game
+// here (a character that is no move, a full column, a move after the end) is ignored,
+// never listed as moves; so are the link's next moves that do not follow it. Returns
+// the error to show ("" when the link's moves are a game).
+function dropBadLine() {
+  const game = currentGame();
+  const shown = (text) => (text.length > 60 ? `${text.slice(0, 60)}…` : text);
+  const position = replay(game, state.moves);
+  if (position.error) {
+    const bad = `Bad position in the URL ('${shown(state.moves)}'): ${position.error}; it was ignored.`;
+    [state.moves, state.redo] = ["", []];
+    return bad;
+  }
+  const whole = replay(game, line());
+  if (!whole.error) return "";
+  state.redo = [];
+  return `Bad next moves in the URL: ${whole.error}; they were ignored.`;
+}
+
 // Each side's player: the link's spec if the page can play it, else the default with a note.
 function choosePlayers(specs, notes) {
   const names = gameFacts(state.game).sides;
@@ -444,6 +463,8 @@ function start() {
   const notes = [];
   fillSizes();
   const specs = readUrl(notes);
+  const badLink = dropBadLine();
+  if (badLink) notes.push(badLink);
   syncControls();
   fillKinds(state.game, onPlayersChanged);
   choosePlayers(specs, notes);
@@ -485,12 +506,10 @@ function start() {
     jumpTo(step);
   });
   const reviewLink = new URLSearchParams(location.search).get("review") === "1";
-  const board = replay(currentGame(), line());
-  if (board.error) showError(`Bad position in the URL: ${board.error}`);
   const shown = replay(currentGame(), state.moves);
-  state.paused = !board.error && ((!shown.over && !isHuman(shown.toMove) && state.moves.length > 0) || state.redo.length > 0);
-  afterChange(!state.paused && !board.error);
-  if (reviewLink && !board.error && line().length) startReview();
+  state.paused = (!shown.over && !isHuman(shown.toMove) && state.moves.length > 0) || state.redo.length > 0;
+  afterChange(!state.paused);
+  if (reviewLink && line().length) startReview();
   document.body.dataset.ready = "1";
 }
 

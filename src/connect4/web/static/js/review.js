@@ -34,7 +34,8 @@ export function hintsAt(review, line, cursor) {
   if (!review || cursor >= agreement(review, line)) return null;
   const row = review.plies[cursor];
   if (!row || (row.verdict !== "mistake" && row.verdict !== "blunder")) return null;
-  return { best: row.best_moves, played: row.move, row };
+  // The board marks columns (cells) from 0; the API numbers moves from 1.
+  return { best: row.best_move_numbers.map((n) => n - 1), played: row.move_number - 1, row };
 }
 
 // A score in Pons' convention as the page prints it: +3, −2, 0.
@@ -221,7 +222,7 @@ export function drawGraph(graphEl, game, review, cursor, onJump) {
 export function hintText(game, hints) {
   const row = hints.row, v = verdictOf(row);
   const place = game.kind === "tictactoe" ? "cell" : "column";
-  const best = row.best_moves.map((m) => game.notation[m]).join(" or ");
+  const best = row.best_move_numbers.map((n) => game.notation[n - 1]).join(" or ");
   return `Move ${row.ply}: ${game.sides[row.player - 1]} played ${place} ${row.label} (✗, score ${signed(row.played_score)}), `
     + `a ${v.word}; best: ${place} ${best} (★, score ${signed(row.best_score)}).`;
 }
