@@ -29,18 +29,25 @@ from connect4.cli.common import (
     board_option,
     fail,
     interrupted,
+    stopped,
 )
 
 
 class Commands(TyperGroup):
     """The subcommands; a Ctrl-C that a command does not handle itself (while it imports
-    or loads its kernels) ends it with the one ``interrupted`` line and exit 130."""
+    or loads its kernels) ends it with the one ``interrupted`` line and exit 130, and
+    so does work that stopped before it finished (one ``stopped: ...`` line)."""
 
     def invoke(self, ctx: Any) -> Any:  # typer's own Context type is not public
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
             raise interrupted() from None
+        except Exception as error:
+            end = stopped(error)
+            if end is None:
+                raise
+            raise end from None
 
 
 app = typer.Typer(
@@ -325,6 +332,11 @@ def run_quickly(args: list[str]) -> bool:
         raise SystemExit(interrupted().exit_code) from None
     except typer.Exit as end:
         raise SystemExit(end.exit_code) from None
+    except Exception as error:  # a stop, as Commands.invoke: one line, exit 130
+        stop = stopped(error)
+        if stop is None:
+            raise
+        raise SystemExit(stop.exit_code) from None
     return True
 
 
