@@ -44,9 +44,11 @@ if TYPE_CHECKING:
     from connect4.core.errors import (
         BudgetExceeded,
         Connect4Error,
+        Connect4Exception,
         GameError,
         IllegalMoveError,
         InvalidMoveError,
+        Stopped,
     )
     from connect4.core.game import Game
     from connect4.core.games import Board, new_game
@@ -61,9 +63,11 @@ if TYPE_CHECKING:
 _LAZY = {
     "BudgetExceeded": "connect4.core.errors",
     "Connect4Error": "connect4.core.errors",
+    "Connect4Exception": "connect4.core.errors",
     "GameError": "connect4.core.errors",
     "IllegalMoveError": "connect4.core.errors",
     "InvalidMoveError": "connect4.core.errors",
+    "Stopped": "connect4.core.errors",
     "Game": "connect4.core.game",
     "Board": "connect4.core.games",
     "new_game": "connect4.core.games",
@@ -89,6 +93,7 @@ __all__ = [
     "Board",
     "BudgetExceeded",
     "Connect4Error",
+    "Connect4Exception",
     "Game",
     "GameError",
     "IllegalMoveError",
@@ -101,6 +106,7 @@ __all__ = [
     "SolveResult",
     "Solver",
     "SolverError",
+    "Stopped",
     "TicTacToe",
     "alphabeta",
     "analyze",

@@ -75,6 +75,7 @@ from connect4.classic.results import (
     note_python_engine,
 )
 from connect4.core.bits import MAX_BOARD_BITS, SIGNED_WORD_BITS, check_word_board, fits_word
+from connect4.core.errors import Stopped
 from connect4.core.game import Game
 from connect4.core.limits import Limit
 
@@ -82,12 +83,10 @@ ENGINES = ("auto", "python", "numba")
 Table = dict[int, tuple[int, int, int, float, int]]  # slot -> key, depth, flag, value, move
 
 
-# Not a Connect4Error on purpose: control flow inside one engine, raised deep in the
-# recursion and always caught by its own ``run`` (which answers an incomplete
-# Outcome), so it never reaches a caller; an ``except ValueError`` on the way must
-# not swallow it.
-class SearchAborted(Exception):
-    """Raised inside a search when its node budget or deadline is reached."""
+class SearchAborted(Stopped):
+    """Raised inside a search when its node budget or deadline is reached: control
+    flow inside one engine, always caught by its own ``run`` (which answers an
+    incomplete Outcome), so it never reaches a caller."""
 
 
 class PythonEngine:

@@ -30,12 +30,14 @@ from connect4.cli.common import (
     fail,
     interrupted,
     plain_help,
+    stopped,
 )
 
 
 class Commands(TyperGroup):
     """The subcommands; a Ctrl-C that a command does not handle itself (while it imports
-    or loads its kernels) ends it with the one ``interrupted`` line and exit 130."""
+    or loads its kernels) ends it with the one ``interrupted`` line and exit 130, and
+    so does work that stopped before it finished (one ``stopped: ...`` line)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -46,6 +48,11 @@ class Commands(TyperGroup):
             return super().invoke(ctx)
         except KeyboardInterrupt:
             raise interrupted() from None
+        except Exception as error:
+            end = stopped(error)
+            if end is None:
+                raise
+            raise end from None
 
 
 app = typer.Typer(
@@ -318,6 +325,11 @@ def run_quickly(args: list[str]) -> bool:
         raise SystemExit(interrupted().exit_code) from None
     except typer.Exit as end:
         raise SystemExit(end.exit_code) from None
+    except Exception as error:  # a stop, as Commands.invoke: one line, exit 130
+        stop = stopped(error)
+        if stop is None:
+            raise
+        raise SystemExit(stop.exit_code) from None
     return True
 
 

@@ -1,5 +1,5 @@
 """What every ``connect4`` subcommand shares: its options, declared once, and the
-ways a command ends (``error: ...`` with exit 2, Ctrl-C with exit 130).
+ways a command ends (``error: ...`` with exit 2, Ctrl-C or a stop with exit 130).
 
 A command writes ``game: Game = "connect4"`` (any default it likes) and gets the
 same flag, help and checks as every other command; a command that needs a flag
@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from pathlib import Path
@@ -161,6 +162,17 @@ setattr(TyperOption, "display_type_rich", _option_type)  # noqa: B010 (typer's o
 def interrupted(note: str = "") -> typer.Exit:
     """Print one ``interrupted...`` line on stderr and return the Exit (130) to raise."""
     typer.echo(f"interrupted{': ' + note if note else ''}", err=True)
+    return typer.Exit(130)
+
+
+def stopped(error: BaseException) -> typer.Exit | None:
+    """For work stopped before it finished (a :class:`~connect4.core.errors.Stopped`:
+    a time limit, a node budget), print ``stopped: ...`` on stderr and return the Exit
+    (130) to raise; ``None`` for any other exception, bad input included."""
+    errors = sys.modules.get("connect4.core.errors")  # not loaded: nothing was stopped
+    if errors is None or not isinstance(error, errors.Stopped):
+        return None
+    typer.echo(f"stopped: {error}", err=True)
     return typer.Exit(130)
 
 

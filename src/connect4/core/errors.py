@@ -1,11 +1,24 @@
-"""The package's one error root, and the errors of moves.
+"""The package's one exception root, its two kinds, and the errors of moves.
 
-Every exception the package raises for something a user can fix derives from
-:class:`Connect4Error`, itself a :class:`ValueError`, so one ``except
-Connect4Error`` catches them all and the web answers them with 400 in one place.
-:class:`BudgetExceeded` is a limit that stopped work before any answer
-(a caller's deadline, a node budget): it is the user's limit, not the
-machine's fault.
+Every exception class the package defines derives from
+:class:`Connect4Exception`, in one of two kinds that no handler can confuse::
+
+    Connect4Exception                  the one root: except it to catch them all
+    ├── Connect4Error (ValueError)     bad input, or a failure named for the user
+    │   ├── GameError                  InvalidMoveError, IllegalMoveError
+    │   └── MissingExtra, FileError, SolverError, PlayerSpecError, BadRequest, ...
+    ├── Stopped                        work stopped before it finished: not a ValueError
+    │   ├── BudgetExceeded             a limit ran out before any answer (time, nodes)
+    │   │   ├── JobInterrupted         a journalled job stopped (BuildInterrupted)
+    │   │   ├── PoolSaturated, PoolTimeout, ClientGone, Starved   (the web's pool)
+    │   │   └── Unavailable            TimeLimitExceeded, ServerStopping, ClientBusy
+    │   └── SearchAborted              a search's own control flow, caught by the search
+    └── StaleKernel (RuntimeError)     a compiled kernel built for another layout
+
+One ``except Connect4Error`` catches every mistake a user can fix (the web
+answers them 400, the CLI ``error: ...`` with exit 2); a :class:`Stopped` is
+never caught by an ``except ValueError`` written for bad input (the web answers
+it 503, the CLI one line with exit 130).
 
 >>> from connect4 import Position
 >>> Position.from_moves("48")
@@ -19,8 +32,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 
-class Connect4Error(ValueError):
-    """The root of every error the package defines: a clear message, no traceback.
+class Connect4Exception(Exception):
+    """The root of every exception class the package defines."""
+
+
+class Connect4Error(Connect4Exception, ValueError):
+    """Bad input, or a failure named for the user: a clear message, no traceback.
 
     ``setting`` names the configuration field at fault, when one is: the message
     then starts with it in words, and an interface words it its own way with
@@ -43,7 +60,13 @@ class Connect4Error(ValueError):
         return f"{name(self.setting)}: {self.detail}"
 
 
-class BudgetExceeded(Connect4Error):
+class Stopped(Connect4Exception):
+    """Work stopped before it finished: a time limit, a node budget, a cancelled
+    request, Ctrl-C, a client gone, a starved job. Never a ``ValueError``: bad
+    input and a stop are handled apart."""
+
+
+class BudgetExceeded(Stopped):
     """A limit (time, nodes, playouts) ran out before there was any answer to give."""
 
 

@@ -58,6 +58,7 @@ from types import ModuleType
 from typing import Protocol
 
 from connect4.core import cache
+from connect4.core.errors import Connect4Exception
 from connect4.solver.entries import ENTRY_POINTS, EntryPoint, Kernel
 from connect4.solver.layout import LAYOUT_VERSION, check_kernel_board
 
@@ -78,7 +79,7 @@ _TEMPORARY = re.compile(r"\.kernel-(?:[0-9a-z]+-)?[0-9a-f]{32}\.native\.(\d+)")
 
 # Not a Connect4Error on purpose: raised by :func:`load` and always caught by the
 # backend, which then builds the kernel again; no user ever sees it.
-class StaleKernel(RuntimeError):
+class StaleKernel(Connect4Exception, RuntimeError):
     """A native file compiled for another memory layout."""
 
 

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Annotated, TypeVar
 from fastapi import Depends, Request
 
 from connect4.classic.search import MATE, is_mate
-from connect4.core.errors import BudgetExceeded
+from connect4.core.errors import Stopped
 from connect4.core.game import GAME_KINDS, RULES, Game
 from connect4.core.games import DEFAULT_BOARD, Board, new_game
 from connect4.core.limits import Limit
@@ -362,7 +362,7 @@ class Api:
         instead of either once the server stopped (the work was cancelled)."""
         try:
             result = await work
-        except BudgetExceeded:
+        except Stopped:
             self.check_running()
             raise
         self.check_running()

@@ -1,16 +1,16 @@
 """Every error as JSON ``{"error": message}``: 400 bad input, 422 a malformed request,
 503 busy or over the time limit (with ``Retry-After``), 500 anything unexpected.
 
-One handler each: every error the package defines is a
-:class:`~connect4.core.errors.Connect4Error` (400), except a limit that ran
-out before any answer, a :class:`~connect4.core.errors.BudgetExceeded` (503),
+One handler each: bad input is a :class:`~connect4.core.errors.Connect4Error`
+(400), work stopped before any answer (a limit, a cancelled request, a busy
+server) a :class:`~connect4.core.errors.Stopped` (503); the two never overlap,
 so no route wraps errors itself.
 
 >>> from fastapi import FastAPI
 >>> app = FastAPI()
 >>> install(app)
->>> sorted(getattr(k, "__name__", k) for k in app.exception_handlers)[:4]
-['BudgetExceeded', 'Connect4Error', 'Exception', 'HTTPException']
+>>> sorted(getattr(k, "__name__", k) for k in app.exception_handlers)[:5]
+['Connect4Error', 'Exception', 'HTTPException', 'RequestValidationError', 'Stopped']
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from connect4.core.errors import BudgetExceeded, Connect4Error
+from connect4.core.errors import BudgetExceeded, Connect4Error, Stopped
 from connect4.web.models import ErrorResponse
 
 log = logging.getLogger("connect4.web")
@@ -99,9 +99,8 @@ async def internal(request: Request, error: Exception) -> JSONResponse:
 
 def install(app: FastAPI) -> None:
     """Register the handlers that turn every error into a JSON answer."""
-    # The most specific handler wins: BudgetExceeded (503) before Connect4Error (400).
     app.add_exception_handler(Connect4Error, bad_request)
-    app.add_exception_handler(BudgetExceeded, busy)
+    app.add_exception_handler(Stopped, busy)
     app.add_exception_handler(ServerStopping, stopping)
     app.add_exception_handler(RequestValidationError, invalid)
     app.add_exception_handler(StarletteHTTPException, http_error)
