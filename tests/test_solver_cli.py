@@ -213,7 +213,7 @@ def test_a_flood_on_stdin_is_refused_at_once(flood: str) -> None:
     number = 2 if flood == "line" else 1
     assert (done.returncode, done.stdout.decode()) == (1, first)
     assert done.stderr.decode() == (
-        f"line {number} is longer than 1,024 characters (more than any game's moves): "
+        f"line {number} is longer than 1,024 bytes (more than any game's moves): "
         "the rest of the input is not read\n"
     )
 
@@ -266,3 +266,15 @@ def test_anything_else_on_a_solve_line_is_left_to_typer(args: list[str]) -> None
     from connect4.cli.solve import SOLVE_APP, solve
 
     assert quick_options(solve, get_command(SOLVE_APP), args) is None
+
+
+def test_the_bound_counts_bytes_so_a_long_line_is_never_split() -> None:
+    """600 two-byte characters are 1,200 bytes: refused whole, not read as two lines."""
+    done = subprocess.run(
+        [sys.executable, "-m", "connect4", "solve"],
+        input=("é" * 600 + "\n4455\n").encode(),
+        capture_output=True,
+        timeout=120,
+    )
+    assert (done.returncode, done.stdout) == (1, b"")
+    assert done.stderr.decode().startswith("line 1 is longer than 1,024 bytes")
