@@ -259,7 +259,7 @@ def test_a_flood_on_stdin_is_refused_at_once(flood: str) -> None:
     number = 1 if flood == "zero" else 2
     assert done.returncode == 1
     assert done.stderr.decode() == (
-        f"error: input line {number} is longer than 1,024 characters (more than any game's "
+        f"error: input line {number} is longer than 1,024 bytes (more than any game's "
         "moves): the rest of the input is not read\n"
     )
 

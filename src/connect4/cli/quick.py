@@ -23,6 +23,16 @@ INTEGER = re.compile(r"[+-]?[0-9]+")
 NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
+def bare(annotation: object) -> object:
+    """An option's annotation with ``Annotated`` and ``| None`` taken off."""
+    if typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    arguments = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType) and len(arguments) == 1:
+        annotation = arguments[0]
+    return annotation
+
+
 def plain_type(annotation: object) -> type | None:
     """``str``, ``int``, ``float`` or ``bool`` behind an option's annotation (``Annotated``
     and ``| None`` taken off), or ``None`` for any other type.
@@ -31,11 +41,7 @@ def plain_type(annotation: object) -> type | None:
     >>> plain_type(Annotated[int | None, "an option"]), plain_type(list[int])
     (<class 'int'>, None)
     """
-    if typing.get_origin(annotation) is typing.Annotated:
-        annotation = typing.get_args(annotation)[0]
-    arguments = [a for a in typing.get_args(annotation) if a is not type(None)]
-    if typing.get_origin(annotation) in (typing.Union, types.UnionType) and len(arguments) == 1:
-        annotation = arguments[0]
+    annotation = bare(annotation)
     if annotation in (str, int, float, bool):
         return typing.cast(type, annotation)
     return None
@@ -92,7 +98,7 @@ def quick_options(
     words_param: Any = None
     for param in command.params:
         if param.param_type_name == "argument" and param.nargs == -1 and words_param is None:
-            if plain_type(hints.get(param.name)) is not None or param.envvar:
+            if bare(hints.get(param.name)) != list[str] or param.envvar:
                 return None
             words_param = param  # a list of strings: the plain words of the line
             continue

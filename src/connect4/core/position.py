@@ -66,8 +66,8 @@ class LineTooLongError(GameError):
 def read_input_line(stream: IO[str] | IO[bytes], number: int, what: str = "line") -> str | None:
     """The next line of ``stream`` (text, or bytes read as UTF-8, a bad byte replaced)
     without its line ending, or ``None`` at its end; a line over :data:`MAX_INPUT_LINE`
-    characters raises :class:`LineTooLongError` naming it (``what number``) after
-    reading no more than the limit.
+    characters (bytes, from a byte stream) raises :class:`LineTooLongError` naming it
+    (``what number``) after reading no more than the limit.
 
     >>> import io
     >>> stream = io.BytesIO(b"4455\\r\\n" + b"4" * 5000)
@@ -76,20 +76,21 @@ def read_input_line(stream: IO[str] | IO[bytes], number: int, what: str = "line"
     >>> read_input_line(stream, 2)
     Traceback (most recent call last):
     ...
-    connect4.core.position.LineTooLongError: line 2 is longer than 1,024 characters \
+    connect4.core.position.LineTooLongError: line 2 is longer than 1,024 bytes \
 (more than any game's moves)
     """
     raw = stream.readline(MAX_INPUT_LINE + 1)
-    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
-    if not text:
+    if not raw:
         return None
-    text = text.rstrip("\r\n")
-    if len(text) > MAX_INPUT_LINE:
+    binary = isinstance(raw, bytes)
+    length = len(raw.rstrip(b"\r\n") if isinstance(raw, bytes) else raw.rstrip("\r\n"))
+    if length > MAX_INPUT_LINE:
         raise LineTooLongError(
-            f"{what} {number} is longer than {MAX_INPUT_LINE:,} characters "
-            "(more than any game's moves)"
+            f"{what} {number} is longer than {MAX_INPUT_LINE:,} "
+            f"{'bytes' if binary else 'characters'} (more than any game's moves)"
         )
-    return text
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    return text.rstrip("\r\n")
 
 
 def check_board_size(width: int, height: int) -> None:
