@@ -3,14 +3,17 @@
 
 One handler each: bad input is a :class:`~connect4.core.errors.Connect4Error`
 (400), work stopped before any answer (a limit, a cancelled request, a busy
-server) a :class:`~connect4.core.errors.Stopped` (503); the two never overlap,
-so no route wraps errors itself.
+server) a :class:`~connect4.core.errors.Stopped` (503, and a stopping server's
+own message: :class:`ServerStopping`); the two never overlap, so no route
+wraps errors itself.
 
 >>> from fastapi import FastAPI
 >>> app = FastAPI()
 >>> install(app)
->>> sorted(getattr(k, "__name__", k) for k in app.exception_handlers)[:5]
-['Connect4Error', 'Exception', 'HTTPException', 'RequestValidationError', 'Stopped']
+>>> names = sorted(getattr(k, "__name__", k) for k in app.exception_handlers)
+>>> names[:6]  # doctest: +NORMALIZE_WHITESPACE
+['Connect4Error', 'Exception', 'HTTPException', 'RequestValidationError',
+ 'ServerStopping', 'Stopped']
 """
 
 from __future__ import annotations
