@@ -34,7 +34,7 @@ STOP_WORDS = re.compile(
 # Neither bad input nor a stop: the compiled kernel on disk belongs to another build.
 OTHER = {"connect4.solver.native.StaleKernel"}
 # Stops whose names do not say so: the server cannot answer now (HTTP 503).
-QUIET_STOPS = {"connect4.web.api.ClientBusy"}
+QUIET_STOPS = {"connect4.web.clients.ClientBusy"}
 
 
 def package_exceptions() -> dict[str, type[BaseException]]:
