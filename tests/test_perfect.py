@@ -187,3 +187,24 @@ def test_play_command_perfect_against_a_human() -> None:
     assert result.returncode == 0, result.stderr
     assert "red (perfect) plays 4" in result.stdout
     assert result.stdout.count("red (perfect) plays") == 2  # answered the human at once
+
+
+def test_a_one_off_perfect_player_repeats_its_seeded_answer_and_holds_no_table() -> None:
+    """A hint or a web request is a question of its own: a seeded beatable level gives
+    the same answer each time it is asked (its random stream carried over before), and
+    the player gives its table back after each move (a web server keeps players between
+    requests: each held a 32 MB table while idle)."""
+    from connect4.core.games import Board
+    from connect4.players import PlayerContext, build_player
+
+    position = Position.from_moves("6515717116472751")  # past the book: a search runs
+    context = PlayerContext(Board(), one_off=True)
+    asked = build_player("perfect:level=easy,seed=3", context)
+    fresh = [build_player("perfect:level=easy,seed=3", context) for _ in range(8)]
+    answers = [asked.choose(position).move for _ in range(8)]
+    assert answers == [player.choose(position).move for player in fresh]
+    assert len(set(answers)) == 1
+    assert asked.engine.solver._mem is None  # type: ignore[attr-defined]
+    kept = build_player("perfect:level=easy,seed=3", PlayerContext(Board()))
+    kept.choose(position)
+    assert kept.engine.solver._mem is not None  # type: ignore[attr-defined]

@@ -317,6 +317,7 @@ class PerfectPlayer(PlayerBase):
         width: int = 7,
         height: int = 6,
         book: Book | DefaultBook | None = DEFAULT_BOOK,
+        one_off: bool = False,
     ) -> None:
         if level not in LEVELS:
             raise ValueError(f"unknown level {level!r}: choose one of {', '.join(LEVELS)}")
@@ -325,6 +326,7 @@ class PerfectPlayer(PlayerBase):
         self.seconds = seconds
         self.seed = seed
         self.rng = random.Random(seed)
+        self.one_off = one_off  # each choice its own question: seeded afresh, table given back
         start_warm_up()  # the kernel loads while the book does
         self.engine = PerfectEngine(width, height, book)
         self.engine.solver  # noqa: B018  made now, not during the first move past the book
@@ -342,7 +344,21 @@ class PerfectPlayer(PlayerBase):
 
     def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
         """Pick a move for the side to move (``game`` is left unchanged); a caller's
-        ``limit`` caps the player's own time (its stop flag ends the fallback search)."""
+        ``limit`` caps the player's own time (its stop flag ends the fallback search).
+
+        A one-off player (a hint, a web request: ``PlayerContext.one_off``) draws from
+        its seed afresh each time, so a seeded level repeats its answer, and gives its
+        table back to the pool after the move, so players kept between requests hold
+        no table while idle (the next move takes one back, entries and all)."""
+        if not self.one_off:
+            return self._choose(game, limit)
+        self.rng = random.Random(self.seed)
+        try:
+            return self._choose(game, limit)
+        finally:
+            self.engine.release()
+
+    def _choose(self, game: Game, limit: Limit | None) -> MoveChoice:
         if game.kind != "connect4":
             raise PlayerSpecError("the perfect player plays Connect Four only")
         if game.rules != "standard":
@@ -470,6 +486,7 @@ def _build_perfect(spec: str, options: dict[str, object], context: PlayerContext
         seed=seed if isinstance(seed, int) else None,
         width=context.board.width,
         height=context.board.height,
+        one_off=context.one_off,
     )
 
 

@@ -182,9 +182,8 @@ def cached_player(spec: str, board: Board) -> Player:
         raise BadRequest(f"player {spec!r}: {error}") from None
     cache[key] = player
     while len(cache) > PLAYER_CACHE_SIZE:
-        # Dropped, not closed: the web app builds no player that holds a process, and
-        # closing a perfect player would park its 32 MB table in a process-wide pool
-        # kept per board size; dropped, the table is freed.
+        # Dropped, not closed: the web app builds no player that holds a process, and a
+        # one-off perfect player gives its table back to the pool after every move.
         cache.popitem(last=False)
     return player
 
