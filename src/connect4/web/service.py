@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from connect4.review import MoveScores, Review
     from connect4.review.work import GameScores
 
-PLAYER_CACHE_SIZE = 4  # per worker thread: a perfect player holds a 32 MB table
+PLAYER_CACHE_SIZE = 4  # per worker thread (a perfect one holds a 32 MB table only while it moves)
 TREE_NODE_CAP = 5000
 FULL_COLUMN = 100  # the /solve endpoint's score for a column that cannot be played
 
