@@ -24,7 +24,11 @@ from connect4.web.server import BackgroundServer
 from tests.cli_helpers import alive, children
 
 REQUEST_LOG = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d ")  # a request's line
-SLOW_MOVE = {"pos": "", "player": "mcts:playouts=100000000"}  # runs to the time limit
+SLOW_MOVE = {
+    "pos": "",
+    "player": "mcts:playouts=100000000",
+}  # runs until its tree is full (~2 M playouts)
+STEADY_MOVE = {"pos": "", "player": "minimax:depth=30"}  # runs to the time limit
 
 
 def free_port() -> int:
@@ -96,13 +100,15 @@ def deep_busy(url: str) -> int:
     return int(next(pool["busy"] for pool in pools if pool["name"] == "deep"))
 
 
-def in_flight(server: Served, answers: list[httpx.Response]) -> threading.Thread:
+def in_flight(
+    server: Served, answers: list[httpx.Response], move: dict[str, str] = SLOW_MOVE
+) -> threading.Thread:
     """A slow AI move asked in a thread; returns once the server is working on it."""
 
     def ask() -> None:
         # (a server stopped at once closes the connection: no answer)
         with contextlib.suppress(httpx.TransportError):
-            answers.append(httpx.post(server.url + "/api/move", json=SLOW_MOVE, timeout=120))
+            answers.append(httpx.post(server.url + "/api/move", json=move, timeout=120))
 
     deadline = time.monotonic() + 60
     while True:  # (it listens once it said so; this waits for a server that said it early)
@@ -147,6 +153,24 @@ def test_a_signal_cancels_work_in_flight_and_stops_at_once(stop: signal.Signals)
         stopping = [line for line in lines if line.startswith("stopping")]
         assert stopping == ["stopping: 1 request cancelled"], lines
         assert not any("Traceback" in line or "Error" in line for line in lines), lines
+
+
+def test_a_multi_process_server_cancels_work_in_flight_too() -> None:
+    # uvicorn's supervisor passes the stop to its workers as SIGTERM; each worker's
+    # first signal cancels its requests' work before uvicorn waits for their answers
+    with served("--workers", "2", "--threads", "1", "--time-limit", "60") as server:
+        server.line_with("connect4 web app on ")
+        answers: list[httpx.Response] = []
+        asking = in_flight(server, answers, move=STEADY_MOVE)
+        signalled = time.monotonic()
+        server.process.send_signal(signal.SIGINT)
+        server.process.wait(timeout=90)
+        took = time.monotonic() - signalled
+        asking.join(timeout=10)
+        lines = server.rest()
+        assert took < 20, f"the server took {took:.1f} s to stop"  # the move runs 60 s
+        assert answers and answers[0].status_code == 503, lines
+        assert answers[0].json()["error"].startswith("the server is stopping")
 
 
 def test_a_second_ctrl_c_stops_at_once_without_a_traceback() -> None:

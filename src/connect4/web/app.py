@@ -8,8 +8,10 @@ one log line per request, the page and the API docs.
 
 from __future__ import annotations
 
+import signal
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from types import FrameType
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
@@ -35,8 +37,11 @@ def create_app(
     fallback_nice: int = 10,
     board_sizes: tuple[tuple[int, int], ...] = BOARD_SIZES,
     deep_per_client: int = 1,
+    halt_on_signals: bool = False,
 ) -> FastAPI:
-    """The web app with the :class:`~connect4.web.api.Settings` these arguments name."""
+    """The web app with the :class:`~connect4.web.api.Settings` these arguments name;
+    ``halt_on_signals``: a worker process of a multi-process server, where the first
+    SIGINT or SIGTERM cancels the work in flight (:func:`halt_on_exit_signals`)."""
     api = Api(
         Settings(
             threads=threads,
@@ -56,6 +61,8 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await api.start()
+        if halt_on_signals:
+            halt_on_exit_signals(api)
         yield
         api.stop()
 
@@ -78,3 +85,20 @@ def create_app(
         app.include_router(router)
     mount_files(app)
     return app
+
+
+def halt_on_exit_signals(api: Api) -> None:
+    """Make SIGINT and SIGTERM cancel every request's work (:meth:`Api.halt`: their
+    clients get 503 at once) before the handler already installed (uvicorn's, which
+    closes the connections and waits for the answers) runs. Called while the server
+    runs, on the main thread, in each worker process of a multi-process server (one
+    process serves through :class:`connect4.web.server.Server`, which does this too)."""
+    for number in (signal.SIGINT, signal.SIGTERM):
+        previous = signal.getsignal(number)
+
+        def handler(sig: int, frame: FrameType | None, previous: object = previous) -> None:
+            api.halt()
+            if callable(previous):
+                previous(sig, frame)
+
+        signal.signal(number, handler)

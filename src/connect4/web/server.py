@@ -107,7 +107,7 @@ def app_from_environment() -> FastAPI:
     configure_logging()
     tie_background_compiles()
     options = json.loads(os.environ.get(OPTIONS_VARIABLE, "{}"))
-    return create_app(**options)
+    return create_app(**options, halt_on_signals=True)
 
 
 def server_options(forwarded_allow_ips: str = "") -> dict[str, Any]:
