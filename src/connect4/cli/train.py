@@ -26,7 +26,7 @@ from connect4.cli.common import (
 
 if TYPE_CHECKING:
     from connect4.envs.labels import Split
-    from connect4.net.train import Figures, Point, Trainer
+    from connect4.net.train import Figures, Point, Settings, Trainer
 
 
 @dataclass(frozen=True)
@@ -173,7 +173,7 @@ def train(
 
     try:
         from connect4.envs.labels import load_examples
-        from connect4.net.train import Settings, Trainer, require_torch
+        from connect4.net.train import Trainer, require_torch
 
         torch = require_torch()
         network_path = network if network is not None else out.with_suffix(".npz")
@@ -192,23 +192,44 @@ def train(
         )
         if resume and not fresh:
             trainer = Trainer.load(out, steps=steps, device=device)
+            _check_board(trainer, split)
         else:
-            settings = Settings(
-                width=split.width, height=split.height, channels=channels, blocks=blocks,
-                batch=batch, lr=lr, eval_every=eval_every, seed=seed,
-                **({} if steps is None else {"steps": steps}),  # None: the default's
-            )  # fmt: skip
-            trainer = Trainer.new(settings, device)
-        s = trainer.settings
-        if (split.width, split.height) != (s.width, s.height):
-            raise fail(
-                f"the data is {split.width}x{split.height}, the network {s.width}x{s.height}"
-            )
+            shape = Shape(channels, blocks, batch, lr, eval_every, seed)
+            trainer = Trainer.new(shape.settings(split, steps), device)
         _record_recipe(trainer, files, exclude or [], split, held_out)
     except (FileError, ValueError) as error:
         raise fail(error) from None
 
     _run(trainer, split, out, network_path, plot=plot, kaggle=kaggle, json_output=json_output)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A new network's size and training figures, as the command line gives them."""
+
+    channels: int
+    blocks: int
+    batch: int
+    lr: float
+    eval_every: int
+    seed: int
+
+    def settings(self, split: Split, steps: int | None) -> Settings:
+        """The training settings for the data's board (``steps`` None: the default's)."""
+        from connect4.net.train import Settings
+
+        return Settings(
+            width=split.width, height=split.height, channels=self.channels, blocks=self.blocks,
+            batch=self.batch, lr=self.lr, eval_every=self.eval_every, seed=self.seed,
+            **({} if steps is None else {"steps": steps}),
+        )  # fmt: skip
+
+
+def _check_board(trainer: Trainer, split: Split) -> None:
+    """Refuse data of another board than the network's (a resumed checkpoint's)."""
+    s = trainer.settings
+    if (split.width, split.height) != (s.width, s.height):
+        raise fail(f"the data is {split.width}x{split.height}, the network {s.width}x{s.height}")
 
 
 def _check_targets(
