@@ -49,9 +49,10 @@ def test_solve_usage_errors_exit_2() -> None:
 
 def test_shell_completion_prints_a_script() -> None:
     script = Path(sys.executable).parent / "connect4"  # the installed command
-    # typer names the shell it finds running the command (from $SHELL, else the parent
-    # process): under make's /bin/sh with no $SHELL it says "Shell sh not supported"
-    env = {**os.environ, "SHELL": "/bin/bash"}
+    # typer detects the shell running the command from the parent processes and takes
+    # that over the one asked for: under make's /bin/sh it says "Shell sh not supported".
+    # Its own tests turn the detection off with this variable, so "bash" is taken as said.
+    env = {**os.environ, "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
     result = subprocess.run(
         [str(script), "--show-completion", "bash"],
         capture_output=True,

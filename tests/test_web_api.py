@@ -10,7 +10,6 @@ import asyncio
 import concurrent.futures
 import doctest
 import functools
-import gc
 import json
 import os
 import re
@@ -19,7 +18,6 @@ import subprocess
 import sys
 import threading
 import time
-import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,6 +32,7 @@ from connect4.core.limits import Limit
 from connect4.core.score import score_label
 from connect4.players import KINDS, MoveChoice, PlayerKind
 from connect4.players.base import PlayerBase
+from connect4.solver.backend import TABLES
 from connect4.web import (
     api,
     app as web_app,
@@ -912,25 +911,19 @@ def test_other_plain_text_errors_become_json(client: httpx.Client) -> None:
     assert (head.status_code, head.headers["content-type"]) == (405, "application/json")
 
 
-def test_evicted_players_free_their_tables() -> None:
-    # A perfect player's close() parks its table in the solver's pool of free tables: the
-    # web app's cache drops evicted players instead, so their tables are freed.
-    def first_player_table() -> weakref.ref[Any]:
-        position = Position.from_moves("1122", 5, 4)
+def test_kept_players_hold_no_table_between_requests() -> None:
+    # The web app keeps players per thread (an LRU); a perfect player among them gives
+    # its table back to the solver's bounded pool of free tables after each move, so
+    # idle players hold none (each held 32 MB, up to four per thread).
+    def ask() -> tuple[object, int]:
         player = service.cached_player("perfect", Board("connect4", 5, 4))
-        player.choose(position)
-        return weakref.ref(player.engine.solver._mem)  # type: ignore[attr-defined]
-
-    def churn() -> weakref.ref[Any]:
-        table = first_player_table()
-        for seed in range(service.PLAYER_CACHE_SIZE):
-            service.cached_player(f"random:seed={seed}", Board())
-        return table
+        player.choose(Position.from_moves("1122", 5, 4))  # no book on 5x4: a search
+        return player.engine.solver._mem, TABLES.free_tables()  # type: ignore[attr-defined]
 
     with concurrent.futures.ThreadPoolExecutor(1) as thread:  # the cache is per thread
-        table = thread.submit(churn).result()
-    gc.collect()
-    assert table() is None
+        held, free = thread.submit(ask).result()
+    assert held is None
+    assert 1 <= free <= TABLES.keep_total
 
 
 # ------------------------------------------------------------------ docs of the modules
