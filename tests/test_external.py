@@ -148,7 +148,7 @@ def test_garbage_forfeits_with_the_output_quoted() -> None:
 def test_a_bot_flooding_one_line_forfeits_with_bad_output() -> None:
     """A reply longer than any line the protocol has is a bot error as soon as that much
     has come, however long the bot goes on writing (its memory stays bounded)."""
-    from connect4.core.position import MAX_INPUT_LINE
+    from connect4.core.files import MAX_INPUT_LINE
 
     player = bot("flood")
     fault = fault_of(player)

@@ -20,10 +20,11 @@ from rich.console import Console
 from rich.text import Text
 
 from connect4.core.errors import Connect4Error, IllegalMoveError, InvalidMoveError, clip
+from connect4.core.files import LineTooLongError, read_input_line
 from connect4.core.game import Game
 from connect4.core.games import Board
 from connect4.core.limits import Limit
-from connect4.core.position import LineTooLongError, Position, read_input_line
+from connect4.core.position import Position
 from connect4.core.score import is_mate, outcome_label, score_label, score_of_mate
 from connect4.players import (
     KINDS,
@@ -231,8 +232,8 @@ def render_board(game: Game) -> Text:
 
 class LineReader:
     """Reads human input: a prompt on a terminal, plain lines from a pipe (each at most
-    :data:`~connect4.core.position.MAX_INPUT_LINE` characters: a longer one raises
-    :class:`~connect4.core.position.LineTooLongError`, read no further)."""
+    :data:`~connect4.core.files.MAX_INPUT_LINE` characters: a longer one raises
+    :class:`~connect4.core.files.LineTooLongError`, read no further)."""
 
     def __init__(self, stream: TextIO, console: Console) -> None:
         self.stream = stream

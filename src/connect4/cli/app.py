@@ -103,7 +103,7 @@ def play(
     """
     from rich.console import Console
 
-    from connect4.core.position import LineTooLongError
+    from connect4.core.files import LineTooLongError
     from connect4.players import PlayerSpecError
     from connect4.solver.backend import background_compiles, compile_pending, wait_for_compile
     from connect4.terminal import (

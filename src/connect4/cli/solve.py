@@ -7,7 +7,7 @@ Each line is a move string (an empty line is the empty board); the answer is
 argument ``argument N: reason``) and the run goes on; the exit status is 1 if
 any line was bad, 2 if any argument was (a usage error). Surrounding whitespace
 is no part of a move string. A line longer than any game
-(:data:`~connect4.core.position.MAX_INPUT_LINE`) is refused as soon as that much
+(:data:`~connect4.core.files.MAX_INPUT_LINE`) is refused as soon as that much
 of it is read, and the rest of the input with it (exit status 1).
 
 A search uses every core by default (``--threads``). One that runs for more than
@@ -37,11 +37,8 @@ import typer
 
 from connect4.cli.common import Height, Width, fail, interrupted, plain_help
 from connect4.core.errors import clip
-from connect4.core.position import (
-    LineTooLongError,
-    Position,
-    read_input_line,
-)
+from connect4.core.files import LineTooLongError, read_input_line
+from connect4.core.position import Position
 
 if TYPE_CHECKING:
     from connect4.solver import SolveProgress
@@ -224,7 +221,7 @@ def thread_count(text: str) -> int:
 
 def stdin_lines() -> Iterator[str]:
     """The lines of stdin (read as bytes where it can be: UTF-8, a bad byte replaced),
-    each bounded by :data:`~connect4.core.position.MAX_INPUT_LINE`."""
+    each bounded by :data:`~connect4.core.files.MAX_INPUT_LINE`."""
     stream = getattr(sys.stdin, "buffer", sys.stdin)
     for number in itertools.count(1):
         line = read_input_line(stream, number)

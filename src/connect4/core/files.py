@@ -55,16 +55,19 @@ import secrets
 import stat
 from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
+from typing import IO, TYPE_CHECKING, Any, BinaryIO, Protocol
 
+from connect4.core.bits import MAX_BOARD_BITS
 from connect4.core.errors import Connect4Error, require
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 __all__ = [
+    "MAX_INPUT_LINE",
     "MAX_LINE_BYTES",
     "FileError",
+    "LineTooLongError",
     "atomic_write",
     "check_output",
     "file_errors",
@@ -75,6 +78,7 @@ __all__ = [
     "plot_target",
     "raw_lines",
     "read_input_bytes",
+    "read_input_line",
     "read_lines",
     "save_figure",
 ]
@@ -83,6 +87,47 @@ MAX_LINE_BYTES = 1 << 20
 """The longest line :func:`read_lines` accepts by default (1 MiB)."""
 
 StrPath = str | os.PathLike[str]
+
+MAX_INPUT_LINE = 8 * MAX_BOARD_BITS
+"""The longest line of moves a command reads from a stream (``connect4 solve``'s stdin,
+a piped game, a bot's protocol line): every game on the largest board (at most
+:data:`~connect4.core.bits.MAX_BOARD_BITS` cells) fits with room for spaces, flags
+and figures. A longer line is refused at once, so a flood costs no memory."""
+
+
+class LineTooLongError(Connect4Error):
+    """A line of input longer than :data:`MAX_INPUT_LINE` characters."""
+
+
+def read_input_line(stream: IO[str] | IO[bytes], number: int, what: str = "line") -> str | None:
+    """The next line of ``stream`` (text, or bytes read as UTF-8, a bad byte replaced)
+    without its line ending, or ``None`` at its end; a line over :data:`MAX_INPUT_LINE`
+    characters (bytes, from a byte stream) raises :class:`LineTooLongError` naming it
+    (``what number``) after reading no more than the limit.
+
+    >>> import io
+    >>> stream = io.BytesIO(b"4455\\r\\n" + b"4" * 5000)
+    >>> read_input_line(stream, 1)
+    '4455'
+    >>> read_input_line(stream, 2)
+    Traceback (most recent call last):
+    ...
+    connect4.core.files.LineTooLongError: line 2 is longer than 1,024 bytes \
+(more than any game's moves)
+    """
+    raw = stream.readline(MAX_INPUT_LINE + 1)
+    if not raw:
+        return None
+    binary = isinstance(raw, bytes)
+    length = len(raw.rstrip(b"\r\n") if isinstance(raw, bytes) else raw.rstrip("\r\n"))
+    if length > MAX_INPUT_LINE:
+        raise LineTooLongError(
+            f"{what} {number} is longer than {MAX_INPUT_LINE:,} "
+            f"{'bytes' if binary else 'characters'} (more than any game's moves)"
+        )
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    return text.rstrip("\r\n")
+
 
 
 class FileError(Connect4Error):

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from typing import IO, SupportsIndex
+from typing import SupportsIndex
 
 from connect4.core.bits import MAX_BOARD_BITS, board_bits, centre_order as centre_order
 from connect4.core.errors import (
@@ -51,47 +51,6 @@ from connect4.core.game import RULES, Game, GameKind, MoveStack, Rules
 COLUMN_SYMBOLS = "123456789abcdefghijklmnopqrstuvwxyz"
 DEFAULT_WIDTH = 7
 DEFAULT_HEIGHT = 6
-
-MAX_INPUT_LINE = 8 * MAX_BOARD_BITS
-"""The longest line of moves a command reads from a stream (``connect4 solve``'s stdin,
-a piped game, a bot's protocol line): every game on the largest board (at most
-:data:`~connect4.core.bits.MAX_BOARD_BITS` cells) fits with room for spaces, flags
-and figures. A longer line is refused at once, so a flood costs no memory."""
-
-
-class LineTooLongError(GameError):
-    """A line of input longer than :data:`MAX_INPUT_LINE` characters."""
-
-
-def read_input_line(stream: IO[str] | IO[bytes], number: int, what: str = "line") -> str | None:
-    """The next line of ``stream`` (text, or bytes read as UTF-8, a bad byte replaced)
-    without its line ending, or ``None`` at its end; a line over :data:`MAX_INPUT_LINE`
-    characters (bytes, from a byte stream) raises :class:`LineTooLongError` naming it
-    (``what number``) after reading no more than the limit.
-
-    >>> import io
-    >>> stream = io.BytesIO(b"4455\\r\\n" + b"4" * 5000)
-    >>> read_input_line(stream, 1)
-    '4455'
-    >>> read_input_line(stream, 2)
-    Traceback (most recent call last):
-    ...
-    connect4.core.position.LineTooLongError: line 2 is longer than 1,024 bytes \
-(more than any game's moves)
-    """
-    raw = stream.readline(MAX_INPUT_LINE + 1)
-    if not raw:
-        return None
-    binary = isinstance(raw, bytes)
-    length = len(raw.rstrip(b"\r\n") if isinstance(raw, bytes) else raw.rstrip("\r\n"))
-    if length > MAX_INPUT_LINE:
-        raise LineTooLongError(
-            f"{what} {number} is longer than {MAX_INPUT_LINE:,} "
-            f"{'bytes' if binary else 'characters'} (more than any game's moves)"
-        )
-    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
-    return text.rstrip("\r\n")
-
 
 def check_board_size(width: int, height: int) -> None:
     """Raise :class:`GameError` unless a ``width x height`` board fits the bitboard

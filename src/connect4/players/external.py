@@ -46,9 +46,9 @@ from collections.abc import Callable
 from typing import IO
 
 from connect4.core.errors import Connect4Error, clip
+from connect4.core.files import MAX_INPUT_LINE
 from connect4.core.game import Game
 from connect4.core.limits import Limit
-from connect4.core.position import MAX_INPUT_LINE
 from connect4.players.base import MoveChoice, PlayerBase, PlayerContext
 from connect4.players.registry import PlayerKind, PlayerSpecError
 

@@ -44,7 +44,8 @@ if __name__ == "__main__":  # run as a script: the package comes from this file'
     sys.path[0] = str(Path(__file__).resolve().parents[2])
 
 from connect4.core.errors import Connect4Error
-from connect4.core.position import LineTooLongError, Position, read_input_line
+from connect4.core.files import LineTooLongError, read_input_line
+from connect4.core.position import Position
 
 KAGGLE_CONFIGURATION = {"episodeSteps": 1000, "runTimeout": 1200, "inarow": 4}
 """ConnectX's configuration fields that the arena does not set."""
@@ -135,7 +136,7 @@ def reply_of(action: object) -> str:
 
 def serve(agent_path: Path, commands: TextIO, replies: TextIO) -> None:
     """Answer the protocol on ``commands`` / ``replies`` until ``quit`` or end of input
-    (a line longer than :data:`~connect4.core.position.MAX_INPUT_LINE` is an error)."""
+    (a line longer than :data:`~connect4.core.files.MAX_INPUT_LINE` is an error)."""
     agent: Callable[..., object] | None = None
     width = height = 0
     mark = 1
