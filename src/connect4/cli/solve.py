@@ -39,21 +39,13 @@ from connect4.cli.common import Height, Width, fail, interrupted, plain_help
 from connect4.core.errors import clip
 from connect4.core.files import LineTooLongError, read_input_line
 from connect4.core.position import Position
+from connect4.core.score import format_scores
 
 if TYPE_CHECKING:
     from connect4.solver import SolveProgress
 
 SHOW_AFTER = 1.0  # seconds a search runs before its progress shows
 LOG_EVERY = 5.0  # seconds between progress lines when stderr is not a terminal
-
-
-def format_scores(scores: list[int | None]) -> str:
-    """Column scores as Pons prints them, ``-`` for a full column.
-
-    >>> format_scores([1, None, -2])
-    '1 - -2'
-    """
-    return " ".join("-" if s is None else str(s) for s in scores)
 
 
 class ProgressLine:

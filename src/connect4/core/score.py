@@ -40,6 +40,7 @@ __all__ = [
     "ScoreError",
     "TieBreak",
     "best_columns",
+    "format_scores",
     "is_mate",
     "loss_score",
     "mate_value",
@@ -145,6 +146,16 @@ def outcome_label(outcome: int | None) -> str:
     ('loss', '')
     """
     return "" if outcome is None else OUTCOME_WORDS[outcome]
+
+
+def format_scores(scores: Sequence[int | None]) -> str:
+    """Column scores on one line as Pons' solver prints them, ``-`` for a column without
+    a score (full, or not solved).
+
+    >>> format_scores([1, None, -2])
+    '1 - -2'
+    """
+    return " ".join("-" if s is None else str(s) for s in scores)
 
 
 # ---------------------------------------------------------------- best columns

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from connect4.core.files import save_figure
+from connect4.core.score import format_scores
 from connect4.review.grading import Review
 
 if TYPE_CHECKING:
@@ -23,15 +24,6 @@ VERDICT_STYLES = {
     "blunder": "bold red",
     None: "dim",
 }
-
-
-def format_scores(scores: tuple[int | None, ...]) -> str:
-    """Every move's score in one line, ``-`` where there is none.
-
-    >>> format_scores((1, None, -2))
-    '1 - -2'
-    """
-    return " ".join("-" if s is None else str(s) for s in scores)
 
 
 def _labels(review: Review, moves: tuple[int, ...]) -> str:
