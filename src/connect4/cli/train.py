@@ -94,70 +94,81 @@ def _describe(figures: Figures | None) -> str:
     )
 
 
+# ``connect4 train``'s options, one alias each (the command's signature stays readable).
+DataFiles = Annotated[
+    list[Path] | None,
+    typer.Option(help="a `connect4 dataset` file (repeat for several: a mix of plies)"),
+]
+Generate = Annotated[
+    int | None,
+    typer.Option(
+        help="label this many new positions first (as `connect4 dataset`, into "
+        "OUT.data.npz; with --plies, --workers)",
+        min=1,
+        max=MAX_POSITIONS,
+    ),
+]
+Plies = Annotated[str | None, typer.Option(help="with --generate: stones per position, e.g. 0-30")]
+NetworkFile = Annotated[
+    Path | None, typer.Option(help="the NumPy weights file to write (default: OUT with .npz)")
+]
+ExcludeFiles = Annotated[
+    list[Path] | None,
+    typer.Option(
+        help="positions never trained on, one move string a line (repeat; e.g. "
+        "benchmarks/pons/Test_*): mirror images too"
+    ),
+]
+HeldOut = Annotated[
+    float, typer.Option(help="share of the positions held out to measure on", min=0, max=0.5)
+]
+DropWinsAtOnce = Annotated[
+    bool, typer.Option(help="leave out positions won with the next stone (as Pons' sets do)")
+]
+Steps = Annotated[
+    int | None,
+    typer.Option(
+        help="training steps in all (default 20,000; with --resume, the checkpoint's)", min=1
+    ),
+]
+Batch = Annotated[int, typer.Option(help="positions per step", min=1, max=65_536)]
+LearningRate = Annotated[float, typer.Option(help="peak learning rate (AdamW)", min=1e-7, max=1)]
+Channels = Annotated[int, typer.Option(help="planes of the residual tower", min=1, max=1024)]
+Blocks = Annotated[int, typer.Option(help="residual blocks", min=0, max=64)]
+EvalEvery = Annotated[int, typer.Option(help="steps between curve points and checkpoints", min=1)]
+Threads = Annotated[
+    int | None, typer.Option(help="PyTorch CPU threads (default: PyTorch's)", min=1, max=256)
+]
+PlotFile = Annotated[
+    Path | None, typer.Option(help="draw the learning curve into this image (.png, .svg)")
+]
+KaggleFile = Annotated[
+    Path | None,
+    typer.Option(help="also write a single-file Kaggle ConnectX agent (.py, weights inside)"),
+]
+Device = Annotated[str, typer.Option(help="cpu, cuda or auto (a GPU when there is one)")]
+
+
 def train(
     out: Annotated[Path, typer.Option(help="the checkpoint to write (.pt)")],
-    data: Annotated[
-        list[Path] | None,
-        typer.Option(help="a `connect4 dataset` file (repeat for several: a mix of plies)"),
-    ] = None,
-    generate: Annotated[
-        int | None,
-        typer.Option(
-            help="label this many new positions first (as `connect4 dataset`, into "
-            "OUT.data.npz; with --plies, --workers)",
-            min=1,
-            max=MAX_POSITIONS,
-        ),
-    ] = None,
-    plies: Annotated[
-        str | None, typer.Option(help="with --generate: stones per position, e.g. 0-30")
-    ] = None,
+    data: DataFiles = None,
+    generate: Generate = None,
+    plies: Plies = None,
     workers: AllCoresWorkers = None,
-    network: Annotated[
-        Path | None,
-        typer.Option(help="the NumPy weights file to write (default: OUT with .npz)"),
-    ] = None,
-    exclude: Annotated[
-        list[Path] | None,
-        typer.Option(
-            help="positions never trained on, one move string a line (repeat; e.g. "
-            "benchmarks/pons/Test_*): mirror images too"
-        ),
-    ] = None,
-    held_out: Annotated[
-        float, typer.Option(help="share of the positions held out to measure on", min=0, max=0.5)
-    ] = 0.02,
-    drop_wins_at_once: Annotated[
-        bool, typer.Option(help="leave out positions won with the next stone (as Pons' sets do)")
-    ] = False,
-    steps: Annotated[
-        int | None,
-        typer.Option(
-            help="training steps in all (default 20,000; with --resume, the checkpoint's)", min=1
-        ),
-    ] = None,
-    batch: Annotated[int, typer.Option(help="positions per step", min=1, max=65_536)] = 256,
-    lr: Annotated[float, typer.Option(help="peak learning rate (AdamW)", min=1e-7, max=1)] = 2e-3,
-    channels: Annotated[
-        int, typer.Option(help="planes of the residual tower", min=1, max=1024)
-    ] = 64,
-    blocks: Annotated[int, typer.Option(help="residual blocks", min=0, max=64)] = 4,
-    eval_every: Annotated[
-        int, typer.Option(help="steps between curve points and checkpoints", min=1)
-    ] = 500,
-    threads: Annotated[
-        int | None, typer.Option(help="PyTorch CPU threads (default: PyTorch's)", min=1, max=256)
-    ] = None,
-    plot: Annotated[
-        Path | None, typer.Option(help="draw the learning curve into this image (.png, .svg)")
-    ] = None,
-    kaggle: Annotated[
-        Path | None,
-        typer.Option(help="also write a single-file Kaggle ConnectX agent (.py, weights inside)"),
-    ] = None,
-    device: Annotated[
-        str, typer.Option(help="cpu, cuda or auto (a GPU when there is one)")
-    ] = "cpu",
+    network: NetworkFile = None,
+    exclude: ExcludeFiles = None,
+    held_out: HeldOut = 0.02,
+    drop_wins_at_once: DropWinsAtOnce = False,
+    steps: Steps = None,
+    batch: Batch = 256,
+    lr: LearningRate = 2e-3,
+    channels: Channels = 64,
+    blocks: Blocks = 4,
+    eval_every: EvalEvery = 500,
+    threads: Threads = None,
+    plot: PlotFile = None,
+    kaggle: KaggleFile = None,
+    device: Device = "cpu",
     seed: Seed = 0,
     resume: Resume = False,
     force: Force = False,
