@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -23,6 +25,30 @@ def run_cli(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.Com
         env=env,
         check=False,
     )
+
+
+def journal_records(path: Path) -> int:
+    """How many records the journal of a resumable job (``OUT.partial``) holds now, read
+    while the job may be writing it (0 while there is none); never creates the file."""
+    if not path.exists() or path.stat().st_size == 0:
+        return 0
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            return int(db.execute("SELECT count(*) FROM records").fetchone()[0])
+    except sqlite3.Error:  # made under another name and renamed: not there yet, or locked
+        return 0
+
+
+def damage_journal_records(path: Path, rows: list[int], at: int = 0) -> None:
+    """Flip a bit in byte ``at`` of the data of the journal's records at these positions
+    (0-based, in the order appended), leaving their checksums: what a damaged disk does."""
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        ids = [row for (row,) in db.execute("SELECT id FROM records ORDER BY id")]
+        for index in rows:
+            (data,) = db.execute("SELECT data FROM records WHERE id = ?", (ids[index],)).fetchone()
+            flipped = data[:at] + bytes([data[at] ^ 0x10]) + data[at + 1 :]
+            db.execute("UPDATE records SET data = ? WHERE id = ?", (flipped, ids[index]))
+        db.commit()
 
 
 def children(pid: int) -> set[int]:
