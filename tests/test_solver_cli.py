@@ -124,10 +124,10 @@ def test_bench_reports_unreadable_files(tmp_path: Path) -> None:
 def test_cold_compile_prints_a_notice(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from connect4.solver import backend
+    from connect4.solver import backend, compiler
 
     monkeypatch.setattr(backend, "_compiled", set())
-    monkeypatch.setattr(backend, "_cache_is_warm", lambda kernel, board: False)
+    monkeypatch.setattr(compiler, "cache_is_warm", lambda functions: False)
     backend.numba_kernel()
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "compiling the solver" in err

@@ -41,7 +41,7 @@ from connect4.classic.fastsearch import compile_module, compile_search
 from connect4.classic.node import TT_SLOTS
 from connect4.envs import vecboard
 from connect4.envs.vecboard import N_SLOTS
-from connect4.solver.wide import UInt128, high, low, popcount, wide
+from connect4.solver.compiler import UInt128, high, low, popcount, wide
 
 __all__ = ["COMPILED", "MCTS", "SEARCH"]
 

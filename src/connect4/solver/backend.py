@@ -122,31 +122,23 @@ def numba_kernel(board: str = "7x6") -> ModuleType:
 
     The first, cold compile takes a while: say so on stderr.
     """
-    from connect4.solver import kernel
+    from connect4.solver import compiler, kernel
 
     if board in _compiled:
         return kernel
     with _lock:
-        if board not in _compiled and not _cache_is_warm(kernel, board):
+        functions = kernel.board_kernel(board).functions.values()
+        if board not in _compiled and not compiler.cache_is_warm(functions):
             # compile every entry point now, under the notice (a warm cache loads
             # each one lazily on its first call instead: faster start-up)
             sizes = "7x6 boards" if board == "7x6" else "boards other than 7x6"
-            note(f"compiling the solver for {sizes} (first run only; cached afterwards)...")
+            note(
+                f"compiling the solver for {sizes} (about 30 s, first run only; "
+                "cached afterwards)..."
+            )
             _exercise(NumbaBackend(kernel, board))
         _compiled.add(board)
     return kernel
-
-
-def _cache_is_warm(kernel: ModuleType, board: str) -> bool:
-    """True when numba's on-disk cache holds current code for the entry points."""
-    try:
-        for function in kernel.board_kernel(board).functions.values():
-            # an empty index: no cache file, or one for an older source (stamp differs)
-            if not function._cache._cache_file._load_index():
-                return False
-    except Exception:  # numba internals moved: assume warm, say nothing
-        return True
-    return True
 
 
 def active_backend(width: int = 7, height: int = 6) -> Backend:
@@ -372,12 +364,11 @@ def _exercise(kernel: Backend) -> None:
     """Load (or compile) every entry point's code now: numba's for the argument
     types the description gives; the native file's is mapped already."""
     if isinstance(kernel, NumbaBackend):
-        from numba.core.sigutils import normalize_signature
+        from connect4.solver.compiler import compile_signature
 
         functions = kernel.kernel.board_kernel(kernel.board).functions
         for point in ENTRY_POINTS:
-            args, _ = normalize_signature(point.numba_signature)  # type: ignore[no-untyped-call]
-            functions[point.function].compile(tuple(args))
+            compile_signature(functions[point.function], point.numba_signature)
     kernel.version()
 
 

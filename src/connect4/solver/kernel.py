@@ -48,20 +48,28 @@ inside the search at ``ply <= mem[BOOK_PLIES]``; pass empty arrays for no book.
 from __future__ import annotations
 
 import inspect
-from types import FunctionType
 from typing import Any
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.core import cgutils
-from numba.core.dispatcher import Dispatcher
-from numba.extending import intrinsic
+from numba import njit
 
 # ---------------------------------------------------------------- memory layout
 # (re-exported for the tests)
 from connect4.core import bits
 from connect4.core.position import bottom_mask
+from connect4.solver.compiler import (
+    Dispatcher,
+    cycles,
+    drop_cache,
+    ld,
+    ld8,
+    lda,
+    popcount,
+    prefetch,
+    specialise,
+    st,
+    sta,
+)
 from connect4.solver.entries import ENTRY_POINTS, EntryPoint
 from connect4.solver.layout import (
     ABORT as ABORT,
@@ -137,91 +145,6 @@ SPEC_W = 0
 SPEC_H = 0
 SPEC_BOTTOM = 0
 SPEC_ORDER = np.zeros(MAXW, dtype=np.int64)
-
-
-@intrinsic
-def popcount(typingctx, x):  # type: ignore[no-untyped-def]
-    """The number of set bits of a ``uint64`` (LLVM's ``ctpop``)."""
-    sig = types.uint64(types.uint64)
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        return builder.ctpop(args[0])
-
-    return sig, codegen
-
-
-def _element(builder: Any, ptr: Any, idx: Any, bits: int = 64) -> Any:
-    """The LLVM address of ``ptr[idx]`` for a raw pointer to ``bits``-bit integers."""
-    return builder.gep(builder.inttoptr(ptr, ir.IntType(bits).as_pointer()), [idx])
-
-
-@intrinsic
-def ld(typingctx, ptr, idx):  # type: ignore[no-untyped-def]
-    """``ptr[idx]`` for a raw pointer to ``uint64`` words (no reference counting)."""
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        return builder.load(_element(builder, *args))
-
-    return types.uint64(types.intp, types.intp), codegen
-
-
-@intrinsic
-def st(typingctx, ptr, idx, value):  # type: ignore[no-untyped-def]
-    """``ptr[idx] = value`` for a raw pointer to ``uint64`` words."""
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        builder.store(args[2], _element(builder, args[0], args[1]))
-        return context.get_dummy_value()
-
-    return types.void(types.intp, types.intp, types.uint64), codegen
-
-
-@intrinsic
-def lda(typingctx, ptr, idx):  # type: ignore[no-untyped-def]
-    """``ptr[idx]`` read as one 64-bit word (an unordered atomic load: never torn,
-    never re-read) for words other threads write: the table, its stop flag."""
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        return builder.load_atomic(_element(builder, *args), "unordered", 8)
-
-    return types.uint64(types.intp, types.intp), codegen
-
-
-@intrinsic
-def sta(typingctx, ptr, idx, value):  # type: ignore[no-untyped-def]
-    """``ptr[idx] = value`` written as one 64-bit word (an unordered atomic store)."""
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        builder.store_atomic(args[2], _element(builder, args[0], args[1]), "unordered", 8)
-        return context.get_dummy_value()
-
-    return types.void(types.intp, types.intp, types.uint64), codegen
-
-
-@intrinsic
-def ld8(typingctx, ptr, idx):  # type: ignore[no-untyped-def]
-    """``ptr[idx]`` for a raw pointer to ``int8`` values, widened to ``int64``."""
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        return builder.sext(builder.load(_element(builder, args[0], args[1], 8)), ir.IntType(64))
-
-    return types.int64(types.intp, types.intp), codegen
-
-
-@intrinsic
-def prefetch(typingctx, ptr, idx):  # type: ignore[no-untyped-def]
-    """Ask the CPU to fetch the cache line of ``ptr[idx]`` (``uint64`` words)."""
-    sig = types.void(types.intp, types.intp)
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        addr = _element(builder, *args)
-        i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [addr.type, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
-        builder.call(fn, [addr, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
-        return context.get_dummy_value()
-
-    return sig, codegen
 
 
 # ---------------------------------------------------------------- bitboards
@@ -317,9 +240,58 @@ def _mirror_move(mv: np.uint64, c: int, width: int, h1: np.uint64) -> np.uint64:
     return mv
 
 
-# ---------------------------------------------------------------- search
+# ---------------------------------------------------------------- the table store
 # The recursive search reads and writes ``mem`` through a raw pointer ``m``:
 # array arguments would cost reference counting on every call.
+#
+# The table store below is written once for both words of a key: a board's key and
+# the entry words it is tagged in are ``uint64`` here, ``uint128`` in a board over
+# 64 bits (connect4.solver.wide), which replaces only these accessors. An entry is
+# made of ``_words(t)`` table words (1 packed, 2, or 4: two 128-bit words), read and
+# written ``SPAN`` words at a time, each whole.
+SPAN = 1  # table words per entry word (a wide board's: 2)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _hash(t: int, key: np.uint64) -> np.uint64:
+    """The key's hash: multiplied by an odd constant (a bijection) modulo ``2^bits``."""
+    return (key * HASH_MUL) & ld(t, T_KMASK)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _words(t: int) -> int:
+    """The table words of an entry."""
+    return np.int64(ld(t, T_WORDS))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tagshift(t: int) -> np.uint64:
+    """The bit an entry word's tag starts at."""
+    return ld(t, T_TAGSHIFT)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _lift(x: np.uint64) -> np.uint64:
+    """A ``uint64`` as a key word (a wide board's: widened)."""
+    return x
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _low(x: np.uint64) -> np.uint64:
+    """The low 64 bits of a key word."""
+    return x
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tload(t: int, i: int) -> np.uint64:
+    """The entry word at table word ``i``, read whole (an unordered atomic load)."""
+    return lda(t, i)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tsave(t: int, i: int, word: np.uint64) -> None:
+    """Write the entry word at table word ``i`` whole (an unordered atomic store)."""
+    sta(t, i, word)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -329,13 +301,13 @@ def _address(t: int, key: np.uint64, empty: int) -> tuple[int, np.uint64]:
     residue identify the key exactly; a position with ``empty`` empty cells lives
     in the near region when that is below ``t[T_NEAR]`` (see
     :mod:`connect4.solver.layout`)."""
-    h = (key * HASH_MUL) & ld(t, T_KMASK)
+    h = _hash(t, key)
     r = T_NEAR_REGION if empty < np.int64(ld(t, T_NEAR)) else T_FAR_REGION
-    b = ((h >> ld(t, r + R_XSHIFT)) * ld(t, r + R_BUCKETS)) >> ld(t, r + R_NBITS)
-    bidx = np.int64(ld(t, r + R_BASE)) + 2 * np.int64(ld(t, T_WORDS)) * np.int64(b)
-    rbits = ld(t, r + R_RBITS)
-    tag = ((h & ((U1 << rbits) - U1)) << ld(t, T_GBITS)) | ld(t, T_GEN)
-    return bidx, tag
+    b = (_low(h >> ld(t, r + R_XSHIFT)) * ld(t, r + R_BUCKETS)) >> ld(t, r + R_NBITS)
+    bidx = np.int64(ld(t, r + R_BASE)) + 2 * _words(t) * np.int64(b)
+    one = _lift(U1)
+    residue = h & ((one << ld(t, r + R_RBITS)) - one)
+    return bidx, (residue << ld(t, T_GBITS)) | _lift(ld(t, T_GEN))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -343,27 +315,22 @@ def _find(t: int, bidx: int, tag: np.uint64) -> tuple[int, int]:
     """``(slot, data)`` of the entry tagged ``tag`` in the bucket at ``bidx``: its first
     word and its 24 data bits (lower + 32, upper + 32 << 6, column + 1 << 12, ply << 18),
     or ``(-1, -1)``. Two-word entries count only when both words carry the tag."""
-    shift = ld(t, T_TAGSHIFT)
-    if ld(t, T_WORDS) == 1:
-        w = lda(t, bidx)
-        if (w >> shift) == tag:
-            return bidx, np.int64(w & DATA_MASK)
-        w = lda(t, bidx + 1)
-        if (w >> shift) == tag:
-            return bidx + 1, np.int64(w & DATA_MASK)
+    shift = _tagshift(t)
+    if _words(t) == 1:
+        for slot in (bidx, bidx + 1):
+            w = _tload(t, slot)
+            if (w >> shift) == tag:
+                return slot, np.int64(_low(w) & DATA_MASK)
         return -1, -1
-    for slot in (bidx, bidx + 2):
-        w0 = lda(t, slot)
+    for slot in (bidx, bidx + 2 * SPAN):
+        w0 = _tload(t, slot)
         if (w0 >> shift) == tag:
-            w1 = lda(t, slot + 1)
+            w1 = _tload(t, slot + SPAN)
             if (w1 >> shift) == tag:
-                data = (
-                    (w0 & U63)
-                    | ((w1 & U63) << U6)
-                    | (((w0 >> U6) & U63) << U12)
-                    | (((w1 >> U6) & U63) << U18)
-                )
-                return slot, np.int64(data)
+                a = _low(w0)
+                b = _low(w1)
+                data = (a & U63) | ((b & U63) << U6) | (((a >> U6) & U63) << U12)
+                return slot, np.int64(data | (((b >> U6) & U63) << U18))
     return -1, -1
 
 
@@ -386,8 +353,8 @@ def _store(
     Every word is written whole: a reader racing with this write sees the old
     word or the new one.
     """
-    words = np.int64(ld(t, T_WORDS))
-    shift = ld(t, T_TAGSHIFT)
+    words = _words(t)
+    shift = _tagshift(t)
     slot, old = _find(t, bidx, tag)
     if slot >= 0:
         lower = max(lower, (old & 63) - 32)
@@ -398,31 +365,55 @@ def _store(
         slot = bidx
     else:
         gmask = (U1 << ld(t, T_GBITS)) - U1
-        w0 = lda(t, bidx)
-        if ((w0 >> shift) & gmask) != (tag & gmask):
+        w0 = _tload(t, bidx)
+        if (_low(w0 >> shift) & gmask) != (_low(tag) & gmask):
             slot = bidx
         else:
             if words == 1:
-                ply0 = np.int64((w0 >> U18) & U63)
+                ply0 = np.int64((_low(w0) >> U18) & U63)
             else:
-                ply0 = np.int64((lda(t, bidx + 1) >> U6) & U63)
+                ply0 = np.int64((_low(_tload(t, bidx + SPAN)) >> U6) & U63)
             if ply <= ply0:
-                for i in range(words):  # the old deep entry moves to slot 1
-                    sta(t, bidx + words + i, lda(t, bidx + i))
+                for i in range(0, words, SPAN):  # the old deep entry moves to slot 1
+                    _tsave(t, bidx + words + i, _tload(t, bidx + i))
                 slot = bidx
             else:
                 slot = bidx + words
+    top = tag << shift
     low = np.uint64(lower + 32)
     up = np.uint64(upper + 32)
     c1 = np.uint64(col + 1)
     p = np.uint64(ply)
     if words == 1:
-        sta(t, slot, (tag << shift) | low | (up << U6) | (c1 << U12) | (p << U18))
+        _tsave(t, slot, top | _lift(low | (up << U6) | (c1 << U12) | (p << U18)))
     else:
-        sta(t, slot, (tag << shift) | low | (c1 << U6))
-        sta(t, slot + 1, (tag << shift) | up | (p << U6))
+        _tsave(t, slot, top | _lift(low | (c1 << U6)))
+        _tsave(t, slot + SPAN, top | _lift(up | (p << U6)))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _book_key(bk: int, i: int) -> np.uint64:
+    """The book's ``i``-th key (a wide board's: two words, low and high)."""
+    return ld(bk, i)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _book_probe(bk: int, bv: int, nbook: int, key: np.uint64) -> int:
+    """The book's score of ``key`` (binary search), or ``NONE_SCORE``."""
+    lo = 0
+    hi = nbook
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if _book_key(bk, mid) < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < nbook and _book_key(bk, lo) == key:
+        return ld8(bv, lo)
+    return NONE_SCORE
+
+
+# ---------------------------------------------------------------- search
 @njit(cache=True, nogil=True, inline="always")
 def _noise(key: np.uint64, thread: np.uint64, c: int) -> np.uint64:
     """Pseudo-random bits per (position, helper thread, column): how a helper thread
@@ -442,22 +433,6 @@ def _mark(key: np.uint64) -> np.uint64:
     """The word a busy mark holds for a child's key (the key itself; a wide board's
     kernel folds its key into one word)."""
     return key
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _book_probe(bk: int, bv: int, nbook: int, key: np.uint64) -> int:
-    """The book's score of ``key`` (binary search), or ``NONE_SCORE``."""
-    lo = 0
-    hi = nbook
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if ld(bk, mid) < key:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < nbook and ld(bk, lo) == key:
-        return ld8(bv, lo)
-    return NONE_SCORE
 
 
 OPEN = 9999  # a static rule's "no result: search on" (scores lie within +-32)
@@ -1015,19 +990,6 @@ def _probe(
     return r
 
 
-@intrinsic
-def cycles(typingctx):  # type: ignore[no-untyped-def]
-    """The CPU's cycle counter (``rdtsc`` on x86): cheap in-kernel timing."""
-    sig = types.uint64()
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        fnty = ir.FunctionType(ir.IntType(64), [])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.readcyclecounter")
-        return builder.call(fn, [])
-
-    return sig, codegen
-
-
 @njit(cache=True, nogil=True)
 def _solve_batch(
     m: int,
@@ -1121,8 +1083,8 @@ def _board_globals(name: str) -> dict[str, Any]:
 
     A copy runs the same code with other globals, so the width, height, masks and
     centre order are compile-time constants: constant shifts, no header loads,
-    unrollable column loops. Its ``__qualname__`` gives it its own entry in
-    numba's on-disk cache.
+    unrollable column loops (:func:`connect4.solver.compiler.specialise`; each copy
+    has its own entry in numba's on-disk cache).
     """
     width, height = (int(part) for part in name.split("x"))
     g = dict(globals())
@@ -1131,14 +1093,7 @@ def _board_globals(name: str) -> dict[str, Any]:
     g["SPEC_BOTTOM"] = bottom_mask(width, height)
     order = list(bits.centre_order(width))
     g["SPEC_ORDER"] = np.array(order + [0] * (MAXW - width), dtype=np.int64)
-    for function in _COPIED:
-        original = globals()[function]
-        f = original.py_func
-        copy = FunctionType(f.__code__, g, f.__name__, f.__defaults__, f.__closure__)
-        copy.__qualname__ = f"{function}_{name}"
-        copy.__doc__ = f.__doc__
-        options = {k: v for k, v in original.targetoptions.items() if k != "nopython"}
-        g[function] = njit(cache=True, **options)(copy)
+    specialise({function: globals()[function] for function in _COPIED}, g, name)
     return g
 
 
@@ -1174,9 +1129,7 @@ def _drop_stale_code() -> None:
     if layout_version() == LAYOUT_VERSION:
         return
     copies = [f for name in KERNEL_NAMES for f in board_kernel(name).compiled]
-    for value in [*globals().values(), *copies]:
-        if isinstance(value, Dispatcher):
-            value._cache.flush()  # type: ignore[attr-defined]
+    drop_cache([v for v in [*globals().values(), *copies] if isinstance(v, Dispatcher)])
     layout_version.recompile()
 
 

@@ -64,8 +64,9 @@ search find an empty table without clearing it; the zero word never matches.
 After ``2^gbits - 1`` generations old entries count again: they are true
 bounds of their positions, so only node counts can change.
 
-:data:`LAYOUT_VERSION` is a hash of these constants and of the bitboard
-helpers the kernel compiles (:mod:`connect4.core.bits`). The kernel compiles it
+:data:`LAYOUT_VERSION` is a hash of these constants, of the bitboard
+helpers the kernel compiles (:mod:`connect4.core.bits`) and of its intrinsics
+(:mod:`connect4.solver.compiler`). The kernel compiles it
 in, and code compiled for another version is never run: numba's cache is
 dropped (:mod:`connect4.solver.kernel`) and a native kernel file refused
 (:mod:`connect4.solver.native`). Edit a constant here and nothing else.
@@ -89,6 +90,7 @@ import ctypes
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
@@ -422,15 +424,15 @@ def batch_runs(table: NDArray[np.uint64], n: int, fresh: bool) -> Iterator[slice
 
 
 def _version() -> int:
-    """A hash of the layout constants and of the compiled bitboard helpers' code."""
+    """A hash of the layout constants and of the sources the kernel compiles code from
+    beside its own: the bitboard helpers and the compiler boundary (its intrinsics and
+    ``uint128``), read as bytes (numba's cache of the kernel does not see them)."""
     offsets = sorted(
         (name, value) for name, value in globals().items() if name.isupper() and type(value) is int
     )
     digest = hashlib.sha256(repr(offsets).encode())
-    code = bits.mirror_key.__code__
-    constants = code.co_consts[1:] if bits.mirror_key.__doc__ else code.co_consts  # no docstring
-    digest.update(code.co_code)
-    digest.update(repr(constants).encode())
+    for source in (Path(bits.__file__), Path(__file__).with_name("compiler.py")):
+        digest.update(source.read_bytes())
     return int.from_bytes(digest.digest()[:7], "little")  # fits an int64
 
 

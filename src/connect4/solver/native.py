@@ -7,7 +7,8 @@ points of the kernel (described once in :mod:`connect4.solver.entries`; their
 integer-only ``native_*`` versions made in :mod:`connect4.solver.kernel`) are
 kept a second way:
 :func:`build` takes numba's optimised code of them (once, while numba is loaded
-anyway), emits it as one object file and writes it to the cache;
+anyway: :func:`connect4.solver.compiler.native_code`), emits it as one object
+file with llvmlite's binding layer and writes it to the cache;
 :func:`load` maps that file with llvmlite's MCJIT alone (about 5 ms) and calls
 it through :mod:`ctypes`, which releases the GIL like numba's ``nogil``.
 
@@ -68,6 +69,7 @@ _NUMBA_CODEGEN_VARS = ("NUMBA_OPT", "NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES", "NUM
 # sources compiled into the kernel, relative to the package
 _SOURCES = (
     "solver/kernel.py",
+    "solver/compiler.py",
     "solver/entries.py",
     "solver/layout.py",
     "core/bits.py",
@@ -251,19 +253,15 @@ def build(kernel: ModuleType, directories: Sequence[Path], name: str = "7x6") ->
     takes about a second. Other versions of this kernel in that directory, and the
     temporary files of writers that were killed, are removed.
     """
-    from numba.core.sigutils import normalize_signature
+    from connect4.solver.compiler import native_code
 
     llvm = _llvm()
     linked = None
     symbols = {}
     native = kernel.board_kernel(name).native  # made from the description
     for point in ENTRY_POINTS:
-        dispatcher = native[point.name]
-        args, _ = normalize_signature(point.native_signature)  # type: ignore[no-untyped-call]
-        dispatcher.compile(tuple(args))
-        result = dispatcher.overloads[tuple(args)]
-        symbols[point.name] = result.fndesc.mangled_name
-        module = llvm.parse_assembly(result.library.get_llvm_str())
+        symbols[point.name], llvm_ir = native_code(native[point.name], point.native_signature)
+        module = llvm.parse_assembly(llvm_ir)
         if linked is None:
             linked = module
         else:
