@@ -23,11 +23,11 @@ def server(http: bool) -> Iterator[object | None]:
         return
     import httpx
 
-    from connect4.web import create_app
+    from connect4.web import Settings, create_app
     from connect4.web.server import BackgroundServer
 
     with (
-        BackgroundServer(create_app(threads=2, time_limit=10.0)) as live,
+        BackgroundServer(create_app(Settings(threads=2, time_limit=10.0))) as live,
         httpx.Client(base_url=live.url, timeout=60) as client,
     ):
         yield client

@@ -294,10 +294,10 @@ def test_a_seeded_hint_asked_twice_gives_the_same_visits() -> None:
 
 
 def test_a_seeded_mcts_move_over_http_gives_the_same_visits_each_time() -> None:
-    from connect4.web import create_app
+    from connect4.web import Settings, create_app
     from connect4.web.server import BackgroundServer
 
-    with BackgroundServer(create_app(threads=1, time_limit=20.0, warm_up=False)) as live:
+    with BackgroundServer(create_app(Settings(threads=1, time_limit=20.0, warm_up=False))) as live:
         import httpx
 
         with httpx.Client(base_url=live.url, timeout=60) as http:

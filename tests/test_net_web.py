@@ -12,7 +12,7 @@ import pytest
 
 from connect4 import Position
 from connect4.net import shipped_network
-from connect4.web import create_app
+from connect4.web import Settings, create_app
 from connect4.web.server import BackgroundServer
 from tests.test_web_browser import browser, open_page, page, url  # noqa: F401 - fixtures
 
@@ -20,7 +20,7 @@ from tests.test_web_browser import browser, open_page, page, url  # noqa: F401 -
 @pytest.fixture(scope="module")
 def client() -> Iterator[httpx.Client]:
     with (
-        BackgroundServer(create_app(threads=1, time_limit=20.0)) as live,
+        BackgroundServer(create_app(Settings(threads=1, time_limit=20.0))) as live,
         httpx.Client(base_url=live.url, timeout=60) as http,
     ):
         yield http

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from connect4.solver import kernel_ready
-from connect4.web import api as web_api, create_app
+from connect4.web import Settings, api as web_api, create_app
 from connect4.web.server import BackgroundServer
 from tests.naive import NaiveSolver
 from tests.test_solver_wide import columns_of, late_positions
@@ -18,7 +18,7 @@ from tests.test_solver_wide import columns_of, late_positions
 @pytest.fixture(scope="module")
 def client() -> Iterator[httpx.Client]:
     with (
-        BackgroundServer(create_app(threads=2, time_limit=20.0)) as live,
+        BackgroundServer(create_app(Settings(threads=2, time_limit=20.0))) as live,
         httpx.Client(base_url=live.url, timeout=60) as http,
     ):
         # A fresh machine compiles each big size's kernel once (under a minute each);
@@ -81,7 +81,7 @@ def test_a_kernel_still_compiling_is_a_503_saying_so(
 def test_a_big_review_past_the_time_limit_is_a_503() -> None:
     game = "1a2a3a4"  # red wins on 10x6: the early positions cannot be solved in 2 s
     with (
-        BackgroundServer(create_app(threads=1, time_limit=2.0)) as live,
+        BackgroundServer(create_app(Settings(threads=1, time_limit=2.0))) as live,
         httpx.Client(base_url=live.url, timeout=60) as http,
     ):
         response = http.get("/api/review", params={"pos": game, "width": 10, "height": 6})

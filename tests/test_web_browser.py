@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from connect4 import Position
-from connect4.web import create_app
+from connect4.web import Settings, create_app
 from connect4.web.server import BackgroundServer
 
 pytestmark = pytest.mark.browser
@@ -38,7 +38,7 @@ TIMEOUT_MS = 30_000
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    with BackgroundServer(create_app(threads=2, time_limit=20.0)) as live:
+    with BackgroundServer(create_app(Settings(threads=2, time_limit=20.0))) as live:
         yield live.url
 
 

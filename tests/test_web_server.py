@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from connect4.web import create_app
+from connect4.web import Settings, create_app
 from connect4.web.server import BackgroundServer
 from tests.cli_helpers import alive, children
 
@@ -218,7 +218,7 @@ def deep_move(url: str, headers: dict[str, str]) -> httpx.Response:
 
 @pytest.mark.parametrize(("trusted", "status"), [("", 503), ("127.0.0.1", 200)])
 def test_forwarded_for_is_believed_only_from_a_named_proxy(trusted: str, status: int) -> None:
-    app = create_app(threads=2, time_limit=3.0, warm_up=False)
+    app = create_app(Settings(threads=2, time_limit=3.0, warm_up=False))
     proxies = {"forwarded_allow_ips": trusted} if trusted else {}  # "": the default
     with BackgroundServer(app, **proxies) as live:
         first: list[httpx.Response] = []

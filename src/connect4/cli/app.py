@@ -199,7 +199,7 @@ def prepare() -> None:
     from connect4.solver.backend import compile_big_in_background, wait_for_compile
 
     try:
-        from connect4.web.api import BOARD_SIZES
+        from connect4.web.settings import BOARD_SIZES
     except ImportError:  # without the web extra there is no page to offer big boards
         big: list[tuple[int, int]] = []
     else:
@@ -267,20 +267,15 @@ def serve(
     except ValueError as error:
         raise fail(error) from None
     from connect4.web.server import run_server
+    from connect4.web.settings import Settings
 
     try:
+        settings = Settings(threads=threads, queue=queue, time_limit=time_limit, cache_size=cache)
         run_server(
-            host=host,
-            port=port,
-            workers=workers,
-            threads=threads,
-            queue=queue,
-            time_limit=time_limit,
-            cache=cache,
-            forwarded_allow_ips=forwarded_allow_ips,
+            settings, host=host, port=port, workers=workers, forwarded_allow_ips=forwarded_allow_ips
         )
     except (OSError, ValueError) as error:
-        raise fail(error) from None
+        raise fail(error, flags={"cache_size": "--cache"}) from None
 
 
 app.command()(arena.arena)

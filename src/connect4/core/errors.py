@@ -10,7 +10,7 @@ Every exception class the package defines derives from
     ├── Stopped                        work stopped before it finished: not a ValueError
     │   ├── BudgetExceeded             a limit ran out before any answer (time, nodes)
     │   │   ├── JobInterrupted         a journalled job stopped (BuildInterrupted)
-    │   │   ├── PoolSaturated, PoolTimeout, ClientGone, Starved   (the web's pool)
+    │   │   ├── PoolSaturated, PoolTimeout, ClientGone   (the web's pool)
     │   │   └── Unavailable            TimeLimitExceeded, ServerStopping, ClientBusy
     │   └── SearchAborted              a search's own control flow, caught by the search
     └── StaleKernel (RuntimeError)     a compiled kernel built for another layout
@@ -62,8 +62,8 @@ class Connect4Error(Connect4Exception, ValueError):
 
 class Stopped(Connect4Exception):
     """Work stopped before it finished: a time limit, a node budget, a cancelled
-    request, Ctrl-C, a client gone, a starved job. Never a ``ValueError``: bad
-    input and a stop are handled apart."""
+    request, Ctrl-C, a client gone. Never a ``ValueError``: bad input and a stop
+    are handled apart."""
 
 
 class BudgetExceeded(Stopped):

@@ -5,16 +5,16 @@ Every route is a few lines that hand its input to one :class:`Api` method
 validate each request once, here (the game, the board served, a game not over,
 the player spec), and hand typed input to :mod:`connect4.web.service`.
 
-Solves run in bounded lanes (:class:`~connect4.web.pool.WorkerPool`): every
-solve first gets a small node budget in the *quick* lane (nice 3), and only a
-position that needs more moves goes to the *deep* lane, whose threads run under
-``SCHED_IDLE``: on the CPU no other thread wants, giving a core back the moment
-the event loop wakes. Quick positions (most positions with 20 or more stones)
-therefore never wait behind a long solve. A deep job that gets almost no CPU
-there (other programs keep the cores busy) is stopped after
-:data:`STARVED_AFTER` seconds and run again in the *fallback* lane at nice 10,
-where it gets its share (:meth:`Api.run_deep`). AI moves and reviews run in the
-deep lane too.
+The scheduling, in three sentences. Quick answers (a solve within a bounded
+node count) run on a pool of threads one notch below the event loop (nice +3).
+Deep work (a solve past that count, AI moves, reviews) runs on a second,
+smaller pool of threads at nice +10, each job ended by its request's
+:class:`~connect4.core.limits.Limit` (deadline, client gone, server stopping)
+and capped per client address. Both pools are bounded
+(:class:`~connect4.web.pool.WorkerPool`): a request beyond the bound gets a 503
+at once. Every job runs once, in one pool: quick positions (most positions with
+20 or more stones) never wait behind a long solve, and deep work gets its share
+of a machine that other programs keep busy.
 
 Every job gets the request's :class:`~connect4.core.limits.Limit`: its deadline
 is the time limit less :func:`answer_margin` (time to answer), its flag is set
@@ -42,7 +42,6 @@ import functools
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from itertools import count
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
@@ -76,7 +75,8 @@ from connect4.web.models import (
     ReviewResponse,
     ServerLimits,
 )
-from connect4.web.pool import Gone, Starved, WorkerPool
+from connect4.web.pool import Gone, WorkerPool
+from connect4.web.settings import BOARD_SIZES, Settings
 
 if TYPE_CHECKING:
     from connect4.review import Review
@@ -84,7 +84,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-QUICK_NODES = 400_000  # quick-lane node budget of a position with >= 20 stones on 7x6 (~40 ms)
 QUICK_TABLE_MB = 8  # transposition table of a quick-lane solver (deep lane: 64 MB)
 QUICK_AGE = 0.02  # seconds of queue precedence per empty cell fewer (quick lane)
 DEEP_AGE = 0.1  # the same in the deep lane
@@ -92,15 +91,7 @@ REVIEW_SHARE = 0.9  # of the time limit a review may use before it stops (then: 
 KERNEL_WAIT = 5.0  # seconds a request waits at most for its board's solver to load
 KERNEL_POLL = 0.25  # seconds between two looks at that wait's limit (a server stopping)
 QUICK_NICE = 3  # OS priority of the quick lane's threads below the event loop
-STARVED_AFTER = 0.5  # seconds a deep job may run on almost no CPU before the fallback lane
-# The Connect Four boards the server plays and solves (the page's menu). Each size a
-# thread has solved keeps a transposition table, and each size a perfect player has
-# played keeps tables in a process-wide pool, so a fixed list bounds the memory.
-# 8x8, 9x7 and 10x6 need more than 64 bits: their solver is compiled per size the first
-# time a machine serves it (see require_kernel).
-BOARD_SIZES: tuple[tuple[int, int], ...] = (
-    (7, 6), (6, 5), (5, 4), (4, 4), (6, 7), (8, 7), (9, 6), (8, 8), (9, 7), (10, 6),
-)  # fmt: skip
+DEEP_NICE = 10  # the deep lane's: long work yields to quick answers, yet gets its share
 
 
 def size_names(sizes: tuple[tuple[int, int], ...]) -> list[str]:
@@ -229,28 +220,6 @@ def answer_margin(time_limit: float) -> float:
     return min(0.5, 0.1 * time_limit)
 
 
-@dataclass(frozen=True)
-class Settings:
-    """How the server works: ``threads`` deep-lane threads, and as many fallback ones
-    at nice ``fallback_nice`` (``3 * threads`` quick-lane ones unless given), ``queue``
-    waiting places per lane, ``time_limit`` seconds per request (HTTP 503 beyond), an
-    LRU cache of ``cache_size`` solved positions (0 = none); ``warm_up`` loads the
-    solver, the compiled searches and the book at start-up;
-    ``deep_per_client`` deep jobs per client address at a time (0: no bound)."""
-
-    threads: int = 2
-    queue: int = 128
-    time_limit: float = 10.0
-    quick_nodes: int = QUICK_NODES
-    cache_size: int = 20_000
-    warm_up: bool = True
-    deep_threads: int | None = None
-    quick_threads: int | None = None
-    fallback_nice: int = 10
-    board_sizes: tuple[tuple[int, int], ...] = BOARD_SIZES
-    deep_per_client: int = 1
-
-
 class Api:
     """The web API's work: one method per endpoint, over the worker lanes and a cache."""
 
@@ -264,8 +233,7 @@ class Api:
         # They run one notch below the event loop, which every request goes through.
         quick_threads = settings.quick_threads or 3 * settings.threads
         self.quick = lane("quick", workers=quick_threads, nice=QUICK_NICE)
-        self.deep = lane("deep", workers=deep_threads, idle=True)
-        self.fallback = lane("fallback", workers=deep_threads, nice=settings.fallback_nice)
+        self.deep = lane("deep", workers=deep_threads, nice=DEEP_NICE)
         self.clients = ClientGate(settings.deep_per_client)
         self.running = Limit()  # every request's limit is its child: halt() stops them all
 
@@ -328,27 +296,17 @@ class Api:
 
     def stop(self) -> None:
         """Let the worker threads end once their queued jobs are done."""
-        for pool in (self.quick, self.deep, self.fallback):
+        for pool in (self.quick, self.deep):
             pool.shutdown()
 
     async def run_deep(
         self, priority: float, work: Callable[[Limit], T], limit: Limit, gone: Gone | None
     ) -> T:
-        """``work(limit)`` in the deep lane; if it starves there (other programs keep
-        every core busy, and ``SCHED_IDLE`` gives it nothing), stopped and run again
-        in the fallback lane at nice 10 with what is left of ``limit``."""
-        attempt = limit.tighter()  # stopping the attempt leaves the request's limit running
-        try:
-            return await self.stoppable(self.deep.run_ranked(
-                priority, functools.partial(work, attempt), limit=attempt, gone=gone,
-                starved=STARVED_AFTER,
-            ))  # fmt: skip
-        except Starved:
-            return await self.stoppable(
-                self.fallback.run_ranked(
-                    priority, functools.partial(work, limit), limit=limit, gone=gone
-                )
-            )
+        """``work(limit)`` in the deep lane, ahead of waiting jobs with a higher
+        ``priority``; stopped by ``limit`` (and once ``gone()``)."""
+        return await self.stoppable(
+            self.deep.run_ranked(priority, functools.partial(work, limit), limit=limit, gone=gone)
+        )
 
     # ------------------------------------------------------------ positions
     def parse(self, pos: str, board: Board) -> Game:
@@ -441,7 +399,7 @@ class Api:
         require_not_over(game)
         cached = self.cache.get(game)
         if cached is None:
-            cached = await self.fallback.run(service.analyze_by_search, game)
+            cached = await self.stoppable(self.deep.run(service.analyze_by_search, game))
             self.cache.put(game, cached)
         return cached
 
@@ -551,25 +509,21 @@ class Api:
         """A Connect Four review solved by every deep-lane thread at once: each job
         takes the game's move solves one by one (the dearest first) from a shared
         queue until none is left, so a lone review uses both cores and a busy
-        server still serves other requests between reviews' jobs.
-
-        A job stopped as starved (see :meth:`run_deep`) may still hold a task when its
-        rerun finds the queue empty: tasks without a result go round again until
-        the limit runs out, and are then unsettled."""
-        work = await self.fallback.run(service.review_work, position)
+        server still serves other requests between reviews' jobs. The played moves
+        the next position did not settle are solved after, the same way; a task
+        left when ``limit`` runs out is unsettled."""
+        work = await self.stoppable(self.deep.run(service.review_work, position))
         results: dict[TaskKey, int | None] = {}
         for stage in (work.dearest_first(), None):
             tasks = list(work.missing(results) if stage is None else stage)
-            left = tasks
-            while left and not limit.expired():
-                queue = deque(left)
+            queue = deque(tasks)
+            if queue and not limit.expired():
                 jobs = min(self.deep.workers, len(queue))
                 drain = work.drainer(queue, results)
                 await asyncio.gather(
                     *(self.run_deep(time.monotonic(), drain, limit, gone) for _ in range(jobs))
                 )
-                left = [task for task in tasks if task.key not in results]
-            results.update((task.key, None) for task in left)  # the limit ran out
+            results.update((task.key, None) for task in tasks if task.key not in results)
         return service.review_from_scores(position, work.move_scores(results))
 
     # ------------------------------------------------------------ players
@@ -633,7 +587,7 @@ class Api:
         return {
             "ok": True,
             "version": __version__,
-            "pools": [self.quick.status(), self.deep.status(), self.fallback.status()],
+            "pools": [self.quick.status(), self.deep.status()],
             "cache": self.cache.status(),
         }
 

@@ -1,7 +1,7 @@
 """The FastAPI app: the routers over one :class:`~connect4.web.api.Api`, errors as JSON,
 one log line per request, the page and the API docs.
 
->>> app = create_app(threads=1)
+>>> app = create_app(Settings(threads=1))
 >>> " ".join(sorted(path for path in app.openapi()["paths"] if path.startswith("/api")))
 '/api/analyze /api/health /api/info /api/move /api/players /api/policy /api/review'
 """
@@ -18,45 +18,18 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from connect4.core.version import __version__
 from connect4.web import errors
-from connect4.web.api import BOARD_SIZES, QUICK_NODES, Api, Settings
+from connect4.web.api import Api
 from connect4.web.middleware import JsonErrors, RequestLog
 from connect4.web.routes import ROUTERS
 from connect4.web.routes.page import mount_files
+from connect4.web.settings import Settings
 
 
-def create_app(
-    *,
-    threads: int = 2,
-    queue: int = 128,
-    time_limit: float = 10.0,
-    quick_nodes: int = QUICK_NODES,
-    cache_size: int = 20_000,
-    warm_up: bool = True,
-    deep_threads: int | None = None,
-    quick_threads: int | None = None,
-    fallback_nice: int = 10,
-    board_sizes: tuple[tuple[int, int], ...] = BOARD_SIZES,
-    deep_per_client: int = 1,
-    halt_on_signals: bool = False,
-) -> FastAPI:
-    """The web app with the :class:`~connect4.web.api.Settings` these arguments name;
-    ``halt_on_signals``: a worker process of a multi-process server, where the first
-    SIGINT or SIGTERM cancels the work in flight (:func:`halt_on_exit_signals`)."""
-    api = Api(
-        Settings(
-            threads=threads,
-            queue=queue,
-            time_limit=time_limit,
-            quick_nodes=quick_nodes,
-            cache_size=cache_size,
-            warm_up=warm_up,
-            deep_threads=deep_threads,
-            quick_threads=quick_threads,
-            fallback_nice=fallback_nice,
-            board_sizes=board_sizes,
-            deep_per_client=deep_per_client,
-        )
-    )
+def create_app(settings: Settings | None = None, *, halt_on_signals: bool = False) -> FastAPI:
+    """The web app working by ``settings`` (the defaults if none); ``halt_on_signals``:
+    a worker process of a multi-process server, where the first SIGINT or SIGTERM
+    cancels the work in flight (:func:`halt_on_exit_signals`)."""
+    api = Api(settings or Settings())
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

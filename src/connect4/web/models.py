@@ -306,7 +306,6 @@ class PoolStatus(TypedDict):
     completed: int
     rejected: int
     timed_out: int
-    starved: int
     time_limit: float
 
 

@@ -18,13 +18,8 @@ within a tenth of a second and free their slot then.
 
 Threads of a pool created with ``nice > 0`` lower their own OS priority
 (Linux gives each thread its own nice value), so long solves yield the CPU to
-the event loop and to quick requests. A pool created with ``idle=True`` runs its
-threads under Linux's ``SCHED_IDLE``: they get only the CPU no other thread wants,
-and a waking event loop takes the core back at once (a nice value only lowers a
-thread's share: the event loop still waits for the end of its time slice, a few
-milliseconds). Under ``SCHED_IDLE`` a job gets no CPU at all while other programs
-keep the cores busy, so :meth:`WorkerPool.run_ranked` can give up on a *starved*
-job (:class:`Starved`) for its caller to run it in a pool at a nice value instead.
+the event loop and to quick requests while still getting their share of a busy
+machine.
 
 >>> import asyncio
 >>> async def demo() -> int:
@@ -77,14 +72,6 @@ class ClientGone(BudgetExceeded):
     """The client went away before its job finished: the job was stopped."""
 
 
-class Starved(BudgetExceeded):
-    """A job of an idle pool got almost no CPU (other programs keep the cores busy):
-    it was stopped, for the caller to run again where it gets its share."""
-
-
-STARVED_SHARE = 0.25  # a job with less of a core than this, over the time it ran, is starved
-
-
 def _lower_priority(nice: int) -> None:
     """Raise this thread's nice value by ``nice`` (Linux: per thread; elsewhere a no-op)."""
     if nice <= 0 or not hasattr(os, "setpriority"):
@@ -94,35 +81,6 @@ def _lower_priority(nice: int) -> None:
         os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + nice)
     except OSError:
         pass
-
-
-def _idle_policy() -> None:
-    """Put this thread under ``SCHED_IDLE`` (Linux; elsewhere, or if refused, a no-op)."""
-    if not hasattr(os, "sched_setscheduler") or not hasattr(os, "SCHED_IDLE"):
-        return
-    with contextlib.suppress(OSError):
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # 0: this thread
-
-
-class _Running:
-    """When a job started on its thread and that thread's CPU clock, for :meth:`starved`."""
-
-    def __init__(self) -> None:
-        self.wall = time.monotonic()
-        self.clock: int | None = None  # no per-thread CPU clock (not Unix): never starved
-        self.cpu = 0.0
-        with contextlib.suppress(AttributeError, OSError):
-            self.clock = time.pthread_getcpuclockid(threading.get_ident())
-            self.cpu = time.clock_gettime(self.clock)
-
-    def starved(self, after: float) -> bool:
-        """Whether the job has run ``after`` seconds with less than STARVED_SHARE of a core."""
-        ran = time.monotonic() - self.wall
-        if ran < after or self.clock is None:
-            return False
-        with contextlib.suppress(OSError):  # the thread ended: the job is done anyway
-            return time.clock_gettime(self.clock) - self.cpu < STARVED_SHARE * ran
-        return False
 
 
 class WorkerPool:
@@ -140,7 +98,6 @@ class WorkerPool:
         queue: int,
         time_limit: float,
         nice: int = 0,
-        idle: bool = False,
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be >= 1")
@@ -154,22 +111,19 @@ class WorkerPool:
         self.completed = 0
         self.rejected = 0
         self.timed_out = 0
-        self.starved = 0
         self._jobs: PriorityQueue[tuple[float, int, Job | None]] = PriorityQueue()
         self._order = itertools.count()
         self._threads = [
             threading.Thread(
-                target=self._work, args=(nice, idle), name=f"connect4-{name}-{i}", daemon=True
+                target=self._work, args=(nice,), name=f"connect4-{name}-{i}", daemon=True
             )
             for i in range(workers)
         ]
         for thread in self._threads:
             thread.start()
 
-    def _work(self, nice: int, idle: bool) -> None:
+    def _work(self, nice: int) -> None:
         _lower_priority(nice)
-        if idle:
-            _idle_policy()
         while True:
             _, _, job = self._jobs.get()
             if job is None:
@@ -191,15 +145,12 @@ class WorkerPool:
         *,
         limit: Limit | None = None,
         gone: Gone | None = None,
-        starved: float | None = None,
     ) -> T:
         """Run ``call()`` in a worker, ahead of waiting jobs with a higher ``priority``
         (in seconds on the ``time.monotonic()`` clock: a start-by time).
 
         ``limit`` is the limit ``call`` works under: it is stopped when the time
-        limit passes, this wait is cancelled, or ``gone()`` turns true; and, with
-        ``starved``, when the job has run that many seconds with less than
-        STARVED_SHARE of a core (:class:`Starved`)."""
+        limit passes, this wait is cancelled, or ``gone()`` turns true."""
         if self.busy >= self.capacity:
             self.rejected += 1
             raise PoolSaturated(
@@ -216,13 +167,10 @@ class WorkerPool:
                 loop.call_soon_threadsafe(self._release)
 
         future.add_done_callback(release)
-        running: list[_Running] = []
 
         def job() -> None:
             if not future.set_running_or_notify_cancel():
                 return  # cancelled while it waited
-            if starved is not None:
-                running.append(_Running())
             try:
                 future.set_result(call())
             except BaseException as error:
@@ -233,11 +181,8 @@ class WorkerPool:
         # An outcome nobody waits for any more (timed out, client gone) is not an error.
         done.add_done_callback(lambda f: f.cancelled() or f.exception())
 
-        def starving() -> bool:
-            return starved is not None and bool(running) and running[0].starved(starved)
-
         try:
-            return await self._wait(done, gone, None if starved is None else starving)
+            return await self._wait(done, gone)
         except BaseException as error:
             future.cancel()  # frees the slot now if the job has not started yet
             if limit is not None:
@@ -248,28 +193,21 @@ class WorkerPool:
                     f"time limit exceeded: the {self.name} work took longer than "
                     f"{self.time_limit:g} s"
                 ) from None
-            if isinstance(error, Starved):
-                self.starved += 1
             raise
 
-    async def _wait(
-        self, done: asyncio.Future[T], gone: Gone | None, starving: Callable[[], bool] | None
-    ) -> T:
-        """The job's result; TimeoutError past the time limit, ClientGone once ``gone()``,
-        Starved once ``starving()``."""
+    async def _wait(self, done: asyncio.Future[T], gone: Gone | None) -> T:
+        """The job's result; TimeoutError past the time limit, ClientGone once ``gone()``."""
         give_up = time.monotonic() + self.time_limit
         while True:
             left = give_up - time.monotonic()
             if left <= 0:
                 raise TimeoutError
-            step = left if gone is None and starving is None else min(left, GONE_POLL)
+            step = left if gone is None else min(left, GONE_POLL)
             finished, _ = await asyncio.wait({done}, timeout=step)
             if finished:
                 return done.result()
             if gone is not None and await gone():
                 raise ClientGone(f"the client went away: its {self.name} work was stopped")
-            if starving is not None and starving():
-                raise Starved(f"the {self.name} work got almost no CPU: stopped")
 
     def _release(self) -> None:
         self.busy -= 1
@@ -285,7 +223,6 @@ class WorkerPool:
             "completed": self.completed,
             "rejected": self.rejected,
             "timed_out": self.timed_out,
-            "starved": self.starved,
             "time_limit": self.time_limit,
         }
 

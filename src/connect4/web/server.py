@@ -37,6 +37,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from connect4.solver.backend import tie_background_compiles
 from connect4.web.api import Api
 from connect4.web.app import create_app
+from connect4.web.settings import Settings
 
 
 class NoDelayHTTPProtocol(HttpToolsProtocol):
@@ -84,7 +85,7 @@ def configure_logging(level: int = logging.INFO) -> None:
     logger.propagate = False
 
 
-OPTIONS_VARIABLE = "CONNECT4_WEB_OPTIONS"
+SETTINGS_VARIABLE = "CONNECT4_WEB_SETTINGS"  # a worker process's settings, as their JSON
 
 
 def check_address(host: str, port: int) -> None:
@@ -103,11 +104,12 @@ def check_address(host: str, port: int) -> None:
 
 
 def app_from_environment() -> FastAPI:
-    """The app built from the JSON options in ``$CONNECT4_WEB_OPTIONS`` (one per worker process)."""
+    """A worker process's app, by the settings its server wrote into
+    ``$CONNECT4_WEB_SETTINGS`` (:meth:`Settings.to_json`)."""
     configure_logging()
     tie_background_compiles()
-    options = json.loads(os.environ.get(OPTIONS_VARIABLE, "{}"))
-    return create_app(**options, halt_on_signals=True)
+    settings = Settings.from_json(os.environ.get(SETTINGS_VARIABLE, "{}"))
+    return create_app(settings, halt_on_signals=True)
 
 
 def server_options(forwarded_allow_ips: str = "") -> dict[str, Any]:
@@ -201,29 +203,25 @@ class Server(uvicorn.Server):
 
 
 def run_server(
+    settings: Settings,
     *,
     host: str = "127.0.0.1",
     port: int = 8000,
     workers: int = 1,
-    threads: int = 2,
-    queue: int = 128,
-    time_limit: float = 10.0,
-    cache: int = 20_000,
     forwarded_allow_ips: str = "",
 ) -> None:
-    """Serve the app until interrupted: ``workers`` processes, each with ``threads`` solver
-    threads per lane (uvicorn's own access log is replaced by ours); proxy headers
-    are believed from ``forwarded_allow_ips`` only (:func:`server_options`). With one
+    """Serve the app working by ``settings`` until interrupted, in ``workers``
+    processes (uvicorn's own access log is replaced by ours); proxy headers are
+    believed from ``forwarded_allow_ips`` only (:func:`server_options`). With one
     process, a signal ends the process here (exit status 128 + its number)."""
     if not 0 <= port <= 65535:
         raise ValueError(f"port {port} is out of range 0-65535")
     check_address(host, port)
     configure_logging()
     tie_background_compiles()  # a big board's compile ends with the server
-    options = {"threads": threads, "queue": queue, "time_limit": time_limit, "cache_size": cache}
     banner = (
         f"connect4 web app on {{url}} (API docs at /docs); {workers} process(es), "
-        f"{threads} solver threads per lane"
+        f"{settings.threads} solver threads per lane"
     )
     if workers == 1:
         print(
@@ -232,7 +230,7 @@ def run_server(
             file=sys.stderr,
             flush=True,
         )
-        app = create_app(threads=threads, queue=queue, time_limit=time_limit, cache_size=cache)
+        app = create_app(settings)
         config = uvicorn.Config(app, host=host, port=port, **server_options(forwarded_allow_ips))
         server = Server(config, app, banner)
         server.run()
@@ -242,7 +240,7 @@ def run_server(
             os._exit(128 + server.stopped_by)
         return
     print(banner.format(url=f"http://{host}:{port}/"), file=sys.stderr, flush=True)
-    os.environ[OPTIONS_VARIABLE] = json.dumps(options)
+    os.environ[SETTINGS_VARIABLE] = settings.to_json()
     uvicorn.run(
         "connect4.web.server:app_from_environment",
         factory=True,
@@ -256,7 +254,7 @@ def run_server(
 class BackgroundServer:
     """The app served by uvicorn in a daemon thread on a free 127.0.0.1 port (tests, benchmarks).
 
-    >>> with BackgroundServer(create_app(threads=1)) as server:  # doctest: +SKIP
+    >>> with BackgroundServer(create_app(Settings(threads=1))) as server:  # doctest: +SKIP
     ...     httpx.get(server.url + "/api/health").status_code
     200
     """
