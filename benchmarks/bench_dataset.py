@@ -28,7 +28,7 @@ from machine import describe_machine
 
 from connect4.envs.dataset import FULL, load_dataset, make_dataset, sample_positions
 from connect4.solver import Solver
-from connect4.solver.book import default_book
+from connect4.solver.book import load_book
 
 RANGES = {(0, 12): 600, (12, 24): 200, (24, 41): 20000}  # positions per range at --scale 1
 SEED = 2026
@@ -39,7 +39,7 @@ def reference(plies: tuple[int, int], n: int) -> tuple[float, list[float], list[
     sample = sample_positions(n, plies, seed=SEED)
     times: list[float] = []
     rows: list[list[int]] = []
-    with Solver(book=default_book(7, 6)) as solver:
+    with Solver(book=load_book("default", 7, 6)) as solver:
         solver.warm_up()
         started = time.perf_counter()
         for position in sample.positions():

@@ -32,7 +32,7 @@ from connect4.players import make_player
 from connect4.players.match import play_move
 from connect4.players.perfect import PerfectPlayer
 from connect4.solver import Solver, backend
-from connect4.solver.book.reader import default_book
+from connect4.solver.book import load_book
 
 
 def perfect_pool_clear() -> None:
@@ -49,7 +49,7 @@ class Checker:
     """Independent optimality check: solve(root) == -solve(chosen child), by the solver."""
 
     def __init__(self) -> None:
-        self.book = default_book(7, 6)
+        self.book = load_book("default", 7, 6)
         self.solver = Solver(7, 6, 64, book=self.book, etc=False)
 
     def solve(self, position: Position) -> int:
@@ -138,7 +138,7 @@ def main() -> None:
         book = perfect.engine.book
         assert book is not None
         solver = Solver(7, 6)
-        solver.set_book(book.keys, book.values, book.plies)
+        solver.set_book(book)
         solver.solve(Position.from_moves("4444"))  # load the kernel
         for label, analyze in (("solve", False), ("solve -a", True)):
             times = []

@@ -15,13 +15,7 @@ from connect4.core.position import Position
 from connect4.core.score import score_bounds
 from connect4.solver.book.format import Book, BookError
 from connect4.solver.book.keys import canonical_key, key_plies
-from connect4.solver.book.reader import (
-    bitbully_book,
-    data_book_path,
-    default_book,
-    read_bitbully,
-    wdl_lookup,
-)
+from connect4.solver.book.reader import data_book_path, load_book, read_bitbully, wdl_lookup
 
 PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
 
@@ -166,7 +160,7 @@ def make_solver_for(width: int, height: int) -> Any:
 
 
 def test_bitbully_dist_book_contents() -> None:
-    book = bitbully_book("12-ply-dist")
+    book = load_book("bitbully:12-ply-dist")
     assert (book.width, book.height, book.plies, len(book)) == (7, 6, 12, 4200899)
     assert set(key_plies(book.keys[::1000], 7, 6).tolist()) == {12}
     # The package's documented examples: "player 1 wins in 29 moves" (stored 71) at
@@ -184,7 +178,7 @@ def test_bitbully_dist_book_contents() -> None:
 def translation_check(count: int, min_abs: int, max_nodes: int, seed: int) -> tuple[int, int]:
     """Random 12-stone positions in the distance database: (checked, agreeing with the solver)."""
     solver = make_solver()
-    book = bitbully_book("12-ply-dist")
+    book = load_book("bitbully:12-ply-dist")
     rng = random.Random(seed)
     checked = agreed = 0
     while checked < count:
@@ -210,7 +204,7 @@ def test_bitbully_translation_on_hundreds_of_positions() -> None:
 
 
 def test_wdl_books_agree_with_the_distance_book() -> None:
-    exact = bitbully_book("12-ply-dist")
+    exact = load_book("bitbully:12-ply-dist")
     wdl = read_bitbully("12-ply")
     rng = random.Random(7)
     for _ in range(300):
@@ -224,8 +218,8 @@ def test_wdl_books_agree_with_the_distance_book() -> None:
 
 def test_8ply_wdl_book_matches_the_solver() -> None:
     solver = make_solver()
-    exact = bitbully_book("12-ply-dist")  # inside the search: 8-ply solves take milliseconds
-    solver.set_book(exact.keys, exact.values, exact.plies)
+    exact = load_book("bitbully:12-ply-dist")  # inside the search: 8-ply solves take milliseconds
+    solver.set_book(exact)
     book = read_bitbully("8-ply")
     rng = random.Random(3)
     checked = 0
@@ -242,8 +236,8 @@ def test_a_forced_move_is_not_played_past_the_book() -> None:
     """At a ply the book covers, the search probes the book before it plays a forced move
     in place; playing past the book searched 2 M nodes here instead of a few hundred."""
     solver = make_solver()
-    exact = bitbully_book("12-ply-dist")
-    solver.set_book(exact.keys, exact.values, exact.plies)
+    exact = load_book("bitbully:12-ply-dist")
+    solver.set_book(exact)
     result = solver.run(Position.from_moves("57776375"))
     assert result.score == -2
     assert result.nodes < 5_000
@@ -280,13 +274,13 @@ def test_shipped_6x5_book_matches_the_solver() -> None:
 
 
 def test_default_books() -> None:
-    seven = default_book(7, 6)
+    seven = load_book("default", 7, 6)
     assert seven is not None and seven.plies == 12
     assert seven.lookup(Position()) == 1
     assert seven.lookup(Position.from_moves("44")) == 1
-    six = default_book(6, 5)
+    six = load_book("default", 6, 5, exact=True)
     assert six is not None and six.plies == 8
-    assert default_book(5, 4) is None
+    assert load_book("default", 5, 4) is None
 
 
 def test_solve_command_uses_the_book() -> None:

@@ -19,6 +19,7 @@ from connect4.solver.book.build import Journal, WideRecord
 from connect4.solver.book.format import HEADER_SIZE
 from connect4.solver.book.keys import key_array, key_ints, key_plies
 from tests.naive import NaiveSolver
+from tests.test_solver import Arrays
 from tests.test_solver_wide import columns_of, late_positions
 
 runner = CliRunner()
@@ -97,7 +98,7 @@ def test_book_arrays_of_the_wrong_shape_are_refused() -> None:
         Book(8, 8, 4, keys, np.zeros(3, dtype=np.int8))
     unsorted = key_array([5 << 64, 3 << 64], 8, 8)
     with pytest.raises(ValueError, match="sorted and distinct"):
-        Solver(8, 8, tt_megabytes=4).set_book(unsorted, np.zeros(2, dtype=np.int8), 4)
+        Solver(8, 8, tt_megabytes=4).set_book(Arrays(unsorted, np.zeros(2, dtype=np.int8), 4))
 
 
 def test_a_journal_of_two_word_records_resumes(tmp_path: Path) -> None:

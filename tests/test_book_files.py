@@ -271,3 +271,70 @@ def test_a_truncated_book_is_said_to_be_truncated_with_its_size(tmp_path: Path) 
         Book.load(path)
     result = run_cli("book", "info", str(path))
     assert result.returncode == 2 and "is truncated: 20 bytes" in result.stderr
+
+
+# ---------------------------------------------------------------- the one loader's policy
+def test_a_damaged_default_book_is_left_out_once_and_a_named_one_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The shipped book damaged: every door (the loader, the shared solver, the perfect
+    player) goes on without it and stderr says so once. The same file named explicitly
+    is an error naming it."""
+    from connect4.players.perfect import PerfectEngine
+    from connect4.solver import solver_for
+    from connect4.solver.book import load_book, reader
+
+    broken = tmp_path / "book_6x5.c4book"
+    broken.write_bytes(b"not a book at all")
+    monkeypatch.setattr(reader, "data_book_path", lambda width, height: broken)
+    monkeypatch.setattr(reader, "_unusable", {})
+    reader._default_book.cache_clear()
+    try:
+        assert load_book("default", 6, 5, exact=True) is None
+        solver = solver_for(6, 5, tt_megabytes=3)  # a key no other test uses: made here
+        assert solver.solve(Position.from_moves("33333", 6, 5)) == 0
+        assert PerfectEngine(6, 5).book is None
+        err = capsys.readouterr().err.splitlines()
+        notes = [line for line in err if "compiling" not in line]  # a cold kernel says so
+        assert len(notes) == 1 and notes[0].startswith(
+            "connect4: the 6x5 board's shipped opening book cannot be used ("
+        )
+        assert "solving without it" in notes[0] and str(broken) in notes[0]
+        with pytest.raises(BookError, match=f"^{broken} is not a connect4 book file"):
+            load_book(broken, 6, 5, exact=True)
+        with pytest.raises(BookError, match=r"^book nowhere\.c4book does not exist"):
+            load_book("nowhere.c4book", 6, 5)
+    finally:
+        reader._default_book.cache_clear()
+
+
+def test_a_default_book_that_does_not_ship_is_no_book_without_a_word(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from connect4.solver.book import load_book
+
+    assert load_book("default", 5, 4, exact=True) is None
+    assert capsys.readouterr().err == ""
+
+
+BUILD = "book build --out {out} --width 5 --height 4 --plies 3 --base-book {bad}"
+DATASET = "dataset --positions 5 --plies 2-4 --width 5 --height 4 --book {bad} --out {out}"
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["book info {bad}", "book verify {bad}", BUILD, DATASET],
+    ids=["book info", "book verify", "book build --base-book", "dataset --book"],
+)
+def test_a_named_book_that_cannot_be_read_is_a_one_line_error(tmp_path: Path, command: str) -> None:
+    """Every option that names a book: a damaged file is refused in one line, exit 2."""
+    bad = tmp_path / "damaged.c4book"
+    bad.write_bytes(image([1], [0])[:-3])  # cut short
+    out = tmp_path / "out.file"
+    result = run_cli(*command.format(bad=bad, out=out).split())
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f"error: {bad} is truncated or padded: {len(image([1], [0])) - 3} bytes, the header "
+        f"says {len(image([1], [0]))}"
+    ]
+    assert not out.exists()

@@ -34,7 +34,7 @@ from connect4.envs.dataset import (
     sample_positions,
 )
 from connect4.solver import Solver
-from connect4.solver.book import default_book
+from connect4.solver.book import load_book
 from connect4.solver.book.jobs import JobInterrupted
 from tests.cli_helpers import run_cli
 from tests.naive import NaiveSolver
@@ -107,7 +107,7 @@ def test_labels_on_7x6_equal_direct_solver_analysis(tmp_path: Path) -> None:
     check_rows(late, [solver.analyze(p) for p in late.positions()])
     early = build(40, (0, 11), tmp_path / "early.npz")  # the default book inside the search
     assert early.book == "default"
-    with Solver(book=default_book(7, 6)) as booked:
+    with Solver(book=load_book("default", 7, 6)) as booked:
         check_rows(early, [booked.analyze(p) for p in early.positions()])
 
 

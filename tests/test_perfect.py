@@ -11,7 +11,7 @@ from connect4.core.position import Position
 from connect4.core.score import best_columns
 from connect4.players import PlayerSpecError, make_player
 from connect4.players.perfect import LEVELS, PerfectPlayer, softmax_choice
-from connect4.solver.book.reader import default_book
+from connect4.solver.book import load_book
 
 SLOW = 600.0  # a budget no test position needs: results must not depend on the clock
 
@@ -22,7 +22,7 @@ class Referee:
     def __init__(self) -> None:
         from connect4.solver import Solver
 
-        self.book = default_book(7, 6)
+        self.book = load_book("default", 7, 6)
         assert self.book is not None
         self.solver = Solver(7, 6, 16, book=self.book, etc=False)
 

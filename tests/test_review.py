@@ -232,9 +232,9 @@ def book_band_games() -> list[str]:
 def test_the_book_bound_never_exceeds_the_score() -> None:
     from connect4.review.work import book_bound
     from connect4.solver import Solver
-    from connect4.solver.book import exact_default_book
+    from connect4.solver.book import load_book
 
-    book = exact_default_book(7, 6)
+    book = load_book("default", 7, 6, exact=True)
     solver = Solver(7, 6, 16, book=book)
     tight = 0
     for moves in book_band_games():
@@ -260,9 +260,9 @@ def test_solves_shared_by_threads_give_the_one_thread_scores() -> None:
     from connect4.review.values import clear_cache
     from connect4.review.work import GameScores
     from connect4.solver import Solver
-    from connect4.solver.book import exact_default_book
+    from connect4.solver.book import load_book
 
-    solver = Solver(7, 6, 16, book=exact_default_book(7, 6))
+    solver = Solver(7, 6, 16, book=load_book("default", 7, 6, exact=True))
     for moves in book_band_games():
         clear_cache()
         work = GameScores(Position(), Position.from_moves(moves).history)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +26,15 @@ from connect4.solver import (
 from connect4.solver.layout import table_format
 
 PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
+
+
+@dataclass(frozen=True)
+class Arrays:
+    """A book as the solver probes it, without the book file format's checks."""
+
+    keys: np.ndarray
+    values: np.ndarray
+    plies: int
 
 
 def pons_cases(name: str, every: int = 1) -> list[tuple[str, int]]:
@@ -348,11 +358,11 @@ def test_book_is_probed_inside_the_search() -> None:
                 entries[position_key(grandchild)] = plain.solve(grandchild)
     keys = np.array(sorted(entries), dtype=np.uint64)
     values = np.array([entries[int(k)] for k in keys], dtype=np.int8)
-    booked = Solver(7, 6, 16, book_keys=keys, book_values=values, book_plies=root.ply + 2)
+    booked = Solver(7, 6, 16, book=Arrays(keys, values, root.ply + 2))
     assert booked.solve(root) == expected
     assert booked.last_nodes < plain_nodes
     with pytest.raises(SolverError, match="sorted"):
-        Solver(7, 6, 1, book_keys=keys[::-1].copy(), book_values=values, book_plies=3)
+        Solver(7, 6, 1, book=Arrays(keys[::-1].copy(), values, 3))
 
 
 # ---------------------------------------------------------------- errors
@@ -560,21 +570,29 @@ def test_the_empty_board_is_answered_from_the_default_book() -> None:
 
 
 def test_a_book_that_is_not_a_book_is_refused() -> None:
+    """A solver takes a loaded book; a spec names one for load_book (solver_for and the
+    perfect player load it), and a spec naming no readable book is an error naming it."""
     from connect4.players.perfect import PerfectPlayer
     from connect4.players.registry import PlayerSpecError
     from connect4.solver import solver_for
-    from connect4.solver.book import default_book
+    from connect4.solver.book import BookError, load_book
 
-    for bad in ("12-ply", "none", "", 3):
-        with pytest.raises(SolverError, match="book must be an opening book"):
-            solver_for(7, 6, book=bad)  # type: ignore[arg-type]
+    for bad in ("12-ply", "default", 3):
         with pytest.raises(SolverError, match="book must be an opening book"):
             Solver(7, 6, 1, book=bad)  # type: ignore[arg-type]
-        with pytest.raises(PlayerSpecError, match="book must be an opening book"):
-            PerfectPlayer(book=bad)  # type: ignore[arg-type]
-    six_by_five = default_book(6, 5)
+    with pytest.raises(SolverError, match="book must be an opening book"):
+        solver_for(7, 6, book=3)  # type: ignore[arg-type]
+    with pytest.raises(BookError, match="book 12-ply does not exist"):
+        solver_for(7, 6, book="12-ply")
+    with pytest.raises(PlayerSpecError, match="the perfect player: book 12-ply does not exist"):
+        PerfectPlayer(book="12-ply")
+    with pytest.raises(PlayerSpecError, match="the perfect player: a book is default, none"):
+        PerfectPlayer(book=3)  # type: ignore[arg-type]
+    six_by_five = load_book("default", 6, 5)
     with pytest.raises(SolverError, match="for 6x5 boards, not the 7x6 board"):
         solver_for(7, 6, book=six_by_five)
+    with pytest.raises(PlayerSpecError, match="the book is for 6x5 boards, not the 7x6 board"):
+        PerfectPlayer(book=six_by_five)
 
 
 def test_solve_in_a_fresh_process_needs_the_book_only(tmp_path: Path) -> None:

@@ -42,16 +42,8 @@ from connect4.core.score import loss_score, pick_best, win_score
 from connect4.players.base import MoveChoice, MoveStats, PlayerBase, PlayerContext
 from connect4.players.options import level_option, seed_option, time_option
 from connect4.players.registry import PlayerKind, PlayerSpecError
-from connect4.solver import (
-    DEFAULT_BOOK,
-    Budget,
-    DefaultBook,
-    Solver,
-    SolverError,
-    use_book,
-    warm_up,
-)
-from connect4.solver.book import Book
+from connect4.solver import DEFAULT_BOOK, Budget, Solver, SolverError, warm_up
+from connect4.solver.book import BookError, BookSpec, load_book
 from connect4.solver.checks import check_solver_board
 
 
@@ -105,33 +97,28 @@ def immediate_column_scores(position: Position) -> list[int | bool | None]:
 class PerfectEngine:
     """Exact column scores of Connect Four positions: book lookups, then the solver.
 
-    ``book`` is ``"default"`` (the board size's exact default book, if one
-    ships), ``None`` (the solver alone) or a :class:`~connect4.solver.book.Book`
-    of exact scores. The engine owns its solver, whichever thread asks (a game
-    asks each move on a new thread, see :func:`connect4.players.match.play_move`;
-    the solver's lock keeps one search at a time): its table, taken from the
-    pool of free tables (:data:`connect4.solver.backend.TABLES`) on the first
-    search, keeps its entries from move to move (their bounds hold whatever the
-    root), so consecutive moves reuse earlier work and no move pages in a new
-    table. :meth:`release` gives the table back to the pool; an engine dropped
-    without it frees its table.
+    ``book`` names its book of exact scores as
+    :func:`~connect4.solver.book.load_book` reads one: ``"default"`` (the board
+    size's shipped book, if one ships and can be read), ``None`` (the solver
+    alone), a file or a loaded :class:`~connect4.solver.book.Book`. The engine
+    owns its solver, whichever thread asks (a game asks each move on a new
+    thread, see :func:`connect4.players.match.play_move`; the solver's lock
+    keeps one search at a time): its table, taken from the pool of free tables
+    (:data:`connect4.solver.backend.TABLES`) on the first search, keeps its
+    entries from move to move (their bounds hold whatever the root), so
+    consecutive moves reuse earlier work and no move pages in a new table.
+    :meth:`release` gives the table back to the pool; an engine dropped without
+    it frees its table.
     """
 
-    def __init__(
-        self, width: int = 7, height: int = 6, book: Book | DefaultBook | None = DEFAULT_BOOK
-    ):
+    def __init__(self, width: int = 7, height: int = 6, book: BookSpec = DEFAULT_BOOK):
         self.width = width
         self.height = height
         try:
             check_solver_board(width, height)  # its solver is made with the player
-            chosen = use_book(book, width, height)
-        except SolverError as error:
+            self.book = load_book(book, width, height, exact=True)
+        except (SolverError, BookError) as error:
             raise PlayerSpecError(f"the perfect player: {error}") from None
-        if chosen is not None and not isinstance(chosen, Book):
-            raise PlayerSpecError("the perfect player's book must be a connect4.solver.book.Book")
-        if chosen is not None and chosen.wdl:
-            raise PlayerSpecError("the perfect player needs a book of exact scores, not signs")
-        self.book = chosen
         self._solver: Solver | None = None
         self._solver_lock = threading.Lock()
 
@@ -316,7 +303,7 @@ class PerfectPlayer(PlayerBase):
         seed: int | None = None,
         width: int = 7,
         height: int = 6,
-        book: Book | DefaultBook | None = DEFAULT_BOOK,
+        book: BookSpec = DEFAULT_BOOK,
         one_off: bool = False,
     ) -> None:
         if level not in LEVELS:

@@ -73,10 +73,10 @@ def book_bound(child: Position, book: object | None) -> int | None:
     since moving back onto that cell is one of its moves. ``book`` is a
     :class:`connect4.solver.book.Book` (``lookup_key``; anything else: no bound).
 
-    >>> from connect4.solver.book import exact_default_book
+    >>> from connect4.solver.book import load_book
     >>> from connect4.solver import Solver
     >>> child = Position.from_moves("7457567716322")  # 13 stones: past the 7x6 book
-    >>> book_bound(child, exact_default_book(7, 6)), Solver().solve(child)
+    >>> book_bound(child, load_book("default", 7, 6)), Solver().solve(child)
     (-3, -3)
     """
     lookup = getattr(book, "lookup_key", None)
@@ -128,9 +128,10 @@ class GameScores:
             found = cached_scores(position, max_nodes)
             if found is not None:
                 self.cached[index] = found
-        from connect4.solver import DEFAULT_BOOK, use_book
+        from connect4.solver import DEFAULT_BOOK
+        from connect4.solver.book import load_book
 
-        self.book = use_book(DEFAULT_BOOK, start.width, start.height)  # review_solver's book
+        self.book = load_book(DEFAULT_BOOK, start.width, start.height, exact=True)  # the solver's
         self.book_plies = int(getattr(self.book, "plies", 0))
         self.tasks: list[MoveTask] = []
         last = len(self.positions) - 1

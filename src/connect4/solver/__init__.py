@@ -43,13 +43,11 @@ from connect4.solver.parallel import ProgressHook, SolveProgress
 from connect4.solver.results import BatchResult, ProbeResult, SolveResult
 from connect4.solver.shared import (
     DEFAULT_BOOK,
-    DefaultBook,
     analyze,
     best_move,
     forget_thread_solvers,
     solve,
     solver_for,
-    use_book,
 )
 from connect4.solver.solver import Solver
 
@@ -60,7 +58,6 @@ __all__ = [
     "BatchResult",
     "BookArrays",
     "Budget",
-    "DefaultBook",
     "ProbeResult",
     "ProgressHook",
     "SolveProgress",
@@ -77,6 +74,5 @@ __all__ = [
     "position_key",
     "solve",
     "solver_for",
-    "use_book",
     "warm_up",
 ]

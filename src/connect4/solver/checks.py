@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 __all__ = [
+    "DEFAULT_BOOK",
     "DEFAULT_TT_MEGABYTES",
     "MAX_HEIGHT",
     "MAX_THREADS",
@@ -38,6 +39,10 @@ __all__ = [
     "position_key",
 ]
 
+DEFAULT_BOOK = "default"
+"""The book spec of the board size's shipped opening book (see
+:func:`connect4.solver.book.load_book`): what :func:`connect4.solver.solver_for` probes
+unless told otherwise."""
 DEFAULT_TT_MEGABYTES = 64
 MAX_TT_MEGABYTES = 4096
 MAX_THREADS = 256

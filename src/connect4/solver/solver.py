@@ -92,10 +92,11 @@ class Solver:
     entries: 8 bytes each on boards up to 7x6 and most others, 16 bytes on the
     largest; see :mod:`connect4.solver.layout`); the table comes from the package's pool
     (:data:`connect4.solver.backend.TABLES`) and :meth:`close` gives it back.
-    ``book`` (or ``book_keys``/``book_values``/``book_plies``) is an optional
-    opening book: sorted ``uint64`` canonical keys (see
-    :func:`~connect4.solver.checks.position_key`) and ``int8`` exact scores,
-    probed inside the search up to ``book_plies`` stones. ``reuse_table=True``
+    ``book`` is an optional opening book of the board
+    (:func:`connect4.solver.book.load_book` loads one; any
+    :class:`~connect4.solver.checks.BookArrays` will do): sorted ``uint64``
+    canonical keys (see :func:`~connect4.solver.checks.position_key`) and ``int8``
+    exact scores, probed inside the search up to its ``plies`` stones. ``reuse_table=True``
     keeps the table's entries between calls (faster batches; node counts then
     depend on what came before), and ``keep_entries=True`` even starts with the
     entries a pooled table holds.
@@ -130,9 +131,6 @@ class Solver:
         tt_megabytes: int = DEFAULT_TT_MEGABYTES,
         *,
         book: BookArrays | None = None,
-        book_keys: NDArray[np.uint64] | None = None,
-        book_values: NDArray[np.int8] | None = None,
-        book_plies: int = 0,
         reuse_table: bool = False,
         keep_entries: bool = False,
         symmetry: bool = True,
@@ -168,11 +166,7 @@ class Solver:
         self._out = np.zeros(width, dtype=np.int64)
         self._lock = threading.RLock()
         self._book_plies = 0
-        if book is not None:
-            check_book(book)
-            self.set_book(book.keys, book.values, book.plies)
-        else:
-            self.set_book(book_keys, book_values, book_plies)
+        self.set_book(book)
         self.last_nodes = 0
         self.last_seconds = 0.0
         self.total_nodes = 0
@@ -223,20 +217,29 @@ class Solver:
             self._table()
 
     # ------------------------------------------------------------------ book hook
-    def set_book(
-        self,
-        keys: NDArray[np.uint64] | None,
-        values: NDArray[np.int8] | None,
-        plies: int,
-    ) -> None:
-        """Install (or with ``None`` remove) an opening book probed at ``ply <= plies``.
+    def set_book(self, book: BookArrays | None) -> None:
+        """Install (or with ``None`` remove) an opening book of this board, probed at
+        ``ply <= book.plies``.
 
-        ``keys`` must be sorted canonical keys (:func:`~connect4.solver.checks.position_key`) and
-        ``values`` the exact scores of those positions. On a board over 64 bits a
-        key takes two words: ``keys`` has shape ``(N, 2)``, each row its low word
-        then its high word (:func:`connect4.solver.book.keys.key_array`).
+        Its ``keys`` must be sorted canonical keys
+        (:func:`~connect4.solver.checks.position_key`) and its ``values`` the exact
+        scores of those positions. On a board over 64 bits a key takes two words:
+        ``keys`` has shape ``(N, 2)``, each row its low word then its high word
+        (:func:`connect4.solver.book.keys.key_array`).
         """
-        keys, values = book_arrays(keys, values, self.width, self.height)
+        if book is None:
+            keys, values = book_arrays(None, None, self.width, self.height)
+            plies = 0
+        else:
+            check_book(book)
+            size = (getattr(book, "width", self.width), getattr(book, "height", self.height))
+            if size != (self.width, self.height):
+                raise SolverError(
+                    f"the book is for {size[0]}x{size[1]} boards, "
+                    f"not the {self.width}x{self.height} board"
+                )
+            keys, values = book_arrays(book.keys, book.values, self.width, self.height)
+            plies = book.plies
         with self._lock:
             self._book_keys = keys
             self._book_values = values

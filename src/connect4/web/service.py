@@ -107,9 +107,10 @@ def warm_up() -> None:
     MCTS: compiled on a first run) and the 7x6 opening book, so that no request pays
     for a kernel's loading within its own time limit."""
     from connect4.classic import fastmcts, fastsearch
-    from connect4.solver import DEFAULT_BOOK, use_book, warm_up as warm_up_solver
+    from connect4.solver import DEFAULT_BOOK, warm_up as warm_up_solver
+    from connect4.solver.book import load_book
 
-    use_book(DEFAULT_BOOK, 7, 6)  # loaded once per process, shared by every thread's solver
+    load_book(DEFAULT_BOOK, 7, 6, exact=True)  # once per process, shared by every solver
     warm_up_solver()
     fastsearch.warm_up()  # one kernel for alpha-beta and minimax, every heuristic
     fastmcts.warm_up()

@@ -38,7 +38,7 @@ from connect4.solver.book.jobs import (
     progress_bar,
     run_chunks,
 )
-from connect4.solver.book.reader import load_exact_book
+from connect4.solver.book.reader import load_book
 
 __all__ = ["DatasetReport", "is_dataset_file", "journal_for", "make_dataset"]
 
@@ -76,7 +76,7 @@ def _labelling_book(
     book file, the summary of its spot check against the solver below ``shallowest`` stones."""
     if book == "none":
         return None, None
-    loaded = load_exact_book(book, width, height, role="book", doing="labelled")
+    loaded = load_book(book, width, height, exact=True, role="book", doing="labelled")
     if loaded is None or book == "default":
         return loaded, None
     summary = spot_check(loaded, book, deeper_than=shallowest, setting="book").summary()

@@ -65,7 +65,7 @@ from connect4.solver.book.jobs import (
     worker_book,
 )
 from connect4.solver.book.keys import canonical_key, key_array, key_plies
-from connect4.solver.book.reader import load_exact_book
+from connect4.solver.book.reader import load_book
 from connect4.solver.checks import check_solver_board
 
 JOURNAL_MAGIC = b"C4JRNL2\n"  # 2: each record followed by its CRC-32
@@ -260,8 +260,8 @@ def solve_chunk(
 def book_tag(book: Book) -> int:
     """A 64-bit fingerprint of a book's entries (never 0), recorded in a build's journal.
 
-    >>> from connect4.solver.book.reader import default_book
-    >>> book_tag(default_book(6, 5)) == book_tag(default_book(6, 5)) != 0
+    >>> from connect4.solver.book.reader import load_book
+    >>> book_tag(load_book("default", 6, 5)) == book_tag(load_book("default", 6, 5)) != 0
     True
     """
     keys = zlib.crc32(np.ascontiguousarray(book.keys).tobytes())
@@ -332,7 +332,7 @@ def base_book_for(spec: str | None, width: int, height: int, plies: int) -> Book
     """
     if spec is None:
         return None
-    book = load_exact_book(spec, width, height, role="base book", doing="built")
+    book = load_book(spec, width, height, exact=True, role="base book", doing="built")
     if book is None:
         return None
     if book.plies <= plies:

@@ -237,10 +237,11 @@ _WORKER_BOOKS: dict[tuple[str, int, int], Book | None] = {}
 
 
 def worker_book(spec: str, width: int, height: int) -> Book | None:
-    """The book ``spec`` names (:func:`connect4.solver.book.load_book`), loaded once per process."""
+    """The book ``spec`` names, as a solver of the board probes it
+    (:func:`connect4.solver.book.load_book` with ``exact``), loaded once per process."""
     key = (spec, width, height)
     if key not in _WORKER_BOOKS:
-        _WORKER_BOOKS[key] = load_book(spec, width, height)
+        _WORKER_BOOKS[key] = load_book(spec, width, height, exact=True)
     return _WORKER_BOOKS[key]
 
 

@@ -1,13 +1,23 @@
-"""Books from outside the builder: the published 7x6 databases and the shipped books.
+"""The one way to a book: :func:`load_book`, and the books it reads from outside the builder.
 
-* the published 7x6 databases of the ``bitbully-databases`` package (MIT,
-  Markus Thill), read by :func:`read_bitbully` and translated to our scores
-  (cached as plain arrays in the cache directory, ``CONNECT4_CACHE_DIR``);
-* the ``.c4book`` files in ``connect4/data``;
-* :func:`default_book`, the book that makes play instant on a board size, and
-  :func:`load_book`, a book named on a command line.
+:func:`load_book` takes what a user or a caller names -- ``default`` (the board
+size's shipped book), ``none``, a ``.c4book`` file, ``bitbully:NAME`` (a published
+7x6 database) or a loaded :class:`Book` -- and holds the one failure policy:
 
->>> default_book(7, 6).plies
+* a book named explicitly (a file, a database, a book object) that cannot be
+  read, or does not fit the solver when ``exact`` asks for that, is a
+  :class:`BookError` naming it and saying why;
+* the shipped default book, when it cannot be read, is left out: one line on
+  stderr says so (once per process and board size) and the solver searches
+  alone -- slower on early positions, the same scores. A board size with no
+  shipped book has none, silently.
+
+Underneath it, the formats' parsers: :meth:`Book.load` for ``.c4book`` files and
+:func:`read_bitbully` for the published databases of the ``bitbully-databases``
+package (MIT, Markus Thill), translated to our scores and cached as plain
+arrays in the cache directory (``CONNECT4_CACHE_DIR``).
+
+>>> load_book("default", 7, 6).plies
 12
 >>> load_book("none") is None
 True
@@ -16,23 +26,27 @@ True
 from __future__ import annotations
 
 import functools
+import os
 import threading
 import zlib
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import BinaryIO, Literal
+from typing import BinaryIO, Literal, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
 from connect4.core import cache
 from connect4.core.bits import canonical_keys
+from connect4.core.errors import Connect4Error, clip
 from connect4.core.files import FileError, atomic_write, open_input, read_input_bytes
 from connect4.core.position import Position
 from connect4.core.score import win_score
+from connect4.solver.backend import note
 from connect4.solver.book.format import MAX_BOOK_BYTES, VERSION, Book, BookError, Scores
 from connect4.solver.book.keys import Keys
+from connect4.solver.checks import DEFAULT_BOOK
 
 # ---------------------------------------------------------------- bitbully databases
 BitbullyName = Literal["8-ply", "12-ply", "12-ply-dist"]
@@ -121,8 +135,8 @@ def _bitbully_score(raw: npt.NDArray[np.int8], stones: int) -> Scores:
 
 
 def read_bitbully(name: str = "12-ply-dist") -> Book:
-    """Translate a packaged bitbully database to a :class:`Book` (slow: ~1 s; see
-    :func:`bitbully_book` for a cached copy).
+    """Translate a packaged bitbully database to a :class:`Book` (slow: ~1 s;
+    ``load_book("bitbully:NAME")`` loads a cached copy).
 
     ``12-ply-dist`` gives exact scores of 4.2 million 12-stone positions
     (those where the side to move cannot win at once). ``8-ply`` and ``12-ply``
@@ -219,9 +233,15 @@ def _save_array(file: BinaryIO, array: npt.NDArray[np.generic]) -> None:
 
 
 @functools.cache
-def bitbully_book(name: str = "12-ply-dist") -> Book:
+def _bitbully_book(name: str) -> Book:
     """:func:`read_bitbully`, cached on disk as plain arrays so later loads take ~20 ms."""
-    size = bitbully_path(name).stat().st_size
+    path = bitbully_path(name)
+    try:
+        size = path.stat().st_size
+    except OSError as error:
+        raise BookError(
+            f"bitbully database {name}: {path} cannot be read ({error.strerror})"
+        ) from None
     stones = BITBULLY_DATABASES[name][1]
     return _cached_arrays(
         f"bitbully-{name}-v{VERSION}-{size}",
@@ -240,99 +260,128 @@ def data_book_path(width: int, height: int) -> Path | None:
 
 
 @functools.cache
-def default_book(width: int = 7, height: int = 6) -> Book | None:
-    """The book that makes play instant on a board size, or ``None`` if none ships.
+def _default_book(width: int, height: int) -> Book | None:
+    """The book that makes play instant on a board size, or ``None`` if none ships;
+    :class:`BookError` or :class:`OSError` when a shipped one cannot be read.
 
     7x6: bitbully's 12-ply database with distances (exact scores at 12 stones),
-    merged with the shipped 7x6 book of earlier positions if there is one. Other
-    sizes: ``connect4/data/book_WxH.c4book`` built by ``connect4 book build``.
+    merged with the shipped 7x6 book of earlier positions. Other sizes:
+    ``connect4/data/book_WxH.c4book`` built by ``connect4 book build``.
     """
     shipped = data_book_path(width, height)
     book = Book.load(shipped) if shipped is not None else None
-    if (width, height) == (7, 6):
+    if (width, height) != (7, 6):
+        return book
+    try:
+        size = bitbully_path("12-ply-dist").stat().st_size
+    except (BookError, OSError) as error:
+        if book is not None:  # cached: said once
+            note(f"the 7x6 opening book holds its first {book.plies} plies only: {error}")
+        return book
+    if book is None:
+        return _bitbully_book("12-ply-dist")
+    crc = 0
+    if shipped is not None:
+        crc = zlib.crc32(read_input_bytes(shipped, what="book", max_bytes=MAX_BOOK_BYTES))
+    small = book
+    return _cached_arrays(
+        f"default-7x6-v{VERSION}-{size}-{crc:08x}",
+        12,
+        False,
+        "bitbully-databases 12-ply-dist + connect4/data/book_7x6.c4book",
+        lambda: _bitbully_book("12-ply-dist").merged(small),
+    )
+
+
+_default_lock = threading.Lock()  # threads asking at once load a default book once
+_unusable: dict[tuple[int, int], str] = {}  # board size -> why its default book is left out
+
+
+def _usable_default(width: int, height: int, exact: bool) -> Book | None:
+    """The board size's default book, or ``None`` (saying why once) when it cannot be used."""
+    with _default_lock:
+        if (width, height) in _unusable:
+            return None
         try:
-            size = bitbully_path("12-ply-dist").stat().st_size
-        except (BookError, OSError):
+            book = _default_book(width, height)
+            if book is not None and exact:
+                _check_exact(book, "default book", width, height, "the default book", "solved")
             return book
-        if book is None:
-            return bitbully_book("12-ply-dist")
-        crc = 0
-        if shipped is not None:
-            crc = zlib.crc32(read_input_bytes(shipped, what="book", max_bytes=MAX_BOOK_BYTES))
-        small = book
-        return _cached_arrays(
-            f"default-7x6-v{VERSION}-{size}-{crc:08x}",
-            12,
-            False,
-            "bitbully-databases 12-ply-dist + connect4/data/book_7x6.c4book",
-            lambda: bitbully_book("12-ply-dist").merged(small),
-        )
-    return book
+        except (Connect4Error, OSError) as error:
+            why = str(error)
+            if isinstance(error, OSError) and not isinstance(error, Connect4Error):
+                why = f"{error.filename or 'a file'}: {error.strerror or error}"
+            _unusable[(width, height)] = why
+    note(
+        f"the {width}x{height} board's shipped opening book cannot be used ({why}); solving "
+        "without it: the same scores, slower on early positions (reinstall connect4 to restore it)"
+    )
+    return None
 
 
-def load_book(spec: str, width: int = 7, height: int = 6) -> Book | None:
-    """A book named on a command line: a file, ``bitbully:NAME``, ``default`` or ``none``."""
-    if spec == "none":
-        return None
-    if spec == "default":
-        return default_book(width, height)
-    if spec.startswith("bitbully:"):
-        return bitbully_book(spec.partition(":")[2])
-    return Book.load(spec)
+BookSpec: TypeAlias = str | os.PathLike[str] | Book | None
+"""What names a book: ``default``, ``none`` (or ``None``), a ``.c4book`` file,
+``bitbully:8-ply|12-ply|12-ply-dist``, or a :class:`Book` already loaded."""
 
 
-def load_exact_book(
-    spec: str, width: int, height: int, *, role: str = "book", doing: str = "solved"
+def load_book(
+    spec: BookSpec,
+    width: int = 7,
+    height: int = 6,
+    *,
+    exact: bool = False,
+    role: str = "book",
+    doing: str = "solved",
 ) -> Book | None:
-    """The book ``spec`` names (:func:`load_book`), checked to fit exact solving on a board.
+    """The book ``spec`` names (see :data:`BookSpec`), under the module's one failure policy.
 
-    Raises :class:`BookError` for a book of another board size, of other rules
-    than the standard ones, or of win/draw/loss signs only; ``role`` and
-    ``doing`` word the message (``base book ... not the 5x4 board being built``).
+    ``default`` is the board size's shipped book: ``None`` when none ships, and
+    when one cannot be read (said once on stderr). Anything named explicitly
+    that cannot be read is a :class:`BookError` naming it and why. ``exact``
+    checks that the book fits exact solving on the ``width`` x ``height`` board
+    (its size, the standard rules, exact scores rather than win/draw/loss
+    signs); ``role`` and ``doing`` word that message (``base book ... not the
+    5x4 board being built``). Without ``exact`` a named book of any size loads.
 
-    >>> load_exact_book("default", 6, 5).plies
+    >>> load_book("default", 6, 5, exact=True).plies
     8
-    >>> load_exact_book("bitbully:12-ply", 7, 6)
+    >>> load_book("bitbully:12-ply", 7, 6, exact=True)
     Traceback (most recent call last):
     ...
     connect4.solver.book.format.BookError: book bitbully:12-ply holds win/draw/loss signs only, \
 not the exact scores the solver needs
     """
-    book = load_book(spec, width, height)
-    if book is None:
+    if spec is None or spec == "none":
         return None
+    if isinstance(spec, Book):
+        book, name = spec, f"the {role}"
+    elif spec == DEFAULT_BOOK:
+        return _usable_default(width, height, exact)
+    elif isinstance(spec, str) and spec.startswith("bitbully:"):
+        book, name = _bitbully_book(spec.partition(":")[2]), f"{role} {spec}"
+    elif isinstance(spec, str | os.PathLike):
+        book, name = Book.load(spec), f"{role} {os.fspath(spec)}"
+    else:
+        raise BookError(
+            f"a {role} is default, none, a file, bitbully:NAME or a loaded "
+            f"connect4.solver.book.Book, not {clip(repr(spec))}"
+        )
+    if exact:
+        _check_exact(book, name, width, height, role, doing)
+    return book
+
+
+def _check_exact(book: Book, name: str, width: int, height: int, role: str, doing: str) -> None:
+    """:class:`BookError` unless ``book`` holds exact standard-rules scores of the board."""
     if (book.width, book.height) != (width, height):
         raise BookError(
-            f"{role} {spec} is for {book.width}x{book.height} boards, "
+            f"{name} is for {book.width}x{book.height} boards, "
             f"not the {width}x{height} board being {doing}"
         )
     rules = book.meta.get("rules", "standard")
     if rules != "standard":
-        raise BookError(
-            f"{role} {spec} is for {rules} rules; the solver handles the standard rules only"
-        )
+        raise BookError(f"{name} is for {rules} rules; the solver handles the standard rules only")
     if book.wdl:
         raise BookError(
-            f"{role} {spec} holds win/draw/loss signs only, not the exact scores the solver needs"
+            f"{name} holds win/draw/loss signs only, not the exact scores the solver needs"
         )
-    return book
-
-
-_default_lock = threading.Lock()
-
-
-def exact_default_book(width: int, height: int) -> Book | None:
-    """The board size's default book if it holds exact scores, else ``None``.
-
-    Never raises: a missing, win/draw/loss-only or unreadable book only makes
-    early positions slower to solve.
-
-    >>> exact_default_book(5, 4) is None
-    True
-    """
-    try:
-        with _default_lock:  # threads asking at once load it once
-            book = default_book(width, height)
-    except Exception:  # a broken book must not stop play: the solver works alone
-        return None
-    return None if book is None or book.wdl else book
