@@ -43,6 +43,7 @@ __all__ = [
     "centre_order",
     "check_word_board",
     "fits_word",
+    "layout_bits",
     "mirror_key",
 ]
 
@@ -151,6 +152,20 @@ def canonical_keys(keys: NDArray[np.uint64], width: int, height: int) -> NDArray
     return np.minimum(keys, mirror_key(keys, width, h1))
 
 
+def layout_bits(width: int, height: int) -> NDArray[np.int64]:
+    """The tensor layout of a Connect Four board, written once: the bitboard bit of each
+    cell of an ``(H, W)`` picture, row 0 the top row (the layout of the environments'
+    observations, of the network's input and of the vectorised env's compiled view).
+
+    >>> layout_bits(2, 2).tolist()  # columns of 3 bits, the top row first
+    [[1, 4], [0, 3]]
+    """
+    import numpy as np
+
+    rows = np.arange(height - 1, -1, -1)  # row 0 of the picture is the top row
+    return np.arange(width)[None, :] * (height + 1) + rows[:, None]
+
+
 def bitboard_planes(
     current: NDArray[np.uint64], mask: NDArray[np.uint64], width: int, height: int
 ) -> NDArray[np.int8]:
@@ -169,8 +184,7 @@ def bitboard_planes(
     """
     import numpy as np
 
-    rows = np.arange(height - 1, -1, -1)  # row 0 of the picture is the top row
-    cells = np.arange(width)[None, :] * (height + 1) + rows[:, None]
+    cells = layout_bits(width, height)
     wide = current.dtype == object  # Python ints: a board over 64 bits
     bits = cells.astype(object) if wide else cells.astype(np.uint64)
     one = 1 if wide else np.uint64(1)

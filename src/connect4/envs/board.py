@@ -21,7 +21,9 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from connect4.core.bits import bitboard_planes, fits_word
 from connect4.core.game import Game
+from connect4.core.position import Position
 
 CELL_PIXELS = 16
 """Side of one cell in ``rgb_array`` pictures."""
@@ -51,7 +53,17 @@ def action_count(game: Game) -> int:
 
 
 def planes(game: Game, player: int) -> npt.NDArray[np.int8]:
-    """The ``(H, W, 2)`` int8 observation of ``player`` (1 or 2); row 0 is the top."""
+    """The ``(H, W, 2)`` int8 observation of ``player`` (1 or 2); row 0 is the top.
+
+    A Connect Four position is read from its bitboards
+    (:func:`~connect4.core.bits.bitboard_planes`, where the layout is written once);
+    another game (tic-tac-toe) cell by cell through :meth:`Game.owner`.
+    """
+    if isinstance(game, Position):
+        own = game.stones(player)
+        words = np.array([own], dtype=np.uint64 if fits_word(game.width, game.height) else object)
+        both = np.array([game.mask], dtype=words.dtype)
+        return bitboard_planes(words, both, game.width, game.height)[0]
     height, width = game.height, game.width
     out = np.zeros((height, width, 2), dtype=np.int8)
     for column in range(width):

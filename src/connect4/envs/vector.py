@@ -60,7 +60,7 @@ from connect4.classic.mctsboard import (
 )
 from connect4.classic.node import P_GEN
 from connect4.classic.results import Algorithm, Ordering
-from connect4.core.bits import SIGNED_WORD_BITS, board_bits, fits_word
+from connect4.core.bits import SIGNED_WORD_BITS, board_bits, fits_word, layout_bits
 from connect4.core.game import Game
 from connect4.core.games import Board
 from connect4.envs import vecboard
@@ -233,7 +233,7 @@ def loop_arguments(
     if game.kind == "tictactoe":
         bits = [(height - 1 - top) * width + c for top in range(height) for c in range(width)]
     else:
-        bits = [c * (height + 1) + height - 1 - top for top in range(height) for c in range(width)]
+        bits = layout_bits(width, height).reshape(-1).tolist()
     return (
         opponent.kind, opponent.depth, params.reshape(-1), engine.order, cells, lines,
         np.array(bits, dtype=np.int64), engine.directions, engine.weights, engine.cells,
