@@ -63,7 +63,8 @@ def planes(game: Game, player: int) -> npt.NDArray[np.int8]:
         own = game.stones(player)
         words = np.array([own], dtype=np.uint64 if fits_word(game.width, game.height) else object)
         both = np.array([game.mask], dtype=words.dtype)
-        return bitboard_planes(words, both, game.width, game.height)[0]
+        seen: npt.NDArray[np.int8] = bitboard_planes(words, both, game.width, game.height)[0]
+        return seen
     height, width = game.height, game.width
     out = np.zeros((height, width, 2), dtype=np.int8)
     for column in range(width):
