@@ -1,22 +1,24 @@
-"""Start-up times: ``connect4 solve`` on a warm cache, or ``make play`` on a fresh clone.
+"""Start-up times: a warm ``connect4 play`` to its first prompt and a warm ``connect4
+solve`` of a late position, or ``make play`` on a fresh clone, or the cold compiles.
 
-    .venv/bin/python benchmarks/startup.py [--runs 7] [--line 44455554221] [--numba]
-    .venv/bin/python benchmarks/startup.py --play [--runs 7] [--against CHECKOUT]
-    .venv/bin/python benchmarks/startup.py --fresh [--rev HEAD] [--keep DIR]
-    .venv/bin/python benchmarks/startup.py --compile [--against CHECKOUT] [--rounds 1]
+    .venv/bin/python benchmarks/bench_startup.py [--runs 5] [--line MOVES] [--against CHECKOUT]
+    .venv/bin/python benchmarks/bench_startup.py --numba [--runs 5] [--line MOVES]
+    .venv/bin/python benchmarks/bench_startup.py --fresh [--rev HEAD] [--keep DIR]
+    .venv/bin/python benchmarks/bench_startup.py --compile [--against CHECKOUT] [--rounds 1]
 
-Without ``--fresh``: runs ``echo LINE | connect4 solve`` as a fresh process
-``--runs`` times (after one untimed run that fills the caches) and prints every
-time, the median and the maximum; the target is 1 s. ``--numba`` also times
-``CONNECT4_NATIVE=0`` (numba runs the kernel, as before the native kernel
-existed) in alternation.
+Without a mode: after one untimed run of each (it fills the caches), ``--runs``
+times each, as fresh processes: ``connect4 play --red human --yellow auto`` in a
+pseudo-terminal, the seconds from starting the process to its first prompt (then
+it answers ``q``); and ``connect4 solve LINE``, the seconds to its exit (a wrong
+answer stops the script). It prints the median, the maximum and every time; the
+target of both is 1 s. With ``--against CHECKOUT`` another checkout runs in
+alternation, on the same load, and its figures print beside these: with its own
+``.venv`` if it has one, else with this Python and the checkout's ``src`` first on
+the path (``git archive REV src | tar -x -C DIR`` makes one), and with a cache
+folder of its own (``CONNECT4_CACHE_DIR``: its first, untimed, runs compile).
 
-``--play``: a later start of ``make play``'s game: runs ``connect4 play --red
-human --yellow auto`` in a pseudo-terminal (caches warm: one untimed run first)
-``--runs`` times and prints the seconds from starting the process to its first
-prompt (the target is 1 s). With ``--against CHECKOUT`` another checkout runs
-in alternation, on the same load: with its own ``.venv`` if it has one, else
-with this Python and the checkout's ``src`` first on the path.
+``--numba``: ``connect4 solve`` alone, and also with ``CONNECT4_NATIVE=0`` (numba
+runs the kernel, as before the native kernel existed) in alternation.
 
 ``--fresh``: clones revision ``--rev`` of this repository into a new folder,
 runs ``make play`` there in a pseudo-terminal with its own empty
@@ -78,16 +80,12 @@ def connect4_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "connect4"]
 
 
-def time_once(line: str, env: dict[str, str]) -> float:
-    """Seconds from starting ``connect4 solve`` to its exit; exits on a wrong answer."""
+def time_solve(command: list[str], line: str, env: dict[str, str]) -> float:
+    """Seconds from starting ``command`` (``connect4 solve LINE``) to its exit; exits
+    on a wrong answer."""
     start = time.perf_counter()
     done = subprocess.run(
-        [*connect4_command(), "solve"],
-        input=line + "\n",
-        capture_output=True,
-        text=True,
-        env=users_environment(**env),
-        check=False,
+        command, capture_output=True, text=True, env=users_environment(**env), check=False
     )
     seconds = time.perf_counter() - start
     if done.returncode != 0 or not done.stdout.startswith(line + " "):
@@ -155,37 +153,71 @@ def until_prompt(command: list[str], cwd: Path, env: dict[str, str], limit: floa
 PLAY = ["play", "--red", "human", "--yellow", "auto"]
 
 
-def play_command(checkout: Path) -> tuple[list[str], dict[str, str]]:
-    """``connect4 play`` of ``checkout`` and the environment it needs there."""
+def checkout_command(checkout: Path, args: list[str]) -> tuple[list[str], dict[str, str]]:
+    """``connect4 ARGS`` of ``checkout`` and the environment it needs there."""
     script = checkout / ".venv" / "bin" / "connect4"
     if script.exists():
-        return [str(script), *PLAY], {}
+        return [str(script), *args], {}
     code = "import sys; from connect4.cli import main; sys.argv[0] = 'connect4'; main()"
-    return [sys.executable, "-c", code, *PLAY], {"PYTHONPATH": str(checkout / "src")}
+    return [sys.executable, "-c", code, *args], {"PYTHONPATH": str(checkout / "src")}
 
 
-def later_starts(runs: int, against: str | None) -> None:
-    """Print the seconds from exec to ``connect4 play``'s first prompt, warm caches."""
+def summary(values: list[float]) -> str:
+    """``median 0.412 s, max 0.530 s (0.41, 0.39, ...)``."""
+    runs = ", ".join(f"{v:.2f}" for v in values)
+    return f"median {statistics.median(values):.3f} s, max {max(values):.3f} s ({runs})"
+
+
+def later_starts(runs: int, line: str, against: str | None) -> None:
+    """Print the medians of a warm ``connect4 play`` to its first prompt and of a warm
+    ``connect4 solve LINE``, here (and in ``against``, in alternation)."""
     here = Path(__file__).resolve().parent.parent
     checkouts = {"this checkout": here}
     if against:
         checkouts["against"] = Path(against).resolve()
-    commands = {name: play_command(path) for name, path in checkouts.items()}
-    times: dict[str, list[float]] = {name: [] for name in checkouts}
-    for round_ in range(runs + 1):  # the first round fills the caches, untimed
-        for name, (command, extra) in commands.items():
-            seconds = until_prompt(command, checkouts[name], users_environment(**extra), 60)
-            if round_:
-                times[name].append(seconds)
-    print(f"connect4 {' '.join(PLAY)}: exec to the first prompt, {runs} runs (target: 1 s)")
-    for name, values in times.items():
-        runs_text = ", ".join(f"{v:.2f}" for v in values)
-        print(
-            f"  {name:14} median {statistics.median(values):.3f} s, "
-            f"max {max(values):.3f} s  ({runs_text})"
-        )
+    steps = {  # solve first: its first run compiles in the foreground, play's behind the prompt
+        f"connect4 solve {line}, exec to its exit": ["solve", line],
+        f"connect4 {' '.join(PLAY)}, exec to its first prompt": PLAY,
+    }
+    times: dict[tuple[str, str], list[float]] = {}
+    with tempfile.TemporaryDirectory(prefix="connect4-against-") as cache:
+        # a cache of its own: a kernel of other sources would replace this one's in one
+        own = {"against": {"CONNECT4_CACHE_DIR": cache}}
+        for round_ in range(runs + 1):  # the first round fills the caches, untimed
+            for step, args in steps.items():
+                for name, checkout in checkouts.items():
+                    command, extra = checkout_command(checkout, args)
+                    extra = {**extra, **own.get(name, {})}
+                    if args is PLAY:
+                        env = users_environment(**extra)
+                        seconds = until_prompt(command, checkout, env, 300)
+                    else:
+                        seconds = time_solve(command, line, extra)
+                    if round_:
+                        times.setdefault((step, name), []).append(seconds)
+    print(f"warm starts, {runs} runs each, in alternation (target: 1 s each)")
+    for step in steps:
+        print(f"{step}:")
+        for name in checkouts:
+            print(f"  {name:14} {summary(times[step, name])}")
     if against:
         print(f"against: {checkouts['against']}")
+    print(f"machine: {describe_machine()}, load {os.getloadavg()[0]:.2f}")
+
+
+def numba_starts(runs: int, line: str) -> None:
+    """Print the times of ``connect4 solve LINE`` with the native kernel and with numba's."""
+    variants = {"native kernel": {}, "numba kernel": {"CONNECT4_NATIVE": "0"}}
+    command = [*connect4_command(), "solve", line]
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    for env in variants.values():
+        time_solve(command, line, env)  # fill numba's and the native cache
+    for _ in range(runs):
+        for name, env in variants.items():
+            times[name].append(time_solve(command, line, env))
+    print(f"connect4 solve {line}, {runs} runs each (target: 1 s)")
+    for name, values in times.items():
+        print(f"  {name:14} {summary(values)}")
     print(f"machine: {describe_machine()}, load {os.getloadavg()[0]:.2f}")
 
 
@@ -328,17 +360,14 @@ def compile_times(against: str | None, rounds: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--line", default="44455554221", help="the position (a move string)")
-    parser.add_argument("--numba", action="store_true", help="also time CONNECT4_NATIVE=0")
-    parser.add_argument("--play", action="store_true", help="time connect4 play's later starts")
+    parser.add_argument("--numba", action="store_true", help="solve alone, also with numba")
     parser.add_argument("--fresh", action="store_true", help="time make play on a fresh clone")
     parser.add_argument("--rev", default="HEAD", help="with --fresh: the revision to clone")
     parser.add_argument("--keep", help="with --fresh: clone into this (new) folder and keep it")
     parser.add_argument("--compile", action="store_true", help="time each kernel's compile")
-    parser.add_argument(
-        "--against", help="with --compile or --play: another checkout to compare with"
-    )
+    parser.add_argument("--against", help="another checkout to compare with")
     parser.add_argument("--rounds", type=int, default=1, help="with --compile: rounds")
     args = parser.parse_args()
     if args.compile:
@@ -349,26 +378,10 @@ def main() -> None:
         return
     if args.runs < 1:
         parser.error("--runs must be at least 1")
-    if args.play:
-        later_starts(args.runs, args.against)
+    if args.numba:
+        numba_starts(args.runs, args.line)
         return
-    variants = {"native kernel": {}, "numba kernel": {"CONNECT4_NATIVE": "0"}}
-    if not args.numba:
-        del variants["numba kernel"]
-    times: dict[str, list[float]] = {name: [] for name in variants}
-    for env in variants.values():
-        time_once(args.line, env)  # fill numba's and the native cache
-    for _ in range(args.runs):
-        for name, env in variants.items():
-            times[name].append(time_once(args.line, env))
-    print(f"echo {args.line} | connect4 solve, {args.runs} runs each (target: 1 s)")
-    for name, values in times.items():
-        runs = ", ".join(f"{v:.2f}" for v in values)
-        print(
-            f"  {name:14} median {statistics.median(values):.3f} s, "
-            f"max {max(values):.3f} s  ({runs})"
-        )
-    print(f"machine: {describe_machine()}, load {os.getloadavg()[0]:.2f}")
+    later_starts(args.runs, args.line, args.against)
 
 
 if __name__ == "__main__":
