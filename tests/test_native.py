@@ -184,11 +184,12 @@ def run_solve(env: dict[str, str], lines: str, code: str) -> subprocess.Complete
 
 
 SOLVE_AND_REPORT_NUMBA = (
-    "import sys\n"
-    "from connect4.cli.solve import solve_main\n"
-    "status = solve_main(['-a'])\n"
-    "print('numba imported' if 'numba' in sys.modules else 'no numba', file=sys.stderr)\n"
-    "sys.exit(status)\n"
+    "import atexit, sys\n"
+    "atexit.register(lambda: print('numba imported' if 'numba' in sys.modules else 'no numba',"
+    " file=sys.stderr))\n"
+    "sys.argv = ['connect4', 'solve', '-a']\n"
+    "from connect4.cli import main\n"
+    "main()\n"
 )
 
 

@@ -232,43 +232,6 @@ def test_bytes_that_are_not_text_are_a_bad_line() -> None:
     assert raw.stderr.decode().startswith("line 1: move 1 ('\ufffd'): not a column number 1-7")
 
 
-SOLVE_LINES = [
-    [],
-    ["4455", "44"],
-    ["-a", "--width", "4", "--height=4", "1122"],
-    ["-w", "--no-book", "-t", "2", "-q", ""],
-    ["--threads=3", "--progress", "4455"],
-]
-
-
-@pytest.mark.parametrize("args", SOLVE_LINES)
-def test_a_plain_solve_line_gives_what_typer_gives(args: list[str]) -> None:
-    """The fast path's reading of a plain line (no pydantic) is typer's own."""
-    from typer.main import get_command
-
-    from connect4.cli.quick import quick_options
-    from connect4.cli.solve import SOLVE_APP, solve
-
-    command = get_command(SOLVE_APP)
-    expected = command.make_context("solve", list(args)).params
-    assert quick_options(solve, command, args) == {
-        **expected,
-        "positions": expected["positions"] or None,
-    }
-
-
-@pytest.mark.parametrize(
-    "args", [["--help"], ["-t", "0"], ["-t=2"], ["-aw"], ["--width", "x"], ["-", "4455"]]
-)
-def test_anything_else_on_a_solve_line_is_left_to_typer(args: list[str]) -> None:
-    from typer.main import get_command
-
-    from connect4.cli.quick import quick_options
-    from connect4.cli.solve import SOLVE_APP, solve
-
-    assert quick_options(solve, get_command(SOLVE_APP), args) is None
-
-
 def test_the_bound_counts_bytes_so_a_long_line_is_never_split() -> None:
     """600 two-byte characters are 1,200 bytes: refused whole, not read as two lines."""
     done = subprocess.run(

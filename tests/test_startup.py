@@ -109,76 +109,7 @@ def test_the_player_is_used_only_after_its_preparation() -> None:
     assert closed == ["slow"]
 
 
-# ------------------------------------------------------------------ a plain command line, quickly
-def play_command() -> Any:
-    from typer.main import get_command
-
-    from connect4.cli.app import app
-
-    return get_command(app).commands["play"]  # type: ignore[attr-defined]
-
-
-PLAIN_LINES = [
-    [],
-    ["--red", "human", "--yellow", "auto"],
-    ["--yellow=alphabeta:depth=3", "--game", "tictactoe", "--json", "--no-review"],
-    ["--width", "8", "--height=7", "--rules", "count-fours", "--seed", "12", "--hint", "random"],
-    ["--red", "--yellow"],  # a value that looks like a flag is still the value
-    ["--seed", "+3", "--width", "-2"],  # the command itself refuses the width
-]
-
-
-@pytest.mark.parametrize("args", PLAIN_LINES)
-def test_a_plain_line_gives_what_typer_gives(args: list[str]) -> None:
-    from connect4.cli.app import play
-    from connect4.cli.quick import quick_options
-
-    command = play_command()
-    assert quick_options(play, command, args) == command.make_context("play", list(args)).params
-
-
-@pytest.mark.parametrize(
-    "args",
-    [
-        ["--help"],
-        ["--red"],  # no value
-        ["--width", "seven"],
-        ["--width", " 7"],  # typer decides what it makes of the spaces
-        ["--seed", "-1"],  # the callback refuses: typer words it
-        ["--red", "human", "--red", "random"],
-        ["--json=yes"],
-        ["--wdth", "7"],
-        ["4455"],
-        ["--", "--red"],
-    ],
-)
-def test_anything_else_is_left_to_typer(args: list[str]) -> None:
-    from connect4.cli.app import play
-    from connect4.cli.quick import quick_options
-
-    assert quick_options(play, play_command(), args) is None
-
-
-def test_a_plain_play_line_starts_without_pydantic() -> None:
-    code = (
-        "import atexit, sys; sys.argv = ['connect4', *sys.argv[1:]]; "
-        "atexit.register(lambda: print('pydantic' in sys.modules)); "
-        "from connect4.cli import main; main()"
-    )
-    line = ["play", "--red", "human", "--yellow", "human", "--no-review"]
-    for args, loaded in ((line, "False"), ([*line, "--seed", "x"], "True")):
-        done = subprocess.run(
-            [sys.executable, "-c", code, *args],
-            input="q\n",
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        assert done.stdout.strip().splitlines()[-1] == loaded, done.stderr
-    assert done.returncode == 2 and "'--seed'" in done.stderr  # typer's own words
-
-
+# ------------------------------------------------------------------ the command line
 def test_play_options_still_complete() -> None:
     env = {
         **os.environ,

@@ -1,11 +1,11 @@
 """The ``connect4`` command, one module per subcommand group.
 
-:func:`main` is the console script. ``connect4 solve`` takes a fast path that
-loads that command alone, not the whole typer app, so a late position is answered
-within about a second, interpreter start included; ``connect4 solve`` and
-``connect4 play`` on a plain command line skip typer's value checks
-(:mod:`connect4.cli.quick`), and play's computer players get ready while the
-first prompt waits.
+:func:`main` is the console script: the typer app (:mod:`connect4.cli.app`) reads
+every command line. A command line loads the one subcommand it names, and the
+packages a command needs are imported when it runs, so a warm ``connect4 play``
+reaches its first prompt, and ``connect4 solve`` answers a late position, within
+about a second, interpreter start included; play's computer players get ready
+while the first prompt waits.
 
 An interrupted command (exit status 130) ends as soon as its exit handlers have
 run: the process does not wait for threads still in compiled code, nor tear
@@ -24,19 +24,10 @@ INTERRUPTED = 130
 def main() -> None:
     """Run the ``connect4`` command line."""
     try:
-        if sys.argv[1:2] == ["solve"]:
-            from connect4.cli.solve import solve_main
+        from connect4.cli.app import run_app
 
-            try:
-                code: object = solve_main(sys.argv[2:])
-            except BrokenPipeError:
-                sys.stderr.close()
-                return
-        else:
-            from connect4.cli.app import run_app
-
-            run_app()
-            code = 0
+        run_app()
+        code: object = 0
     except KeyboardInterrupt:  # before the command's own handling: loading the command line
         print("interrupted", file=sys.stderr)
         code = INTERRUPTED

@@ -3,22 +3,23 @@ analyze, review, solve, bench.
 
 Each subcommand is a thin wrapper in a module of :mod:`connect4.cli` (one per
 group: ``arena``, ``lab``, ``book``, ``dataset``, ``train``, ``analysis``, ``review``,
-``bench``), the options they share declared once in :mod:`connect4.cli.common`;
-the work lives in the module of its concept. Heavy modules are imported inside
-the commands so start-up stays fast.
+``solve``, ``bench``), the options they share declared once in
+:mod:`connect4.cli.common`; the work lives in the module of its concept. A command
+line loads the one command it names (:data:`COMMANDS`), and heavy modules are
+imported inside the commands, so start-up stays fast.
 """
 
 from __future__ import annotations
 
-import os
+import importlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
+from typer.main import get_command
 
-from connect4.cli import analysis, arena, bench, book, dataset, lab, review, solve, train
 from connect4.cli.common import (
     Game,
     Height,
@@ -33,15 +34,87 @@ from connect4.cli.common import (
     stopped,
 )
 
+COMMANDS = {
+    "play": "connect4.cli.app:play",
+    "prepare": "connect4.cli.app:prepare",
+    "serve": "connect4.cli.app:serve",
+    "arena": "connect4.cli.arena:arena",
+    "lab": "connect4.cli.lab:lab",
+    "book": "connect4.cli.book:book_app",
+    "dataset": "connect4.cli.dataset:dataset",
+    "train": "connect4.cli.train:train",
+    "tree": "connect4.cli.analysis:tree",
+    "analyze": "connect4.cli.analysis:analyze",
+    "review": "connect4.cli.review:review",
+    "solve": "connect4.cli.solve:solve",
+    "bench": "connect4.cli.bench:bench",
+}
+"""Each subcommand, in the order the help lists them, and where it is declared
+(``module:function``, or a typer app for a group of commands)."""
+
+
+def load_command(name: str) -> Any:  # typer's click command type is not public
+    """The subcommand ``name`` (a key of :data:`COMMANDS`) as typer builds it from its
+    declaration, its module imported now."""
+    module, _, attribute = COMMANDS[name].partition(":")
+    declared = getattr(importlib.import_module(module), attribute)
+    holder = typer.Typer(add_completion=False)
+    if isinstance(declared, typer.Typer):  # a group: the holder's one subgroup
+        holder.add_typer(declared, name=name)
+        command = get_command(holder).commands[name]  # type: ignore[attr-defined]
+    else:  # a function: the holder's one command is that command
+        holder.command(name=name)(declared)
+        command = get_command(holder)
+    plain_help(command)
+    return command
+
+
+class LazyCommands(MutableMapping[str, Any]):
+    """The subcommands by name, each built (its module imported) when first asked for:
+    a command line pays for its own command, the help for all of them."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = list(names)
+        self.built: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self.built:
+            if name not in self.names:
+                raise KeyError(name)
+            self.built[name] = load_command(name)
+        return self.built[name]
+
+    def __setitem__(self, name: str, command: Any) -> None:
+        if name not in self.names:
+            self.names.append(name)
+        self.built[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        self.names.remove(name)
+        self.built.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self.names))
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names
+
 
 class Commands(TyperGroup):
-    """The subcommands; a Ctrl-C that a command does not handle itself (while it imports
-    or loads its kernels) ends it with the one ``interrupted`` line and exit 130, and
-    so does work that stopped before it finished (one ``stopped: ...`` line)."""
+    """The subcommands (:data:`COMMANDS`, each loaded when named); a Ctrl-C that a
+    command does not handle itself (while it imports or loads its kernels) ends it
+    with the one ``interrupted`` line and exit 130, and so does work that stopped
+    before it finished (one ``stopped: ...`` line)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         plain_help(self)
+        declared = self.commands
+        self.commands = LazyCommands(list(COMMANDS))
+        self.commands.update(declared)
 
     def invoke(self, ctx: Any) -> Any:  # typer's own Context type is not public
         try:
@@ -62,6 +135,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
@@ -77,7 +151,6 @@ def root(
         raise typer.Exit()
 
 
-@app.command()
 def play(
     red: Annotated[
         str, typer.Option(help="red (first player) spec: human, random, perfect, ...")
@@ -180,7 +253,6 @@ def opponent_lines(game: str, asked: tuple[str, str], specs: list[str]) -> list[
     return [f"{names[side]} is {specs[side]} (auto)" for side in chosen]
 
 
-@app.command()
 def prepare() -> None:
     """Compile everything ahead of time (once; cached on disk afterwards): the solver's
     kernels, for every board size the browser app offers (8x8, 9x7 and 10x6 have
@@ -227,7 +299,6 @@ def prepare() -> None:
         typer.echo(f"{label}: ready ({time.perf_counter() - started:.1f} s)", err=True)
 
 
-@app.command()
 def serve(
     host: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port")] = 8000,
@@ -278,64 +349,13 @@ def serve(
         raise fail(error, flags={"cache_size": "--cache"}) from None
 
 
-app.command()(arena.arena)
-app.command()(lab.lab)
-app.add_typer(book.book_app, name="book")
-app.command()(dataset.dataset)
-app.command()(train.train)
-app.command()(analysis.tree)
-app.command()(analysis.analyze)
-app.command()(review.review)
-
-
-app.command()(solve.solve)
-app.command()(bench.bench)
-
-
-QUICK: dict[str, Callable[..., None]] = {"play": play}
-"""Commands whose start is timed: a plain command line skips typer's value checks."""
-
-
-def run_quickly(args: list[str]) -> bool:
-    """Run a :data:`QUICK` command on a plain command line (see :mod:`connect4.cli.quick`);
-    False where typer has to read the line (or complete a word)."""
-    if not args or args[0] not in QUICK:
-        return False
-    if any(name.startswith("_") and name.endswith("_COMPLETE") for name in os.environ):
-        return False
-    from typer.main import get_command
-
-    from connect4.cli.quick import quick_options
-
-    function = QUICK[args[0]]
-    group = get_command(app)
-    assert isinstance(group, TyperGroup)
-    command = group.commands[args[0]]
-    options = quick_options(function, command, args[1:])
-    if options is None:
-        return False
-    try:
-        function(**options)
-    except KeyboardInterrupt:  # as Commands.invoke: one line, exit 130
-        raise SystemExit(interrupted().exit_code) from None
-    except typer.Exit as end:
-        raise SystemExit(end.exit_code) from None
-    except Exception as error:  # a stop, as Commands.invoke: one line, exit 130
-        stop = stopped(error)
-        if stop is None:
-            raise
-        raise SystemExit(stop.exit_code) from None
-    return True
-
-
 def run_app() -> None:
     """Run the typer app (:func:`connect4.cli.main` is the console script). An optional
     part that is not installed is one line naming the command that installs it."""
     from connect4.core.errors import MissingExtra
 
     try:
-        if not run_quickly(sys.argv[1:]):
-            app()
+        app()
     except BrokenPipeError:
         sys.stderr.close()
     except ModuleNotFoundError as error:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
-from connect4.cli.common import Height, Width, fail, interrupted, plain_help
+from connect4.cli.common import Height, Width, fail, interrupted
 from connect4.core.errors import clip
 from connect4.core.files import LineTooLongError, read_input_line
 from connect4.core.position import Position
@@ -293,36 +293,3 @@ def solve(
     except KeyboardInterrupt:  # the search threads have stopped: no traceback
         raise interrupted() from None
     raise typer.Exit(code)
-
-
-def solve_main(argv: list[str]) -> int:
-    """Run ``connect4 solve ARGV`` (on its positions, else on stdin) with only this
-    command loaded (the start stays fast); return the exit status.
-
-    >>> solve_main(["--no-book", "-t", "1", "4455", "44455554221"])
-    4455 18
-    44455554221 -15
-    0
-    """
-    from typer.main import get_command
-
-    from connect4.cli.quick import quick_options
-
-    command = get_command(SOLVE_APP)
-    options = quick_options(solve, command, argv)  # typer's value checks load pydantic
-    try:
-        if options is None:
-            plain_help(command)
-            command.main(args=argv, prog_name="connect4 solve")
-        else:
-            solve(**options)  # type: ignore[arg-type]
-    except typer.Exit as end:
-        return end.exit_code
-    except SystemExit as end:
-        return end.code if isinstance(end.code, int) else 0 if end.code is None else 1
-    return 0
-
-
-SOLVE_APP = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-"""``connect4 solve`` alone: what :func:`connect4.cli.main` runs for it."""
-SOLVE_APP.command()(solve)
