@@ -1,5 +1,5 @@
 """What the import contract cannot see: no layer imports the root package; and no module
-or function too long to read.
+or function too long to read, nor a function with too many paths through it.
 
 ``connect4/__init__.py`` re-exports every layer (some lazily), so a module that
 imported ``connect4`` itself could reach any layer around the contract.
@@ -8,7 +8,12 @@ imported ``connect4`` itself could reach any layer around the contract.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+from radon.complexity import cc_visit
+from radon.visitors import Class
 
 import connect4
 
@@ -56,3 +61,32 @@ def test_no_module_or_function_is_too_long_to_read() -> None:
                 if lines > MOST_FUNCTION_LINES:
                     too_long.append(f"{name}:{node.lineno} {node.name}: {lines} lines")
     assert too_long == []
+
+
+MOST_COMPLEXITY = 30
+"""The most cyclomatic complexity (radon's measure: one plus each branch, loop, boolean
+operator, except clause and comprehension condition) a function may have."""
+
+
+def functions_of(blocks: list[Any]) -> Iterator[Any]:
+    """Every function and method among radon's ``blocks`` (which list a module's classes
+    with their methods beside them), closures and the methods of inner classes included;
+    a class's own figure sums its methods: left out."""
+    for block in blocks:
+        if isinstance(block, Class):
+            for inner in block.inner_classes:
+                yield from functions_of([*inner.methods, inner])
+        else:
+            yield block
+            yield from functions_of(block.closures)
+
+
+def test_no_function_is_too_complex_to_follow() -> None:
+    too_complex = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = path.relative_to(PACKAGE).as_posix()
+        for function in functions_of(cc_visit(path.read_text(encoding="utf-8"))):
+            if function.complexity > MOST_COMPLEXITY:
+                where = f"{name}:{function.lineno} {function.fullname}"
+                too_complex.append(f"{where}: complexity {function.complexity}")
+    assert too_complex == []
