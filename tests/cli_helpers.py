@@ -115,3 +115,12 @@ def kill_when_working(
             process.kill()
             process.wait()
     return workers
+
+
+def wait_for(condition: Callable[[], object], what: str, seconds: float = 30) -> None:
+    """Return once ``condition()`` holds; fail with ``what`` if it does not within ``seconds``
+    (a bound for a stuck run, never what decides a pass)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.01)

@@ -19,26 +19,28 @@ from connect4.core.limits import Limit
 from connect4.players import MoveChoice, PlayerSpecError, make_player
 from connect4.players.base import PlayerBase
 from connect4.players.match import play_match, play_move
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import run_cli, wait_for
 
 
 def stop_later(limit: Limit, seconds: float) -> None:
     threading.Timer(seconds, limit.stop).start()
 
 
+# The searches below would run for hours (minutes for the solver) unless stopped; the
+# timeout only ends a run that ignored its limit. benchmarks/bench_stop.py times the stops.
+STUCK = pytest.mark.timeout(300)
+
+
+@STUCK
 @pytest.mark.parametrize("engine", ["numba", "python"])
 def test_a_stop_flag_set_from_another_thread_stops_the_search(engine: str) -> None:
-    search(Position(), limits=Limits(depth=2), engine=engine)  # compiled before the clock
     limit = Limit()
     stop_later(limit, 0.2)
-    started = time.perf_counter()
     result = search(Position(), limits=Limits(depth=30), engine=engine, limit=limit)
-    # Depth 30 from the empty board runs for hours: a stop seconds after the flag, even
-    # on a loaded machine, is the flag's doing (the benchmark measures the latency).
-    assert time.perf_counter() - started < 0.2 + 5.0
     assert (result.move, result.stopped) == (None, "stopped")
 
 
+@STUCK
 def test_the_compiled_mcts_stops_on_the_flag() -> None:
     from connect4.classic import fastmcts
     from connect4.classic.mctsboard import seed_state
@@ -47,9 +49,7 @@ def test_the_compiled_mcts_stops_on_the_flag() -> None:
     tree.run(10, 1.41)
     limit = Limit()
     stop_later(limit, 0.2)
-    started = time.perf_counter()
     ran = tree.run(100_000_000, 1.41, limit.flag)
-    assert time.perf_counter() - started < 0.2 + 5.0  # 100 M playouts would take minutes
     assert 0 < ran < 100_000_000
 
 
@@ -69,12 +69,10 @@ def test_a_limit_that_never_fires_changes_no_count() -> None:
     assert a.children == b.children
 
 
+@STUCK
 def test_a_callers_deadline_caps_the_players_own_time() -> None:
     player = make_player("alphabeta:time=3600")
-    player.choose(Position(), Limit.within(0.05))  # compiled before the clock
-    started = time.perf_counter()
-    choice = player.choose(Position(), Limit.within(0.5))
-    assert time.perf_counter() - started < 0.5 + 5.0  # not the hour it asked for
+    choice = player.choose(Position(), Limit.within(0.5))  # not the hour it asked for
     assert choice.complete is False and choice.stats["depth"] >= 1
     assert choice.move in Position().legal_moves()
 
@@ -166,9 +164,7 @@ def test_ctrl_c_stops_a_thinking_ai_in_play(spec: str) -> None:
         time.sleep(1.0)  # thinking now
         assert process.poll() is None
         process.send_signal(signal.SIGINT)
-        signalled = time.perf_counter()
-        code = process.wait(timeout=30)  # the search would think for hours
-        assert time.perf_counter() - signalled < 15.0  # fuzz_cli --interrupts times it
+        code = process.wait(timeout=60)  # the search would think for hours (fuzz_cli times it)
         assert code == 130
         assert process.stdout.read().strip().endswith("interrupted")
     finally:
@@ -177,21 +173,19 @@ def test_ctrl_c_stops_a_thinking_ai_in_play(spec: str) -> None:
             process.wait()
 
 
+@STUCK
 def test_the_solver_stops_at_its_callers_flag() -> None:
     # The empty 8x7 board (no book) takes minutes: the flag, set from another thread,
     # reaches the kernel through the table's stop slot (within a tenth of a second on an
-    # idle machine; the bound here only tells a stopped search from one that ran on).
+    # idle machine).
     from connect4.solver import solver_for
 
     solver = solver_for(8, 7)
     for analyze in (True, False):
         limit = Limit()
-        timer = threading.Timer(0.3, limit.stop)
-        started = time.perf_counter()
-        timer.start()
+        stop_later(limit, 0.3)
         result = solver.run(Position(8, 7), analyze=analyze, limit=limit)
         assert not result.complete and result.score is None
-        assert time.perf_counter() - started < 0.3 + 5.0
     # the table's stop slot is clear again: the next search runs to its own node budget
     assert solver.run(Position(8, 7), max_nodes=200_000).nodes >= 200_000
 
@@ -222,8 +216,7 @@ def test_watching_limits_starts_no_thread_per_watch_and_never_stops_late(
     # runs only while it is watched
     limit = Limit.within(0.01)
     with limit.watch(lambda: calls.append(2)) as flag:
-        time.sleep(0.2)
-        assert flag[0] == 1
+        wait_for(lambda: flag[0] == 1, "the watcher never stopped the expired limit")
     late = Limit.within(0.05)
     with late.watch(lambda: calls.append(3)):
         pass
@@ -259,6 +252,6 @@ def test_an_idle_watcher_wakes_for_a_new_limit_and_stops_it_on_time() -> None:
     limit = Limit.within(0.05)
     stopped = threading.Event()
     key = watcher.add(limit, stopped.set)
-    assert stopped.wait(2.0), "the watcher did not wake up for the new limit"
+    assert stopped.wait(60), "the watcher did not wake up for the new limit"  # asleep: never
     assert limit.stopped()
     watcher.remove(key)

@@ -294,21 +294,17 @@ def test_a_seeded_hint_asked_twice_gives_the_same_visits() -> None:
 
 
 def test_a_seeded_mcts_move_over_http_gives_the_same_visits_each_time() -> None:
-    from connect4.web import Settings, create_app
-    from connect4.web.server import BackgroundServer
+    from tests.web_helpers import live_client
 
-    with BackgroundServer(create_app(Settings(threads=1, time_limit=20.0, warm_up=False))) as live:
-        import httpx
+    with live_client(threads=1, time_limit=20.0, warm_up=False) as http:
 
-        with httpx.Client(base_url=live.url, timeout=60) as http:
+        def ask(pos: str) -> object:
+            body = {"pos": pos, "player": "mcts:playouts=1500,seed=5"}
+            answer = http.post("/api/move", json=body)
+            assert answer.status_code == 200, answer.text
+            return answer.json()["stats"]["columns"]
 
-            def ask(pos: str) -> object:
-                body = {"pos": pos, "player": "mcts:playouts=1500,seed=5"}
-                answer = http.post("/api/move", json=body)
-                assert answer.status_code == 200, answer.text
-                return answer.json()["stats"]["columns"]
-
-            first = ask("44")
-            assert ask("44") == first
-            ask("")  # an earlier position of the same game on the same worker thread
-            assert ask("44") == first
+        first = ask("44")
+        assert ask("44") == first
+        ask("")  # an earlier position of the same game on the same worker thread
+        assert ask("44") == first

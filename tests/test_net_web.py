@@ -4,7 +4,6 @@ player's moves through ``/api/move``."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -12,18 +11,7 @@ import pytest
 
 from connect4 import Position
 from connect4.net import shipped_network
-from connect4.web import Settings, create_app
-from connect4.web.server import BackgroundServer
-from tests.test_web_browser import browser, open_page, page, url  # noqa: F401 - fixtures
-
-
-@pytest.fixture(scope="module")
-def client() -> Iterator[httpx.Client]:
-    with (
-        BackgroundServer(create_app(Settings(threads=1, time_limit=20.0))) as live,
-        httpx.Client(base_url=live.url, timeout=60) as http,
-    ):
-        yield http
+from tests.browser_helpers import open_page
 
 
 def test_policy_is_the_shipped_networks(client: httpx.Client) -> None:
@@ -64,7 +52,7 @@ def test_net_player_moves_through_the_api(client: httpx.Client) -> None:
 
 
 @pytest.mark.browser
-def test_the_page_draws_the_policy_beside_the_solution(page: Any) -> None:  # noqa: F811
+def test_the_page_draws_the_policy_beside_the_solution(page: Any) -> None:
     open_page(page, "?pos=4455&p1=human&p2=human")
     page.check("#show-solution")
     page.wait_for_selector("#solution .policy-bar", state="attached")

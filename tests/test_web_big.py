@@ -3,29 +3,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import httpx
 import pytest
 
 from connect4.solver import kernel_ready
-from connect4.web import Settings, api as web_api, create_app
-from connect4.web.server import BackgroundServer
+from connect4.web import api as web_api
 from tests.naive import NaiveSolver
 from tests.test_solver_wide import columns_of, late_positions
+from tests.web_helpers import live_client
 
 
-@pytest.fixture(scope="module")
-def client() -> Iterator[httpx.Client]:
-    with (
-        BackgroundServer(create_app(Settings(threads=2, time_limit=20.0))) as live,
-        httpx.Client(base_url=live.url, timeout=60) as http,
-    ):
-        # A fresh machine compiles each big size's kernel once (under a minute each);
-        # until then the server answers 503 "being compiled" (tested below).
-        for width, height in ((8, 8), (9, 7), (10, 6)):
-            assert kernel_ready(width, height, wait=600), f"{width}x{height} never loaded"
-        yield http
+@pytest.fixture(scope="module", autouse=True)
+def kernels_loaded(web_url: str) -> None:
+    # A fresh machine compiles each big size's kernel once (under a minute each);
+    # until then the server answers 503 "being compiled" (tested below).
+    for width, height in ((8, 8), (9, 7), (10, 6)):
+        assert kernel_ready(width, height, wait=600), f"{width}x{height} never loaded"
 
 
 def test_the_big_boards_are_served(client: httpx.Client) -> None:
@@ -80,10 +73,7 @@ def test_a_kernel_still_compiling_is_a_503_saying_so(
 
 def test_a_big_review_past_the_time_limit_is_a_503() -> None:
     game = "1a2a3a4"  # red wins on 10x6: the early positions cannot be solved in 2 s
-    with (
-        BackgroundServer(create_app(Settings(threads=1, time_limit=2.0))) as live,
-        httpx.Client(base_url=live.url, timeout=60) as http,
-    ):
+    with live_client(threads=1, time_limit=2.0) as http:
         response = http.get("/api/review", params={"pos": game, "width": 10, "height": 6})
     assert response.status_code == 503
     assert response.json()["error"].startswith("time limit exceeded: ")

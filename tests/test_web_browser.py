@@ -17,70 +17,19 @@ from typing import Any
 import pytest
 
 from connect4 import Position
-from connect4.web import Settings, create_app
-from connect4.web.server import BackgroundServer
+from tests.browser_helpers import answered, open_page, settled, tab_at, wait_answered
+from tests.web_helpers import deep_busy, wait_for
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SCREENSHOT = Path(__file__).resolve().parent.parent / "docs" / "screenshot.png"
 REVIEW_SCREENSHOT = SCREENSHOT.with_name("review.png")
-TIMEOUT_MS = 30_000
-
-
-@pytest.fixture(scope="module")
-def url() -> Iterator[str]:
-    with BackgroundServer(create_app(Settings(threads=2, time_limit=20.0))) as live:
-        yield live.url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed: run `make chromium`")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield chromium
-        chromium.close()
-
-
-def tab_at(browser: Any, url: str, viewport: dict[str, int]) -> Iterator[Any]:
-    """A page of the app in a fresh context (its own storage) with ``viewport``; no
-    JavaScript error may happen on it."""
-    context = browser.new_context(viewport=viewport, base_url=url)
-    tab = context.new_page()
-    tab.set_default_timeout(TIMEOUT_MS)
-    errors: list[str] = []
-    tab.on("pageerror", lambda error: errors.append(str(error)))
-    yield tab
-    context.close()
-    assert errors == [], f"JavaScript errors: {errors}"
 
 
 DESKTOP = {"width": 1280, "height": 800}
 TABLET = {"width": 1024, "height": 768}  # a tablet on its side
 UPRIGHT = {"width": 768, "height": 1024}  # the same tablet held upright
 PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture
-def page(browser: Any, url: str) -> Iterator[Any]:
-    yield from tab_at(browser, url, {"width": 1280, "height": 900})
-
-
-def open_page(page: Any, query: str) -> None:
-    page.goto("/" + query)
-    page.wait_for_selector("body[data-ready='1']")
 
 
 def idle(page: Any) -> None:
@@ -286,8 +235,9 @@ def test_changing_players_while_the_ai_thinks(page: Any) -> None:
     page.wait_for_selector("#thinking", state="visible")
     page.select_option("#p2-kind", "human")  # now nobody thinks: the board is free again
     assert page.is_hidden("#thinking")
+    handled = answered(page, "/api/move")
     held[0].continue_()
-    page.wait_for_timeout(300)
+    wait_answered(page, "/api/move", handled + 1)  # the late answer, read and dropped
     assert moves(page) == "4"
     assert page.text_content("#status") == "Yellow to move — click a column."
     page.click("[data-col='3']")
@@ -303,8 +253,9 @@ def test_undo_while_the_ai_thinks_cancels_its_move(page: Any) -> None:
     page.wait_for_selector("#thinking", state="visible")
     page.click("#undo")
     assert moves(page) == "" and page.is_hidden("#thinking")
+    handled = answered(page, "/api/move")
     held[0].continue_()
-    page.wait_for_timeout(300)
+    wait_answered(page, "/api/move", handled + 1)
     assert moves(page) == ""  # the late answer is dropped
     page.unroute("**/api/move")
 
@@ -348,9 +299,9 @@ def test_the_page_draws_with_the_servers_facts(page: Any) -> None:
 
 
 @pytest.fixture
-def phone(browser: Any, url: str) -> Iterator[Any]:
+def phone(browser: Any, web_url: str) -> Iterator[Any]:
     """A page on a phone-sized screen (390 x 844 CSS pixels)."""
-    yield from tab_at(browser, url, PHONE)
+    yield from tab_at(browser, web_url, PHONE)
 
 
 def late_position(width: int, height: int, empty: int = 12) -> tuple[str, int]:
@@ -732,14 +683,14 @@ def test_screenshot_for_the_readme(page: Any, tmp_path: Path) -> None:
     assert shoot(page, SCREENSHOT, tmp_path).stat().st_size > 10_000
 
 
-def test_an_ai_moves_while_a_long_solution_is_still_solving(page: Any) -> None:
+def test_an_ai_moves_while_a_long_solution_is_still_solving(page: Any, web_url: str) -> None:
     # 8x7 has no book: the solution of 4455 runs to the time limit on the deep lane.
     # The server runs one deep job per client, so the AI's move must not be refused
     # (and the game stall) while the page's stale solve holds that place: the page
     # gives the solve up and asks for the move again when told its turn is taken.
     open_page(page, "?width=8&height=7&pos=4455&p1=human&p2=perfect:time=1")
     page.check("#show-solution")
-    page.wait_for_timeout(300)  # the solve is under way
+    wait_for(lambda: deep_busy(web_url) >= 1, "the solve never reached the deep lane")
     page.locator("#board .column:enabled").first.click()
     page.wait_for_function(
         "document.getElementById('pos-text').textContent.length >= 6", timeout=15_000
@@ -753,9 +704,9 @@ def test_an_ai_moves_while_a_long_solution_is_still_solving(page: Any) -> None:
 @pytest.fixture(
     params=[DESKTOP, TABLET, UPRIGHT, PHONE], ids=["1280x800", "1024x768", "768x1024", "390x844"]
 )
-def screen(request: Any, browser: Any, url: str) -> Iterator[Any]:
+def screen(request: Any, browser: Any, web_url: str) -> Iterator[Any]:
     """A page at a laptop's, a tablet's (on its side and upright) and a phone's screen size."""
-    yield from tab_at(browser, url, request.param)
+    yield from tab_at(browser, web_url, request.param)
 
 
 def within_view(page: Any, selector: str) -> bool:
@@ -806,7 +757,7 @@ def test_board_solution_and_move_list_fit_the_screen(
     page.wait_for_selector("#solution .score" if solved else "#solution-note:not([hidden])")
     if "review=1" in query:
         page.wait_for_selector("#review-panel", state="visible")
-    page.wait_for_timeout(100)  # the solution row's final layout
+    settled(page)  # the solution row's final layout
     root = page.evaluate("getComputedStyle(document.documentElement).fontSize")
     assert root == ("18px" if big else "15px")
     assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]

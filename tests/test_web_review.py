@@ -9,35 +9,16 @@ from typing import Any
 import httpx
 import pytest
 
-from connect4.web import Settings, create_app
-from connect4.web.server import BackgroundServer
+from tests.web_helpers import error_of, live_client
 
-
-@pytest.fixture(scope="module")
-def client() -> Iterator[httpx.Client]:
-    with (
-        BackgroundServer(create_app(Settings(threads=1, time_limit=2.0))) as live,
-        httpx.Client(base_url=live.url, timeout=60) as http,
-    ):
-        yield http
+WEB_SETTINGS = {"threads": 1, "time_limit": 2.0}  # the shared server's: 503 past 2 s
 
 
 @pytest.fixture(scope="module")
 def roomy() -> Iterator[httpx.Client]:
     """A server with two threads per lane and time to solve games past the 7x6 book."""
-    with (
-        BackgroundServer(create_app(Settings(threads=2, time_limit=120.0))) as live,
-        httpx.Client(base_url=live.url, timeout=300) as http,
-    ):
+    with live_client(timeout=300, threads=2, time_limit=120.0) as http:
         yield http
-
-
-def error_of(response: httpx.Response, status: int) -> str:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/json")
-    body = response.json()
-    assert set(body) == {"error"}
-    return str(body["error"])
 
 
 def test_review_grades_every_move(client: httpx.Client) -> None:
@@ -186,3 +167,44 @@ def test_openapi_documents_the_review(client: httpx.Client) -> None:
         assert ref.endswith("/ErrorResponse")
     fields = schema["components"]["schemas"]["ReviewResponse"]["properties"]
     assert {"plies", "players", "evaluation", "outcomes", "decisive_ply"} <= set(fields)
+
+
+def test_a_task_a_stopped_job_still_held_is_solved_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A deep job stopped as starved may still hold a move solve when its rerun finds
+    the queue empty. The review takes such a task again (it failed, 503 "not solved",
+    when the machine was busy enough to starve the deep lane)."""
+    import asyncio
+    from collections import deque
+
+    from connect4 import Position
+    from connect4.core.limits import Limit
+    from connect4.review import review
+    from connect4.review.values import clear_cache
+    from connect4.review.work import GameScores, MoveTask, TaskKey
+    from connect4.web.api import Api, Settings
+
+    drain = GameScores.drain
+    held: list[MoveTask] = []
+
+    def first_job_keeps_a_task(
+        self: GameScores, queue: deque[MoveTask], results: dict[TaskKey, int | None],
+        **options: Any,
+    ) -> None:  # fmt: skip
+        if not held and queue:
+            held.append(queue.popleft())  # taken, never settled: a stopped job's
+            return
+        drain(self, queue, results, **options)
+
+    monkeypatch.setattr(GameScores, "drain", first_job_keeps_a_task)
+    moves = "4455362"
+    clear_cache()
+    api = Api(Settings(threads=1, warm_up=False, time_limit=60.0))
+    try:
+        got = asyncio.run(api.review_connect4(Position.from_moves(moves), Limit.within(50.0)))
+    finally:
+        api.stop()
+    clear_cache()
+    assert held, "the first job took a task"
+    assert got.as_dict() == review(moves).as_dict()
