@@ -9,7 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 
@@ -124,3 +124,28 @@ def wait_for(condition: Callable[[], object], what: str, seconds: float = 30) ->
     while not condition():
         assert time.monotonic() < deadline, what
         time.sleep(0.01)
+
+
+def refused_untouched(args: Sequence[str], path: Path) -> subprocess.CompletedProcess[str]:
+    """``connect4 ARGS`` exits 2 and leaves ``path`` as it was, byte for byte."""
+    before = path.read_bytes()
+    refused = run_cli(*args)
+    assert refused.returncode == 2, refused.stderr
+    assert path.read_bytes() == before
+    return refused
+
+
+def check_existing_output_refused(
+    args: Sequence[str], path: Path, what: str, *, foreign: str | None = None
+) -> None:
+    """The output policy on a file of the user's at ``path``, which the command writes as
+    ``what``: refused untouched, saying so (and how to go on); where the command can
+    resume (``foreign``: words its refusal holds), ``--resume`` refuses it untouched too."""
+    size = path.stat().st_size
+    resume = ", --resume to continue it" if foreign is not None else ""
+    assert refused_untouched(args, path).stderr == (
+        f"error: cannot write {what} {path}: it already exists ({size:,} bytes); give --force "
+        f"to replace it{resume}, or another name\n"
+    )
+    if foreign is not None:
+        assert foreign in refused_untouched([*args, "--resume"], path).stderr

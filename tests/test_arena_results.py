@@ -182,26 +182,18 @@ ARENA = ("arena", "-p", "random", "-p", "random:seed=1", "--game", "tictactoe")
 def test_arena_results_an_existing_file_needs_force_or_resume_onto_its_own(
     tmp_path: Path,
 ) -> None:
-    from tests.cli_helpers import run_cli
+    from tests.cli_helpers import check_existing_output_refused, refused_untouched, run_cli
 
     notes = tmp_path / "notes.txt"
     notes.write_bytes(b"root:x:0:0:root:/root:/bin/bash\n" * 25)
-    before = notes.read_bytes()
-    refused = run_cli(*ARENA, "--results", str(notes))
-    assert refused.returncode == 2 and notes.read_bytes() == before
-    assert refused.stderr == (
-        f"error: cannot write results file {notes}: it already exists (800 bytes); give "
-        "--force to replace it, --resume to continue it, or another name\n"
-    )
-    foreign = run_cli(*ARENA, "--results", str(notes), "--resume")
-    assert foreign.returncode == 2 and notes.read_bytes() == before
-    assert foreign.stderr == (
+    args = (*ARENA, "--results", str(notes))
+    foreign = (
         f"error: cannot continue results file {notes}: its first line is not a game record "
         "of connect4 arena; the file is left as it was (replace it with --force instead of "
         "--resume, or give another name)\n"
     )
-    both = run_cli(*ARENA, "--results", str(notes), "--resume", "--force")
-    assert both.returncode == 2 and "not both" in both.stderr and notes.read_bytes() == before
+    check_existing_output_refused(args, notes, "results file", foreign=foreign)
+    assert "not both" in refused_untouched([*args, "--resume", "--force"], notes).stderr
     replaced = run_cli(*ARENA, "--results", str(notes), "--force", "--json")
     assert replaced.returncode == 0, replaced.stderr
     records = [json.loads(line) for line in notes.read_text().splitlines()]

@@ -21,7 +21,12 @@ from connect4.core.files import (
     read_lines,
 )
 from connect4.solver.book.format import Book
-from tests.cli_helpers import children, kill_when_working, run_cli
+from tests.cli_helpers import (
+    check_existing_output_refused,
+    children,
+    kill_when_working,
+    run_cli,
+)
 
 
 # ---------------------------------------------------------------- inputs
@@ -300,12 +305,7 @@ def test_an_existing_plot_is_refused_untouched_and_replaced_with_force(tmp_path:
     plot = tmp_path / "mine.png"
     plot.write_bytes(b"my holiday photo")
     args = ("analyze", "44", "--max-depth", "1", "--plot", str(plot))
-    refused = run_cli(*args)
-    assert refused.returncode == 2 and plot.read_bytes() == b"my holiday photo"
-    assert refused.stderr == (
-        f"error: cannot write plot {plot}: it already exists (16 bytes); give --force to "
-        "replace it, or another name\n"
-    )
+    check_existing_output_refused(args, plot, "plot")
     forced = run_cli(*args, "--force")
     assert forced.returncode == 0, forced.stderr
     assert plot.read_bytes().startswith(b"\x89PNG")

@@ -7,7 +7,6 @@ use these; a test that needs a server of other settings opens its own with
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -21,13 +20,8 @@ WEB_SETTINGS: dict[str, Any] = {"threads": 2, "time_limit": 20.0}
 
 
 def web_app(**settings: Any) -> Any:
-    """The web app working by ``settings`` (the web's settings' names and values)."""
-    from connect4.web import create_app
-
-    # While the web's settings become one object, create_app takes either form.
-    if "settings" not in inspect.signature(create_app).parameters:
-        return create_app(**settings)
-    from connect4.web.settings import Settings  # type: ignore[import-not-found, unused-ignore]
+    """The web app working by ``Settings(**settings)``."""
+    from connect4.web import Settings, create_app
 
     return create_app(Settings(**settings))
 
