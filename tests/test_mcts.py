@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -157,28 +158,53 @@ def test_tree_reuse_keeps_the_subtree() -> None:
     assert fresh.reused == 0
 
 
-@pytest.mark.parametrize("engine", ["numba", "python"])
-def test_a_full_tree_stops_the_search_so_more_playouts_change_nothing(engine: Engine) -> None:
+def capped_search(kind: str, cap: int | None) -> Any:
+    """A tree search of ``kind`` (MCTS on either engine, or the network's PUCT) whose tree
+    holds at most ``cap`` nodes (``None``: its default room)."""
+    room = {} if cap is None else {"max_nodes": cap}
+    if kind == "puct":
+        from connect4.net.model import Network
+        from connect4.net.search import Puct
+
+        return Puct(Network.random(7, 6, channels=8, blocks=1, seed=4), **room)
+    return Mcts(seed=4, engine=cast(Engine, kind), **room)
+
+
+def arms(result: Any) -> Any:
+    """The root's moves and their visits: an MCTS result's children, a PUCT one's columns."""
+    return result.columns if hasattr(result, "columns") else result.children
+
+
+@pytest.mark.parametrize(
+    ("kind", "moves", "cap", "playouts"),
+    [("numba", "4453", 400, 20_000), ("python", "4453", 400, 20_000), ("puct", "44", 60, 2000)],
+)
+def test_a_full_tree_stops_the_search_so_more_playouts_change_nothing(
+    kind: str, moves: str, cap: int, playouts: int
+) -> None:
     """Once the tree is full, more playouts would all pile onto the most visited leaves
     (frozen, never expanded) and drift the choice; the search stops there instead."""
-    position = Position.from_moves("4453")
-
-    def capped() -> Mcts:
-        return Mcts(seed=4, engine=engine, max_nodes=400)
-
-    small = capped().search(position, playouts=20_000)
-    assert small.tree_full and small.playouts < 20_000 and small.tree_size <= 400
-    assert sum(child.visits for child in small.children) == small.playouts
-    large = capped().search(position, playouts=200_000)
+    position = Position.from_moves(moves)
+    small = capped_search(kind, cap).search(position, playouts=playouts)
+    assert small.tree_full and small.playouts < playouts and small.tree_size <= cap
+    assert sum(arm.visits for arm in arms(small)) == small.playouts
+    large = capped_search(kind, cap).search(position, playouts=10 * playouts)
     assert large.tree_full and large.playouts == small.playouts
-    assert (large.move, large.children) == (small.move, small.children)
-    exact = capped().search(position, playouts=small.playouts)
+    assert (large.move, arms(large)) == (small.move, arms(small))
+    kept = capped_search(kind, cap)
+    kept.search(position, playouts=playouts)
+    again = kept.search(position, playouts=playouts // 20)  # still full: nothing more
+    assert again.tree_full and again.playouts == 0 and again.tree_size == small.tree_size
+    roomy = capped_search(kind, None).search(position, playouts=small.playouts)
+    assert not roomy.tree_full and arms(roomy) == arms(small)  # the cap only stops
+
+
+@pytest.mark.parametrize("engine", ["numba", "python"])
+def test_a_search_of_as_many_playouts_as_fill_the_tree_is_not_cut(engine: str) -> None:
+    position = Position.from_moves("4453")
+    small = capped_search(engine, 400).search(position, playouts=20_000)
+    exact = capped_search(engine, 400).search(position, playouts=small.playouts)
     assert (exact.move, exact.children, exact.tree_full) == (small.move, small.children, False)
-    again = capped()
-    again.search(position, playouts=small.playouts)
-    assert again.search(position, playouts=1000).playouts == 0  # still full: nothing more
-    roomy = Mcts(seed=4, engine=engine).search(position, playouts=small.playouts)
-    assert not roomy.tree_full and roomy.children == small.children  # the cap only stops
 
 
 def test_the_engines_stop_at_the_same_full_tree() -> None:

@@ -341,22 +341,6 @@ def test_the_terminal_words_the_raw_networks_value_as_its_own() -> None:
     assert "network value " in line and "heuristic" not in line
 
 
-def test_a_full_puct_tree_stops_the_search() -> None:
-    net = Network.random(7, 6, channels=8, blocks=1, seed=4)
-    small = Puct(net, max_nodes=60).search(Position.from_moves("44"), playouts=2000)
-    assert small.tree_full and small.playouts < 2000 and small.tree_size == 60
-    assert sum(c.visits for c in small.columns) == small.playouts
-    large = Puct(net, max_nodes=60).search(Position.from_moves("44"), playouts=20_000)
-    assert (large.playouts, large.move) == (small.playouts, small.move)
-    assert large.columns == small.columns
-    roomy = Puct(net).search(Position.from_moves("44"), playouts=small.playouts)
-    assert not roomy.tree_full and roomy.columns == small.columns  # the cap only stops
-    kept = Puct(net, max_nodes=60)
-    kept.search(Position.from_moves("44"), playouts=2000)
-    again = kept.search(Position.from_moves("44"), playouts=100)  # still full
-    assert again.tree_full and again.playouts == 0 and again.tree_size == 60
-
-
 def test_a_full_puct_tree_is_in_the_players_stats(weights: Path) -> None:
     player = make_player(f"net:load={weights},playouts=5000")
     player.search.max_nodes = 40  # type: ignore[attr-defined]
