@@ -179,6 +179,8 @@ class TestSetScore:
     best score (the review's ``best`` verdict); mean seconds and nodes (MCTS:
     playouts) per move."""
 
+    __test__ = False  # a result, not a test class (pytest collects names that start "Test")
+
     spec: str
     test_set: str
     path: str

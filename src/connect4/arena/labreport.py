@@ -331,7 +331,7 @@ def report_markdown(
     lines += depth_sections(summary)
     lines += mcts_section(summary)
     lines += clock_sections(summary)
-    lines += test_set_section(test_sets or [])
+    lines += table_of_test_sets(test_sets or [])
     lines += ["", "## Plots", ""]
     lines += [f"![{path.stem}]({path.name})" for path in plots]
     return "\n".join(lines) + "\n"
@@ -469,7 +469,7 @@ def clock_sections(summary: Summary) -> list[str]:
     return lines
 
 
-def test_set_section(test_sets: list[TestSetScore]) -> list[str]:
+def table_of_test_sets(test_sets: list[TestSetScore]) -> list[str]:
     """Each player's share of best moves (and time per move) on every test set."""
     if not test_sets:
         return []
