@@ -10,12 +10,13 @@ Without a mode: after one untimed run of each (it fills the caches), ``--runs``
 times each, as fresh processes: ``connect4 play --red human --yellow auto`` in a
 pseudo-terminal, the seconds from starting the process to its first prompt (then
 it answers ``q``); and ``connect4 solve LINE``, the seconds to its exit (a wrong
-answer stops the script). It prints the median, the maximum and every time; the
-target of both is 1 s. With ``--against CHECKOUT`` another checkout runs in
-alternation, on the same load, and its figures print beside these: with its own
-``.venv`` if it has one, else with this Python and the checkout's ``src`` first on
-the path (``git archive REV src | tar -x -C DIR`` makes one), and with a cache
-folder of its own (``CONNECT4_CACHE_DIR``: its first, untimed, runs compile).
+answer stops the script; its CPU seconds print too). It prints the median, the
+maximum and every time; the target of both is 1 s. With ``--against CHECKOUT``
+another checkout runs in alternation, on the same load, and its figures print
+beside these: with its own ``.venv`` if it has one, else with this Python and the
+checkout's ``src`` first on the path (``git archive REV src | tar -x -C DIR`` makes
+one), and with a cache folder of its own (``CONNECT4_CACHE_DIR``: its first,
+untimed, runs compile).
 
 ``--numba``: ``connect4 solve`` alone, and also with ``CONNECT4_NATIVE=0`` (numba
 runs the kernel, as before the native kernel existed) in alternation.
@@ -48,6 +49,7 @@ import json
 import os
 import pty
 import re
+import resource
 import select
 import shutil
 import signal
@@ -80,17 +82,21 @@ def connect4_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "connect4"]
 
 
-def time_solve(command: list[str], line: str, env: dict[str, str]) -> float:
-    """Seconds from starting ``command`` (``connect4 solve LINE``) to its exit; exits
-    on a wrong answer."""
+def time_solve(command: list[str], line: str, env: dict[str, str]) -> tuple[float, float]:
+    """Seconds from starting ``command`` (``connect4 solve LINE``) to its exit, and the
+    CPU seconds it used (less moved by other work than the wall clock); exits on a
+    wrong answer."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(
         command, capture_output=True, text=True, env=users_environment(**env), check=False
     )
     seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0 or not done.stdout.startswith(line + " "):
         sys.exit(f"connect4 solve failed (exit {done.returncode}): {done.stderr.strip()}")
-    return seconds
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return seconds, cpu
 
 
 PROMPT = "to move — column"
@@ -180,6 +186,7 @@ def later_starts(runs: int, line: str, against: str | None) -> None:
         f"connect4 {' '.join(PLAY)}, exec to its first prompt": PLAY,
     }
     times: dict[tuple[str, str], list[float]] = {}
+    cpu: dict[tuple[str, str], list[float]] = {}
     with tempfile.TemporaryDirectory(prefix="connect4-against-") as cache:
         # a cache of its own: a kernel of other sources would replace this one's in one
         own = {"against": {"CONNECT4_CACHE_DIR": cache}}
@@ -192,14 +199,18 @@ def later_starts(runs: int, line: str, against: str | None) -> None:
                         env = users_environment(**extra)
                         seconds = until_prompt(command, checkout, env, 300)
                     else:
-                        seconds = time_solve(command, line, extra)
+                        seconds, used = time_solve(command, line, extra)
+                        if round_:
+                            cpu.setdefault((step, name), []).append(used)
                     if round_:
                         times.setdefault((step, name), []).append(seconds)
     print(f"warm starts, {runs} runs each, in alternation (target: 1 s each)")
     for step in steps:
         print(f"{step}:")
         for name in checkouts:
-            print(f"  {name:14} {summary(times[step, name])}")
+            used = cpu.get((step, name))
+            note = f"; CPU median {statistics.median(used):.3f} s" if used else ""
+            print(f"  {name:14} {summary(times[step, name])}{note}")
     if against:
         print(f"against: {checkouts['against']}")
     print(f"machine: {describe_machine()}, load {os.getloadavg()[0]:.2f}")
@@ -214,7 +225,7 @@ def numba_starts(runs: int, line: str) -> None:
         time_solve(command, line, env)  # fill numba's and the native cache
     for _ in range(runs):
         for name, env in variants.items():
-            times[name].append(time_solve(command, line, env))
+            times[name].append(time_solve(command, line, env)[0])
     print(f"connect4 solve {line}, {runs} runs each (target: 1 s)")
     for name, values in times.items():
         print(f"  {name:14} {summary(values)}")

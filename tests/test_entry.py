@@ -88,6 +88,12 @@ def test_solve_help(flag: str) -> None:
     assert "--threads" in result.stdout and "--analyze" in result.stdout
 
 
+def test_the_usage_names_connect4_however_it_was_started() -> None:
+    result = run_entry("arena", "-h")  # python -m connect4: click would say "python -m connect4"
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "Usage: connect4 arena [OPTIONS]" in result.stdout
+
+
 def test_the_help_lists_every_command() -> None:
     from connect4.cli.app import COMMANDS
 

@@ -350,12 +350,13 @@ def serve(
 
 
 def run_app() -> None:
-    """Run the typer app (:func:`connect4.cli.main` is the console script). An optional
+    """Run the typer app (:func:`connect4.cli.main` is the console script) as
+    ``connect4``, however it was started (``python -m connect4`` too). An optional
     part that is not installed is one line naming the command that installs it."""
     from connect4.core.errors import MissingExtra
 
     try:
-        app()
+        app(prog_name="connect4")
     except BrokenPipeError:
         sys.stderr.close()
     except ModuleNotFoundError as error:
