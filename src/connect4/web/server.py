@@ -1,6 +1,6 @@
 """Run the web app on uvicorn (what ``connect4 serve`` calls).
 
-``run_server(port=8000)`` serves http://127.0.0.1:8000/ until interrupted and
+``run_server(Settings(), port=8000)`` serves http://127.0.0.1:8000/ until interrupted and
 logs one line per request on stderr::
 
     2026-11-22 01:02:03 127.0.0.1 "GET /solve?pos=4453" 200 1.4 ms
