@@ -25,7 +25,7 @@ from connect4.core.game import Game
 from connect4.core.games import Board
 from connect4.core.limits import Limit
 from connect4.core.position import Position
-from connect4.core.score import best_columns, score_of_mate, win_score
+from connect4.core.score import best_columns
 from connect4.players import MoveStats, Player, PlayerContext, build_player
 from connect4.web.errors import BadRequest, TimeLimitExceeded
 from connect4.web.models import CacheStatus, JsonObject, MoveResponse, Stat, StatValue
@@ -351,37 +351,21 @@ def choose_move(position: Game, spec: str, *, want_tree: bool, limit: Limit) -> 
 
 # ------------------------------------------------------------------ small games
 def analyze_by_search(game: Game) -> Analysis:
-    """Every move's exact score in Pons' convention, by a full-depth classic search of
-    each move, for a small game whose moves are its cells (tic-tac-toe: a few
-    thousand nodes from the empty board). A taken cell has no score.
+    """Every move's exact score in Pons' convention for a small game whose moves are its
+    cells (tic-tac-toe), from the review's one door to exact scores
+    (:func:`connect4.review.values.exact_scores`: a full search, memoised per
+    position). A taken cell has no score; ``nodes`` counts the position and the
+    children looked up.
 
     >>> from connect4 import TicTacToe
     >>> analysis = analyze_by_search(TicTacToe.from_moves("7182"))
     >>> analysis.score, analysis.column_scores[8], analysis.best_moves()
     (3, 3, [8])
     """
-    from connect4.classic.search import Limits, search
+    from connect4.review.values import exact_scores
 
     started = time.perf_counter()
-    scores: list[int | None] = []
-    nodes = 0
-    legal = set(game.legal_moves())
-    for move in range(game.size):
-        if move not in legal:
-            scores.append(None)
-            continue
-        child = game.copy()
-        child.play(move)
-        if child.is_over():
-            # The mover won with the stone it just played, or the board is full: a draw.
-            scores.append(win_score(game.size, game.ply) if child.winner() else 0)
-            continue
-        depth = child.size - child.ply  # to the end: every leaf is a finished game
-        found = search(child, limits=Limits(depth=depth), tt=True, engine="python")
-        nodes += found.stats.nodes
-        assert found.value is not None
-        score = score_of_mate(-found.value, game.size)  # the child's value is the opponent's
-        scores.append(0 if score is None else score)  # not a game end: every line draws
+    scores = list(exact_scores(game).scores)
     known = [s for s in scores if s is not None]
     best = max(known) if known else None
-    return Analysis(best, scores, nodes + 1, time.perf_counter() - started, True)
+    return Analysis(best, scores, len(known) + 1, time.perf_counter() - started, True)
