@@ -34,7 +34,8 @@ from connect4.cli.app import app
 from connect4.cli.common import flag
 from connect4.core.files import FileError
 from connect4.core.games import Board
-from tests.cli_helpers import alive, run_cli
+from connect4.core.journal import JournalError
+from tests.cli_helpers import alive, damage_journal_records, journal_records, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = Path(__file__).resolve().parent / "fake_bots"
@@ -346,9 +347,9 @@ def test_a_torn_last_line_is_cut_and_its_game_replayed(tmp_path: Path) -> None:
     full = run_tournament(config, results)
     lines = results.read_text().splitlines(keepends=True)
     results.write_text("".join(lines[:2]) + lines[2][:25])  # killed while writing game 2
-    store = ResultsStore(results, config.fingerprint()).open(resume=True)
-    assert sorted(store.records) == [0, 1]
-    assert store.repaired == 25
+    with ResultsStore(results, config).open(resume=True) as store:
+        assert sorted(store.records) == [0, 1]
+        assert store.repaired == 25
     resumed = run_tournament(config, results, resume=True)
     assert outcome(resumed.records) == outcome(full.records)
     assert [json.loads(line)["game"] for line in results.read_text().splitlines()] == [0, 1, 2, 3]
@@ -363,6 +364,73 @@ def test_an_unreadable_middle_line_is_skipped_and_its_game_replayed(tmp_path: Pa
     resumed = run_tournament(config, results, resume=True)
     assert (resumed.resumed, resumed.skipped) == (2, 1)
     assert outcome(resumed.records) == outcome(full.records)
+
+
+def _stop_after(games: int) -> Any:
+    """A progress callback that stops the run, as Ctrl-C would, once ``games`` are played."""
+
+    def progress(done: int, total: int) -> None:
+        if done >= games:
+            raise KeyboardInterrupt
+
+    return progress
+
+
+def test_an_interrupted_run_keeps_its_journal_and_resumes_to_the_uninterrupted_file(
+    tmp_path: Path,
+) -> None:
+    config = ArenaConfig(players=("random:seed=1", "random:seed=2"), games_per_pair=4)
+    full = run_tournament(config, tmp_path / "full.jsonl")
+    assert not (tmp_path / "full.jsonl.partial").exists()  # finished: no journal left
+    results, journal = tmp_path / "r.jsonl", tmp_path / "r.jsonl.partial"
+    with pytest.raises(KeyboardInterrupt):
+        run_tournament(config, results, progress=_stop_after(2))
+    assert journal_records(journal) == 2 and len(results.read_text().splitlines()) == 2
+    resumed = run_tournament(config, results, resume=True)
+    assert (resumed.resumed, resumed.damaged) == (2, 0)
+    assert outcome(resumed.records) == outcome(full.records)
+    assert not journal.exists()
+
+
+def test_a_damaged_journal_record_is_played_again_never_trusted(tmp_path: Path) -> None:
+    """The kill tore game 1's line in the results file, and its journal record was damaged
+    on disk: the checksum drops it and the game is played again, not read back wrong."""
+    config = ArenaConfig(players=("random:seed=1", "random:seed=2"), games_per_pair=4)
+    full = run_tournament(config, tmp_path / "full.jsonl")
+    results, journal = tmp_path / "r.jsonl", tmp_path / "r.jsonl.partial"
+    with pytest.raises(KeyboardInterrupt):
+        run_tournament(config, results, progress=_stop_after(3))
+    lines = results.read_text().splitlines(keepends=True)
+    results.write_text(lines[0] + lines[1][:30])
+    damage_journal_records(journal, [1], at=12)
+    resumed = run_tournament(config, results, resume=True)
+    assert (resumed.resumed, resumed.damaged, resumed.repaired) == (2, 1, 30)
+    assert outcome(resumed.records) == outcome(full.records)
+    games = [json.loads(line)["game"] for line in results.read_text().splitlines()]
+    assert sorted(games) == [0, 1, 2, 3] and not journal.exists()
+
+
+def test_a_journal_of_another_tournament_or_not_a_journal_is_refused(tmp_path: Path) -> None:
+    config = ArenaConfig(players=("random:seed=1", "random:seed=2"), games_per_pair=4)
+    results, journal = tmp_path / "r.jsonl", tmp_path / "r.jsonl.partial"
+    with pytest.raises(KeyboardInterrupt):
+        run_tournament(config, results, progress=_stop_after(1))
+    before = results.read_bytes(), journal.read_bytes()
+    other = ArenaConfig(players=("random:seed=1", "random:seed=2"), games_per_pair=4, seed=1)
+    with pytest.raises(JournalError, match=r"another tournament \(seed 0 there, 1 here\)"):
+        run_tournament(other, results, resume=True)
+    assert (results.read_bytes(), journal.read_bytes()) == before
+    journal.unlink()
+    journal.write_text("my notes\n")
+    args = ["arena", "--players", "random:seed=1", "random:seed=2", "--games-per-pair", "4",
+            "--accuracy-nodes", "0", "--results", str(results), "--resume"]  # fmt: skip
+    refused = run_cli(*args)
+    assert refused.returncode == 2
+    assert refused.stderr == (
+        f"error: {journal} is not a journal of connect4 (not a journal database): give "
+        "--force to replace it, or delete it\n"
+    )
+    assert results.read_bytes() == before[0] and journal.read_text() == "my notes\n"
 
 
 def test_a_complete_but_unterminated_last_line_is_kept(tmp_path: Path) -> None:
@@ -413,6 +481,8 @@ def test_sigkill_then_resume_plays_every_scheduled_game_exactly_once(tmp_path: P
             process.kill()
     done_before = {json.loads(line)["game"] for line in results.read_text().splitlines() if line}
     assert 3 <= len(done_before) < 18
+    journal = results.with_name(results.name + ".partial")
+    assert journal_records(journal) >= len(done_before)  # each game committed before its line
     with results.open("a") as out:
         out.write('{"game": 17, "tournam')  # and a torn line, as a kill mid-write leaves
     resumed = subprocess.run(
@@ -423,6 +493,7 @@ def test_sigkill_then_resume_plays_every_scheduled_game_exactly_once(tmp_path: P
     assert sorted(games) == list(range(18))
     assert set(games[: len(done_before)]) == done_before
     assert json.loads(resumed.stdout)["games_played"] == 18
+    assert not journal.exists()
 
 
 @pytest.mark.skipif(not Path("/proc").exists(), reason="needs /proc")

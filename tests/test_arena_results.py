@@ -86,8 +86,8 @@ def test_store_skips_json_lines_that_are_not_records(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
     lines = [to_line(r) for r in records()]
     path.write_text(lines[0] + "[1, 2]\n" + '{"game": 7}\n' + lines[3])
-    store = ResultsStore(path, CONFIG.fingerprint()).open(resume=True)
-    assert (sorted(store.records), store.skipped, store.repaired) == ([0, 3], 2, 0)
+    with ResultsStore(path, CONFIG).open(resume=True) as store:
+        assert (sorted(store.records), store.skipped, store.repaired) == ([0, 3], 2, 0)
 
 
 def test_player_stats_add_up_only_the_players_own_moves() -> None:

@@ -165,9 +165,10 @@ def test_resuming_with_review_reviews_the_games_stored_without_it(tmp_path: Path
     results.write_text(lines)
     run = run_tournament(reviewed, results, resume=True)
     assert run.resumed == 4 and all("verdicts" in record for record in run.records)
-    again = ResultsStore(results, reviewed.fingerprint()).open(resume=True)
     assert len(results.read_text().splitlines()) == 8  # each game stored again, reviewed
-    assert [again.records[i] for i in range(4)] == run.records
+    with ResultsStore(results, reviewed).open(resume=True) as again:
+        assert [again.records[i] for i in range(4)] == run.records
+    assert len(results.read_text().splitlines()) == 4  # rewritten on resume: each game once
 
 
 def test_review_of_a_game_stops_reading_at_it(tmp_path: Path) -> None:

@@ -297,8 +297,9 @@ def play_pending(
 class TournamentRun:
     """What :func:`run_tournament` returns: the config, schedule and records in schedule order.
 
-    ``resumed`` games came from the results file; ``repaired`` bytes of a torn
-    last line were cut from it and ``skipped`` unreadable lines ignored.
+    ``resumed`` games came from the journal or the results file; ``repaired`` bytes
+    of a torn last line were cut from the file and ``skipped`` unreadable lines
+    ignored; ``damaged`` journal records were dropped and their games played again.
     """
 
     config: ArenaConfig
@@ -307,6 +308,7 @@ class TournamentRun:
     resumed: int = 0
     repaired: int = 0
     skipped: int = 0
+    damaged: int = 0
 
 
 def run_tournament(
@@ -336,21 +338,23 @@ def run_tournament(
     if workers < 1:
         raise ArenaError("must be at least 1", setting="workers")
     schedule = make_schedule(config)
-    store = ResultsStore(results, config.fingerprint()).open(resume, force)
-    for stored in list(store.records.values()):
-        if config.accuracy_nodes > 0 and "verdicts" not in stored:  # written before the review
-            store.append(with_verdicts(stored, config))
-    done_before = sum(1 for game in schedule if game.index in store.records)
-    pending = [game for game in schedule if game.index not in store.records]
-    total = len(schedule)
-    done = done_before
-    if progress is not None:
-        progress(done, total)
-    for record in play_pending(pending, config, workers, scheduler):
-        store.append(record)
-        done += 1
+    store = ResultsStore(results, config).open(resume, force)
+    with store:  # the journal is closed on the way out, kept for a resume
+        for stored in list(store.records.values()):
+            if config.accuracy_nodes > 0 and "verdicts" not in stored:  # stored before a review
+                store.append(with_verdicts(stored, config))
+        done_before = sum(1 for game in schedule if game.index in store.records)
+        pending = [game for game in schedule if game.index not in store.records]
+        total = len(schedule)
+        done = done_before
         if progress is not None:
             progress(done, total)
+        for record in play_pending(pending, config, workers, scheduler):
+            store.append(record)
+            done += 1
+            if progress is not None:
+                progress(done, total)
+        store.finish()  # every game is in the results file: the journal goes
     records = [store.records[game.index] for game in schedule if game.index in store.records]
     return TournamentRun(
         config,
@@ -359,4 +363,5 @@ def run_tournament(
         resumed=done_before,
         repaired=store.repaired,
         skipped=store.skipped,
+        damaged=store.damaged,
     )

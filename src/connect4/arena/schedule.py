@@ -59,14 +59,19 @@ class ArenaConfig:
     accuracy_nodes: int = 0
     max_move_seconds: float = MAX_MOVE_SECONDS
 
-    def fingerprint(self) -> str:
-        """A short hash naming this tournament; stored with every result line."""
+    def identity(self) -> dict[str, object]:
+        """The settings that decide the games, as JSON values: the tournament's journal
+        holds them, and :meth:`fingerprint` is their hash."""
         fields = asdict(self)
         del fields["max_move_seconds"]
         board = fields.pop("board")  # the board's fields at the top, as they always were
         fields.update(game=board["kind"], width=board["width"], height=board["height"])
         fields["rules"] = board["rules"]
-        text = json.dumps(fields, sort_keys=True)
+        return fields
+
+    def fingerprint(self) -> str:
+        """A short hash naming this tournament; stored with every result line."""
+        text = json.dumps(self.identity(), sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     @property

@@ -1,10 +1,22 @@
-"""The resumable results store: finished games appended to a JSONL file, flushed and fsynced.
+"""The resumable results store: each finished game kept in the tournament's journal and
+appended to the results file.
 
-A run that is killed (even with SIGKILL) loses only the games in flight:
-``open(resume=True)`` reads back what finished, cuts a torn last line and
-refuses lines of another tournament, so the run plays only what is missing.
+The results file (``--results``, one JSON line per game, the format the lab and
+``connect4 review --game`` read) is what users see; beside it, while a run is
+under way, the tournament's journal (``RESULTS.partial``,
+:mod:`connect4.core.journal`) holds the same games, each committed before its
+line is appended, with the tournament's settings as its identity. A run that
+is killed (even with SIGKILL) loses only the games in flight:
+``open(resume=True)`` takes the games in the journal (a damaged record is
+dropped and its game played again), then those of the results file the
+journal lacks (the file of a finished run, whose journal is gone: a torn last
+line is cut, an unreadable line skipped, a line of another tournament
+refused), and rewrites the results file whole from them, so a line torn or
+damaged by the kill is healed. Once every game is played the file is synced
+and the journal removed.
 
->>> store = ResultsStore(None, "t").open(resume=False)  # no file: records in memory
+>>> config = ArenaConfig(players=("random", "random:seed=1"))
+>>> store = ResultsStore(None, config).open(resume=False)  # no file: records in memory
 >>> store.records, store.repaired, store.skipped
 ({}, 0, 0)
 """
@@ -16,10 +28,11 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from types import TracebackType
 from typing import BinaryIO
 
 from connect4.arena.record import ResultLine, from_json, to_line
-from connect4.arena.schedule import ArenaError
+from connect4.arena.schedule import ArenaConfig, ArenaError
 from connect4.core.files import (
     FileError,
     atomic_write,
@@ -28,29 +41,34 @@ from connect4.core.files import (
     open_input,
     raw_lines,
 )
+from connect4.core.journal import Journal, journal_path
 
 MAX_RESULTS_BYTES = 1 << 30  # the largest results file read
 MAX_RECORD_LINE = 1 << 20  # the longest line (one game's record) read
 
 
 class ResultsStore:
-    """Finished games, one JSON object per line, appended with flush + fsync.
+    """Finished games: each committed to the journal, then appended to the results file.
 
-    ``open`` with ``resume=True`` reads what a previous run wrote: a torn last
-    line (the run was killed mid-write) is cut off, and lines of another
-    tournament are refused; a file whose first line is not a game record is
-    refused before anything is written to it. Without ``resume`` an existing
-    non-empty file is refused so results are never mixed by accident, unless
-    ``force`` replaces it. A game stored twice (its review added on a resumed
-    run) counts once, as its last line says.
+    ``open`` with ``resume=True`` reads back what a previous run finished (see
+    the module's docstring) and rewrites the results file from it; a file whose
+    first line is not a game record is refused before anything is written to
+    it. Without ``resume`` an existing non-empty file is refused so results
+    are never mixed by accident, unless ``force`` replaces it. A game stored
+    twice (its review added on a resumed run) counts once, as its last record
+    says. :meth:`finish` (every game played) removes the journal; :meth:`close`
+    keeps it for a resume.
     """
 
-    def __init__(self, path: Path | None, fingerprint: str) -> None:
+    def __init__(self, path: Path | None, config: ArenaConfig) -> None:
         self.path = path
-        self.fingerprint = fingerprint
+        self.config = config
+        self.fingerprint = config.fingerprint()
         self.records: dict[int, ResultLine] = {}
         self.repaired = 0  # bytes of a torn line cut off
         self.skipped = 0  # unreadable complete lines ignored
+        self.damaged = 0  # damaged journal records dropped (their games played again)
+        self.journal: Journal | None = None
 
     def open(self, resume: bool, force: bool = False) -> ResultsStore:
         """Load earlier results (``resume``), or start the file (new, empty, or
@@ -58,46 +76,52 @@ class ResultsStore:
 
         The file is checked first (:func:`check_results_file`): its folder must
         exist, it must be a file, not a folder or a device, and an existing one
-        needs ``resume`` (and must be a results file) or ``force``.
+        needs ``resume`` (and must be a results file) or ``force``; so is the
+        journal (:meth:`connect4.core.journal.Journal.open`).
         """
         path = self.path
         if path is None:
             return self
         check_results_file(path, resume=resume, force=force)
-        with _file_problems():
-            if resume and path.exists():
-                self._load(path)
-            if force or not path.exists():
-                atomic_write(path, b"", what="results file")
+        journal = Journal(journal_path(path), "tournament", self.config.identity())
+        self.journal = journal.open(resume=resume, force=force)
+        try:
+            if resume:
+                for data in journal.records():
+                    record = from_json(json.loads(data))  # checked: written by this tournament
+                    if record is not None:
+                        self.records[record["game"]] = record
+                self.damaged = journal.damaged
+                with _file_problems():
+                    lacking = self._load(path) if path.exists() else {}
+                journal.append(to_line(record).encode() for record in lacking.values())
+                self.records.update(lacking)
+            lines = "".join(to_line(record) for record in self.records.values())
+            with _file_problems():
+                atomic_write(path, lines.encode(), what="results file")
+        except BaseException:
+            self.close()
+            raise
         return self
 
-    def _load(self, path: Path) -> None:
-        """Read the records back; cut a torn last line (not JSON, no newline)."""
-        end = 0  # bytes of complete lines
-        tail = b""
+    def _load(self, path: Path) -> dict[int, ResultLine]:
+        """The games of the results file the journal lacks; a torn last line (not JSON, no
+        newline) is counted in :attr:`repaired` and left out."""
+        found: dict[int, ResultLine] = {}
         with open_input(path, what="results file", max_bytes=MAX_RESULTS_BYTES) as file:
             for number, raw in raw_lines(
                 file, name=path, what="results file", max_line_bytes=MAX_RECORD_LINE
             ):
-                if not raw.endswith(b"\n"):
-                    tail = raw
+                if not raw.endswith(b"\n"):  # the last line: complete, or torn by a kill
                     try:
                         json.loads(raw)
                     except ValueError:
-                        break  # torn by a kill: cut below
-                    with file_errors(path, "results file"), path.open("ab") as out:
-                        out.write(b"\n")  # complete but unterminated: keep it
-                    tail = b""
-                end += len(raw)
-                self._keep(path, number, raw)
-        if tail:
-            with file_errors(path, "results file"), path.open("r+b") as out:
-                out.truncate(end)
-                out.flush()
-                os.fsync(out.fileno())
-            self.repaired = len(tail)
+                        self.repaired = len(raw)
+                        break
+                self._keep(path, number, raw, found)
+        return {game: record for game, record in found.items() if game not in self.records}
 
-    def _keep(self, path: Path, number: int, raw: bytes) -> None:
+    def _keep(self, path: Path, number: int, raw: bytes, found: dict[int, ResultLine]) -> None:
         if not raw.strip():
             return
         try:
@@ -112,17 +136,45 @@ class ResultsStore:
                 f"{path} line {number} belongs to another tournament (different players, "
                 "openings or options); rerun with the same options or use another file"
             )
-        self.records[record["game"]] = record  # a later line supersedes (a review added)
+        found[record["game"]] = record  # a later line supersedes (a review added)
 
     def append(self, record: ResultLine) -> None:
-        """Keep a finished game; with a file, write it durably before returning."""
+        """Keep a finished game; with a file, commit it to the journal before returning,
+        then append its line to the results file."""
         self.records[record["game"]] = record
         if self.path is None:
             return
+        line = to_line(record)
+        assert self.journal is not None, "open the store first"
+        self.journal.append([line.encode()])
         with file_errors(self.path, "results file"), self.path.open("a", encoding="utf-8") as out:
-            out.write(to_line(record))
-            out.flush()
-            os.fsync(out.fileno())
+            out.write(line)
+
+    def finish(self) -> None:
+        """Every game is stored: sync the results file and remove the journal."""
+        if self.path is None or self.journal is None:
+            return
+        with file_errors(self.path, "results file"), self.path.open("rb") as file:
+            os.fsync(file.fileno())
+        self.journal.remove()
+
+    def close(self) -> None:
+        """Close the journal, kept for a resume (removed when it holds no game)."""
+        if self.journal is not None:
+            if not self.records:
+                self.journal.remove()
+            self.journal.close()
+
+    def __enter__(self) -> ResultsStore:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
 
 
 def check_results_file(path: Path, *, resume: bool = False, force: bool = False) -> Path:

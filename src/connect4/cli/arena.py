@@ -205,6 +205,11 @@ def print_run(
         )
     if run.skipped:
         err.print(f"note: ignored {run.skipped} unreadable line(s) in {results}", soft_wrap=True)
+    if run.damaged:
+        err.print(
+            f"note: {run.damaged} damaged journal record(s) dropped, their games played again",
+            soft_wrap=True,
+        )
     summary = summarize(run.config, run.records)
     if csv is not None:
         try:
