@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -172,12 +171,10 @@ def test_commands_refuse_bad_output_targets_before_any_work(tmp_path: Path) -> N
         (lab, str(note), "it is a file, not a folder"),
     ]  # fmt: skip
     for args, target, message in cases:
-        started = time.monotonic()
-        result = run_cli(*args, target, timeout=60)
+        result = run_cli(*args, target, timeout=60)  # refused before the work (minutes)
         assert result.returncode == 2, (args, result.stderr)
         assert message in result.stderr, (args, result.stderr)
         assert "cannot write" in result.stderr and target in result.stderr
-        assert time.monotonic() - started < 30  # refused before the work
     assert not (tmp_path / "nonexistent").exists()
     assert Path("/dev/full").is_char_device()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["note.txt", "out"]
