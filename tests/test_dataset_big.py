@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 
 from connect4.cli.app import app
 from connect4.core.bits import canonical_key
+from connect4.core.processes import JobInterrupted
 from connect4.envs.board import action_mask, planes
 from connect4.envs.dataset import FULL, load_dataset, make_dataset
-from connect4.solver.book.jobs import JobInterrupted
 from connect4.solver.book.keys import key_ints
 from tests.naive import NaiveSolver
 from tests.test_solver_wide import columns_of

@@ -4,8 +4,8 @@ One module per concern, each importing only those before it:
 ``schedule`` (config, openings, the game list), ``record`` (the stored game),
 ``ratings`` (Bradley–Terry Elo), ``accuracy`` (each game reviewed),
 ``store`` (the resumable results file), ``play`` (a game with forfeits,
-executors, the run), ``summary`` (standings, crosstable), ``report`` (CSV,
-tables, progress bar), ``lab`` (the heuristic lab: config and running) and
+the game pool, the run), ``summary`` (standings, crosstable), ``report`` (CSV,
+tables), ``lab`` (the heuristic lab: config and running) and
 ``labreport`` (its Markdown report and plots). The commands are in
 :mod:`connect4.cli`.
 
@@ -22,7 +22,7 @@ from connect4.arena.accuracy import game_verdicts, review_record
 from connect4.arena.play import TournamentRun, play_scheduled, run_tournament
 from connect4.arena.ratings import Rating, fit_ratings
 from connect4.arena.record import COLOURS, Colour, ResultLine
-from connect4.arena.report import progress_bar, render_summary, write_csv
+from connect4.arena.report import render_summary, write_csv
 from connect4.arena.schedule import (
     ArenaConfig,
     ArenaError,
@@ -54,7 +54,6 @@ __all__ = [
     "load_openings",
     "make_schedule",
     "play_scheduled",
-    "progress_bar",
     "render_summary",
     "review_record",
     "run_tournament",

@@ -44,11 +44,12 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import BinaryIO, Literal
 
-from connect4.arena.play import map_unordered, run_tournament
+from connect4.arena.play import game_pool, run_tournament
 from connect4.arena.schedule import ArenaConfig, ArenaError, load_openings
 from connect4.arena.store import check_results_file
 from connect4.arena.summary import Standing, Summary, summarize
 from connect4.core.files import atomic_write, check_output, output_folder, read_lines
+from connect4.core.processes import map_unordered
 
 PERFECT = "perfect"
 MAX_SCORES_BYTES = 1 << 26  # the largest test_sets.jsonl read back on --resume
@@ -125,16 +126,16 @@ class LabPlayer:
 def lab_player(spec: str) -> LabPlayer | None:
     """The :class:`LabPlayer` of a lab spec (the shapes :func:`lab_players` writes, read
     by the player registry), ``None`` for any other spec."""
-    from connect4.players.registry import PlayerSpecError, find_kind, parse_options, split_spec
+    from connect4.players.registry import PlayerSpecError, parse_spec
 
-    name, text = split_spec(spec)
-    if name == PERFECT:
-        return None if text else LabPlayer(spec, "perfect")
-    if name not in LAB_KEYS:
-        return None
     try:
-        options = parse_options(find_kind(name), text)
+        parsed = parse_spec(spec)
     except PlayerSpecError:
+        return None
+    name, options = parsed.kind.name, parsed.options
+    if name == PERFECT:
+        return None if parsed.given else LabPlayer(spec, "perfect")
+    if name not in LAB_KEYS:
         return None
     shape = frozenset(options)
     if shape not in LAB_KEYS[name]:
@@ -309,10 +310,11 @@ def run_test_sets(
     sizes = {path: len(read_test_set(path, limit)) for path in paths}
     tasks = [(spec, path, limit) for path in paths for spec in specs]
     pending = [t for t in tasks if (t[0], t[1], sizes[t[1]]) not in done]
-    with saved.open("a", encoding="utf-8") as file:
-        for score in map_unordered(
-            score_test_set, pending, workers, scheduler, lambda t: f"{t[0]} on {t[1]}"
-        ):
+    with (
+        game_pool(workers if pending else 1, scheduler if pending else None) as pool,
+        saved.open("a", encoding="utf-8") as file,
+    ):
+        for score in map_unordered(score_test_set, pending, pool, lambda t: f"{t[0]} on {t[1]}"):
             done[(score.spec, score.path, score.positions)] = score
             file.write(json.dumps(asdict(score)) + "\n")
             file.flush()

@@ -1,4 +1,4 @@
-"""Showing a tournament: standings as CSV, rich tables, and the live progress bar.
+"""Showing a tournament: standings as CSV and rich tables.
 
 >>> import io
 >>> from rich.console import Console
@@ -13,10 +13,8 @@ True
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,7 +22,6 @@ from connect4.arena.summary import Summary
 from connect4.core.files import atomic_write
 
 if TYPE_CHECKING:
-    from rich.console import Console
     from rich.table import Table
 
 CSV_FIELDS = (
@@ -194,31 +191,3 @@ def render_summary(
         short.pop()
         short[-1].caption = f"(the crosstable is wider than {width} columns: see {full})"
     return [legend, *short]
-
-
-@contextlib.contextmanager
-def progress_bar(console: Console, label: str) -> Iterator[Callable[[int, int], None]]:
-    """The jobs' progress bar (games done, rate, ETA) on ``console``; yields a
-    ``progress(done, total)`` callback.
-
-    The bar appears at the first call: a run calls it once the specs and the results
-    file are checked, so an input error is printed without a bar drawn above it.
-    Games already in a resumed results file count as done but not towards the rate.
-    """
-    from connect4.solver.book.jobs import Advance, progress_bar as jobs_bar
-
-    with contextlib.ExitStack() as stack:
-        bar: list[Advance] = []
-        shown = [0]
-
-        def update(done: int, total: int) -> None:
-            if not bar:
-                resumed = f"{label} ({done} resumed)" if done else label
-                bar.append(
-                    stack.enter_context(jobs_bar(True, total, done, resumed, "games", console))
-                )
-            else:
-                bar[0](done - shown[0])
-            shown[0] = done
-
-        yield update

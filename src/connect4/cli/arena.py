@@ -170,11 +170,11 @@ def play_tournament(
     from rich.console import Console
 
     from connect4.arena import run_tournament
-    from connect4.arena.report import progress_bar
+    from connect4.core.progress import progress_callback
 
     err = Console(stderr=True, highlight=False)
     try:
-        with progress_bar(err, "games") as progress:
+        with progress_callback(err, "games", "games") as progress:
             return run_tournament(
                 config,
                 results,

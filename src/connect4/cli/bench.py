@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TextIO
 
@@ -17,8 +17,6 @@ import typer
 from connect4.cli.common import Height, Json, Width, fail
 
 if TYPE_CHECKING:
-    from rich.progress import Progress
-
     from connect4.solver.bench import BenchCase, FileReport
 
 PROGRESS_THRESHOLD = 200  # show a progress bar from this many positions on
@@ -62,6 +60,9 @@ def bench_command(
 
     A file that cannot be read prints an error and also gives exit status 1.
     """
+    from rich.console import Console
+
+    from connect4.core.progress import progress_bar
     from connect4.solver import Solver
     from connect4.solver.bench import format_report, read_cases, run_cases
 
@@ -78,10 +79,11 @@ def bench_command(
             status = 1
     total = sum(len(cases) for _, cases in loaded)
     reports: list[FileReport] = []
-    with BenchProgress(total, err) as advance:
+    console = Console(file=err) if total >= PROGRESS_THRESHOLD else None
+    with progress_bar(console is not None, total, console=console, transient=True) as advance:
         for path, cases in loaded:
             try:
-                report = run_cases(path, cases, solver, weak=weak, on_case=advance)
+                report = run_cases(path, cases, solver, weak=weak, on_case=lambda: advance(1))
             except ValueError as exc:  # an illegal move string in the file
                 print(f"error: {path}: {exc}", file=err)
                 status = 1
@@ -100,28 +102,3 @@ def bench_command(
     if as_json:
         print(json.dumps([r.as_json() for r in reports], indent=2), file=out)
     return status
-
-
-class BenchProgress:
-    """A rich progress bar on stderr for long runs; a no-op for short ones."""
-
-    def __init__(self, total: int, err: TextIO) -> None:
-        self.total = total
-        self.err = err
-        self.bar: Progress | None = None
-
-    def __enter__(self) -> Callable[[], None]:
-        if self.total < PROGRESS_THRESHOLD:
-            return lambda: None
-        from rich.console import Console
-        from rich.progress import Progress
-
-        self.bar = Progress(console=Console(file=self.err), transient=True)
-        self.bar.start()
-        task = self.bar.add_task("solving", total=self.total)
-        bar = self.bar
-        return lambda: bar.advance(task)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()

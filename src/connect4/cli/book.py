@@ -130,8 +130,8 @@ def book_verify(
     import sys
 
     from connect4.core.limits import run_stoppable
+    from connect4.core.progress import progress_bar
     from connect4.solver.book import load_book
-    from connect4.solver.book.jobs import progress_bar
     from connect4.solver.book.verify import DEFAULT_SAMPLE, chosen_count, verify_book
 
     if sample is not None and all_entries:

@@ -207,7 +207,7 @@ def run_job(command: Callable[[], T], journal: Path) -> T:
     """Run a resumable job (``book build``, ``dataset``) whose work is journalled in
     ``journal``: bad input exits 2 with its message; Ctrl-C or a stop exits 130
     with one line saying how to resume."""
-    from connect4.solver.book.jobs import JobInterrupted
+    from connect4.core.processes import JobInterrupted
 
     try:
         return command()

@@ -219,12 +219,12 @@ def run_and_report(out: Path, config: LabConfig) -> None:
 
     from connect4.arena.lab import run_lab
     from connect4.arena.labreport import check_report_files, headline, write_report
-    from connect4.arena.report import progress_bar
+    from connect4.core.progress import progress_callback
 
     check_report_files(out, config)
     err = Console(stderr=True, highlight=False)
     try:
-        with progress_bar(err, "lab games") as progress:
+        with progress_callback(err, "lab games", "games") as progress:
             run = run_lab(out, config, progress=progress)
         result = write_report(out, run)
     except KeyboardInterrupt:

@@ -39,6 +39,7 @@ from connect4.cli.common import Height, Width, fail, interrupted
 from connect4.core.errors import clip
 from connect4.core.files import LineTooLongError, read_input_line
 from connect4.core.position import Position
+from connect4.core.progress import Advance
 from connect4.core.score import format_scores
 
 if TYPE_CHECKING:
@@ -49,8 +50,9 @@ LOG_EVERY = 5.0  # seconds between progress lines when stderr is not a terminal
 
 
 class ProgressLine:
-    """Shows a long search's progress on ``err``: on a terminal one line rewritten in
-    place (``live``), erased when the search ends; otherwise a line every
+    """Shows a long search's progress on ``err`` through the one progress bar
+    (:mod:`connect4.core.progress`): on a terminal (``live``) the bar's one line,
+    rewritten in place and erased when the search ends; otherwise a line every
     ``LOG_EVERY`` seconds. Nothing for the first ``SHOW_AFTER`` seconds.
 
     >>> import io
@@ -67,43 +69,35 @@ class ProgressLine:
         self.err = err
         self.live = live
         self.moves = ""
-        self.shown = False
-        self.last = 0.0
+        self.bar: Advance | None = None
 
     def start(self, moves: str) -> None:
         """A new line of input is being solved."""
+        self.clear()
         self.moves = moves
-        self.last = 0.0
+        self.bar = Advance(
+            True, None, lines=not self.live, stream=self.err, transient=True, every=LOG_EVERY
+        )
 
     def __call__(self, progress: SolveProgress) -> None:
-        if progress.seconds < SHOW_AFTER:
+        if progress.seconds < SHOW_AFTER or self.bar is None:
             return
-        if not self.live and progress.seconds - self.last < LOG_EVERY and self.last:
-            return
-        self.last = progress.seconds
         what = self.moves or "(empty board)"
         if progress.column is not None:
             what += f" column {progress.column + 1}"
         threads = "thread" if progress.threads == 1 else "threads"
-        text = (
+        self.bar.note(
             f"{what}: window [{progress.alpha}, {progress.beta}], "
             f"score in [{progress.lower}, {progress.upper}], {progress.nodes:,} nodes, "
             f"{progress.nodes_per_second / 1e6:.1f} M/s, {progress.threads} {threads}, "
             f"{progress.seconds:.1f} s"
         )
-        if self.live:
-            self.err.write(f"\r{text}\x1b[K")
-            self.shown = True
-        else:
-            self.err.write(text + "\n")
-        self.err.flush()
 
     def clear(self) -> None:
         """Erase the live line (before the answer is printed)."""
-        if self.shown:
-            self.err.write("\r\x1b[K")
-            self.err.flush()
-            self.shown = False
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
 
 def solve_command(

@@ -312,8 +312,8 @@ def _run(
 ) -> None:
     """Train to the end or to a Ctrl-C, saving at every curve point; print the summary."""
     from connect4.core.limits import Limit
+    from connect4.core.progress import progress_bar
     from connect4.net.train import save_network
-    from connect4.solver.book.jobs import progress_bar
 
     s = trainer.settings
     if not json_output:

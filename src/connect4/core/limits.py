@@ -184,6 +184,16 @@ WATCHER = Watcher()
 """The process's one watcher of limits."""
 
 
+def _forked() -> None:
+    """A forked process (a pool's worker) starts with a watcher of its own: the
+    parent's thread is not copied, and its lock may have been copied held."""
+    global WATCHER
+    WATCHER = Watcher()
+
+
+os.register_at_fork(after_in_child=_forked)
+
+
 def run_interruptible(work: Callable[[Limit], T], limit: Limit | None = None) -> T:
     """``work(limit)`` on a worker thread while this thread waits in short slices, so a
     Ctrl-C here stops ``limit`` (the work sees it) and is raised again at once,

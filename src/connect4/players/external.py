@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import ctypes
 import os
 import re
 import select
@@ -49,6 +48,7 @@ from connect4.core.errors import Connect4Error, clip
 from connect4.core.files import MAX_INPUT_LINE
 from connect4.core.game import Game
 from connect4.core.limits import Limit
+from connect4.core.processes import die_with_parent
 from connect4.players.base import MoveChoice, PlayerBase, PlayerContext
 from connect4.players.registry import PlayerKind, PlayerSpecError
 
@@ -77,15 +77,19 @@ def bad_output(line: str) -> BotFault:
     return BotFault(f"bad output {clip(line)!r}")
 
 
-def _set_parent_death_signal() -> None:
-    """In the child: get SIGKILL if the arena dies (Linux), so no bot outlives it."""
-    with contextlib.suppress(Exception):
-        ctypes.CDLL(None).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
-
-
 # The parent-death signal follows the *thread* that started the bot: bots start on
 # this one long-lived thread, not on a move's thinking thread (which ends with it).
 _SPAWNER = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="connect4-spawn")
+
+
+def _new_spawner() -> None:
+    """A forked process (a pool's worker) gets a spawning thread of its own: the
+    parent's thread is not copied, and the copied executor would wait for it forever."""
+    global _SPAWNER
+    _SPAWNER = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="connect4-spawn")
+
+
+os.register_at_fork(after_in_child=_new_spawner)
 
 
 def parse_command(argument: str) -> list[str]:
@@ -158,7 +162,7 @@ class ExternalPlayer(PlayerBase):
                 stdout=subprocess.PIPE,
                 stderr=self._stderr,
                 start_new_session=True,
-                preexec_fn=_set_parent_death_signal if sys.platform == "linux" else None,
+                preexec_fn=die_with_parent if sys.platform == "linux" else None,
             ).result()
         except OSError as error:
             raise BotFault("crash", f"cannot start {self.argv[0]!r}: {error}") from None

@@ -46,6 +46,7 @@ from connect4.solver.shared import (
     analyze,
     best_move,
     forget_thread_solvers,
+    fresh_worker,
     solve,
     solver_for,
 )
@@ -69,6 +70,7 @@ __all__ = [
     "check_book",
     "check_threads",
     "forget_thread_solvers",
+    "fresh_worker",
     "kernel_ready",
     "pick_best",
     "position_key",

@@ -210,7 +210,7 @@ _background: dict[str, subprocess.Popen[bytes]] = {}
 _elsewhere: set[str] = set()  # kernels compile_in_background() found compiling in another process
 _COMPILE = "from connect4.solver.backend import warm_up; warm_up({width}, {height})"
 BIG_NICE = 10  # a big board's child compiles below its parent (a server that goes on answering)
-_TIED = "from connect4.solver.book.jobs import exit_with_parent; exit_with_parent({parent}); "
+_TIED = "from connect4.core.processes import exit_with_parent; exit_with_parent({parent}); "
 _tied: list[bool] = [False]  # background compiles end with this process (tie_background_compiles)
 
 

@@ -13,6 +13,7 @@ write the file once, complete (:func:`make_dataset`, ``connect4 dataset``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import struct
 import time
@@ -24,20 +25,15 @@ from typing import BinaryIO
 
 from connect4.core.bits import fits_word
 from connect4.core.files import check_output
+from connect4.core.processes import JobInterrupted, make_executor, run_chunks
+from connect4.core.progress import progress_bar
 from connect4.envs.dataset.arrays import ARRAYS, METADATA, Dataset, label
 from connect4.envs.dataset.config import DatasetConfig, DatasetError
 from connect4.envs.dataset.sampling import sample_positions
+from connect4.solver import fresh_worker
 from connect4.solver.book import Book
 from connect4.solver.book.build import WideRecord, book_tag, spot_check
-from connect4.solver.book.jobs import (
-    DEFAULT_CHUNK,
-    JobInterrupted,
-    RecordJournal,
-    analyze_chunk,
-    make_executor,
-    progress_bar,
-    run_chunks,
-)
+from connect4.solver.book.jobs import DEFAULT_CHUNK, RecordJournal, analyze_chunk
 from connect4.solver.book.reader import load_book
 
 __all__ = ["DatasetReport", "is_dataset_file", "journal_for", "make_dataset"]
@@ -195,12 +191,14 @@ def make_dataset(
         chunk = max(1, min(DEFAULT_CHUNK, len(todo) // (4 * cores)))
     tasks = [(width, height, todo[i : i + chunk], spec) for i in range(0, len(todo), chunk)]
     try:
-        with progress_bar(progress, n, resumed, "labelling") as advance:
-            if executor is not None:
-                complete = run_chunks(executor, analyze_chunk, tasks, finished)
-            else:
-                with make_executor(workers, scheduler) as pool:
-                    complete = run_chunks(pool, analyze_chunk, tasks, finished)
+        with contextlib.ExitStack() as stack:
+            pool = (
+                executor
+                if executor is not None
+                else stack.enter_context(make_executor(workers, scheduler, fresh_worker))
+            )  # the workers start before the bar's thread
+            with progress_bar(progress, n, resumed, "labelling") as advance:
+                complete = run_chunks(pool, analyze_chunk, tasks, finished)
     except BaseException:
         if fresh and not labels:  # nothing to resume: leave no journal behind
             journal.remove()

@@ -36,6 +36,7 @@ disagreement stops the build (:func:`spot_check`).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import struct
 import time
@@ -53,17 +54,11 @@ import numpy.typing as npt
 from connect4.core.bits import fits_word
 from connect4.core.files import check_output
 from connect4.core.position import Position
-from connect4.solver import BookArrays, Solver, solver_for
+from connect4.core.processes import JobInterrupted, make_executor, run_chunks
+from connect4.core.progress import progress_bar
+from connect4.solver import BookArrays, Solver, fresh_worker, solver_for
 from connect4.solver.book.format import Book, BookError, is_book_file, position_from_key
-from connect4.solver.book.jobs import (
-    DEFAULT_CHUNK,
-    JobInterrupted,
-    RecordJournal,
-    make_executor,
-    progress_bar,
-    run_chunks,
-    worker_book,
-)
+from connect4.solver.book.jobs import DEFAULT_CHUNK, RecordJournal, worker_book
 from connect4.solver.book.keys import canonical_key, key_array, key_plies
 from connect4.solver.book.reader import load_book
 from connect4.solver.checks import check_solver_board
@@ -529,12 +524,16 @@ def build_book(
         return True
 
     try:
-        with progress_bar(progress, total, resumed) as advance:
-            if executor is not None:
-                finished = run(executor, advance)
-            else:
-                with make_executor(config.workers, config.scheduler) as pool:
-                    finished = run(pool, advance)
+        with contextlib.ExitStack() as stack:
+            pool = (
+                executor
+                if executor is not None
+                else stack.enter_context(
+                    make_executor(config.workers, config.scheduler, fresh_worker)
+                )
+            )  # the workers start before the bar's thread
+            with progress_bar(progress, total, resumed) as advance:
+                finished = run(pool, advance)
     except BaseException:
         if fresh and not journal.scores:  # nothing to resume: leave no journal behind
             journal.path.unlink(missing_ok=True)
