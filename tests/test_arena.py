@@ -529,8 +529,8 @@ def test_ctrl_c_stops_the_tournament_and_leaves_no_bot_running(tmp_path: Path) -
     assert [pid for pid in spawned if alive(pid)] == []
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="forkserver workers (Linux)")
-def test_sigkill_of_the_arena_leaves_no_worker_forkserver_or_bot_running(tmp_path: Path) -> None:
+@pytest.mark.skipif(sys.platform != "linux", reason="the parent-death signal (Linux)")
+def test_sigkill_of_the_arena_leaves_no_worker_or_bot_running(tmp_path: Path) -> None:
     psutil = pytest.importorskip("psutil")
     results = tmp_path / "r.jsonl"
     process = subprocess.Popen(
@@ -550,7 +550,7 @@ def test_sigkill_of_the_arena_leaves_no_worker_forkserver_or_bot_running(tmp_pat
             time.sleep(0.05)
         assert process.poll() is None, "the tournament ended before it could be killed"
         descendants = psutil.Process(process.pid).children(recursive=True)
-        assert len(descendants) >= 3  # the forkserver and two workers, at least
+        assert len(descendants) >= 3  # two workers and a bot, at least
         process.send_signal(signal.SIGKILL)
         process.wait()
         for _ in range(200):
@@ -715,10 +715,11 @@ def test_the_arena_progress_bar_is_the_jobs_bar_with_resumed_games() -> None:
 
     from rich.console import Console
 
-    from connect4.arena.report import progress_bar
+    from connect4.core.progress import progress_callback
 
     buffer = io.StringIO()
-    with progress_bar(Console(file=buffer, force_terminal=True, width=100), "games") as step:
+    console = Console(file=buffer, force_terminal=True, width=100)
+    with progress_callback(console, "games", "games") as step:
         step(5, 20)
         for done in range(6, 21):
             step(done, 20)

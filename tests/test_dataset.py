@@ -20,6 +20,7 @@ pytest.importorskip("pettingzoo")
 
 from connect4.core.bits import canonical_key
 from connect4.core.position import Position
+from connect4.core.processes import JobInterrupted
 from connect4.envs.board import action_mask, planes
 from connect4.envs.dataset import (
     ARRAYS,
@@ -35,7 +36,6 @@ from connect4.envs.dataset import (
 )
 from connect4.solver import Solver
 from connect4.solver.book import load_book
-from connect4.solver.book.jobs import JobInterrupted
 from tests.cli_helpers import run_cli
 from tests.naive import NaiveSolver
 

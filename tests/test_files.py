@@ -239,29 +239,27 @@ def test_workers_exit_when_the_command_is_killed(tmp_path: Path, args: list[str]
     assert len(workers) >= 2
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc and /dev/shm")
 def test_a_killed_arena_leaves_no_temporary_folder_or_semaphores(tmp_path: Path) -> None:
     results, stderr = tmp_path / "r.jsonl", tmp_path / "stderr"
     args = ["arena", "-p", "alphabeta:depth=8", "-p", "alphabeta:depth=7",
             "--games-per-pair", "2000", "--workers", "2", "--results", str(results)]  # fmt: skip
+    shm = Path("/dev/shm")
+    before = set(shm.glob("sem.*"))
     with stderr.open("w") as err:
         process = subprocess.Popen(
             [sys.executable, "-m", "connect4", *args],
             stdout=subprocess.DEVNULL,
             stderr=err,
-            env={**os.environ, "TMPDIR": str(tmp_path)},  # multiprocessing's folder goes here
+            env={**os.environ, "TMPDIR": str(tmp_path)},  # multiprocessing's folder would go here
         )
 
     def working() -> bool:
         return results.exists() and len(results.read_bytes().splitlines()) >= 2
 
-    def left_a_folder() -> bool:
-        ready = working()
-        assert not ready or list(tmp_path.glob("pymp-*")), "no temporary folder to leave"
-        return ready
-
-    kill_when_working(process, left_a_folder, what="the tournament ended before it could be killed")
+    kill_when_working(process, working, what="the tournament ended before it could be killed")
     assert list(tmp_path.glob("pymp-*")) == []
+    assert set(shm.glob("sem.*")) - before == set()
     assert "leaked" not in stderr.read_text()
 
 

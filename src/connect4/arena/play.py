@@ -19,21 +19,12 @@ store as they arrive, so a run that is killed loses only the games in flight.
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 import functools
-import gc
-import importlib
-import multiprocessing.util
-import os
-import shutil
-import sys
-import threading
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import TypeVar
 
 from connect4.arena.accuracy import check_reviewable, with_verdicts
 from connect4.arena.record import COLOURS, ResultLine, set_board
@@ -47,12 +38,10 @@ from connect4.arena.schedule import (
     start_position,
 )
 from connect4.arena.store import ResultsStore
-from connect4.core.limits import interrupt_held
+from connect4.core.processes import make_executor, map_unordered
 from connect4.players import Player, PlayerContext, build_player, rehearse
 from connect4.players.match import GameRecord, play_move
-
-Task = TypeVar("Task")
-Result = TypeVar("Result")
+from connect4.solver import fresh_worker
 
 
 def close_all(players: Iterable[Player | None]) -> None:
@@ -129,167 +118,24 @@ def result_line(record: GameRecord, scheduled: ScheduledGame, config: ArenaConfi
 
 
 # ------------------------------------------------------------------ executors
-def exit_with_parent(
-    lifeline: Connection, arena: int | None = None, tempdir: str | None = None
-) -> None:
-    """Worker initializer: end this worker the moment the arena process is gone.
-
-    The arena holds the only writing end of ``lifeline``; when it closes (the
-    run is over, or the arena died, even by SIGKILL) the read below ends and
-    the worker exits, its bots with it (they get SIGKILL when their parent
-    dies). With no worker left, the forkserver and the resource tracker see
-    their pipes close and exit too. (A parent-death signal alone would not do:
-    a forkserver's workers are the forkserver's children, and it outlives the
-    arena while they live.) When the arena died (``arena``: its pid), the
-    workers also remove what it would have removed on its way out
-    (:func:`clean_after`).
-    """
-
-    def watch() -> None:
-        with contextlib.suppress(EOFError, OSError):
-            lifeline.recv_bytes()
-        if arena is not None and not running(arena):
-            clean_after(tempdir)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="connect4-lifeline", daemon=True).start()
-
-
-PF_EXITING = 0x4  # the kernel's flag for a process on its way out (/proc/PID/stat field 9)
-
-
-def running(pid: int) -> bool:
-    """Whether process ``pid`` is alive (a zombie is not, nor one already exiting: a
-    killed process closes its pipes before it becomes a zombie)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        state, flags = fields[0], int(fields[6])
-    except (OSError, IndexError, ValueError):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except OSError:
-            return True
-        return not Path("/proc").is_dir()
-    return state not in ("Z", "X") and not flags & PF_EXITING
-
-
-def clean_after(tempdir: str | None) -> None:
-    """What a killed arena leaves: multiprocessing's temporary folder (the forkserver's
-    socket) and the pool's named semaphores (unlinked once, by the worker that
-    gets there first, and struck from the resource tracker's list)."""
-    from multiprocessing import resource_tracker, synchronize
-
-    sem_unlink: Callable[[str], None] = importlib.import_module("_multiprocessing").sem_unlink
-    if tempdir:
-        shutil.rmtree(tempdir, ignore_errors=True)
-    for lock in [o for o in gc.get_objects() if isinstance(o, synchronize.SemLock)]:
-        name = getattr(getattr(lock, "_semlock", None), "name", None)
-        if not isinstance(name, str):
-            continue
-        try:
-            sem_unlink(name)
-        except OSError:
-            continue  # another worker unlinked it
-        resource_tracker.unregister(name, "semaphore")
-
-
-def _executor(
+def game_pool(
     workers: int, scheduler: str | None
-) -> tuple[concurrent.futures.Executor, Callable[[bool], None]]:
-    """A process pool of ``workers``, or a Dask cluster's executor; and how to close it.
-
-    ``close(finished)`` drops the queued games; unless ``finished`` (every game
-    done), games still running are abandoned and local workers are terminated at
-    once (their finished games are already stored).
-    """
-    if scheduler is not None:
-        from connect4.solver.book.jobs import dask_executor
-
-        dask, close_client = dask_executor(scheduler)
-
-        def close_dask(finished: bool) -> None:
-            # Dask's executor has no cancel_futures; closing the client drops the rest.
-            dask.shutdown(wait=False)
-            close_client()
-
-        return dask, close_dask
-    method = "forkserver" if sys.platform == "linux" else None
-    context = multiprocessing.get_context(method)
-    lifeline, keep_alive = context.Pipe(duplex=False)
-    pool = concurrent.futures.ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=context,
-        initializer=exit_with_parent,
-        initargs=(lifeline, os.getpid(), multiprocessing.util.get_temp_dir()),
-    )
-
-    def close_pool(finished: bool) -> None:
-        try:
-            if finished:
-                pool.shutdown(wait=True, cancel_futures=True)
-            else:  # Ctrl-C or a failure: the games under way are abandoned, not waited for
-                from connect4.solver.book.jobs import stop_pool
-
-                stop_pool(pool)
-        finally:
-            keep_alive.close()
-            lifeline.close()
-
-    return pool, close_pool
-
-
-def map_unordered(
-    function: Callable[[Task], Result],
-    items: list[Task],
-    workers: int,
-    scheduler: str | None,
-    name: Callable[[Task], str],
-) -> Iterator[Result]:
-    """``function`` over ``items`` in-process (one worker) or on an executor, results as
-    they finish; a worker that dies stops the run with an :class:`ArenaError` naming
-    the item (``name(item)``)."""
+) -> contextlib.AbstractContextManager[Executor | None]:
+    """Where games are played: in this process (``None``) for one local worker, else
+    on the one pool factory's executor (:func:`connect4.core.processes.make_executor`:
+    local workers end with the arena, even when it is killed, their bots with them;
+    or a Dask cluster's). Made before the progress bar, so the workers start first."""
     if scheduler is None and workers <= 1:
-        for item in items:
-            yield function(item)
-        return
-    executor, close = _executor(workers, scheduler)
-    futures: dict[concurrent.futures.Future[Result], Task] = {}
-    try:
-        with interrupt_held():  # the pool starts its workers here: never halfway
-            futures = {executor.submit(function, item): item for item in items}
-        for future in concurrent.futures.as_completed(futures):
-            try:
-                result = future.result()
-            except Exception as error:  # a worker died (or a bug): stop, keep what finished
-                raise ArenaError(
-                    f"{name(futures[future])} failed in a worker "
-                    f"({type(error).__name__}: {error}); finished work is saved, "
-                    "resume the run to finish it"
-                ) from error
-            yield result
-    finally:
-        finished = all(future.done() for future in futures)
-        for future in futures:
-            if future.cancel():
-                # Before Python 3.12 a pool broken by its workers' exit (they leave when
-                # the arena stops) sets an exception on every pending future, cancelled
-                # ones too, and its thread prints a traceback (InvalidStateError).
-                setattr(future, "set_exception", _leave_cancelled)  # noqa: B010
-        close(finished)
-
-
-def _leave_cancelled(exception: BaseException | None) -> None:
-    """A cancelled future's ``set_exception``: it stays cancelled."""
+        return contextlib.nullcontext()
+    return make_executor(workers, scheduler, fresh_worker)
 
 
 def play_pending(
-    pending: list[ScheduledGame], config: ArenaConfig, workers: int, scheduler: str | None
+    pending: list[ScheduledGame], config: ArenaConfig, pool: Executor | None
 ) -> Iterator[ResultLine]:
-    """Play ``pending`` in-process (one worker) or on an executor; records as they finish."""
+    """Play ``pending`` in-process (no pool) or on ``pool``; records as they finish."""
     play = functools.partial(play_scheduled, config=config)
-    yield from map_unordered(play, pending, workers, scheduler, lambda g: f"game {g.index}")
+    yield from map_unordered(play, pending, pool, lambda g: f"game {g.index}")
 
 
 # ------------------------------------------------------------------ running
@@ -330,8 +176,8 @@ def run_tournament(
     Resumed games that lack the review the config asks for (records written
     before it) are reviewed now and stored again. ``progress(done, total)``
     is called at the start and after each game. A
-    KeyboardInterrupt stops the run after cancelling the queued games; the
-    finished ones are already in the results file.
+    KeyboardInterrupt stops the run at once (queued games cancelled, local
+    workers terminated); the finished ones are already in the results file.
     """
     check_specs(config)
     check_reviewable(config)
@@ -347,13 +193,14 @@ def run_tournament(
         pending = [game for game in schedule if game.index not in store.records]
         total = len(schedule)
         done = done_before
-        if progress is not None:
-            progress(done, total)
-        for record in play_pending(pending, config, workers, scheduler):
-            store.append(record)
-            done += 1
+        with game_pool(workers if pending else 1, scheduler if pending else None) as pool:
             if progress is not None:
                 progress(done, total)
+            for record in play_pending(pending, config, pool):
+                store.append(record)
+                done += 1
+                if progress is not None:
+                    progress(done, total)
         store.finish()  # every game is in the results file: the journal goes
     records = [store.records[game.index] for game in schedule if game.index in store.records]
     return TournamentRun(
