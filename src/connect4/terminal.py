@@ -33,9 +33,9 @@ from connect4.players import (
     Player,
     PlayerContext,
     PlayerSpecError,
-    build_player,
+    make_player,
+    parse_spec,
     rehearse,
-    split_spec,
 )
 from connect4.players.match import GameRecord, play_move
 
@@ -57,7 +57,10 @@ def uses_solver(spec: str) -> bool:
     >>> uses_solver("perfect:level=hard"), uses_solver("alphabeta:depth=4")
     (True, False)
     """
-    return split_spec(spec)[0] == "perfect"
+    try:
+        return parse_spec(spec).kind.name == "perfect"
+    except PlayerSpecError:  # a player of no registered kind (built in code): no solver
+        return False
 
 
 def start_solver_compile(game: Game, console: Console) -> bool:
@@ -176,7 +179,7 @@ def ready_players(
     players: list[Player] = []
     for index, (spec, auto) in enumerate(zip(specs, chosen, strict=True)):
         context = PlayerContext(board, None if seed is None else seed + index)
-        built = None if auto else build_player(spec, context)
+        built = None if auto else make_player(spec, context)
         if built is not None and built.is_human:
             players.append(built)
             continue
@@ -189,7 +192,7 @@ def ready_players(
 def _prepare(spec: str, built: Player | None, context: PlayerContext, practise: bool) -> Player:
     """Build ``spec`` unless ``built``; with ``practise``, rehearse it (compiled and
     loaded now, not between the human's move and its answer)."""
-    player = built if built is not None else build_player(spec, context)
+    player = built if built is not None else make_player(spec, context)
     if practise:
         rehearse(spec, context.board.new(), PlayerContext(context.board))
     return player
@@ -408,7 +411,7 @@ def play_game(
             spec = hint_spec or strongest_ai(game_name, game.rules)
             width, height = board_size(game)
             context = PlayerContext(Board(game_name, width, height), one_off=True)
-            hint_cache.append(build_player(spec, context))  # a hint is asked afresh each time
+            hint_cache.append(make_player(spec, context))  # a hint is asked afresh each time
         return hint_cache[0]
 
     what = "column" if game.kind == "connect4" else "cell"

@@ -39,7 +39,7 @@ from connect4.arena.schedule import (
 )
 from connect4.arena.store import ResultsStore
 from connect4.core.processes import make_executor, map_unordered
-from connect4.players import Player, PlayerContext, build_player, rehearse
+from connect4.players import Player, PlayerContext, make_player, rehearse
 from connect4.players.match import GameRecord, play_move
 from connect4.solver import fresh_worker
 
@@ -78,7 +78,7 @@ def play_scheduled(scheduled: ScheduledGame, config: ArenaConfig) -> ResultLine:
                 context = PlayerContext(
                     config.board, derive_seed(scheduled.seed, colour), config.max_move_seconds
                 )
-                players[colour - 1] = build_player(specs[colour - 1], context)
+                players[colour - 1] = make_player(specs[colour - 1], context)
             except Exception as error:  # a player that cannot even be built
                 record.forfeit, record.reason = colour, "crash"
                 record.detail = f"cannot start: {error}"
