@@ -27,7 +27,7 @@ from typing import TypedDict
 
 from connect4.core.errors import Connect4Error, clip
 from connect4.core.game import Game
-from connect4.core.games import Board
+from connect4.core.games import DEFAULT_BOARD, Board
 from connect4.core.limits import Limit
 from connect4.players.base import MoveChoice, Player, PlayerBase, PlayerContext
 from connect4.players.options import NumberRange, Option, seed_option
@@ -168,20 +168,22 @@ def make_player(
     spec: str | PlayerSpec,
     context: PlayerContext | None = None,
     *,
-    game: str = "connect4",
-    width: int = 7,
-    height: int = 6,
-    rules: str = "standard",
+    game: str | None = None,
+    width: int | None = None,
+    height: int | None = None,
+    rules: str | None = None,
     seed: int | None = None,
-    max_move_seconds: float = 60.0,
+    max_move_seconds: float | None = None,
 ) -> Player:
     """Build the player ``spec`` names, the one builder of players: a text spec is read
     by :func:`parse_spec` (:class:`PlayerSpecError` listing the valid choices), one the
     kind cannot play on the board is refused the same way.
 
     ``context`` says where it plays (board, seed, one-off questions); without one,
-    the keywords name it (a bad game, size or rule set: :class:`GameError`), and
-    ``max_move_seconds`` caps an external bot's silence on a move without a clock.
+    the keywords name it (a bad game, size or rule set: :class:`GameError`; the
+    standard 7x6 Connect Four board by default), and ``max_move_seconds`` caps an
+    external bot's silence on a move without a clock. A context and keywords
+    together are a :class:`TypeError` (the keywords would be ignored).
 
     >>> make_player("random", PlayerContext(Board("tictactoe"), seed=1)).spec
     'random'
@@ -190,9 +192,18 @@ def make_player(
     ...
     connect4.players.registry.PlayerSpecError: perfect cannot play tictactoe (it plays connect4)
     """
-    if context is None:
-        board = Board(game, width, height, rules)
-        context = PlayerContext(board, seed, max_move_seconds)
+    if context is not None:
+        if any(v is not None for v in (game, width, height, rules, seed, max_move_seconds)):
+            raise TypeError("make_player takes a context or the board's keywords, not both")
+    else:
+        board = Board(
+            game or "connect4",
+            DEFAULT_BOARD.width if width is None else width,
+            DEFAULT_BOARD.height if height is None else height,
+            rules or "standard",
+        )
+        clock = PlayerContext().max_move_seconds if max_move_seconds is None else max_move_seconds
+        context = PlayerContext(board, seed, clock)
     parsed = parse_spec(spec)
     kind = parsed.kind
     if context.board.kind not in kind.games:
