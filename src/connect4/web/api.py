@@ -63,6 +63,7 @@ from connect4.web import service
 from connect4.web.clients import Caller, ClientGate
 from connect4.web.errors import BadRequest, ServerStopping, TimeLimitExceeded, Unavailable
 from connect4.web.models import (
+    MAX_SPEC_LENGTH,
     AnalyzeResponse,
     GameInfo,
     HealthResponse,
@@ -132,7 +133,6 @@ GAME_INFO = (
 )
 # How far from +-MATE a classic search value still scores a finished game.
 MATE_WINDOW = next(offset for offset in count() if not is_mate(MATE - offset))
-MAX_SPEC_LENGTH = 200
 # Player kinds the web API never builds: humans move in the page, ``cmd`` would
 # run a program and ``kaggle`` a Python file named by the client.
 FORBIDDEN_KINDS = {"human": "a human player's moves come from the page", "cmd": "", "kaggle": ""}
