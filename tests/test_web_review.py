@@ -209,12 +209,12 @@ def test_a_task_a_stopped_job_still_held_is_solved_again(
 
     def first_job_keeps_a_task(
         self: GameScores, queue: deque[MoveTask], results: dict[TaskKey, int | None],
-        **options: Any,
+        limit: Limit | None = None,
     ) -> None:  # fmt: skip
         if not held and queue:
             held.append(queue.popleft())  # taken, never settled: a stopped job's
             return
-        drain(self, queue, results, **options)
+        drain(self, queue, results, limit)
 
     monkeypatch.setattr(GameScores, "drain", first_job_keeps_a_task)
     moves = "4455362"

@@ -52,7 +52,7 @@ from queue import PriorityQueue
 from typing import ParamSpec, TypeVar
 
 from connect4.core.errors import BudgetExceeded
-from connect4.core.limits import Limit
+from connect4.core.limits import Limit, clock
 from connect4.web.models import PoolStatus
 
 P = ParamSpec("P")
@@ -108,7 +108,7 @@ class _Running:
     """When a job started on its thread and that thread's CPU clock, for :meth:`starved`."""
 
     def __init__(self) -> None:
-        self.wall = time.monotonic()
+        self.wall = clock()
         self.clock: int | None = None  # no per-thread CPU clock (not Unix): never starved
         self.cpu = 0.0
         with contextlib.suppress(AttributeError, OSError):
@@ -117,7 +117,7 @@ class _Running:
 
     def starved(self, after: float) -> bool:
         """Whether the job has run ``after`` seconds with less than STARVED_SHARE of a core."""
-        ran = time.monotonic() - self.wall
+        ran = clock() - self.wall
         if ran < after or self.clock is None:
             return False
         with contextlib.suppress(OSError):  # the thread ended: the job is done anyway
@@ -182,7 +182,7 @@ class WorkerPool:
         Its priority is the time now: first come, first served among such jobs.
         """
         call = functools.partial(function, *args, **kwargs)
-        return await self.run_ranked(time.monotonic(), call)
+        return await self.run_ranked(clock(), call)
 
     async def run_ranked(
         self,
@@ -194,7 +194,7 @@ class WorkerPool:
         starved: float | None = None,
     ) -> T:
         """Run ``call()`` in a worker, ahead of waiting jobs with a higher ``priority``
-        (in seconds on the ``time.monotonic()`` clock: a start-by time).
+        (in seconds on the :func:`~connect4.core.limits.clock`: a start-by time).
 
         ``limit`` is the limit ``call`` works under: it is stopped when the time
         limit passes, this wait is cancelled, or ``gone()`` turns true; and, with
@@ -257,9 +257,9 @@ class WorkerPool:
     ) -> T:
         """The job's result; TimeoutError past the time limit, ClientGone once ``gone()``,
         Starved once ``starving()``."""
-        give_up = time.monotonic() + self.time_limit
+        give_up = clock() + self.time_limit
         while True:
-            left = give_up - time.monotonic()
+            left = give_up - clock()
             if left <= 0:
                 raise TimeoutError
             step = left if gone is None and starving is None else min(left, GONE_POLL)
