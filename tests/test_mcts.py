@@ -12,6 +12,7 @@ import pytest
 from connect4 import Position, TicTacToe
 from connect4.classic.mcts import Engine, Mcts, MctsResult
 from connect4.core.game import Game
+from connect4.core.limits import Limit
 from connect4.core.position import four_in_a_row
 from connect4.players import PlayerSpecError, make_player
 from connect4.solver import Solver
@@ -164,7 +165,7 @@ def test_a_full_tree_stops_the_search_so_more_playouts_change_nothing(engine: En
     position = Position.from_moves("4453")
 
     def capped() -> Mcts:
-        return Mcts(seed=4, engine=engine, max_nodes=400)
+        return Mcts(seed=4, engine=engine, max_tree_nodes=400)
 
     small = capped().search(position, playouts=20_000)
     assert small.tree_full and small.playouts < 20_000 and small.tree_size <= 400
@@ -184,7 +185,7 @@ def test_a_full_tree_stops_the_search_so_more_playouts_change_nothing(engine: En
 def test_the_engines_stop_at_the_same_full_tree() -> None:
     engines: tuple[Engine, ...] = ("numba", "python")
     results = [
-        Mcts(seed=7, engine=engine, max_nodes=300, solver=True).search(
+        Mcts(seed=7, engine=engine, max_tree_nodes=300, solver=True).search(
             Position.from_moves("44"), playouts=50_000
         )
         for engine in engines
@@ -197,7 +198,7 @@ def test_the_engines_stop_at_the_same_full_tree() -> None:
 def test_a_full_tree_is_in_the_players_stats() -> None:
     from connect4.players.mcts import MctsPlayer
 
-    player = MctsPlayer("mcts", Mcts(seed=1, max_nodes=200), 100_000, None)
+    player = MctsPlayer("mcts", Mcts(seed=1, max_tree_nodes=200), 100_000, None)
     choice = player.choose(Position())
     assert choice.stats["tree_full"] is True and choice.stats["tree_size"] <= 200
     assert choice.stats["playouts"] < 100_000
@@ -206,7 +207,7 @@ def test_a_full_tree_is_in_the_players_stats() -> None:
 
 
 def test_time_limit_and_bad_requests() -> None:
-    result = Mcts(seed=1).search(Position(), seconds=0.05)
+    result = Mcts(seed=1).search(Position(), limit=Limit.within(0.05))
     assert result.playouts > 0 and result.move in range(7)
     with pytest.raises(ValueError, match="game is over"):
         Mcts().search(Position.from_moves("4455667"), playouts=10)

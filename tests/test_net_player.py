@@ -122,7 +122,7 @@ def test_puct_keeps_the_subtree_of_the_moves_played() -> None:
     assert [c.visits for c in other.columns] == [
         c.visits for c in Puct(net).search(Position.from_moves("3"), playouts=30).columns
     ]
-    assert search.search(Position.from_moves("3"), playouts=10, seconds=None).reused == 30
+    assert search.search(Position.from_moves("3"), playouts=10).reused == 30
     with pytest.raises(ValueError, match="game is over"):
         search.search(Position.from_moves("1212121"), playouts=10)
 
@@ -343,15 +343,15 @@ def test_the_terminal_words_the_raw_networks_value_as_its_own() -> None:
 
 def test_a_full_puct_tree_stops_the_search() -> None:
     net = Network.random(7, 6, channels=8, blocks=1, seed=4)
-    small = Puct(net, max_nodes=60).search(Position.from_moves("44"), playouts=2000)
+    small = Puct(net, max_tree_nodes=60).search(Position.from_moves("44"), playouts=2000)
     assert small.tree_full and small.playouts < 2000 and small.tree_size == 60
     assert sum(c.visits for c in small.columns) == small.playouts
-    large = Puct(net, max_nodes=60).search(Position.from_moves("44"), playouts=20_000)
+    large = Puct(net, max_tree_nodes=60).search(Position.from_moves("44"), playouts=20_000)
     assert (large.playouts, large.move) == (small.playouts, small.move)
     assert large.columns == small.columns
     roomy = Puct(net).search(Position.from_moves("44"), playouts=small.playouts)
     assert not roomy.tree_full and roomy.columns == small.columns  # the cap only stops
-    kept = Puct(net, max_nodes=60)
+    kept = Puct(net, max_tree_nodes=60)
     kept.search(Position.from_moves("44"), playouts=2000)
     again = kept.search(Position.from_moves("44"), playouts=100)  # still full
     assert again.tree_full and again.playouts == 0 and again.tree_size == 60
@@ -359,7 +359,7 @@ def test_a_full_puct_tree_stops_the_search() -> None:
 
 def test_a_full_puct_tree_is_in_the_players_stats(weights: Path) -> None:
     player = make_player(f"net:load={weights},playouts=5000")
-    player.search.max_nodes = 40  # type: ignore[attr-defined]
+    player.search.max_tree_nodes = 40  # type: ignore[attr-defined]
     choice = player.choose(Position())
     assert choice.stats["tree_full"] is True and choice.stats["tree_size"] == 40
     roomy = make_player(f"net:load={weights},playouts=50").choose(Position())

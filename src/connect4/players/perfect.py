@@ -434,7 +434,7 @@ class PerfectPlayer(PlayerBase):
         seconds: float,
         limit: Limit | None,
     ) -> MoveChoice:
-        from connect4.classic.search import Limits, search
+        from connect4.classic.search import search
 
         known_wins = [c for c, s in enumerate(partial) if s is not None and s > 0]
         if known_wins:
@@ -443,7 +443,8 @@ class PerfectPlayer(PlayerBase):
             depth = 0
         else:
             left = max(0.95 * seconds - (time.perf_counter() - start), 0.01)
-            result = search(game.copy(), limits=Limits(time=left), tt=True, limit=limit)
+            own = (Limit() if limit is None else limit).tighter(left)
+            result = search(game.copy(), tt=True, limit=own)
             move = result.move if result.move is not None else game.legal_moves()[0]
             value = result.value
             nodes += result.stats.nodes

@@ -201,8 +201,8 @@ def _shell(node: JsonObject) -> tuple[JsonObject, list[JsonValue]]:
     return copy, children
 
 
-def cap_tree(tree: JsonObject, max_nodes: int = TREE_NODE_CAP) -> JsonObject:
-    """A copy of a JSON search tree with at most ``max_nodes`` nodes, breadth first.
+def cap_tree(tree: JsonObject, cap: int = TREE_NODE_CAP) -> JsonObject:
+    """A copy of a JSON search tree with at most ``cap`` nodes, breadth first.
 
     Nodes whose children were cut get ``"truncated": true``; the root gets
     ``"node_count"`` (nodes kept).
@@ -220,7 +220,7 @@ def cap_tree(tree: JsonObject, max_nodes: int = TREE_NODE_CAP) -> JsonObject:
         source, target, target_children = queue[head]
         head += 1
         for child in _children(source):
-            if kept >= max_nodes:
+            if kept >= cap:
                 target["truncated"] = True
                 break
             copy, copy_children = _shell(child)
