@@ -106,9 +106,10 @@ def test_a_journal_of_two_word_records_resumes(tmp_path: Path) -> None:
     journal = Journal(tmp_path / "j.partial", 8, 8, 4)
     journal.open(resume=False)
     journal.append([((1 << 70) + 1, 2, 100)])
+    journal.close()
     again = Journal(tmp_path / "j.partial", 8, 8, 4)
     again.open(resume=True)
-    assert again.scores == {(1 << 70) + 1: 2} and again.nodes == 100
+    assert again.scores == {(1 << 70) + 1: 2} and again.nodes == 100 and again.damaged == 0
 
 
 def test_build_a_book_of_a_board_over_64_bits(tmp_path: Path) -> None:

@@ -12,12 +12,14 @@ import numpy as np
 import pytest
 
 from connect4.core.errors import IllegalMoveError
+from connect4.core.journal import JournalError
 from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.solver.book.build import (
     BaseBookCheck,
     BuildConfig,
     BuildInterrupted,
+    Journal,
     build_book,
     enumerate_levels,
     solve_chunk,
@@ -25,7 +27,12 @@ from connect4.solver.book.build import (
 )
 from connect4.solver.book.format import Book, BookError
 from connect4.solver.book.keys import canonical_key
-from tests.cli_helpers import check_existing_output_refused, run_cli
+from tests.cli_helpers import (
+    check_existing_output_refused,
+    damage_journal_records,
+    journal_records,
+    run_cli,
+)
 
 
 def reference_scores(width: int, height: int, plies: int) -> dict[int, int]:
@@ -81,14 +88,13 @@ def test_process_pool_build_and_resume(tmp_path: Path) -> None:
         build_book(BuildConfig(5, 4, 5, workers=2, chunk=32), out, progress=False, stop_after=3)
     journal = tmp_path / "r.c4book.partial"
     assert journal.exists() and not out.exists()
-    done = (journal.stat().st_size - JOURNAL_HEAD) // JOURNAL_RECORD
+    done = journal_records(journal)
     assert done >= 3 * 32
-    with journal.open("ab") as file:  # a record torn by the interruption
-        file.write(b"\x01\x02\x03")
     report = build_book(BuildConfig(5, 4, 5, workers=2, chunk=32), out, progress=False, resume=True)
     assert report.resumed == done
-    assert report.damaged == 1  # the torn record
+    assert report.damaged == 0
     assert report.solved == 785 - done
+    assert not journal.exists()
     with ThreadPoolExecutor(1) as pool:
         build_book(BuildConfig(5, 4, 5), tmp_path / "full.c4book", executor=pool, progress=False)
     full = Book.load(tmp_path / "full.c4book")
@@ -97,22 +103,15 @@ def test_process_pool_build_and_resume(tmp_path: Path) -> None:
     assert np.array_equal(full.values, resumed.values)
 
 
-JOURNAL_HEAD = 24 + 4  # the header and its CRC-32
-JOURNAL_RECORD = 16 + 4  # a record and its CRC-32
-
-
 def test_damaged_journal_records_are_recomputed_not_trusted(tmp_path: Path) -> None:
     out = tmp_path / "d.c4book"
     with pytest.raises(BuildInterrupted):
         build_book(BuildConfig(5, 4, 5, chunk=32), out, executor=ThreadPoolExecutor(1),
                    progress=False, stop_after=6)  # fmt: skip
     journal = tmp_path / "d.c4book.partial"
-    data = bytearray(journal.read_bytes())
-    records = (len(data) - JOURNAL_HEAD) // JOURNAL_RECORD
+    records = journal_records(journal)
     hit = sorted({3, 17, 40, records - 1})
-    for index in hit:  # flip a score byte: without checksums this is a wrong score
-        data[JOURNAL_HEAD + index * JOURNAL_RECORD + 8] ^= 0x5A
-    journal.write_bytes(bytes(data))
+    damage_journal_records(journal, hit, at=8)  # the score: unchecked, it would be wrong
     result = run_cli(
         "book", "build", "--width", "5", "--height", "4", "--plies", "5", "--out", str(out),
         "--workers", "1", "--resume", "--base-book", "none",
@@ -136,7 +135,7 @@ def test_resume_refuses_another_builds_journal(tmp_path: Path) -> None:
             progress=False,
             stop_after=1,
         )
-    with pytest.raises(BookError, match=r"resume: .* belongs to another build"):
+    with pytest.raises(JournalError, match=r"belongs to another build \(plies 4 there, 5 here"):
         build_book(
             BuildConfig(4, 4, 5), out, executor=ThreadPoolExecutor(1), progress=False, resume=True
         )
@@ -364,7 +363,8 @@ def test_a_corrupt_base_book_leaves_nothing_behind(tmp_path: Path) -> None:
 def test_a_journal_without_positions_is_not_an_unfinished_build(tmp_path: Path) -> None:
     out = tmp_path / "m.c4book"
     journal = tmp_path / "m.c4book.partial"
-    journal.write_bytes(b"C4JRNL2\n" + bytes([4, 4, 2]) + bytes(13) + bytes(4))
+    Journal(journal, 4, 4, 2).on_disk().open(resume=False).close()
+    assert journal_records(journal) == 0
     result = run_cli(
         "book", "build", "--width", "4", "--height", "4", "--plies", "2", "--out", str(out),
         "--workers", "1", "--json",
@@ -406,7 +406,7 @@ def test_resume_refuses_a_journal_built_with_another_base_book(tmp_path: Path) -
         )
     for other in ("none", "default"):  # the journal's scores came from another base book
         with (
-            pytest.raises(BookError, match="plies or base book differ"),
+            pytest.raises(JournalError, match=r"belongs to another build \(base book \""),
             ThreadPoolExecutor(1) as pool,
         ):
             build_book(
@@ -464,18 +464,44 @@ def test_an_unfinished_journal_is_never_replaced_without_resume(tmp_path: Path) 
         build_book(config, out, executor=pool, progress=False, stop_after=2)
     journal = tmp_path / "u.c4book.partial"
     before = journal.read_bytes()
-    with pytest.raises(BookError) as caught, ThreadPoolExecutor(1) as pool:
+    with pytest.raises(JournalError) as caught, ThreadPoolExecutor(1) as pool:
         build_book(config, out, executor=pool, progress=False)
-    assert caught.value.setting == "resume"
-    assert caught.value.detail == f"{journal} holds an unfinished build: resume it, or delete it"
+    assert str(caught.value) == (
+        f"{journal} holds an unfinished build: give resume=True to continue it, or force=True "
+        "to start over"
+    )
     assert journal.read_bytes() == before
     args = ["book", "build", "--width", "4", "--height", "4", "--plies", "4", "--out", str(out)]
     result = run_cli(*args, "--workers", "1")
     assert result.returncode == 2
     assert result.stderr == (
-        f"error: --resume: {journal} holds an unfinished build: resume it, or delete it\n"
+        f"error: {journal} holds an unfinished build: give --resume to continue it, or --force "
+        "to start over\n"
     )
     assert journal.read_bytes() == before
+    forced = run_cli(*args, "--workers", "1", "--base-book", "none", "--force", "--json")
+    assert forced.returncode == 0, forced.stderr
+    assert json.loads(forced.stdout)["from_journal"] == 0 and not journal.exists()
+
+
+def test_a_file_in_the_journals_place_is_refused_unless_forced(tmp_path: Path) -> None:
+    """Not a journal (a user's notes named OUT.partial): refused and left as it was, where
+    the builder once replaced it without a word."""
+    out, journal = tmp_path / "n.c4book", tmp_path / "n.c4book.partial"
+    journal.write_bytes(b"my notes\n")
+    args = ["book", "build", "--width", "4", "--height", "4", "--plies", "2", "--out", str(out),
+            "--workers", "1", "--base-book", "none"]  # fmt: skip
+    for extra in ((), ("--resume",)):
+        refused = run_cli(*args, *extra)
+        assert refused.returncode == 2
+        assert refused.stderr == (
+            f"error: {journal} is not a journal of connect4 (not a journal database): give "
+            "--force to replace it, or delete it\n"
+        )
+        assert journal.read_bytes() == b"my notes\n" and not out.exists()
+    forced = run_cli(*args, "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert Book.load(out).plies == 2 and not journal.exists()
 
 
 # ---------------------------------------------------------------- the output policy

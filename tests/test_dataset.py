@@ -19,6 +19,7 @@ pytest.importorskip("gymnasium")
 pytest.importorskip("pettingzoo")
 
 from connect4.core.bits import canonical_key
+from connect4.core.journal import JournalError
 from connect4.core.position import Position
 from connect4.core.processes import JobInterrupted
 from connect4.envs.board import action_mask, planes
@@ -36,7 +37,7 @@ from connect4.envs.dataset import (
 )
 from connect4.solver import Solver
 from connect4.solver.book import load_book
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import damage_journal_records, journal_records, run_cli
 from tests.naive import NaiveSolver
 
 
@@ -230,8 +231,7 @@ def test_interrupted_run_resumes_to_the_same_file(tmp_path: Path) -> None:
         )  # fmt: skip
     journal = tmp_path / "r.npz.partial"
     assert journal.exists() and not out.exists()
-    with journal.open("ab") as file:  # a record torn by the interruption
-        file.write(b"\x01\x02")
+    assert journal_records(journal) == 8
     with ThreadPoolExecutor(1) as pool:
         report = make_dataset(
             30, (4, 12), out, width=5, height=4, book="none", executor=pool,
@@ -254,12 +254,8 @@ def test_damaged_journal_records_are_labelled_again_and_counted(tmp_path: Path) 
             chunk=4, progress=False, stop_after=3,
         )  # fmt: skip
     journal = tmp_path / "d.npz.partial"
-    head, record = 40 + 4, 8 + 5 + 4 + 4  # header, (key, 5 scores, nodes) and their CRC-32s
-    data = bytearray(journal.read_bytes())
-    assert (len(data) - head) % record == 0 and (len(data) - head) // record == 12
-    for index in (1, 6, 11):
-        data[head + index * record + 8 + 2] ^= 0x21  # the score of the record's third column
-    journal.write_bytes(bytes(data))
+    assert journal_records(journal) == 12
+    damage_journal_records(journal, [1, 6, 11], at=8 + 2)  # the third column's score
     args = ["dataset", "--positions", "30", "--plies", "4-12", "--width", "5", "--height", "4",
             "--book", "none", "--workers", "1", "--chunk", "4", "--out", str(out)]  # fmt: skip
     resumed = run_cli(*args, "--resume", "--json")
@@ -282,13 +278,16 @@ def test_resume_refuses_another_runs_journal_and_a_run_refuses_an_unfinished_one
             chunk=2, progress=False, stop_after=1,
         )  # fmt: skip
     for n, plies, seed in [(20, (4, 12), 1), (21, (4, 12), 0), (20, (4, 11), 0)]:
-        with pytest.raises(DatasetError, match=r"resume: .* belongs to another run"):
+        other = r"belongs to another dataset run \((plies|positions|seed) "
+        with pytest.raises(JournalError, match=other):
             make_dataset(
                 n, plies, out, width=5, height=4, book="none", seed=seed, resume=True,
                 progress=False,
             )  # fmt: skip
-    with pytest.raises(DatasetError, match="holds an unfinished run: resume it, or delete it"):
+    with pytest.raises(JournalError, match="holds an unfinished dataset run: give resume=True"):
         make_dataset(20, (4, 12), out, width=5, height=4, book="none", progress=False)
+    with pytest.raises(JournalError, match=r"unfinished dataset run with other settings \(seed"):
+        make_dataset(20, (4, 12), out, width=5, height=4, book="none", seed=3, progress=False)
 
 
 def _popen(*args: str) -> subprocess.Popen[str]:
@@ -304,10 +303,9 @@ def _popen(*args: str) -> subprocess.Popen[str]:
 
 
 def _wait_for_records(journal: Path, records: int, process: subprocess.Popen[str]) -> None:
-    header, record = 40 + 4, 8 + 6 + 4 + 4  # the 6x5 journal: header, records, each + CRC-32
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and process.poll() is None:
-        if journal.exists() and journal.stat().st_size >= header + records * record:
+        if journal_records(journal) >= records:
             return
         time.sleep(0.05)
     raise AssertionError(f"no {records} records in {journal} (exit {process.poll()})")

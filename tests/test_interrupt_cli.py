@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import journal_records, run_cli
 
 
 def interrupt_when(
@@ -123,9 +123,9 @@ def test_lab_stops_and_resumes_to_the_report(tmp_path: Path) -> None:
 def test_book_build_stops_its_workers_and_resumes(tmp_path: Path) -> None:
     out = tmp_path / "b.c4book"
     journal = tmp_path / "b.c4book.partial"
-    args = ["book", "build", "--out", str(out), "--width", "6", "--height", "5", "--plies",
-            "7", "--workers", "2", "--chunk", "4", "--base-book", "none"]  # fmt: skip
-    code, stderr = interrupt_when(args, lambda: journal.exists() and journal.stat().st_size > 2000)
+    args = ["book", "build", "--out", str(out), "--width", "5", "--height", "4", "--plies",
+            "8", "--workers", "2", "--chunk", "4", "--base-book", "none"]  # fmt: skip
+    code, stderr = interrupt_when(args, lambda: journal_records(journal) >= 100)
     assert code == 130, stderr
     assert stderr.splitlines()[-1] == (
         f"interrupted: the work done so far is in {journal} (resume with --resume)"
@@ -144,10 +144,10 @@ def test_dataset_stops_its_workers_and_resumes(tmp_path: Path) -> None:
 
     out = tmp_path / "d.npz"
     journal = tmp_path / "d.npz.partial"
-    args = ["dataset", "--positions", "200", "--plies", "8-14", "--book", "none", "--seed",
+    args = ["dataset", "--positions", "200", "--plies", "11-17", "--book", "none", "--seed",
             "5", "--workers", "2", "--chunk", "2", "--out", str(out)]  # fmt: skip
     # SIGINT to the parent only: it must stop its workers (interrupt_when checks none is left)
-    status, stderr = interrupt_when(args, lambda: journal.exists() and journal.stat().st_size > 200)
+    status, stderr = interrupt_when(args, lambda: journal_records(journal) >= 8)
     assert status == 130, stderr
     assert "(resume with --resume)" in stderr.splitlines()[-1]
     assert not out.exists()

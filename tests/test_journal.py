@@ -177,8 +177,7 @@ def test_a_folder_in_the_journals_place_is_refused(tmp_path: Path) -> None:
 WRITER = textwrap.dedent(
     """
     import sys
-    from connect4.core.files import FileError
-from connect4.core.journal import Journal
+    from connect4.core.journal import Journal
     journal = Journal(sys.argv[1], "build", {"width": 5, "height": 4, "plies": 6, "base": 0})
     journal.open(resume=False)
     n = 0

@@ -146,7 +146,7 @@ def test_tiny_lab_through_the_cli_has_mcts_rows_equal_clocks_test_sets_and_plots
     finished = run_cli(
         "lab", "--depths", "1", "--heuristics", "cell-weights", "--no-perfect",
         "--playouts", "30,100", "--mcts-solver", "both", "--time-per-move", "0.02",
-        "--games", "2", "--openings", "plies=1", "--accuracy-nodes", "100000",
+        "--games", "2", "--openings", "plies=1", "--accuracy-nodes", "5000",
         "--test-set", str(test_set), "--test-positions", "2", "--out", str(out),
         timeout=600,
     )  # fmt: skip
@@ -210,7 +210,7 @@ def test_tiny_lab_with_the_network_places_it_at_equal_time(tmp_path: Path) -> No
         "lab", "--depths", "1", "--heuristics", "cell-weights", "--no-perfect",
         "--playouts", "none", "--mcts-solver", "on", "--time-per-move", "0.02",
         "--net", "--net-playouts", "20", "--games", "2", "--openings", "plies=1",
-        "--accuracy-nodes", "100000", "--test-set", str(test_set), "--test-positions", "2",
+        "--accuracy-nodes", "5000", "--test-set", str(test_set), "--test-positions", "2",
         "--out", str(out), timeout=600,
     )  # fmt: skip
     assert finished.returncode == 0, finished.stderr

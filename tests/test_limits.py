@@ -122,6 +122,35 @@ def test_a_player_raising_is_a_crash_forfeit_in_terminal_play() -> None:
     assert (record.forfeit, record.reason, record.moves) == (1, "crash", "")
 
 
+def test_the_one_game_loop_takes_an_interfaces_turns() -> None:
+    # An interface's turns: two moves, an undo (the position changed, no move: AGAIN),
+    # a move again, then a stop (None); ``after`` sees each turn once played.
+    from connect4.players.match import AGAIN, GameRecord, Turn
+
+    script = iter(["5", "1", "undo", "3", "stop"])
+    seen: list[str] = []
+
+    def ask(mover: object, game: Game, record: GameRecord) -> Turn | None:
+        step = next(script)
+        if step == "stop":
+            return None
+        if step == "undo":
+            game.undo()
+            record.move_seconds.pop()
+            record.move_stats.pop()
+            return AGAIN
+        return Turn(MoveChoice(move=game.parse_move(step)), 0.25)
+
+    def after(game: Game, turn: Turn) -> None:
+        seen.append(game.moves + ("!" if turn is AGAIN else ""))
+
+    players = (make_player("human"), make_player("human"))
+    record = play_match(TicTacToe(), players, ask=ask, after=after)
+    assert seen == ["5", "51", "5!", "53"]
+    assert (record.moves, record.finished, record.winner) == ("53", False, None)
+    assert record.move_seconds == [0.25, 0.25] and record.move_stats == [None, None]
+
+
 def test_a_search_deeper_than_the_board_is_refused() -> None:
     with pytest.raises(PlayerSpecError, match="deeper than the board's 9 cells"):
         make_player("alphabeta:depth=30", game="tictactoe")

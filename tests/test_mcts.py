@@ -307,17 +307,20 @@ def test_solver_marks_proven_columns() -> None:
     assert proven["3"] == proven["7"] == 1 and choice.move in (2, 6)
 
 
-def test_a_seeded_hint_asked_twice_gives_the_same_visits() -> None:
-    """A hint is a question of its own: no tree or random stream carries over."""
+@pytest.mark.parametrize(("hint", "playouts"), [("mcts:playouts=2000,seed=1", 2000),
+                                               ("net:playouts=60", 60)])  # fmt: skip
+def test_a_seeded_hint_asked_twice_gives_the_same_visits(hint: str, playouts: int) -> None:
+    """A hint is a question of its own: no tree or random stream carries over (MCTS's,
+    or the network's PUCT)."""
     result = run_cli(
-        "play", "--red", "human", "--yellow", "random", "--hint", "mcts:playouts=2000,seed=1",
-        "--no-review", stdin="h\nh\nq\n",
+        "play", "--red", "human", "--yellow", "random", "--hint", hint, "--no-review",
+        stdin="h\nh\nq\n",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-2000:]
     tables = result.stdout.split("move  visits   value  proven\n")[1:]
     first, second = ([line.split() for line in table.splitlines()[:7]] for table in tables)
     assert first == second
-    assert sum(int(row[1]) for row in first) == 2000
+    assert sum(int(row[1]) for row in first) == playouts
 
 
 def test_a_seeded_mcts_move_over_http_gives_the_same_visits_each_time() -> None:

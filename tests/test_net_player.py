@@ -349,18 +349,6 @@ def test_a_full_puct_tree_is_in_the_players_stats(weights: Path) -> None:
     assert "tree_full" not in roomy.stats
 
 
-def test_a_net_hint_asked_twice_gives_the_same_visits() -> None:
-    result = run_cli(
-        "play", "--red", "human", "--yellow", "random", "--hint", "net:playouts=60",
-        "--no-review", stdin="h\nh\nq\n",
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr[-2000:]
-    tables = result.stdout.split("move  visits   value  proven\n")[1:]
-    first, second = (table.splitlines()[:7] for table in tables)
-    assert first == second
-    assert sum(int(line.split()[1]) for line in first) == 60
-
-
 def test_the_net_move_line_ends_with_its_visits_not_a_stray_comma() -> None:
     """The move line is one line however long (wrapped, it broke after a ", ")."""
     result = run_cli(

@@ -195,16 +195,16 @@ def test_a_one_off_perfect_player_repeats_its_seeded_answer_and_holds_no_table()
     the player gives its table back after each move (a web server keeps players between
     requests: each held a 32 MB table while idle)."""
     from connect4.core.games import Board
-    from connect4.players import PlayerContext, build_player
+    from connect4.players import PlayerContext, make_player
 
     position = Position.from_moves("6515717116472751")  # past the book: a search runs
     context = PlayerContext(Board(), one_off=True)
-    asked = build_player("perfect:level=easy,seed=3", context)
-    fresh = [build_player("perfect:level=easy,seed=3", context) for _ in range(8)]
+    asked = make_player("perfect:level=easy,seed=3", context)
+    fresh = [make_player("perfect:level=easy,seed=3", context) for _ in range(8)]
     answers = [asked.choose(position).move for _ in range(8)]
     assert answers == [player.choose(position).move for player in fresh]
     assert len(set(answers)) == 1
     assert asked.engine.solver._mem is None  # type: ignore[attr-defined]
-    kept = build_player("perfect:level=easy,seed=3", PlayerContext(Board()))
+    kept = make_player("perfect:level=easy,seed=3", PlayerContext(Board()))
     kept.choose(position)
     assert kept.engine.solver._mem is not None  # type: ignore[attr-defined]

@@ -87,6 +87,19 @@ def test_random_player_is_reproducible() -> None:
     assert game_with(5) != game_with(6)
 
 
+def test_make_player_takes_a_context_or_the_keywords_not_both() -> None:
+    from connect4.core.games import Board
+    from connect4.players import PlayerContext
+
+    built = make_player("random", PlayerContext(Board("tictactoe"), seed=4))
+    assert (
+        built.choose(TicTacToe()).move
+        == make_player("random", game="tictactoe", seed=4).choose(TicTacToe()).move
+    )
+    with pytest.raises(TypeError, match="a context or the board's keywords, not both"):
+        make_player("random", PlayerContext(), seed=4)  # the seed would be ignored
+
+
 def test_random_player_plays_tictactoe() -> None:
     game = TicTacToe()
     player = make_player("random:seed=2", game="tictactoe")

@@ -148,6 +148,17 @@ def test_move_random_player(client: httpx.Client) -> None:
     assert body["over"] is False
 
 
+def test_a_seeded_random_player_answers_a_question_asked_again_the_same() -> None:
+    # The web app keeps a player per thread between requests; each request is a
+    # question of its own, so a seeded random player draws afresh from its seed (the
+    # one thread serves every request here, so the kept player answers them all).
+    with live_server(threads=1, warm_up=False) as url:
+        for pos in ("", "4453"):
+            request = {"pos": pos, "player": "random:seed=11"}
+            moves = [httpx.post(url + "/api/move", json=request, timeout=60) for _ in range(6)]
+            assert len({response.json()["move_number"] for response in moves}) == 1
+
+
 def test_move_mcts_player_reports_its_columns(client: httpx.Client) -> None:
     body = client.post("/api/move", json={"pos": "44", "player": "mcts:playouts=1000,seed=1"})
     columns = body.json()["stats"]["columns"]

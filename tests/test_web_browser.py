@@ -208,56 +208,56 @@ def test_a_link_whose_moves_are_no_game_is_ignored_never_listed(
     assert page.locator("#move-list .ply:not(.start)").count() == len(kept)
 
 
-def test_spinner_blocks_moves_while_the_ai_thinks(page: Any) -> None:
+def ai_thinking(page: Any) -> list[Any]:
+    """Yellow's AI thinking after red's first move, its answer held: the list receives
+    the held request."""
     held: list[Any] = []
     page.route("**/api/move", lambda route: held.append(route))  # hold the AI's answer
     open_page(page, "?pos=&p1=human&p2=alphabeta:depth=2")
     page.click("[data-col='3']")
     page.wait_for_selector("#thinking", state="visible")
+    return held
+
+
+def answer_late(page: Any, held: list[Any]) -> None:
+    """Let the held answer through and wait until the page has handled it."""
+    handled = answered(page, "/api/move")
+    held[0].continue_()
+    wait_answered(page, "/api/move", handled + 1)
+    page.unroute("**/api/move")
+
+
+def test_spinner_blocks_moves_while_the_ai_thinks(page: Any) -> None:
+    held = ai_thinking(page)
     assert page.get_attribute("#board", "aria-busy") == "true"
     assert page.locator("#board .column:enabled").count() == 0
     assert "Yellow (alphabeta:depth=2) is thinking" in str(page.text_content("#thinking"))
     page.check("#show-solution")  # the page still answers while the AI thinks
     page.uncheck("#show-solution")
     assert len(held) == 1
-    held[0].continue_()
+    answer_late(page, held)
     idle(page)
-    page.wait_for_function("document.getElementById('pos-text').textContent.length === 2")
+    assert len(moves(page)) == 2
     assert page.locator("#board .column:enabled").count() == 7
-    page.unroute("**/api/move")
 
 
 def test_changing_players_while_the_ai_thinks(page: Any) -> None:
-    held: list[Any] = []
-    page.route("**/api/move", lambda route: held.append(route))
-    open_page(page, "?pos=&p1=human&p2=alphabeta:depth=2")
-    page.click("[data-col='3']")
-    page.wait_for_selector("#thinking", state="visible")
+    held = ai_thinking(page)
     page.select_option("#p2-kind", "human")  # now nobody thinks: the board is free again
     assert page.is_hidden("#thinking")
-    handled = answered(page, "/api/move")
-    held[0].continue_()
-    wait_answered(page, "/api/move", handled + 1)  # the late answer, read and dropped
+    answer_late(page, held)  # read and dropped
     assert moves(page) == "4"
     assert page.text_content("#status") == "Yellow to move — click a column."
     page.click("[data-col='3']")
     assert moves(page) == "44"
-    page.unroute("**/api/move")
 
 
 def test_undo_while_the_ai_thinks_cancels_its_move(page: Any) -> None:
-    held: list[Any] = []
-    page.route("**/api/move", lambda route: held.append(route))
-    open_page(page, "?pos=&p1=human&p2=alphabeta:depth=2")
-    page.click("[data-col='3']")
-    page.wait_for_selector("#thinking", state="visible")
+    held = ai_thinking(page)
     page.click("#undo")
     assert moves(page) == "" and page.is_hidden("#thinking")
-    handled = answered(page, "/api/move")
-    held[0].continue_()
-    wait_answered(page, "/api/move", handled + 1)
+    answer_late(page, held)
     assert moves(page) == ""  # the late answer is dropped
-    page.unroute("**/api/move")
 
 
 def test_tictactoe_and_count_fours(page: Any) -> None:

@@ -33,11 +33,11 @@ from connect4.players import (
     Player,
     PlayerContext,
     PlayerSpecError,
-    build_player,
+    make_player,
+    parse_spec,
     rehearse,
-    split_spec,
 )
-from connect4.players.match import GameRecord, play_move
+from connect4.players.match import AGAIN, GameRecord, Turn, play_match, play_move
 
 PLAYER_NAMES = {"connect4": ("red", "yellow"), "tictactoe": ("X", "O")}
 
@@ -57,7 +57,10 @@ def uses_solver(spec: str) -> bool:
     >>> uses_solver("perfect:level=hard"), uses_solver("alphabeta:depth=4")
     (True, False)
     """
-    return split_spec(spec)[0] == "perfect"
+    try:
+        return parse_spec(spec).kind.name == "perfect"
+    except PlayerSpecError:  # a player of no registered kind (built in code): no solver
+        return False
 
 
 def start_solver_compile(game: Game, console: Console) -> bool:
@@ -176,7 +179,7 @@ def ready_players(
     players: list[Player] = []
     for index, (spec, auto) in enumerate(zip(specs, chosen, strict=True)):
         context = PlayerContext(board, None if seed is None else seed + index)
-        built = None if auto else build_player(spec, context)
+        built = None if auto else make_player(spec, context)
         if built is not None and built.is_human:
             players.append(built)
             continue
@@ -189,7 +192,7 @@ def ready_players(
 def _prepare(spec: str, built: Player | None, context: PlayerContext, practise: bool) -> Player:
     """Build ``spec`` unless ``built``; with ``practise``, rehearse it (compiled and
     loaded now, not between the human's move and its answer)."""
-    player = built if built is not None else build_player(spec, context)
+    player = built if built is not None else make_player(spec, context)
     if practise:
         rehearse(spec, context.board.new(), PlayerContext(context.board))
     return player
@@ -384,6 +387,112 @@ def hint_text(game: Game, hint_player: Callable[[], Player]) -> str:
     )
 
 
+class TerminalTurns:
+    """The terminal's side of the one game loop (:func:`~connect4.players.match.play_match`):
+    a person's turn is a prompt (a move, ``u`` undo, ``h`` hint, ``q`` quit), a computer's
+    a move without a clock, announced; the board is shown after each."""
+
+    def __init__(
+        self,
+        players: tuple[Player, Player],
+        names: tuple[str, str],
+        console: Console,
+        reader: LineReader,
+        *,
+        game_name: str,
+        hint_spec: str | None,
+        show_board: bool,
+    ) -> None:
+        self.players, self.names, self.console, self.reader = players, names, console, reader
+        self.game_name, self.hint_spec, self.show_board = game_name, hint_spec, show_board
+        self.hints: list[Player] = []  # the hint player, built on the first hint
+
+    def ask(self, mover: Player, game: Game, record: GameRecord) -> Turn | None:
+        """The side to move's turn: a person's from the prompt, a computer's own."""
+        if mover.is_human:
+            return self.human_turn(game, record)
+        return self.computer_turn(mover, game)
+
+    def shown(self, game: Game, turn: Turn) -> None:
+        """After a turn: the board, unless the turn was a forfeit."""
+        if self.show_board and turn.forfeit is None:
+            self.console.print(render_board(game))
+
+    def hint_player(self, game: Game) -> Player:
+        """The player that gives hints, asked afresh each time (``one_off``)."""
+        if not self.hints:
+            spec = self.hint_spec or strongest_ai(self.game_name, game.rules)
+            width, height = board_size(game)
+            context = PlayerContext(Board(self.game_name, width, height), one_off=True)
+            self.hints.append(make_player(spec, context))
+        return self.hints[0]
+
+    def hint(self, game: Game) -> None:
+        """Print a hint for the side to move (or why there is none)."""
+        wait_until_ready(self.players)  # one thing loads the solver at a time
+        try:
+            if uses_solver(self.hint_spec or strongest_ai(self.game_name, game.rules)) and (
+                needs_solver(game)
+            ):
+                wait_for_solver(game, self.console, "the hint")
+            self.console.print(hint_text(game, functools.partial(self.hint_player, game)))
+        except (PlayerSpecError, ValueError) as error:
+            self.console.print(f"[red]no hint available:[/] {error}")
+
+    def human_turn(self, game: Game, record: GameRecord) -> Turn | None:
+        """Prompt until a legal move (its thinking time from the last prompt), an undo
+        (:data:`AGAIN`) or the end: ``q`` or the end of input (``None``)."""
+        name = self.names[game.to_move - 1]
+        what = "column" if game.kind == "connect4" else "cell"
+        while True:
+            started = time.perf_counter()
+            line = self.reader.read(f"{name} to move — {what}, u undo, h hint, q quit: ")
+            played = f"{moves_text(game.ply)} ({game.moves or 'empty board'})"
+            if line is None:
+                self.console.print(
+                    f"[bold]end of input[/] before the game ended: stopped after {played}"
+                )
+                return None
+            command = line.strip().lower()
+            if command in ("q", "quit", "exit"):
+                self.console.print(f"quit after {played}")
+                return None
+            if command in ("u", "undo"):
+                undo_turn(game, self.players, record, self.console)
+                return AGAIN
+            if command in ("h", "hint", "?"):
+                self.hint(game)
+                continue
+            try:
+                move = game.parse_move(command)
+                game.copy().play(move)  # a full column, a taken cell: refused here
+            except (InvalidMoveError, IllegalMoveError) as error:
+                self.console.print(f"[red]{error}[/] — try again")
+                continue
+            return Turn(MoveChoice(move=move), time.perf_counter() - started)
+
+    def computer_turn(self, mover: Player, game: Game) -> Turn:
+        """A computer's move (its set-up waited for first, off its clock), announced."""
+        name = self.names[game.to_move - 1]
+        wait_until_ready([mover])  # its set-up is not its thinking time
+        if uses_solver(mover.spec) and needs_solver(game):
+            wait_for_solver(game, self.console, f"{name} ({mover.spec})")
+        turn = play_move(mover, game)
+        if turn.choice is None:
+            assert turn.forfeit is not None
+            self.console.print(
+                f"[bold red]{name.capitalize()} ({mover.spec}) forfeits:[/] {turn.forfeit.text()}"
+            )
+            return turn
+        detail = format_choice(turn.choice, game.ply, game.width * game.height)
+        self.console.print(  # one line, however long: a wrapped one ended in ", "
+            f"{name} ({mover.spec}) plays {game.move_label(turn.choice.move)}"
+            + (f"  [dim]{detail}[/]" if detail else ""),
+            soft_wrap=True,
+        )
+        return turn
+
+
 def play_game(
     game: Game,
     red: Player,
@@ -395,86 +504,22 @@ def play_game(
     hint_spec: str | None = None,
     show_board: bool = True,
 ) -> GameRecord:
-    """Play one game to its end (or until the humans quit) and return its record."""
+    """Play one game to its end (or until the humans quit) and return its record: the
+    one game loop with the terminal's turns (:class:`TerminalTurns`)."""
     console = console or Console()
-    reader = LineReader(stdin or sys.stdin, console)
-    players = (red, yellow)
     names = PLAYER_NAMES.get(game_name, ("red", "yellow"))
-    record = GameRecord()
-    hint_cache: list[Player] = []
-
-    def hint_player() -> Player:
-        if not hint_cache:
-            spec = hint_spec or strongest_ai(game_name, game.rules)
-            width, height = board_size(game)
-            context = PlayerContext(Board(game_name, width, height), one_off=True)
-            hint_cache.append(build_player(spec, context))  # a hint is asked afresh each time
-        return hint_cache[0]
-
-    what = "column" if game.kind == "connect4" else "cell"
+    turns = TerminalTurns(
+        (red, yellow),
+        names,
+        console,
+        LineReader(stdin or sys.stdin, console),
+        game_name=game_name,
+        hint_spec=hint_spec,
+        show_board=show_board,
+    )
     if show_board:
         console.print(render_board(game))
-    while not game.is_over():
-        mover = players[game.to_move - 1]
-        name = names[game.to_move - 1]
-        started = time.perf_counter()
-        if mover.is_human:
-            line = reader.read(f"{name} to move — {what}, u undo, h hint, q quit: ")
-            if line is None:
-                console.print(
-                    f"[bold]end of input[/] before the game ended: stopped after "
-                    f"{moves_text(game.ply)} ({game.moves or 'empty board'})"
-                )
-                break
-            command = line.strip().lower()
-            if command in ("q", "quit", "exit"):
-                console.print(f"quit after {moves_text(game.ply)} ({game.moves or 'empty board'})")
-                break
-            if command in ("u", "undo"):
-                undo_turn(game, players, record, console)
-                if show_board:
-                    console.print(render_board(game))
-                continue
-            if command in ("h", "hint", "?"):
-                wait_until_ready(players)  # one thing loads the solver at a time
-                try:
-                    if uses_solver(hint_spec or strongest_ai(game_name, game.rules)) and (
-                        needs_solver(game)
-                    ):
-                        wait_for_solver(game, console, "the hint")
-                    console.print(hint_text(game, hint_player))
-                except (PlayerSpecError, ValueError) as error:
-                    console.print(f"[red]no hint available:[/] {error}")
-                continue
-            try:
-                move = game.parse_move(command)
-                game.play(move)
-            except (InvalidMoveError, IllegalMoveError) as error:
-                console.print(f"[red]{error}[/] — try again")
-                continue
-            record.move_seconds.append(time.perf_counter() - started)
-            record.move_stats.append(None)
-        else:
-            wait_until_ready([mover])  # its set-up is not its thinking time
-            if uses_solver(mover.spec) and needs_solver(game):
-                wait_for_solver(game, console, f"{name} ({mover.spec})")
-            turn = play_move(mover, game)
-            record.add(turn, game)
-            if turn.choice is None:
-                console.print(
-                    f"[bold red]{name.capitalize()} ({mover.spec}) forfeits:[/] "
-                    f"{record.forfeit_text()}"
-                )
-                break
-            detail = format_choice(turn.choice, game.ply - 1, game.width * game.height)
-            console.print(  # one line, however long: a wrapped one ended in ", "
-                f"{name} ({mover.spec}) plays {game.move_label(turn.choice.move)}"
-                + (f"  [dim]{detail}[/]" if detail else ""),
-                soft_wrap=True,
-            )
-        if show_board:
-            console.print(render_board(game))
-    record.finish(game)
+    record = play_match(game, (red, yellow), ask=turns.ask, after=turns.shown)
     if record.forfeit is not None:
         winner = names[3 - record.forfeit - 1].capitalize()
         console.print(

@@ -39,8 +39,8 @@ from connect4.arena.schedule import (
 )
 from connect4.arena.store import ResultsStore
 from connect4.core.processes import make_executor, map_unordered
-from connect4.players import Player, PlayerContext, build_player, rehearse
-from connect4.players.match import GameRecord, play_move
+from connect4.players import Player, PlayerContext, make_player, rehearse
+from connect4.players.match import GameRecord, play_match
 from connect4.solver import fresh_worker
 
 
@@ -66,31 +66,30 @@ def play_scheduled(scheduled: ScheduledGame, config: ArenaConfig) -> ResultLine:
     Runs in a worker (process or Dask). The players are built here with seeds
     derived from the game's seed and closed (external bots killed) at the end;
     :func:`rehearse` warms each spec up first, so no set-up counts against a move.
-    Each move is a move under the clock (:func:`connect4.players.match.play_move`).
+    The game is the one game loop's (:func:`connect4.players.match.play_match`),
+    each move under the clock; a player that cannot be built forfeits (``crash``).
     """
     board = start_position(config, scheduled.opening)
     specs = (scheduled.red, scheduled.yellow)
-    players: list[Player | None] = [None, None]
-    record = GameRecord(opening=board.moves)
+    players: list[Player] = []
     try:
         for colour in (1, 2):
             try:
                 context = PlayerContext(
                     config.board, derive_seed(scheduled.seed, colour), config.max_move_seconds
                 )
-                players[colour - 1] = build_player(specs[colour - 1], context)
+                players.append(make_player(specs[colour - 1], context))
             except Exception as error:  # a player that cannot even be built
-                record.forfeit, record.reason = colour, "crash"
+                record = GameRecord(opening=board.moves, forfeit=colour, reason="crash")
                 record.detail = f"cannot start: {error}"
+                record.finish(board)
                 break
             rehearse(specs[colour - 1], board, context)
-        while record.forfeit is None and not board.is_over():
-            mover = players[board.to_move - 1]
-            assert mover is not None
-            record.add(play_move(mover, board, config.time_per_move), board)
+        else:
+            record = play_match(board, players, config.time_per_move)
     finally:
         close_all(players)
-    return with_verdicts(result_line(record.finish(board), scheduled, config), config)
+    return with_verdicts(result_line(record, scheduled, config), config)
 
 
 def result_line(record: GameRecord, scheduled: ScheduledGame, config: ArenaConfig) -> ResultLine:

@@ -25,7 +25,7 @@ from connect4.core.errors import Connect4Error, GameError
 from connect4.core.files import FileError, read_lines
 from connect4.core.game import Game
 from connect4.core.games import DEFAULT_BOARD, Board
-from connect4.players import PlayerContext, PlayerSpecError, build_player
+from connect4.players import PlayerContext, PlayerSpecError, make_player
 from connect4.players.external import MAX_MOVE_SECONDS
 from connect4.players.options import SEED_MAX
 
@@ -238,7 +238,7 @@ def check_specs(config: ArenaConfig) -> None:
         raise ArenaError("must be positive", setting="max_move_seconds")
     for spec in names:
         try:
-            player = build_player(spec, PlayerContext(config.board))
+            player = make_player(spec, PlayerContext(config.board))
         except (PlayerSpecError, ValueError) as error:
             raise ArenaError(str(error)) from None
         if player.is_human:

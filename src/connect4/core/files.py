@@ -129,7 +129,6 @@ def read_input_line(stream: IO[str] | IO[bytes], number: int, what: str = "line"
     return text.rstrip("\r\n")
 
 
-
 class FileError(Connect4Error):
     """A file that cannot be read or written: missing, not a regular file, too large,
     a target in a missing folder, a full disk, an output already there. The message

@@ -52,6 +52,7 @@ COLUMN_SYMBOLS = "123456789abcdefghijklmnopqrstuvwxyz"
 DEFAULT_WIDTH = 7
 DEFAULT_HEIGHT = 6
 
+
 def check_board_size(width: int, height: int) -> None:
     """Raise :class:`GameError` unless a ``width x height`` board fits the bitboard
     (``width * (height + 1) <= 128`` bits) and the move notation.

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from connect4.core.bits import MAX_BOARD_BITS
 from connect4.core.games import Board
 from connect4.core.position import Position
-from connect4.players import Player, PlayerContext, build_player, make_player, rehearse
+from connect4.players import Player, PlayerContext, make_player, rehearse
 
 ConnectXAgent = Callable[[object, object], int]
 """A Kaggle ConnectX agent: ``agent(observation, configuration) -> column``."""
@@ -107,7 +107,7 @@ def kaggle_agent(spec: str = "perfect", *, seed: int | None = None) -> ConnectXA
         size = (position.width, position.height)
         if size not in players:
             context = PlayerContext(Board.of(position), seed)
-            players[size] = build_player(spec, context)
+            players[size] = make_player(spec, context)
             rehearse(spec, position, context)
         return int(players[size].choose(position).move)
 

@@ -32,7 +32,7 @@ from gymnasium import spaces
 from connect4.core.game import Game
 from connect4.core.games import Board
 from connect4.envs.board import Info, action_count, action_mask, check_render_mode, picture, planes
-from connect4.players import Player, PlayerContext, build_player
+from connect4.players import Player, PlayerContext, make_player
 
 Opponent = str | Callable[[Game], int]
 """A player spec, or a function that returns the opponent's move in a game (left unchanged)."""
@@ -81,7 +81,7 @@ class ConnectFourEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
             low=0, high=1, shape=(self.game.height, self.game.width, 2), dtype=np.int8
         )
         if isinstance(opponent, str):  # a bad spec fails here, not at the first step
-            self._player = build_player(opponent, PlayerContext(self.board))
+            self._player = make_player(opponent, PlayerContext(self.board))
 
     def reset(
         self, *, seed: int | None = None, options: Info | None = None
@@ -97,7 +97,7 @@ class ConnectFourEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
             if self._player is not None:
                 self._player.close()
             player_seed = int(self.np_random.integers(2**31))
-            self._player = build_player(self.opponent, PlayerContext(self.board, player_seed))
+            self._player = make_player(self.opponent, PlayerContext(self.board, player_seed))
         if self.game.to_move != self.agent_player:
             self.game.play(self._opponent_move())
         return self._observation(), self._info()
@@ -136,7 +136,7 @@ class ConnectFourEnv(gymnasium.Env[npt.NDArray[np.int8], np.int64]):
         if callable(self.opponent):
             return self.opponent(self.game.copy())
         if self._player is None:
-            self._player = build_player(self.opponent, PlayerContext(self.board))
+            self._player = make_player(self.opponent, PlayerContext(self.board))
         return self._player.choose(self.game).move
 
     def _observation(self) -> npt.NDArray[np.int8]:

@@ -80,7 +80,7 @@ from connect4.envs.vecboard import (
     SAME_STEP,
     YELLOW,
 )
-from connect4.players import PlayerContext, PlayerSpecError, build_player, split_spec
+from connect4.players import PlayerContext, PlayerSpecError, make_player, parse_spec
 from connect4.players.search import SearchPlayer
 
 EXACT_TABLE_BITS = 84  # the two-word table's entries are exact up to this many bits
@@ -138,11 +138,12 @@ opponent=...) runs any opponent, one env at a time in Python
                 + SYNC_HINT
             )
         try:
-            player = build_player(spec, PlayerContext(Board.of(game)))
+            parsed = parse_spec(spec)
+            player = make_player(parsed, PlayerContext(Board.of(game)))
         except (PlayerSpecError, ValueError) as error:
             raise ValueError(f"bad opponent {spec!r}: {error}") from None
         player.close()
-        kind_name, rest = split_spec(spec)
+        kind_name = parsed.kind.name
         self.spec = spec
         self.kind = OPP_RANDOM
         self.depth = 0
@@ -151,7 +152,7 @@ opponent=...) runs any opponent, one env at a time in Python
         self.ordering: Ordering = "center"
         self.tt = False
         if kind_name == "random":
-            if rest.strip():
+            if parsed.given:
                 raise ValueError(
                     f"the vector env's random opponent takes no options, not {spec!r}: "
                     "reset(seed=...) seeds its generators"

@@ -5,8 +5,10 @@
 while the calling thread waits in short slices, so a Ctrl-C there stops the
 thinking (the flag is set) and is raised again within half a second. It
 answers a :class:`Turn`: the move played, or a :class:`Forfeit` with its
-reason. The terminal and the arena both play through it, and both keep a
-:class:`GameRecord`.
+reason. :func:`play_match` is the one game loop: the arena's games run through it
+as they are (each move under the clock), the terminal's with its own turns (a
+person's prompt, undo, hint and quit: its ``ask`` and ``after`` hooks); both keep
+a :class:`GameRecord`.
 
 Forfeits (the other side wins): ``timeout`` (no move within the clock and its
 grace, or stopped with no move at all), ``crash`` (the player raised), an
@@ -23,6 +25,7 @@ grace, or stopped with no move at all), ``crash`` (the player raised), an
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from connect4.core.errors import BudgetExceeded
@@ -210,11 +213,38 @@ class GameRecord:
         return json.dumps(record)
 
 
+Ask = Callable[[Player, Game, GameRecord], Turn | None]
+"""How an interface gets a turn from the side to move: the :class:`Turn` to play, or
+:data:`AGAIN` (the position changed without a move, as an undo does: ask the side to
+move then), or ``None`` to stop the game unfinished (a person quit)."""
+
+AGAIN = Turn(None, 0.0)
+"""An :data:`Ask`'s answer when no move was played but the position changed (an undo)."""
+
+
 def play_match(
-    game: Game, players: tuple[Player, Player], clock: float | None = None
+    game: Game,
+    players: Sequence[Player],
+    clock: float | None = None,
+    *,
+    ask: Ask | None = None,
+    after: Callable[[Game, Turn], None] | None = None,
 ) -> GameRecord:
-    """Play ``game`` on to its end or a forfeit, each move under ``clock``."""
+    """The one game loop: play ``game`` on to its end, a forfeit or a stop, and answer
+    its record.
+
+    Each turn is asked of ``players[colour - 1]``: by default a move under ``clock``
+    (:func:`play_move`); an interface's ``ask`` gives its own (a person's move, a
+    prompt's undo or quit) and ``after`` sees each turn once played (to show it).
+    """
     record = GameRecord(opening=game.moves)
     while record.forfeit is None and not game.is_over():
-        record.add(play_move(players[game.to_move - 1], game, clock), game)
+        mover = players[game.to_move - 1]
+        turn = play_move(mover, game, clock) if ask is None else ask(mover, game, record)
+        if turn is None:
+            break
+        if turn is not AGAIN:
+            record.add(turn, game)
+        if after is not None:
+            after(game, turn)
     return record.finish(game)

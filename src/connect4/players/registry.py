@@ -27,7 +27,7 @@ from typing import TypedDict
 
 from connect4.core.errors import Connect4Error, clip
 from connect4.core.game import Game
-from connect4.core.games import Board
+from connect4.core.games import DEFAULT_BOARD, Board
 from connect4.core.limits import Limit
 from connect4.players.base import MoveChoice, Player, PlayerBase, PlayerContext
 from connect4.players.options import NumberRange, Option, seed_option
@@ -58,7 +58,7 @@ def register(kind: PlayerKind) -> None:
     KINDS[kind.name] = kind
 
 
-def split_spec(spec: str) -> tuple[str, str]:
+def _split(spec: str) -> tuple[str, str]:
     """``"alphabeta:depth=4"`` -> ``("alphabeta", "depth=4")``."""
     kind, _, rest = spec.strip().partition(":")
     return kind.strip().lower(), rest.strip()
@@ -90,8 +90,16 @@ def parse_options(kind: PlayerKind, text: str) -> dict[str, object]:
     return values
 
 
+class UnknownPlayer(PlayerSpecError):
+    """A spec whose kind is not among those to choose from; ``name`` is the kind it named."""
+
+    def __init__(self, message: str, name: str) -> None:
+        super().__init__(message)
+        self.name = name
+
+
 def find_kind(name: str, allowed: Collection[str] | None = None) -> PlayerKind:
-    """The registered kind ``name`` (lower case), or :class:`PlayerSpecError` listing
+    """The registered kind ``name`` (lower case), or :class:`UnknownPlayer` listing
     the kinds to choose from: every registered one, or those of ``allowed``.
 
     >>> find_kind("random").name
@@ -99,50 +107,110 @@ def find_kind(name: str, allowed: Collection[str] | None = None) -> PlayerKind:
     >>> find_kind("cmd", allowed=["random", "perfect"])
     Traceback (most recent call last):
     ...
-    connect4.players.registry.PlayerSpecError: unknown player 'cmd': choose one of perfect, random
+    connect4.players.registry.UnknownPlayer: unknown player 'cmd': choose one of perfect, random
     """
     choices = sorted(KINDS if allowed is None else set(allowed) & set(KINDS))
     if name not in choices:
-        raise PlayerSpecError(f"unknown player {clip(name)!r}: choose one of {', '.join(choices)}")
+        raise UnknownPlayer(
+            f"unknown player {clip(name)!r}: choose one of {', '.join(choices)}", name
+        )
     return KINDS[name]
 
 
-def make_player(
-    spec: str,
-    *,
-    game: str = "connect4",
-    width: int = 7,
-    height: int = 6,
-    rules: str = "standard",
-    seed: int | None = None,
-    max_move_seconds: float = 60.0,
-) -> Player:
-    """Build the player a spec names; raises :class:`PlayerSpecError` listing valid choices
-    (a bad game, size or rule set: :class:`GameError`).
+@dataclass(frozen=True, eq=False)
+class PlayerSpec:
+    """A player spec read once (:func:`parse_spec`): its kind and its options, parsed
+    and checked, defaults filled in (a ``cmd:``-like kind's rest is its ``argument``).
 
-    ``max_move_seconds`` caps an external bot's silence on a move without a clock."""
-    board = Board(game, width, height, rules)
-    return build_player(spec, PlayerContext(board, seed, max_move_seconds))
-
-
-def build_player(spec: str, context: PlayerContext) -> Player:
-    """Build the player ``spec`` names to play in ``context`` (see :func:`make_player`).
-
-    >>> build_player("random", PlayerContext(Board("tictactoe"), seed=1)).spec
-    'random'
+    ``given`` names the keys the spec wrote itself (the defaults' are not among them).
     """
-    kind_name, rest = split_spec(spec)
-    kind = find_kind(kind_name)
-    game = context.board.kind
-    if game not in kind.games:
-        raise PlayerSpecError(
-            f"{clip(kind_name)} cannot play {game} (it plays {', '.join(kind.games)})"
-        )
+
+    text: str
+    kind: PlayerKind
+    options: dict[str, object]
+    given: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def parse_spec(spec: str | PlayerSpec, kinds: Collection[str] | None = None) -> PlayerSpec:
+    """Read ``spec`` against the registry: the one parser of player specs. A kind not
+    registered (or not among ``kinds``) is an :class:`UnknownPlayer`, a bad key or
+    value a :class:`PlayerSpecError` listing the valid ones.
+
+    >>> parsed = parse_spec(" Alphabeta:depth=4 ")
+    >>> parsed.kind.name, parsed.options["depth"], parsed.given, parsed.text
+    ('alphabeta', 4, ('depth',), 'Alphabeta:depth=4')
+    >>> parse_spec("cmd:python3 bot.py --fast").options
+    {'argument': 'python3 bot.py --fast'}
+    >>> parse_spec("random:seed=1,seed=2")
+    Traceback (most recent call last):
+    ...
+    connect4.players.registry.PlayerSpecError: random: seed given twice
+    """
+    if isinstance(spec, PlayerSpec):
+        if kinds is not None:
+            find_kind(spec.kind.name, kinds)
+        return spec
+    name, rest = _split(spec)
+    kind = find_kind(name, kinds)
     if kind.free_argument:
-        options: dict[str, object] = {"argument": rest}
+        return PlayerSpec(spec.strip(), kind, {"argument": rest})
+    options = parse_options(kind, rest)
+    given = tuple(
+        key for key in (item.partition("=")[0].strip().lower() for item in rest.split(",")) if key
+    )
+    return PlayerSpec(spec.strip(), kind, options, given)
+
+
+def make_player(
+    spec: str | PlayerSpec,
+    context: PlayerContext | None = None,
+    *,
+    game: str | None = None,
+    width: int | None = None,
+    height: int | None = None,
+    rules: str | None = None,
+    seed: int | None = None,
+    max_move_seconds: float | None = None,
+) -> Player:
+    """Build the player ``spec`` names, the one builder of players: a text spec is read
+    by :func:`parse_spec` (:class:`PlayerSpecError` listing the valid choices), one the
+    kind cannot play on the board is refused the same way.
+
+    ``context`` says where it plays (board, seed, one-off questions); without one,
+    the keywords name it (a bad game, size or rule set: :class:`GameError`; the
+    standard 7x6 Connect Four board by default), and ``max_move_seconds`` caps an
+    external bot's silence on a move without a clock. A context and keywords
+    together are a :class:`TypeError` (the keywords would be ignored).
+
+    >>> make_player("random", PlayerContext(Board("tictactoe"), seed=1)).spec
+    'random'
+    >>> make_player("perfect", game="tictactoe")
+    Traceback (most recent call last):
+    ...
+    connect4.players.registry.PlayerSpecError: perfect cannot play tictactoe (it plays connect4)
+    """
+    if context is not None:
+        if any(v is not None for v in (game, width, height, rules, seed, max_move_seconds)):
+            raise TypeError("make_player takes a context or the board's keywords, not both")
     else:
-        options = parse_options(kind, rest)
-    return kind.build(spec.strip(), options, context)
+        board = Board(
+            game or "connect4",
+            DEFAULT_BOARD.width if width is None else width,
+            DEFAULT_BOARD.height if height is None else height,
+            rules or "standard",
+        )
+        clock = PlayerContext().max_move_seconds if max_move_seconds is None else max_move_seconds
+        context = PlayerContext(board, seed, clock)
+    parsed = parse_spec(spec)
+    kind = parsed.kind
+    if context.board.kind not in kind.games:
+        raise PlayerSpecError(
+            f"{kind.name} cannot play {context.board.kind} (it plays {', '.join(kind.games)})"
+        )
+    return kind.build(parsed.text, dict(parsed.options), context)
 
 
 class OptionDescription(TypedDict):
@@ -186,7 +254,7 @@ def rehearse(spec: str, board: Game, context: PlayerContext) -> None:
     >>> from connect4 import Position
     >>> rehearse("random", Position(), PlayerContext())
     """
-    kind = KINDS.get(split_spec(spec)[0])
+    kind = KINDS.get(_split(spec)[0])
     key = (spec, context.board)
     if kind is None or not kind.rehearse:
         return
@@ -195,7 +263,7 @@ def rehearse(spec: str, board: Game, context: PlayerContext) -> None:
             return
         _REHEARSED.add(key)
         try:
-            player = build_player(spec, PlayerContext(context.board))
+            player = make_player(spec, PlayerContext(context.board))
         except Exception:
             return
         try:
@@ -245,17 +313,26 @@ class HumanPlayer(PlayerBase):
 
 
 class RandomPlayer(PlayerBase):
-    """Plays a uniformly random legal move; reproducible with a seed.
+    """Plays a uniformly random legal move; reproducible with a seed. Over a game its
+    draws follow one stream; a ``one_off`` player (each choice a question of its own)
+    draws each from the seed afresh, so a question asked again gets the same answer.
 
     >>> from connect4 import TicTacToe
     >>> RandomPlayer(seed=3).choose(TicTacToe()).move in range(9)
     True
+    >>> asked = RandomPlayer(seed=3, one_off=True)
+    >>> len({asked.choose(TicTacToe()).move for _ in range(5)})
+    1
     """
 
     is_human = False
 
-    def __init__(self, spec: str = "random", seed: int | None = None) -> None:
+    def __init__(
+        self, spec: str = "random", seed: int | None = None, one_off: bool = False
+    ) -> None:
         self.spec = spec
+        self.seed = seed
+        self.one_off = one_off
         self.rng = random.Random(seed)
 
     def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
@@ -263,12 +340,13 @@ class RandomPlayer(PlayerBase):
         moves = sorted(game.legal_moves())
         if not moves:
             raise ValueError("no legal move: the game is over")
-        return MoveChoice(move=self.rng.choice(moves))
+        rng = random.Random(self.seed) if self.one_off else self.rng
+        return MoveChoice(move=rng.choice(moves))
 
 
 def _build_random(spec: str, options: dict[str, object], context: PlayerContext) -> Player:
     seed = options.get("seed", context.seed)
-    return RandomPlayer(spec, seed if isinstance(seed, int) else None)
+    return RandomPlayer(spec, seed if isinstance(seed, int) else None, context.one_off)
 
 
 HUMAN = PlayerKind(

@@ -55,13 +55,14 @@ from connect4.core.position import COLUMN_SYMBOLS, Position
 from connect4.core.score import score_label
 from connect4.core.tictactoe import TicTacToe
 from connect4.core.version import __version__
-from connect4.players import KINDS, describe_players, find_kind, split_spec
+from connect4.players import KINDS, PlayerSpec, UnknownPlayer, describe_players, parse_spec
 from connect4.players.perfect import PERFECT
 from connect4.solver import kernel_ready
 from connect4.web import service
 from connect4.web.clients import Caller, ClientGate
 from connect4.web.errors import BadRequest, ServerStopping, TimeLimitExceeded, Unavailable
 from connect4.web.models import (
+    MAX_SPEC_LENGTH,
     AnalyzeResponse,
     GameInfo,
     HealthResponse,
@@ -131,7 +132,6 @@ GAME_INFO = (
 )
 # How far from +-MATE a classic search value still scores a finished game.
 MATE_WINDOW = next(offset for offset in count() if not is_mate(MATE - offset))
-MAX_SPEC_LENGTH = 200
 # Player kinds the web API never builds: humans move in the page, ``cmd`` would
 # run a program and ``kaggle`` a Python file named by the client.
 FORBIDDEN_KINDS = {"human": "a human player's moves come from the page", "cmd": "", "kaggle": ""}
@@ -146,28 +146,34 @@ def web_kinds() -> list[str]:
     return sorted(kind for kind in KINDS if kind not in FORBIDDEN_KINDS)
 
 
-def check_spec(spec: str) -> None:
-    """Refuse specs the web API never runs: too long, a forbidden kind (saying why),
-    an unknown kind (listing only the kinds the web runs).
+def check_spec(spec: str) -> PlayerSpec:
+    """The spec as the player registry reads it (bad keys and values refused there),
+    or refused where the web API never runs it: too long, a forbidden kind (saying
+    why), an unknown kind (listing only the kinds the web runs), a key that reads a
+    file on the server (``net:load=PATH``).
 
+    >>> check_spec("alphabeta:depth=3").options["depth"]
+    3
     >>> check_spec("genius")
     Traceback (most recent call last):
     ...
-    connect4.players.registry.PlayerSpecError: unknown player 'genius': choose one of alphabeta, ...
+    connect4.players.registry.UnknownPlayer: unknown player 'genius': choose one of alphabeta, ...
     """
     if len(spec) > MAX_SPEC_LENGTH:
         raise BadRequest(
             f"player spec is too long: {len(spec)} characters (at most {MAX_SPEC_LENGTH})"
         )
-    kind, rest = split_spec(spec)
-    if kind in FORBIDDEN_KINDS:
-        reason = FORBIDDEN_KINDS[kind] or f"{kind} players cannot run in the web app"
-        raise BadRequest(f"player {spec!r}: {reason}")
-    options = find_kind(kind, web_kinds()).options
-    for item in rest.split(","):  # a key naming a server file (net:load=PATH): refused
-        key = item.partition("=")[0].strip().lower()
-        if key in options and options[key].reads_file:
+    try:
+        parsed = parse_spec(spec, web_kinds())
+    except UnknownPlayer as error:
+        if error.name not in FORBIDDEN_KINDS:
+            raise
+        reason = FORBIDDEN_KINDS[error.name] or f"{error.name} players cannot run in the web app"
+        raise BadRequest(f"player {spec!r}: {reason}") from None
+    for key in parsed.given:
+        if parsed.kind.options[key].reads_file:
             raise BadRequest(f"player {spec!r}: {key}= reads a file; the web app does not")
+    return parsed
 
 
 async def require_kernel(board: Board, limit: Limit) -> None:
@@ -530,13 +536,11 @@ class Api:
         with its stats and search tree; the best found when the time limit cuts it short."""
         position = self.parse(request.pos, request.board)
         require_not_over(position)
-        check_spec(request.player)
+        player = check_spec(request.player)
         limit = self.limit()
-        if split_spec(request.player)[0] == PERFECT.name:  # the one kind that solves
+        if player.kind.name == PERFECT.name:  # the one kind that solves
             await self.require_kernel(request.board, limit)
-        choose = functools.partial(
-            service.choose_move, position, request.player, want_tree=request.tree
-        )
+        choose = functools.partial(service.choose_move, position, player, want_tree=request.tree)
         with self.clients.turn(caller):
             answer = await self.run_deep(
                 clock(),

@@ -24,6 +24,7 @@ from connect4.core.games import Board
 from connect4.review.grading import PlayerSummary, PlyReview
 
 MAX_POS_CHARS = 1024  # hard cap before any parsing; the board size gives the real limit
+MAX_SPEC_LENGTH = 200  # a player spec's characters, at most
 
 DEPRECATED = {"deprecated": True}
 """How a field kept for old clients is marked in the OpenAPI schema."""
@@ -158,7 +159,9 @@ class MoveRequest(BaseModel):
 
     pos: str = Field(default="", max_length=MAX_POS_CHARS, examples=["4453"])
     player: str = Field(
-        default="perfect", max_length=200, examples=["alphabeta:depth=5,heuristic=windows"]
+        default="perfect",
+        max_length=MAX_SPEC_LENGTH,
+        examples=["alphabeta:depth=5,heuristic=windows"],
     )
     game: str = Field(default="connect4", max_length=20, examples=["connect4"])
     rules: str = Field(default="standard", max_length=20, examples=["standard"])

@@ -26,7 +26,7 @@ from connect4.core.games import Board
 from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.core.score import best_columns
-from connect4.players import MoveStats, Player, PlayerContext, build_player
+from connect4.players import MoveStats, Player, PlayerContext, PlayerSpec, make_player, parse_spec
 from connect4.web.errors import BadRequest, TimeLimitExceeded
 from connect4.web.models import CacheStatus, JsonObject, MoveResponse, Stat, StatValue
 
@@ -162,7 +162,7 @@ def review_game(game: Game, *, limit: Limit) -> Review:
 
 
 # ------------------------------------------------------------------ players
-def cached_player(spec: str, board: Board) -> Player:
+def cached_player(spec: str | PlayerSpec, board: Board) -> Player:
     """This thread's player for a spec and board, built on first use (LRU of
     ``PLAYER_CACHE_SIZE``; evicted players are freed, not pooled). Each request is a
     question of its own (``one_off``): no search tree or random stream carries over
@@ -170,16 +170,17 @@ def cached_player(spec: str, board: Board) -> Player:
     cache: OrderedDict[tuple[str, Board], Player] = _local.__dict__.setdefault(
         "players", OrderedDict()
     )
-    key = (spec.strip(), board)
+    parsed = parse_spec(spec)
+    key = (parsed.text, board)
     if key in cache:
         cache.move_to_end(key)
         return cache[key]
     try:
-        player = build_player(spec, PlayerContext(board, one_off=True))
+        player = make_player(parsed, PlayerContext(board, one_off=True))
     except Connect4Error:
         raise
     except ValueError as error:  # a kind that cannot play this board
-        raise BadRequest(f"player {spec!r}: {error}") from None
+        raise BadRequest(f"player {parsed.text!r}: {error}") from None
     cache[key] = player
     while len(cache) > PLAYER_CACHE_SIZE:
         # Dropped, not closed: the web app builds no player that holds a process, and a
@@ -294,7 +295,9 @@ def reached(stats: MoveStats) -> str:
     return "no full iteration"
 
 
-def choose_move(position: Game, spec: str, *, want_tree: bool, limit: Limit) -> MoveResponse:
+def choose_move(
+    position: Game, spec: str | PlayerSpec, *, want_tree: bool, limit: Limit
+) -> MoveResponse:
     """Ask the player a spec names for its move within the request's ``limit``: move,
     value, stats and search tree.
 
@@ -306,18 +309,19 @@ def choose_move(position: Game, spec: str, *, want_tree: bool, limit: Limit) -> 
     if limit.expired():
         raise TimeLimitExceeded("the request waited too long for a free worker")
     player = cached_player(spec, Board.of(position))
+    name = str(spec).strip()
     can_record = player.record_trees(want_tree)
     started = time.perf_counter()
     try:
         choice = player.choose(position.copy(), limit)
     except BudgetExceeded as error:
         raise TimeLimitExceeded(
-            f"time limit exceeded: player {spec!r} found no move in the time allowed ({error})"
+            f"time limit exceeded: player {name!r} found no move in the time allowed ({error})"
         ) from None
     except Connect4Error:
         raise
     except ValueError as error:
-        raise BadRequest(f"player {spec!r} found no move: {error}") from None
+        raise BadRequest(f"player {name!r} found no move: {error}") from None
     finally:
         if can_record:
             player.record_trees(False)

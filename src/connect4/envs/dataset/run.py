@@ -25,22 +25,21 @@ from typing import BinaryIO
 
 from connect4.core.bits import fits_word
 from connect4.core.files import check_output
+from connect4.core.journal import Journal, journal_path
 from connect4.core.processes import JobInterrupted, make_executor, run_chunks
 from connect4.core.progress import progress_bar
 from connect4.envs.dataset.arrays import ARRAYS, METADATA, Dataset, label
-from connect4.envs.dataset.config import DatasetConfig, DatasetError
+from connect4.envs.dataset.config import DatasetConfig
 from connect4.envs.dataset.sampling import sample_positions
 from connect4.solver import fresh_worker
 from connect4.solver.book import Book
 from connect4.solver.book.build import WideRecord, book_tag, spot_check
-from connect4.solver.book.jobs import DEFAULT_CHUNK, RecordJournal, analyze_chunk
+from connect4.solver.book.jobs import DEFAULT_CHUNK, analyze_chunk
 from connect4.solver.book.reader import load_book
 
 __all__ = ["DatasetReport", "is_dataset_file", "journal_for", "make_dataset"]
 
 SAMPLER = 1  # the sampling procedure's version: a journal of another one is refused
-JOURNAL_MAGIC = b"C4DSET\r\n"
-_JOURNAL_HEADER = struct.Struct("<8sBBBBBBxxQQQ")  # magic, sampler, w, h, plies, pad; n, seed, tag
 
 
 @dataclass(frozen=True)
@@ -58,11 +57,19 @@ class DatasetReport:
 
 def journal_for(
     out: Path, n: int, plies: tuple[int, int], width: int, height: int, seed: int, tag: int
-) -> RecordJournal:
-    """The journal of a run: its parameters in the header, then ``(key, scores, nodes)`` records."""
-    header = _JOURNAL_HEADER.pack(JOURNAL_MAGIC, SAMPLER, width, height, *plies, 0, n, seed, tag)
-    record = struct.Struct(f"<Q{width}bI") if fits_word(width, height) else WideRecord(f"{width}bI")
-    return RecordJournal(out.with_name(out.name + ".partial"), header, record)
+) -> Journal:
+    """The journal of a run (``OUT.partial``, not yet opened): the run's parameters (``tag``:
+    :func:`~connect4.solver.book.build.book_tag` of its book, 0 for none) are its identity,
+    and each labelled position a record (:func:`journal_record`)."""
+    book = f"{tag:016x}" if tag else "none"
+    identity = {"sampler": SAMPLER, "width": width, "height": height, "positions": n,
+                "plies": list(plies), "seed": seed, "book": book}  # fmt: skip
+    return Journal(journal_path(out), "dataset run", identity)
+
+
+def journal_record(width: int, height: int) -> struct.Struct:
+    """How a labelled position is packed in the journal: its key, scores and nodes."""
+    return struct.Struct(f"<Q{width}bI") if fits_word(width, height) else WideRecord(f"{width}bI")
 
 
 def _labelling_book(
@@ -101,20 +108,6 @@ def is_dataset_file(file: BinaryIO) -> str | None:
     return None
 
 
-def _check_journal(journal: RecordJournal, resume: bool) -> None:
-    """Refuse a journal of another run (with ``resume``) or an unfinished one (without)."""
-    if resume and journal.exists() and not journal.matches():
-        raise DatasetError(
-            f"{journal.path} belongs to another run (board, positions, plies, seed or book "
-            "differ): delete it, or start a new run",
-            setting="resume",
-        )
-    if not resume and journal.has_records():
-        raise DatasetError(
-            f"{journal.path} holds an unfinished run: resume it, or delete it", setting="resume"
-        )
-
-
 def make_dataset(
     n: int,
     plies: tuple[int, int] | None,
@@ -142,8 +135,10 @@ def make_dataset(
     solver first; ``say`` is given the check's summary). Refused before any
     work: bad parameters, an existing ``out`` without ``force`` (replace it) or
     ``resume`` (then it must be a dataset file: :func:`is_dataset_file`), a book
-    that does not fit, a journal of another run (with ``resume``) or an
-    unfinished journal (without). ``chunk`` positions
+    that does not fit, and in the journal's place (``OUT.partial``,
+    :mod:`connect4.core.journal`) a journal of another run (with ``resume``),
+    an unfinished one (without: ``force`` starts over) or a file that is not a
+    journal (without ``force``). ``chunk`` positions
     go to a task (default: up to 64, at least four tasks per local worker).
     ``stop_after`` stops
     (as an interruption would) after that many chunks: for tests.
@@ -155,42 +150,37 @@ def make_dataset(
     spec = None if loaded is None else book
     journal = journal_for(
         out_path, n, span, width, height, seed, 0 if loaded is None else book_tag(loaded)
-    )
-    _check_journal(journal, resume)
-    started = time.perf_counter()
-    with progress_bar(progress, n, 0, "sampling") as advance:
-        sample = sample_positions(n, span, width, height, seed=seed, advance=advance)
-    keys = sample.keys().tolist()
-    fresh = not (resume and journal.exists())
+    ).open(resume=resume, force=force)
+    record = journal_record(width, height)
     labels: dict[int, tuple[int, ...]] = {}
-    nodes = damaged = 0
-    if fresh:
-        journal.start()
-    else:
-        for key, *scores, count in journal.read():
+    nodes = labelled = chunks = 0
+    try:
+        for data in journal.records():
+            key, *scores, count = record.unpack(data)
             labels[key] = tuple(scores)
             nodes += count
-        damaged = journal.damaged
-    todo = [moves for moves, key in zip(sample.moves, keys, strict=True) if key not in labels]
-    resumed = n - len(todo)
-    labelled = chunks = 0
+        started = time.perf_counter()
+        with progress_bar(progress, n, 0, "sampling") as advance:
+            sample = sample_positions(n, span, width, height, seed=seed, advance=advance)
+        keys = sample.keys().tolist()
+        todo = [moves for moves, key in zip(sample.moves, keys, strict=True) if key not in labels]
+        resumed = n - len(todo)
 
-    def finished(results: list[tuple[int, tuple[int, ...], int]]) -> bool:
-        nonlocal labelled, chunks, nodes
-        journal.append([(key, *scores, count) for key, scores, count in results])
-        for key, scores, count in results:
-            labels[key] = scores
-            nodes += count
-        labelled += len(results)
-        chunks += 1
-        advance(len(results))
-        return stop_after is None or chunks < stop_after
+        def finished(results: list[tuple[int, tuple[int, ...], int]]) -> bool:
+            nonlocal labelled, chunks, nodes
+            journal.append([record.pack(key, *scores, count) for key, scores, count in results])
+            for key, scores, count in results:
+                labels[key] = scores
+                nodes += count
+            labelled += len(results)
+            chunks += 1
+            advance(len(results))
+            return stop_after is None or chunks < stop_after
 
-    if chunk is None:  # at least four tasks per worker, so a slow one cannot hold up the end
-        cores = workers or os.cpu_count() or 1
-        chunk = max(1, min(DEFAULT_CHUNK, len(todo) // (4 * cores)))
-    tasks = [(width, height, todo[i : i + chunk], spec) for i in range(0, len(todo), chunk)]
-    try:
+        if chunk is None:  # at least four tasks per worker, so a slow one cannot hold up the end
+            cores = workers or os.cpu_count() or 1
+            chunk = max(1, min(DEFAULT_CHUNK, len(todo) // (4 * cores)))
+        tasks = [(width, height, todo[i : i + chunk], spec) for i in range(0, len(todo), chunk)]
         with contextlib.ExitStack() as stack:
             pool = (
                 executor
@@ -200,9 +190,11 @@ def make_dataset(
             with progress_bar(progress, n, resumed, "labelling") as advance:
                 complete = run_chunks(pool, analyze_chunk, tasks, finished)
     except BaseException:
-        if fresh and not labels:  # nothing to resume: leave no journal behind
+        if not labels:  # nothing to resume: leave no journal behind
             journal.remove()
         raise
+    finally:
+        journal.close()
     if not complete:
         raise JobInterrupted(journal.path, labelled, "dataset")
     dataset = label(
@@ -215,4 +207,4 @@ def make_dataset(
     dataset.save(out_path)
     journal.remove()
     seconds = time.perf_counter() - started
-    return DatasetReport(dataset, labelled, resumed, nodes, seconds, book_check, damaged)
+    return DatasetReport(dataset, labelled, resumed, nodes, seconds, book_check, journal.damaged)

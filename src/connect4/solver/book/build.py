@@ -15,11 +15,11 @@ level by level, **deepest level first**:
 Work is split into chunks run on a ``concurrent.futures`` executor: a local
 process pool by default, or a Dask distributed cluster when a scheduler
 address is given (``client.get_executor()``). Every finished chunk is appended
-to a journal (``OUT.partial``, fixed 16-byte records, each followed by its CRC-32;
-damaged ones are dropped and solved again on resume) before the progress bar
-moves, so an interrupted build loses at most the chunks in flight and
-``--resume`` continues from the journal. When all levels are done the book is
-written to ``OUT`` and the journal removed.
+to a journal (``OUT.partial``, :mod:`connect4.core.journal`: one transaction per
+chunk, each position's record with its checksum; damaged ones are dropped and
+solved again on resume) before the progress bar moves, so an interrupted build
+loses at most the chunks in flight and ``--resume`` continues from the journal.
+When all levels are done the book is written to ``OUT`` and the journal removed.
 
 Inputs are checked before any work and before the journal exists, so a
 refused build leaves nothing behind: a base book must be of the build's board
@@ -53,19 +53,18 @@ import numpy.typing as npt
 
 from connect4.core.bits import fits_word
 from connect4.core.files import check_output
+from connect4.core.journal import Journal as JobJournal, journal_path
 from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.core.processes import JobInterrupted, make_executor, run_chunks
 from connect4.core.progress import progress_bar
 from connect4.solver import BookArrays, Solver, fresh_worker, solver_for
 from connect4.solver.book.format import Book, BookError, is_book_file, position_from_key
-from connect4.solver.book.jobs import DEFAULT_CHUNK, RecordJournal, worker_book
+from connect4.solver.book.jobs import DEFAULT_CHUNK, worker_book
 from connect4.solver.book.keys import canonical_key, key_array, key_plies
 from connect4.solver.book.reader import load_book
 from connect4.solver.checks import check_solver_board
 
-JOURNAL_MAGIC = b"C4JRNL2\n"  # 2: each record followed by its CRC-32
-_JOURNAL_HEADER = struct.Struct("<8sBBBx4xQ")  # magic, width, height, plies, base-book tag
 _RECORD = struct.Struct("<QbxxxI")  # canonical key, score, nodes (saturated)
 
 
@@ -268,7 +267,8 @@ def book_tag(book: Book) -> int:
 @dataclass
 class Journal:
     """The solved positions of a build, journalled beside the book being built
-    (:class:`connect4.solver.book.jobs.RecordJournal`)."""
+    (:class:`connect4.core.journal.Journal`): a record per position, its key, score and
+    nodes packed; the build's board, plies and base book are the journal's identity."""
 
     path: Path
     width: int
@@ -277,36 +277,39 @@ class Journal:
     base_tag: int = 0  # :func:`book_tag` of the base book (0: none), so a resume uses the same
     scores: dict[int, int] = field(default_factory=dict)
     nodes: int = 0
-    damaged: int = 0  # damaged or torn records dropped on resume (solved again)
+    damaged: int = 0  # damaged records dropped on resume (solved again)
+    file: JobJournal | None = field(default=None, init=False, repr=False)
 
-    def file(self) -> RecordJournal:
-        """The journal's file of records (:class:`RecordJournal`)."""
-        header = _JOURNAL_HEADER.pack(
-            JOURNAL_MAGIC, self.width, self.height, self.plies, self.base_tag
-        )
-        record = _RECORD if fits_word(self.width, self.height) else WideRecord()
-        return RecordJournal(self.path, header, record)
+    def on_disk(self) -> JobJournal:
+        """The journal's file of records, not yet opened."""
+        base = f"{self.base_tag:016x}" if self.base_tag else "none"  # the base book's entries
+        identity = {"width": self.width, "height": self.height, "plies": self.plies,
+                    "base_book": base}  # fmt: skip
+        return JobJournal(self.path, "build", identity)
 
-    def open(self, resume: bool) -> None:
+    def open(self, resume: bool, force: bool = False) -> None:
         """Start a new journal, or (``resume``) read the one on disk and continue it."""
-        file = self.file()
-        if resume and file.exists():
-            if not file.matches():
-                raise BookError(
-                    f"{self.path} belongs to another build (board, plies or base book "
-                    "differ) or its header is damaged: delete it, or start a new build",
-                    setting="resume",
-                )
-            for key, score, nodes in file.read():
-                self.scores[key] = score
-                self.nodes += nodes
-            self.damaged = file.damaged
-        else:
-            file.start()
+        self.file = self.on_disk().open(resume=resume, force=force)
+        record = self._record()
+        for data in self.file.records():
+            key, score, nodes = record.unpack(data)
+            self.scores[key] = score
+            self.nodes += nodes
+        self.damaged = self.file.damaged
+
+    def close(self) -> None:
+        """Close the journal; its file stays for a resume."""
+        if self.file is not None:
+            self.file.close()
+
+    def _record(self) -> struct.Struct:
+        return _RECORD if fits_word(self.width, self.height) else WideRecord()
 
     def append(self, results: Sequence[tuple[int, int, int]]) -> None:
-        """Record finished positions durably (flushed and fsynced)."""
-        self.file().append(results)
+        """Record finished positions durably (one transaction)."""
+        assert self.file is not None, "open the journal first"
+        record = self._record()
+        self.file.append([record.pack(*result) for result in results])
         for key, score, nodes in results:
             self.scores[key] = score
             self.nodes += nodes
@@ -473,12 +476,8 @@ def build_book(
     base_book = config.base_book
     out_path = Path(out)
     check_output(out_path, what="book", force=force, resume=resume, ours=is_book_file)
-    journal = Journal(out_path.with_name(out_path.name + ".partial"), width, height, plies)
-    if not resume and journal.file().has_records():
-        raise BookError(
-            f"{journal.path} holds an unfinished build: resume it, or delete it",
-            setting="resume",
-        )
+    journal = Journal(journal_path(out_path), width, height, plies)
+    journal.on_disk().check(resume=resume, force=force)  # before any work
     levels = enumerate_levels(width, height, plies)
     base = base_book_for(base_book, width, height, plies)
     base_check = None
@@ -492,7 +491,7 @@ def build_book(
             say(base_check.summary())
     started = time.perf_counter()
     fresh = not (resume and journal.path.exists())
-    journal.open(resume)
+    journal.open(resume, force)
     resumed = sum(1 for level in levels for key in level if key in journal.scores)
     total = sum(len(level) for level in levels)
     solved = 0
@@ -537,15 +536,17 @@ def build_book(
             with progress_bar(progress, total, resumed) as advance:
                 finished = run(pool, advance)
     except BaseException:
-        if fresh and not journal.scores:  # nothing to resume: leave no journal behind
-            journal.path.unlink(missing_ok=True)
+        if fresh and not journal.scores and journal.file is not None:  # nothing to resume
+            journal.file.remove()
         raise
+    finally:
+        journal.close()
     seconds = time.perf_counter() - started
     if not finished:
         raise BuildInterrupted(journal.path, solved)
     book_out = finished_book(journal, levels, base_book)
     book_out.save(out_path)
-    journal.path.unlink()
+    journal.on_disk().remove()
     return BuildReport(
         book_out, solved, resumed, journal.nodes, seconds, base_check, journal.damaged
     )
