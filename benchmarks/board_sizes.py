@@ -32,6 +32,7 @@ from typing import Literal
 
 from machine import describe_machine
 
+from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.solver import Solver, SolverError
 
@@ -149,7 +150,8 @@ def solve_board(
         solver.warm_up()
         cpu_start = time.process_time()
         start = time.perf_counter()
-        result = solver.run(Position.from_moves("", width, height), max_seconds=timeout)
+        empty = Position.from_moves("", width, height)
+        result = solver.run(empty, limit=None if timeout is None else Limit.within(timeout))
         seconds = time.perf_counter() - start
         cpu = time.process_time() - cpu_start
     published = PUBLISHED.get((width, height))

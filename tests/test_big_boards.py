@@ -19,6 +19,7 @@ from connect4.classic.search import Limits, search
 from connect4.cli.app import app
 from connect4.core.errors import GameError
 from connect4.core.games import Board
+from connect4.core.limits import Limit
 from connect4.envs import GYM_ID, ConnectFourEnv, pettingzoo_env, vector_env
 from connect4.players import make_player
 from connect4.review import review
@@ -67,7 +68,7 @@ def test_the_review_grades_the_end_of_a_10x6_game() -> None:
     game = position.copy()
     while not game.is_over():  # the side to move plays its first legal column
         game.play(game.legal_moves()[0])
-    result = review(game.moves, Board("connect4", 10, 6), max_nodes=100_000)
+    result = review(game.moves, Board("connect4", 10, 6), limit=Limit(nodes=100_000))
     graded = [row for row in result.plies if row.proven]
     assert graded and graded[-1].ply == game.ply
     for row in graded:  # every move's score near the end: a naive negamax's

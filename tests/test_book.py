@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from connect4.core.bits import mirror_key
+from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.core.score import score_bounds
 from connect4.solver.book.format import Book, BookError
@@ -186,7 +187,7 @@ def translation_check(count: int, min_abs: int, max_nodes: int, seed: int) -> tu
         value = book.lookup(position)
         if value is None or abs(value) < min_abs:
             continue
-        result = solver.run(position, max_nodes=max_nodes)
+        result = solver.run(position, limit=Limit(nodes=max_nodes))
         if result.complete:
             checked += 1
             agreed += result.score == value
@@ -225,7 +226,7 @@ def test_8ply_wdl_book_matches_the_solver() -> None:
     checked = 0
     for _ in range(40):
         position = random_position(rng, 8)
-        result = solver.run(position, weak=True, max_nodes=2_000_000)
+        result = solver.run(position, weak=True, limit=Limit(nodes=2_000_000))
         assert result.complete
         assert wdl_lookup(book, position) == result.score, position.moves
         checked += 1

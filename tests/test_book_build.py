@@ -13,6 +13,7 @@ import pytest
 
 from connect4.core.errors import IllegalMoveError
 from connect4.core.journal import JournalError
+from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.solver.book.build import (
     BaseBookCheck,
@@ -379,7 +380,7 @@ def test_spot_check_counts_entries_it_cannot_settle_and_books_with_nothing_to_pr
         5, 4, 5, np.array(list(scores), dtype=np.uint64),
         np.array(list(scores.values()), dtype=np.int8),
     )  # fmt: skip
-    unsettled = spot_check(book, "b", deeper_than=0, max_nodes=1)
+    unsettled = spot_check(book, "b", deeper_than=0, limit=Limit(nodes=1))
     assert (unsettled.checked, unsettled.skipped) == (0, 64)
     assert unsettled.summary().startswith("base book: none of 784 entries with more than 0")
     small = spot_check(book, "b", deeper_than=5)

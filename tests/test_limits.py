@@ -216,7 +216,7 @@ def test_the_solver_stops_at_its_callers_flag() -> None:
         result = solver.run(Position(8, 7), analyze=analyze, limit=limit)
         assert not result.complete and result.score is None
     # the table's stop slot is clear again: the next search runs to its own node budget
-    assert solver.run(Position(8, 7), max_nodes=200_000).nodes >= 200_000
+    assert solver.run(Position(8, 7), limit=Limit(nodes=200_000)).nodes >= 200_000
 
 
 def test_watching_limits_starts_no_thread_per_watch_and_never_stops_late(

@@ -13,6 +13,7 @@ import pytest
 from connect4 import Position, TicTacToe
 from connect4.classic.mcts import Engine, Mcts, MctsResult
 from connect4.core.game import Game
+from connect4.core.limits import Limit
 from connect4.core.position import four_in_a_row
 from connect4.players import PlayerSpecError, make_player
 from connect4.solver import Solver
@@ -161,7 +162,7 @@ def test_tree_reuse_keeps_the_subtree() -> None:
 def capped_search(kind: str, cap: int | None) -> Any:
     """A tree search of ``kind`` (MCTS on either engine, or the network's PUCT) whose tree
     holds at most ``cap`` nodes (``None``: its default room)."""
-    room = {} if cap is None else {"max_nodes": cap}
+    room = {} if cap is None else {"max_tree_nodes": cap}
     if kind == "puct":
         from connect4.net.model import Network
         from connect4.net.search import Puct
@@ -210,7 +211,7 @@ def test_a_search_of_as_many_playouts_as_fill_the_tree_is_not_cut(engine: str) -
 def test_the_engines_stop_at_the_same_full_tree() -> None:
     engines: tuple[Engine, ...] = ("numba", "python")
     results = [
-        Mcts(seed=7, engine=engine, max_nodes=300, solver=True).search(
+        Mcts(seed=7, engine=engine, max_tree_nodes=300, solver=True).search(
             Position.from_moves("44"), playouts=50_000
         )
         for engine in engines
@@ -223,7 +224,7 @@ def test_the_engines_stop_at_the_same_full_tree() -> None:
 def test_a_full_tree_is_in_the_players_stats() -> None:
     from connect4.players.mcts import MctsPlayer
 
-    player = MctsPlayer("mcts", Mcts(seed=1, max_nodes=200), 100_000, None)
+    player = MctsPlayer("mcts", Mcts(seed=1, max_tree_nodes=200), 100_000, None)
     choice = player.choose(Position())
     assert choice.stats["tree_full"] is True and choice.stats["tree_size"] <= 200
     assert choice.stats["playouts"] < 100_000
@@ -232,7 +233,7 @@ def test_a_full_tree_is_in_the_players_stats() -> None:
 
 
 def test_time_limit_and_bad_requests() -> None:
-    result = Mcts(seed=1).search(Position(), seconds=0.05)
+    result = Mcts(seed=1).search(Position(), limit=Limit.within(0.05))
     assert result.playouts > 0 and result.move in range(7)
     with pytest.raises(ValueError, match="game is over"):
         Mcts().search(Position.from_moves("4455667"), playouts=10)

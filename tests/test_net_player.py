@@ -121,7 +121,7 @@ def test_puct_keeps_the_subtree_of_the_moves_played() -> None:
     assert [c.visits for c in other.columns] == [
         c.visits for c in Puct(net).search(Position.from_moves("3"), playouts=30).columns
     ]
-    assert search.search(Position.from_moves("3"), playouts=10, seconds=None).reused == 30
+    assert search.search(Position.from_moves("3"), playouts=10).reused == 30
     with pytest.raises(ValueError, match="game is over"):
         search.search(Position.from_moves("1212121"), playouts=10)
 
@@ -342,7 +342,7 @@ def test_the_terminal_words_the_raw_networks_value_as_its_own() -> None:
 
 def test_a_full_puct_tree_is_in_the_players_stats(weights: Path) -> None:
     player = make_player(f"net:load={weights},playouts=5000")
-    player.search.max_nodes = 40  # type: ignore[attr-defined]
+    player.search.max_tree_nodes = 40  # type: ignore[attr-defined]
     choice = player.choose(Position())
     assert choice.stats["tree_full"] is True and choice.stats["tree_size"] == 40
     roomy = make_player(f"net:load={weights},playouts=50").choose(Position())

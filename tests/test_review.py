@@ -10,6 +10,7 @@ import pytest
 from connect4 import Position
 from connect4.core.errors import GameError, IllegalMoveError, InvalidMoveError
 from connect4.core.games import Board
+from connect4.core.limits import Limit
 from connect4.players import make_player
 from connect4.review import Review, ReviewError, exact_scores, grade, review
 from tests.naive import NaiveSolver
@@ -164,7 +165,7 @@ def test_tictactoe_is_searched_in_full() -> None:
 
 
 def test_positions_out_of_budget_are_not_proven() -> None:
-    result = review("3322", Board("connect4", 6, 4), max_nodes=0)
+    result = review("3322", Board("connect4", 6, 4), limit=Limit(nodes=0))
     assert all(row.verdict is None and not row.proven for row in result.plies)
     assert all(row.best_score is None and row.best_moves == () for row in result.plies)
     assert result.decisive_ply is None
@@ -281,15 +282,13 @@ def test_solves_shared_by_threads_give_the_one_thread_scores() -> None:
 
 
 def test_a_deadline_leaves_positions_unproven_never_wrong() -> None:
-    import time
-
     from connect4.review.values import clear_cache
 
     moves = book_band_games()[0]
     clear_cache()
     full = review(moves)
     clear_cache()
-    cut = review(moves, deadline=time.perf_counter() + 0.002)
+    cut = review(moves, limit=Limit.within(0.002))
     assert any(not row.proven for row in cut.plies)
     for row, right in zip(cut.plies, full.plies, strict=True):
         if row.proven:

@@ -24,6 +24,7 @@ from connect4.classic.search import (
     search,
 )
 from connect4.core.game import Game
+from connect4.core.limits import Limit
 from connect4.players import PlayerSpecError, make_player
 from connect4.terminal import strongest_ai
 
@@ -216,7 +217,7 @@ def test_numba_path_agrees_exactly(make: type[Game], width: int, height: int, ru
 def test_iterative_deepening_agrees_on_both_engines() -> None:
     game = Position.from_moves("4453")
     a, b = (
-        search(game, limits=Limits(depth=6, time=1000.0), tt=True, engine=e)
+        search(game, limits=Limits(depth=6), tt=True, engine=e, limit=Limit.within(1000.0))
         for e in ("python", "numba")
     )
     assert _key(a) == _key(b)
@@ -226,14 +227,15 @@ def test_iterative_deepening_agrees_on_both_engines() -> None:
 def test_node_budget_stops_and_says_so() -> None:
     for engine in ("python", "numba"):
         r = search(
-            Position(), limits=Limits(depth=6, nodes=100), algorithm="minimax", engine=engine
-        )
+            Position(), limits=Limits(depth=6), algorithm="minimax", engine=engine,
+            limit=Limit(nodes=100),
+        )  # fmt: skip
         assert not r.complete and r.move is None and r.value is None
         assert r.stopped == "node budget" and r.stats.nodes == 101
 
 
 def test_time_limit_returns_a_complete_iteration() -> None:
-    r = search(Position.from_moves("44"), limits=Limits(time=0.05), heuristic="threats")
+    r = search(Position.from_moves("44"), heuristic="threats", limit=Limit.within(0.05))
     assert r.complete and r.move in range(7) and r.stats.depth >= 1
 
 
@@ -366,7 +368,7 @@ def test_level_settings_and_overrides() -> None:
     mixed = make_player("alphabeta:level=hard,depth=3,tt=off")
     assert (mixed.limits.depth, mixed.heuristic, mixed.tt) == (3, "threats", False)  # type: ignore[attr-defined]
     timed = make_player("alphabeta:level=medium,time=0.2")
-    assert timed.limits.time == 0.2 and timed.limits.depth is None  # type: ignore[attr-defined]
+    assert timed.seconds == 0.2 and timed.limits.depth is None  # type: ignore[attr-defined]
     phase = make_player("alphabeta:schedule=4/5/6")
     assert phase.limits.schedule == (4, 5, 6)  # type: ignore[attr-defined]
     assert make_player("minimax:level=hard").limits.depth == 5  # type: ignore[attr-defined]

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from connect4.core.limits import Limit
 from connect4.core.position import Position, board_mask, bottom_mask
 from connect4.solver import (
-    Budget,
     Solver,
     SolverError,
     SolveResult,
@@ -319,10 +319,10 @@ def test_best_move_tie_breaks() -> None:
 def test_node_limit_stops_with_unknown() -> None:
     limited = Solver(7, 6, 16)
     position = Position.from_moves(pons_cases("Test_L1_R3")[0][0])
-    result = limited.run(position, max_nodes=10_000)
+    result = limited.run(position, limit=Limit(nodes=10_000))
     assert not result.complete and result.score is None
     assert 10_000 <= result.nodes <= 10_001
-    partial = limited.run(position, analyze=True, max_nodes=5_000)
+    partial = limited.run(position, analyze=True, limit=Limit(nodes=5_000))
     assert partial.score is None and not partial.complete
     assert partial.column_scores is not None and None in partial.column_scores
     # the solver still answers exactly afterwards
@@ -332,9 +332,9 @@ def test_node_limit_stops_with_unknown() -> None:
 
 def test_time_limit_stops_cleanly() -> None:
     limited = Solver(7, 6, 16)
-    result = limited.run(Position(), max_seconds=0.05)
+    result = limited.run(Position(), limit=Limit.within(0.05))
     assert not result.complete and result.score is None and result.nodes > 0
-    done = limited.run(Position.from_moves("4455"), max_seconds=10)
+    done = limited.run(Position.from_moves("4455"), limit=Limit.within(10))
     assert done.complete and done.score == 18
 
 
@@ -509,12 +509,14 @@ def test_a_proven_lower_bound_saves_searches_not_the_score() -> None:
             assert solver.run(game, lower=lower).score == score, (game.moves, lower)
 
 
-def test_a_past_deadline_stops_after_the_first_slice() -> None:
+def test_an_expired_limit_stops_the_search_at_its_first_node() -> None:
+    # the limit is watched from the start: an expired one sets the table's stop slot
+    # before the kernel runs (before the one Limit, a past deadline searched 65,536 nodes)
     solver = Solver(7, 6, 16)
-    result = solver.run(Position(), deadline=time.perf_counter() - 1)
-    assert (result.score, result.complete, result.nodes) == (None, False, 1 << 16)
-    probe = solver.probe(Position(), 0, budget=Budget(deadline=time.perf_counter() - 1))
-    assert (probe.value, probe.complete, probe.nodes) == (None, False, 1 << 16)
+    result = solver.run(Position(), limit=Limit(deadline=time.perf_counter() - 1))
+    assert (result.score, result.complete, result.nodes) == (None, False, 1)
+    probe = solver.probe(Position(), 0, limit=Limit(deadline=time.perf_counter() - 1))
+    assert (probe.value, probe.complete, probe.nodes) == (None, False, 1)
     assert solver.solve(Position.from_moves("44455554221")) == -15  # still exact
 
 

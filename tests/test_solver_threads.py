@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.solver import MAX_THREADS, SolveProgress, Solver, SolverError, backend
 from connect4.solver.layout import (
@@ -69,7 +70,7 @@ def test_threads_give_exact_scores_on_pons_samples(name: str, every: int, thread
     for moves, score in pons_cases(name, every):
         position = Position.from_moves(moves)
         # one thread goes through the same threaded path when a progress hook is given
-        result = solver.run(position, progress=calls.append if threads == 1 else None)
+        result = solver.run(position, limit=Limit(progress=calls.append) if threads == 1 else None)
         assert (result.score, result.complete) == (score, True), moves
         assert solver.solve(position, weak=True) == (score > 0) - (score < 0), moves
 
@@ -117,7 +118,9 @@ def test_two_word_entries_on_a_64_bit_board_with_threads() -> None:
             if position is None:
                 continue
             expected = naive.score(columns_of(position))
-            result = solver.run(position, progress=(lambda p: None) if threads == 1 else None)
+            result = solver.run(
+                position, limit=Limit(progress=lambda p: None) if threads == 1 else None
+            )
             assert result.score == expected, position.moves
             checked += 1
 
@@ -178,10 +181,10 @@ def test_the_narrowing_tests_no_window_below_the_lower_bound(weak: bool) -> None
 
 def test_limits_stop_every_thread() -> None:
     solver = parallel(7, 6, 2)
-    result = solver.run(Position.from_moves(LONG), max_nodes=200_000)
+    result = solver.run(Position.from_moves(LONG), limit=Limit(nodes=200_000))
     assert (result.score, result.complete) == (None, False)
     assert result.nodes >= 200_000
-    timed = solver.run(Position.from_moves(LONG), deadline=time.perf_counter() + 0.2)
+    timed = solver.run(Position.from_moves(LONG), limit=Limit.within(0.2))
     assert (timed.score, timed.complete) == (None, False)
     assert solver.solve(Position.from_moves("44455554221")) == -15  # still exact afterwards
 
@@ -274,7 +277,9 @@ def test_the_kernel_runs_outside_the_gil() -> None:
 def test_progress_reports_come_while_the_threads_search() -> None:
     reports: list[SolveProgress] = []
     solver = parallel(7, 6, 2)
-    result = solver.run(Position.from_moves(LONG), max_nodes=10_000_000, progress=reports.append)
+    result = solver.run(
+        Position.from_moves(LONG), limit=Limit(nodes=10_000_000, progress=reports.append)
+    )
     assert not result.complete
     assert reports, "no progress report during a search of 10 million nodes"
     nodes = [r.nodes for r in reports]

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from connect4 import Position
 from connect4.cli.app import app
+from connect4.core.limits import Limit
 from connect4.players import make_player
 from connect4.solver import Solver, SolverError, backend, kernel_ready, wide
 from connect4.solver.layout import (
@@ -102,7 +103,9 @@ def test_solver_on_8x8_scores_columns_threads_and_limits() -> None:
         assert two.solve(position) == expected
         assert one.analyze(position) == naive.column_scores(columns_of(position))
         assert one.solve(position, weak=True) == (expected > 0) - (expected < 0)
-    stopped = Solver(8, 8, tt_megabytes=8).run(late_positions(8, 8, 30, 1, seed=5)[0], max_nodes=50)
+    stopped = Solver(8, 8, tt_megabytes=8).run(
+        late_positions(8, 8, 30, 1, seed=5)[0], limit=Limit(nodes=50)
+    )
     assert not stopped.complete
     one.close()
     two.close()

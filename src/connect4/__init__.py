@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     )
     from connect4.core.game import Game
     from connect4.core.games import Board, new_game
+    from connect4.core.limits import Limit
     from connect4.core.position import Position
     from connect4.core.tictactoe import TicTacToe
     from connect4.core.version import __version__ as __version__
@@ -71,6 +72,7 @@ _LAZY = {
     "Game": "connect4.core.game",
     "Board": "connect4.core.games",
     "new_game": "connect4.core.games",
+    "Limit": "connect4.core.limits",
     "Position": "connect4.core.position",
     "TicTacToe": "connect4.core.tictactoe",
     "__version__": "connect4.core.version",
@@ -98,6 +100,7 @@ __all__ = [
     "GameError",
     "IllegalMoveError",
     "InvalidMoveError",
+    "Limit",
     "Limits",
     "MoveChoice",
     "Player",

@@ -603,7 +603,7 @@ def review_summary(moves: str, board: Board, time_limit: float = REVIEW_SECONDS)
     from connect4.review.report import summary_lines
 
     try:
-        result = review(moves, board, deadline=time.perf_counter() + time_limit)
+        result = review(moves, board, limit=Limit.within(time_limit))
     except ReviewError:
         return []
     command = f"connect4 review {moves or chr(34) * 2}"

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from connect4.arena.record import ResultLine, board_of
 from connect4.arena.schedule import ArenaConfig, ArenaError
+from connect4.core.limits import Limit
 from connect4.review import Review, ReviewError, Verdict, review
 
 
@@ -38,7 +39,7 @@ def game_verdicts(config: ArenaConfig, moves: str, opening: int) -> list[Verdict
     graded = review(
         moves,
         config.board,
-        max_nodes=config.accuracy_nodes,
+        limit=Limit(nodes=config.accuracy_nodes),
         opening=opening,
         reuse_table=False,
     )
@@ -54,10 +55,9 @@ def with_verdicts(record: ResultLine, config: ArenaConfig) -> ResultLine:
     return updated
 
 
-def review_record(
-    record: ResultLine, *, max_nodes: int | None = None, deadline: float | None = None
-) -> Review:
-    """The full review of an arena game: board and rules from the record, the opening
+def review_record(record: ResultLine, *, limit: Limit | None = None) -> Review:
+    """The full review of an arena game within ``limit`` (see
+    :func:`~connect4.review.review`): board and rules from the record, the opening
     counted for nobody, the players' specs as names.
 
     Raises :class:`~connect4.review.ReviewError` for a record that does not say
@@ -69,8 +69,7 @@ def review_record(
             return review(
                 record["moves"],
                 board,
-                max_nodes=max_nodes,
-                deadline=deadline,
+                limit=limit,
                 opening=len(record["opening"]),
                 names=(record["red"], record["yellow"]),
             )

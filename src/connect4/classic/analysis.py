@@ -25,6 +25,7 @@ from connect4.classic.search import search
 from connect4.core.errors import Connect4Error
 from connect4.core.files import save_figure
 from connect4.core.game import Game
+from connect4.core.limits import Limit
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -106,7 +107,8 @@ def compare(
                 continue
             result = search(
                 game,
-                limits=Limits(depth=depth, nodes=budget if algorithm == "minimax" else None),
+                limits=Limits(depth=depth),
+                limit=Limit(nodes=budget) if algorithm == "minimax" else None,
                 algorithm="minimax" if algorithm == "minimax" else "alphabeta",
                 heuristic=heuristic,
                 ordering="none" if ordering == "none" else "center",

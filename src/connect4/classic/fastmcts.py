@@ -7,7 +7,7 @@ compiled functions. This module keeps the tree in an ``int32`` array (one row pe
 node), grows it as needed, and moves the root down the tree between turns.
 
 Supported: Connect Four boards with ``width * (height + 1) <= 63`` (both rule sets)
-and tic-tac-toe. The tree holds at most ``max_nodes`` nodes (by default
+and tic-tac-toe. The tree holds at most ``max_tree_nodes`` nodes (by default
 :data:`~connect4.classic.mctsboard.MAX_NODES`, 112 MB); the search stops when it is
 full and :meth:`CompiledTree.full` says so.
 
@@ -81,13 +81,13 @@ class CompiledTree:
     """An MCTS tree in an ``int32`` array, searched by the compiled iteration.
 
     ``state`` is the generator's 64-bit state; it carries over between searches. The
-    tree holds at most ``max_nodes`` nodes (at least one expansion's worth).
+    tree holds at most ``max_tree_nodes`` nodes (at least one expansion's worth).
     """
 
     name = "numba"
 
     def __init__(
-        self, game: Game, solver: bool, heuristic: bool, state: int, max_nodes: int = MAX_NODES
+        self, game: Game, solver: bool, heuristic: bool, state: int, max_tree_nodes: int = MAX_NODES
     ) -> None:
         params, order, cells, lines = board_setup(game, solver, heuristic)
         self.board, self.board_cells = params, cells  # Python ints, for descend()
@@ -100,9 +100,9 @@ class CompiledTree:
         self.path = np.zeros(game.size + 2, dtype=np.int64)
         self.st = np.zeros(N_STATE, dtype=np.int64)
         self.st[S_RNG] = _int64(state)
-        self.max_nodes = max(max_nodes, 1 + len(order))
+        self.max_tree_nodes = max(max_tree_nodes, 1 + len(order))
         self.nodes = np.zeros(
-            (min(4096, self.max_nodes), N_FIELDS), dtype=np.int32
+            (min(4096, self.max_tree_nodes), N_FIELDS), dtype=np.int32
         )  # small rows: fewer cache misses
         self.reset(game)
 
@@ -119,9 +119,9 @@ class CompiledTree:
         full, or once another thread sets ``stop[0]``, a
         :class:`~connect4.core.limits.Limit`'s flag); the number run."""
         count = min(count, MAX_VISITS - self.root_visits())
-        needed = min(int(self.st[S_USED]) + count * len(self.order) + 1, self.max_nodes)
+        needed = min(int(self.st[S_USED]) + count * len(self.order) + 1, self.max_tree_nodes)
         if len(self.nodes) < needed:  # each iteration expands at most one node
-            rows = min(max(needed, 2 * len(self.nodes)), self.max_nodes)
+            rows = min(max(needed, 2 * len(self.nodes)), self.max_tree_nodes)
             grown = np.zeros((rows, N_FIELDS), dtype=self.nodes.dtype)
             grown[: len(self.nodes)] = self.nodes
             self.nodes = grown

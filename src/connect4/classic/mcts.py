@@ -22,7 +22,7 @@ counts: ``"numba"`` (:mod:`connect4.classic.fastmcts`, on bitboards) and
 A :class:`Mcts` keeps its tree between searches: when the next position follows
 from the last one, the subtree of the moves played becomes the new tree.
 
-A tree holds at most ``max_nodes`` nodes (:data:`~connect4.classic.mctsboard.MAX_NODES`,
+A tree holds at most ``max_tree_nodes`` nodes (:data:`~connect4.classic.mctsboard.MAX_NODES`,
 4,194,304, by default: 112 MB in the compiled engine). When an iteration would have to
 expand a node past that, the search stops and its result says ``tree_full``: a budget
 larger than what fills the tree answers what the full tree found, never a move that
@@ -165,11 +165,11 @@ class ReferenceTree:
     name = "python"
 
     def __init__(
-        self, game: Game, solver: bool, heuristic: bool, state: int, max_nodes: int = MAX_NODES
+        self, game: Game, solver: bool, heuristic: bool, state: int, max_tree_nodes: int = MAX_NODES
     ) -> None:
         self.params, order, _, self.lines = board_setup(game, solver, heuristic)
         self.width = len(order)  # room an expansion needs, as the compiled engine counts it
-        self.max_nodes = max(max_nodes, 1 + self.width)
+        self.max_tree_nodes = max(max_tree_nodes, 1 + self.width)
         self.solver = solver
         self.heuristic = heuristic
         self.state = state
@@ -207,7 +207,7 @@ class ReferenceTree:
                 reward = self.playout(game)
                 break
             if not node.children:
-                if self.nodes + self.width > self.max_nodes:
+                if self.nodes + self.width > self.max_tree_nodes:
                     for _ in path[1:]:
                         game.undo()
                     self.is_full = True
@@ -387,7 +387,7 @@ class Mcts:
         solver: bool = False,
         playout: PlayoutPolicy = "random",
         engine: Engine = "auto",
-        max_nodes: int = MAX_NODES,
+        max_tree_nodes: int = MAX_NODES,
     ) -> None:
         if playout not in PLAYOUT_POLICIES:
             raise ValueError(f"unknown playout {playout!r}: choose random or heuristic")
@@ -397,7 +397,7 @@ class Mcts:
         self.solver = solver
         self.playout = playout
         self.engine = engine
-        self.max_nodes = max_nodes
+        self.max_tree_nodes = max_tree_nodes
         self.state = seed_state(seed)
         self.tree: Tree | None = None
         self.shape: tuple[object, ...] = ()
@@ -431,13 +431,13 @@ class Mcts:
 
             if fastmcts.supports(game):
                 return fastmcts.CompiledTree(
-                    game, self.solver, heuristic, self.state, self.max_nodes
+                    game, self.solver, heuristic, self.state, self.max_tree_nodes
                 )
             if self.engine == "numba":
                 check_word_board(game.width, game.height, "the numba MCTS engine", SIGNED_WORD_BITS)
                 raise ValueError(f"the numba engine does not support {game.kind}")
             note_python_engine(game, "the compiled MCTS")
-        return ReferenceTree(game, self.solver, heuristic, self.state, self.max_nodes)
+        return ReferenceTree(game, self.solver, heuristic, self.state, self.max_tree_nodes)
 
     def root_node(self) -> Node:
         """The last search's tree as :class:`Node` objects (the compiled engine's
@@ -473,51 +473,32 @@ class Mcts:
         game: Game,
         *,
         playouts: int | None = None,
-        seconds: float | None = None,
         limit: Limit | None = None,
     ) -> MctsResult:
-        """Search ``game`` (left unchanged) for ``playouts`` iterations or ``seconds``
-        (both: whichever ends first; neither: :data:`DEFAULT_PLAYOUTS`), within the
-        caller's ``limit`` (its deadline and stop flag); raises
-        :class:`~connect4.core.errors.BudgetExceeded` when that stops it before any
-        playout."""
+        """Search ``game`` (left unchanged) for ``playouts`` iterations within ``limit``
+        (its deadline and stop flag: whichever ends first; neither playouts nor a
+        deadline: :data:`DEFAULT_PLAYOUTS`); raises
+        :class:`~connect4.core.errors.BudgetExceeded` when the limit stops it before
+        any playout. ``complete`` is False when the limit stopped it first."""
         if game.is_over():
             raise ValueError("no move to search: the game is over")
-        if playouts is None and seconds is None:
+        if playouts is None and (limit is None or limit.deadline is None):
             playouts = DEFAULT_PLAYOUTS
         tree, reused = self._tree_for(game)
         start = time.perf_counter()
         complete = True
-        if limit is not None:
-            guard = limit.tighter(seconds)
+        if limit is None:
+            done = tree.run(playouts or 0, self.c)
+        else:
+            guard = limit.tighter()
             budget = playouts if playouts is not None else 1 << 62
             with guard.watch() as flag:
                 done = tree.run(budget, self.c, flag)
             complete = done >= budget or tree.root_proven() != UNKNOWN or not limit.expired()
             if tree.root_visits() == 0:
                 raise BudgetExceeded("the limit stopped the search before its first playout")
-        elif seconds is None:
-            done = tree.run(playouts or 0, self.c)
-        else:
-            done = self._run_for(tree, seconds, playouts, start)
         elapsed = time.perf_counter() - start
         return replace(self._result(tree, done, reused, elapsed), complete=complete)
-
-    def _run_for(self, tree: Tree, seconds: float, playouts: int | None, start: float) -> int:
-        """Playouts in growing chunks until ``seconds`` after ``start`` (or ``playouts``)."""
-        done, chunk = 0, 16
-        deadline = start + seconds
-        budget = playouts if playouts is not None else 1 << 62
-        while done < budget and time.perf_counter() < deadline:
-            requested = min(chunk, budget - done)
-            ran = tree.run(requested, self.c)
-            done += ran
-            if ran < requested:
-                break  # the root is proven or the tree full
-            elapsed = time.perf_counter() - start
-            rate = done / elapsed if elapsed > 0 else chunk
-            chunk = max(16, min(int(rate * (deadline - time.perf_counter()) / 4), 1 << 20))
-        return done
 
     def _result(self, tree: Tree, done: int, reused: int, elapsed: float) -> MctsResult:
         children = tuple(

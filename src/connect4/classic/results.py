@@ -1,4 +1,4 @@
-"""What a classic search is asked and what it answers: limits, statistics, results.
+"""What a classic search is asked and what it answers: depths, statistics, results.
 
 Both engines of :func:`connect4.classic.search.search` (the readable one and the
 compiled backend) answer each depth with an :class:`Outcome`; the search turns
@@ -74,9 +74,9 @@ def describe_value(value: float | None) -> str:
 
 @dataclass(frozen=True)
 class Limits:
-    """How far to search: a fixed ``depth``, a ``schedule`` of depths by game phase,
-    a ``time`` limit in seconds (iterative deepening, up to ``depth`` if given) and a
-    ``nodes`` budget (the search stops there and says so).
+    """How deep to search (settings; time and node budgets are the caller's
+    :class:`~connect4.core.limits.Limit`): a fixed ``depth`` or a ``schedule`` of
+    depths by game phase.
 
     >>> from connect4 import Position
     >>> Limits(schedule=(4, 5, 6)).depth_for(Position.from_moves("4" * 5 + "3" * 6))
@@ -84,17 +84,11 @@ class Limits:
     """
 
     depth: int | None = None
-    time: float | None = None
-    nodes: int | None = None
     schedule: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.depth is not None and self.depth < 0:
             raise ValueError(f"depth must be >= 0, not {self.depth}")
-        if self.time is not None and self.time <= 0:
-            raise ValueError(f"time must be > 0, not {self.time}")
-        if self.nodes is not None and self.nodes < 1:
-            raise ValueError(f"nodes must be >= 1, not {self.nodes}")
         if self.schedule is not None and (not self.schedule or any(d < 1 for d in self.schedule)):
             raise ValueError("a depth schedule needs depths >= 1")
 

@@ -7,9 +7,10 @@ point of view. Options (all keyword arguments of :func:`search`):
 
 * ``algorithm``: ``"minimax"`` (no pruning, kept for teaching and comparison) or
   ``"alphabeta"`` (fail-soft alpha-beta; same value, fewer nodes);
-* ``limits``: a :class:`Limits` — fixed ``depth``, a ``schedule`` of depths by game
-  phase (the Power-4 contest AI's 4/5/6), a ``time`` limit (iterative deepening) and a
-  ``nodes`` budget;
+* ``limits``: a :class:`Limits` — fixed ``depth`` or a ``schedule`` of depths by game
+  phase (the Power-4 contest AI's 4/5/6);
+* ``limit``: the caller's :class:`~connect4.core.limits.Limit` — a deadline (iterative
+  deepening, so a move is ready when it hits), a ``nodes`` budget and a stop flag;
 * ``ordering``: ``"center"`` (the game's own order: centre columns first, or
   tic-tac-toe's centre, corners, edges) or ``"none"`` (ascending moves);
 * ``tt``: a transposition table (its best move is tried first);
@@ -281,9 +282,10 @@ def search(
 ) -> SearchResult:
     """Search ``game`` (left unchanged) and return a :class:`SearchResult`.
 
-    ``limit`` is the caller's: its deadline caps ``limits.time`` (and makes a
-    fixed-depth search deepen iteratively, so a move is ready when it hits) and
-    its stop flag ends the search; ``result.stopped`` then says why.
+    ``limit`` is the caller's: its deadline makes the search deepen iteratively (up to
+    the depth ``limits`` sets, else to the board's end), so a move is ready when it
+    hits; its node budget and its stop flag end the search; ``result.stopped`` then
+    says why.
 
     ``engine`` is ``"python"`` (the readable engine), ``"numba"`` (the compiled
     backend, same semantics and node counts) or ``"auto"`` (compiled when it
@@ -304,9 +306,7 @@ def search(
     backend = _engine(
         game, engine, algorithm, heuristic, ordering, tt, tree_cap if record_tree else None
     )
-    deadline = None if limits.time is None else start + limits.time
-    if limit is not None and limit.deadline is not None:
-        deadline = limit.deadline if deadline is None else min(deadline, limit.deadline)
+    deadline = None if limit is None else limit.deadline
     result = SearchResult(
         None, None, [], SearchStats(), algorithm, heuristic.name, complete=False,
         engine=backend.name,
@@ -327,10 +327,10 @@ def _depths(game: Game, limits: Limits, deepening: bool) -> list[int]:
     if not deepening:
         return [limits.depth_for(game)]
     remaining = game.size - game.ply
-    if limits.time is None and (limits.depth is not None or limits.schedule is not None):
+    if limits.depth is not None or limits.schedule is not None:
         top = min(limits.depth_for(game), remaining)
     else:
-        top = remaining if limits.depth is None else min(limits.depth, remaining)
+        top = remaining
     return list(range(1, max(top, 1) + 1))
 
 
@@ -343,13 +343,14 @@ def _iterate(
     guard: Limit | None,
 ) -> None:
     """Run ``backend`` depth by depth into ``result``: iterative deepening under a clock
-    (its own ``time`` or the caller's deadline), else the one fixed depth. The first
+    (the caller's deadline), else the one fixed depth. The first
     iteration runs without a deadline (a move before the clock), though a stop still
     ends it."""
     total = result.stats
     depths = _depths(game, limits, deadline is not None)
     for number, depth in enumerate(depths):
-        node_limit = None if limits.nodes is None else max(limits.nodes - total.nodes, 1)
+        budget = None if guard is None else guard.nodes
+        node_limit = None if budget is None else max(budget - total.nodes, 1)
         outcome = backend.run(depth, node_limit, deadline if number > 0 else None)
         total.add(outcome.stats)
         result.iterations.append(Iteration(depth, outcome.stats.nodes, outcome.complete))

@@ -73,6 +73,7 @@ from connect4.classic.results import (
 from connect4.classic.search import search
 from connect4.core.errors import Connect4Error
 from connect4.core.game import Game
+from connect4.core.limits import Limit
 from connect4.core.score import outcome_label
 
 FORMATS = ("text", "dot", "json")
@@ -97,7 +98,8 @@ def search_tree(
     check_options(algorithm, ordering)
     result = search(
         game,
-        limits=Limits(depth=depth, nodes=budget),
+        limits=Limits(depth=depth),
+        limit=None if budget is None else Limit(nodes=budget),
         algorithm="minimax" if algorithm == "minimax" else "alphabeta",
         heuristic=heuristic,
         ordering="none" if ordering == "none" else "center",

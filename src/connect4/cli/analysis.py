@@ -80,7 +80,7 @@ def tree(
         position = new_game(game, width, height, rules, moves)
         if algorithm == "mcts":
             recorded = interruptible(
-                lambda: mcts_tree(
+                lambda _limit: mcts_tree(
                     position,
                     playouts=playouts,
                     seed=seed,
@@ -91,7 +91,7 @@ def tree(
             )
         else:
             recorded = interruptible(
-                lambda: search_tree(
+                lambda _limit: search_tree(
                     position,
                     depth=depth,
                     algorithm=algorithm,
@@ -151,7 +151,7 @@ def analyze(
         if ordering not in ("center", "none"):
             raise ValueError(f"unknown ordering {clip(ordering)!r}: choose one of center, none")
         rows = interruptible(
-            lambda: compare(
+            lambda _limit: compare(
                 position, depths, heuristic=heuristic, budget=budget, tt=tt, ordering=ordering
             )
         )

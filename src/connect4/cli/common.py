@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
     from connect4.core.games import Board
+    from connect4.core.limits import Limit
 
 MAX_WORKERS = 4 * (os.cpu_count() or 1)  # more processes than this only thrash
 MAX_PLAYOUTS = 100_000_000  # an MCTS tree's playouts (the mcts player's own cap)
@@ -179,13 +180,14 @@ def stopped(error: BaseException) -> typer.Exit | None:
 T = TypeVar("T")
 
 
-def interruptible(work: Callable[[], T]) -> T:
-    """Run ``work`` so that Ctrl-C ends the command at once: exit 130, one line on
-    stderr, nothing written (the thinking thread is left to the process exit)."""
+def interruptible(work: Callable[[Limit], T], limit: Limit | None = None) -> T:
+    """Run ``work(limit)`` so that Ctrl-C ends the command at once: ``limit`` is
+    stopped, exit 130, one line on stderr, nothing written (the thinking thread is
+    left to the process exit)."""
     from connect4.core.limits import run_interruptible
 
     try:
-        return run_interruptible(lambda limit: work())
+        return run_interruptible(work, limit)
     except KeyboardInterrupt:
         raise interrupted() from None
 

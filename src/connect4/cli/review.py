@@ -13,6 +13,7 @@ from connect4.cli.common import Force, Json, board_option, fail, interruptible
 from connect4.core.errors import clip
 
 if TYPE_CHECKING:
+    from connect4.core.limits import Limit
     from connect4.review.grading import Review
 
 
@@ -65,13 +66,13 @@ def review(
     Without ``--results``, ``--game`` is the kind of game (connect4, tictactoe).
     """
     import json
-    import time
 
     from connect4.core.files import plot_target
+    from connect4.core.limits import Limit
     from connect4.review.report import plot as write_plot, render_table, summary_lines
 
-    deadline = time.perf_counter() + time_limit if time_limit > 0 else None
-    budget = max_nodes or None  # 0: no limit, as for --time-limit
+    # 0: no limit, for either; the node budget caps each position's solve
+    limit = Limit.within(time_limit if time_limit > 0 else None, nodes=max_nodes or None)
     try:
         if plot is not None:
             # before the review: a plot that cannot be written (or exists) fails now
@@ -83,7 +84,7 @@ def review(
             given = [f"--{name}" for name, value in board if value is not None]
             if given:
                 raise fail(f"{', '.join(given)}: with --results the board comes from the record")
-            result = _review_result_file(results, game, budget, deadline)
+            result = _review_result_file(results, game, limit)
         else:
             if moves is None:
                 raise fail("give the game's MOVES, or --results FILE --game N")
@@ -92,8 +93,7 @@ def review(
                 game=game,
                 size=(7 if width is None else width, 6 if height is None else height),
                 rules=rules or "standard",
-                max_nodes=budget,
-                deadline=deadline,
+                limit=limit,
             )
     except ValueError as error:
         raise fail(error) from None
@@ -122,9 +122,7 @@ def _is_game_number(text: str | None) -> bool:
     return text is not None and text.isascii() and text.isdigit()
 
 
-def _review_result_file(
-    results: Path, game: str | None, max_nodes: int | None, deadline: float | None
-) -> Review:
+def _review_result_file(results: Path, game: str | None, limit: Limit) -> Review:
     """Review game ``--game N`` of an arena results file (its board and rules from the record)."""
     from connect4.arena import ArenaError, review_record
     from connect4.arena.store import read_game
@@ -139,7 +137,7 @@ def _review_result_file(
         record = read_game(results, int(game))
     except ArenaError as error:
         raise fail(error) from None
-    return interruptible(lambda: review_record(record, max_nodes=max_nodes, deadline=deadline))
+    return interruptible(lambda limit: review_record(record, limit=limit), limit)
 
 
 def _review_moves(
@@ -148,8 +146,7 @@ def _review_moves(
     game: str | None,
     size: tuple[int, int],
     rules: str,
-    max_nodes: int | None,
-    deadline: float | None,
+    limit: Limit,
 ) -> Review:
     """Review a game given as a move string."""
     from connect4.review import review as review_game
@@ -160,11 +157,4 @@ def _review_moves(
             "(without it, --game is connect4 or tictactoe)"
         )
     board = board_option(game or "connect4", size[0], size[1], rules)
-    return interruptible(
-        lambda: review_game(
-            moves,
-            board,
-            max_nodes=max_nodes,
-            deadline=deadline,
-        )
-    )
+    return interruptible(lambda limit: review_game(moves, board, limit=limit), limit)

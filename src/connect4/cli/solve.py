@@ -123,6 +123,7 @@ def solve_command(
     ``threads`` search each position; ``progress`` is ``auto`` (shown when ``err``
     is a terminal), ``always`` or ``never``. An error names its input as ``label N``.
     """
+    from connect4.core.limits import Limit
     from connect4.solver import DEFAULT_BOOK, SolverError, solver_for
 
     out = out or sys.stdout
@@ -134,8 +135,10 @@ def solve_command(
         return 1
     live = _is_terminal(err)
     line = None
+    limit = None  # no limit to watch: nothing to report to
     if progress == "always" or (progress == "auto" and live):
         line = ProgressLine(err, live=live)
+        limit = Limit(progress=line)
     status = 0
     numbered = enumerate(lines, start=1)
     while True:
@@ -151,7 +154,7 @@ def solve_command(
             line.start(moves)
         try:
             position = Position.from_moves(moves, width, height)
-            result = solver.run(position, weak=weak, analyze=analyze, progress=line)
+            result = solver.run(position, weak=weak, analyze=analyze, limit=limit)
         except ValueError as exc:  # bad move string, game over (SolverError)
             print(f"{label} {number}: {exc}", file=err, flush=True)
             status = bad_status

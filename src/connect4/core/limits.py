@@ -1,18 +1,28 @@
-"""A long computation's limit: the caller's deadline and a stop flag, passed down.
+"""A long computation's one control parameter: a :class:`Limit`, passed down.
 
 A :class:`Limit` travels from whoever waits (the terminal, the arena, a web
-request) down to the search that thinks: its ``deadline`` is a
-:func:`time.perf_counter` time, its ``flag`` a one-element ``uint8`` array that
-compiled code (numba, ``nogil``) reads every few thousand nodes or playouts and
-any thread may set with :meth:`Limit.stop`. A player's own budget combines with
-the caller's through :meth:`Limit.tighter` (the earlier deadline wins); the child
-gets its own flag, set by :meth:`Limit.watch` when the parent stops or the
-deadline passes, so a player's own clock never stops its caller.
+request, the command line) down to the work that thinks, and is the only thing
+that work is given to know when to stop and whom to tell how it goes:
+
+- ``deadline``: a time on :func:`clock`, the package's one clock for limits;
+- ``nodes``: a node budget (what a node is, the work says: the solver's
+  positions; ``None``: none);
+- ``flag``: a one-element ``uint8`` array that compiled code (numba, ``nogil``)
+  reads every few thousand nodes or playouts and any thread may set with
+  :meth:`Limit.stop`;
+- ``progress``: a sink the long work reports to (the solver hands it a
+  ``SolveProgress`` about four times a second; ``None``: nobody listens);
+- ``parent``: the caller's limit this one was tightened from.
+
+A player's own budget combines with the caller's through :meth:`Limit.tighter`
+(the earlier deadline and the smaller node budget win); the child gets its own
+flag, set by :meth:`Limit.watch` when the parent stops or the deadline passes,
+so a player's own clock never stops its caller.
 
 >>> limit = Limit.within(10.0)
->>> child = limit.tighter(0.5)
->>> child.deadline is not None and child.deadline < limit.deadline
-True
+>>> child = limit.tighter(0.5, nodes=1000)
+>>> child.deadline is not None and child.deadline < limit.deadline, child.nodes
+(True, 1000)
 >>> limit.stop()
 >>> limit.stopped(), child.stopped()  # the child learns it from its watcher (or expired())
 (True, False)
@@ -29,8 +39,8 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Generic, TypeVar
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
 
@@ -39,7 +49,17 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 POLL_SECONDS = 0.01  # how often a watcher looks at its parent and its deadline
+WAIT_SLICE = 0.05  # how often a thread waiting for work wakes (a Ctrl-C is raised between)
 IDLE_AFTER = 1.0  # seconds without a watched limit before the watcher sleeps until the next
+
+ProgressSink = Callable[[Any], None]
+"""What a long computation reports its progress to (each work its own record)."""
+
+
+def clock() -> float:
+    """The one clock of every limit and deadline (:func:`time.perf_counter`: monotonic,
+    the finest the platform has)."""
+    return time.perf_counter()
 
 
 def new_flag() -> NDArray[np.uint8]:
@@ -49,22 +69,36 @@ def new_flag() -> NDArray[np.uint8]:
 
 @dataclass(frozen=True, eq=False)
 class Limit:
-    """A deadline (a :func:`time.perf_counter` time, ``None``: none) and a stop flag.
+    """A deadline (a :func:`clock` time), a node budget, a stop flag and a progress
+    sink (``None``: no deadline, no node budget, nobody listening).
 
     ``parent`` is the caller's limit this one was tightened from: it stops this one too.
 
     >>> Limit().expired(), Limit(deadline=0.0).expired()
     (False, True)
+    >>> limit = Limit(nodes=100)
+    >>> limit.first(30).nodes, limit.after(40).nodes, limit.spent(100), Limit().spent(10**9)
+    (30, 60, True, False)
     """
 
     deadline: float | None = None
+    nodes: int | None = None
     flag: NDArray[np.uint8] = field(default_factory=new_flag)
     parent: Limit | None = None
+    progress: ProgressSink | None = None
 
     @classmethod
-    def within(cls, seconds: float | None) -> Limit:
-        """A limit ``seconds`` from now (``None``: no deadline, only the stop flag)."""
-        return cls(None if seconds is None else time.perf_counter() + seconds)
+    def within(
+        cls,
+        seconds: float | None = None,
+        *,
+        nodes: int | None = None,
+        progress: ProgressSink | None = None,
+    ) -> Limit:
+        """A limit ``seconds`` from now (``None``: no deadline, only the stop flag), of
+        ``nodes`` nodes, reporting to ``progress``."""
+        deadline = None if seconds is None else clock() + max(0.0, seconds)
+        return cls(deadline, nodes, progress=progress)
 
     def stop(self) -> None:
         """Ask every search under this limit to stop (safe from any thread)."""
@@ -77,7 +111,7 @@ class Limit:
     def expired(self) -> bool:
         """True when this limit or a parent was stopped, or a deadline passed."""
         limit: Limit | None = self
-        now = time.perf_counter()
+        now = clock()
         while limit is not None:
             if limit.flag[0] or (limit.deadline is not None and now >= limit.deadline):
                 return True
@@ -88,15 +122,42 @@ class Limit:
         """Seconds left before the deadline (never negative), ``None`` without one."""
         if self.deadline is None:
             return None
-        return max(0.0, self.deadline - time.perf_counter())
+        return max(0.0, self.deadline - clock())
 
-    def tighter(self, seconds: float | None = None, deadline: float | None = None) -> Limit:
-        """A child limit: the earliest of this deadline, ``seconds`` from now and
-        ``deadline``; stopping this limit stops the child (see :meth:`watch`)."""
-        candidates = [d for d in (self.deadline, deadline) if d is not None]
+    def tighter(self, seconds: float | None = None, *, nodes: int | None = None) -> Limit:
+        """A child limit: the earlier of this deadline and ``seconds`` from now, the
+        smaller of this node budget and ``nodes``, the same progress sink; stopping
+        this limit stops the child (see :meth:`watch`), not the other way round."""
+        deadline = self.deadline
         if seconds is not None:
-            candidates.append(time.perf_counter() + seconds)
-        return Limit(min(candidates) if candidates else None, parent=self)
+            own = clock() + max(0.0, seconds)
+            deadline = own if deadline is None else min(deadline, own)
+        budget = self.nodes if nodes is None else least(self.nodes, nodes)
+        return Limit(deadline, budget, parent=self, progress=self.progress)
+
+    def capped(self, nodes: int | None) -> Limit:
+        """This very limit (the same flag, deadline and sink) with the node budget
+        ``nodes``: a part of the same work, stopped with it."""
+        return replace(self, nodes=nodes)
+
+    def first(self, nodes: int) -> Limit:
+        """The first part of the work, at most ``nodes`` nodes."""
+        return self.capped(least(self.nodes, nodes))
+
+    def after(self, spent: int) -> Limit:
+        """What is left once ``spent`` nodes are spent."""
+        return self.capped(None if self.nodes is None else self.nodes - spent)
+
+    def spent(self, nodes: int) -> bool:
+        """True when ``nodes`` used the node budget, or the limit expired."""
+        if self.nodes is not None and nodes >= self.nodes:
+            return True
+        return self.expired()
+
+    def report(self, record: object) -> None:
+        """Hand the progress sink a long work's progress record (nobody listening: nothing)."""
+        if self.progress is not None:
+            self.progress(record)
 
     @contextlib.contextmanager
     def watch(self, on_stop: Callable[[], None] | None = None) -> Iterator[NDArray[np.uint8]]:
@@ -120,6 +181,15 @@ class Limit:
             yield self.flag
         finally:
             WATCHER.remove(key)
+
+
+def least(budget: int | None, nodes: int) -> int:
+    """``nodes``, or the node ``budget`` when that is lower.
+
+    >>> least(None, 5), least(3, 5)
+    (5, 3)
+    """
+    return nodes if budget is None else min(budget, nodes)
 
 
 class Watcher:
@@ -160,12 +230,12 @@ class Watcher:
             self._entries.pop(key, None)
 
     def _run(self) -> None:
-        last_seen = time.monotonic()
+        last_seen = clock()
         while True:
             with self._lock:
                 if self._entries:
-                    last_seen = time.monotonic()
-                elif time.monotonic() - last_seen > IDLE_AFTER:
+                    last_seen = clock()
+                elif clock() - last_seen > IDLE_AFTER:
                     self._asleep = True
                     while not self._entries:
                         self._lock.wait()  # idle: no wake-ups while nothing is watched
@@ -257,13 +327,13 @@ def run_stoppable(
 
 def _watched(
     work: Callable[[Limit], T], limit: Limit | None, grace: float
-) -> tuple[_Worker[T], bool]:
+) -> tuple[Worker[T], bool]:
     """``work(limit)`` started on a worker thread and waited for in short slices:
     ``(worker, False)`` once it ends; after a Ctrl-C here, ``limit`` is stopped and the
     work given ``grace`` seconds to return: ``(worker, True)``, or the KeyboardInterrupt
     again."""
     limit = limit if limit is not None else Limit()
-    worker = _Worker(work, limit)
+    worker = Worker(work, limit)
     try:
         worker.wait()
     except KeyboardInterrupt:
@@ -274,14 +344,22 @@ def _watched(
     return worker, False
 
 
-class _Worker(Generic[T]):
-    """``work(limit)`` started on a daemon thread; its result or exception kept.
+class Worker(Generic[T]):
+    """``work(limit)`` started on a daemon thread, waited for in short slices (a
+    Ctrl-C in the waiting thread is raised there at once); its result or exception
+    kept. The one "run on a thread, wait in slices" of the package: a Ctrl-C's
+    handling is the caller's (:func:`run_interruptible`, :func:`run_stoppable`, a
+    game's clocked move).
 
     The end is told by an event, not by joining the thread: a join that a Ctrl-C
     interrupts can leave the thread marked as ended while it still runs.
+
+    >>> worker = Worker(lambda limit: limit.nodes, Limit(nodes=7))
+    >>> worker.wait(), worker.result()
+    (True, 7)
     """
 
-    def __init__(self, work: Callable[[Limit], T], limit: Limit) -> None:
+    def __init__(self, work: Callable[[Limit], T], limit: Limit, name: str = "connect4-work"):
         self.box: list[T] = []
         self.failure: list[BaseException] = []
         self.done = threading.Event()
@@ -294,13 +372,21 @@ class _Worker(Generic[T]):
             finally:
                 self.done.set()
 
-        self.thread = threading.Thread(target=run, name="connect4-work", daemon=True)
+        self.thread = threading.Thread(target=run, name=name, daemon=True)
         self.thread.start()
 
-    def wait(self) -> None:
-        """Wait in short slices (a Ctrl-C is raised here at once)."""
-        while not self.done.wait(0.05):
-            pass
+    def wait(self, until: float | None = None) -> bool:
+        """Wait in short slices until the work ends (True) or the :func:`clock` passes
+        ``until`` (False; ``None``: no end to the wait)."""
+        while not self.done.wait(WAIT_SLICE):
+            if until is not None and clock() > until:
+                return False
+        return True
+
+    @property
+    def error(self) -> BaseException | None:
+        """The exception the work raised (``None``: none, or not ended yet)."""
+        return self.failure[0] if self.failure else None
 
     def result(self) -> T:
         """The work's result, or its exception raised here."""

@@ -164,7 +164,7 @@ opponent=...) runs any opponent, one env at a time in Python
                 f"{spec!r}: " + SYNC_HINT
             )
         limits = player.limits
-        if limits.time is not None or limits.nodes is not None or limits.schedule is not None:
+        if player.seconds is not None or limits.schedule is not None:
             raise ValueError(
                 f"the vector env's {kind_name} opponent searches to a fixed depth "
                 f"(no time or schedule), not {spec!r}: " + SYNC_HINT

@@ -20,7 +20,7 @@ follows from the last one (the moves played since are in the tree), that
 subtree is the new root and its visits count with the new playouts.
 
 Each playout adds at most one node, about 0.8 KB of Python objects, so a tree
-holds at most ``max_nodes`` (:data:`MAX_NODES`, 524,288, about 450 MB, by
+holds at most ``max_tree_nodes`` (:data:`MAX_NODES`, 524,288, about 450 MB, by
 default): the search stops when a playout would add a node past it, and its
 result says ``tree_full``.
 
@@ -165,12 +165,12 @@ class Puct:
         network: Network,
         c: float = DEFAULT_C,
         batch: int = DEFAULT_BATCH,
-        max_nodes: int = MAX_NODES,
+        max_tree_nodes: int = MAX_NODES,
     ) -> None:
         self.network = network
         self.c = c
         self.batch = batch
-        self.max_nodes = max(max_nodes, 1)
+        self.max_tree_nodes = max(max_tree_nodes, 1)
         self.root: Node | None = None  # the last search's root ...
         self.history: list[int] = []  # ... and the moves that reach it
         self.shape: tuple[int, int, str] | None = None
@@ -209,11 +209,11 @@ class Puct:
         game: Position,
         *,
         playouts: int | None = 800,
-        seconds: float | None = None,
         limit: Limit | None = None,
     ) -> PuctResult:
-        """Search ``game`` (left unchanged) for ``playouts`` playouts or ``seconds``
-        (whichever ends first; at least one of them), within the caller's ``limit``.
+        """Search ``game`` (left unchanged) for ``playouts`` playouts within ``limit``
+        (its deadline and stop flag: whichever ends first; at least one of the
+        playouts and a deadline); ``complete`` is False when the limit stopped it.
 
         Raises ``ValueError`` when the game is over and
         :class:`~connect4.core.errors.BudgetExceeded` when the limit expired before
@@ -221,10 +221,10 @@ class Puct:
         """
         if game.is_over():
             raise ValueError("no legal move: the game is over")
-        if playouts is None and seconds is None:
-            raise ValueError("a search needs playouts or seconds")
+        if playouts is None and (limit is None or limit.deadline is None):
+            raise ValueError("a search needs playouts or a limit with a deadline")
         started = time.perf_counter()
-        budget = limit.tighter(seconds) if limit is not None else Limit.within(seconds)
+        budget = limit.tighter() if limit is not None else Limit()
         if budget.expired():
             raise BudgetExceeded("the search's time ran out before the network answered")
         position = game.copy()
@@ -243,8 +243,8 @@ class Puct:
         target = playouts if playouts is not None else 1 << 62
         complete = True
         while done < target and not full:
-            if budget.expired():  # its own seconds are a complete search; the caller's not
-                complete = limit is None or not limit.expired()
+            if budget.expired():
+                complete = False
                 break
             batch = self._gather(root, position, min(self.batch, target - done), nodes)
             nodes += batch.added
@@ -318,7 +318,7 @@ class Puct:
         batch = _Batch()
         pending: set[int] = set()
         for _ in range(size):
-            if nodes + batch.added >= self.max_nodes:  # a walk may add a node: none fits
+            if nodes + batch.added >= self.max_tree_nodes:  # a walk may add a node: none fits
                 batch.full = True
                 break
             path, node, added = self._descend(root, position)

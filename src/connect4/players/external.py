@@ -40,14 +40,13 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from typing import IO
 
 from connect4.core.errors import Connect4Error, clip
 from connect4.core.files import MAX_INPUT_LINE
 from connect4.core.game import Game
-from connect4.core.limits import Limit
+from connect4.core.limits import Limit, clock as read_clock
 from connect4.core.processes import die_with_parent
 from connect4.players.base import MoveChoice, PlayerBase, PlayerContext
 from connect4.players.registry import PlayerKind, PlayerSpecError
@@ -172,7 +171,7 @@ class ExternalPlayer(PlayerBase):
         name = "red" if colour == 1 else "yellow"
         board = context.board
         self._send(f"init {board.kind} {board.width} {board.height} {name} {board.rules}")
-        reply = self._read_line(time.monotonic() + self.startup_seconds)
+        reply = self._read_line(read_clock() + self.startup_seconds)
         if reply.strip() != "ready":
             raise bad_output(reply)
 
@@ -220,7 +219,7 @@ class ExternalPlayer(PlayerBase):
         while b"\n" not in self._buffer:
             if len(self._buffer) > MAX_INPUT_LINE:  # a flood: never held whole
                 raise bad_output(self._buffer.decode("utf-8", "replace"))
-            now = time.monotonic()
+            now = read_clock()
             if (deadline is not None and now >= deadline) or (stop is not None and stop.stopped()):
                 self._hung = True
                 raise BotFault("timeout")
@@ -262,7 +261,7 @@ class ExternalPlayer(PlayerBase):
             clock = left if clock is None else min(clock, left)
         if self.process is None or self.colour != game.to_move:
             self._start(game.to_move)
-        started = time.monotonic()
+        started = read_clock()
         self._send(f"move {game.moves or '-'} {'-' if clock is None else f'{clock:.3f}'}")
         if clock is not None:
             line = self._read_line(started + clock, stop=limit)
@@ -277,7 +276,7 @@ class ExternalPlayer(PlayerBase):
                         f"no reply in {self.max_move_seconds:g} s (no time limit was set)",
                     )
                 raise fault from None
-        seconds = time.monotonic() - started
+        seconds = read_clock() - started
         token = line.strip()
         if not MOVE_PATTERN.fullmatch(token):
             raise bad_output(line)

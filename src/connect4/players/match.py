@@ -25,19 +25,16 @@ grace, or stopped with no move at all), ``crash`` (the player raised), an
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from connect4.core.errors import BudgetExceeded
 from connect4.core.game import Game
-from connect4.core.limits import Limit
+from connect4.core.limits import Limit, Worker, clock as now
 from connect4.core.position import count_fours
 from connect4.players.base import MoveChoice, MoveStats, Player
 from connect4.players.external import BotFault
 
-WAIT_SLICE = 0.05  # the caller wakes this often (Ctrl-C is handled between slices)
 STOP_WAIT = 0.3  # after Ctrl-C, how long the thinking thread gets to wind down
 ABANDON_SECONDS = 15.0  # past its clock, a player that has not answered is left behind
 
@@ -75,39 +72,21 @@ class Turn:
     forfeit: Forfeit | None = None
 
 
-class _Thinking(threading.Thread):
-    """``player.choose(game, limit)`` on its own thread; ``result`` or ``error`` after."""
-
-    def __init__(self, player: Player, game: Game, limit: Limit) -> None:
-        super().__init__(name=f"connect4-think-{player.spec}", daemon=True)
-        self.player, self.game, self.limit = player, game, limit
-        self.result: MoveChoice | None = None
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            self.result = self.player.choose(self.game, self.limit)
-        except BaseException as error:  # handed to the waiting thread
-            self.error = error
-
-
-def _wait(thinking: _Thinking, limit: Limit, clock: float | None) -> bool:
+def _wait(thinking: Worker[MoveChoice], limit: Limit, clock: float | None) -> bool:
     """Wait for ``thinking`` in short slices; False when it was abandoned past its clock.
 
     A KeyboardInterrupt while waiting stops the thinking, gives it
     :data:`STOP_WAIT` seconds to end and is raised again."""
     give_up = None if limit.deadline is None else limit.deadline + grace(clock or 0.0)
     try:
-        while thinking.is_alive():
-            thinking.join(WAIT_SLICE)
-            if give_up is not None and time.perf_counter() > give_up + ABANDON_SECONDS:
-                limit.stop()  # it ignored its deadline (a bot's start-up may not count)
-                return False
+        if thinking.wait(None if give_up is None else give_up + ABANDON_SECONDS):
+            return True
     except KeyboardInterrupt:
         limit.stop()
-        thinking.join(STOP_WAIT)
+        thinking.done.wait(STOP_WAIT)
         raise
-    return True
+    limit.stop()  # it ignored its deadline (a bot's start-up may not count)
+    return False
 
 
 def play_move(
@@ -123,11 +102,13 @@ def play_move(
     """
     colour = game.to_move
     own = Limit.within(clock) if limit is None else limit.tighter(clock)
-    thinking = _Thinking(player, game.copy(), own)
-    started = time.perf_counter()
-    thinking.start()
+    position = game.copy()
+    started = now()
+    thinking = Worker(
+        lambda limit: player.choose(position, limit), own, name=f"connect4-think-{player.spec}"
+    )
     finished = _wait(thinking, own, clock)
-    wall = time.perf_counter() - started
+    wall = now() - started
     if not finished:
         return Turn(None, wall, Forfeit(colour, "timeout", f"no answer {wall:.1f} s into its move"))
     error = thinking.error
@@ -139,8 +120,7 @@ def play_move(
         return Turn(None, wall, Forfeit(colour, "crash", f"{type(error).__name__}: {error}"))
     if error is not None:
         raise error
-    choice = thinking.result
-    assert choice is not None
+    choice = thinking.result()
     reported = choice.stats.get("seconds")
     seconds = float(reported) if isinstance(reported, int | float) else wall
     if clock is not None and seconds > clock + grace(clock):

@@ -86,7 +86,12 @@ class MctsPlayer(PlayerBase):
         (``complete=False``)."""
         if self.one_off:
             self.mcts.forget()
-        result = self.mcts.search(game, playouts=self.playouts, seconds=self.seconds, limit=limit)
+        own = limit  # its own time per move, within the caller's limit
+        if self.seconds is not None:
+            own = (Limit() if limit is None else limit).tighter(self.seconds)
+        result = self.mcts.search(game, playouts=self.playouts, limit=own)
+        # its own time is a complete search; the caller's limit cutting it short is not
+        complete = result.complete or limit is None or not limit.expired()
         stats = MoveStats(
             playouts=result.playouts,
             playouts_per_second=round(result.playouts_per_second),
@@ -113,7 +118,7 @@ class MctsPlayer(PlayerBase):
             stats=stats,
             proven=True if chosen.proven is not None else None,
             tree=mcts_tree_of(self.mcts, game, result, cap=TREE_CAP) if self.record_tree else None,
-            complete=result.complete,
+            complete=complete,
         )
         if self.one_off:
             self.mcts.forget()  # nothing to keep: free the tree now

@@ -124,9 +124,12 @@ class NetPlayer(PlayerBase):
             self.rng = random.Random(self.seed)
         if self.playouts is None and self.seconds is None:
             return self._raw(position)
-        result = self.search.search(
-            position, playouts=self.playouts, seconds=self.seconds, limit=limit
-        )
+        own = limit  # its own time per move, within the caller's limit
+        if self.seconds is not None:
+            own = (Limit() if limit is None else limit).tighter(self.seconds)
+        result = self.search.search(position, playouts=self.playouts, limit=own)
+        # its own time is a complete search; the caller's limit cutting it short is not
+        complete = result.complete or limit is None or not limit.expired()
         stats = MoveStats(
             playouts=result.playouts,
             playouts_per_second=round(result.playouts_per_second),
@@ -149,7 +152,7 @@ class NetPlayer(PlayerBase):
         if self.one_off:
             self.search.forget()  # nothing to keep: free the tree now
         return MoveChoice(
-            move=result.move, value=round(result.value, 4), stats=stats, complete=result.complete
+            move=result.move, value=round(result.value, 4), stats=stats, complete=complete
         )
 
     def _raw(self, position: Position) -> MoveChoice:

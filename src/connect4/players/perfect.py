@@ -42,7 +42,7 @@ from connect4.core.score import loss_score, pick_best, win_score
 from connect4.players.base import MoveChoice, MoveStats, PlayerBase, PlayerContext
 from connect4.players.options import level_option, seed_option, time_option
 from connect4.players.registry import PlayerKind, PlayerSpecError
-from connect4.solver import DEFAULT_BOOK, Budget, Solver, SolverError, warm_up
+from connect4.solver import DEFAULT_BOOK, Solver, SolverError, warm_up
 from connect4.solver.book import BookError, BookSpec, load_book
 from connect4.solver.checks import check_solver_board
 
@@ -173,27 +173,20 @@ class PerfectEngine:
         return scores
 
     def solve_columns(
-        self,
-        position: Position,
-        deadline: float | None,
-        node_limit: int | None = None,
-        limit: Limit | None = None,
+        self, position: Position, limit: Limit | None = None
     ) -> tuple[list[int | None] | None, list[int | None], int]:
         """``(scores or None if stopped, partial scores, nodes)`` by the solver.
 
-        A wall-clock ``deadline``, ``node_limit`` or the caller's ``limit`` can stop
-        it; a stopped column is ``None`` in the partial list (so is a full column).
+        The caller's ``limit`` (its deadline, node budget or stop flag) can stop it;
+        a stopped column is ``None`` in the partial list (so is a full column).
         """
-        result = self.solver.run(
-            position, analyze=True, deadline=deadline, max_nodes=node_limit, limit=limit
-        )
+        result = self.solver.run(position, analyze=True, limit=limit)
         partial = list(result.column_scores or [None] * position.width)
         return (partial if result.complete else None), partial, result.nodes
 
     def best_move(
         self,
         position: Position,
-        deadline: float | None,
         order: list[int] | None = None,
         guess: int | None = None,
         limit: Limit | None = None,
@@ -206,8 +199,8 @@ class PerfectEngine:
         column, in ``order`` (default centre first), is tested with one
         null-window search "does it keep the score?" until one does: much
         cheaper than every column's exact score. A uniformly shuffled ``order``
-        gives a uniformly random best column. ``(None, None, nodes)`` past the
-        deadline or once the caller's ``limit`` stops it.
+        gives a uniformly random best column. ``(None, None, nodes)`` once the
+        caller's ``limit`` stops it (its deadline or stop flag).
         """
         nodes = 0
         size, ply = position.size, position.ply
@@ -216,7 +209,7 @@ class PerfectEngine:
                 return column, win_score(size, ply), 0
         score = self.book.lookup(position) if self.book is not None else None
         if score is None:
-            result = self.solver.run(position, deadline=deadline, guess=guess, limit=limit)
+            result = self.solver.run(position, guess=guess, limit=limit)
             nodes += result.nodes
             if result.score is None:
                 return None, None, nodes
@@ -237,8 +230,7 @@ class PerfectEngine:
                     if known is not None:
                         value = -known
                     else:
-                        budget = Budget(deadline)
-                        probe = self.solver.probe(child, -target, budget=budget, limit=limit)
+                        probe = self.solver.probe(child, -target, limit=limit)
                         nodes += probe.nodes
                         if probe.value is None:
                             return None, None, nodes
@@ -250,19 +242,18 @@ class PerfectEngine:
     def column_scores(
         self,
         position: Position,
-        deadline: float | None = None,
         use_book: bool = True,
-        node_limit: int | None = None,
         limit: Limit | None = None,
     ) -> tuple[list[int | None] | None, list[int | None], int, str]:
-        """``(exact scores or None, partial scores, nodes, source)``; source book/solver."""
+        """``(exact scores or None, partial scores, nodes, source)``; source book/solver;
+        the solver within ``limit``."""
         if position.is_over():
             raise ValueError(f"the game is over ({position.result_text()}): no move to choose")
         if use_book:
             scores = self.book_scores(position)
             if scores is not None:
                 return scores, scores, 0, "book"
-        exact, partial, nodes = self.solve_columns(position, deadline, node_limit, limit)
+        exact, partial, nodes = self.solve_columns(position, limit)
         return exact, partial, nodes, "solver"
 
 
@@ -353,13 +344,14 @@ class PerfectPlayer(PlayerBase):
         start = time.perf_counter()
         left = None if limit is None else limit.remaining()
         seconds = self.seconds if left is None else min(self.seconds, left)
-        deadline = start + SOLVER_SHARE * seconds
+        # the solver's share of the time, under the caller's limit
+        own = (Limit() if limit is None else limit).tighter(SOLVER_SHARE * seconds)
         board = Position.of(game)  # left as it is; the searches work on a copy
         position = board.copy()
         if self.level == "perfect":
             # every column's exact score when cheap (book, or a small search) ...
             exact, partial, nodes, source = self.engine.column_scores(
-                position, deadline, node_limit=QUICK_NODES, limit=limit
+                position, limit=own.capped(QUICK_NODES)
             )
             if exact is None:
                 # ... else only the best move, by null-window tests
@@ -367,9 +359,7 @@ class PerfectPlayer(PlayerBase):
                 if self.seed is not None:
                     order = self.rng.sample(sorted(order), len(order))
                 guess = self._guess(position)
-                move_or_none, score, more = self.engine.best_move(
-                    position, deadline, order, guess, limit
-                )
+                move_or_none, score, more = self.engine.best_move(position, order, guess, own)
                 nodes += more
                 if move_or_none is None or score is None:
                     return self._fallback(board, partial, nodes, start, seconds, limit)
@@ -383,9 +373,7 @@ class PerfectPlayer(PlayerBase):
                 self._remember(position, score)
                 return MoveChoice(move=move, value=score, stats=stats, proven=True)
         else:
-            exact, partial, nodes, source = self.engine.column_scores(
-                position, deadline, limit=limit
-            )
+            exact, partial, nodes, source = self.engine.column_scores(position, limit=own)
         if exact is None:
             return self._fallback(board, partial, nodes, start, seconds, limit)
         move = self._pick(board, exact)
@@ -434,7 +422,7 @@ class PerfectPlayer(PlayerBase):
         seconds: float,
         limit: Limit | None,
     ) -> MoveChoice:
-        from connect4.classic.search import Limits, search
+        from connect4.classic.search import search
 
         known_wins = [c for c, s in enumerate(partial) if s is not None and s > 0]
         if known_wins:
@@ -443,7 +431,8 @@ class PerfectPlayer(PlayerBase):
             depth = 0
         else:
             left = max(0.95 * seconds - (time.perf_counter() - start), 0.01)
-            result = search(game.copy(), limits=Limits(time=left), tt=True, limit=limit)
+            own = (Limit() if limit is None else limit).tighter(left)
+            result = search(game.copy(), tt=True, limit=own)
             move = result.move if result.move is not None else game.legal_moves()[0]
             value = result.value
             nodes += result.stats.nodes

@@ -101,10 +101,12 @@ class SearchPlayer(PlayerBase):
         heuristic: str,
         ordering: str,
         tt: bool,
+        seconds: float | None = None,
     ) -> None:
         self.spec = spec
         self.algorithm = "minimax" if algorithm == "minimax" else "alphabeta"
         self.limits = limits
+        self.seconds = seconds  # its own time per move (iterative deepening), None: none
         self.heuristic = heuristic
         self.ordering = "none" if ordering == "none" else "center"
         self.tt = tt
@@ -115,7 +117,7 @@ class SearchPlayer(PlayerBase):
         """True when the caller's limit, not the player's own time, ends the search."""
         if limit is None or limit.stopped():
             return limit is not None
-        own = self.limits.time
+        own = self.seconds
         return limit.deadline is not None and (own is None or limit.deadline < started + own)
 
     def record_trees(self, on: bool) -> bool:
@@ -126,12 +128,15 @@ class SearchPlayer(PlayerBase):
     def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
         """Search a copy of ``game`` and answer its best move with value and stats.
 
-        Under a caller's ``limit`` with a deadline a fixed depth deepens
-        iteratively: when the limit hits, the deepest finished iteration's move
-        comes back with ``complete=False``; with no iteration finished the search
-        raises :class:`~connect4.core.errors.BudgetExceeded`.
+        Under a deadline (its own time per move, or the caller's ``limit``'s, whichever
+        comes first) the search deepens iteratively: when the limit hits, the deepest
+        finished iteration's move comes back with ``complete=False``; with no iteration
+        finished the search raises :class:`~connect4.core.errors.BudgetExceeded`.
         """
         started = time.perf_counter()
+        own = limit
+        if self.seconds is not None:
+            own = (Limit() if limit is None else limit).tighter(self.seconds)
         result = search(
             game.copy(),
             limits=self.limits,
@@ -141,7 +146,7 @@ class SearchPlayer(PlayerBase):
             tt=self.tt,
             record_tree=self.record_tree,
             tree_cap=self.tree_cap,
-            limit=limit,
+            limit=own,
         )
         if result.move is None:
             why = result.stopped or "no limit"
@@ -195,7 +200,6 @@ def build(algorithm: str) -> Callable[[str, dict[str, object], PlayerContext], P
         limits = Limits(
             depth=depth if isinstance(depth, int) and ("time" not in values or "depth" in values)
             else None,
-            time=float(seconds) if isinstance(seconds, (int, float)) else None,
             schedule=tuple(schedule) if isinstance(schedule, tuple) else None,
         )  # fmt: skip
         return SearchPlayer(
@@ -205,6 +209,7 @@ def build(algorithm: str) -> Callable[[str, dict[str, object], PlayerContext], P
             heuristic,
             str(settings.get("ordering", "center")),
             bool(settings.get("tt", False)),
+            float(seconds) if isinstance(seconds, (int, float)) else None,
         )
 
     return make

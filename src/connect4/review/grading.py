@@ -21,13 +21,13 @@ A position the solver could not settle within the budget gets no verdict
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Literal
 
 from connect4.core.game import Game
 from connect4.core.games import DEFAULT_BOARD, Board
+from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.review.values import MoveScores, ReviewError, exact_scores
 from connect4.review.work import score_game
@@ -197,9 +197,7 @@ def review(
     moves: str,
     board: Board = DEFAULT_BOARD,
     *,
-    max_nodes: int | None = None,
-    max_seconds: float | None = None,
-    deadline: float | None = None,
+    limit: Limit | None = None,
     opening: int = 0,
     names: tuple[str, str] | None = None,
     reuse_table: bool = True,
@@ -207,25 +205,24 @@ def review(
 ) -> Review:
     """Grade every move of the game ``moves`` (a move string) on ``board`` by exact scores.
 
-    Connect Four positions go to the solver (standard rules, with the board
-    size's exact opening book), within ``max_nodes`` and ``max_seconds`` per
-    solve and ``deadline`` (a :func:`time.perf_counter` time) for the whole
-    review; tic-tac-toe is searched in full. ``scores``, when given, are every
-    position's move scores found elsewhere (one per move: the web server solves
-    a game's moves on several threads with :class:`~connect4.review.work.GameScores`).
-    A bad move string raises
-    :class:`~connect4.core.errors.GameError` (or its move errors); count-fours raises
-    :class:`~connect4.review.values.ReviewError`.
+    Connect Four positions go to the solver (standard rules, with the board size's exact
+    opening book), within ``limit``: its node budget caps each position's solve, its
+    deadline and stop flag the whole review (a position left when it expired stays
+    unproven); tic-tac-toe is searched in full. ``scores``, when given, are every
+    position's move scores found elsewhere (one per move: the web server solves a game's
+    moves on several threads with :class:`~connect4.review.work.GameScores`). A bad move
+    string raises :class:`~connect4.core.errors.GameError` (or its move errors);
+    count-fours raises :class:`~connect4.review.values.ReviewError`.
 
     The first ``opening`` plies were imposed on both players (an arena
     opening): they are graded, but the players' figures count only the moves
     after them. ``names`` (who played first and second) is kept for display.
     ``reuse_table`` (default) keeps the solver's table from one position of
     the game to the next, about half the work, and solves the game's moves as
-    :class:`~connect4.review.work.GameScores` tasks (``max_nodes`` and
-    ``max_seconds`` then cap each move's solve); without it every position is
-    analysed on its own from a cleared table (``max_nodes`` and ``max_seconds``
-    per position), so a position left unproven by ``max_nodes`` is the same
+    :class:`~connect4.review.work.GameScores` tasks (the node budget then caps
+    each move's solve); without it every position is analysed on its own from a
+    cleared table (the node budget per position), so a position left unproven
+    by the node budget is the same
     whatever was solved before (the arena's reproducible records).
 
     **The decisive ply.** Let ``outcome[k]`` be the proven result after ``k``
@@ -253,9 +250,7 @@ def review(
     game = board.new()
     given = scores
     if given is None and isinstance(game, Position) and reuse_table:
-        given = score_game(
-            game, history, max_nodes=max_nodes, max_seconds=max_seconds, deadline=deadline
-        )
+        given = score_game(game, history, limit=limit)
     elif given is not None and len(given) != len(history):
         raise ValueError(f"{len(given)} positions' scores given for a game of {len(history)} moves")
     rows: list[PlyReview] = []
@@ -263,10 +258,8 @@ def review(
     evaluation: list[int | None] = []
     for ply, move in enumerate(history, start=1):
         view = 1 if game.to_move == 1 else -1  # the mover's score times view = first player's
-        if given is not None:
-            judged = given[ply - 1]
-        else:  # tic-tac-toe, or each position on its own from a cleared table
-            judged = _judge_alone(game, max_nodes, max_seconds, deadline, reuse_table)
+        # else tic-tac-toe, or each position on its own from a cleared table
+        judged = given[ply - 1] if given is not None else _judge_alone(game, limit, reuse_table)
         row = _ply_review(game, ply, move, judged)
         if ply == 1:
             best = row.best_score
@@ -295,22 +288,12 @@ def review(
     )
 
 
-def _judge_alone(
-    board: Game,
-    max_nodes: int | None,
-    max_seconds: float | None,
-    deadline: float | None,
-    reuse_table: bool,
-) -> MoveScores:
-    """One position's move scores, solved on its own within the per-position budget and
-    the review's deadline (none settled once the deadline has passed)."""
-    limit = deadline
-    if max_seconds is not None:
-        by_seconds = time.perf_counter() + max_seconds
-        limit = by_seconds if limit is None else min(limit, by_seconds)
-    if limit is not None and time.perf_counter() >= limit:
+def _judge_alone(board: Game, limit: Limit | None, reuse_table: bool) -> MoveScores:
+    """One position's move scores, solved on its own within the per-position node
+    budget and the review's limit (none settled once that has expired)."""
+    if limit is not None and limit.expired():
         return MoveScores((None,) * board.size, False)
-    return exact_scores(board, max_nodes=max_nodes, deadline=limit, reuse_table=reuse_table)
+    return exact_scores(board, limit=limit, reuse_table=reuse_table)
 
 
 def _ply_review(board: Game, ply: int, move: int, judged: MoveScores) -> PlyReview:

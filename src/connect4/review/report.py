@@ -37,10 +37,11 @@ def _labels(review: Review, moves: tuple[int, ...]) -> str:
 def decisive_text(review: Review) -> str:
     """One sentence on where the result was decided.
 
+    >>> from connect4.core.limits import Limit
     >>> from connect4.review import review
     >>> decisive_text(review("4455"))
     'decided at ply 4 (yellow plays 5, blunder)'
-    >>> decisive_text(review("4455", max_nodes=0))
+    >>> decisive_text(review("4455", limit=Limit(nodes=0)))
     'the review proved nothing: none of the 4 moves was solved within the budget'
     """
     moves = len(review.plies)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from connect4.core.errors import Connect4Error
 from connect4.core.game import Game
+from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.core.score import win_score
 
@@ -112,59 +113,68 @@ def clear_cache() -> None:
     _SCORE_CACHE.clear()
 
 
-def cached_scores(position: Position, max_nodes: int | None) -> MoveScores | None:
+def cached_scores(position: Position, nodes: int | None) -> MoveScores | None:
     """The scores of ``position`` found earlier with the same node budget, if kept."""
-    return _SCORE_CACHE.get((position.width, position.height, position.key(), max_nodes))
+    return _SCORE_CACHE.get((position.width, position.height, position.key(), nodes))
 
 
-def remember_scores(position: Position, max_nodes: int | None, scores: MoveScores) -> None:
+def remember_scores(position: Position, nodes: int | None, scores: MoveScores) -> None:
     """Keep the scores of ``position`` for later reviews (the cache is bounded)."""
     if len(_SCORE_CACHE) > 200_000:
         _SCORE_CACHE.clear()
-    _SCORE_CACHE[(position.width, position.height, position.key(), max_nodes)] = scores
+    _SCORE_CACHE[(position.width, position.height, position.key(), nodes)] = scores
+
+
+def repeatable(limit: Limit | None) -> bool:
+    """True when what a search under ``limit`` left unproven is the same every time:
+    only its node budget cut it short (no deadline, not stopped).
+
+    >>> repeatable(None), repeatable(Limit(nodes=5)), repeatable(Limit.within(10.0))
+    (True, True, False)
+    """
+    return limit is None or (limit.deadline is None and not limit.expired())
 
 
 def _connect4_scores(
     position: Position,
-    max_nodes: int | None,
-    deadline: float | None,
+    limit: Limit | None,
     table_megabytes: int,
     reuse_table: bool,
 ) -> MoveScores:
-    cached = cached_scores(position, max_nodes)
+    nodes = None if limit is None else limit.nodes
+    cached = cached_scores(position, nodes)
     if cached is not None:
         return cached
     unknown = MoveScores((None,) * position.width, False)
     solver = review_solver(
         position.width, position.height, table_megabytes, reuse_table=reuse_table
     )
-    result = solver.run(position, analyze=True, max_nodes=max_nodes, deadline=deadline)
+    result = solver.run(position, analyze=True, limit=limit)
     scores = MoveScores(tuple(result.column_scores or unknown.scores), bool(result.complete))
-    if scores.complete or (deadline is None and not reuse_table):  # the same answer every time
-        remember_scores(position, max_nodes, scores)
+    if scores.complete or (repeatable(limit) and not reuse_table):  # the same every time
+        remember_scores(position, nodes, scores)
     return scores
 
 
 def exact_scores(
     game: Game,
     *,
-    max_nodes: int | None = None,
-    deadline: float | None = None,
+    limit: Limit | None = None,
     table_megabytes: int = REVIEW_TABLE_MEGABYTES,
     reuse_table: bool = False,
 ) -> MoveScores:
     """Every move's exact score in ``game`` (which must not be over).
 
     Connect Four (standard rules) goes to the solver with the board size's
-    exact opening book, within ``max_nodes`` per position and ``deadline`` (a
-    :func:`time.perf_counter` time; ``reuse_table``: see :func:`review_solver`);
+    exact opening book, within ``limit`` (its deadline, node budget and stop flag;
+    ``reuse_table``: see :func:`review_solver`);
     tic-tac-toe is searched in full.
     Count-fours raises :class:`ReviewError`: the solver does not handle it.
 
     >>> from connect4 import Position
     >>> exact_scores(Position.from_moves("445566")).scores
     (17, 17, 18, 17, 17, 17, 18)
-    >>> exact_scores(Position.from_moves("445566"), max_nodes=0).complete
+    >>> exact_scores(Position.from_moves("445566"), limit=Limit(nodes=0)).complete
     False
     """
     if game.is_over():
@@ -181,4 +191,4 @@ def exact_scores(
             f"the solver handles the standard rules only, not {game.rules}: "
             "count-fours games cannot be reviewed"
         )
-    return _connect4_scores(Position.of(game), max_nodes, deadline, table_megabytes, reuse_table)
+    return _connect4_scores(Position.of(game), limit, table_megabytes, reuse_table)

@@ -33,7 +33,6 @@ whose answer it already gives.
 
 from __future__ import annotations
 
-import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -107,16 +106,17 @@ class GameScores:
     ``start``) needs, as :class:`MoveTask` solves.
 
     ``tasks`` are ordered from the last position back to the first (one thread
-    solving them in turn reuses its table best, and a deadline leaves the
-    earliest positions unsolved, not scattered ones); :meth:`dearest_first`
+    solving them in turn reuses its table best, and a limit that runs out leaves
+    the earliest positions unsolved, not scattered ones); :meth:`dearest_first`
     orders them for several threads. :meth:`solve` runs one task in the
     calling thread; :meth:`move_scores` assembles the results. Positions whose
-    scores were cached earlier need no task.
+    scores were cached earlier need no task. ``nodes`` is each solve's node budget
+    (a review's limit's; ``None``: none).
     """
 
-    def __init__(self, start: Position, history: list[int], *, max_nodes: int | None = None):
+    def __init__(self, start: Position, history: list[int], *, nodes: int | None = None):
         self.history = list(history)
-        self.max_nodes = max_nodes
+        self.nodes = nodes
         board = start.copy()
         self.positions: list[Position] = []
         for move in self.history:
@@ -125,7 +125,7 @@ class GameScores:
         self.end = board
         self.cached: dict[int, MoveScores] = {}
         for index, position in enumerate(self.positions):
-            found = cached_scores(position, max_nodes)
+            found = cached_scores(position, nodes)
             if found is not None:
                 self.cached[index] = found
         from connect4.solver import DEFAULT_BOOK
@@ -166,11 +166,9 @@ class GameScores:
 
         return sorted(self.tasks, key=cost_rank)
 
-    def solve(
-        self, task: MoveTask, *, deadline: float | None = None, caller: Limit | None = None
-    ) -> int | None:
-        """The exact score of one task's move, mover's view (``None``: not settled by
-        ``deadline``, the node budget or the ``caller``'s limit, or no solver installed)."""
+    def solve(self, task: MoveTask, limit: Limit | None = None) -> int | None:
+        """The exact score of one task's move, mover's view (``None``: not settled within
+        the node budget or before ``limit`` expired, or no solver installed)."""
         position = self.positions[task.index]
         if position.is_winning_move(task.column):
             return win_score(position.size, position.ply)
@@ -180,43 +178,31 @@ class GameScores:
             return 0
         solver = review_solver(position.width, position.height, reuse_table=True)
         lower = None if task.at_most is None else -task.at_most
-        result = solver.run(
-            child, max_nodes=self.max_nodes, deadline=deadline, lower=lower, limit=caller
-        )
+        budget = Limit(nodes=self.nodes) if limit is None else limit.capped(self.nodes)
+        result = solver.run(child, lower=lower, limit=budget)
         return None if result.score is None else -result.score
 
     def drain(
         self,
         queue: deque[MoveTask],
         results: dict[TaskKey, int | None],
-        *,
-        deadline: float | None = None,
-        max_seconds: float | None = None,
-        caller: Limit | None = None,
+        limit: Limit | None = None,
     ) -> None:
         """Solve tasks taken from the left of ``queue`` into ``results`` until it is
-        empty: several threads may drain one queue, each with its own table. A
-        task left when ``deadline`` (or ``max_seconds`` after it starts) has
-        passed stays unsettled; once the ``caller``'s limit has expired, the task
-        in hand goes back to the queue (for another drainer to take) and this one
-        returns."""
+        empty: several threads may drain one queue, each with its own table. Once
+        ``limit`` has expired (its deadline, its stop flag or a parent's), the task in
+        hand goes back to the queue (for another drainer to take) and this one
+        returns: a task without a result counts as not settled."""
         while True:
             try:
                 task = queue.popleft()
             except IndexError:
                 return
-            if caller is not None and caller.expired():
+            if limit is not None and limit.expired():
                 queue.appendleft(task)
                 return
-            limit = deadline
-            if max_seconds is not None:
-                by_seconds = time.perf_counter() + max_seconds
-                limit = by_seconds if limit is None else min(limit, by_seconds)
-            if limit is not None and time.perf_counter() >= limit:
-                results[task.key] = None
-                continue
-            score = self.solve(task, deadline=limit, caller=caller)
-            if score is None and caller is not None and caller.expired():
+            score = self.solve(task, limit)
+            if score is None and limit is not None and limit.expired():
                 queue.appendleft(task)
                 return
             results[task.key] = score
@@ -225,7 +211,7 @@ class GameScores:
         self, queue: deque[MoveTask], results: dict[TaskKey, int | None]
     ) -> Callable[[Limit], None]:
         """:meth:`drain` of ``queue`` under a caller's limit, as one call (a lane's job)."""
-        return lambda caller: self.drain(queue, results, caller=caller)
+        return lambda limit: self.drain(queue, results, limit)
 
     def move_scores(self, results: Mapping[TaskKey, int | None]) -> list[MoveScores]:
         """Every position's :class:`MoveScores` from the tasks' ``results`` (a task
@@ -240,12 +226,12 @@ class GameScores:
             for column in position.legal_moves():
                 if (index, column) in results:
                     scores[column] = results[(index, column)]
-                elif column == self.history[index]:
+                elif column == self.history[index] and index + 1 < len(out):
                     scores[column] = _minus_best(out[index + 1])
             legal = position.legal_moves()
             judged = MoveScores(tuple(scores), all(scores[c] is not None for c in legal))
             if judged.complete:
-                remember_scores(position, self.max_nodes, judged)
+                remember_scores(position, self.nodes, judged)
             out[index] = judged
         return out
 
@@ -271,25 +257,22 @@ def score_game(
     start: Position,
     history: list[int],
     *,
-    max_nodes: int | None = None,
-    max_seconds: float | None = None,
-    deadline: float | None = None,
+    limit: Limit | None = None,
 ) -> list[MoveScores]:
-    """Every position's move scores for a review, solved in this thread: within
-    ``max_nodes`` and ``max_seconds`` per solve and ``deadline`` (a
-    :func:`time.perf_counter` time) for all of them; a task past the deadline
-    stays unsettled.
+    """Every position's move scores for a review, solved in this thread within
+    ``limit``: its node budget caps each solve, its deadline and stop flag all of
+    them (a task left when it expired stays unsettled).
 
     >>> [s.complete for s in score_game(Position(), [3, 3])]
     [True, True]
     """
-    work = GameScores(start, history, max_nodes=max_nodes)
+    work = GameScores(start, history, nodes=None if limit is None else limit.nodes)
     if work.tasks:
         # One table for the whole game, cleared first: consecutive positions share most
         # of their trees, and the time a review takes does not depend on what the thread
         # solved before.
         review_solver(start.width, start.height, reuse_table=True).clear_table()
     results: dict[TaskKey, int | None] = {}
-    work.drain(deque(work.tasks), results, deadline=deadline, max_seconds=max_seconds)
-    work.drain(deque(work.missing(results)), results, deadline=deadline, max_seconds=max_seconds)
+    work.drain(deque(work.tasks), results, limit)
+    work.drain(deque(work.missing(results)), results, limit)
     return work.move_scores(results)

@@ -8,7 +8,7 @@ The package by concern:
   books) and :class:`SolverError`;
 * :mod:`~connect4.solver.parallel`: Lazy SMP (every thread on one window)
   and the progress a long search reports (:class:`SolveProgress`);
-* :mod:`~connect4.solver.narrow`: a score by null-window searches, limits;
+* :mod:`~connect4.solver.narrow`: a score by null-window searches;
 * :mod:`~connect4.solver.shared`: :func:`solver_for`, this thread's solver of
   a board with its default opening book, and the shortcuts :func:`solve`,
   :func:`analyze`, :func:`best_move`;
@@ -38,8 +38,7 @@ from connect4.solver.checks import (
     kernel_ready,
     position_key,
 )
-from connect4.solver.narrow import Budget
-from connect4.solver.parallel import ProgressHook, SolveProgress
+from connect4.solver.parallel import SolveProgress
 from connect4.solver.results import BatchResult, ProbeResult, SolveResult
 from connect4.solver.shared import (
     DEFAULT_BOOK,
@@ -58,9 +57,7 @@ __all__ = [
     "MAX_THREADS",
     "BatchResult",
     "BookArrays",
-    "Budget",
     "ProbeResult",
-    "ProgressHook",
     "SolveProgress",
     "SolveResult",
     "Solver",

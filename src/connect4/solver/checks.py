@@ -16,6 +16,7 @@ import numpy as np
 
 from connect4.core.bits import canonical_key, fits_word
 from connect4.core.errors import Connect4Error
+from connect4.core.limits import clock
 from connect4.core.position import Position, check_board_size
 from connect4.solver.backend import NO_BOOK
 from connect4.solver.layout import MAXW
@@ -183,14 +184,14 @@ def kernel_ready(width: int, height: int, *, load: bool = True, wait: float = 0.
         return True
     if not load:
         return False
-    deadline = time.monotonic() + max(0.0, wait)
+    deadline = clock() + max(0.0, wait)
     if backend.compile_big_in_background(width, height):  # a first compile: a child's
         while backend.compile_pending(width, height):
-            left = deadline - time.monotonic()
+            left = deadline - clock()
             if left <= 0:
                 return False
             time.sleep(min(0.1, left))
-    return wide.load_in_background(width, height, wait=deadline - time.monotonic())
+    return wide.load_in_background(width, height, wait=deadline - clock())
 
 
 def position_key(position: Position) -> int:

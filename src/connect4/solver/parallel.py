@@ -4,7 +4,7 @@ Every thread searches the same null window on one shared table; thread
 ``k > 0`` breaks move-ordering ties its own way, so the threads part ways
 and fill the table for each other, and the first one done stops the others.
 :func:`run_parallel` narrows a score (or every column's score) with such
-windows; :class:`Tracker` hands a progress hook a :class:`SolveProgress`.
+windows; :class:`Tracker` hands the limit's progress sink a :class:`SolveProgress`.
 
 >>> SolveProgress(2_000_000, 0.5, 0, 1, -3, 8, 2, None).nodes_per_second
 4000000.0
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from connect4.core.bits import centre_order
-from connect4.core.limits import Limit
+from connect4.core.limits import Limit, clock
 from connect4.core.position import Position
 from connect4.core.score import win_score
 from connect4.solver.backend import SearchMemory, backend_for
@@ -37,12 +36,12 @@ from connect4.solver.layout import (
     OPT_SIGNAL,
     T_STOP,
 )
-from connect4.solver.narrow import Budget, immediate_win, narrow
+from connect4.solver.narrow import immediate_win, narrow
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["LazySmp", "ProgressHook", "SolveProgress", "Tracker", "run_parallel"]
+__all__ = ["LazySmp", "SolveProgress", "Tracker", "run_parallel"]
 
 NOISE_DEPTH = 3  # helper threads reorder moves this many plies below the root
 DEFER_DEPTH = 8  # threads defer moves another thread searches this many plies below the root
@@ -51,8 +50,8 @@ PROGRESS_EVERY = 0.25  # seconds between progress reports
 
 @dataclass(frozen=True)
 class SolveProgress:
-    """A long search's state, reported while it runs (see ``progress`` in
-    :meth:`connect4.solver.Solver.run`).
+    """A long search's state, reported while it runs to its limit's progress sink
+    (see :meth:`connect4.solver.Solver.run`).
 
     ``nodes`` counts every thread's nodes since the call began; ``alpha``/``beta``
     is the window being searched and ``lower``/``upper`` what the finished
@@ -75,16 +74,13 @@ class SolveProgress:
         return self.nodes / self.seconds if self.seconds > 0 else 0.0
 
 
-ProgressHook = Callable[[SolveProgress], None]
-
-
 class Tracker:
-    """What a running search reports to a progress hook: the window, the bounds
-    proved so far, the column being scored, and the nodes of finished windows."""
+    """What a running search reports to its limit's progress sink: the window, the
+    bounds proved so far, the column being scored, and the nodes of finished windows."""
 
-    def __init__(self, start: float, hook: ProgressHook | None, threads: int, nodes: int) -> None:
+    def __init__(self, start: float, limit: Limit, threads: int, nodes: int) -> None:
         self.start = start
-        self.hook = hook
+        self.limit = limit
         self.threads = threads
         self.nodes = nodes  # of every finished search of this call
         self.alpha = self.beta = self.lower = self.upper = 0
@@ -99,21 +95,21 @@ class Tracker:
         self.alpha, self.beta = alpha, beta
 
     def report(self, running: int) -> None:
-        """Call the hook, ``running`` nodes into the current window."""
-        if self.hook is not None:
+        """Report to the sink, ``running`` nodes into the current window."""
+        if self.limit.progress is not None:
             nodes = self.nodes + running
-            seconds = time.perf_counter() - self.start
+            seconds = clock() - self.start
             args = (self.alpha, self.beta, self.lower, self.upper, self.threads, self.column)
-            self.hook(SolveProgress(nodes, seconds, *args))
+            self.limit.report(SolveProgress(nodes, seconds, *args))
 
     def done(self, nodes: int) -> None:
         """A window's search ended after ``nodes`` nodes."""
         self.nodes += nodes
 
 
-ParallelWindow = Callable[[Position, int, int, Budget, Tracker], tuple[int, bool, int]]
-"""``window(position, alpha, beta, budget, tracker)``: one window searched by every
-thread: ``(value, complete, nodes)``."""
+ParallelWindow = Callable[[Position, int, int, Limit, Tracker], tuple[int, bool, int]]
+"""``window(position, alpha, beta, limit, tracker)``: one window searched by every
+thread within ``limit``: ``(value, complete, nodes)``."""
 
 
 class LazySmp:
@@ -136,21 +132,21 @@ class LazySmp:
         position: Position,
         alpha: int,
         beta: int,
-        budget: Budget,
+        limit: Limit,
         tracker: Tracker,
     ) -> tuple[int, bool, int]:
         """One window searched by every thread: ``(value, complete, nodes)``.
 
         The first thread done sets the table's stop flag (inside the kernel),
         which ends the others' searches. This thread meanwhile reports progress
-        and stops them all once the budget is spent.
+        and stops them all once the limit's nodes are spent or it expires.
         """
         if immediate_win(position):
             return win_score(position.size, position.ply), True, 0
         kernel = backend_for(memory.width, memory.height)
         table = memory.table
         mems = [memory.thread(i) for i in range(self.threads)]
-        cap = (1 << 62) if budget.nodes is None else max(0, budget.nodes)
+        cap = (1 << 62) if limit.nodes is None else max(0, limit.nodes)
         for index, mem in enumerate(mems):
             mem[NODES] = 0
             mem[ABORT] = 0
@@ -184,7 +180,7 @@ class LazySmp:
                 if found or all(f.done() for f in futures):
                     break  # a thread is done, or every thread stopped at the node cap
                 nodes = sum(int(mem[NODES]) for mem in mems)
-                if budget.spent(nodes):
+                if limit.spent(nodes):
                     table[T_STOP] = 1
                 tracker.report(nodes)
         finally:
@@ -211,22 +207,22 @@ def run_parallel(
     analyze: bool,
     guess: int | None,
     lower: int | None,
-    budget: Budget,
+    limit: Limit,
     tracker: Tracker,
 ) -> tuple[int, list[int | None] | None, bool, int]:
     """A score (with ``analyze``: every column's) by windows each searched by every
-    thread: ``(score, column scores, complete, nodes)``."""
+    thread within ``limit``: ``(score, column scores, complete, nodes)``."""
 
     def narrowed(
         child: Position, guess: int | None, cap: int | None, lower: int | None = None
     ) -> tuple[int, bool, int]:
         def one(alpha: int, beta: int, nodes: int | None) -> tuple[int, bool, int]:
-            return window(child, alpha, beta, budget.capped(nodes), tracker)
+            return window(child, alpha, beta, limit.capped(nodes), tracker)
 
         return narrow(child, guess, weak, one, cap, tracker.bounds, lower)
 
     if not analyze:
-        score, complete, nodes = narrowed(position, guess, budget.nodes, lower)
+        score, complete, nodes = narrowed(position, guess, limit.nodes, lower)
         return score, None, complete, nodes
     columns: list[int | None] = [None] * position.width
     size, ply = position.size, position.ply
@@ -243,7 +239,7 @@ def run_parallel(
             child = position.copy()
             child.play(column)
             tracker.column = column
-            score, complete, nodes = narrowed(child, None, budget.after(total).nodes)
+            score, complete, nodes = narrowed(child, None, limit.after(total).nodes)
             total += nodes
             if complete:
                 columns[column] = -score

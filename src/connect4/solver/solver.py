@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from connect4.core.bits import fits_word
-from connect4.core.limits import Limit
+from connect4.core.limits import Limit, clock
 from connect4.core.position import Position
 from connect4.core.score import ScoreError, check_tie_break, pick_best, win_score
 from connect4.solver.backend import TABLES, SearchMemory, backend_for, warm_up
@@ -61,11 +61,10 @@ from connect4.solver.layout import (
     next_generation,
     table_format,
 )
-from connect4.solver.narrow import Budget, immediate_win, narrow, never
+from connect4.solver.narrow import immediate_win, narrow, never
 from connect4.solver.parallel import (
     LazySmp,
     ParallelWindow,
-    ProgressHook,
     Tracker,
     run_parallel,
     stopping_at,
@@ -120,7 +119,7 @@ class Solver:
     >>> s = Solver(4, 4)
     >>> s.solve(Position(4, 4))
     0
-    >>> s.run(Position(4, 4), max_nodes=10).complete
+    >>> s.run(Position(4, 4), limit=Limit(nodes=10)).complete
     False
     """
 
@@ -329,27 +328,22 @@ class Solver:
         *,
         weak: bool = False,
         analyze: bool = False,
-        max_seconds: float | None = None,
-        max_nodes: int | None = None,
-        deadline: float | None = None,
         guess: int | None = None,
         lower: int | None = None,
-        progress: ProgressHook | None = None,
         limit: Limit | None = None,
     ) -> SolveResult:
-        """Solve (and with ``analyze`` score every column) within optional limits.
+        """Solve (and with ``analyze`` score every column) within an optional ``limit``.
 
-        ``deadline`` is a :func:`time.perf_counter` time (an alternative to
-        ``max_seconds``); a caller's ``limit`` stops the search at its deadline or
-        within milliseconds of its flag. ``guess``, a likely score (e.g. the score two plies
-        earlier), makes the first null-window searches test it: right, the
-        score costs two searches instead of about five. ``lower``, a proven
-        lower bound on the score (e.g. from an opening book), is the first
-        guess unless one is given, and no search tests below it: when the score
-        is the bound, one null-window search proves it. A limit that stops
-        the search gives ``score=None`` and ``complete=False``.
+        The caller's ``limit`` stops the search at its deadline, after its node budget
+        or within milliseconds of its stop flag (or a parent's). ``guess``, a likely
+        score (e.g. the score two plies earlier), makes the first null-window searches
+        test it: right, the score costs two searches instead of about five. ``lower``, a
+        proven lower bound on the score (e.g. from an opening book), is the first guess
+        unless one is given, and no search tests below it: when the score is the bound,
+        one null-window search proves it. A limit that stops the search gives
+        ``score=None`` and ``complete=False``.
 
-        ``progress`` is called with a :class:`SolveProgress` about every
+        The limit's progress sink is handed a :class:`SolveProgress` about every
         ``PROGRESS_EVERY`` seconds, from the calling thread, once the search
         has run ``parallel_after`` nodes (the threads then search while the
         calling thread reports).
@@ -363,21 +357,21 @@ class Solver:
         18
         """
         self.check(position)
-        start = time.perf_counter()
-        budget = Budget.of(start, max_seconds, max_nodes, deadline, limit)
-        parallel = self.threads > 1 or progress is not None
+        start = clock()
+        budget = Limit() if limit is None else limit
+        parallel = self.threads > 1 or budget.progress is not None
         with self._lock, self._under(limit):
             score, columns, complete, nodes = self._run_here(
                 position, weak, analyze, guess, lower, self._first(budget, parallel)
             )
             if self._goes_on(parallel, complete, budget, nodes):
-                tracker = Tracker(start, progress, self.threads, nodes)
+                tracker = Tracker(start, budget, self.threads, nodes)
                 score, columns, complete, more = run_parallel(
                     position, self._all_threads(), weak=weak, analyze=analyze, guess=guess,
-                    lower=lower, budget=budget.after(nodes), tracker=tracker,
+                    lower=lower, limit=budget.after(nodes), tracker=tracker,
                 )  # fmt: skip
                 nodes += more
-        seconds = time.perf_counter() - start
+        seconds = clock() - start
         self._count(nodes, seconds)
         return SolveResult(score if complete else None, columns, nodes, seconds, complete, weak)
 
@@ -388,7 +382,7 @@ class Solver:
         analyze: bool,
         guess: int | None,
         lower: int | None,
-        budget: Budget,
+        budget: Limit,
     ) -> tuple[int, list[int | None] | None, bool, int]:
         """One kernel call on this thread (thread 0's memory): ``(score, column scores,
         complete, nodes)``."""
@@ -425,7 +419,7 @@ class Solver:
         score, complete, nodes = self._budgeted(solve, budget)
         return score, None, complete, nodes
 
-    def _first(self, budget: Budget, parallel: bool) -> Budget:
+    def _first(self, budget: Limit, parallel: bool) -> Limit:
         """The part of a search this thread starts on a fresh table generation (unless the
         table is reused): all of it, or with other threads at hand the first
         ``parallel_after`` nodes (short searches stay here, without their overhead)."""
@@ -433,7 +427,7 @@ class Solver:
             next_generation(self._table().table)
         return budget.first(self.parallel_after) if parallel else budget
 
-    def _goes_on(self, parallel: bool, complete: bool, budget: Budget, nodes: int) -> bool:
+    def _goes_on(self, parallel: bool, complete: bool, budget: Limit, nodes: int) -> bool:
         """Whether a search this thread did not finish goes on with every thread: not
         once its nodes or time are spent, nor when the caller stopped it."""
         return parallel and not complete and not budget.spent(nodes) and not self._stopped()
@@ -449,24 +443,22 @@ class Solver:
         alpha: int,
         beta: int | None = None,
         *,
-        budget: Budget | None = None,
         limit: Limit | None = None,
     ) -> ProbeResult:
         """One fail-soft search of the window ``(alpha, beta)`` (default: the null
         window ``beta = alpha + 1``): a value ``<= alpha`` bounds the score from
         above, ``>= beta`` from below, anything between is exact.
 
-        A cheap test "is the score above ``alpha``?", within ``budget`` (a deadline and
-        nodes; ``None``: none) and a caller's ``limit`` as in :meth:`run`.
+        A cheap test "is the score above ``alpha``?", within a caller's ``limit``
+        (its deadline, nodes and stop flag) as in :meth:`run`.
 
         >>> r = Solver().probe(Position.from_moves("4455"), 17)
         >>> r.value, r.complete
         (18, True)
         """
         self.check(position)
-        start = time.perf_counter()
-        given = budget or Budget()
-        budget = Budget.of(start, None, given.nodes, given.deadline, limit)
+        start = clock()
+        budget = Limit() if limit is None else limit
         window = alpha + 1 if beta is None else beta
         parallel = self.threads > 1
         with self._lock, self._under(limit):
@@ -474,12 +466,12 @@ class Solver:
                 position, alpha, window, self._first(budget, parallel)
             )
             if self._goes_on(parallel, complete, budget, nodes):
-                tracker = Tracker(start, None, self.threads, nodes)
+                tracker = Tracker(start, budget, self.threads, nodes)
                 value, complete, more = self._all_threads()(
                     position, alpha, window, budget.after(nodes), tracker
                 )
                 nodes += more
-        seconds = time.perf_counter() - start
+        seconds = clock() - start
         self._count(nodes, seconds)
         return ProbeResult(value if complete else None, nodes, seconds, complete)
 
@@ -529,7 +521,7 @@ class Solver:
         scores: list[int] = []
         nodes: list[int] = []
         seconds: list[float] = []
-        budget = Budget()
+        budget = Limit()
         with self._lock:
             for position in positions:
                 start = time.perf_counter()
@@ -560,14 +552,14 @@ class Solver:
     def _budgeted(
         self,
         search: Callable[[NDArray[np.uint64]], int],
-        budget: Budget,
+        budget: Limit,
     ) -> tuple[int, bool, int]:
         """``(result, complete, nodes)`` of ``search(mem)`` on thread 0's memory within
-        a node budget and a deadline: the kernel stops at ``mem[LIMIT]`` nodes, so
+        a limit's node budget and deadline: the kernel stops at ``mem[LIMIT]`` nodes, so
         with a deadline it runs in slices of about 0.1 s (the table keeps what each
         slice proved)."""
         mem = self._table().threads[0]
-        start = time.perf_counter()
+        start = clock()
         mem[NODES] = 0
         cap = (1 << 62) if budget.nodes is None else max(0, int(budget.nodes))
         deadline = budget.deadline
@@ -579,7 +571,7 @@ class Solver:
             nodes = int(mem[NODES])
             if not mem[ABORT]:
                 return result, True, nodes
-            now = time.perf_counter()
+            now = clock()
             if nodes >= cap or deadline is None or now >= deadline or self._stopped():
                 return result, False, nodes
             rate = nodes / max(now - start, 1e-6)
@@ -590,7 +582,7 @@ class Solver:
         position: Position,
         alpha: int,
         beta: int,
-        budget: Budget,
+        budget: Limit,
     ) -> tuple[int, bool, int]:
         """One window on this thread, inside the lock: ``(value, complete, nodes)``."""
         if immediate_win(position):

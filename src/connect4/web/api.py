@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from itertools import count
@@ -51,7 +50,7 @@ from connect4.classic.search import MATE, is_mate
 from connect4.core.errors import Stopped
 from connect4.core.game import GAME_KINDS, RULES, Game
 from connect4.core.games import DEFAULT_BOARD, Board, new_game
-from connect4.core.limits import Limit
+from connect4.core.limits import Limit, clock
 from connect4.core.position import COLUMN_SYMBOLS, Position
 from connect4.core.score import score_label
 from connect4.core.tictactoe import TicTacToe
@@ -191,12 +190,12 @@ async def require_kernel(board: Board, limit: Limit) -> None:
         return
     left = limit.remaining()
     wait = KERNEL_WAIT if left is None else max(0.0, min(KERNEL_WAIT, left / 2))
-    give_up = time.monotonic() + wait
+    give_up = clock() + wait
     while True:
-        step = max(0.0, min(KERNEL_POLL, give_up - time.monotonic()))
+        step = max(0.0, min(KERNEL_POLL, give_up - clock()))
         if await asyncio.to_thread(kernel_ready, width, height, wait=step):
             return
-        if limit.expired() or time.monotonic() >= give_up:
+        if limit.expired() or clock() >= give_up:
             break
     raise Unavailable(
         f"the solver for {width}x{height} boards is being compiled (the first time "
@@ -357,7 +356,7 @@ class Api:
         limit = self.limit()
         await self.require_kernel(Board.of(position), limit)
         gone = None if caller is None else caller.gone
-        started = time.monotonic()
+        started = clock()
         # Nearly full boards are cheap: each empty cell costs a waiting job QUICK_AGE
         # (DEEP_AGE) seconds of precedence, so cheap positions overtake expensive ones
         # while no job waits more than a bounded extra time.
@@ -374,8 +373,7 @@ class Api:
                 functools.partial(
                     service.analyze_position,
                     position,
-                    limit=limit,
-                    max_nodes=budget,
+                    limit=limit.tighter(nodes=budget),
                     table_megabytes=QUICK_TABLE_MB,
                 ),
                 limit=limit,
@@ -387,7 +385,7 @@ class Api:
                 raise TimeLimitExceeded("time limit exceeded before the deep solve")
             with self.clients.turn(caller):
                 analysis = await self.run_deep(
-                    time.monotonic() + empty * DEEP_AGE,
+                    clock() + empty * DEEP_AGE,
                     lambda attempt: service.analyze_position(position, limit=attempt),
                     limit,
                     gone,
@@ -495,7 +493,7 @@ class Api:
                 result = await self.review_connect4(position, limit, gone)
             else:
                 result = await self.run_deep(
-                    time.monotonic(),
+                    clock(),
                     lambda attempt: service.review_game(position, limit=attempt),
                     limit,
                     gone,
@@ -527,7 +525,7 @@ class Api:
                 jobs = min(self.deep.workers, len(queue))
                 drain = work.drainer(queue, results)
                 await asyncio.gather(
-                    *(self.run_deep(time.monotonic(), drain, limit, gone) for _ in range(jobs))
+                    *(self.run_deep(clock(), drain, limit, gone) for _ in range(jobs))
                 )
             results.update((task.key, None) for task in tasks if task.key not in results)
         return service.review_from_scores(position, work.move_scores(results))
@@ -545,7 +543,7 @@ class Api:
         choose = functools.partial(service.choose_move, position, player, want_tree=request.tree)
         with self.clients.turn(caller):
             answer = await self.run_deep(
-                time.monotonic(),
+                clock(),
                 lambda attempt: choose(limit=attempt),
                 limit,
                 None if caller is None else caller.gone,

@@ -40,14 +40,13 @@ import functools
 import itertools
 import os
 import threading
-import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from queue import PriorityQueue
 from typing import ParamSpec, TypeVar
 
 from connect4.core.errors import BudgetExceeded
-from connect4.core.limits import Limit
+from connect4.core.limits import Limit, clock
 from connect4.web.models import PoolStatus
 
 P = ParamSpec("P")
@@ -136,7 +135,7 @@ class WorkerPool:
         Its priority is the time now: first come, first served among such jobs.
         """
         call = functools.partial(function, *args, **kwargs)
-        return await self.run_ranked(time.monotonic(), call)
+        return await self.run_ranked(clock(), call)
 
     async def run_ranked(
         self,
@@ -147,7 +146,7 @@ class WorkerPool:
         gone: Gone | None = None,
     ) -> T:
         """Run ``call()`` in a worker, ahead of waiting jobs with a higher ``priority``
-        (in seconds on the ``time.monotonic()`` clock: a start-by time).
+        (in seconds on the :func:`~connect4.core.limits.clock`: a start-by time).
 
         ``limit`` is the limit ``call`` works under: it is stopped when the time
         limit passes, this wait is cancelled, or ``gone()`` turns true."""
@@ -197,9 +196,9 @@ class WorkerPool:
 
     async def _wait(self, done: asyncio.Future[T], gone: Gone | None) -> T:
         """The job's result; TimeoutError past the time limit, ClientGone once ``gone()``."""
-        give_up = time.monotonic() + self.time_limit
+        give_up = clock() + self.time_limit
         while True:
-            left = give_up - time.monotonic()
+            left = give_up - clock()
             if left <= 0:
                 raise TimeoutError
             step = left if gone is None else min(left, GONE_POLL)

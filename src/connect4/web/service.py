@@ -120,16 +120,15 @@ def analyze_position(
     position: Position,
     *,
     limit: Limit,
-    max_nodes: int | None = None,
     table_megabytes: int = 64,
 ) -> Analysis:
     """Solve ``position`` (standard rules, not over) and every move from it, within the
-    request's ``limit`` and a node budget."""
+    request's ``limit`` (its deadline, node budget and stop flag)."""
     from connect4.solver import solver_for
 
     # this thread's solver of the board, with its book: no two threads share a table
     solver = solver_for(position.width, position.height, tt_megabytes=table_megabytes)
-    result = solver.run(position, analyze=True, max_nodes=max_nodes, limit=limit)
+    result = solver.run(position, analyze=True, limit=limit)
     columns = list(result.column_scores or [None] * position.width)
     score = result.score
     complete = bool(result.complete)
@@ -155,11 +154,11 @@ def review_from_scores(game: Game, scores: list[MoveScores]) -> Review:
 
 
 def review_game(game: Game, *, limit: Limit) -> Review:
-    """Every move of ``game`` graded by exact scores, by ``limit``'s deadline
-    (positions left then are not proven)."""
+    """Every move of ``game`` graded by exact scores within the request's ``limit``
+    (its deadline and stop flag: positions left when it expires are not proven)."""
     from connect4.review import review
 
-    return review(game.moves, Board.of(game), deadline=limit.deadline)
+    return review(game.moves, Board.of(game), limit=limit)
 
 
 # ------------------------------------------------------------------ players
@@ -204,8 +203,8 @@ def _shell(node: JsonObject) -> tuple[JsonObject, list[JsonValue]]:
     return copy, children
 
 
-def cap_tree(tree: JsonObject, max_nodes: int = TREE_NODE_CAP) -> JsonObject:
-    """A copy of a JSON search tree with at most ``max_nodes`` nodes, breadth first.
+def cap_tree(tree: JsonObject, cap: int = TREE_NODE_CAP) -> JsonObject:
+    """A copy of a JSON search tree with at most ``cap`` nodes, breadth first.
 
     Nodes whose children were cut get ``"truncated": true``; the root gets
     ``"node_count"`` (nodes kept).
@@ -223,7 +222,7 @@ def cap_tree(tree: JsonObject, max_nodes: int = TREE_NODE_CAP) -> JsonObject:
         source, target, target_children = queue[head]
         head += 1
         for child in _children(source):
-            if kept >= max_nodes:
+            if kept >= cap:
                 target["truncated"] = True
                 break
             copy, copy_children = _shell(child)

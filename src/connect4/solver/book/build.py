@@ -54,6 +54,7 @@ import numpy.typing as npt
 from connect4.core.bits import fits_word
 from connect4.core.files import check_output
 from connect4.core.journal import Journal as JobJournal, journal_path
+from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.core.processes import JobInterrupted, make_executor, run_chunks
 from connect4.core.progress import progress_bar
@@ -388,17 +389,17 @@ def spot_check(
     *,
     deeper_than: int = 0,
     entries: int = SPOT_CHECK_ENTRIES,
-    max_nodes: int = SPOT_CHECK_NODES,
+    limit: Limit | None = None,
     setting: str = "base_book",
 ) -> BaseBookCheck:
     """Solve a fixed random sample of ``book``'s entries without any book.
 
-    The sample is drawn from the entries with more than ``deeper_than``
-    stones (a build of that depth probes no others): ``entries`` of them, all
-    if there are fewer. An entry the solver cannot settle within
-    ``max_nodes`` is skipped and another one tried, at most twice as many as
-    wanted in all. Raises :class:`BookError` naming the position and both
-    scores at the first disagreement (its ``setting`` the one that named the book).
+    The sample is drawn from the entries with more than ``deeper_than`` stones (a build
+    of that depth probes no others): ``entries`` of them, all if there are fewer. An
+    entry the solver cannot settle within ``limit`` (default: ``SPOT_CHECK_NODES`` nodes
+    each) is skipped and another one tried, at most twice as many as wanted in all.
+    Raises :class:`BookError` naming the position and both scores at the first
+    disagreement (its ``setting`` the one that named the book).
 
     >>> book = Book.from_scores(4, 4, 2, {Position.from_moves("11", 4, 4): 0})
     >>> spot_check(book, "tiny.c4book", deeper_than=1)
@@ -408,6 +409,7 @@ def spot_check(
     rng = np.random.default_rng(_SPOT_CHECK_SAMPLE)
     sample = usable[rng.choice(usable.size, size=min(usable.size, 2 * entries), replace=False)]
     checked = skipped = 0
+    budget = Limit(nodes=SPOT_CHECK_NODES) if limit is None else limit
     with Solver(book.width, book.height, TABLE_MEGABYTES) as solver:
         for index in sample.tolist():
             if checked == entries:
@@ -419,7 +421,7 @@ def spot_check(
                 raise BookError(
                     f"{spec} is wrong: entry {index}: {error}", setting=setting
                 ) from None
-            result = solver.run(position, max_nodes=max_nodes)
+            result = solver.run(position, limit=budget)
             if result.score is None:
                 skipped += 1
                 continue
