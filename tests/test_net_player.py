@@ -361,3 +361,21 @@ def test_the_net_move_line_ends_with_its_visits_not_a_stray_comma() -> None:
         assert not line.rstrip().endswith(","), line
         assert "playouts 120, " in line
         assert re.search(r", visits 1:\d+ 2:\d+ 3:\d+ 4:\d+ 5:\d+ 6:\d+ 7:\d+$", line), line
+
+
+def test_networks_kept_loaded_are_bounded(tmp_path: Path) -> None:
+    """A weights file rewritten again and again (a long run re-reading its latest
+    network) keeps at most KEPT_NETWORKS loaded, the least recently used going first."""
+    from connect4.players import net as net_module
+
+    net_module._LOADED.clear()
+    first = _save(Network.random(7, 6, channels=4, blocks=1, seed=0), tmp_path / "0.npz")
+    kept = net_module.network_file(str(first))
+    for seed in range(1, net_module.KEPT_NETWORKS + 3):
+        path = _save(
+            Network.random(7, 6, channels=4, blocks=1, seed=seed), tmp_path / f"{seed}.npz"
+        )
+        net_module.network_file(str(path))
+        assert net_module.network_file(str(first)) is kept  # used again: never the one to go
+    assert len(net_module._LOADED) == net_module.KEPT_NETWORKS
+    net_module._LOADED.clear()

@@ -30,6 +30,7 @@ import os
 import random
 import threading
 import time
+from collections import OrderedDict
 
 import numpy as np
 
@@ -58,7 +59,8 @@ LEVELS: dict[str, dict[str, object]] = {
 """Preset strengths: the raw policy sampled, the raw policy's best move, PUCT."""
 MAX_PATH = 4096
 
-_LOADED: dict[tuple[str, int, int], Network] = {}
+KEPT_NETWORKS = 8  # weights files kept loaded at once (the least recently used one goes)
+_LOADED: OrderedDict[tuple[str, int, int], Network] = OrderedDict()
 _LOCK = threading.Lock()
 
 
@@ -76,6 +78,9 @@ def network_file(path: str) -> Network:
                 _LOADED[key] = load_network(path)
             except NetworkError as error:
                 raise PlayerSpecError(f"net: load={path}: {error}") from None
+            while len(_LOADED) > KEPT_NETWORKS:  # a file rewritten again and again: bounded
+                _LOADED.popitem(last=False)
+        _LOADED.move_to_end(key)
         return _LOADED[key]
 
 
