@@ -96,7 +96,8 @@ def play_move(
     seconds (``None``: no clock) and the caller's ``limit``; see the module docstring.
 
     >>> from connect4 import Position
-    >>> from connect4.players.registry import make_player
+    >>> from connect4.players.registry import PlayerContext, make_player, rehearse
+    >>> rehearse("alphabeta:depth=30", Position(), PlayerContext())  # loaded off the clock
     >>> play_move(make_player("alphabeta:depth=30"), Position(), clock=0.2).choice.complete
     False
     """
