@@ -18,9 +18,9 @@ torch = pytest.importorskip("torch")
 
 from connect4.net.train import (  # noqa: E402 - after the skip: these need torch
     Examples,
-    Settings,
     Trainer,
     TrainingError,
+    TrainingSettings,
     save_network,
     targets,
 )
@@ -128,7 +128,7 @@ def test_the_networks_planes_are_what_the_envs_show() -> None:
 
 def _trained(data: Examples, steps: int, seed: int = 0) -> Trainer:
     trainer = Trainer.new(
-        Settings(WIDTH, HEIGHT, channels=16, blocks=2, steps=steps, batch=64, seed=seed)
+        TrainingSettings(WIDTH, HEIGHT, channels=16, blocks=2, steps=steps, batch=64, seed=seed)
     )
     trainer.train(data)
     return trainer
@@ -154,7 +154,9 @@ def test_numpy_forward_pass_equals_torch(data_file: Path) -> None:
 def test_a_tiny_training_run_lowers_the_loss(data_file: Path) -> None:
     split = load_examples([data_file], held_out=0.0)
     trainer = Trainer.new(
-        Settings(WIDTH, HEIGHT, channels=16, blocks=1, steps=150, batch=64, eval_every=50, lr=3e-3)
+        TrainingSettings(
+            WIDTH, HEIGHT, channels=16, blocks=1, steps=150, batch=64, eval_every=50, lr=3e-3
+        )
     )
     before = trainer.evaluate(split.train)
     assert trainer.train(split.train)
@@ -168,7 +170,9 @@ def test_a_resumed_run_is_the_run_uninterrupted(data_file: Path, tmp_path: Path)
     data = load_examples([data_file], held_out=0.0).train
     straight = _trained(data, steps=30, seed=5)
     half = Trainer.new(
-        Settings(WIDTH, HEIGHT, channels=16, blocks=2, steps=30, batch=64, eval_every=10, seed=5)
+        TrainingSettings(
+            WIDTH, HEIGHT, channels=16, blocks=2, steps=30, batch=64, eval_every=10, seed=5
+        )
     )
     from connect4.core.limits import Limit
 
@@ -207,16 +211,18 @@ def test_weights_files_round_trip_and_are_checked(tmp_path: Path) -> None:
 
 def test_settings_are_checked() -> None:
     with pytest.raises(TrainingError, match="channels: must be 1-1024"):
-        Trainer.new(Settings(channels=0))
+        Trainer.new(TrainingSettings(channels=0))
     with pytest.raises(TrainingError, match="lr: must be"):
-        Trainer.new(Settings(lr=float("nan")))
+        Trainer.new(TrainingSettings(lr=float("nan")))
 
 
 # ---------------------------------------------------------------- hostile files
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
     trainer = Trainer.new(
-        Settings(WIDTH, HEIGHT, channels=8, blocks=1, steps=4, batch=8, eval_every=2, seed=1)
+        TrainingSettings(
+            WIDTH, HEIGHT, channels=8, blocks=1, steps=4, batch=8, eval_every=2, seed=1
+        )
     )
     path = tmp_path_factory.mktemp("ckpt") / "c.pt"
     trainer.save(path)

@@ -26,7 +26,7 @@ from connect4.cli.common import (
 
 if TYPE_CHECKING:
     from connect4.envs.labels import Split
-    from connect4.net.train import Figures, Point, Settings, Trainer
+    from connect4.net.train import Figures, Point, Trainer, TrainingSettings
 
 
 @dataclass(frozen=True)
@@ -225,11 +225,11 @@ class Shape:
     eval_every: int
     seed: int
 
-    def settings(self, split: Split, steps: int | None) -> Settings:
+    def settings(self, split: Split, steps: int | None) -> TrainingSettings:
         """The training settings for the data's board (``steps`` None: the default's)."""
-        from connect4.net.train import Settings
+        from connect4.net.train import TrainingSettings
 
-        return Settings(
+        return TrainingSettings(
             width=split.width, height=split.height, channels=self.channels, blocks=self.blocks,
             batch=self.batch, lr=self.lr, eval_every=self.eval_every, seed=self.seed,
             **({} if steps is None else {"steps": steps}),

@@ -213,7 +213,7 @@ def save_network(network: Network, path: str | os.PathLike[str]) -> None:
 
 # ---------------------------------------------------------------- the run
 @dataclass(frozen=True)
-class Settings:
+class TrainingSettings:
     """A run's settings: the network's shape, the optimisation, the schedule."""
 
     width: int = 7
@@ -278,7 +278,7 @@ class Point:
 class Trainer:
     """A training run: the module, its optimizer and the curve so far (see module doc)."""
 
-    settings: Settings
+    settings: TrainingSettings
     module: TorchNetwork
     optimizer: torch.optim.Optimizer
     step: int = 0
@@ -290,7 +290,7 @@ class Trainer:
     device: str = "cpu"
 
     @classmethod
-    def new(cls, settings: Settings, device: str = "cpu") -> Trainer:
+    def new(cls, settings: TrainingSettings, device: str = "cpu") -> Trainer:
         """A fresh run: weights and batches drawn from ``settings.seed``; ``device`` is
         ``cpu``, ``cuda`` or ``auto`` (a GPU when PyTorch sees one)."""
         settings.check()
@@ -482,7 +482,7 @@ class Trainer:
 
         state = _read_checkpoint(path)
         try:
-            settings = Settings(**state["settings"])
+            settings = TrainingSettings(**state["settings"])
             settings.check()  # the file's own settings: a bad one is damage, not a flag
             _check_shapes(state["module"], settings)
         except TrainingError as error:
@@ -490,7 +490,7 @@ class Trainer:
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise TrainingError(f"{path} is a damaged checkpoint: {error}") from None
         if steps is not None:
-            settings = Settings(**{**asdict(settings), "steps": steps})
+            settings = TrainingSettings(**{**asdict(settings), "steps": steps})
         trainer = cls.new(settings, device)  # a bad --steps or --device is the caller's
         try:
             trainer.module.load_state_dict(state["module"])
@@ -542,7 +542,7 @@ def _read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     return state
 
 
-def _check_shapes(module_state: object, settings: Settings) -> None:
+def _check_shapes(module_state: object, settings: TrainingSettings) -> None:
     """Raise ``ValueError`` unless ``module_state`` holds exactly the tensors, of the
     shapes, of the network ``settings`` describe (built without memory: on PyTorch's
     meta device)."""
@@ -647,10 +647,10 @@ __all__ = [
     "Examples",
     "Figures",
     "Point",
-    "Settings",
     "Targets",
     "Trainer",
     "TrainingError",
+    "TrainingSettings",
     "choice_errors",
     "max_score",
     "plot_curve",
