@@ -126,16 +126,16 @@ class LabPlayer:
 def lab_player(spec: str) -> LabPlayer | None:
     """The :class:`LabPlayer` of a lab spec (the shapes :func:`lab_players` writes, read
     by the player registry), ``None`` for any other spec."""
-    from connect4.players.registry import PlayerSpecError, find_kind, parse_options, split_spec
+    from connect4.players.registry import PlayerSpecError, parse_spec
 
-    name, text = split_spec(spec)
-    if name == PERFECT:
-        return None if text else LabPlayer(spec, "perfect")
-    if name not in LAB_KEYS:
-        return None
     try:
-        options = parse_options(find_kind(name), text)
+        parsed = parse_spec(spec)
     except PlayerSpecError:
+        return None
+    name, options = parsed.kind.name, parsed.options
+    if name == PERFECT:
+        return None if parsed.given else LabPlayer(spec, "perfect")
+    if name not in LAB_KEYS:
         return None
     shape = frozenset(options)
     if shape not in LAB_KEYS[name]:
