@@ -1,20 +1,28 @@
 """One ``Limit`` is the only control parameter of a long solve: its stop flag, set
-from another thread, ends a solve, a review and a web analysis; its node budget stops
-the solver as the old ``max_nodes`` did; its progress sink hears the solver."""
+from another thread, ends a solve, a review and a web analysis, and stops a book
+build and a dataset keeping their journals; its node budget stops the solver as the
+old ``max_nodes`` did; its progress sink hears the solver."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
 
 from connect4.core.games import Board
+from connect4.core.journal import journal_path
 from connect4.core.limits import Limit
 from connect4.core.position import Position
+from connect4.core.processes import JobInterrupted
 from connect4.review import review
 from connect4.solver import SolveProgress, Solver
+from connect4.solver.book.build import BuildConfig, BuildInterrupted, build_book
 from connect4.web import service
+from tests.cli_helpers import journal_records
 
 T = TypeVar("T")
 FAILURE_WAIT = 300.0  # seconds a failing test waits before it says so (a pass never waits)
@@ -99,3 +107,74 @@ def test_a_limit_that_expired_before_the_search_leaves_it_unproven() -> None:
         result = solver.run(Position(), analyze=True, limit=limit.tighter(nodes=10**9))
         assert (result.score, result.complete) == (None, False)
         assert result.column_scores == [None] * 7
+
+
+class StopsOnItsSecondTask(ThreadPoolExecutor):
+    """One worker thread; the second task submitted, once started, stops ``limit`` from
+    that thread and holds until ``release`` is set: the job is stopped while a task is
+    under way, and exactly the first task's results are done."""
+
+    def __init__(self, limit: Limit) -> None:
+        super().__init__(1)
+        self.limit = limit
+        self.release = threading.Event()
+        self.submitted = 0
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        self.submitted += 1
+        number = self.submitted
+
+        def task() -> T:
+            if number == 2:
+                self.limit.stop()
+                self.release.wait(FAILURE_WAIT)
+            return fn(*args, **kwargs)
+
+        return super().submit(task)
+
+
+def test_a_stop_flag_set_from_another_thread_stops_a_book_build_keeping_its_journal(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "small.c4book"
+    config = BuildConfig(5, 4, 5, chunk=16)
+    limit = Limit()
+    pool = StopsOnItsSecondTask(limit)
+    try:
+        with pytest.raises(BuildInterrupted) as stopped:
+            build_book(config, out, executor=pool, progress=False, limit=limit)
+    finally:
+        pool.release.set()
+        pool.shutdown()
+    journal = journal_path(out)
+    assert stopped.value.done == 16 and journal_records(journal) == 16 and not out.exists()
+    with ThreadPoolExecutor(1) as again:
+        resumed = build_book(config, out, executor=again, progress=False, resume=True)
+    assert (resumed.resumed, resumed.solved) == (16, 785 - 16) and not journal.exists()
+    with ThreadPoolExecutor(1) as whole:
+        fresh = build_book(config, tmp_path / "whole.c4book", executor=whole, progress=False)
+    assert resumed.book.keys.tolist() == fresh.book.keys.tolist()
+    assert resumed.book.values.tolist() == fresh.book.values.tolist()
+
+
+def test_a_stop_flag_set_from_another_thread_stops_a_dataset_keeping_its_journal(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("gymnasium")
+    from connect4.envs.dataset import make_dataset
+
+    out = tmp_path / "small.npz"
+    settings: dict[str, Any] = {"width": 5, "height": 4, "chunk": 4, "progress": False}
+    limit = Limit()
+    pool = StopsOnItsSecondTask(limit)
+    try:
+        with pytest.raises(JobInterrupted) as stopped:
+            make_dataset(24, (6, 9), out, executor=pool, limit=limit, **settings)
+    finally:
+        pool.release.set()
+        pool.shutdown()
+    journal = journal_path(out)
+    assert stopped.value.done == 4 and journal_records(journal) == 4 and not out.exists()
+    with ThreadPoolExecutor(1) as again:
+        resumed = make_dataset(24, (6, 9), out, executor=again, resume=True, **settings)
+    assert resumed.resumed == 4 and not journal.exists()

@@ -39,12 +39,19 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    Executor,
+    Future,
+    ProcessPoolExecutor,
+    as_completed,
+    wait,
+)
 from pathlib import Path
 from typing import Any, TypeVar
 
 from connect4.core.errors import BudgetExceeded, Connect4Error, install_command
-from connect4.core.limits import interrupt_held
+from connect4.core.limits import WAIT_SLICE, Limit, interrupt_held
 
 __all__ = [
     "START_METHOD",
@@ -232,9 +239,13 @@ def run_chunks(
     function: Callable[..., Result],
     tasks: Sequence[tuple[object, ...]],
     finished: Callable[[Result], bool],
+    limit: Limit | None = None,
 ) -> bool:
     """Run ``function(*task)`` for every task on ``pool``, giving each result to
-    ``finished`` as it comes (in any order); ``finished`` returns False to stop.
+    ``finished`` as it comes (in any order); ``finished`` returns False to stop, and
+    so does ``limit`` once it expires (looked at every
+    :data:`~connect4.core.limits.WAIT_SLICE` seconds, tasks under way or not; the
+    results already in are handed to ``finished`` first: the caller's to keep).
 
     True when every task finished; on the way out (a stop, an error, Ctrl-C)
     the tasks not started are cancelled.
@@ -247,9 +258,20 @@ def run_chunks(
     [8, 9]
     """
     futures: list[Future[Result]] = [pool.submit(function, *task) for task in tasks]
+    pending: set[Future[Result]] = set(futures)
     try:
-        for future in as_completed(futures):
-            if not finished(future.result()):
+        while pending:
+            stopping = limit is not None and limit.expired()
+            if stopping:  # what has finished is still handed over
+                done = {future for future in pending if future.done()}
+            else:
+                timeout = None if limit is None else WAIT_SLICE
+                done = wait(pending, timeout, return_when=FIRST_COMPLETED).done
+            pending -= done
+            for future in done:
+                if not finished(future.result()):
+                    return False
+            if stopping:
                 return False
     finally:
         _cancel(futures)

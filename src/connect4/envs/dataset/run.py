@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import os
 import struct
-import time
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from typing import BinaryIO
 from connect4.core.bits import fits_word
 from connect4.core.files import check_output
 from connect4.core.journal import Journal, journal_path
+from connect4.core.limits import Limit, clock
 from connect4.core.processes import JobInterrupted, make_executor, run_chunks
 from connect4.core.progress import progress_bar
 from connect4.envs.dataset.arrays import ARRAYS, METADATA, Dataset, label
@@ -127,6 +127,7 @@ def make_dataset(
     progress: bool = True,
     stop_after: int | None = None,
     say: Callable[[str], None] | None = None,
+    limit: Limit | None = None,
 ) -> DatasetReport:
     """Sample ``n`` positions, label them on an executor and write the ``.npz`` file ``out``.
 
@@ -140,8 +141,11 @@ def make_dataset(
     an unfinished one (without: ``force`` starts over) or a file that is not a
     journal (without ``force``). ``chunk`` positions
     go to a task (default: up to 64, at least four tasks per local worker).
-    ``stop_after`` stops
-    (as an interruption would) after that many chunks: for tests.
+    ``limit`` stops the run once it expires (its stop flag, set from any thread, or
+    its deadline; looked at every few hundredths of a second while labelling): the
+    labels finished are kept in the journal and
+    :class:`~connect4.core.processes.JobInterrupted` raised, so a resumed run goes
+    on from there. ``stop_after`` stops the same way after that many chunks: for tests.
     """
     span = DatasetConfig(n, plies, width, height, rules, seed, chunk, workers).span
     out_path = Path(out)
@@ -159,7 +163,7 @@ def make_dataset(
             key, *scores, count = record.unpack(data)
             labels[key] = tuple(scores)
             nodes += count
-        started = time.perf_counter()
+        started = clock()
         with progress_bar(progress, n, 0, "sampling") as advance:
             sample = sample_positions(n, span, width, height, seed=seed, advance=advance)
         keys = sample.keys().tolist()
@@ -188,7 +192,7 @@ def make_dataset(
                 else stack.enter_context(make_executor(workers, scheduler, fresh_worker))
             )  # the workers start before the bar's thread
             with progress_bar(progress, n, resumed, "labelling") as advance:
-                complete = run_chunks(pool, analyze_chunk, tasks, finished)
+                complete = run_chunks(pool, analyze_chunk, tasks, finished, limit)
     except BaseException:
         if not labels:  # nothing to resume: leave no journal behind
             journal.remove()
@@ -206,5 +210,5 @@ def make_dataset(
     )
     dataset.save(out_path)
     journal.remove()
-    seconds = time.perf_counter() - started
+    seconds = clock() - started
     return DatasetReport(dataset, labelled, resumed, nodes, seconds, book_check, journal.damaged)

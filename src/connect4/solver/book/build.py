@@ -39,7 +39,6 @@ from __future__ import annotations
 import contextlib
 import os
 import struct
-import time
 import zlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
@@ -54,7 +53,7 @@ import numpy.typing as npt
 from connect4.core.bits import fits_word
 from connect4.core.files import check_output
 from connect4.core.journal import Journal as JobJournal, journal_path
-from connect4.core.limits import Limit
+from connect4.core.limits import Limit, clock
 from connect4.core.position import Position
 from connect4.core.processes import JobInterrupted, make_executor, run_chunks
 from connect4.core.progress import progress_bar
@@ -461,6 +460,7 @@ def build_book(
     progress: bool = True,
     stop_after: int | None = None,
     say: Callable[[str], None] | None = None,
+    limit: Limit | None = None,
 ) -> BuildReport:
     """Solve every book position up to ``config.plies`` stones and write the book to ``out``.
 
@@ -470,7 +470,11 @@ def build_book(
     beside it (without ``resume``), the base book (:func:`base_book_for`,
     :func:`spot_check`; ``say`` is given the spot check's summary line). The
     work runs on ``executor`` when given, else as the config says.
-    ``stop_after`` stops (as an interruption would) after that many chunks: for tests.
+    ``limit`` stops the build once it expires (its stop flag, set from any thread, or
+    its deadline; looked at every few hundredths of a second, chunks under way or
+    not): what finished is kept in the journal and :class:`BuildInterrupted` raised,
+    so a resumed build goes on from there. ``stop_after`` stops the same way after
+    that many chunks: for tests.
     """
     width, height, plies, chunk = config.width, config.height, config.plies, config.chunk
     base_book = config.base_book
@@ -489,7 +493,7 @@ def build_book(
         journal.base_tag = book_tag(base)
         if say is not None:
             say(base_check.summary())
-    started = time.perf_counter()
+    started = clock()
     fresh = not (resume and journal.path.exists())
     journal.open(resume, force)
     resumed = sum(1 for level in levels for key in level if key in journal.scores)
@@ -520,7 +524,7 @@ def build_book(
                 values = np.array([journal.scores[k] for k in below], dtype=np.int8)
                 book = ChunkBook(ply + 1, keys, values)
             tasks = [(width, height, todo[i : i + chunk], book) for i in range(0, len(todo), chunk)]
-            if not run_chunks(pool, solve_chunk, tasks, finished):
+            if not run_chunks(pool, solve_chunk, tasks, finished, limit):
                 return False
         return True
 
@@ -541,7 +545,7 @@ def build_book(
         raise
     finally:
         journal.close()
-    seconds = time.perf_counter() - started
+    seconds = clock() - started
     if not finished:
         raise BuildInterrupted(journal.path, solved)
     book_out = finished_book(journal, levels, base_book)
