@@ -16,7 +16,7 @@ import numpy as np
 
 from connect4.core.bits import canonical_key, fits_word
 from connect4.core.errors import Connect4Error
-from connect4.core.limits import clock
+from connect4.core.limits import Limit
 from connect4.core.position import Position, check_board_size
 from connect4.solver.backend import NO_BOOK
 from connect4.solver.layout import MAXW
@@ -184,14 +184,13 @@ def kernel_ready(width: int, height: int, *, load: bool = True, wait: float = 0.
         return True
     if not load:
         return False
-    deadline = clock() + max(0.0, wait)
+    waiting = Limit.within(wait)
     if backend.compile_big_in_background(width, height):  # a first compile: a child's
         while backend.compile_pending(width, height):
-            left = deadline - clock()
-            if left <= 0:
+            if waiting.expired():
                 return False
-            time.sleep(min(0.1, left))
-    return wide.load_in_background(width, height, wait=deadline - clock())
+            time.sleep(min(0.1, waiting.remaining() or 0.0))
+    return wide.load_in_background(width, height, wait=waiting.remaining() or 0.0)
 
 
 def position_key(position: Position) -> int:

@@ -34,7 +34,7 @@ from fastapi import FastAPI
 from starlette.types import ASGIApp
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from connect4.core.limits import clock
+from connect4.core.limits import Limit
 from connect4.solver.backend import tie_background_compiles
 from connect4.web.api import Api
 from connect4.web.app import create_app
@@ -282,9 +282,9 @@ class BackgroundServer:
 
     def __enter__(self) -> BackgroundServer:
         self.thread.start()
-        deadline = clock() + self.START_SECONDS
+        starting = Limit.within(self.START_SECONDS)
         while not self.server.started:
-            if not self.thread.is_alive() or clock() > deadline:
+            if not self.thread.is_alive() or starting.expired():
                 raise RuntimeError(f"the web server did not start in {self.START_SECONDS} s")
             time.sleep(0.02)
         return self
