@@ -259,6 +259,7 @@ def run_chunks(
     """
     futures: list[Future[Result]] = [pool.submit(function, *task) for task in tasks]
     pending: set[Future[Result]] = set(futures)
+    order = {future: number for number, future in enumerate(futures)}
     try:
         while pending:
             stopping = limit is not None and limit.expired()
@@ -268,7 +269,7 @@ def run_chunks(
                 timeout = None if limit is None else WAIT_SLICE
                 done = wait(pending, timeout, return_when=FIRST_COMPLETED).done
             pending -= done
-            for future in done:
+            for future in sorted(done, key=order.__getitem__):  # those done together: in order
                 if not finished(future.result()):
                     return False
             if stopping:
