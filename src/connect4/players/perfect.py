@@ -68,6 +68,7 @@ LEVELS: dict[str, Level] = {
     "perfect": Level(temperature=0.0, blunder=0.0),
 }
 SOLVER_SHARE = 0.75  # of the time budget; the rest is for the fallback search
+FALLBACK_END = 0.95  # of the time budget: where the fallback search ends
 TABLE_MEGABYTES = 32  # transposition table per player
 QUICK_NODES = 30_000  # full strength: every column's score if this many nodes suffice
 
@@ -344,8 +345,10 @@ class PerfectPlayer(PlayerBase):
         start = time.perf_counter()
         left = None if limit is None else limit.remaining()
         seconds = self.seconds if left is None else min(self.seconds, left)
-        # the solver's share of the time, under the caller's limit
-        own = (Limit() if limit is None else limit).tighter(SOLVER_SHARE * seconds)
+        # the move's time (all but a last 5% to answer in), under the caller's limit,
+        # and the solver's share of it; the fallback search has what the solver left
+        move_limit = (Limit() if limit is None else limit).tighter(FALLBACK_END * seconds)
+        own = move_limit.tighter(SOLVER_SHARE * seconds)
         board = Position.of(game)  # left as it is; the searches work on a copy
         position = board.copy()
         if self.level == "perfect":
@@ -362,7 +365,7 @@ class PerfectPlayer(PlayerBase):
                 move_or_none, score, more = self.engine.best_move(position, order, guess, own)
                 nodes += more
                 if move_or_none is None or score is None:
-                    return self._fallback(board, partial, nodes, start, seconds, limit)
+                    return self._fallback(board, partial, nodes, start, seconds, limit, move_limit)
                 move = move_or_none
                 stats = MoveStats(
                     nodes=nodes,
@@ -375,7 +378,7 @@ class PerfectPlayer(PlayerBase):
         else:
             exact, partial, nodes, source = self.engine.column_scores(position, limit=own)
         if exact is None:
-            return self._fallback(board, partial, nodes, start, seconds, limit)
+            return self._fallback(board, partial, nodes, start, seconds, limit, move_limit)
         move = self._pick(board, exact)
         stats = MoveStats(
             nodes=nodes,
@@ -421,6 +424,7 @@ class PerfectPlayer(PlayerBase):
         start: float,
         seconds: float,
         limit: Limit | None,
+        move_limit: Limit,
     ) -> MoveChoice:
         from connect4.classic.search import search
 
@@ -430,9 +434,8 @@ class PerfectPlayer(PlayerBase):
             value: float | None = partial[move]
             depth = 0
         else:
-            left = max(0.95 * seconds - (time.perf_counter() - start), 0.01)
-            own = (Limit() if limit is None else limit).tighter(left)
-            result = search(game.copy(), tt=True, limit=own)
+            # its first depth runs even past the clock: there is always a move
+            result = search(game.copy(), tt=True, limit=move_limit)
             move = result.move if result.move is not None else game.legal_moves()[0]
             value = result.value
             nodes += result.stats.nodes
