@@ -7,10 +7,16 @@ reaches its first prompt, and ``connect4 solve`` answers a late position, within
 about a second, interpreter start included; play's computer players get ready
 while the first prompt waits.
 
-An interrupted command (exit status 130) ends as soon as its exit handlers have
-run: the process does not wait for threads still in compiled code, nor tear
-down its modules one by one. Ctrl-C before a command starts (while the command
-line loads) ends it with the same one line, ``interrupted``.
+The command line's one Ctrl-C policy (:func:`say_interrupted`, reached through
+``connect4.cli.common.interrupted``): the first Ctrl-C stops the work (its
+``Limit`` is stopped, or a KeyboardInterrupt unwinds it), what is done is kept
+(journals, results files, the moves so far), ONE line is printed on stderr
+(``interrupted``, or ``interrupted: `` and what was kept) and the exit status is
+130; a Ctrl-C after that line ends the process at once, also with 130. A command
+only says what it kept; Ctrl-C before a command starts (while the command line
+loads) gets the same one line. An interrupted command ends as soon as its exit
+handlers have run: the process does not wait for threads still in compiled
+code, nor tear down its modules one by one.
 """
 
 from __future__ import annotations
@@ -29,17 +35,51 @@ def main() -> None:
         run_app()
         code: object = 0
     except KeyboardInterrupt:  # before the command's own handling: loading the command line
-        print("interrupted", file=sys.stderr)
+        say_interrupted()
         code = INTERRUPTED
     except SystemExit as end:
         code = end.code
         if code == INTERRUPTED and isinstance(
             getattr(end.__context__, "__cause__", None), KeyboardInterrupt
         ):
-            print("interrupted", file=sys.stderr)  # typer's own answer to Ctrl-C says nothing
+            say_interrupted()  # typer's own answer to Ctrl-C says nothing
     if code == INTERRUPTED:
         exit_now(INTERRUPTED)
     sys.exit(code)  # type: ignore[arg-type]
+
+
+_said: list[str] = []  # the one line, once said
+
+
+def say_interrupted(note: str = "") -> None:
+    """The policy's one line on stderr, ``interrupted`` or ``interrupted: note`` (what the
+    command kept), said once per process (a later call says nothing); from then on a
+    Ctrl-C ends the process at once with exit status 130. On a terminal the line starts
+    on a line of its own (after the ``^C`` the terminal echoed)."""
+    import contextlib
+    import signal
+
+    if _said:
+        return
+    line = f"interrupted{': ' + note if note else ''}"
+    _said.append(line)
+    with contextlib.suppress(OSError, ValueError):  # a closed stderr: nothing to say it on
+        fresh = "\n" if sys.stderr.isatty() else ""
+        print(fresh + line, file=sys.stderr, flush=True)
+    with contextlib.suppress(ValueError):  # off the main thread: its handler stays
+        signal.signal(signal.SIGINT, lambda signum, frame: exit_at_once())
+
+
+def exit_at_once() -> None:
+    """End the process now with exit status 130 (a second Ctrl-C): the output flushed,
+    nothing else waited for."""
+    import contextlib
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(INTERRUPTED)
 
 
 def exit_now(code: int) -> None:

@@ -200,7 +200,7 @@ def play(
         raise fail(error) from None
     for line in opponent_lines(game, (red, yellow), specs):
         console.print(line)
-    try:
+    try:  # a Ctrl-C: the players are closed, the CLI's policy ends it
         record = play_game(
             start,
             players[0],
@@ -209,9 +209,6 @@ def play(
             console=console,
             hint_spec=hint,
         )
-    except KeyboardInterrupt:
-        console.print("\ninterrupted")
-        raise typer.Exit(130) from None
     except LineTooLongError as error:  # a flood on stdin: refused before it fills memory
         raise fail(f"{error}: the rest of the input is not read", 1) from None
     finally:

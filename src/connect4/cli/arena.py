@@ -29,6 +29,7 @@ from connect4.cli.common import (
     Workers,
     board_option,
     fail,
+    keeping,
 )
 
 if TYPE_CHECKING:
@@ -173,21 +174,20 @@ def play_tournament(
     from connect4.core.progress import progress_callback
 
     err = Console(stderr=True, highlight=False)
-    try:
-        with progress_callback(err, "games", "games") as progress:
-            return run_tournament(
-                config,
-                results,
-                resume=resume,
-                force=force,
-                workers=workers,
-                scheduler=scheduler,
-                progress=progress,
-            )
-    except KeyboardInterrupt:
-        where = f"finished games are in {results} (resume with --resume)" if results else ""
-        err.print(f"interrupted{': ' + where if where else ''}", soft_wrap=True)
-        raise typer.Exit(130) from None
+
+    def kept() -> str:
+        return f"finished games are in {results} (resume with --resume)" if results else ""
+
+    with keeping(kept), progress_callback(err, "games", "games") as progress:
+        return run_tournament(
+            config,
+            results,
+            resume=resume,
+            force=force,
+            workers=workers,
+            scheduler=scheduler,
+            progress=progress,
+        )
 
 
 def print_run(

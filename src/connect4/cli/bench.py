@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
-from connect4.cli.common import Height, Json, Width, fail
+from connect4.cli.common import Height, Json, Width, fail, interruptible
 
 if TYPE_CHECKING:
     from connect4.solver.bench import BenchCase, FileReport
@@ -37,9 +37,12 @@ def bench(
         check_solver_board(width, height)
     except ValueError as error:  # a usage error, before the solver is loaded
         raise fail(error) from None
-    raise typer.Exit(
-        bench_command(
-            [str(f) for f in files], limit, json_output, width=width, height=height, weak=weak
+    paths = [str(f) for f in files]
+    raise typer.Exit(  # a Ctrl-C ends it at once: the files reported so far stay printed
+        interruptible(
+            lambda _limit: bench_command(
+                paths, limit, json_output, width=width, height=height, weak=weak
+            )
         )
     )
 

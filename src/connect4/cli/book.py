@@ -151,8 +151,6 @@ def book_verify(
             )
     except (ValueError, OSError) as error:
         raise fail(error) from None
-    except KeyboardInterrupt:
-        raise interrupted() from None
     if json_output:
         typer.echo(json.dumps(report.as_dict(book)))
     else:

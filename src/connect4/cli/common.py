@@ -8,11 +8,12 @@ read differently (``review --game N``) declares that one itself.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
@@ -161,9 +162,23 @@ setattr(TyperOption, "display_type_rich", _option_type)  # noqa: B010 (typer's o
 
 
 def interrupted(note: str = "") -> typer.Exit:
-    """Print one ``interrupted...`` line on stderr and return the Exit (130) to raise."""
-    typer.echo(f"interrupted{': ' + note if note else ''}", err=True)
-    return typer.Exit(130)
+    """The command line's answer to a Ctrl-C (its one policy, :func:`connect4.cli.say_interrupted`):
+    one ``interrupted`` line on stderr, ``interrupted: note`` when the command says what
+    it kept, and the Exit (130) to raise."""
+    from connect4.cli import INTERRUPTED, say_interrupted
+
+    say_interrupted(note)
+    return typer.Exit(INTERRUPTED)
+
+
+@contextlib.contextmanager
+def keeping(note: Callable[[], str]) -> Iterator[None]:
+    """What a command says it kept when a Ctrl-C stops the block: ``note()`` (asked
+    then, so it can look at what is on disk) becomes the policy's one line, exit 130."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise interrupted(note()) from None
 
 
 def stopped(error: BaseException) -> typer.Exit | None:
@@ -182,14 +197,11 @@ T = TypeVar("T")
 
 def interruptible(work: Callable[[Limit], T], limit: Limit | None = None) -> T:
     """Run ``work(limit)`` so that Ctrl-C ends the command at once: ``limit`` is
-    stopped, exit 130, one line on stderr, nothing written (the thinking thread is
-    left to the process exit)."""
+    stopped and the CLI's policy ends the command (exit 130, the one line; nothing
+    written, the thinking thread left to the process exit)."""
     from connect4.core.limits import run_interruptible
 
-    try:
-        return run_interruptible(work, limit)
-    except KeyboardInterrupt:
-        raise interrupted() from None
+    return run_interruptible(work, limit)
 
 
 def echo_summary(summary: DataclassInstance, json_output: bool, text: str) -> None:
@@ -211,15 +223,16 @@ def run_job(command: Callable[[], T], journal: Path) -> T:
     with one line saying how to resume."""
     from connect4.core.processes import JobInterrupted
 
+    def kept() -> str:
+        if journal.exists():
+            return f"the work done so far is in {journal} (resume with --resume)"
+        return "nothing was finished, nothing to resume"
+
     try:
-        return command()
+        with keeping(kept):
+            return command()
     except JobInterrupted as error:
         note = f"{error.job} stopped after {error.done:,} positions; resume with --resume"
         raise interrupted(f"{note} (journal {error.journal})") from None
-    except KeyboardInterrupt:
-        if journal.exists():
-            note = f"the work done so far is in {journal} (resume with --resume)"
-            raise interrupted(note) from None
-        raise interrupted("nothing was finished, nothing to resume") from None
     except (ValueError, OSError) as error:
         raise fail(error) from None

@@ -22,6 +22,7 @@ from connect4.cli.common import (
     Seed,
     Workers,
     fail,
+    keeping,
 )
 from connect4.core.errors import Connect4Error, clip
 
@@ -223,14 +224,10 @@ def run_and_report(out: Path, config: LabConfig) -> None:
 
     check_report_files(out, config)
     err = Console(stderr=True, highlight=False)
-    try:
+    with keeping(lambda: f"finished games are in {out / 'results.jsonl'} (resume with --resume)"):
         with progress_callback(err, "lab games", "games") as progress:
             run = run_lab(out, config, progress=progress)
         result = write_report(out, run)
-    except KeyboardInterrupt:
-        note = f"interrupted: finished games are in {out / 'results.jsonl'} (resume with --resume)"
-        err.print(note, soft_wrap=True)
-        raise typer.Exit(130) from None
     console = Console(highlight=False)
     for line in headline(result.summary):
         console.print(f"- {line.replace('**', '')}")

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
-from connect4.cli.common import Height, Width, fail, interrupted
+from connect4.cli.common import Height, Width, fail
 from connect4.core.errors import clip
 from connect4.core.files import LineTooLongError, read_input_line
 from connect4.core.position import Position
@@ -274,19 +274,16 @@ def solve(
         check_solver_board(width, height)
     except ValueError as error:  # a usage error, as every command's bad board is
         raise fail(error) from None
-    try:
-        code = solve_command(
-            positions if positions else stdin_lines(),
-            label="argument" if positions else "line",
-            bad_status=2 if positions else 1,
-            analyze=analyze,
-            weak=weak,
-            width=width,
-            height=height,
-            book=not no_book,
-            threads=usable_cores() if threads is None else threads,
-            progress="never" if quiet else "always" if progress else "auto",
-        )
-    except KeyboardInterrupt:  # the search threads have stopped: no traceback
-        raise interrupted() from None
+    code = solve_command(  # a Ctrl-C: the search threads stop, the CLI's policy ends it
+        positions if positions else stdin_lines(),
+        label="argument" if positions else "line",
+        bad_status=2 if positions else 1,
+        analyze=analyze,
+        weak=weak,
+        width=width,
+        height=height,
+        book=not no_book,
+        threads=usable_cores() if threads is None else threads,
+        progress="never" if quiet else "always" if progress else "auto",
+    )
     raise typer.Exit(code)
