@@ -69,6 +69,7 @@ LEVELS: dict[str, Level] = {
 }
 SOLVER_SHARE = 0.75  # of the time budget; the rest is for the fallback search
 FALLBACK_END = 0.95  # of the time budget: where the fallback search ends
+LEAST_SEARCH_SECONDS = 0.01  # the fallback search's time when the solver overran its share
 TABLE_MEGABYTES = 32  # transposition table per player
 QUICK_NODES = 30_000  # full strength: every column's score if this many nodes suffice
 
@@ -434,8 +435,10 @@ class PerfectPlayer(PlayerBase):
             value: float | None = partial[move]
             depth = 0
         else:
-            # its first depth runs even past the clock: there is always a move
-            result = search(game.copy(), tt=True, limit=move_limit)
+            # what the move's time has left, but at least a few milliseconds of search
+            left = max(move_limit.remaining() or 0.0, LEAST_SEARCH_SECONDS)
+            own = (Limit() if limit is None else limit).tighter(left)
+            result = search(game.copy(), tt=True, limit=own)
             move = result.move if result.move is not None else game.legal_moves()[0]
             value = result.value
             nodes += result.stats.nodes
