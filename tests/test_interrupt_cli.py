@@ -1,6 +1,11 @@
-"""Ctrl-C in the long commands: a SIGINT while they work ends them with exit 130 and one
-``interrupted`` line; what they saved stays valid and ``--resume`` finishes the job.
-(How soon they stop, about two seconds, is timed by benchmarks/fuzz_cli.py --interrupts.)
+"""Ctrl-C in the long commands: a SIGINT while they work ends them with exit 130 and
+exactly one line on stderr (``interrupted``, or what they kept); what they saved stays
+valid and ``--resume`` finishes the job; a second SIGINT right after the first still
+ends them with 130, one line, no traceback. (How soon they stop, about two seconds, is
+timed by benchmarks/fuzz_cli.py --interrupts.)
+
+Each waits for a sign that the command works (a results line, a journal record, a
+checkpoint, or its work or search threads, named in /proc) before the signal.
 
 The signal goes to the command's process only (as ``kill -INT`` does), not to its
 worker processes: the command itself must stop them.
@@ -8,8 +13,10 @@ worker processes: the command itself must stop them.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -24,10 +31,10 @@ from tests.cli_helpers import journal_records, run_cli
 
 
 def interrupt_when(
-    args: list[str], ready: Callable[[], bool], wait: float = 120
+    args: list[str], ready: Callable[[int], bool], wait: float = 120, twice: bool = False
 ) -> tuple[int, str]:
-    """Start ``connect4 ARGS``, send SIGINT once ``ready()`` holds (the command is
-    working); the exit status and stderr."""
+    """Start ``connect4 ARGS``, send SIGINT once ``ready(pid)`` holds (the command is
+    working), and with ``twice`` a second one right after; the exit status and stderr."""
     env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1"}
     process = subprocess.Popen(
         [sys.executable, "-m", "connect4", *args],
@@ -39,11 +46,16 @@ def interrupt_when(
     )
     try:
         deadline = time.monotonic() + wait
-        while not ready():
+        while not ready(process.pid):
             assert process.poll() is None, f"exited {process.returncode} before working"
             assert time.monotonic() < deadline, "never started working"
             time.sleep(0.05)
         process.send_signal(signal.SIGINT)
+        if twice:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=0.1)  # the first one taken: two, not one merged
+            if process.poll() is None:
+                process.send_signal(signal.SIGINT)
         process.wait(timeout=60)
         assert process.stderr is not None
         stderr = process.stderr.read()
@@ -53,6 +65,26 @@ def interrupt_when(
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
     return process.returncode, stderr
+
+
+def working(pid: int) -> bool:
+    """True once the process runs its work thread or its search threads
+    (``connect4-work``, ``connect4-solver``: the long work has started, start-up and
+    loading done)."""
+    for task in Path(f"/proc/{pid}/task").glob("*/comm"):
+        with contextlib.suppress(OSError):
+            if task.read_text().strip() in ("connect4-work", "connect4-solver"):
+                return True
+    return False
+
+
+def said(stderr: str) -> str:
+    """The one line about the interruption, the last on stderr (before it only the
+    progress lines a run logs when stderr is not a terminal), with no traceback."""
+    assert "Traceback" not in stderr, stderr
+    about = [line for line in stderr.splitlines() if line.startswith("interrupted")]
+    assert len(about) == 1 and stderr.splitlines()[-1] == about[0], stderr
+    return about[0]
 
 
 def lines_of(path: Path) -> list[str]:
@@ -76,14 +108,56 @@ def no_process_left(session: int) -> bool:
     return False
 
 
-def test_review_stops_at_once() -> None:
-    started = time.monotonic()
-    code, stderr = interrupt_when(
-        ["review", "4", "--width", "8", "--height", "7", "--time-limit", "0"],
-        lambda: time.monotonic() - started > 3,  # start-up done, the solver at work
-    )
+LONG_WORK = {
+    "review": ["review", "4", "--width", "8", "--height", "7", "--time-limit", "0"],
+    "solve": ["solve", "--no-book", "--width", "8", "--height", "7", "--threads", "2", "4"],
+    "analyze": ["analyze", "--max-depth", "14", "--budget", "1000000000", "--heuristic",
+                "windows"],
+    "tree": ["tree", "", "--algorithm", "minimax", "--depth", "12", "--budget", "10000000"],
+}  # fmt: skip
+"""Commands whose one piece of work takes minutes: Ctrl-C ends them, nothing to keep."""
+
+
+@pytest.mark.skipif(not Path("/proc").exists(), reason="needs /proc")
+@pytest.mark.parametrize("twice", [False, True], ids=["once", "twice"])
+@pytest.mark.parametrize("command", sorted(LONG_WORK))
+def test_long_work_stops_at_once_with_one_line(command: str, twice: bool) -> None:
+    code, stderr = interrupt_when(LONG_WORK[command], working, twice=twice)
     assert code == 130, stderr
-    assert stderr.strip() == "interrupted"
+    assert stderr == "interrupted\n"
+
+
+@pytest.mark.skipif(not Path("/proc").exists(), reason="needs /proc")
+def test_bench_stops_at_once_keeping_the_files_reported(tmp_path: Path) -> None:
+    """The first file's figures are printed; Ctrl-C in the second file's long position
+    ends the run at once."""
+    quick, slow = tmp_path / "quick.txt", tmp_path / "slow.txt"
+    quick.write_text("4455 0\n")  # a 7x6 position the book settles at once
+    slow.write_text("4 0\n")  # minutes without a book
+    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "connect4", "bench", str(quick), str(slow), "--width", "8",
+         "--height", "7"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()  # the quick file's figures: the slow one now
+        while not working(process.pid):
+            assert process.poll() is None, process.communicate()
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, stderr
+    assert stderr == "interrupted\n"
+    assert first.startswith(str(quick)) and str(slow) not in stdout
 
 
 def test_arena_stops_mid_game_and_resumes(tmp_path: Path) -> None:
@@ -91,11 +165,9 @@ def test_arena_stops_mid_game_and_resumes(tmp_path: Path) -> None:
     args = ["arena", "-p", "alphabeta:depth=6", "-p", "mcts:playouts=20000", "--openings",
             "plies=1", "--games-per-pair", "14", "--results", str(results),
             "--accuracy-nodes", "0"]  # fmt: skip
-    code, stderr = interrupt_when(args, lambda: len(lines_of(results)) >= 2)
+    code, stderr = interrupt_when(args, lambda _: len(lines_of(results)) >= 2)
     assert code == 130, stderr
-    assert stderr.splitlines()[-1] == (
-        f"interrupted: finished games are in {results} (resume with --resume)"
-    )
+    assert said(stderr) == f"interrupted: finished games are in {results} (resume with --resume)"
     kept = [json.loads(line) for line in lines_of(results)]  # every line whole
     assert 2 <= len(kept) < 14
     resumed = run_cli(*args, "--resume", "--json", timeout=300)
@@ -109,9 +181,9 @@ def test_lab_stops_and_resumes_to_the_report(tmp_path: Path) -> None:
     args = ["lab", "--depths", "1-2", "--heuristics", "cell-weights", "--playouts", "3000",
             "--mcts-solver", "off", "--no-perfect", "--openings", "plies=1", "--games", "20",
             "--accuracy-nodes", "1000", "--workers", "2", "--out", str(out)]  # fmt: skip
-    code, stderr = interrupt_when(args, lambda: len(lines_of(results)) >= 3)
+    code, stderr = interrupt_when(args, lambda _: len(lines_of(results)) >= 3, twice=True)
     assert code == 130, stderr
-    assert stderr.splitlines()[-1].endswith("(resume with --resume)")
+    assert said(stderr) == f"interrupted: finished games are in {results} (resume with --resume)"
     assert not (out / "report.md").exists()
     assert 3 <= len([json.loads(line) for line in lines_of(results)]) < 60  # every line whole
     resumed = run_cli(*args, "--resume", timeout=300)
@@ -125,9 +197,9 @@ def test_book_build_stops_its_workers_and_resumes(tmp_path: Path) -> None:
     journal = tmp_path / "b.c4book.partial"
     args = ["book", "build", "--out", str(out), "--width", "5", "--height", "4", "--plies",
             "8", "--workers", "2", "--chunk", "4", "--base-book", "none"]  # fmt: skip
-    code, stderr = interrupt_when(args, lambda: journal_records(journal) >= 100)
+    code, stderr = interrupt_when(args, lambda _: journal_records(journal) >= 100)
     assert code == 130, stderr
-    assert stderr.splitlines()[-1] == (
+    assert said(stderr) == (
         f"interrupted: the work done so far is in {journal} (resume with --resume)"
     )
     assert not out.exists()
@@ -147,9 +219,9 @@ def test_dataset_stops_its_workers_and_resumes(tmp_path: Path) -> None:
     args = ["dataset", "--positions", "200", "--plies", "11-17", "--book", "none", "--seed",
             "5", "--workers", "2", "--chunk", "2", "--out", str(out)]  # fmt: skip
     # SIGINT to the parent only: it must stop its workers (interrupt_when checks none is left)
-    status, stderr = interrupt_when(args, lambda: journal_records(journal) >= 8)
+    status, stderr = interrupt_when(args, lambda _: journal_records(journal) >= 8, twice=True)
     assert status == 130, stderr
-    assert "(resume with --resume)" in stderr.splitlines()[-1]
+    assert said(stderr).startswith("interrupted: ") and "(resume with --resume)" in stderr
     assert not out.exists()
     resumed = run_cli(*args, "--resume", "--json", timeout=300)
     assert resumed.returncode == 0, resumed.stderr
@@ -175,8 +247,9 @@ def test_book_verify_stops_at_once_and_reports_what_it_verified() -> None:
         env=env,
     )
     try:
-        time.sleep(4)  # start-up and the book read: the solver at work
-        assert process.poll() is None, process.communicate()
+        while not working(process.pid):  # start-up and the book read done: the solver at work
+            assert process.poll() is None, process.communicate()
+            time.sleep(0.05)
         process.send_signal(signal.SIGINT)
         stdout, stderr = process.communicate(timeout=60)
     finally:
@@ -215,3 +288,40 @@ def test_ctrl_c_while_the_command_starts_says_one_line(after: float) -> None:
     assert process.returncode == 130, stderr
     assert "Traceback" not in stderr and stdout == ""
     assert stderr.splitlines()[-1] == "interrupted"
+
+
+@pytest.mark.parametrize("twice", [False, True], ids=["once", "twice"])
+def test_train_saves_its_checkpoint_and_resumes(tmp_path: Path, twice: bool) -> None:
+    """The first Ctrl-C stops the training after the step under way and saves it; a
+    second one stops the step itself and the last curve point's checkpoint stays."""
+    pytest.importorskip("torch")
+    from connect4.envs.dataset import FULL, label, sample_positions
+    from connect4.solver import Solver
+
+    sample = sample_positions(200, (0, 12), 5, 4, seed=3)
+    solver = Solver(5, 4)
+    rows = [[FULL if s is None else s for s in solver.analyze(p)] for p in sample.positions()]
+    data, out = tmp_path / "d.npz", tmp_path / "n.pt"
+    label(sample, rows).save(data)
+    args = ["train", "--data", str(data), "--out", str(out), "--channels", "8", "--blocks",
+            "1", "--eval-every", "5", "--held-out", "0.1"]  # fmt: skip
+    code, stderr = interrupt_when(
+        [*args, "--steps", "1000000"],
+        lambda _: out.exists(),
+        twice=twice,  # a point saved
+    )
+    assert code == 130, stderr
+    assert len(stderr.splitlines()) == 1 and "Traceback" not in stderr, stderr
+    saved = re.fullmatch(
+        r"interrupted: step ([\d,]+) saved in (.+); continue with --resume\n", stderr
+    )
+    assert twice or saved is not None, stderr  # one Ctrl-C: the step under way ends, saved
+    if saved is None:  # the second Ctrl-C came during the last step
+        assert stderr == f"interrupted: stopped during a step; the last checkpoint is in {out}\n"
+    else:
+        assert saved[2] == str(out)
+    steps = 50 if saved is None else int(saved[1].replace(",", "")) + 5
+    resumed = run_cli(*args, "--resume", "--steps", str(steps), "--json", timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    summary = json.loads(resumed.stdout)
+    assert summary["finished"] and summary["step"] >= steps

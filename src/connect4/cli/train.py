@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import signal
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Annotated, BinaryIO
 
 import typer
@@ -21,6 +19,7 @@ from connect4.cli.common import (
     echo_summary,
     fail,
     interrupted,
+    keeping,
     run_job,
 )
 
@@ -310,8 +309,12 @@ def _run(
     kaggle: Path | None,
     json_output: bool,
 ) -> None:
-    """Train to the end or to a Ctrl-C, saving at every curve point; print the summary."""
-    from connect4.core.limits import Limit
+    """Train to the end or to a Ctrl-C, saving at every curve point; print the summary.
+
+    The first Ctrl-C stops the training's limit: the step under way ends, the
+    checkpoint is saved and the one line says where; a second one stops the step
+    itself (the last curve point's checkpoint stays)."""
+    from connect4.core.limits import Limit, stop_on_interrupt
     from connect4.core.progress import progress_bar
     from connect4.net.train import save_network
 
@@ -326,10 +329,6 @@ def _run(
         )
     limit = Limit()
 
-    def stop(signum: int, frame: FrameType | None) -> None:
-        limit.stop()
-        signal.signal(signal.SIGINT, signal.default_int_handler)  # a second Ctrl-C: at once
-
     def save() -> None:
         trainer.save(out)
         save_network(trainer.network(), network_path)
@@ -342,32 +341,30 @@ def _run(
 
             plot_curve(trainer.history, plot, f"{s.channels}x{s.blocks} network")
 
-    previous = signal.signal(signal.SIGINT, stop)
+    bar = not json_output and sys.stdout.isatty()  # piped: the log lines below instead
     try:
-        bar = not json_output and sys.stdout.isatty()  # piped: the log lines below instead
-        with progress_bar(bar, s.steps, trainer.step, "training", "steps") as advance:
+        with keeping(lambda: f"stopped during a step; the last checkpoint is in {out}"):
+            with (
+                stop_on_interrupt(limit),
+                progress_bar(bar, s.steps, trainer.step, "training", "steps") as advance,
+            ):
 
-            def on_point(point: Point) -> None:
-                save()
-                advance.note(
-                    f"train loss {point.train.loss:.3f} | held out: {_describe(point.held_out)}"
+                def on_point(point: Point) -> None:
+                    save()
+                    held_out = _describe(point.held_out)
+                    advance.note(f"train loss {point.train.loss:.3f} | held out: {held_out}")
+                    if not json_output and not sys.stdout.isatty():  # a log: one line a point
+                        typer.echo(
+                            f"step {point.step:,} ({point.seconds / 60:.1f} min): train loss "
+                            f"{point.train.loss:.3f}; held out: {held_out}"
+                        )
+
+                finished = trainer.train(
+                    split.train, split.held_out, limit=limit, on_point=on_point, on_step=advance
                 )
-                if not json_output and not sys.stdout.isatty():  # a log: one line a point
-                    typer.echo(
-                        f"step {point.step:,} ({point.seconds / 60:.1f} min): train loss "
-                        f"{point.train.loss:.3f}; held out: {_describe(point.held_out)}"
-                    )
-
-            finished = trainer.train(
-                split.train, split.held_out, limit=limit, on_point=on_point, on_step=advance
-            )
-        save()
-    except KeyboardInterrupt:
-        raise interrupted("stopped during a step; the last checkpoint is in " + str(out)) from None
+            save()
     except (ValueError, OSError) as error:
         raise fail(error) from None
-    finally:
-        signal.signal(signal.SIGINT, previous)
     last = trainer.history[-1].held_out if trainer.history else None
     summary = TrainSummary(
         checkpoint=str(out),

@@ -12,7 +12,9 @@ that work is given to know when to stop and whom to tell how it goes:
   :meth:`Limit.stop`;
 - ``progress``: a sink the long work reports to (the solver hands it a
   ``SolveProgress`` about four times a second; ``None``: nobody listens);
-- ``parent``: the caller's limit this one was tightened from.
+- ``parent``: the caller's limit this one was tightened from;
+- ``start``: the :func:`clock` time it was made (:meth:`Limit.allowed` says how
+  long it was given, for a message that names it).
 
 A player's own budget combines with the caller's through :meth:`Limit.tighter`
 (the earlier deadline and the smaller node budget win); the child gets its own
@@ -36,6 +38,7 @@ import contextlib
 import itertools
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -45,6 +48,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import numpy as np
 
 if TYPE_CHECKING:
+    from types import FrameType
+
     from numpy.typing import NDArray
 
 T = TypeVar("T")
@@ -86,6 +91,7 @@ class Limit:
     flag: NDArray[np.uint8] = field(default_factory=new_flag)
     parent: Limit | None = None
     progress: ProgressSink | None = None
+    start: float = field(default_factory=clock)
 
     @classmethod
     def within(
@@ -97,8 +103,9 @@ class Limit:
     ) -> Limit:
         """A limit ``seconds`` from now (``None``: no deadline, only the stop flag), of
         ``nodes`` nodes, reporting to ``progress``."""
-        deadline = None if seconds is None else clock() + max(0.0, seconds)
-        return cls(deadline, nodes, progress=progress)
+        now = clock()
+        deadline = None if seconds is None else now + max(0.0, seconds)
+        return cls(deadline, nodes, progress=progress, start=now)
 
     def stop(self) -> None:
         """Ask every search under this limit to stop (safe from any thread)."""
@@ -118,6 +125,40 @@ class Limit:
             limit = limit.parent
         return False
 
+    def allowed(self) -> float | None:
+        """The seconds this limit was given, from its making to its deadline (``None``
+        without a deadline).
+
+        >>> f"{Limit.within(2.5).allowed():g}", Limit().allowed()
+        ('2.5', None)
+        """
+        return None if self.deadline is None else self.deadline - self.start
+
+    def overdue(self) -> bool:
+        """True once this limit's own deadline passed (not a stop, nor a parent's).
+
+        >>> Limit(deadline=0.0).overdue(), Limit().overdue()
+        (True, False)
+        """
+        return self.deadline is not None and clock() >= self.deadline
+
+    def untimed(self) -> Limit:
+        """This limit's stop flag and node budget without its deadline, nor its parents'
+        (their stop reaches the flag while this limit is watched): for work timed
+        another way under the same stop, such as a search's first depth (no node
+        budget guessed from a speed not yet measured) or a bot's move, timed from
+        when the bot is ready.
+
+        >>> limit = Limit(deadline=0.0, nodes=5)
+        >>> untimed = limit.untimed()
+        >>> untimed.expired(), untimed.nodes
+        (False, 5)
+        >>> limit.stop()
+        >>> untimed.expired()
+        True
+        """
+        return replace(self, deadline=None, parent=None)
+
     def remaining(self) -> float | None:
         """Seconds left before the deadline (never negative), ``None`` without one."""
         if self.deadline is None:
@@ -128,12 +169,12 @@ class Limit:
         """A child limit: the earlier of this deadline and ``seconds`` from now, the
         smaller of this node budget and ``nodes``, the same progress sink; stopping
         this limit stops the child (see :meth:`watch`), not the other way round."""
-        deadline = self.deadline
+        deadline, now = self.deadline, clock()
         if seconds is not None:
-            own = clock() + max(0.0, seconds)
+            own = now + max(0.0, seconds)
             deadline = own if deadline is None else min(deadline, own)
         budget = self.nodes if nodes is None else least(self.nodes, nodes)
-        return Limit(deadline, budget, parent=self, progress=self.progress)
+        return Limit(deadline, budget, parent=self, progress=self.progress, start=now)
 
     def capped(self, nodes: int | None) -> Limit:
         """This very limit (the same flag, deadline and sink) with the node budget
@@ -310,6 +351,39 @@ def interrupt_held() -> Iterator[None]:
         raise KeyboardInterrupt
 
 
+@contextlib.contextmanager
+def stop_on_interrupt(limit: Limit) -> Iterator[Limit]:
+    """Turn the first Ctrl-C during the block into a stop of ``limit``: the work sees its
+    limit stopped and returns what it has done, and no KeyboardInterrupt is raised for
+    it; the next Ctrl-C goes to the handler there was before (Python's: a
+    KeyboardInterrupt at once). For work that runs on this thread and looks at its limit
+    between steps (a training step); off the main thread, where no signal arrives, it
+    does nothing.
+
+    >>> limit = Limit()
+    >>> with stop_on_interrupt(limit):
+    ...     os.kill(os.getpid(), signal.SIGINT)
+    ...     time.sleep(0.01)  # the handler runs between two bytecodes
+    >>> limit.stopped()
+    True
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield limit
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    previous = signal.SIG_DFL if previous is None else previous  # None: not set from Python
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        limit.stop()
+        signal.signal(signal.SIGINT, previous)  # a second Ctrl-C: at once
+
+    signal.signal(signal.SIGINT, stop)
+    try:
+        yield limit
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def run_stoppable(
     work: Callable[[Limit], T], limit: Limit | None = None, grace: float = 1.0
 ) -> tuple[T, bool]:
@@ -351,6 +425,9 @@ class Worker(Generic[T]):
     handling is the caller's (:func:`run_interruptible`, :func:`run_stoppable`, a
     game's clocked move).
 
+    The thread carries its name in the operating system too (``top -H``, ``ps -L``,
+    ``/proc``): one can see that the work has started and which thread thinks.
+
     The end is told by an event, not by joining the thread: a join that a Ctrl-C
     interrupts can leave the thread marked as ended while it still runs.
 
@@ -365,6 +442,7 @@ class Worker(Generic[T]):
         self.done = threading.Event()
 
         def run() -> None:
+            name_native_thread(name)
             try:
                 self.box.append(work(limit))
             except BaseException as error:  # handed to the waiting thread
@@ -393,3 +471,15 @@ class Worker(Generic[T]):
         if self.failure:
             raise self.failure[0]
         return self.box[0]
+
+
+def name_native_thread(name: str) -> None:
+    """Give the calling thread ``name`` (its first 15 bytes) in the operating system,
+    where Python's thread names do not reach (Linux only; elsewhere nothing)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        pr_set_name = 15
+        ctypes.CDLL(None).prctl(pr_set_name, name.encode()[:15], 0, 0, 0)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from connect4.core.bits import centre_order
-from connect4.core.limits import Limit, clock
+from connect4.core.limits import Limit, clock, name_native_thread
 from connect4.core.position import Position
 from connect4.core.score import win_score
 from connect4.solver.backend import SearchMemory, backend_for
@@ -157,7 +157,12 @@ class LazySmp:
             mem[DEFER_PLY] = position.ply + DEFER_DEPTH
         table[T_STOP] = 0
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="connect4-solver")
+            self._pool = ThreadPoolExecutor(
+                self.threads,
+                thread_name_prefix="connect4-solver",
+                initializer=name_native_thread,  # seen in top -H and /proc as searching
+                initargs=("connect4-solver",),
+            )
         found: list[int] = []
         finished = threading.Event()
         keys, values = book
