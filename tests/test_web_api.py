@@ -637,12 +637,13 @@ def test_pool_rejects_and_times_out_directly() -> None:
     gate = threading.Event()
 
     async def scenario() -> tuple[str, str]:
-        workers = pool.WorkerPool("test", workers=1, queue=0, time_limit=0.05)
+        workers = pool.WorkerPool("test", workers=1, queue=0)
         try:
-            slow = asyncio.ensure_future(workers.run(gate.wait, 5))
+            # The pool has no clock: the job's request limit ends its wait.
+            slow = asyncio.ensure_future(workers.run(Limit.within(0.05), gate.wait, 5))
             await asyncio.sleep(0)
             with pytest.raises(pool.PoolSaturated) as busy:
-                await workers.run(sum, [1])
+                await workers.run(Limit(), sum, [1])
             with pytest.raises(pool.PoolTimeout) as late:
                 await slow
             assert workers.busy == 1  # the job still runs: its slot stays taken
@@ -652,7 +653,7 @@ def test_pool_rejects_and_times_out_directly() -> None:
                     break
                 await asyncio.sleep(0.01)
             assert workers.busy == 0
-            assert await workers.run(sum, [1, 2]) == 3
+            assert await workers.run(Limit(), sum, [1, 2]) == 3
             return str(busy.value), str(late.value)
         finally:
             workers.shutdown()
@@ -660,6 +661,44 @@ def test_pool_rejects_and_times_out_directly() -> None:
     busy, late = asyncio.run(scenario())
     assert busy.startswith("the server is busy")
     assert late == "time limit exceeded: the test work took longer than 0.05 s"
+
+
+def test_pool_ends_a_job_at_its_request_limits_stop() -> None:
+    """A request limit with no deadline, stopped from another thread: the pool's wait
+    ends (503 "stopped") while the job still runs, and the job, working under a
+    child of that limit, sees the stop at its next look; its slot is freed when it
+    returns."""
+    running, gate = threading.Event(), threading.Event()
+    seen: list[bool] = []
+
+    def search(limit: Limit) -> None:
+        running.set()
+        gate.wait(30)  # busy in compiled code, not looking at its limit
+        seen.append(limit.expired())
+
+    async def scenario() -> str:
+        workers = pool.WorkerPool("test", workers=1, queue=0)
+        request = Limit()
+        try:
+            job = asyncio.ensure_future(
+                workers.run_ranked(0.0, functools.partial(search, request.tighter()), limit=request)
+            )
+            while not running.is_set():
+                await asyncio.sleep(0.001)
+            threading.Thread(target=request.stop).start()
+            with pytest.raises(pool.PoolTimeout) as stopped:
+                await job
+            assert workers.busy == 1  # the job still runs: its slot stays taken
+            gate.set()
+            while workers.busy:
+                await asyncio.sleep(0.001)
+            assert seen == [True]
+            assert workers.status()["timed_out"] == 1
+            return str(stopped.value)
+        finally:
+            workers.shutdown()
+
+    assert asyncio.run(scenario()) == "the test work was stopped before it finished"
 
 
 def test_pool_starts_waiting_jobs_by_priority() -> None:
@@ -673,14 +712,17 @@ def test_pool_starts_waiting_jobs_by_priority() -> None:
         gate.wait(seconds)
 
     async def scenario() -> None:
-        workers = pool.WorkerPool("test", workers=1, queue=5, time_limit=10.0)
+        workers = pool.WorkerPool("test", workers=1, queue=5)
         try:
-            blocker = asyncio.ensure_future(workers.run(block, 5))
+            blocker = asyncio.ensure_future(workers.run(Limit.within(10.0), block, 5))
             while not running.is_set():  # the one thread is now busy
                 await asyncio.sleep(0.001)
             ranks = (("late", 3.0), ("first", 1.0), ("second", 2.0))
             calls = [(rank, functools.partial(order.append, name)) for name, rank in ranks]
-            jobs = [asyncio.ensure_future(workers.run_ranked(*call)) for call in calls]
+            jobs = [
+                asyncio.ensure_future(workers.run_ranked(*call, limit=Limit.within(10.0)))
+                for call in calls
+            ]
             while workers.busy < 4:  # all three wait for it
                 await asyncio.sleep(0.001)
             gate.set()

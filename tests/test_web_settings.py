@@ -118,7 +118,8 @@ def test_deep_work_runs_once_even_when_it_gets_no_cpu_for_a_while() -> None:
     async def scenario() -> str:
         lanes = api.Api(Settings(threads=1, warm_up=False))
         try:
-            return await lanes.run_deep(0.0, work, Limit.within(30.0), None)
+            request = Limit.within(30.0)
+            return await lanes.run_deep(0.0, work, lanes.working(request), request, None)
         finally:
             lanes.stop()
 
@@ -136,7 +137,8 @@ def test_deep_threads_run_at_a_lower_priority_under_the_normal_policy() -> None:
     async def scenario() -> tuple[tuple[int, int], tuple[int, int]]:
         lanes = api.Api(Settings(threads=1, warm_up=False))
         try:
-            return await lanes.quick.run(priority), await lanes.deep.run(priority)
+            quick = await lanes.quick.run(lanes.limit(), priority)
+            return quick, await lanes.deep.run(lanes.limit(), priority)
         finally:
             lanes.stop()
 

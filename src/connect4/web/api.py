@@ -16,11 +16,14 @@ at once. Every job runs once, in one pool: quick positions (most positions with
 20 or more stones) never wait behind a long solve, and deep work gets its share
 of a machine that other programs keep busy.
 
-Every job gets the request's :class:`~connect4.core.limits.Limit`: its deadline
-is the time limit less :func:`answer_margin` (time to answer), its flag is set
-when the request times out or the client goes away, so a job stops within a
-tenth of a second and frees its slot. A player's own time, depth or playouts
-never outlast it: a move cut short is the best found (``complete`` false).
+Every request has a :class:`~connect4.core.limits.Limit` of the time limit
+(:meth:`Api.limit`): the pool waits for its job under it, and sets its flag
+when the request times out or the client goes away. The job works under a
+child of it (:meth:`Api.working`) whose deadline is the time limit less
+:func:`answer_margin` (time to answer), so a job stops within a tenth of a
+second and frees its slot, with its best found answered in time. A player's
+own time, depth or playouts never outlast it: a move cut short is the best
+found (``complete`` false).
 Deep work is bounded per client address (:class:`ClientGate`), so one client
 cannot hold every deep worker. Every request's limit is a child of the server's
 own (:meth:`Api.halt`): a server that stops cancels all work in flight at once,
@@ -189,13 +192,12 @@ async def require_kernel(board: Board, limit: Limit) -> None:
     if board.kind != "connect4" or kernel_ready(width, height, load=False):
         return
     left = limit.remaining()
-    wait = KERNEL_WAIT if left is None else max(0.0, min(KERNEL_WAIT, left / 2))
-    give_up = clock() + wait
+    waiting = limit.tighter(KERNEL_WAIT if left is None else min(KERNEL_WAIT, left / 2))
     while True:
-        step = max(0.0, min(KERNEL_POLL, give_up - clock()))
+        step = min(KERNEL_POLL, waiting.remaining() or 0.0)
         if await asyncio.to_thread(kernel_ready, width, height, wait=step):
             return
-        if limit.expired() or clock() >= give_up:
+        if waiting.expired():
             break
     raise Unavailable(
         f"the solver for {width}x{height} boards is being compiled (the first time "
@@ -231,7 +233,7 @@ class Api:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.cache = service.AnalysisCache(settings.cache_size)
-        lane = functools.partial(WorkerPool, queue=settings.queue, time_limit=settings.time_limit)
+        lane = functools.partial(WorkerPool, queue=settings.queue)
         deep_threads = settings.deep_threads or settings.threads
         # Quick jobs are short: more threads than cores let the OS time-share them, so a
         # cheap position starts at once instead of waiting for a 100k-node job to end.
@@ -243,11 +245,16 @@ class Api:
         self.running = Limit()  # every request's limit is its child: halt() stops them all
 
     def limit(self) -> Limit:
-        """A new request's limit: its time limit less the margin to answer in (a
-        :class:`ServerStopping` once the server stops)."""
+        """A new request's limit: its time limit (a :class:`ServerStopping` once the
+        server stops). The pool waits for the request's jobs under it."""
         self.check_running()
+        return self.running.tighter(self.settings.time_limit)
+
+    def working(self, request: Limit) -> Limit:
+        """The limit a request's work runs under: the ``request``'s less the margin to
+        answer in, so a job cut short answers its best found in time."""
         time_limit = self.settings.time_limit
-        return self.running.tighter(time_limit - answer_margin(time_limit))
+        return request.tighter(time_limit - answer_margin(time_limit))
 
     def halt(self) -> None:
         """Cancel the work of every request in flight (the server is stopping): each
@@ -305,13 +312,18 @@ class Api:
             pool.shutdown()
 
     async def run_deep(
-        self, priority: float, work: Callable[[Limit], T], limit: Limit, gone: Gone | None
+        self,
+        priority: float,
+        work: Callable[[Limit], T],
+        limit: Limit,
+        request: Limit,
+        gone: Gone | None,
     ) -> T:
         """``work(limit)`` in the deep lane, ahead of waiting jobs with a higher
-        ``priority``; stopped by ``limit`` (and once ``gone()``)."""
-        return await self.stoppable(
-            self.deep.run_ranked(priority, functools.partial(work, limit), limit=limit, gone=gone)
-        )
+        ``priority``; the pool waits for it under the ``request``'s limit (``limit``
+        is a child of it) and stops that once ``gone()``."""
+        call = functools.partial(work, limit)
+        return await self.stoppable(self.deep.run_ranked(priority, call, limit=request, gone=gone))
 
     # ------------------------------------------------------------ positions
     def parse(self, pos: str, board: Board) -> Game:
@@ -353,7 +365,8 @@ class Api:
         if cached is not None:
             return cached
         time_limit = self.settings.time_limit
-        limit = self.limit()
+        request = self.limit()
+        limit = self.working(request)
         await self.require_kernel(Board.of(position), limit)
         gone = None if caller is None else caller.gone
         started = clock()
@@ -376,7 +389,7 @@ class Api:
                     limit=limit.tighter(nodes=budget),
                     table_megabytes=QUICK_TABLE_MB,
                 ),
-                limit=limit,
+                limit=request,
                 gone=gone,
             )
         )
@@ -388,6 +401,7 @@ class Api:
                     clock() + empty * DEEP_AGE,
                     lambda attempt: service.analyze_position(position, limit=attempt),
                     limit,
+                    request,
                     gone,
                 )
             if not analysis.complete:
@@ -403,7 +417,9 @@ class Api:
         require_not_over(game)
         cached = self.cache.get(game)
         if cached is None:
-            cached = await self.stoppable(self.deep.run(service.analyze_by_search, game))
+            cached = await self.stoppable(
+                self.deep.run(self.limit(), service.analyze_by_search, game)
+            )
             self.cache.put(game, cached)
         return cached
 
@@ -485,17 +501,19 @@ class Api:
         time_limit = self.settings.time_limit
         # The review stops a little before the lane's own limit, so the answer says
         # how far it got rather than only that the time ran out.
-        limit = self.limit().tighter(REVIEW_SHARE * time_limit)
+        request = self.limit()
+        limit = request.tighter(REVIEW_SHARE * time_limit)
         await self.require_kernel(board, limit)
         gone = None if caller is None else caller.gone
         with self.clients.turn(caller):
             if isinstance(position, Position):
-                result = await self.review_connect4(position, limit, gone)
+                result = await self.review_connect4(position, limit, request, gone)
             else:
                 result = await self.run_deep(
                     clock(),
                     lambda attempt: service.review_game(position, limit=attempt),
                     limit,
+                    request,
                     gone,
                 )
         self.check_running()
@@ -508,15 +526,15 @@ class Api:
         return ReviewResponse.model_validate(result.as_dict())
 
     async def review_connect4(
-        self, position: Position, limit: Limit, gone: Gone | None = None
+        self, position: Position, limit: Limit, request: Limit, gone: Gone | None = None
     ) -> Review:
         """A Connect Four review solved by every deep-lane thread at once: each job
         takes the game's move solves one by one (the dearest first) from a shared
         queue until none is left, so a lone review uses both cores and a busy
         server still serves other requests between reviews' jobs. The played moves
         the next position did not settle are solved after, the same way; a task
-        left when ``limit`` runs out is unsettled."""
-        work = await self.stoppable(self.deep.run(service.review_work, position))
+        left when ``limit`` (a child of the ``request``'s) runs out is unsettled."""
+        work = await self.stoppable(self.deep.run(request, service.review_work, position))
         results: dict[TaskKey, int | None] = {}
         for stage in (work.dearest_first(), None):
             tasks = list(work.missing(results) if stage is None else stage)
@@ -525,7 +543,7 @@ class Api:
                 jobs = min(self.deep.workers, len(queue))
                 drain = work.drainer(queue, results)
                 await asyncio.gather(
-                    *(self.run_deep(clock(), drain, limit, gone) for _ in range(jobs))
+                    *(self.run_deep(clock(), drain, limit, request, gone) for _ in range(jobs))
                 )
             results.update((task.key, None) for task in tasks if task.key not in results)
         return service.review_from_scores(position, work.move_scores(results))
@@ -537,7 +555,8 @@ class Api:
         position = self.parse(request.pos, request.board)
         require_not_over(position)
         player = check_spec(request.player)
-        limit = self.limit()
+        whole = self.limit()
+        limit = self.working(whole)
         if player.kind.name == PERFECT.name:  # the one kind that solves
             await self.require_kernel(request.board, limit)
         choose = functools.partial(service.choose_move, position, player, want_tree=request.tree)
@@ -546,6 +565,7 @@ class Api:
                 clock(),
                 lambda attempt: choose(limit=attempt),
                 limit,
+                whole,
                 None if caller is None else caller.gone,
             )
         return answer

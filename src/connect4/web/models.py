@@ -309,7 +309,6 @@ class PoolStatus(TypedDict):
     completed: int
     rejected: int
     timed_out: int
-    time_limit: float
 
 
 class CacheStatus(TypedDict):

@@ -3,18 +3,18 @@
 The numba solver kernel releases the GIL (``nogil=True``), so threads run
 solves in parallel. :class:`WorkerPool` holds a fixed number of threads and
 admits at most ``workers + queue`` jobs at a time: one more is refused at once
-with :class:`PoolSaturated` (HTTP 503) instead of piling up. A job that
-outlives its time limit makes the request fail with :class:`PoolTimeout`
-(HTTP 503); the job's slot is only freed when the thread really finishes, so
-the number of jobs in memory never exceeds the bound. Waiting jobs start in
-order of a priority (a start-by time: :meth:`WorkerPool.run_ranked`), so cheap
-work can overtake expensive work.
+with :class:`PoolSaturated` (HTTP 503) instead of piling up. Waiting jobs
+start in order of a priority (a start-by time: :meth:`WorkerPool.run_ranked`),
+so cheap work can overtake expensive work.
 
-A job may take a :class:`~connect4.core.limits.Limit` (its deadline and stop
-flag): the pool sets the flag when the job's time limit passes, when the
-waiting request is cancelled, or when ``gone()`` says the client went away
-(polled every :data:`GONE_POLL` seconds), so searches that read the flag stop
-within a tenth of a second and free their slot then.
+The pool keeps no clock of its own: each job is waited for under its request's
+:class:`~connect4.core.limits.Limit`. Once that limit expires (its deadline
+passed, or its stop flag set: the server stopping) the request fails with
+:class:`PoolTimeout` (HTTP 503); the pool also sets the flag when the waiting
+request is cancelled or ``gone()`` says the client went away (polled every
+:data:`GONE_POLL` seconds), so searches that read the flag (or a child's) stop
+within a tenth of a second. A job's slot is only freed when its thread really
+finishes, so the number of jobs in memory never exceeds the bound.
 
 Threads of a pool created with ``nice > 0`` lower their own OS priority
 (Linux gives each thread its own nice value), so long solves yield the CPU to
@@ -23,9 +23,9 @@ machine.
 
 >>> import asyncio
 >>> async def demo() -> int:
-...     pool = WorkerPool("demo", workers=1, queue=1, time_limit=5.0)
+...     pool = WorkerPool("demo", workers=1, queue=1)
 ...     try:
-...         return await pool.run(sum, [1, 2, 3])
+...         return await pool.run(Limit.within(5.0), sum, [1, 2, 3])
 ...     finally:
 ...         pool.shutdown()
 >>> asyncio.run(demo())
@@ -64,7 +64,7 @@ class PoolSaturated(BudgetExceeded):
 
 
 class PoolTimeout(BudgetExceeded):
-    """A job did not finish within its time limit (HTTP 503)."""
+    """A job did not finish within its request's limit (HTTP 503)."""
 
 
 class ClientGone(BudgetExceeded):
@@ -83,7 +83,8 @@ def _lower_priority(nice: int) -> None:
 
 
 class WorkerPool:
-    """``workers`` threads, at most ``workers + queue`` admitted jobs, a time limit per job.
+    """``workers`` threads, at most ``workers + queue`` admitted jobs, each waited for
+    under its request's limit.
 
     Waiting jobs start in order of ``priority`` (lower first; equal priorities in
     arrival order), so the app can let cheap positions overtake expensive ones.
@@ -95,7 +96,6 @@ class WorkerPool:
         *,
         workers: int,
         queue: int,
-        time_limit: float,
         nice: int = 0,
     ) -> None:
         if workers < 1:
@@ -105,7 +105,6 @@ class WorkerPool:
         self.name = name
         self.workers = workers
         self.capacity = workers + queue
-        self.time_limit = time_limit
         self.busy = 0
         self.completed = 0
         self.rejected = 0
@@ -129,27 +128,31 @@ class WorkerPool:
                 return
             job()
 
-    async def run(self, function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        """Run ``function`` in a worker; raise PoolSaturated or PoolTimeout instead of waiting.
+    async def run(
+        self, limit: Limit, function: Callable[P, T], *args: P.args, **kwargs: P.kwargs
+    ) -> T:
+        """Run ``function`` in a worker under the request's ``limit``; raise
+        PoolSaturated or PoolTimeout instead of waiting.
 
         Its priority is the time now: first come, first served among such jobs.
         """
         call = functools.partial(function, *args, **kwargs)
-        return await self.run_ranked(clock(), call)
+        return await self.run_ranked(clock(), call, limit=limit)
 
     async def run_ranked(
         self,
         priority: float,
         call: Callable[[], T],
         *,
-        limit: Limit | None = None,
+        limit: Limit,
         gone: Gone | None = None,
     ) -> T:
         """Run ``call()`` in a worker, ahead of waiting jobs with a higher ``priority``
         (in seconds on the :func:`~connect4.core.limits.clock`: a start-by time).
 
-        ``limit`` is the limit ``call`` works under: it is stopped when the time
-        limit passes, this wait is cancelled, or ``gone()`` turns true."""
+        ``limit`` is the request's limit (``call`` works under it or a child of it):
+        the wait ends with :class:`PoolTimeout` once it expires, and it is stopped
+        when it expires, this wait is cancelled, or ``gone()`` turns true."""
         if self.busy >= self.capacity:
             self.rejected += 1
             raise PoolSaturated(
@@ -181,32 +184,49 @@ class WorkerPool:
         done.add_done_callback(lambda f: f.cancelled() or f.exception())
 
         try:
-            return await self._wait(done, gone)
+            return await self._wait(done, limit, gone)
         except BaseException as error:
             future.cancel()  # frees the slot now if the job has not started yet
-            if limit is not None:
-                limit.stop()  # a running job stops at its next look at the flag
-            if isinstance(error, TimeoutError):
+            limit.stop()  # a running job stops at its next look at the flag
+            if isinstance(error, PoolTimeout):
                 self.timed_out += 1
-                raise PoolTimeout(
-                    f"time limit exceeded: the {self.name} work took longer than "
-                    f"{self.time_limit:g} s"
-                ) from None
             raise
 
-    async def _wait(self, done: asyncio.Future[T], gone: Gone | None) -> T:
-        """The job's result; TimeoutError past the time limit, ClientGone once ``gone()``."""
-        give_up = clock() + self.time_limit
-        while True:
-            left = give_up - clock()
-            if left <= 0:
-                raise TimeoutError
-            step = left if gone is None else min(left, GONE_POLL)
-            finished, _ = await asyncio.wait({done}, timeout=step)
-            if finished:
-                return done.result()
-            if gone is not None and await gone():
-                raise ClientGone(f"the client went away: its {self.name} work was stopped")
+    async def _wait(self, done: asyncio.Future[T], limit: Limit, gone: Gone | None) -> T:
+        """The job's result; PoolTimeout once ``limit`` expires, ClientGone once ``gone()``."""
+        loop = asyncio.get_running_loop()
+        ended = loop.create_future()  # set by the limits' watcher once ``limit`` expires
+
+        def end() -> None:
+            if not ended.done():
+                ended.set_result(None)
+
+        def expire() -> None:
+            loop.call_soon_threadsafe(end)
+
+        with limit.watch(expire):
+            while True:
+                finished, _ = await asyncio.wait(
+                    {done, ended},
+                    timeout=None if gone is None else GONE_POLL,
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+                if done in finished:
+                    return done.result()
+                if ended in finished:
+                    raise self.expired(limit)
+                if gone is not None and await gone():
+                    raise ClientGone(f"the client went away: its {self.name} work was stopped")
+
+    def expired(self, limit: Limit) -> PoolTimeout:
+        """The error of a job whose request's ``limit`` expired: past its deadline, the
+        seconds it was given; stopped before it (the server stopping), that it was."""
+        allowed = limit.allowed()
+        if allowed is None or limit.remaining():
+            return PoolTimeout(f"the {self.name} work was stopped before it finished")
+        return PoolTimeout(
+            f"time limit exceeded: the {self.name} work took longer than {allowed:g} s"
+        )
 
     def _release(self) -> None:
         self.busy -= 1
@@ -222,7 +242,6 @@ class WorkerPool:
             "completed": self.completed,
             "rejected": self.rejected,
             "timed_out": self.timed_out,
-            "time_limit": self.time_limit,
         }
 
     def shutdown(self) -> None:
