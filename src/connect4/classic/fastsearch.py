@@ -16,8 +16,9 @@ engine.
 
 >>> from connect4 import Position
 >>> from connect4.classic.heuristics import get_heuristic
+>>> from connect4.core.limits import Limit
 >>> engine = CompiledEngine(Position(), "alphabeta", get_heuristic("windows"), "center", False)
->>> outcome = engine.run(4, None, None)
+>>> outcome = engine.run(4, Limit())
 >>> outcome.value, outcome.pv[0], outcome.stats.nodes
 (-4, 3, 239)
 """
@@ -31,7 +32,6 @@ import itertools
 import os
 import re
 import threading
-import time
 import types
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -70,6 +70,7 @@ from connect4.classic.node import (
 from connect4.classic.results import Algorithm, Ordering, Outcome, SearchStats
 from connect4.core.bits import MAX_BOARD_BITS, SIGNED_WORD_BITS, fits_word
 from connect4.core.game import Game
+from connect4.core.limits import Limit, clock
 from connect4.core.position import Position, centre_order, count_fours, four_in_a_row
 from connect4.core.tictactoe import MOVE_ORDER, TicTacToe
 
@@ -271,7 +272,7 @@ def pack(values: Sequence[int], words: int = 1) -> Array:
 class CompiledEngine:
     """The root position laid out in arrays, searched by the compiled
     :func:`~connect4.classic.node.search_node`. Its table and its measured speed
-    (which turns a deadline into a node budget) last across the iterations of one
+    (which turns a limit's deadline into a node budget) last across the iterations of one
     search. ``words=2`` lays the arrays out for the two-word code of boards over 64
     bits (see :func:`pack`), which the vector env's compiled loop runs; :meth:`run`
     searches the one-word layout."""
@@ -332,24 +333,27 @@ class CompiledEngine:
         self.halted = True
         self.st[S_LIMIT] = 0
 
-    def run(self, depth: int, node_limit: int | None, deadline: float | None) -> Outcome:
-        """Search to ``depth``; see :class:`connect4.classic.results.Engine`. With a
-        ``deadline`` the iteration gets a node budget from the speed measured so far."""
+    def run(self, depth: int, limit: Limit) -> Outcome:
+        """Search to ``depth``; see :class:`connect4.classic.results.Engine`. When
+        ``limit`` has a deadline the iteration gets a node budget from the speed
+        measured so far (the kernel does not read a clock); a stop reaches it through
+        :meth:`stop`."""
         if self.words != 1:
             raise ValueError("the compiled engine searches one-word layouts (words=1)")
         st = self.st = np.zeros(6, dtype=np.int64)
-        limit = INF if node_limit is None else node_limit
-        if deadline is not None:
+        budget = INF if limit.nodes is None else limit.nodes
+        left = limit.remaining()
+        if left is not None:
             rate = self.nodes / self.seconds if self.seconds > 0.002 else 500_000.0
-            limit = min(limit, max(1, int((deadline - time.perf_counter()) * rate)))
-        st[S_LIMIT] = 0 if self.halted else limit
-        start = time.perf_counter()
+            budget = min(budget, max(1, int(left * rate)))
+        st[S_LIMIT] = 0 if self.halted or limit.stopped() else budget
+        start = clock()
         value = COMPILED.search_node(
             self.current, self.mask, depth, -INF, INF, 0, self.ply, self.heights, self.params,
             self.order, self.directions, self.weights, self.cells, self.lines, st, *self.table,
             self.movebuf, self.pv, self.pvlen,
         )  # fmt: skip
-        self.seconds += time.perf_counter() - start
+        self.seconds += clock() - start
         self.nodes += int(st[S_NODES])
         stats = SearchStats(
             nodes=int(st[S_NODES]), leaves=int(st[S_LEAVES]), cutoffs=int(st[S_CUTOFFS]),
@@ -364,5 +368,5 @@ class CompiledEngine:
 def warm_up() -> None:
     """Compile (or load from the cache) the kernels once."""
     windows = HEURISTICS["windows"]
-    CompiledEngine(Position(), "alphabeta", windows, "center", True).run(1, None, None)
-    CompiledEngine(TicTacToe(), "alphabeta", windows, "center", False).run(1, None, None)
+    CompiledEngine(Position(), "alphabeta", windows, "center", True).run(1, Limit())
+    CompiledEngine(TicTacToe(), "alphabeta", windows, "center", False).run(1, Limit())

@@ -19,6 +19,7 @@ from typing import Literal, NotRequired, Protocol, TypedDict
 
 from connect4.core.bits import SIGNED_WORD_BITS, board_bits
 from connect4.core.game import Game, GameKind
+from connect4.core.limits import Limit
 from connect4.core.score import MATE, is_mate as is_mate
 
 Algorithm = Literal["minimax", "alphabeta"]
@@ -188,7 +189,7 @@ class SearchStats:
 @dataclass(frozen=True)
 class Iteration:
     """One depth of an (iteratively deepened) search: nodes it took, and whether it
-    finished before the node budget or the deadline."""
+    finished before its limit ran out."""
 
     depth: int
     nodes: int
@@ -231,8 +232,9 @@ class Engine(Protocol):
 
     name: str
 
-    def run(self, depth: int, node_limit: int | None, deadline: float | None) -> Outcome:
-        """Search to ``depth``; stop after ``node_limit`` nodes or at ``deadline``."""
+    def run(self, depth: int, limit: Limit) -> Outcome:
+        """Search to ``depth``; stop past ``limit``'s node budget, at its deadline, or
+        once it is stopped."""
         ...
 
     def stop(self) -> None:

@@ -46,7 +46,6 @@ True
 from __future__ import annotations
 
 import math
-import time
 from typing import TypedDict, Unpack
 
 from connect4.classic.heuristics import Heuristic, get_heuristic
@@ -78,14 +77,14 @@ from connect4.classic.results import (
 from connect4.core.bits import MAX_BOARD_BITS, SIGNED_WORD_BITS, check_word_board, fits_word
 from connect4.core.errors import Stopped
 from connect4.core.game import Game
-from connect4.core.limits import Limit
+from connect4.core.limits import Limit, clock
 
 ENGINES = ("auto", "python", "numba")
 Table = dict[int, tuple[int, int, int, float, int]]  # slot -> key, depth, flag, value, move
 
 
 class SearchAborted(Stopped):
-    """Raised inside a search when its node budget or deadline is reached: control
+    """Raised inside a search when its limit (node budget, deadline, stop) is reached: control
     flow inside one engine, always caught by its own ``run`` (which answers an
     incomplete Outcome), so it never reaches a caller."""
 
@@ -116,8 +115,7 @@ class PythonEngine:
         self.path_key = heuristic.path_dependent
         self.tree_cap = tree_cap
         self.root = game.to_move
-        self.node_limit: int | None = None
-        self.deadline: float | None = None
+        self.limit = Limit()
         self.recorder: TreeRecorder | None = None
         self.stats = SearchStats()
         self.pv: list[list[int]] = []
@@ -127,9 +125,9 @@ class PythonEngine:
         """Stop the running iteration and every later one (safe from another thread)."""
         self.halted = True
 
-    def run(self, depth: int, node_limit: int | None, deadline: float | None) -> Outcome:
+    def run(self, depth: int, limit: Limit) -> Outcome:
         """Search to ``depth``; see :class:`connect4.classic.results.Engine`."""
-        self.node_limit, self.deadline = node_limit, deadline
+        self.limit = limit
         self.stats = SearchStats()
         self.pv = [[] for _ in range(self.game.size + 2)]
         if self.tree_cap is not None:
@@ -149,15 +147,14 @@ class PythonEngine:
         return key
 
     def tick(self) -> None:
-        """Count a node; raise :class:`SearchAborted` past the node budget, and (every
-        1,024 nodes) once stopped or past the deadline."""
+        """Count a node; raise :class:`SearchAborted` past the limit's node budget, and
+        (every 1,024 nodes) once stopped or the limit expired."""
         stats = self.stats
         stats.nodes += 1
-        if self.node_limit is not None and stats.nodes > self.node_limit:
+        budget = self.limit.nodes
+        if budget is not None and stats.nodes > budget:
             raise SearchAborted
-        if stats.nodes & 1023 == 0 and (
-            self.halted or (self.deadline is not None and time.perf_counter() > self.deadline)
-        ):
+        if stats.nodes & 1023 == 0 and (self.halted or self.limit.expired()):
             raise SearchAborted
 
     def leaf(self) -> float:
@@ -302,22 +299,21 @@ def search(
         heuristic = get_heuristic(heuristic, game.kind)
     if game.is_over():
         raise ValueError(f"the game is over ({game.result_text()}): there is nothing to search")
-    start = time.perf_counter()
+    start = clock()
     backend = _engine(
         game, engine, algorithm, heuristic, ordering, tt, tree_cap if record_tree else None
     )
-    deadline = None if limit is None else limit.deadline
     result = SearchResult(
         None, None, [], SearchStats(), algorithm, heuristic.name, complete=False,
         engine=backend.name,
     )  # fmt: skip
     if limit is None:
-        _iterate(game, backend, limits, deadline, result, None)
+        _iterate(game, backend, limits, Limit(), result)
     else:
         guard = limit.tighter()
         with guard.watch(backend.stop):
-            _iterate(game, backend, limits, deadline, result, guard)
-    result.stats.seconds = time.perf_counter() - start
+            _iterate(game, backend, limits, guard, result)
+    result.stats.seconds = clock() - start
     return result
 
 
@@ -338,26 +334,28 @@ def _iterate(
     game: Game,
     backend: Engine,
     limits: Limits,
-    deadline: float | None,
+    guard: Limit,
     result: SearchResult,
-    guard: Limit | None,
 ) -> None:
-    """Run ``backend`` depth by depth into ``result``: iterative deepening under a clock
-    (the caller's deadline), else the one fixed depth. The first
-    iteration runs without a deadline (a move before the clock), though a stop still
-    ends it."""
+    """Run ``backend`` depth by depth into ``result`` under the search's ``guard``:
+    iterative deepening when it has a deadline, else the one fixed depth. Each
+    iteration gets what is left of the node budget; the first runs under
+    :meth:`~connect4.core.limits.Limit.untimed` (the guard's flag, no deadline), so
+    the compiled engine does not turn the deadline into a node budget from a speed
+    it has not measured yet; the deadline still ends it through the flag, which
+    the limits' watcher sets once the guard expires."""
     total = result.stats
-    depths = _depths(game, limits, deadline is not None)
+    depths = _depths(game, limits, guard.deadline is not None)
     for number, depth in enumerate(depths):
-        budget = None if guard is None else guard.nodes
-        node_limit = None if budget is None else max(budget - total.nodes, 1)
-        outcome = backend.run(depth, node_limit, deadline if number > 0 else None)
+        node_limit = None if guard.nodes is None else max(guard.nodes - total.nodes, 1)
+        timed = guard if number > 0 else guard.untimed()
+        outcome = backend.run(depth, timed.capped(node_limit))
         total.add(outcome.stats)
         result.iterations.append(Iteration(depth, outcome.stats.nodes, outcome.complete))
         if not outcome.complete:
             if node_limit is not None and outcome.stats.nodes > node_limit:
                 result.stopped = "node budget"
-            elif guard is not None and guard.stopped() and not _past(guard.deadline):
+            elif guard.stopped() and not guard.overdue():
                 result.stopped = "stopped"
             else:
                 result.stopped = "time limit"
@@ -368,15 +366,11 @@ def _iterate(
         result.pv = outcome.pv
         result.complete = True
         result.tree = outcome.tree
-        if is_mate(outcome.value) and deadline is not None:
+        if is_mate(outcome.value) and guard.deadline is not None:
             break
-        if deadline is not None and time.perf_counter() > deadline:
+        if guard.overdue():
             result.stopped = "time limit" if number + 1 < len(depths) else None
             break
-
-
-def _past(deadline: float | None) -> bool:
-    return deadline is not None and time.perf_counter() >= deadline
 
 
 def _clean(value: float) -> float:
