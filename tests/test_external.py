@@ -12,12 +12,14 @@ import pytest
 
 from connect4 import Position, TicTacToe
 from connect4.core.games import Board
+from connect4.core.limits import Limit, Worker, clock
 from connect4.players import PlayerContext, PlayerSpecError, make_player
 from connect4.players.external import BotFault, ExternalPlayer, make_external, parse_command
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = Path(__file__).resolve().parent / "fake_bots"
 PYTHON = sys.executable
+FAILURE_WAIT = 300.0  # seconds a failing test waits before it says so (a pass never waits)
 
 
 def bot(name: str, *args: str, time_limit: float | None = 5.0) -> ExternalPlayer:
@@ -116,6 +118,23 @@ def test_hanging_bot_without_a_time_limit_forfeits_after_the_silence_limit() -> 
     player.max_move_seconds = 0.3
     fault = fault_of(player)
     assert (fault.reason, fault.detail) == ("timeout", "no reply in 0.3 s (no time limit was set)")
+
+
+def test_the_callers_stop_ends_the_wait_for_a_bot_that_never_gets_ready() -> None:
+    # The bot's start-up is not timed by the caller's clock, but its stop ends it: the
+    # wait reads a child of the caller's limit (before, only the start-up's own hour).
+    player = make_external(f"{PYTHON} -c 'import time; time.sleep(3600)'", time_limit=None)
+    player.startup_seconds = 3600.0
+    limit = Limit()
+    thinking = Worker(lambda own: player.choose(Position(), own), limit)
+    try:
+        while player.process is None and not thinking.done.is_set():
+            time.sleep(0.01)  # until the bot runs
+        limit.stop()
+        assert thinking.wait(clock() + FAILURE_WAIT), "the stop did not end the wait"
+        assert isinstance(thinking.error, BotFault) and thinking.error.reason == "timeout"
+    finally:
+        player.close()
 
 
 def test_a_silent_bot_gets_one_warning_on_stderr_before_it_forfeits(

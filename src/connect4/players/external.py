@@ -53,6 +53,7 @@ from connect4.players.registry import PlayerKind, PlayerSpecError
 
 STARTUP_SECONDS = 10.0  # a bot must answer ``init`` with ``ready`` within this
 QUIT_GRACE_SECONDS = 0.5  # after ``quit``, the process group is killed
+STOP_LOOK = 0.1  # seconds between two looks at the caller's stop while the bot is silent
 MAX_MOVE_SECONDS = PlayerContext.max_move_seconds  # a bot silent this long without a clock forfeits
 SILENCE_WARNING_SECONDS = 10.0  # ... and one silent this long gets a warning on stderr
 MOVE_PATTERN = re.compile(r"[+-]?\d{1,6}")
@@ -150,7 +151,9 @@ class ExternalPlayer(PlayerBase):
         self._hung = False  # timed out: close() kills without waiting for ``quit``
 
     # ---------------------------------------------------------------- process
-    def _start(self, colour: int) -> None:
+    def _start(self, colour: int, caller: Limit) -> None:
+        """Start the bot for ``colour``; its start-up ends at ``startup_seconds`` or the
+        ``caller``'s stop."""
         self.close()
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed in close())
         try:
@@ -171,7 +174,7 @@ class ExternalPlayer(PlayerBase):
         name = "red" if colour == 1 else "yellow"
         board = context.board
         self._send(f"init {board.kind} {board.width} {board.height} {name} {board.rules}")
-        reply = self._read_line(read_clock() + self.startup_seconds)
+        reply = self._read_line(caller.tighter(self.startup_seconds))
         if reply.strip() != "ready":
             raise bad_output(reply)
 
@@ -205,33 +208,26 @@ class ExternalPlayer(PlayerBase):
         except (BrokenPipeError, OSError):
             raise self._death() from None
 
-    def _read_line(
-        self,
-        deadline: float | None,
-        warn: tuple[float, Callable[[], None]] | None = None,
-        stop: Limit | None = None,
-    ) -> str:
-        """The bot's next line; a timeout fault at ``deadline`` or once ``stop`` is
-        stopped (looked at every 0.1 s); ``warn = (when, call)`` calls ``call()``
-        once if the line has not come by ``when``."""
+    def _read_line(self, limit: Limit, warn: tuple[Limit, Callable[[], None]] | None = None) -> str:
+        """The bot's next line; a timeout fault once ``limit`` expires (its deadline, or
+        its stop, looked at every 0.1 s); ``warn = (when, call)`` calls ``call()``
+        once if the line has not come by the deadline of the limit ``when``."""
         assert self.process is not None and self.process.stdout is not None
         fd = self.process.stdout.fileno()
         while b"\n" not in self._buffer:
             if len(self._buffer) > MAX_INPUT_LINE:  # a flood: never held whole
                 raise bad_output(self._buffer.decode("utf-8", "replace"))
-            now = read_clock()
-            if (deadline is not None and now >= deadline) or (stop is not None and stop.stopped()):
+            if limit.expired():
                 self._hung = True
                 raise BotFault("timeout")
-            if warn is not None and now >= warn[0]:
+            if warn is not None and warn[0].overdue():
                 warn[1]()
                 warn = None
-            due = [t for t in (deadline, None if warn is None else warn[0]) if t is not None]
-            if stop is not None:
-                due.append(now + 0.1)
-            ready, _, _ = select.select([fd], [], [], min(due) - now if due else None)
+            lefts = (limit.remaining(), None if warn is None else warn[0].remaining())
+            wait = min([STOP_LOOK] + [left for left in lefts if left is not None])
+            ready, _, _ = select.select([fd], [], [], wait)
             if not ready:
-                continue  # the deadline or the warning is due: checked above
+                continue  # the deadline, the warning or a look at the stop is due
             chunk = os.read(fd, 4096)
             if not chunk:
                 if self._buffer:
@@ -254,21 +250,27 @@ class ExternalPlayer(PlayerBase):
     # ---------------------------------------------------------------- Player
     def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
         """Ask the bot for a move within its clock and the caller's ``limit``; raises
-        :class:`BotFault` with the forfeit reason."""
+        :class:`BotFault` with the forfeit reason.
+
+        The wait reads the move's limit, a child of the caller's: its stop flag,
+        and a deadline of the bot's own ``time_limit`` or what the caller had left,
+        the earlier, counted from the moment the bot is ready (its start-up is not
+        timed, though the caller's stop ends it)."""
         clock = self.time_limit
         left = None if limit is None else limit.remaining()
-        if left is not None:  # the clock starts once the bot is ready
+        if left is not None:
             clock = left if clock is None else min(clock, left)
+        untimed = Limit() if limit is None else limit.untimed()
         if self.process is None or self.colour != game.to_move:
-            self._start(game.to_move)
+            self._start(game.to_move, untimed)
         started = read_clock()
         self._send(f"move {game.moves or '-'} {'-' if clock is None else f'{clock:.3f}'}")
         if clock is not None:
-            line = self._read_line(started + clock, stop=limit)
+            line = self._read_line(untimed.tighter(clock))
         else:  # no time control: still never wait forever on a hung bot
-            warning = (started + self.warn_seconds, lambda: self._warn_silent(game))
+            warning = (untimed.tighter(self.warn_seconds), lambda: self._warn_silent(game))
             try:
-                line = self._read_line(started + self.max_move_seconds, warning, limit)
+                line = self._read_line(untimed.tighter(self.max_move_seconds), warning)
             except BotFault as fault:
                 if fault.reason == "timeout":
                     fault = BotFault(
