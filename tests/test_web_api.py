@@ -44,6 +44,13 @@ from connect4.web import (
     server,
     service,
 )
+from connect4.web.api import (
+    lanes as api_lanes,
+    players as api_players,
+    review as api_review,
+    server as api_server,
+    solver as api_solver,
+)
 from connect4.web.routes import (
     page as page_routes,
     players,
@@ -883,9 +890,10 @@ def test_kept_players_hold_no_table_between_requests() -> None:
 # ------------------------------------------------------------------ docs of the modules
 DOCUMENTED = [connect4.web, web_app, api, errors, middleware, models, pool, routes, server, service]
 ROUTE_MODULES = [page_routes, players, review_routes, server_routes, solver]
+API_MODULES = [api_lanes, api_players, api_review, api_server, api_solver]
 
 
-@pytest.mark.parametrize("module", DOCUMENTED + ROUTE_MODULES)
+@pytest.mark.parametrize("module", DOCUMENTED + ROUTE_MODULES + API_MODULES)
 def test_docstring_examples(module: Any) -> None:
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
