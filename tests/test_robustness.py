@@ -143,7 +143,8 @@ def test_budgets_that_cannot_finish_are_refused_with_their_limit(
 
 
 COMMANDS = ["play", "prepare", "serve", "arena", "lab", "dataset", "train", "tree", "analyze",
-            "review", "solve", "bench", "book build", "book info", "book verify"]  # fmt: skip
+            "review", "explore", "solve", "bench", "book build", "book info",
+            "book verify"]  # fmt: skip
 
 
 @pytest.mark.parametrize("command", COMMANDS)

@@ -1,9 +1,9 @@
 """The ``connect4`` command: play, prepare, serve, arena, lab, book, dataset, train, tree,
-analyze, review, solve, bench.
+analyze, review, explore, solve, bench.
 
 Each subcommand is a thin wrapper in a module of :mod:`connect4.cli` (one per
 group: ``arena``, ``lab``, ``book``, ``dataset``, ``train``, ``analysis``, ``review``,
-``solve``, ``bench``), the options they share declared once in
+``explore``, ``solve``, ``bench``), the options they share declared once in
 :mod:`connect4.cli.common`; the work lives in the module of its concept. A command
 line loads the one command it names (:data:`COMMANDS`), and heavy modules are
 imported inside the commands, so start-up stays fast.
@@ -46,6 +46,7 @@ COMMANDS = {
     "tree": "connect4.cli.analysis:tree",
     "analyze": "connect4.cli.analysis:analyze",
     "review": "connect4.cli.review:review",
+    "explore": "connect4.cli.explore:explore",
     "solve": "connect4.cli.solve:solve",
     "bench": "connect4.cli.bench:bench",
 }
