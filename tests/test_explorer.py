@@ -9,17 +9,19 @@ import re
 from collections import Counter
 from pathlib import Path
 
+import httpx
 import pytest
 
 from connect4 import Position, TicTacToe
 from connect4.arena.record import ResultLine, set_board, to_line
 from connect4.core.games import Board
 from connect4.core.limits import Limit
-from connect4.core.score import win_stone
+from connect4.core.score import score_label, win_stone
 from connect4.learn.collection import CollectionError, count_games_file
 from connect4.learn.explorer import ExplorerError, ExplorerLimit, GameCounter, explore
 from connect4.review import ReviewError, best_line, exact_scores
 from tests.cli_helpers import run_cli
+from tests.web_helpers import error_of, live_client
 
 
 @pytest.mark.parametrize("start", ["", "4453", "44455554221", "3344", "1"])
@@ -255,3 +257,63 @@ def test_explore_names_the_bad_line_of_a_games_file(tmp_path: Path) -> None:
     out = run_cli("explore", "--games", str(path))
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr == f"error: {path} line 2: move 3 ('x'): not a column number 1-7\n"
+
+
+# ---------------------------------------------------------------- the HTTP API
+def test_the_api_explores_with_exact_scores_and_no_collection(client: httpx.Client) -> None:
+    answer = client.get("/api/explore", params={"pos": "4453"})
+    assert answer.status_code == 200, answer.text
+    found = answer.json()
+    scores = exact_scores(Position.from_moves("4453")).scores
+    assert [(m["column"], m["score"]) for m in found["moves"]] == [
+        (column + 1, score) for column, score in enumerate(scores)
+    ]
+    assert all(m["games"] == 0 for m in found["moves"]) and found["games"] == 0
+    assert found["score"] == max(s for s in scores if s is not None)
+    assert found["line"] == best_line_text("4453") and found["line_complete"]
+    assert found["moves"][2]["score_text"] == score_label(scores[2], 4, 42) == "loss in 18"
+    six = client.get("/api/explore", params={"pos": "1526", "width": 6, "height": 5}).json()
+    assert [m["score"] for m in six["moves"]] == list(
+        exact_scores(Position.from_moves("1526", 6, 5)).scores
+    )
+    cells = client.get("/api/explore", params={"pos": "5", "game": "tictactoe"}).json()
+    assert [m["column"] for m in cells["moves"]] == [1, 2, 3, 4, 6, 7, 8, 9]
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"pos": "448"}, "move 3 ('8'): column 8 is out of range 1-7"),
+        ({"pos": "4444444"}, "move 7 ('4'): column 4 is full"),
+        ({"pos": "4455667"}, "the game is over (red has won): there is no move to make"),
+        ({"pos": "44", "rules": "count-fours"}, "the solver handles the standard rules only"),
+        ({"pos": "1", "width": 5, "height": 5}, "board 5x5 is not served here"),
+    ],
+)
+def test_the_api_refuses_a_bad_position_with_a_400(
+    client: httpx.Client, params: dict[str, object], message: str
+) -> None:
+    assert error_of(client.get("/api/explore", params=params), 400).startswith(message)
+
+
+def test_the_api_counts_the_collection_the_server_was_started_with(tmp_path: Path) -> None:
+    results = tmp_path / "results.jsonl"
+    results.write_text(
+        result_line(0, "4453")
+        + result_line(1, "4455667", kind="connect4", width=7, height=6, rules="standard")
+        + result_line(2, "3", kind="connect4", width=6, height=5, rules="standard")
+    )
+    strings = tmp_path / "games.txt"
+    strings.write_text("4543\n")  # 7x6 games; 4453's position by another order
+    games = (str(results), str(strings))
+    with live_client(games=games, threads=1, time_limit=5.0, warm_up=False) as http:
+        root = http.get("/api/explore").json()
+        assert {m["column"]: m["games"] for m in root["moves"] if m["games"]} == {4: 3}
+        assert root["moves"][3]["wins"] == 1 and root["games"] == 3
+        assert http.get("/api/explore", params={"pos": "4453"}).json()["games"] == 0
+        small = http.get("/api/explore", params={"width": 6, "height": 5}).json()
+        assert {m["column"]: m["games"] for m in small["moves"] if m["games"]} == {3: 1}
+        tictactoe = http.get("/api/explore", params={"game": "tictactoe"}).json()
+        assert tictactoe["games"] == 0  # move strings are 7x6 games: not replayed here
+        slow = http.get("/api/explore", params={"pos": "1", "width": 8, "height": 7})
+        assert "could not score every move of 1 within the limit" in error_of(slow, 503)

@@ -319,6 +319,7 @@ def test_openapi_docs(client: httpx.Client) -> None:
         "/solve",
         "/api/analyze",
         "/api/review",
+        "/api/explore",
         "/api/policy",
         "/api/move",
         "/api/players",
@@ -326,10 +327,10 @@ def test_openapi_docs(client: httpx.Client) -> None:
         "/api/info",
     }
     routes = (("/solve", "get"), ("/api/analyze", "get"), ("/api/review", "get"),
-              ("/api/move", "post"))  # fmt: skip
+              ("/api/explore", "get"), ("/api/move", "post"))  # fmt: skip
     for path, method in routes:
         assert {"200", "400", "422", "503"} <= set(paths[path][method]["responses"]), path
-    for path in ("/api/analyze", "/api/review"):  # one board query for both
+    for path in ("/api/analyze", "/api/review", "/api/explore"):  # one board query for all
         parameters = [p["name"] for p in paths[path]["get"]["parameters"]]
         assert parameters == ["pos", "width", "height", "game", "rules"], path
 

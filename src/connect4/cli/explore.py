@@ -21,9 +21,8 @@ from connect4.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from connect4.core.games import Board
     from connect4.learn.collection import CollectedFile
-    from connect4.learn.explorer import Exploration, GameIndex
+    from connect4.learn.explorer import Exploration
 
 
 def explore(
@@ -65,12 +64,13 @@ def explore(
     import json
 
     from connect4.core.limits import Limit
+    from connect4.learn.collection import count_games_files
     from connect4.learn.explorer import explore as explore_position
 
     board = board_option(game, width, height, rules)
     try:
         position = board.new(moves)
-        index, files = _collection(board, games or [])
+        index, files = count_games_files(games or [], board)
         limit = Limit.within(time_limit if time_limit > 0 else None)
         found = interruptible(
             lambda limit: explore_position(position, index=index, limit=limit), limit
@@ -82,16 +82,6 @@ def explore(
         return
     for line in _text(found, files):
         typer.echo(line)
-
-
-def _collection(board: Board, paths: list[Path]) -> tuple[GameIndex, list[CollectedFile]]:
-    """The games of every ``--games`` file counted for ``board``."""
-    from connect4.learn.collection import count_games_file
-    from connect4.learn.explorer import GameCounter
-
-    counter = GameCounter(board)
-    files = [count_games_file(path, counter) for path in paths]
-    return counter.index(), files
 
 
 def _text(found: Exploration, files: list[CollectedFile]) -> list[str]:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -37,13 +38,14 @@ from typing import Literal
 from connect4.core.errors import Connect4Error, GameError
 from connect4.core.files import MAX_LINE_BYTES, FileError, open_input, raw_lines
 from connect4.core.games import Board
-from connect4.learn.explorer import GameCounter
+from connect4.learn.explorer import GameCounter, GameIndex
 
 __all__ = [
     "MAX_COLLECTION_BYTES",
     "CollectedFile",
     "CollectionError",
     "count_games_file",
+    "count_games_files",
 ]
 
 MAX_COLLECTION_BYTES = 1 << 30  # the largest games file read (an arena's results at most)
@@ -68,8 +70,16 @@ class CollectedFile:
     other_boards: int
 
 
-def count_games_file(path: str | os.PathLike[str], counter: GameCounter) -> CollectedFile:
-    """Count the games of one file (or a lab folder's results) into ``counter``."""
+def count_games_file(
+    path: str | os.PathLike[str], counter: GameCounter, *, strings_board: Board | None = None
+) -> CollectedFile:
+    """Count the games of one file (or a lab folder's results) into ``counter``.
+
+    A file of move strings names no board: its games are of ``strings_board`` (by
+    default the counter's own; a server that counts a collection for every board it
+    serves says which board such files hold), passed over as games of another board
+    when the counter counts another."""
+    strings_other = strings_board is not None and strings_board != counter.board
     file_path = Path(path)
     if file_path.is_dir() and (file_path / LAB_RESULTS).is_file():
         file_path = file_path / LAB_RESULTS
@@ -90,8 +100,11 @@ def count_games_file(path: str | os.PathLike[str], counter: GameCounter) -> Coll
                 except UnicodeDecodeError:
                     raise CollectionError(f"{where}: not UTF-8 text") from None
                 if found == "move strings":
-                    _add(counter, text.strip(), where)
-                    games += 1
+                    if strings_other:
+                        other += 1
+                    else:
+                        _add(counter, text.strip(), where)
+                        games += 1
                     continue
                 moves, board = _record(text, where, torn=not raw.endswith(b"\n"))
                 if moves is None:
@@ -104,6 +117,16 @@ def count_games_file(path: str | os.PathLike[str], counter: GameCounter) -> Coll
     except FileError as error:
         raise CollectionError(str(error)) from None
     return CollectedFile(name, found or "move strings", games, other)
+
+
+def count_games_files(
+    paths: Iterable[str | os.PathLike[str]], board: Board, *, strings_board: Board | None = None
+) -> tuple[GameIndex, list[CollectedFile]]:
+    """The games of every file of ``paths`` on ``board``, counted, and what each file gave
+    (``strings_board``: see :func:`count_games_file`)."""
+    counter = GameCounter(board)
+    files = [count_games_file(path, counter, strings_board=strings_board) for path in paths]
+    return counter.index(), files
 
 
 def _add(counter: GameCounter, moves: str, where: str) -> None:

@@ -5,8 +5,8 @@ Every route is a few lines that hand its input to one :class:`Api` method
 validate each request once, on the event loop (the game, the board served, a game
 not over, the player spec), and hand typed input to :mod:`connect4.web.service`.
 Each family of requests is a module of its own over the shared lanes
-(:mod:`~connect4.web.api.lanes`): the solver, the players, the review and the
-server's facts; :class:`Api` joins them.
+(:mod:`~connect4.web.api.lanes`): the solver, the players, the review, the
+server's facts and the opening explorer; :class:`Api` joins them.
 
 The scheduling, in three sentences. Quick answers (a solve within a bounded
 node count) run on a pool of threads one notch below the event loop (nice +3).
@@ -48,6 +48,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from connect4.web.api.explore import ExploreRequests
 from connect4.web.api.lanes import DEEP_NICE, QUICK_NICE, Lanes
 from connect4.web.api.players import PlayerRequests, check_spec
 from connect4.web.api.review import ReviewRequests
@@ -68,7 +69,7 @@ __all__ = [
 ]
 
 
-class Api(SolverRequests, PlayerRequests, ReviewRequests, ServerRequests):
+class Api(SolverRequests, PlayerRequests, ReviewRequests, ServerRequests, ExploreRequests):
     """The web API's work: one method per endpoint, over the worker lanes and a cache.
     Each family of requests is a :class:`~connect4.web.api.lanes.Lanes` of its own
     module; a new family is a new module and one more base here."""
