@@ -5,7 +5,11 @@ missed wins; answers are graded as the solver scores them; the solver's answer a
 from __future__ import annotations
 
 import json
+import os
 import random
+import signal
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -89,9 +93,7 @@ def test_exercises_are_exactly_the_reviews_mistakes_blunders_and_missed_wins(
 ) -> None:
     result = review(moves, board)
     wanted = [
-        row.ply
-        for row in result.plies
-        if row.verdict in ("mistake", "blunder") or row.missed_win
+        row.ply for row in result.plies if row.verdict in ("mistake", "blunder") or row.missed_win
     ]
     assert wanted == plies
     assert [e.ply for e in exercises(result)] == plies
@@ -117,8 +119,7 @@ def _check_grades(board: Board, moves: str) -> int:
     graded = 0
     for exercise in exercises(review(moves, board)):
         scores = {
-            m: _solver_score(board, exercise.position, m)
-            for m in exercise.game().legal_moves()
+            m: _solver_score(board, exercise.position, m) for m in exercise.game().legal_moves()
         }
         best = max(scores.values())
         for move, score in scores.items():
@@ -147,6 +148,15 @@ def test_an_answer_is_right_iff_it_keeps_the_best_outcome_connect4(seed: int) ->
     _check_grades(SMALL, _random_game(SMALL, random.Random(seed), 20))
 
 
+def test_tictactoe_grades_a_slower_win_right_and_a_draw_better() -> None:
+    (slower,) = [e for e in exercises(review("68271593", TICTACTOE)) if e.ply == 6]
+    assert (slower.ply, slower.kind) == (6, "missed win")
+    assert slower.grade(2).text == "right: 3 keeps the win (win in 2); the best, 9, is a win in 1"
+    assert slower.grade(2).grade == "right"
+    (drawn,) = [e for e in exercises(review("2761495", TICTACTOE)) if e.ply == 3]
+    assert drawn.grade(4).text == "5 is better than the game's move, but only draws"
+
+
 def test_many_answers_were_graded() -> None:
     """The property tests above are not empty: random games have mistakes to grade."""
     rng = random.Random(7)
@@ -162,8 +172,8 @@ def test_an_answer_better_than_the_games_move_but_not_best_says_so() -> None:
     assert better, exercise.scores
     answer = exercise.grade(better[0])
     assert answer.grade == "better" and not answer.right
-    still = "only draws" if answer.score == 0 else "still loses"
-    assert answer.text.startswith(f"better than the game's move, but {still}")
+    still = "only draws" if answer.score == 0 else "still loses (loss in"
+    assert answer.text.startswith(f"{answer.label} is better than the game's move, but {still}")
 
 
 def test_the_solution_is_a_best_move_and_its_line_plays_to_the_end() -> None:
@@ -206,14 +216,14 @@ def test_answers_that_are_no_move_here_are_refused() -> None:
         with pytest.raises(PracticeError, match=words):
             exercise.parse(text)
     taken = exercises(review("5123", TICTACTOE))[0]
-    with pytest.raises(PracticeError, match="taken|occupied|played"):
+    with pytest.raises(PracticeError, match="cell 5 is taken"):
         taken.parse("5")
 
 
 def test_sides_are_named_by_colour_number_or_both() -> None:
     assert parse_sides("connect4", "red") == (1,)
     assert parse_sides("tictactoe", "O") == (2,)
-    with pytest.raises(PracticeError, match="give X, O|give x, o"):
+    with pytest.raises(PracticeError, match="give x, o, 1, 2 or both"):
         parse_sides("tictactoe", "red")
 
 
@@ -231,8 +241,7 @@ def test_cli_practice_grades_answers_from_stdin_and_ends_with_a_summary() -> Non
     assert "Exercise 2 of 2: ply 4, yellow to move" in out
     assert "the answer: 3 (win in 19); the best line: 3 " in out
     assert out.splitlines()[-1] == (
-        "Practice: 2 exercises: 0 right first time, 1 right after retries, 1 revealed, "
-        "0 skipped"
+        "Practice: 2 exercises: 0 right first time, 1 right after retries, 1 revealed, 0 skipped"
     )
     assert "│ ·  ·  · (○) ·  ·  · │" in out  # the terminal's board, yellow's 4 marked
 
@@ -289,3 +298,30 @@ def test_cli_practice_refuses_a_bad_side(args: list[str], message: str) -> None:
     result = run_cli("review", "4455", *args)
     assert result.returncode == 2
     assert result.stderr == f"error: {message}\n"
+
+
+def test_ctrl_c_at_the_practice_prompt_is_one_line_and_130() -> None:
+    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "connect4", "review", "4455", "--practice"],
+        stdin=subprocess.PIPE,  # left open: the prompt waits for an answer
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        assert process.stdout is not None and process.stderr is not None
+        shown = ""
+        while "your move" not in shown:  # the prompt: waiting for the answer
+            char = process.stdout.read(1)
+            assert char, f"ended before the prompt: {shown}"
+            shown += char
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=60) == 130
+        assert process.stderr.read() == "interrupted\n"
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()

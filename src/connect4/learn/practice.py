@@ -192,8 +192,8 @@ find a better move
             )
             grade = "right"
         elif score > self.played_score:
-            still = "only draws" if score == 0 else "still loses"
-            grade, text = "better", f"better than the game's move, but {still} ({words})"
+            still = "only draws" if score == 0 else f"still loses ({words})"
+            grade, text = "better", f"{label} is better than the game's move, but {still}"
         elif move == self.move:
             grade, text = "wrong", f"wrong: {label} is the game's move ({words})"
         else:

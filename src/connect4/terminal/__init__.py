@@ -7,7 +7,14 @@ A game can also be piped in, one move a line (see :mod:`connect4.terminal.turns`
 
 from __future__ import annotations
 
-from connect4.terminal.game import PLAYER_NAMES, REVIEW_SECONDS, play_game, review_summary
+from connect4.terminal.game import (
+    PLAYER_NAMES,
+    REVIEW_SECONDS,
+    game_review,
+    play_game,
+    review_summary,
+    summary_of,
+)
 from connect4.terminal.hints import hint_text
 from connect4.terminal.ready import (
     BackgroundPlayer,
@@ -28,6 +35,7 @@ __all__ = [
     "LineReader",
     "TerminalTurns",
     "format_choice",
+    "game_review",
     "hint_text",
     "play_game",
     "ready_players",
@@ -36,6 +44,7 @@ __all__ = [
     "review_summary",
     "start_solver_compile",
     "strongest_ai",
+    "summary_of",
     "uses_solver",
     "value_words",
     "wait_until_ready",

@@ -4,7 +4,7 @@ forfeit), and the game review's summary of a finished game."""
 from __future__ import annotations
 
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from rich.console import Console
 
@@ -15,6 +15,9 @@ from connect4.players import Player
 from connect4.players.match import GameRecord, play_match
 from connect4.terminal.show import moves_text, render_board, result_line
 from connect4.terminal.turns import LineReader, TerminalTurns
+
+if TYPE_CHECKING:
+    from connect4.review import Review
 
 PLAYER_NAMES = {"connect4": ("red", "yellow"), "tictactoe": ("X", "O")}
 
@@ -59,6 +62,17 @@ def play_game(
 REVIEW_SECONDS = 10.0  # the end-of-game review's time limit; later positions are not proven
 
 
+def game_review(moves: str, board: Board, time_limit: float = REVIEW_SECONDS) -> Review | None:
+    """The review of a finished game within ``time_limit`` seconds (later positions not
+    proven); ``None`` for count-fours, which the solver cannot judge."""
+    from connect4.review import ReviewError, review
+
+    try:
+        return review(moves, board, limit=Limit.within(time_limit))
+    except ReviewError:
+        return None
+
+
 def review_summary(moves: str, board: Board, time_limit: float = REVIEW_SECONDS) -> list[str]:
     """The game review's summary of a finished game (``[]`` for count-fours: not solvable).
 
@@ -70,13 +84,16 @@ def review_summary(moves: str, board: Board, time_limit: float = REVIEW_SECONDS)
     decided at ply 4 (O plays 3, mistake)
     every move: connect4 review 51238 --game tictactoe
     """
-    from connect4.review import ReviewError, review
+    result = game_review(moves, board, time_limit)
+    return [] if result is None else summary_of(result)
+
+
+def summary_of(result: Review) -> list[str]:
+    """What the end of a game says of its review: the summary lines and the command
+    that shows every move."""
     from connect4.review.report import summary_lines
 
-    try:
-        result = review(moves, board, limit=Limit.within(time_limit))
-    except ReviewError:
-        return []
+    board, moves = result.board, result.moves
     command = f"connect4 review {moves or chr(34) * 2}"
     if board.kind == "tictactoe":
         command += " --game tictactoe"
