@@ -325,3 +325,23 @@ def test_ctrl_c_at_the_practice_prompt_is_one_line_and_130() -> None:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+
+
+def test_cli_practice_with_nothing_to_practise_says_so() -> None:
+    result = run_cli("review", "44", "--practice", stdin="4\n")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == (
+        "nothing to practise: no mistake, blunder or missed win was proven"
+    )
+
+
+def test_cli_practice_refuses_a_flood_on_stdin_at_once() -> None:
+    command = [sys.executable, "-m", "connect4", "review", "4455", "--practice"]
+    env = {**os.environ, "NO_COLOR": "1"}
+    with open("/dev/zero", "rb") as zero:
+        done = subprocess.run(command, stdin=zero, capture_output=True, timeout=120, env=env)
+    assert done.returncode == 1
+    assert done.stderr.decode() == (
+        "error: input line 1 is longer than 1,024 bytes (more than any game's moves): "
+        "the rest of the input is not read\n"
+    )

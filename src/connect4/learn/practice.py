@@ -41,7 +41,7 @@ from connect4.core.errors import Connect4Error, IllegalMoveError, InvalidMoveErr
 from connect4.core.game import Game
 from connect4.core.games import Board
 from connect4.core.limits import Limit
-from connect4.core.score import score_label
+from connect4.core.score import pick_best, score_label
 from connect4.review import Review, Verdict, best_line
 
 __all__ = [
@@ -206,7 +206,7 @@ find a better move
         (a line it cuts short ends where the limit left a position unsettled)."""
         game = self.game()
         line = best_line(game, limit=limit)
-        move = line.moves[0] if line.moves else self.best_moves[0]
+        move = line.moves[0] if line.moves else pick_best(self.scores)  # the same tie-break
         labels: list[str] = []
         for step in line.moves or (move,):
             labels.append(game.move_label(step))
