@@ -8,6 +8,7 @@ import random
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -20,8 +21,10 @@ from connect4.core.score import score_label, win_stone
 from connect4.learn.collection import CollectionError, count_games_file
 from connect4.learn.explorer import ExplorerError, ExplorerLimit, GameCounter, explore
 from connect4.review import ReviewError, best_line, exact_scores
+from tests.browser_helpers import open_page, tab_at
 from tests.cli_helpers import run_cli
-from tests.web_helpers import error_of, live_client
+from tests.test_web_browser import DESKTOP, shoot
+from tests.web_helpers import error_of, live_client, live_server
 
 
 @pytest.mark.parametrize("start", ["", "4453", "44455554221", "3344", "1"])
@@ -317,3 +320,68 @@ def test_the_api_counts_the_collection_the_server_was_started_with(tmp_path: Pat
         assert tictactoe["games"] == 0  # move strings are 7x6 games: not replayed here
         slow = http.get("/api/explore", params={"pos": "1", "width": 8, "height": 7})
         assert "could not score every move of 1 within the limit" in error_of(slow, 503)
+
+
+# ---------------------------------------------------------------- the page
+@pytest.mark.browser
+def test_the_explorer_panel_follows_the_board(page: Any) -> None:
+    open_page(page, "?pos=4453&p1=human&p2=human")
+    page.check("#show-explorer")
+    page.wait_for_selector("#explorer .explorer-table tbody tr")
+    rows = page.locator("#explorer tbody tr")
+    scores = exact_scores(Position.from_moves("4453")).scores
+    assert rows.count() == 7
+    for column, score in enumerate(scores):
+        assert score is not None
+        words = score_label(score, 4, 42)
+        number = f"+{score}" if score > 0 else f"−{-score}" if score < 0 else "0"
+        assert rows.nth(column).locator("td.words").inner_text() == f"{words} ({number})"
+    best = max(s for s in scores if s is not None)
+    assert page.locator("#explorer tr.best").count() == scores.count(best)
+    line = best_line_text("4453")
+    assert page.text_content("#explorer .explorer-line") == f"Best line: {line}"
+    page.click("[data-col='2']")  # a move on the board: the panel follows it
+    page.wait_for_function(
+        "() => document.querySelector('#explorer .explorer-line')?.textContent"
+        f" === 'Best line: {best_line_text('44533')}'"
+    )
+    page.uncheck("#show-explorer")
+    assert page.is_hidden("#explorer")
+
+
+@pytest.mark.browser
+def test_the_explorer_panel_counts_the_servers_games_on_a_phone(
+    browser: Any, tmp_path: Path
+) -> None:
+    strings = tmp_path / "games.txt"
+    strings.write_text("4453\n4543\n4455667\n")
+    with live_server(games=(str(strings),), threads=1, time_limit=20.0) as url:
+        for tab in tab_at(browser, url, {"width": 390, "height": 844}):
+            open_page(tab, "?p1=human&p2=human")
+            tab.check("#show-explorer")
+            tab.wait_for_selector("#explorer .explorer-table tbody tr")
+            row = tab.locator("#explorer tbody tr").nth(3)
+            assert [c.strip() for c in row.locator("td").all_inner_texts()] == [
+                "4 ★", "win in 21 (+1)", "3", "100 %", "1 / 0 / 0",
+            ]  # fmt: skip
+            assert "3 games went on from here" in str(tab.text_content("#explorer"))
+            width = tab.evaluate("document.documentElement.scrollWidth")
+            assert width <= 390  # nothing wider than the phone
+
+
+EXPLORER_SCREENSHOT = Path(__file__).resolve().parent.parent / "docs" / "explorer.png"
+
+
+@pytest.mark.browser
+def test_explorer_screenshot_for_the_docs(browser: Any, tmp_path: Path) -> None:
+    """docs/explorer.png; written to docs/ with CONNECT4_UPDATE_SCREENSHOT=1."""
+    strings = tmp_path / "games.txt"
+    strings.write_text("4453\n4543\n4455667\n4433\n445\n4452\n")
+    with live_server(games=(str(strings),), threads=1, time_limit=20.0) as url:
+        for tab in tab_at(browser, url, DESKTOP):
+            open_page(tab, "?pos=44&p1=human&p2=human")
+            tab.check("#show-solution")
+            tab.check("#show-explorer")
+            tab.wait_for_selector("#explorer .explorer-table tbody tr")
+            tab.wait_for_selector("#solution .score.best")
+            assert shoot(tab, EXPLORER_SCREENSHOT, tmp_path).stat().st_size > 10_000
