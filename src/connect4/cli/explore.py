@@ -62,6 +62,7 @@ def explore(
     Without it nothing is counted.
     """
     import json
+    from dataclasses import asdict
 
     from connect4.core.limits import Limit
     from connect4.learn.collection import count_games_files
@@ -78,7 +79,7 @@ def explore(
     except ValueError as error:  # a stop (the time limit) is the command line's one policy
         raise fail(error) from None
     if json_output:
-        typer.echo(json.dumps({**found.as_dict(), "collection": [f.__dict__ for f in files]}))
+        typer.echo(json.dumps({**found.as_dict(), "collection": [asdict(f) for f in files]}))
         return
     for line in _text(found, files):
         typer.echo(line)
