@@ -19,7 +19,7 @@ from connect4.core.files import (
     read_input_bytes,
     read_lines,
 )
-from connect4.solver.book.format import Book
+from connect4.solver.book.table import Book
 from tests.cli_helpers import (
     check_existing_output_refused,
     children,
