@@ -114,7 +114,7 @@ def test_a_full_disk_names_the_file_and_keeps_the_old_one(
         atomic_write(path, full, what="book")
     assert path.read_bytes() == b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["book.c4book"]
-    monkeypatch.setattr(files.os, "fsync", lambda fd: full(fd))
+    monkeypatch.setattr(os, "fsync", lambda fd: full(fd))
     with pytest.raises(FileError, match="No space left on device"):
         atomic_write(path, b"new", what="book")
     assert path.read_bytes() == b"old"
