@@ -120,7 +120,8 @@ def load_arrays(
     >>> load_arrays(out, what="demo", contents="demo", max_bytes=10_000)
     Traceback (most recent call last):
     ...
-    connect4.core.fileerror.FileError: ... is too large: its arrays take 800,128 bytes, at most 10,000
+    connect4.core.fileerror.FileError: ... is too large: its arrays take 800,128 bytes, \
+at most 10,000
     """
     import zipfile
 
