@@ -345,6 +345,12 @@ def test_the_explorer_panel_follows_the_board(page: Any) -> None:
         "() => document.querySelector('#explorer .explorer-line')?.textContent"
         f" === 'Best line: {best_line_text('44533')}'"
     )
+    page.click("#explorer tbody tr[data-col='3'] .explorer-play")  # a move picked in the table
+    page.wait_for_function("() => document.getElementById('pos-text').textContent === '445334'")
+    page.wait_for_function(
+        "() => document.querySelector('#explorer .explorer-line')?.textContent"
+        f" === 'Best line: {best_line_text('445334')}'"
+    )
     page.uncheck("#show-explorer")
     assert page.is_hidden("#explorer")
 

@@ -6,8 +6,9 @@ import { requestExplore } from "./api.js";
 const $ = (id) => document.getElementById(id);
 
 // Show (when `on`) the explorer of the position `moves`; `current()` tells whether
-// the answer still belongs to the position on screen when it arrives.
-export async function showExplorer(game, board, moves, on, current) {
+// the answer still belongs to the position on screen when it arrives; `play(move)`
+// plays a move (0-based) picked in the table, as a click on the board does.
+export async function showExplorer(game, board, moves, on, current, play) {
   const box = $("explorer");
   box.hidden = !on;
   if (!on) return;
@@ -21,7 +22,7 @@ export async function showExplorer(game, board, moves, on, current) {
   try {
     const answer = await requestExplore(game, moves);
     if (!current() || answer.pos !== moves) return;
-    drawExplorer(game, answer);
+    drawExplorer(game, answer, play);
   } catch (error) {
     if (!current()) return;
     box.innerHTML = "";
@@ -39,7 +40,7 @@ function cell(row, text, className) {
   row.append(td);
 }
 
-function drawExplorer(game, answer) {
+function drawExplorer(game, answer, play) {
   const box = $("explorer");
   box.innerHTML = "";
   const head = document.createElement("p");
@@ -56,7 +57,15 @@ function drawExplorer(game, answer) {
     row.dataset.col = String(move.column - 1);
     const sign = move.score > 0 ? "win" : move.score < 0 ? "loss" : "draw";
     row.className = sign + (move.score === answer.score ? " best" : "");
-    cell(row, String(move.column) + (move.score === answer.score ? " ★" : ""));
+    const pick = document.createElement("button");
+    pick.type = "button";
+    pick.className = "explorer-play";
+    pick.textContent = String(move.column) + (move.score === answer.score ? " ★" : "");
+    pick.title = `play ${place.toLowerCase()} ${move.column}`;
+    pick.addEventListener("click", () => play(move.column - 1));
+    const first = document.createElement("td");
+    first.append(pick);
+    row.append(first);
     const number = move.score > 0 ? `+${move.score}` : move.score < 0 ? `−${-move.score}` : "0";
     cell(row, `${move.score_text} (${number})`, "words");
     cell(row, String(move.games));

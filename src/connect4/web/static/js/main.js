@@ -96,7 +96,7 @@ function render() {
   const moves = state.moves;
   const current = () => request === state.solutionRequest && moves === state.moves;
   showSolution(game, board, moves, $("show-solution").checked, current);
-  showExplorer(game, board, moves, $("show-explorer").checked, current);
+  showExplorer(game, board, moves, $("show-explorer").checked, current, humanMove);
   return board;
 }
 
