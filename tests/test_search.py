@@ -3,6 +3,7 @@ the compiled path agreeing exactly with the generic one."""
 
 from __future__ import annotations
 
+import functools
 import random
 import types
 from pathlib import Path
@@ -71,25 +72,14 @@ def test_alphabeta_equals_minimax_on_random_positions(
         heuristic = names[index % len(names)]
         depth = rng.choice(depths)
         before = game.moves
-        mm = search(
-            game,
-            limits=Limits(depth=depth),
-            algorithm="minimax",
-            heuristic=heuristic,
-            engine="python",
+        run = functools.partial(
+            search, game, limits=Limits(depth=depth), heuristic=heuristic, engine="python"
         )
+        mm = run(algorithm="minimax")
         assert game.moves == before
         for ordering in ("center", "none"):
             for tt in (False, True):
-                ab = search(
-                    game,
-                    limits=Limits(depth=depth),
-                    algorithm="alphabeta",
-                    heuristic=heuristic,
-                    ordering=ordering,
-                    tt=tt,
-                    engine="python",
-                )
+                ab = run(algorithm="alphabeta", ordering=ordering, tt=tt)
                 assert ab.value == mm.value, (game, heuristic, depth, ordering, tt)
                 assert ab.move in game.legal_moves()
                 assert ab.stats.nodes <= mm.stats.nodes or tt
@@ -102,14 +92,7 @@ def test_alphabeta_equals_minimax_on_random_positions(
                 elif depth > 1:
                     sub = _minimax_from_root_view(child, depth - 1, heuristic, game.to_move)
                     assert sub == ab.value
-        mm_tt = search(
-            game,
-            limits=Limits(depth=depth),
-            algorithm="minimax",
-            heuristic=heuristic,
-            tt=True,
-            engine="python",
-        )
+        mm_tt = run(algorithm="minimax", tt=True)
         assert mm_tt.value == mm.value
         checked += 1
     assert checked == count
