@@ -130,9 +130,9 @@ class SearchPlayer(PlayerBase):
             search(
                 game,
                 limits=Limits(depth=1),
-                algorithm=self.algorithm,
+                algorithm="minimax" if self.algorithm == "minimax" else "alphabeta",
                 heuristic=self.heuristic,
-                ordering=self.ordering,
+                ordering="none" if self.ordering == "none" else "center",
                 tt=self.tt,
             )
 
