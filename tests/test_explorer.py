@@ -24,6 +24,7 @@ from connect4.review import ReviewError, best_line, exact_scores
 from tests.browser_helpers import open_page, tab_at
 from tests.cli_helpers import run_cli
 from tests.test_web_browser import DESKTOP, shoot
+from tests.test_web_server import served
 from tests.web_helpers import error_of, live_client, live_server
 
 
@@ -391,3 +392,20 @@ def test_explorer_screenshot_for_the_docs(browser: Any, tmp_path: Path) -> None:
             tab.wait_for_selector("#explorer .explorer-table tbody tr")
             tab.wait_for_selector("#solution .score.best")
             assert shoot(tab, EXPLORER_SCREENSHOT, tmp_path).stat().st_size > 10_000
+
+
+def test_serve_refuses_a_games_file_it_cannot_count(tmp_path: Path) -> None:
+    bad = tmp_path / "games.txt"
+    bad.write_text("4453\n44x\n")
+    out = run_cli("serve", "--games", str(bad), "--port", "1")
+    assert out.returncode == 2
+    assert out.stderr == f"error: {bad} line 2: move 3 ('x'): not a column number 1-7\n"
+
+
+def test_serve_counts_its_games_for_the_explorer(tmp_path: Path) -> None:
+    games = tmp_path / "games.txt"
+    games.write_text("4453\n4543\n45\n")
+    with served("--games", str(games), "--threads", "1") as server:
+        server.line_with("connect4 web app on")
+        found = httpx.get(server.url + "/api/explore", params={"pos": "4"}, timeout=60).json()
+    assert {m["column"]: m["games"] for m in found["moves"] if m["games"]} == {4: 1, 5: 2}
