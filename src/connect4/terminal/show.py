@@ -3,20 +3,29 @@ tree search's root moves, and the closing line of a game."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich.text import Text
 
 from connect4.core.game import Game
 from connect4.core.score import is_mate, outcome_label, score_label, score_of_mate
 from connect4.players import ColumnStats, MoveChoice
 
+Marks = Mapping[tuple[int, int], tuple[str, str]]
+"""Empty cells drawn with a symbol of their own: ``(column, row) -> (symbol, style)``."""
 
-def render_board(game: Game) -> Text:
-    """The board as rich text: coloured discs, last move and winning line marked.
 
-    >>> from connect4 import TicTacToe
+def render_board(game: Game, marks: Marks | None = None) -> Text:
+    """The board as rich text: coloured discs, last move and winning line marked, and
+    each empty cell of ``marks`` (a Connect Four board's) drawn with its symbol.
+
+    >>> from connect4 import Position, TicTacToe
     >>> render_board(TicTacToe.from_moves("5")).plain.split()
     ['7', '8', '9', '4', 'X', '6', '1', '2', '3']
+    >>> render_board(Position.from_moves("1", 4, 4), {(1, 0): ("r", "red")}).plain.split()[-10:-6]
+    ['│(●)', 'r', '·', '·']
     """
+    marks = marks or {}
     text = Text()
     winning = game.winning_cells()
     last = game.last_cell()
@@ -33,7 +42,11 @@ def render_board(game: Game) -> Text:
             if framed:
                 is_last = (column, row) == last
                 text.append("(" if is_last else " ", style="bold white")
-                text.append("·●○"[owner], style=style)
+                mark = marks.get((column, row)) if not owner else None
+                if mark is not None:
+                    text.append(mark[0], style=mark[1])
+                else:
+                    text.append("·●○"[owner], style=style)
                 text.append(")" if is_last else " ", style="bold white")
             else:
                 label = "·XO"[owner] if owner else game.move_label(game.cell_move(column, row))
