@@ -295,14 +295,14 @@ def test_player_specs() -> None:
     ttt = make_player(strongest_ai("tictactoe"), game="tictactoe")
     choice = ttt.choose(TicTacToe())
     assert choice.value == 0 and choice.stats["depth"] == 9
-    with pytest.raises(PlayerSpecError, match=r"depth='x' must be an integer 1-42"):
-        make_player("alphabeta:depth=x")
-    with pytest.raises(PlayerSpecError, match="takes: depth, time, schedule"):
-        make_player("minimax:speed=2")
-    with pytest.raises(PlayerSpecError, match="must be one of windows, windows/mollerhoj"):
-        make_player("alphabeta:heuristic=magic")
-    with pytest.raises(PlayerSpecError, match="plays connect4 only"):
-        make_player("alphabeta:heuristic=threats", game="tictactoe")
+    for spec, game, message in [
+        ("alphabeta:depth=x", "connect4", r"depth='x' must be an integer 1-42"),
+        ("minimax:speed=2", "connect4", "takes: depth, time, schedule"),
+        ("alphabeta:heuristic=magic", "connect4", "must be one of windows, windows/mollerhoj"),
+        ("alphabeta:heuristic=threats", "tictactoe", "plays connect4 only"),
+    ]:
+        with pytest.raises(PlayerSpecError, match=message):
+            make_player(spec, game=game)
 
 
 def test_player_records_the_tree_on_request() -> None:
