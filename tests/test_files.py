@@ -5,8 +5,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,9 +20,6 @@ from connect4.core.files import (
 from connect4.solver.book.table import Book
 from tests.cli_helpers import (
     check_existing_output_refused,
-    children,
-    journal_records,
-    kill_when_working,
     run_cli,
 )
 
@@ -214,54 +209,6 @@ def test_book_verify_finds_every_wrong_score(tmp_path: Path) -> None:
     assert sampled.returncode in (0, 1) and "3 of" in sampled.stdout
     both = run_cli("book", "verify", str(out), "--sample", "3", "--all")
     assert both.returncode == 2 and "not both" in both.stderr
-
-
-# ---------------------------------------------------------------- orphans
-BUILD = ["book", "build", "--width", "5", "--height", "4", "--plies", "14", "--chunk", "4"]
-DATASET = ["dataset", "--positions", "2000", "--plies", "2-8", "--width", "6", "--height", "5",
-           "--book", "none", "--chunk", "1"]  # fmt: skip
-
-
-@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
-@pytest.mark.parametrize("args", [BUILD, DATASET])
-def test_workers_exit_when_the_command_is_killed(tmp_path: Path, args: list[str]) -> None:
-    out = tmp_path / ("b.c4book" if args[0] == "book" else "d.npz")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "connect4", *args, "--workers", "2", "--out", str(out), "--json"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    journal = out.with_name(out.name + ".partial")
-
-    def working() -> bool:
-        return len(children(process.pid)) >= 2 and journal_records(journal) > 0
-
-    workers = kill_when_working(process, working, what="no workers at work to orphan")
-    assert len(workers) >= 2
-
-
-@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc and /dev/shm")
-def test_a_killed_arena_leaves_no_temporary_folder_or_semaphores(tmp_path: Path) -> None:
-    results, stderr = tmp_path / "r.jsonl", tmp_path / "stderr"
-    args = ["arena", "-p", "alphabeta:depth=8", "-p", "alphabeta:depth=7",
-            "--games-per-pair", "2000", "--workers", "2", "--results", str(results)]  # fmt: skip
-    shm = Path("/dev/shm")
-    before = set(shm.glob("sem.*"))
-    with stderr.open("w") as err:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "connect4", *args],
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-            env={**os.environ, "TMPDIR": str(tmp_path)},  # multiprocessing's folder would go here
-        )
-
-    def working() -> bool:
-        return results.exists() and len(results.read_bytes().splitlines()) >= 2
-
-    kill_when_working(process, working, what="the tournament ended before it could be killed")
-    assert list(tmp_path.glob("pymp-*")) == []
-    assert set(shm.glob("sem.*")) - before == set()
-    assert "leaked" not in stderr.read_text()
 
 
 # ---------------------------------------------------------------- the output policy
