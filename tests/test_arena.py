@@ -516,23 +516,32 @@ def test_ctrl_c_stops_the_tournament_and_leaves_no_bot_running(tmp_path: Path) -
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the parent-death signal (Linux)")
-def test_sigkill_of_the_arena_leaves_no_worker_or_bot_running(tmp_path: Path) -> None:
-    results = tmp_path / "r.jsonl"
-    process = subprocess.Popen(
-        [PYTHON, "-m", "connect4", "arena", "--players", "random", cmd("slow"),
-         "--games-per-pair", "400", "--workers", "2", "--results", str(results),
-         "--accuracy-nodes", "0"],
-        env={**os.environ, "SLOW_BOT_SECONDS": "0.05"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )  # fmt: skip
+def test_sigkill_of_the_arena_leaves_no_worker_bot_folder_or_semaphore(tmp_path: Path) -> None:
+    """Its pool's workers and their bots exit; whatever multiprocessing made for it
+    (a /tmp/pymp-* folder, semaphores) is cleaned up, by its resource tracker too."""
+    results, stderr, temp = tmp_path / "r.jsonl", tmp_path / "stderr", tmp_path / "tmp"
+    temp.mkdir()
+    shm = Path("/dev/shm")
+    before = set(shm.glob("sem.*"))
+    with stderr.open("w") as err:
+        process = subprocess.Popen(
+            [PYTHON, "-m", "connect4", "arena", "--players", "random", cmd("slow"),
+             "--games-per-pair", "400", "--workers", "2", "--results", str(results),
+             "--accuracy-nodes", "0"],
+            env={**os.environ, "SLOW_BOT_SECONDS": "0.05", "TMPDIR": str(temp)},
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            start_new_session=True,
+        )  # fmt: skip
     workers = kill_when_working(  # and checks that every one of them exits
         process,
         lambda: results.exists() and results.stat().st_size > 0,
         what="the tournament ended before it could be killed",
     )
     assert len(workers) >= 3  # two workers and a bot, at least
+    assert list(temp.glob("pymp-*")) == []
+    assert set(shm.glob("sem.*")) - before == set()
+    assert "leaked" not in stderr.read_text()
 
 
 # ---------------------------------------------------------------- executors
