@@ -29,10 +29,8 @@ from connect4.solver.layout import (
     new_table,
     next_generation,
 )
-from tests.test_solver import random_position
-
-PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
-NO_BOOK = np.zeros(0, np.uint64), np.zeros(0, np.int8)
+from tests.test_solver import PONS, random_position
+from tests.test_solver_threads import NO_BOOK
 
 
 @pytest.fixture(scope="module")

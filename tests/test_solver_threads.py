@@ -15,7 +15,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -41,7 +40,6 @@ from tests.cli_helpers import run_cli
 from tests.naive import NaiveSolver
 from tests.test_solver import pons_cases, random_position
 
-PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
 NO_BOOK = np.zeros(0, np.uint64), np.zeros(0, np.int8)
 LONG = "13712"  # Begin-Hard's first line: tens of millions of nodes without the book
 
