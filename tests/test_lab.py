@@ -136,12 +136,18 @@ def test_playouts_and_clocks_parse_or_fail_precisely() -> None:
             parse_clocks(bad)
 
 
+def first_positions(name: str, folder: Path, count: int = 2) -> Path:
+    """A test set in ``folder``: the first ``count`` positions of Pons' benchmark ``name``."""
+    pons = Path(__file__).resolve().parent.parent / "benchmarks" / "pons" / name
+    test_set = folder / name
+    test_set.write_text("".join(pons.read_text().splitlines(keepends=True)[:count]))
+    return test_set
+
+
 def test_tiny_lab_through_the_cli_has_mcts_rows_equal_clocks_test_sets_and_plots(
     tmp_path: Path,
 ) -> None:
-    test_set = tmp_path / "Test_L2_R1"
-    pons = Path(__file__).resolve().parent.parent / "benchmarks" / "pons" / "Test_L2_R1"
-    test_set.write_text("".join(pons.read_text().splitlines(keepends=True)[:2]))
+    test_set = first_positions("Test_L2_R1", tmp_path)
     out = tmp_path / "lab"
     finished = run_cli(
         "lab", "--depths", "1", "--heuristics", "cell-weights", "--no-perfect",
@@ -202,9 +208,7 @@ def test_net_specs_round_trip() -> None:
 
 
 def test_tiny_lab_with_the_network_places_it_at_equal_time(tmp_path: Path) -> None:
-    test_set = tmp_path / "Test_L3_R1"
-    pons = Path(__file__).resolve().parent.parent / "benchmarks" / "pons" / "Test_L3_R1"
-    test_set.write_text("".join(pons.read_text().splitlines(keepends=True)[:2]))
+    test_set = first_positions("Test_L3_R1", tmp_path)
     out = tmp_path / "lab"
     finished = run_cli(
         "lab", "--depths", "1", "--heuristics", "cell-weights", "--no-perfect",
