@@ -5,13 +5,19 @@ terminal game print it."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from rich.console import Console
 from rich.text import Text
 
+from connect4.core.errors import Connect4Error
 from connect4.core.game import Game
-from connect4.core.limits import Limit
+from connect4.core.limits import Limit, run_interruptible
 from connect4.core.score import score_label
-from connect4.learn.threats import Threat, ThreatMap, explain, solver_line, threat_map
 from connect4.terminal.show import Marks, render_board
+
+if TYPE_CHECKING:
+    from connect4.learn.threats import Threat, ThreatMap
 
 THREAT_SECONDS = 10.0  # the solver's time for its line where no simple rule explains a position
 
@@ -28,6 +34,7 @@ def threat_marks(found: ThreatMap) -> Marks:
     where the cell is playable now, dim where every threat on it is dead.
 
     >>> from connect4 import Position
+    >>> from connect4.learn.threats import threat_map
     >>> threat_marks(threat_map(Position.from_moves("445566")))[(2, 0)]
     ('R', 'bold red')
     """
@@ -46,6 +53,7 @@ def threat_marks(found: ThreatMap) -> Marks:
 def threat_words(threat: Threat) -> str:
     """One threat in words: ``column 3 row 1 (odd, playable now)``.
 
+    >>> from connect4.learn.threats import Threat
     >>> threat_words(Threat(2, 0, 1, True, True, True))
     'column 3 row 1 (odd, playable now)'
     """
@@ -60,6 +68,8 @@ def threat_words(threat: Threat) -> str:
 def why_line(game: Game, limit: Limit | None) -> str:
     """Why the position stands as it does: the simple rule that proves it, else the
     solver's verdict and line within ``limit`` (Connect Four, standard rules)."""
+    from connect4.learn.threats import explain, solver_line
+
     if game.rules != "standard":
         return (
             "under count-fours a four does not end the game: a threat is a cell that would "
@@ -84,6 +94,8 @@ def threat_report(game: Game, limit: Limit | None = None) -> Text:
     Raises :class:`~connect4.learn.threats.ThreatError` for another game or one that
     is over.
     """
+    from connect4.learn.threats import threat_map
+
     found = threat_map(game)
     text = render_board(game, threat_marks(found))
     text.append(LEGEND + "\n", style="dim")
@@ -94,3 +106,15 @@ def threat_report(game: Game, limit: Limit | None = None) -> Text:
     text.append("why: ", style="bold")
     text.append(why_line(game, limit) + "\n")
     return text
+
+
+def show_threats(game: Game, console: Console, seconds: float = THREAT_SECONDS) -> None:
+    """Print the threat map of a game in progress (the ``t`` key), the solver's line
+    within ``seconds`` where no rule explains it; a Ctrl-C stops the solver and is
+    raised again. A position without a map says why in one line."""
+    try:
+        report = run_interruptible(lambda limit: threat_report(game, limit), Limit.within(seconds))
+    except Connect4Error as error:
+        console.print(f"[red]no threat map:[/] {error}")
+        return
+    console.print(report, end="")

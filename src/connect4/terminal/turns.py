@@ -1,5 +1,5 @@
 """A terminal game's turns: a person's prompt (a move, or a key from one table: undo,
-hint, quit), a computer's announced move, the board after each.
+hint, threats, quit), a computer's announced move, the board after each.
 
 With stdin a terminal, humans are prompted; otherwise one move per line is read
 from stdin, so a whole game can be piped in::
@@ -24,6 +24,7 @@ from connect4.players.match import AGAIN, GameRecord, Turn, play_move
 from connect4.terminal.hints import Hints
 from connect4.terminal.ready import needs_solver, uses_solver, wait_for_solver, wait_until_ready
 from connect4.terminal.show import format_choice, moves_text, render_board
+from connect4.terminal.threats import show_threats
 
 STAY = Turn(None, 0.0)
 """A key's answer when the game goes on from the same prompt (a hint was shown)."""
@@ -73,6 +74,7 @@ class Key:
     words: tuple[str, ...]
     label: str
     act: Callable[[TerminalTurns, Game, GameRecord], Turn | None]
+    kinds: tuple[str, ...] = ("connect4", "tictactoe")  # the games it is offered in
 
 
 class TerminalTurns:
@@ -111,7 +113,8 @@ class TerminalTurns:
         (:data:`AGAIN`) or the end: ``q`` or the end of input (``None``)."""
         name = self.names[game.to_move - 1]
         what = "column" if game.kind == "connect4" else "cell"
-        keys = ", ".join(f"{key.words[0]} {key.label}" for key in KEYS)
+        offered = [key for key in KEYS if game.kind in key.kinds]
+        keys = ", ".join(f"{key.words[0]} {key.label}" for key in offered)
         while True:
             started = time.perf_counter()
             line = self.reader.read(f"{name} to move — {what}, {keys}: ")
@@ -122,7 +125,7 @@ class TerminalTurns:
                 return None
             command = line.strip().lower()
             key = KEY_WORDS.get(command)
-            if key is not None:
+            if key is not None and game.kind in key.kinds:
                 turn = key.act(self, game, record)
                 if turn is STAY:
                     continue
@@ -143,6 +146,12 @@ class TerminalTurns:
     def hint(self, game: Game, record: GameRecord) -> Turn:
         """The ``h`` key: a hint for the side to move, then the same prompt."""
         self.hints.show(game)
+        return STAY
+
+    def threats(self, game: Game, record: GameRecord) -> Turn:
+        """The ``t`` key: the threat map and why the position stands as it does (the
+        solver's line where no simple rule explains it), then the same prompt."""
+        show_threats(game, self.console)
         return STAY
 
     def quit(self, game: Game, record: GameRecord) -> None:
@@ -174,6 +183,7 @@ class TerminalTurns:
 KEYS = (
     Key(("u", "undo"), "undo", TerminalTurns.undo),
     Key(("h", "hint", "?"), "hint", TerminalTurns.hint),
+    Key(("t", "threats"), "threats", TerminalTurns.threats, ("connect4",)),
     Key(("q", "quit", "exit"), "quit", TerminalTurns.quit),
 )
 """The keys a person may type instead of a move, in the prompt's order."""
