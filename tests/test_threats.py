@@ -8,6 +8,7 @@ import json
 import random
 from pathlib import Path
 
+import httpx
 import pytest
 
 from connect4 import Position, TicTacToe
@@ -15,6 +16,7 @@ from connect4.core.score import loss_score
 from connect4.learn.threats import ThreatError, explain, threat_map
 from connect4.review import exact_scores
 from tests.cli_helpers import run_cli
+from tests.web_helpers import error_of
 
 PONS = [Path(__file__).parents[2] / "shared/benchmarks/pons", Path("benchmarks/pons")]
 LINES = ((1, 0), (0, 1), (1, 1), (1, -1))
@@ -255,3 +257,65 @@ def test_cli_bad_input_is_one_line(args: list[str], message: str) -> None:
     done = run_cli("threats", *args)
     assert done.returncode == 2
     assert done.stderr.strip().startswith(message) and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_terminal_game_t_key_shows_the_map() -> None:
+    done = run_cli(
+        "play", "--red", "human", "--yellow", "human", "--no-review",
+        stdin="4\n1\n4\n1\n4\nt\n1\n",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "yellow to move — column, u undo, h hint, t threats, q quit: t" in done.stdout
+    assert "red threats: column 4 row 4 (even, playable now)" in done.stdout
+    assert "why: Yellow must block column 4: Red would complete a four there." in done.stdout
+    assert "Yellow wins" not in done.stdout and "yellow to move" in done.stdout
+
+
+def test_terminal_tictactoe_offers_no_threat_key() -> None:
+    done = run_cli("play", "--game", "tictactoe", "--red", "human", "--yellow", "human",
+                   "--no-review", stdin="t\nq\n")  # fmt: skip
+    assert "t threats" not in done.stdout
+    assert "move 1 ('t'): not a cell number 1-9" in done.stdout  # a move, not a key
+
+
+def test_api_threats(client: httpx.Client) -> None:
+    found = client.get("/api/threats", params={"pos": "44556"}).json()
+    assert [(t["column"], t["row"]) for t in found["red"]] == [(3, 1), (7, 1)]
+    assert found["yellow"] == []
+    assert (
+        found["explanation"]
+        == "Red threatens to win in columns 3 and 7: Yellow can block only one."
+    )
+    assert found["rule"]["rule"] == "double threat" and found["to_move"] == 2
+    rng = random.Random(4)
+    for _ in range(20):  # the API's cells are the naive scan's, 1-based
+        position = random_position(rng, 7, 6, "standard")
+        if position.is_over():
+            continue
+        answer = client.get("/api/threats", params={"pos": position.moves}).json()
+        for player, side in ((1, "red"), (2, "yellow")):
+            cells = {(t["column"] - 1, t["row"] - 1) for t in answer[side]}
+            assert cells == naive_threats(position, player)
+        why = explain(position)
+        assert answer["explanation"] == (None if why is None else why.sentence)
+
+
+def test_api_no_rule_is_null(client: httpx.Client) -> None:
+    found = client.get("/api/threats", params={"pos": "4453"}).json()
+    assert found["explanation"] is None and found["rule"] is None
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"pos": "448"}, "move 3 ('8'): column 8 is out of range 1-7"),
+        ({"pos": "4455667"}, "the game is over (red has won): no threat can be played"),
+        ({"pos": "5", "game": "tictactoe"}, "the threat map is for Connect Four, not tictactoe"),
+        ({"pos": "4x"}, "move 2 ('x'): not a column number 1-7"),
+        ({"pos": "44", "rules": "nope"}, "unknown rules 'nope'"),
+    ],
+)
+def test_api_bad_position_is_a_400(
+    client: httpx.Client, params: dict[str, str], message: str
+) -> None:
+    assert message in error_of(client.get("/api/threats", params=params), 400)

@@ -320,6 +320,7 @@ def test_openapi_docs(client: httpx.Client) -> None:
         "/api/analyze",
         "/api/review",
         "/api/explore",
+        "/api/threats",
         "/api/policy",
         "/api/move",
         "/api/players",
@@ -330,7 +331,7 @@ def test_openapi_docs(client: httpx.Client) -> None:
               ("/api/explore", "get"), ("/api/move", "post"))  # fmt: skip
     for path, method in routes:
         assert {"200", "400", "422", "503"} <= set(paths[path][method]["responses"]), path
-    for path in ("/api/analyze", "/api/review", "/api/explore"):  # one board query for all
+    for path in ("/api/analyze", "/api/review", "/api/explore", "/api/threats"):  # one query
         parameters = [p["name"] for p in paths[path]["get"]["parameters"]]
         assert parameters == ["pos", "width", "height", "game", "rules"], path
 

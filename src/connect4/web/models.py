@@ -190,6 +190,48 @@ class ExploreResponse(BaseModel):
     )
 
 
+class ThreatCell(BaseModel):
+    """One threat: an empty cell that would complete a four for its side."""
+
+    column: int = Field(examples=[3], description="1-based, as in move strings")
+    row: int = Field(examples=[1], description="1-based, row 1 at the bottom")
+    odd: bool = Field(description="an odd row (1, 3, 5): red's parity; even rows are yellow's")
+    playable: bool = Field(description="the lowest empty cell of its column: playable now")
+    live: bool = Field(
+        description="false where the game must end below it: a cell both sides threaten, or "
+        "two cells of one side one above the other, lies below it in its column"
+    )
+
+
+class ThreatRule(BaseModel):
+    """The simple rule that proves the verdict, with the bounds it proves."""
+
+    rule: str = Field(examples=["double threat"])
+    sentence: str
+    low: int = Field(description="the lowest exact score (Pons', side to move) the rule allows")
+    high: int = Field(description="the highest exact score the rule allows")
+    move: int | None = Field(description="the column the rule plays, 1-based (null: none)")
+    only_move: bool = Field(description="every other move loses at once (a forced block)")
+
+
+class ThreatsResponse(BaseModel):
+    """The threat map of a Connect Four position and, where a simple rule proves the
+    solver's verdict, the rule in one sentence."""
+
+    pos: str = Field(examples=["44556"])
+    width: int
+    height: int
+    rules: str
+    to_move: int = Field(description="1 = red (first player), 2 = yellow")
+    red: list[ThreatCell] = Field(description="red's threats, by column then row")
+    yellow: list[ThreatCell] = Field(description="yellow's threats, by column then row")
+    explanation: str | None = Field(
+        examples=["Red threatens to win in columns 3 and 7: Yellow can block only one."],
+        description="the rule's sentence; null where no simple rule explains the verdict",
+    )
+    rule: ThreatRule | None = None
+
+
 class MoveRequest(BaseModel):
     """Ask an AI player for its move in a position."""
 

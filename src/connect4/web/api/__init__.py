@@ -54,6 +54,7 @@ from connect4.web.api.players import PlayerRequests, check_spec
 from connect4.web.api.review import ReviewRequests
 from connect4.web.api.server import ServerRequests
 from connect4.web.api.solver import SolverRequests
+from connect4.web.api.threats import ThreatRequests
 from connect4.web.clients import Caller
 from connect4.web.settings import Settings
 
@@ -69,7 +70,14 @@ __all__ = [
 ]
 
 
-class Api(SolverRequests, PlayerRequests, ReviewRequests, ServerRequests, ExploreRequests):
+class Api(
+    SolverRequests,
+    PlayerRequests,
+    ReviewRequests,
+    ServerRequests,
+    ExploreRequests,
+    ThreatRequests,
+):
     """The web API's work: one method per endpoint, over the worker lanes and a cache.
     Each family of requests is a :class:`~connect4.web.api.lanes.Lanes` of its own
     module; a new family is a new module and one more base here."""

@@ -2,17 +2,18 @@
 :class:`~connect4.web.api.Api` service object.
 
 >>> [router.tags for router in ROUTERS]
-[['solver'], ['review'], ['explore'], ['players'], ['server'], []]
+[['solver'], ['review'], ['explore'], ['threats'], ['players'], ['server'], []]
 """
 
 from __future__ import annotations
 
-from connect4.web.routes import explore, page, players, review, server, solver
+from connect4.web.routes import explore, page, players, review, server, solver, threats
 
 ROUTERS = [
     solver.router,
     review.router,
     explore.router,
+    threats.router,
     players.router,
     server.router,
     page.router,
