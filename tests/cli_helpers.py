@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import sqlite3
@@ -41,15 +42,18 @@ def interrupt_cli(
     ready: Callable[[subprocess.Popen[str]], object],
     *,
     twice: bool = False,
+    how: int = signal.SIGINT,
+    group: bool = False,
     env: Mapping[str, str] | None = None,
     wait: float = 120,
 ) -> subprocess.CompletedProcess[str]:
-    """``connect4 ARGS`` sent SIGINT once ``ready(process)`` holds (its sign of work,
-    looked for every 50 ms; it must come within ``wait`` seconds, the command still
-    running), with ``twice`` a second SIGINT right after the first is taken; its exit
-    status and output (captured as text), collected within 60 s of the signal.
+    """``connect4 ARGS`` sent SIGINT (or ``how``) once ``ready(process)`` holds (its sign
+    of work, looked for every 50 ms; it must come within ``wait`` seconds, the command
+    still running), with ``twice`` a second one right after the first is taken; its
+    exit status and output (captured as text), collected within 60 s of the signal.
 
-    The signal goes to the command's process only, as ``kill -INT`` does; the command
+    The signal goes to the command's process only, as ``kill -INT`` does, or with
+    ``group`` to its whole process group, as a terminal's Ctrl-C does; the command
     runs in a session of its own, and every process of that session (its workers,
     their children) must have exited with it. Whatever is left is killed.
     """
@@ -67,12 +71,13 @@ def interrupt_cli(
             assert process.poll() is None, f"exited {process.returncode} before working"
             assert time.monotonic() < deadline, "never started working"
             time.sleep(0.05)
-        process.send_signal(signal.SIGINT)
+        send = functools.partial(os.killpg, process.pid) if group else process.send_signal
+        send(how)
         if twice:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=0.1)  # the first one taken: two, not one merged
             if process.poll() is None:
-                process.send_signal(signal.SIGINT)
+                send(how)
         stdout, stderr = process.communicate(timeout=60)
         wait_for(
             lambda: not in_session(process.pid),

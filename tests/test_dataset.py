@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import signal
-import subprocess
-import sys
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -39,7 +35,7 @@ from connect4.envs.dataset import (
 )
 from connect4.solver import Solver
 from connect4.solver.book import load_book
-from tests.cli_helpers import damage_journal_records, journal_records, run_cli
+from tests.cli_helpers import damage_journal_records, interrupt_cli, journal_records, run_cli
 from tests.naive import NaiveSolver
 
 
@@ -275,48 +271,20 @@ def test_resume_refuses_another_runs_journal_and_a_run_refuses_an_unfinished_one
         make_dataset(20, (4, 12), out, width=5, height=4, book="none", seed=3, progress=False)
 
 
-def _popen(*args: str) -> subprocess.Popen[str]:
-    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1"}
-    return subprocess.Popen(
-        [sys.executable, "-m", "connect4", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        start_new_session=True,  # its own process group: the kill reaches its workers
-    )
-
-
-def _wait_for_records(journal: Path, records: int, process: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and process.poll() is None:
-        if journal_records(journal) >= records:
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"no {records} records in {journal} (exit {process.poll()})")
-
-
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT])
 def test_cli_killed_mid_run_resumes_to_the_uninterrupted_file(tmp_path: Path, how: int) -> None:
     out = tmp_path / "k.npz"
     args = ["dataset", "--positions", "40", "--plies", "6-12", "--width", "6", "--height", "5",
             "--book", "none", "--seed", "11", "--workers", "1", "--chunk", "1",
             "--out", str(out)]  # fmt: skip
-    process = _popen(*args)
     journal = tmp_path / "k.npz.partial"
-    try:
-        _wait_for_records(journal, 3, process)
-        os.killpg(process.pid, how)
-        _, stderr = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+    # to the process group, as a terminal's Ctrl-C: the workers are signalled too
+    done = interrupt_cli(args, lambda _: journal_records(journal) >= 3, how=how, group=True)
     assert not out.exists()
     assert journal.exists()
     if how == signal.SIGINT:
-        assert process.returncode == 130
-        assert "interrupted" in stderr and "--resume" in stderr
+        assert done.returncode == 130
+        assert "interrupted" in done.stderr and "--resume" in done.stderr
     resumed = run_cli(*args, "--resume", "--json", timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     summary = json.loads(resumed.stdout)
