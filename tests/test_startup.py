@@ -205,3 +205,61 @@ def test_the_players_package_loads_a_kind_only_when_it_is_looked_up() -> None:
         ["connect4.players.base", "connect4.players.options", "connect4.players.registry"]
     )
     assert lines[2] == "perfect True"  # looked up: loaded
+
+
+FIRST_PROMPT = """
+import io, sys, threading
+heavy = {heavy!r}
+first = {{}}  # each heavy package: the thread that imported it first
+
+
+class Watch:  # sees each package's first import (later ones find it in sys.modules)
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name in heavy:
+            first.setdefault(name, threading.current_thread().name)
+        return None
+
+
+class FirstPrompt(io.TextIOBase):
+    def isatty(self):
+        return False
+
+    def readline(self, size=-1):
+        mine = sorted(name for name, thread in first.items() if thread == "MainThread")
+        print("at the first prompt:", *mine, flush=True)
+        return ""  # the end of input: the game stops there
+
+
+sys.meta_path.insert(0, Watch)
+sys.stdin = FirstPrompt()
+sys.argv = ["connect4", "play", *{args!r}]
+from connect4.cli import main
+
+main()
+"""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("--red", "human", "--yellow", "auto"), ("--red", "random", "--yellow", "human")],
+    ids=["against-auto", "against-random"],
+)
+def test_the_first_prompt_waits_for_no_numpy_and_no_solver(args: tuple[str, ...]) -> None:
+    """``connect4 play`` shows a person's first prompt without importing numpy, numba,
+    llvmlite or torch on its own thread: the computer player is built and rehearsed,
+    and the solver's kernel loaded (or its first compile started), on threads while
+    the prompt waits."""
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_PROMPT.format(heavy=HEAVY, args=args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "COLUMNS": "100", "NO_COLOR": "1"},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    said = [line for line in done.stdout.splitlines() if "at the first prompt:" in line]
+    assert len(said) == 1 and "to move — column" in said[0], done.stdout
+    assert said[0].split("at the first prompt:")[1].split() == []  # none on its own thread
+    assert "end of input before the game ended" in done.stdout

@@ -197,13 +197,18 @@ def play(
 
     from connect4.core.files import LineTooLongError
     from connect4.players import PlayerSpecError
-    from connect4.solver.backend import background_compiles, compile_pending, wait_for_compile
-    from connect4.terminal import play_game, ready_players, start_solver_compile, strongest_ai
+    from connect4.terminal import (
+        play_game,
+        ready_players,
+        solver_compiling,
+        start_solver_compile,
+        strongest_ai,
+    )
 
     board = board_option(game, width, height, rules)
     start = board.new()
     console = Console(stderr=json_output, highlight=False)
-    compiling = start_solver_compile(start, console)  # first run: the opening needs the book only
+    compiling = start_solver_compile(start)  # on a thread: the first prompt does not wait
     specs = [strongest_ai(game, rules) if spec == "auto" else spec for spec in (red, yellow)]
     try:
         players = ready_players(
@@ -227,10 +232,14 @@ def play(
     finally:
         for player in players:
             player.close()
+    from connect4.solver.backend import background_compiles, wait_for_compile
+
+    # the solver's check (on a thread since the start) answered: a first run's compile
+    still_compiling = board.kind == "connect4" and solver_compiling(board.width, board.height)
     if json_output:
         typer.echo(record.to_json())
     elif record.finished and record.forfeit is None and not no_review:
-        if board.kind == "connect4" and compile_pending(board.width, board.height):
+        if still_compiling:
             console.print("[dim]the review needs the solver: still compiling...[/]")
             wait_for_compile(board.width, board.height)
         _review_and_practise(record.moves, board, players, console, practice)

@@ -19,6 +19,7 @@ from connect4.terminal.hints import hint_text
 from connect4.terminal.ready import (
     BackgroundPlayer,
     ready_players,
+    solver_compiling,
     start_solver_compile,
     strongest_ai,
     uses_solver,
@@ -42,6 +43,7 @@ __all__ = [
     "render_board",
     "result_line",
     "review_summary",
+    "solver_compiling",
     "start_solver_compile",
     "strongest_ai",
     "summary_of",

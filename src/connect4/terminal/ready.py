@@ -2,8 +2,10 @@
 
 A player the user named is built at once (a wrong spec is an error before the game);
 its rehearsal (its book loaded, its search compiled) runs on a thread, so the person
-can type the first move meanwhile. On a first run the solver compiles in the
-background and the opening moves come from the book.
+can type the first move meanwhile. The solver's kernel is made ready on a thread too
+(numpy and the kernel are not what the first prompt waits for): loaded from the
+cache, or on a first run compiled in a child process while the opening moves come
+from the book.
 """
 
 from __future__ import annotations
@@ -52,30 +54,59 @@ def uses_solver(spec: str) -> bool:
         return False
 
 
-def start_solver_compile(game: Game, console: Console) -> bool:
-    """On a first run, compile the solver in the background for a Connect Four game
-    (its opening moves come from the book meanwhile) and say so; True while it compiles."""
-    from connect4.solver.backend import compile_in_background
+_CHECKS: list[threading.Thread] = []  # the solver checks of this process's games
 
+
+def start_solver_compile(game: Game) -> Callable[[], bool]:
+    """For a Connect Four game, make the solver's kernel ready on a thread and return at
+    once: the cached kernel is loaded, or on a first run it compiles in a child process
+    (:func:`connect4.solver.backend.compile_in_background`; the opening moves come from
+    the book meanwhile, and the first computer move that needs the solver says so and
+    waits). Returns ``compiling``: True while it compiles, after waiting for the thread
+    (:func:`ready_players` asks it before building a player that uses the solver).
+
+    >>> start_solver_compile(Board("tictactoe").new())()
+    False
+    """
     if game.kind != "connect4" or game.rules != "standard":
-        return False
-    if not compile_in_background(game.width, game.height):
-        return False
-    console.print(
-        "[dim]compiling the solver in the background (first run only); "
-        "the opening moves come from the book meanwhile[/]"
-    )
-    return True
+        return lambda: False
+    answer: list[bool] = []
+
+    def check() -> None:
+        from connect4.solver.backend import compile_in_background
+
+        with contextlib.suppress(Exception):  # then the first search compiles, and says why
+            answer.append(compile_in_background(game.width, game.height))
+
+    thread = threading.Thread(target=check, name="connect4-solver-check", daemon=True)
+    thread.start()
+    _CHECKS.append(thread)
+
+    def compiling() -> bool:
+        thread.join()
+        return bool(answer and answer[0])
+
+    return compiling
+
+
+def solver_compiling(width: int, height: int) -> bool:
+    """True while the solver of a board compiles in the background
+    (:func:`connect4.solver.backend.compile_pending`), once the checks started by
+    :func:`start_solver_compile` have answered."""
+    for thread in list(_CHECKS):
+        thread.join()
+    from connect4.solver.backend import compile_pending
+
+    return compile_pending(width, height)
 
 
 def needs_solver(game: Game) -> bool:
     """True while the solver compiles in the background and the opening book does not
     hold the scores of all of ``game``'s moves."""
-    from connect4.players.perfect import PerfectEngine
-    from connect4.solver.backend import compile_pending
-
-    if game.kind != "connect4" or not compile_pending(game.width, game.height):
+    if game.kind != "connect4" or not solver_compiling(game.width, game.height):
         return False
+    from connect4.players.perfect import PerfectEngine
+
     return PerfectEngine(game.width, game.height).book_scores(Position.of(game)) is None
 
 
@@ -153,34 +184,48 @@ def wait_until_ready(players: Sequence[Player]) -> None:
 
 
 def ready_players(
-    specs: Sequence[str], chosen: Sequence[bool], board: Board, seed: int | None, compiling: bool
+    specs: Sequence[str],
+    chosen: Sequence[bool],
+    board: Board,
+    seed: int | None,
+    compiling: bool | Callable[[], bool],
 ) -> list[Player]:
     """The game's players in order. A spec the user named is built at once (a wrong one
     is an error before the game starts); a computer player's rehearsal, and the whole
     build of one chosen for the user (``chosen``), run on a thread while the first prompt
-    waits (:class:`BackgroundPlayer`). While the solver compiles, players that use it
-    are not rehearsed. ``seed``: the first player's seed, the next one's ``seed + 1``.
+    waits (:class:`BackgroundPlayer`). ``compiling`` says whether the solver compiles in
+    the background (a call: :func:`start_solver_compile`'s answer, asked before a player
+    that uses the solver is built); meanwhile such players are not rehearsed.
+    ``seed``: the first player's seed, the next one's ``seed + 1``.
 
     >>> red, yellow = ready_players(["human", "random"], [False, True], Board(), 1, False)
     >>> red.is_human, yellow.is_human, yellow.spec
     (True, False, 'random')
     """
+    asked = compiling if callable(compiling) else lambda: compiling
     players: list[Player] = []
     for index, (spec, auto) in enumerate(zip(specs, chosen, strict=True)):
         context = PlayerContext(board, None if seed is None else seed + index)
-        built = None if auto else make_player(spec, context)
+        built = None
+        if not auto:
+            if uses_solver(spec):  # the kernel checked (or its compile started) first
+                asked()
+            built = make_player(spec, context)
         if built is not None and built.is_human:
             players.append(built)
             continue
-        practise = not (compiling and uses_solver(spec))
-        prepare = functools.partial(_prepare, spec, built, context, practise)
+        prepare = functools.partial(_prepare, spec, built, context, asked)
         players.append(BackgroundPlayer(spec, prepare))
     return players
 
 
-def _prepare(spec: str, built: Player | None, context: PlayerContext, practise: bool) -> Player:
-    """Build ``spec`` unless ``built``; with ``practise``, rehearse it (compiled and
-    loaded now, not between the human's move and its answer)."""
+def _prepare(
+    spec: str, built: Player | None, context: PlayerContext, compiling: Callable[[], bool]
+) -> Player:
+    """Build ``spec`` unless ``built``, and rehearse it (compiled and loaded now, not
+    between the human's move and its answer) unless it uses the solver while the
+    solver compiles (``compiling()``, asked before such a player is built)."""
+    practise = not (uses_solver(spec) and compiling())
     player = built if built is not None else make_player(spec, context)
     if practise:
         rehearse(spec, context.board.new(), PlayerContext(context.board))
