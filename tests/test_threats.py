@@ -240,7 +240,7 @@ def test_cli_json() -> None:
         {"column": 3, "row": 1, "odd": True, "playable": True, "live": True},
         {"column": 7, "row": 1, "odd": True, "playable": True, "live": True},
     ]
-    assert found["yellow"] == []
+    assert found["yellow"] == [] and found["to_move"] == 2 and found["pos"] == "44556"
     assert found["explanation"].startswith("Red threatens to win in columns 3 and 7")
     assert found["rule"]["rule"] == "double threat"
 

@@ -136,13 +136,14 @@ class ThreatMap:
         return found
 
     def as_dict(self) -> dict[str, object]:
-        """The map for JSON: each side's threats with 1-based cells."""
+        """The map for JSON, as the web API answers it: each side's threats with 1-based
+        cells, ``to_move`` 1 (red) or 2 (yellow)."""
         return {
-            "position": self.moves,
+            "pos": self.moves,
             "width": self.width,
             "height": self.height,
             "rules": self.rules,
-            "to_move": SIDES[self.to_move - 1],
+            "to_move": self.to_move,
             "red": [t.as_dict() for t in self.red],
             "yellow": [t.as_dict() for t in self.yellow],
         }
