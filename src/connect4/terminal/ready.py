@@ -95,6 +95,8 @@ def solver_compiling(width: int, height: int) -> bool:
     :func:`start_solver_compile` have answered."""
     for thread in list(_CHECKS):
         thread.join()
+        with contextlib.suppress(ValueError):  # another caller took it out first
+            _CHECKS.remove(thread)
     from connect4.solver.backend import compile_pending
 
     return compile_pending(width, height)
