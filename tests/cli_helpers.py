@@ -9,22 +9,82 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 
-def run_cli(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """``connect4 ARGS`` with ``stdin`` piped in (not a terminal); output captured as text."""
-    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}
+def cli_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment ``connect4`` runs in for a test: 100 columns, no colour, UTF-8,
+    then ``extra`` (another width, a fake bot's setting)."""
+    return {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8",
+            **(extra or {})}  # fmt: skip
+
+
+def run_cli(
+    *args: str, stdin: str = "", timeout: float = 120, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``connect4 ARGS`` with ``stdin`` piped in (not a terminal); output captured as text;
+    ``env``: variables set beside :func:`cli_env`'s."""
     return subprocess.run(
         [sys.executable, "-m", "connect4", *args],
         input=stdin,
         capture_output=True,
         text=True,
         timeout=timeout,
-        env=env,
+        env=cli_env(env),
         check=False,
     )
+
+
+def interrupt_cli(
+    args: Sequence[str],
+    ready: Callable[[subprocess.Popen[str]], object],
+    *,
+    twice: bool = False,
+    env: Mapping[str, str] | None = None,
+    wait: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    """``connect4 ARGS`` sent SIGINT once ``ready(process)`` holds (its sign of work,
+    looked for every 50 ms; it must come within ``wait`` seconds, the command still
+    running), with ``twice`` a second SIGINT right after the first is taken; its exit
+    status and output (captured as text), collected within 60 s of the signal.
+
+    The signal goes to the command's process only, as ``kill -INT`` does; the command
+    runs in a session of its own, and every process of that session (its workers,
+    their children) must have exited with it. Whatever is left is killed.
+    """
+    process = subprocess.Popen(
+        [sys.executable, "-m", "connect4", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(env),
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + wait
+        while not ready(process):
+            assert process.poll() is None, f"exited {process.returncode} before working"
+            assert time.monotonic() < deadline, "never started working"
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        if twice:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=0.1)  # the first one taken: two, not one merged
+            if process.poll() is None:
+                process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=60)
+        wait_for(
+            lambda: not in_session(process.pid),
+            "a worker outlived the interrupted command",
+            seconds=10,
+        )
+    finally:
+        if process.poll() is None or in_session(process.pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)  # the session's group: nothing leaks
+            process.wait()
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
 def journal_records(path: Path) -> int:
@@ -66,6 +126,18 @@ def children(pid: int) -> set[int]:
     while frontier:
         frontier = {child for child, parent in parents.items() if parent in frontier} - found
         found |= frontier
+    return found
+
+
+def in_session(session: int) -> list[int]:
+    """The processes alive now in session ``session`` (a command started in a session
+    of its own, and its workers)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if os.getsid(int(entry.name)) == session and alive(int(entry.name)):
+                    found.append(int(entry.name))
     return found
 
 

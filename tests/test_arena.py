@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
@@ -35,7 +34,14 @@ from connect4.cli.common import flag
 from connect4.core.files import FileError
 from connect4.core.games import Board
 from connect4.core.journal import JournalError
-from tests.cli_helpers import alive, damage_journal_records, journal_records, run_cli
+from tests.cli_helpers import (
+    alive,
+    damage_journal_records,
+    interrupt_cli,
+    journal_records,
+    kill_when_working,
+    run_cli,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = Path(__file__).resolve().parent / "fake_bots"
@@ -150,22 +156,38 @@ def test_misbehaving_bots_forfeit_with_the_right_reason_and_the_tournament_compl
     assert summary.crosstable["random"][cmd("hang")] == CrossCell(points=2.0, games=2)
 
 
+def first_game_with(
+    monkeypatch: pytest.MonkeyPatch, red: str | type[Any], yellow: str | type[Any], **config: Any
+) -> ResultLine:
+    """The first scheduled game of ``red`` against ``yellow`` (``ArenaConfig(**config)``);
+    a player class in place of a spec is a kind of player of its own for this test only,
+    ``<class>-test`` (its own name: a kind warms up once per process)."""
+    from connect4.players import KINDS, PlayerKind
+
+    specs = []
+    for player in (red, yellow):
+        if isinstance(player, str):
+            specs.append(player)
+            continue
+
+        def build(spec: str, options: object, context: object, made: Any = player) -> Any:
+            return made(spec)
+
+        name = f"{player.__name__.lower()}-test"
+        monkeypatch.setitem(KINDS, name, PlayerKind(name, "a test's", {}, build))
+        specs.append(name)
+    arena = ArenaConfig(players=tuple(specs), **config)
+    return play_scheduled(make_schedule(arena)[0], arena)
+
+
 def test_a_builtin_player_that_raises_forfeits_with_crash(monkeypatch: pytest.MonkeyPatch) -> None:
-    from connect4.players import KINDS, PlayerKind, RandomPlayer
+    from connect4.players import RandomPlayer
 
     class Broken(RandomPlayer):
         def choose(self, game: Any, limit: Any = None) -> Any:
             raise RuntimeError("out of memory")
 
-    kind = PlayerKind(
-        name="broken-test",
-        description="always fails",
-        options={},
-        build=lambda spec, options, context: Broken(spec),
-    )
-    monkeypatch.setitem(KINDS, kind.name, kind)  # registered for this test only
-    config = ArenaConfig(players=("random", "broken-test"), games_per_pair=1, openings=("4",))
-    record = play_scheduled(make_schedule(config)[0], config)
+    record = first_game_with(monkeypatch, "random", Broken, games_per_pair=1, openings=("4",))
     assert record["reason"] == "crash"
     assert record["forfeit"] == "yellow"
     assert record["detail"] == "RuntimeError: out of memory"
@@ -219,29 +241,21 @@ def test_tictactoe_review_grades_each_move_against_exact_values() -> None:
 def test_builtin_time_control_forfeits_a_slow_builtin_player(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from connect4.players import KINDS, PlayerKind, RandomPlayer
+    from connect4.players import RandomPlayer
 
     class Sleepy(RandomPlayer):
         def choose(self, game: Any, limit: Any = None) -> Any:
             time.sleep(0.2)
             return super().choose(game)
 
-    kind = PlayerKind(
-        name="sleepy-test",
-        description="slow",
-        options={},
-        build=lambda spec, options, context: Sleepy(spec),
-    )
-    monkeypatch.setitem(KINDS, kind.name, kind)
-    config = ArenaConfig(players=("sleepy-test", "random"), games_per_pair=1, time_per_move=0.05)
-    record = play_scheduled(make_schedule(config)[0], config)
+    record = first_game_with(monkeypatch, Sleepy, "random", games_per_pair=1, time_per_move=0.05)
     assert (record["forfeit"], record["reason"], record["moves"]) == ("red", "timeout", "")
 
 
 def test_set_up_on_a_players_first_move_does_not_count_against_its_clock(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from connect4.players import KINDS, PlayerKind, RandomPlayer
+    from connect4.players import RandomPlayer
 
     compiled: list[bool] = []  # process-wide, like a numba cache or a loaded table
 
@@ -252,23 +266,15 @@ def test_set_up_on_a_players_first_move_does_not_count_against_its_clock(
                 compiled.append(True)
             return super().choose(game)
 
-    kind = PlayerKind(
-        name="compiling-test",
-        description="slow once per process",
-        options={},
-        build=lambda spec, options, context: CompilesOnFirstUse(spec),
+    record = first_game_with(
+        monkeypatch, CompilesOnFirstUse, "random", games_per_pair=1, time_per_move=0.1, seed=3
     )
-    monkeypatch.setitem(KINDS, kind.name, kind)
-    config = ArenaConfig(
-        players=("compiling-test", "random"), games_per_pair=1, time_per_move=0.1, seed=3
-    )
-    record = play_scheduled(make_schedule(config)[0], config)
     assert (record["forfeit"], record["detail"]) == (None, "")
     assert record["reason"] in ("connect four", "draw")
 
 
 def test_a_players_own_warm_up_runs_off_the_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    from connect4.players import KINDS, PlayerKind, RandomPlayer
+    from connect4.players import RandomPlayer
 
     loaded: list[bool] = []  # what a first move does not load (a solver past the book)
 
@@ -282,17 +288,9 @@ def test_a_players_own_warm_up_runs_off_the_clock(monkeypatch: pytest.MonkeyPatc
                 self.warm_up()
             return super().choose(game)
 
-    kind = PlayerKind(
-        name="loads-later-test",
-        description="slow past its first moves, once per process",
-        options={},
-        build=lambda spec, options, context: LoadsLater(spec),
+    record = first_game_with(
+        monkeypatch, LoadsLater, "random", games_per_pair=1, time_per_move=0.1, seed=3
     )
-    monkeypatch.setitem(KINDS, kind.name, kind)
-    config = ArenaConfig(
-        players=("loads-later-test", "random"), games_per_pair=1, time_per_move=0.1, seed=3
-    )
-    record = play_scheduled(make_schedule(config)[0], config)
     assert (record["forfeit"], record["detail"]) == (None, "")
     assert loaded == [True]
 
@@ -501,26 +499,14 @@ def test_ctrl_c_stops_the_tournament_and_leaves_no_bot_running(tmp_path: Path) -
     pids = tmp_path / "pids.txt"
     results = tmp_path / "r.jsonl"
     spawner = f"cmd:{PYTHON} {BOTS / 'spawner.py'} {pids}"
-    process = subprocess.Popen(
-        [PYTHON, "-m", "connect4", "arena", "--players", spawner, cmd("slow"),
-         "--games-per-pair", "40", "--results", str(results), "--accuracy-nodes", "0"],
-        env={**os.environ, "SLOW_BOT_SECONDS": "0.05"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
+    done = interrupt_cli(
+        ["arena", "--players", spawner, cmd("slow"), "--games-per-pair", "40", "--results",
+         str(results), "--accuracy-nodes", "0"],
+        lambda _: pids.exists() and len(pids.read_text().splitlines()) >= 2,
+        env={"SLOW_BOT_SECONDS": "0.05"},
     )  # fmt: skip
-    try:
-        for _ in range(600):
-            if pids.exists() and len(pids.read_text().splitlines()) >= 2:
-                break
-            time.sleep(0.05)
-        process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-    assert process.returncode == 130
-    assert "(resume with --resume)" in stderr
+    assert done.returncode == 130
+    assert "(resume with --resume)" in done.stderr
     spawned = [int(pid) for pid in pids.read_text().split()]
     for _ in range(100):
         if not any(alive(pid) for pid in spawned):
@@ -531,7 +517,6 @@ def test_ctrl_c_stops_the_tournament_and_leaves_no_bot_running(tmp_path: Path) -
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the parent-death signal (Linux)")
 def test_sigkill_of_the_arena_leaves_no_worker_or_bot_running(tmp_path: Path) -> None:
-    psutil = pytest.importorskip("psutil")
     results = tmp_path / "r.jsonl"
     process = subprocess.Popen(
         [PYTHON, "-m", "connect4", "arena", "--players", "random", cmd("slow"),
@@ -542,30 +527,12 @@ def test_sigkill_of_the_arena_leaves_no_worker_or_bot_running(tmp_path: Path) ->
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )  # fmt: skip
-    descendants: list[Any] = []
-    try:
-        for _ in range(1200):
-            if (results.exists() and results.stat().st_size > 0) or process.poll() is not None:
-                break
-            time.sleep(0.05)
-        assert process.poll() is None, "the tournament ended before it could be killed"
-        descendants = psutil.Process(process.pid).children(recursive=True)
-        assert len(descendants) >= 3  # two workers and a bot, at least
-        process.send_signal(signal.SIGKILL)
-        process.wait()
-        for _ in range(200):
-            if not any(alive(child.pid) for child in descendants):
-                break
-            time.sleep(0.05)
-        survivors = [child.cmdline() for child in descendants if alive(child.pid)]
-        assert survivors == []
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        for child in descendants:  # never leak what this test started
-            with contextlib.suppress(psutil.Error):
-                child.kill()  # psutil checks the pid still names this process
+    workers = kill_when_working(  # and checks that every one of them exits
+        process,
+        lambda: results.exists() and results.stat().st_size > 0,
+        what="the tournament ended before it could be killed",
+    )
+    assert len(workers) >= 3  # two workers and a bot, at least
 
 
 # ---------------------------------------------------------------- executors
@@ -645,24 +612,8 @@ def test_cli_arena_bad_usage(args: list[str], message: str) -> None:
 
 def test_cli_tables_fit_80_columns_and_name_every_player_in_full() -> None:
     specs = ["alphabeta:depth=2,heuristic=windows", "random:seed=3", "random"]
-    env = {**os.environ, "COLUMNS": "80", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}
-    finished = subprocess.run(
-        [
-            PYTHON,
-            "-m",
-            "connect4",
-            "arena",
-            "--players",
-            *specs,
-            "--review",
-            "--accuracy-nodes",
-            "1000",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
+    finished = run_cli(
+        "arena", "--players", *specs, "--review", "--accuracy-nodes", "1000", env={"COLUMNS": "80"}
     )
     assert finished.returncode == 0, finished.stderr
     lines = finished.stdout.splitlines()

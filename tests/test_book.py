@@ -14,9 +14,10 @@ from connect4.core.bits import mirror_key
 from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.core.score import score_bounds
-from connect4.solver.book.format import Book, BookError
+from connect4.solver.book.format import BookError
 from connect4.solver.book.keys import canonical_key, key_plies
 from connect4.solver.book.reader import data_book_path, load_book, read_bitbully, wdl_lookup
+from connect4.solver.book.table import Book
 
 PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
 

@@ -25,8 +25,9 @@ from connect4.solver.book.build import (
     solve_chunk,
     spot_check,
 )
-from connect4.solver.book.format import Book, BookError
+from connect4.solver.book.format import BookError
 from connect4.solver.book.keys import canonical_key
+from connect4.solver.book.table import Book
 from tests.cli_helpers import (
     check_existing_output_refused,
     damage_journal_records,

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from connect4.core.position import Position
-from connect4.solver.book.format import MAGIC, Book, BookError
+from connect4.solver.book.format import MAGIC, BookError
+from connect4.solver.book.table import Book
 from tests.cli_helpers import run_cli
 
 HEADER = struct.Struct("<8sHBBBBHQQ")
@@ -218,7 +219,7 @@ def test_shipped_books_pass_the_checks() -> None:
 
 
 def test_position_from_key_round_trips() -> None:
-    from connect4.solver.book.format import position_from_key
+    from connect4.solver.book.table import position_from_key
 
     for moves in ("", "4", "4455", "1234567", "44444", "3211"):
         position = Position.from_moves(moves)

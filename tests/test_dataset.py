@@ -11,6 +11,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -28,6 +29,7 @@ from connect4.envs.dataset import (
     FULL,
     Dataset,
     DatasetError,
+    DatasetReport,
     Sample,
     label,
     load_dataset,
@@ -41,23 +43,19 @@ from tests.cli_helpers import damage_journal_records, journal_records, run_cli
 from tests.naive import NaiveSolver
 
 
-def build(
-    n: int,
-    plies: tuple[int, int],
-    out: Path,
-    *,
-    width: int = 7,
-    height: int = 6,
-    seed: int = 0,
-    book: str = "default",
-) -> Dataset:
-    """``make_dataset`` on one thread of this process (no worker processes)."""
+def on_a_thread(n: int, plies: tuple[int, int], out: Path, **options: Any) -> DatasetReport:
+    """``make_dataset`` on one thread of this process (no worker processes), no bar."""
     with ThreadPoolExecutor(1) as pool:
-        report = make_dataset(
-            n, plies, out, width=width, height=height, seed=seed, book=book,
-            executor=pool, progress=False,
-        )  # fmt: skip
-    return report.dataset
+        return make_dataset(n, plies, out, executor=pool, progress=False, **options)
+
+
+def build(n: int, plies: tuple[int, int], out: Path, **options: Any) -> Dataset:
+    """The dataset :func:`on_a_thread` writes."""
+    return on_a_thread(n, plies, out, **options).dataset
+
+
+SMALL: dict[str, Any] = {"width": 5, "height": 4, "book": "none"}
+"""A board the tests label quickly, without a book."""
 
 
 def columns_of(position: Position) -> list[list[int]]:
@@ -224,19 +222,12 @@ def test_label_needs_positions() -> None:
 # ---------------------------------------------------------------- resume
 def test_interrupted_run_resumes_to_the_same_file(tmp_path: Path) -> None:
     out = tmp_path / "r.npz"
-    with pytest.raises(JobInterrupted, match="resuming continues"), ThreadPoolExecutor(1) as pool:
-        make_dataset(
-            30, (4, 12), out, width=5, height=4, book="none", executor=pool,
-            chunk=4, progress=False, stop_after=2,
-        )  # fmt: skip
+    with pytest.raises(JobInterrupted, match="resuming continues"):
+        on_a_thread(30, (4, 12), out, **SMALL, chunk=4, stop_after=2)
     journal = tmp_path / "r.npz.partial"
     assert journal.exists() and not out.exists()
     assert journal_records(journal) == 8
-    with ThreadPoolExecutor(1) as pool:
-        report = make_dataset(
-            30, (4, 12), out, width=5, height=4, book="none", executor=pool,
-            chunk=4, progress=False, resume=True,
-        )  # fmt: skip
+    report = on_a_thread(30, (4, 12), out, **SMALL, chunk=4, resume=True)
     assert (report.resumed, report.labelled) == (8, 22)
     whole = build(30, (4, 12), tmp_path / "w.npz", width=5, height=4, book="none")
     for name, array in whole.arrays().items():
@@ -248,11 +239,8 @@ def test_damaged_journal_records_are_labelled_again_and_counted(tmp_path: Path) 
     """A flipped score byte in the journal would be a wrong label: its checksum fails, the
     record is dropped and labelled again, and the summary counts it."""
     out = tmp_path / "d.npz"
-    with pytest.raises(JobInterrupted), ThreadPoolExecutor(1) as pool:
-        make_dataset(
-            30, (4, 12), out, width=5, height=4, book="none", executor=pool,
-            chunk=4, progress=False, stop_after=3,
-        )  # fmt: skip
+    with pytest.raises(JobInterrupted):
+        on_a_thread(30, (4, 12), out, **SMALL, chunk=4, stop_after=3)
     journal = tmp_path / "d.npz.partial"
     assert journal_records(journal) == 12
     damage_journal_records(journal, [1, 6, 11], at=8 + 2)  # the third column's score
@@ -272,11 +260,8 @@ def test_resume_refuses_another_runs_journal_and_a_run_refuses_an_unfinished_one
     tmp_path: Path,
 ) -> None:
     out = tmp_path / "r.npz"
-    with pytest.raises(JobInterrupted), ThreadPoolExecutor(1) as pool:
-        make_dataset(
-            20, (4, 12), out, width=5, height=4, book="none", executor=pool,
-            chunk=2, progress=False, stop_after=1,
-        )  # fmt: skip
+    with pytest.raises(JobInterrupted):
+        on_a_thread(20, (4, 12), out, **SMALL, chunk=2, stop_after=1)
     for n, plies, seed in [(20, (4, 12), 1), (21, (4, 12), 0), (20, (4, 11), 0)]:
         other = r"belongs to another dataset run \((plies|positions|seed) "
         with pytest.raises(JournalError, match=other):

@@ -19,7 +19,7 @@ from connect4.core.files import (
     read_input_bytes,
     read_lines,
 )
-from connect4.solver.book.format import Book
+from connect4.solver.book.table import Book
 from tests.cli_helpers import (
     check_existing_output_refused,
     children,
@@ -114,7 +114,7 @@ def test_a_full_disk_names_the_file_and_keeps_the_old_one(
         atomic_write(path, full, what="book")
     assert path.read_bytes() == b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["book.c4book"]
-    monkeypatch.setattr(files.os, "fsync", lambda fd: full(fd))
+    monkeypatch.setattr(os, "fsync", lambda fd: full(fd))
     with pytest.raises(FileError, match="No space left on device"):
         atomic_write(path, b"new", what="book")
     assert path.read_bytes() == b"old"

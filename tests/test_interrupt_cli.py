@@ -15,63 +15,22 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
-import signal
 import subprocess
-import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.cli_helpers import journal_records, run_cli
+from tests.cli_helpers import interrupt_cli, journal_records, run_cli
 
 
-def interrupt_when(
-    args: list[str], ready: Callable[[int], bool], wait: float = 120, twice: bool = False
-) -> tuple[int, str]:
-    """Start ``connect4 ARGS``, send SIGINT once ``ready(pid)`` holds (the command is
-    working), and with ``twice`` a second one right after; the exit status and stderr."""
-    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "connect4", *args],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + wait
-        while not ready(process.pid):
-            assert process.poll() is None, f"exited {process.returncode} before working"
-            assert time.monotonic() < deadline, "never started working"
-            time.sleep(0.05)
-        process.send_signal(signal.SIGINT)
-        if twice:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(timeout=0.1)  # the first one taken: two, not one merged
-            if process.poll() is None:
-                process.send_signal(signal.SIGINT)
-        process.wait(timeout=60)
-        assert process.stderr is not None
-        stderr = process.stderr.read()
-        assert no_process_left(process.pid), "a worker outlived the interrupted command"
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-    return process.returncode, stderr
-
-
-def working(pid: int) -> bool:
+def working(process: subprocess.Popen[str]) -> bool:
     """True once the process runs its work thread or its search threads
     (``connect4-work``, ``connect4-solver``: the long work has started, start-up and
     loading done)."""
-    for task in Path(f"/proc/{pid}/task").glob("*/comm"):
+    for task in Path(f"/proc/{process.pid}/task").glob("*/comm"):
         with contextlib.suppress(OSError):
             if task.read_text().strip() in ("connect4-work", "connect4-solver"):
                 return True
@@ -91,23 +50,6 @@ def lines_of(path: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
-def no_process_left(session: int) -> bool:
-    """True once no process of the command's session (its workers) is alive."""
-    for _ in range(100):
-        alive = []
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                try:
-                    if os.getsid(int(entry.name)) == session:
-                        alive.append(entry.name)
-                except OSError:
-                    continue
-        if not alive:
-            return True
-        time.sleep(0.05)
-    return False
-
-
 LONG_WORK = {
     "review": ["review", "4", "--width", "8", "--height", "7", "--time-limit", "0"],
     "solve": ["solve", "--no-book", "--width", "8", "--height", "7", "--threads", "2", "4"],
@@ -122,9 +64,9 @@ LONG_WORK = {
 @pytest.mark.parametrize("twice", [False, True], ids=["once", "twice"])
 @pytest.mark.parametrize("command", sorted(LONG_WORK))
 def test_long_work_stops_at_once_with_one_line(command: str, twice: bool) -> None:
-    code, stderr = interrupt_when(LONG_WORK[command], working, twice=twice)
-    assert code == 130, stderr
-    assert stderr == "interrupted\n"
+    done = interrupt_cli(LONG_WORK[command], working, twice=twice)
+    assert done.returncode == 130, done.stderr
+    assert done.stderr == "interrupted\n"
 
 
 @pytest.mark.skipif(not Path("/proc").exists(), reason="needs /proc")
@@ -134,30 +76,20 @@ def test_bench_stops_at_once_keeping_the_files_reported(tmp_path: Path) -> None:
     quick, slow = tmp_path / "quick.txt", tmp_path / "slow.txt"
     quick.write_text("4455 0\n")  # a 7x6 position the book settles at once
     slow.write_text("4 0\n")  # minutes without a book
-    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "connect4", "bench", str(quick), str(slow), "--width", "8",
-         "--height", "7"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )  # fmt: skip
-    try:
-        assert process.stdout is not None
-        first = process.stdout.readline()  # the quick file's figures: the slow one now
-        while not working(process.pid):
-            assert process.poll() is None, process.communicate()
-            time.sleep(0.05)
-        process.send_signal(signal.SIGINT)
-        stdout, stderr = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    assert process.returncode == 130, stderr
-    assert stderr == "interrupted\n"
-    assert first.startswith(str(quick)) and str(slow) not in stdout
+    first: list[str] = []
+
+    def on_the_slow_file(process: subprocess.Popen[str]) -> bool:
+        if not first:
+            assert process.stdout is not None
+            first.append(process.stdout.readline())  # the quick file's figures: the slow one now
+        return working(process)
+
+    done = interrupt_cli(
+        ["bench", str(quick), str(slow), "--width", "8", "--height", "7"], on_the_slow_file
+    )
+    assert done.returncode == 130, done.stderr
+    assert done.stderr == "interrupted\n"
+    assert first[0].startswith(str(quick)) and str(slow) not in done.stdout
 
 
 def test_arena_stops_mid_game_and_resumes(tmp_path: Path) -> None:
@@ -165,9 +97,11 @@ def test_arena_stops_mid_game_and_resumes(tmp_path: Path) -> None:
     args = ["arena", "-p", "alphabeta:depth=6", "-p", "mcts:playouts=20000", "--openings",
             "plies=1", "--games-per-pair", "14", "--results", str(results),
             "--accuracy-nodes", "0"]  # fmt: skip
-    code, stderr = interrupt_when(args, lambda _: len(lines_of(results)) >= 2)
-    assert code == 130, stderr
-    assert said(stderr) == f"interrupted: finished games are in {results} (resume with --resume)"
+    done = interrupt_cli(args, lambda _: len(lines_of(results)) >= 2)
+    assert done.returncode == 130, done.stderr
+    assert (
+        said(done.stderr) == f"interrupted: finished games are in {results} (resume with --resume)"
+    )
     kept = [json.loads(line) for line in lines_of(results)]  # every line whole
     assert 2 <= len(kept) < 14
     resumed = run_cli(*args, "--resume", "--json", timeout=300)
@@ -181,9 +115,11 @@ def test_lab_stops_and_resumes_to_the_report(tmp_path: Path) -> None:
     args = ["lab", "--depths", "1-2", "--heuristics", "cell-weights", "--playouts", "3000",
             "--mcts-solver", "off", "--no-perfect", "--openings", "plies=1", "--games", "20",
             "--accuracy-nodes", "1000", "--workers", "2", "--out", str(out)]  # fmt: skip
-    code, stderr = interrupt_when(args, lambda _: len(lines_of(results)) >= 3, twice=True)
-    assert code == 130, stderr
-    assert said(stderr) == f"interrupted: finished games are in {results} (resume with --resume)"
+    done = interrupt_cli(args, lambda _: len(lines_of(results)) >= 3, twice=True)
+    assert done.returncode == 130, done.stderr
+    assert (
+        said(done.stderr) == f"interrupted: finished games are in {results} (resume with --resume)"
+    )
     assert not (out / "report.md").exists()
     assert 3 <= len([json.loads(line) for line in lines_of(results)]) < 60  # every line whole
     resumed = run_cli(*args, "--resume", timeout=300)
@@ -197,9 +133,9 @@ def test_book_build_stops_its_workers_and_resumes(tmp_path: Path) -> None:
     journal = tmp_path / "b.c4book.partial"
     args = ["book", "build", "--out", str(out), "--width", "5", "--height", "4", "--plies",
             "8", "--workers", "2", "--chunk", "4", "--base-book", "none"]  # fmt: skip
-    code, stderr = interrupt_when(args, lambda _: journal_records(journal) >= 100)
-    assert code == 130, stderr
-    assert said(stderr) == (
+    done = interrupt_cli(args, lambda _: journal_records(journal) >= 100)
+    assert done.returncode == 130, done.stderr
+    assert said(done.stderr) == (
         f"interrupted: the work done so far is in {journal} (resume with --resume)"
     )
     assert not out.exists()
@@ -218,10 +154,10 @@ def test_dataset_stops_its_workers_and_resumes(tmp_path: Path) -> None:
     journal = tmp_path / "d.npz.partial"
     args = ["dataset", "--positions", "200", "--plies", "11-17", "--book", "none", "--seed",
             "5", "--workers", "2", "--chunk", "2", "--out", str(out)]  # fmt: skip
-    # SIGINT to the parent only: it must stop its workers (interrupt_when checks none is left)
-    status, stderr = interrupt_when(args, lambda _: journal_records(journal) >= 8, twice=True)
-    assert status == 130, stderr
-    assert said(stderr).startswith("interrupted: ") and "(resume with --resume)" in stderr
+    # SIGINT to the parent only: it must stop its workers (interrupt_cli checks none is left)
+    done = interrupt_cli(args, lambda _: journal_records(journal) >= 8, twice=True)
+    assert done.returncode == 130, done.stderr
+    assert said(done.stderr).startswith("interrupted: ") and "(resume with --resume)" in done.stderr
     assert not out.exists()
     resumed = run_cli(*args, "--resume", "--json", timeout=300)
     assert resumed.returncode == 0, resumed.stderr
@@ -238,27 +174,11 @@ def test_book_verify_stops_at_once_and_reports_what_it_verified() -> None:
 
     book = data_book_path(7, 6)  # 8 stones: the shipped 12-ply database is quicker to check
     assert book is not None
-    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "connect4", "book", "verify", str(book), "--sample", "50"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    try:
-        while not working(process.pid):  # start-up and the book read done: the solver at work
-            assert process.poll() is None, process.communicate()
-            time.sleep(0.05)
-        process.send_signal(signal.SIGINT)
-        stdout, stderr = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    assert process.returncode == 130, stderr
-    assert stderr == "interrupted\n"
-    summary = stdout.splitlines()[-1]
+    # start-up and the book read done: the solver at work
+    done = interrupt_cli(["book", "verify", str(book), "--sample", "50"], working)
+    assert done.returncode == 130, done.stderr
+    assert done.stderr == "interrupted\n"
+    summary = done.stdout.splitlines()[-1]
     assert summary.startswith(f"{book}: ") and " of the 50 entries chosen (of 113,934)" in summary
     assert "re-solved, all agree so far (" in summary  # the shipped book is right
 
@@ -268,26 +188,14 @@ def test_ctrl_c_while_the_command_starts_says_one_line(after: float) -> None:
     """A Ctrl-C while the command line loads (typer reads the options, the players'
     kernels load) gets the same one line as one during the work: no traceback, and
     not the silent 130 of the command-line library."""
-    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1"}
-    args = ["arena", "-p", "perfect", "-p", "mcts", "--workers", "2"]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "connect4", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
+    started = time.monotonic()
+    done = interrupt_cli(
+        ["arena", "-p", "perfect", "-p", "mcts", "--workers", "2"],
+        lambda _: time.monotonic() - started >= after,  # the moment, not what decides a pass
     )
-    try:
-        time.sleep(after)
-        process.send_signal(signal.SIGINT)
-        stdout, stderr = process.communicate(timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    assert process.returncode == 130, stderr
-    assert "Traceback" not in stderr and stdout == ""
-    assert stderr.splitlines()[-1] == "interrupted"
+    assert done.returncode == 130, done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""
+    assert done.stderr.splitlines()[-1] == "interrupted"
 
 
 @pytest.mark.parametrize("twice", [False, True], ids=["once", "twice"])
@@ -305,12 +213,9 @@ def test_train_saves_its_checkpoint_and_resumes(tmp_path: Path, twice: bool) -> 
     label(sample, rows).save(data)
     args = ["train", "--data", str(data), "--out", str(out), "--channels", "8", "--blocks",
             "1", "--eval-every", "5", "--held-out", "0.1"]  # fmt: skip
-    code, stderr = interrupt_when(
-        [*args, "--steps", "1000000"],
-        lambda _: out.exists(),
-        twice=twice,  # a point saved
-    )
-    assert code == 130, stderr
+    done = interrupt_cli([*args, "--steps", "1000000"], lambda _: out.exists(), twice=twice)
+    assert done.returncode == 130, done.stderr  # a point saved, then interrupted
+    stderr = done.stderr
     assert len(stderr.splitlines()) == 1 and "Traceback" not in stderr, stderr
     saved = re.fullmatch(
         r"interrupted: step ([\d,]+) saved in (.+); continue with --resume\n", stderr

@@ -255,12 +255,13 @@ def test_player_kind_and_specs() -> None:
     json.dumps(choice.stats)
     ttt = make_player("mcts:level=easy", game="tictactoe", seed=1)
     assert ttt.choose(TicTacToe.from_moves("12")).move in range(9)
-    with pytest.raises(PlayerSpecError, match=r"unknown key 'depth' \(mcts takes: playouts, time"):
-        make_player("mcts:depth=3")
-    with pytest.raises(PlayerSpecError, match="must be one of random, heuristic"):
-        make_player("mcts:playout=smart")
-    with pytest.raises(PlayerSpecError, match="must be on or off"):
-        make_player("mcts:solver=maybe")
+    for spec, message in [
+        ("mcts:depth=3", r"unknown key 'depth' \(mcts takes: playouts, time"),
+        ("mcts:playout=smart", "must be one of random, heuristic"),
+        ("mcts:solver=maybe", "must be on or off"),
+    ]:
+        with pytest.raises(PlayerSpecError, match=message):
+            make_player(spec)
 
 
 def test_cli_game_finishes_with_a_winner() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -133,48 +133,50 @@ class StopsOnItsSecondTask(ThreadPoolExecutor):
         return super().submit(task)
 
 
-def test_a_stop_flag_set_from_another_thread_stops_a_book_build_keeping_its_journal(
-    tmp_path: Path,
-) -> None:
-    out = tmp_path / "small.c4book"
-    config = BuildConfig(5, 4, 5, chunk=16)
-    limit = Limit()
-    pool = StopsOnItsSecondTask(limit)
-    try:
-        with pytest.raises(BuildInterrupted) as stopped:
-            build_book(config, out, executor=pool, progress=False, limit=limit)
-    finally:
-        pool.release.set()
-        pool.shutdown()
-    journal = journal_path(out)
-    assert stopped.value.done == 16 and journal_records(journal) == 16 and not out.exists()
-    with ThreadPoolExecutor(1) as again:
-        resumed = build_book(config, out, executor=again, progress=False, resume=True)
-    assert (resumed.resumed, resumed.solved) == (16, 785 - 16) and not journal.exists()
-    with ThreadPoolExecutor(1) as whole:
-        fresh = build_book(config, tmp_path / "whole.c4book", executor=whole, progress=False)
-    assert resumed.book.keys.tolist() == fresh.book.keys.tolist()
-    assert resumed.book.values.tolist() == fresh.book.values.tolist()
-
-
-def test_a_stop_flag_set_from_another_thread_stops_a_dataset_keeping_its_journal(
-    tmp_path: Path,
-) -> None:
-    pytest.importorskip("gymnasium")
+def small_job(job: str, out: Path, executor: Executor, **options: Any) -> tuple[int, int, Any]:
+    """The small book build or dataset ``job`` into ``out`` on ``executor``: how many
+    items it took from its journal, how many it did now, and what it wrote (as lists)."""
+    if job == "book build":
+        built = build_book(
+            BuildConfig(5, 4, 5, chunk=16), out, executor=executor, progress=False, **options
+        )
+        return built.resumed, built.solved, [built.book.keys.tolist(), built.book.values.tolist()]
     from connect4.envs.dataset import make_dataset
 
-    out = tmp_path / "small.npz"
-    settings: dict[str, Any] = {"width": 5, "height": 4, "chunk": 4, "progress": False}
+    made = make_dataset(24, (6, 9), out, width=5, height=4, chunk=4, progress=False,
+                        executor=executor, **options)  # fmt: skip
+    return made.resumed, made.labelled, {k: a.tolist() for k, a in made.dataset.arrays().items()}
+
+
+@pytest.mark.parametrize(
+    ("job", "suffix", "chunk", "total", "interrupted"),
+    [
+        ("book build", ".c4book", 16, 785, BuildInterrupted),
+        ("dataset", ".npz", 4, 24, JobInterrupted),
+    ],
+)
+def test_a_stop_flag_set_from_another_thread_stops_a_job_keeping_its_journal(
+    tmp_path: Path, job: str, suffix: str, chunk: int, total: int, interrupted: type[Exception]
+) -> None:
+    """Stopped while its second chunk runs: exactly the first chunk journalled, nothing
+    written; resumed, it writes what an uninterrupted run writes."""
+    if job == "dataset":
+        pytest.importorskip("gymnasium")
+    out = tmp_path / f"small{suffix}"
     limit = Limit()
     pool = StopsOnItsSecondTask(limit)
     try:
-        with pytest.raises(JobInterrupted) as stopped:
-            make_dataset(24, (6, 9), out, executor=pool, limit=limit, **settings)
+        with pytest.raises(interrupted) as stopped:
+            small_job(job, out, pool, limit=limit)
     finally:
         pool.release.set()
         pool.shutdown()
     journal = journal_path(out)
-    assert stopped.value.done == 4 and journal_records(journal) == 4 and not out.exists()
+    assert isinstance(stopped.value, JobInterrupted)
+    assert stopped.value.done == chunk and journal_records(journal) == chunk and not out.exists()
     with ThreadPoolExecutor(1) as again:
-        resumed = make_dataset(24, (6, 9), out, executor=again, resume=True, **settings)
-    assert resumed.resumed == 4 and not journal.exists()
+        resumed = small_job(job, out, again, resume=True)
+    assert resumed[:2] == (chunk, total - chunk) and not journal.exists()
+    with ThreadPoolExecutor(1) as whole:
+        fresh = small_job(job, tmp_path / f"whole{suffix}", whole)
+    assert resumed[2] == fresh[2]

@@ -52,7 +52,13 @@ def semaphores() -> set[str]:
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc and /dev/shm")
-def test_a_killed_parent_leaves_no_worker_child_semaphore_or_folder(tmp_path: Path) -> None:
+@pytest.mark.parametrize("settle", [0.0, 0.2], ids=["reaped-at-once", "exiting-a-while"])
+def test_a_killed_parent_leaves_no_worker_child_semaphore_or_folder(
+    tmp_path: Path, settle: float
+) -> None:
+    """Every command's pool (book build, datasets, arena, lab) is this one. ``settle``:
+    the killed parent is left unreaped a while, so its workers may find it still
+    exiting (they once took it for alive and left /tmp/pymp-* and semaphores behind)."""
     temp = tmp_path / "tmp"
     temp.mkdir()
     before = semaphores()
@@ -68,7 +74,9 @@ def test_a_killed_parent_leaves_no_worker_child_semaphore_or_folder(tmp_path: Pa
     def working() -> bool:
         return all(path.exists() and len(path.read_text().split()) == 2 for path in pids)
 
-    workers = kill_when_working(process, working, what="the pool ended before it was killed")
+    workers = kill_when_working(
+        process, working, what="the pool ended before it was killed", settle=settle
+    )
     started = {int(pid) for path in pids for pid in path.read_text().split()}
     assert len(started) == 4 and started - workers == set()  # two workers, their two children
     assert [pid for pid in started if alive(pid)] == []

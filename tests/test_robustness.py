@@ -3,53 +3,11 @@ killed, interrupted or misused ``connect4`` must leave behind."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import kill_when_working, run_cli
-
-
-@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
-def test_an_arena_killed_at_any_moment_leaves_no_temporary_folder(tmp_path: Path) -> None:
-    """A worker sees the killed arena's pipe close while the arena is still exiting
-    (not yet a zombie); it used to take the arena for alive and leave its cleaning
-    undone (about one kill in two left /tmp/pymp-* and leaked semaphores)."""
-    args = ["arena", "-p", "alphabeta:depth=8", "-p", "alphabeta:depth=7",
-            "--games-per-pair", "2000", "--workers", "2"]  # fmt: skip
-    for round_, games in enumerate((1, 3, 6, 10)):
-        folder = tmp_path / str(round_)
-        folder.mkdir()
-        results, stderr = folder / "r.jsonl", folder / "stderr"
-        with stderr.open("w") as err:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "connect4", *args, "--results", str(results)],
-                stdout=subprocess.DEVNULL,
-                stderr=err,
-                env={**os.environ, "TMPDIR": str(folder)},
-                start_new_session=True,  # as a shell's background job
-            )
-
-        def played(results: Path = results, games: int = games) -> bool:
-            return results.exists() and len(results.read_bytes().splitlines()) >= games
-
-        # not reaped at once: the workers may find the arena a zombie or still exiting
-        kill_when_working(
-            process,
-            played,
-            what="the tournament ended before it could be killed",
-            settle=0.2,
-            poll=0.05,
-        )
-        # every process the arena had, its resource tracker too, has exited (checked by
-        # kill_when_working): whatever the tracker said is in the file
-        assert list(folder.glob("pymp-*")) == [], f"round {round_}: the folder was left"
-        assert "leaked" not in stderr.read_text(), f"round {round_}: semaphores leaked"
+from tests.cli_helpers import interrupt_cli, run_cli
 
 
 @pytest.mark.parametrize(
@@ -99,25 +57,16 @@ def test_ctrl_c_in_an_arena_with_workers_prints_no_traceback(tmp_path: Path) -> 
     """The pool's thread, finding its workers gone after Ctrl-C, set an exception on
     the cancelled games' futures and printed InvalidStateError's traceback."""
     for round_ in range(3):
-        results, stderr = tmp_path / f"r{round_}.jsonl", tmp_path / f"e{round_}"
+        results = tmp_path / f"r{round_}.jsonl"
         args = ["arena", "-p", "alphabeta:depth=8", "-p", "alphabeta:depth=7", "--workers",
                 "2", "--games-per-pair", "2000", "--results", str(results)]  # fmt: skip
-        with stderr.open("w") as err:
-            process = subprocess.Popen([sys.executable, "-m", "connect4", *args],
-                                       stdout=subprocess.DEVNULL, stderr=err)  # fmt: skip
-        try:
-            deadline = time.monotonic() + 120
-            while time.monotonic() < deadline and process.poll() is None:
-                if results.exists() and len(results.read_bytes().splitlines()) >= 1 + round_:
-                    break
-                time.sleep(0.05)
-            process.send_signal(signal.SIGINT)
-            assert process.wait(timeout=30) == 130
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-        assert "Traceback" not in stderr.read_text(), stderr.read_text()
+
+        def played(_: object, results: Path = results, games: int = 1 + round_) -> bool:
+            return results.exists() and len(results.read_bytes().splitlines()) >= games
+
+        done = interrupt_cli(args, played)
+        assert done.returncode == 130, done.stderr
+        assert "Traceback" not in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize(
@@ -143,7 +92,8 @@ def test_budgets_that_cannot_finish_are_refused_with_their_limit(
 
 
 COMMANDS = ["play", "prepare", "serve", "arena", "lab", "dataset", "train", "tree", "analyze",
-            "review", "solve", "bench", "book build", "book info", "book verify"]  # fmt: skip
+            "review", "explore", "solve", "bench", "book build", "book info",
+            "book verify"]  # fmt: skip
 
 
 @pytest.mark.parametrize("command", COMMANDS)

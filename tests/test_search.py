@@ -3,6 +3,7 @@ the compiled path agreeing exactly with the generic one."""
 
 from __future__ import annotations
 
+import functools
 import inspect
 import random
 
@@ -69,25 +70,14 @@ def test_alphabeta_equals_minimax_on_random_positions(
         heuristic = names[index % len(names)]
         depth = rng.choice(depths)
         before = game.moves
-        mm = search(
-            game,
-            limits=Limits(depth=depth),
-            algorithm="minimax",
-            heuristic=heuristic,
-            engine="python",
+        run = functools.partial(
+            search, game, limits=Limits(depth=depth), heuristic=heuristic, engine="python"
         )
+        mm = run(algorithm="minimax")
         assert game.moves == before
         for ordering in ("center", "none"):
             for tt in (False, True):
-                ab = search(
-                    game,
-                    limits=Limits(depth=depth),
-                    algorithm="alphabeta",
-                    heuristic=heuristic,
-                    ordering=ordering,
-                    tt=tt,
-                    engine="python",
-                )
+                ab = run(algorithm="alphabeta", ordering=ordering, tt=tt)
                 assert ab.value == mm.value, (game, heuristic, depth, ordering, tt)
                 assert ab.move in game.legal_moves()
                 assert ab.stats.nodes <= mm.stats.nodes or tt
@@ -100,14 +90,7 @@ def test_alphabeta_equals_minimax_on_random_positions(
                 elif depth > 1:
                     sub = _minimax_from_root_view(child, depth - 1, heuristic, game.to_move)
                     assert sub == ab.value
-        mm_tt = search(
-            game,
-            limits=Limits(depth=depth),
-            algorithm="minimax",
-            heuristic=heuristic,
-            tt=True,
-            engine="python",
-        )
+        mm_tt = run(algorithm="minimax", tt=True)
         assert mm_tt.value == mm.value
         checked += 1
     assert checked == count
@@ -310,14 +293,14 @@ def test_player_specs() -> None:
     ttt = make_player(strongest_ai("tictactoe"), game="tictactoe")
     choice = ttt.choose(TicTacToe())
     assert choice.value == 0 and choice.stats["depth"] == 9
-    with pytest.raises(PlayerSpecError, match=r"depth='x' must be an integer 1-42"):
-        make_player("alphabeta:depth=x")
-    with pytest.raises(PlayerSpecError, match="takes: depth, time, schedule"):
-        make_player("minimax:speed=2")
-    with pytest.raises(PlayerSpecError, match="must be one of windows, windows/mollerhoj"):
-        make_player("alphabeta:heuristic=magic")
-    with pytest.raises(PlayerSpecError, match="plays connect4 only"):
-        make_player("alphabeta:heuristic=threats", game="tictactoe")
+    for spec, game, message in [
+        ("alphabeta:depth=x", "connect4", r"depth='x' must be an integer 1-42"),
+        ("minimax:speed=2", "connect4", "takes: depth, time, schedule"),
+        ("alphabeta:heuristic=magic", "connect4", "must be one of windows, windows/mollerhoj"),
+        ("alphabeta:heuristic=threats", "tictactoe", "plays connect4 only"),
+    ]:
+        with pytest.raises(PlayerSpecError, match=message):
+            make_player(spec, game=game)
 
 
 def test_player_records_the_tree_on_request() -> None:

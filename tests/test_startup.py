@@ -171,3 +171,37 @@ def test_a_board_the_solver_cannot_search_is_refused_before_the_game() -> None:
     assert done.returncode == 2, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     assert "perfect" in done.stderr and "up to 32 columns" in done.stderr
+
+
+# ------------------------------------------------------------------ what the first prompt loads
+HEAVY = ("numpy", "numba", "llvmlite", "torch")
+"""The packages a first prompt must not wait for (the solver's, the network's)."""
+
+
+def python_lines(code: str) -> list[str]:
+    """What a fresh interpreter running ``code`` prints, line by line (it must succeed)."""
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.splitlines()
+
+
+def test_the_players_package_loads_a_kind_only_when_it_is_looked_up() -> None:
+    """Naming the kinds and building a person and a random player import no kind's
+    module beyond the registry, and none of numpy, numba, llvmlite or torch."""
+    lines = python_lines(
+        "import sys\n"
+        "from connect4.players import BUILTIN_KINDS, KINDS, make_player\n"
+        "from connect4.core.games import Board\n"
+        "assert 'perfect' in KINDS and len(KINDS) == len(BUILTIN_KINDS)\n"
+        "make_player('human'); make_player('random', seed=1).choose(Board().new())\n"
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r}))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('connect4.players.')))\n"
+        "print(KINDS['perfect'].name, 'connect4.players.perfect' in sys.modules)\n"
+    )
+    assert lines[0] == "[]"
+    assert lines[1] == str(
+        ["connect4.players.base", "connect4.players.options", "connect4.players.registry"]
+    )
+    assert lines[2] == "perfect True"  # looked up: loaded

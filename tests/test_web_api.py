@@ -44,6 +44,13 @@ from connect4.web import (
     server,
     service,
 )
+from connect4.web.api import (
+    lanes as api_lanes,
+    players as api_players,
+    review as api_review,
+    server as api_server,
+    solver as api_solver,
+)
 from connect4.web.routes import (
     page as page_routes,
     players,
@@ -312,6 +319,7 @@ def test_openapi_docs(client: httpx.Client) -> None:
         "/solve",
         "/api/analyze",
         "/api/review",
+        "/api/explore",
         "/api/policy",
         "/api/move",
         "/api/players",
@@ -319,10 +327,10 @@ def test_openapi_docs(client: httpx.Client) -> None:
         "/api/info",
     }
     routes = (("/solve", "get"), ("/api/analyze", "get"), ("/api/review", "get"),
-              ("/api/move", "post"))  # fmt: skip
+              ("/api/explore", "get"), ("/api/move", "post"))  # fmt: skip
     for path, method in routes:
         assert {"200", "400", "422", "503"} <= set(paths[path][method]["responses"]), path
-    for path in ("/api/analyze", "/api/review"):  # one board query for both
+    for path in ("/api/analyze", "/api/review", "/api/explore"):  # one board query for all
         parameters = [p["name"] for p in paths[path]["get"]["parameters"]]
         assert parameters == ["pos", "width", "height", "game", "rules"], path
 
@@ -883,9 +891,10 @@ def test_kept_players_hold_no_table_between_requests() -> None:
 # ------------------------------------------------------------------ docs of the modules
 DOCUMENTED = [connect4.web, web_app, api, errors, middleware, models, pool, routes, server, service]
 ROUTE_MODULES = [page_routes, players, review_routes, server_routes, solver]
+API_MODULES = [api_lanes, api_players, api_review, api_server, api_solver]
 
 
-@pytest.mark.parametrize("module", DOCUMENTED + ROUTE_MODULES)
+@pytest.mark.parametrize("module", DOCUMENTED + ROUTE_MODULES + API_MODULES)
 def test_docstring_examples(module: Any) -> None:
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0

@@ -7,7 +7,7 @@ import httpx
 import pytest
 
 from connect4.solver import kernel_ready
-from connect4.web import api as web_api
+from connect4.web.api import lanes as web_lanes
 from tests.naive import NaiveSolver
 from tests.test_solver_wide import columns_of, late_positions
 from tests.web_helpers import live_client
@@ -58,7 +58,7 @@ def test_a_kernel_still_compiling_is_a_503_saying_so(
     def ready(width: int, height: int, *, load: bool = True, wait: float = 0.0) -> bool:
         return (width, height) != (9, 7)
 
-    monkeypatch.setattr(web_api, "kernel_ready", ready)
+    monkeypatch.setattr(web_lanes, "kernel_ready", ready)
     response = client.get("/api/analyze", params={"pos": "1234", "width": 9, "height": 7})
     assert response.status_code == 503
     assert response.json()["error"] == (

@@ -73,6 +73,17 @@ def test_review_on_another_board_size(client: httpx.Client) -> None:
         ({"pos": "55", "game": "tictactoe"}, "move 2 ('5'): cell 5 is taken"),
         ({"pos": "1", "game": "chess"}, "unknown game 'chess'"),
         ({"pos": "1", "width": 5, "height": 5}, "board 5x5 is not served here"),
+        (
+            {"pos": "4455", "rules": "count-fours"},
+            "the solver handles the standard rules only: count-fours games cannot be reviewed",
+        ),
+        ({"pos": "4455", "rules": "chess"}, "unknown rules 'chess'"),
+        ({"pos": "5", "game": "tictactoe", "rules": "count-fours"}, "tic-tac-toe has only"),
+        ({"pos": "4455x"}, "move 5 ('x'): not a column number 1-7"),
+        ({"pos": "44444445"}, "move 7 ('4'): column 4 is full"),
+        ({"pos": "1" * 43}, "too many moves: 43 moves"),
+        ({"pos": "4455362" + "1"}, "the game is already over"),
+        ({"pos": "1", "width": 12, "height": 10}, "too large"),
     ],
 )
 def test_bad_input_is_a_400_json_error(
@@ -120,28 +131,6 @@ def test_reviews_at_once_each_get_their_own_answer(roomy: httpx.Client) -> None:
     assert [body["moves"] for body in bodies] == games
     assert [len(body["plies"]) for body in bodies] == [len(m) for m in games]
     assert all(row["proven"] for body in bodies for row in body["plies"])
-
-
-@pytest.mark.parametrize(
-    ("params", "message"),
-    [
-        (
-            {"pos": "4455", "rules": "count-fours"},
-            "the solver handles the standard rules only: count-fours games cannot be reviewed",
-        ),
-        ({"pos": "4455", "rules": "chess"}, "unknown rules 'chess'"),
-        ({"pos": "5", "game": "tictactoe", "rules": "count-fours"}, "tic-tac-toe has only"),
-        ({"pos": "4455x"}, "move 5 ('x'): not a column number 1-7"),
-        ({"pos": "44444445"}, "move 7 ('4'): column 4 is full"),
-        ({"pos": "1" * 43}, "too many moves: 43 moves"),
-        ({"pos": "4455362" + "1"}, "the game is already over"),
-        ({"pos": "1", "width": 12, "height": 10}, "too large"),
-    ],
-)
-def test_more_bad_input_is_a_400(
-    client: httpx.Client, params: dict[str, str | int], message: str
-) -> None:
-    assert message in error_of(client.get("/api/review", params=params), 400)
 
 
 def test_a_wrongly_typed_parameter_is_a_422(client: httpx.Client) -> None:

@@ -2,16 +2,9 @@
 
 import sys
 
-answered = 0
-for line in sys.stdin:
-    words = line.split()
-    if words[0] == "init":
-        width, height = int(words[2]), int(words[3])
-        print("ready", flush=True)
-    elif words[0] == "move":
-        if answered == 2:
-            sys.exit(0)
-        moves = "" if words[1] == "-" else words[1]
-        column = next(c for c in range(1, width + 1) if moves.count(str(c)) < height)
-        print(column, flush=True)
-        answered += 1
+from protocol import leftmost, moves_asked
+
+for answered, (moves, width, height) in enumerate(moves_asked()):
+    if answered == 2:
+        sys.exit(0)
+    print(leftmost(moves, width, height), flush=True)

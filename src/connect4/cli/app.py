@@ -1,9 +1,9 @@
 """The ``connect4`` command: play, prepare, serve, arena, lab, book, dataset, train, tree,
-analyze, review, solve, bench.
+analyze, review, explore, solve, bench.
 
 Each subcommand is a thin wrapper in a module of :mod:`connect4.cli` (one per
 group: ``arena``, ``lab``, ``book``, ``dataset``, ``train``, ``analysis``, ``review``,
-``solve``, ``bench``), the options they share declared once in
+``explore``, ``solve``, ``bench``), the options they share declared once in
 :mod:`connect4.cli.common`; the work lives in the module of its concept. A command
 line loads the one command it names (:data:`COMMANDS`), and heavy modules are
 imported inside the commands, so start-up stays fast.
@@ -14,7 +14,8 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable, Iterator, MutableMapping
-from typing import Annotated, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperGroup
@@ -34,6 +35,12 @@ from connect4.cli.common import (
     stopped,
 )
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from connect4.core.games import Board
+    from connect4.players import Player
+
 COMMANDS = {
     "play": "connect4.cli.app:play",
     "prepare": "connect4.cli.app:prepare",
@@ -46,6 +53,8 @@ COMMANDS = {
     "tree": "connect4.cli.analysis:tree",
     "analyze": "connect4.cli.analysis:analyze",
     "review": "connect4.cli.review:review",
+    "explore": "connect4.cli.explore:explore",
+    "threats": "connect4.cli.threats:threats",
     "solve": "connect4.cli.solve:solve",
     "bench": "connect4.cli.bench:bench",
 }
@@ -168,24 +177,28 @@ def play(
     no_review: Annotated[
         bool, typer.Option("--no-review", help="skip the game review summary at the end")
     ] = False,
+    practice: Annotated[
+        bool | None,
+        typer.Option(
+            "--practice/--no-practice",
+            help="after the review, practise the humans' mistakes: at once (answers read "
+            "from stdin too) or never; by default asked on a terminal, not when stdin is piped",
+        ),
+    ] = None,
 ) -> None:
     """Play a game in the terminal. Type a column number, u (undo), h (hint) or q (quit).
 
     A finished game ends with the game review's summary (accuracy, mistakes,
-    blunders, the decisive move) unless ``--no-review``.
+    blunders, the decisive move) unless ``--no-review``, then the offer to
+    practise the humans' mistakes, blunders and missed wins (as ``connect4
+    review --practice``).
     """
     from rich.console import Console
 
     from connect4.core.files import LineTooLongError
     from connect4.players import PlayerSpecError
     from connect4.solver.backend import background_compiles, compile_pending, wait_for_compile
-    from connect4.terminal import (
-        play_game,
-        ready_players,
-        review_summary,
-        start_solver_compile,
-        strongest_ai,
-    )
+    from connect4.terminal import play_game, ready_players, start_solver_compile, strongest_ai
 
     board = board_option(game, width, height, rules)
     start = board.new()
@@ -220,12 +233,33 @@ def play(
         if board.kind == "connect4" and compile_pending(board.width, board.height):
             console.print("[dim]the review needs the solver: still compiling...[/]")
             wait_for_compile(board.width, board.height)
-        for line in review_summary(record.moves, board):
-            console.print(line)
+        _review_and_practise(record.moves, board, players, console, practice)
     for pid in background_compiles():
         console.print(f"[dim]the solver goes on compiling in the background (process {pid})[/]")
     if record.forfeit is not None:
         raise typer.Exit(1)
+
+
+def _review_and_practise(
+    moves: str, board: Board, players: list[Player], console: Console, practice: bool | None
+) -> None:
+    """The end of a finished game: its review's summary, then the practice of the
+    humans' mistakes (``--practice``: at once, ``--no-practice``: never, else offered
+    on a terminal)."""
+    from connect4.core.files import LineTooLongError
+    from connect4.terminal import LineReader, game_review, summary_of
+    from connect4.terminal.practice import offer_practice
+
+    result = game_review(moves, board)
+    if result is None:
+        return
+    for line in summary_of(result):
+        console.print(line)
+    humans = [side + 1 for side, player in enumerate(players) if player.is_human]
+    try:
+        offer_practice(result, humans, console, LineReader(sys.stdin, console), ask=practice)
+    except LineTooLongError as error:  # a flood on stdin: refused before it fills memory
+        raise fail(f"{error}: the rest of the input is not read", 1) from None
 
 
 def opponent_lines(game: str, asked: tuple[str, str], specs: list[str]) -> list[str]:
@@ -322,6 +356,14 @@ def serve(
             "is the connection's peer"
         ),
     ] = "",
+    games: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--games",
+            help="a game collection the opening explorer counts (/api/explore): arena or lab "
+            "results, or a file of move strings; repeat for more",
+        ),
+    ] = None,
 ) -> None:
     """Serve the browser app and the JSON API (docs at /docs) with uvicorn.
 
@@ -338,12 +380,29 @@ def serve(
     from connect4.web.settings import Settings
 
     try:
-        settings = Settings(threads=threads, queue=queue, time_limit=time_limit, cache_size=cache)
+        collection = _games_files(games or [])
+        settings = Settings(
+            threads=threads,
+            queue=queue,
+            time_limit=time_limit,
+            cache_size=cache,
+            games=collection,
+        )
         run_server(
             settings, host=host, port=port, workers=workers, forwarded_allow_ips=forwarded_allow_ips
         )
     except (OSError, ValueError) as error:
         raise fail(error, flags={"cache_size": "--cache"}) from None
+
+
+def _games_files(paths: list[Path]) -> tuple[str, ...]:
+    """The ``--games`` files as the server reads them (absolute paths), each read once now
+    so a file that cannot be counted is refused before the server starts."""
+    from connect4.core.games import Board
+    from connect4.learn.collection import count_games_files
+
+    count_games_files(paths, Board())
+    return tuple(str(path.resolve()) for path in paths)
 
 
 def run_app() -> None:

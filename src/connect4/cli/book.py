@@ -25,7 +25,7 @@ from connect4.cli.common import (
 
 if TYPE_CHECKING:
     from connect4.solver.book.build import BaseBookCheck, BuildReport
-    from connect4.solver.book.format import BookInfo
+    from connect4.solver.book.table import BookInfo
 
 book_app = typer.Typer(
     help="Opening books: build one for any board size, show what one holds.",

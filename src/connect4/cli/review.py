@@ -13,6 +13,8 @@ from connect4.cli.common import Force, Json, board_option, fail, interruptible
 from connect4.core.errors import clip
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from connect4.core.limits import Limit
     from connect4.review.grading import Review
 
@@ -54,11 +56,29 @@ def review(
         str | None, typer.Option(help="write the evaluation graph (PNG) to this file")
     ] = None,
     force: Force = False,
+    practice: Annotated[
+        bool,
+        typer.Option(
+            "--practice",
+            help="then practise the mistakes, blunders and missed wins: answers one per "
+            "line from stdin when it is not a terminal; with --json: the exercises as "
+            "JSON, nothing asked",
+        ),
+    ] = False,
+    side: Annotated[
+        str | None,
+        typer.Option(help="with --practice: whose moves, red, yellow (X, O) or both"),
+    ] = None,
 ) -> None:
     """Grade every move of a game by exact scores: best, good, mistake or blunder.
 
     The table gives each ply's verdict, the score kept and the best moves; a
     position the solver cannot settle within the budget is "not proven".
+
+    ``--practice`` then asks, for each of the reviewed side's mistakes, blunders
+    and missed wins, a better move in the position before it: a column (a cell),
+    ``h`` or ``?`` for the solver's answer and its line, ``s`` to skip, ``q`` to
+    stop; any move that keeps the best outcome is right. A summary ends it.
 
     ``--results FILE --game N`` reviews game N of an arena results file (the
     ``game`` field of its line): the board and rules come from the record, the
@@ -74,27 +94,11 @@ def review(
     # 0: no limit, for either; the node budget caps each position's solve
     limit = Limit.within(time_limit if time_limit > 0 else None, nodes=max_nodes or None)
     try:
+        _check_side(side, practice)  # a bad side fails before the review
         if plot is not None:
             # before the review: a plot that cannot be written (or exists) fails now
             plot_target(plot, force=force)
-        if results is not None:
-            if moves is not None:
-                raise fail("give either MOVES or --results FILE --game N, not both")
-            board = (("width", width), ("height", height), ("rules", rules))
-            given = [f"--{name}" for name, value in board if value is not None]
-            if given:
-                raise fail(f"{', '.join(given)}: with --results the board comes from the record")
-            result = _review_result_file(results, game, limit)
-        else:
-            if moves is None:
-                raise fail("give the game's MOVES, or --results FILE --game N")
-            result = _review_moves(
-                moves,
-                game=game,
-                size=(7 if width is None else width, 6 if height is None else height),
-                rules=rules or "standard",
-                limit=limit,
-            )
+        result = _review_game(moves, results, game, (width, height, rules), limit)
     except ValueError as error:
         raise fail(error) from None
     if plot is not None:
@@ -102,6 +106,9 @@ def review(
             write_plot(result, plot)
         except ValueError as error:
             raise fail(error) from None
+    if json_output and practice:
+        typer.echo(json.dumps(_exercises_json(result, side)))
+        return
     if json_output:
         typer.echo(json.dumps(result.as_dict()))
         return
@@ -115,6 +122,48 @@ def review(
         console.print(line)
     if plot is not None:
         console.print(f"plot written to {plot}")
+    if practice:
+        _practise(result, side, console)
+
+
+def _check_side(side: str | None, practice: bool) -> None:
+    """``--side`` goes with ``--practice`` and names a side."""
+    if side is None:
+        return
+    if not practice:
+        raise fail("--side picks whose moves --practice asks about: add --practice")
+    from connect4.learn.practice import parse_sides
+
+    parse_sides(None, side)
+
+
+def _review_game(
+    moves: str | None,
+    results: Path | None,
+    game: str | None,
+    board: tuple[int | None, int | None, str | None],
+    limit: Limit,
+) -> Review:
+    """The review of the game the command line names: ``MOVES`` (on the board options'
+    board) or ``--results FILE --game N`` (the record's board)."""
+    width, height, rules = board
+    if results is not None:
+        if moves is not None:
+            raise fail("give either MOVES or --results FILE --game N, not both")
+        options = (("width", width), ("height", height), ("rules", rules))
+        given = [f"--{name}" for name, value in options if value is not None]
+        if given:
+            raise fail(f"{', '.join(given)}: with --results the board comes from the record")
+        return _review_result_file(results, game, limit)
+    if moves is None:
+        raise fail("give the game's MOVES, or --results FILE --game N")
+    return _review_moves(
+        moves,
+        game=game,
+        size=(7 if width is None else width, 6 if height is None else height),
+        rules=rules or "standard",
+        limit=limit,
+    )
 
 
 def _is_game_number(text: str | None) -> bool:
@@ -158,3 +207,45 @@ def _review_moves(
         )
     board = board_option(game or "connect4", size[0], size[1], rules)
     return interruptible(lambda limit: review_game(moves, board, limit=limit), limit)
+
+
+def _exercises_json(result: Review, side: str | None) -> dict[str, object]:
+    """``--practice --json``: the exercises of the reviewed side(s), nothing asked."""
+    from connect4.learn.practice import exercises
+
+    sides = _sides(result, side)
+    return {
+        "game": result.board.kind,
+        "width": result.board.width,
+        "height": result.board.height,
+        "moves": result.moves,
+        "sides": list(sides),
+        "exercises": [exercise.as_dict() for exercise in exercises(result, sides)],
+    }
+
+
+def _practise(result: Review, side: str | None, console: Console) -> None:
+    """``--practice``: the exercises asked one by one, answers from stdin."""
+    import sys
+
+    from connect4.core.files import LineTooLongError
+    from connect4.learn.practice import Practice
+    from connect4.terminal.practice import practise
+    from connect4.terminal.turns import LineReader
+
+    sides = _sides(result, side)
+    console.print()
+    try:
+        practise(Practice.of(result, sides), console, LineReader(sys.stdin, console))
+    except LineTooLongError as error:  # a flood on stdin: refused before it fills memory
+        raise fail(f"{error}: the rest of the input is not read", 1) from None
+
+
+def _sides(result: Review, side: str | None) -> tuple[int, ...]:
+    """The players ``--side`` names in the reviewed game (default both)."""
+    from connect4.learn.practice import parse_sides
+
+    try:
+        return parse_sides(result.board.kind, side or "both")
+    except ValueError as error:
+        raise fail(error) from None

@@ -45,11 +45,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-import numpy as np
-
 if TYPE_CHECKING:
     from types import FrameType
 
+    import numpy as np
     from numpy.typing import NDArray
 
 T = TypeVar("T")
@@ -68,7 +67,11 @@ def clock() -> float:
 
 
 def new_flag() -> NDArray[np.uint8]:
-    """A stop flag compiled code can read: one ``uint8``, 0 = go on, 1 = stop."""
+    """A stop flag compiled code can read: one ``uint8``, 0 = go on, 1 = stop (numpy is
+    imported with the first flag, not with this module: a program's first prompt
+    does not wait for it)."""
+    import numpy as np
+
     return np.zeros(1, dtype=np.uint8)
 
 

@@ -16,16 +16,10 @@ with beatable levels), ``minimax`` and ``alphabeta`` (the classic search),
 from __future__ import annotations
 
 from connect4.players.base import ColumnStats, MoveChoice, MoveStats, Player, PlayerContext
-from connect4.players.external import CMD
-from connect4.players.kaggle import KAGGLE
-from connect4.players.mcts import MCTS
-from connect4.players.net import NET
 from connect4.players.options import Option
-from connect4.players.perfect import PERFECT
 from connect4.players.registry import (
-    HUMAN,
     KINDS,
-    RANDOM,
+    KindRef,
     PlayerKind,
     PlayerSpec,
     PlayerSpecError,
@@ -38,20 +32,22 @@ from connect4.players.registry import (
     register,
     rehearse,
 )
-from connect4.players.search import ALPHABETA, MINIMAX
 
-BUILTIN_KINDS: tuple[PlayerKind, ...] = (
-    HUMAN,
-    RANDOM,
-    CMD,
-    KAGGLE,
-    PERFECT,
-    MINIMAX,
-    ALPHABETA,
-    MCTS,
-    NET,
+BUILTIN_KINDS: tuple[KindRef, ...] = (
+    KindRef("human", "connect4.players.registry:HUMAN"),
+    KindRef("random", "connect4.players.registry:RANDOM"),
+    KindRef("cmd", "connect4.players.external:CMD"),
+    KindRef("kaggle", "connect4.players.kaggle:KAGGLE"),
+    KindRef("perfect", "connect4.players.perfect:PERFECT"),
+    KindRef("minimax", "connect4.players.search:MINIMAX"),
+    KindRef("alphabeta", "connect4.players.search:ALPHABETA"),
+    KindRef("mcts", "connect4.players.mcts:MCTS"),
+    KindRef("net", "connect4.players.net:NET"),
 )
-"""The kinds every program knows, in the order menus list them."""
+"""The kinds every program knows, in the order menus list them, each by where it is
+defined: a kind's module (and what it needs: numpy, the solver, a network) is
+imported when the kind is first looked up (a spec naming it, a menu describing it),
+so a game of a person against one kind never loads the others."""
 
 for _kind in BUILTIN_KINDS:
     register(_kind)
@@ -60,6 +56,7 @@ __all__ = [
     "BUILTIN_KINDS",
     "KINDS",
     "ColumnStats",
+    "KindRef",
     "MoveChoice",
     "MoveStats",
     "Option",

@@ -19,9 +19,10 @@ connect4.players.registry.PlayerSpecError: random: unknown key 'speed' (random t
 from __future__ import annotations
 
 import contextlib
+import importlib
 import random
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator, MutableMapping
 from dataclasses import dataclass
 from typing import TypedDict
 
@@ -50,12 +51,85 @@ class PlayerKind:
     rehearse: bool = True  # False: its start-up is never timed (see :func:`rehearse`)
 
 
-KINDS: dict[str, PlayerKind] = {}
+@dataclass(frozen=True)
+class KindRef:
+    """Where a kind is defined, ``module:ATTRIBUTE`` (``where``), for a registry that
+    imports the module only when the kind is first looked up: naming the kinds
+    (menus, ``"perfect" in KINDS``) costs nothing, and a program that never builds
+    a kind never imports what it needs (numpy, the solver, a network)."""
+
+    name: str
+    where: str
+
+    def load(self) -> PlayerKind:
+        """The kind itself, its module imported now."""
+        module, _, attribute = self.where.partition(":")
+        kind = getattr(importlib.import_module(module), attribute)
+        if not isinstance(kind, PlayerKind) or kind.name != self.name:
+            raise TypeError(f"{self.where} is not the player kind {self.name!r}")
+        return kind
 
 
-def register(kind: PlayerKind) -> None:
-    """Add a player kind to the registry (later registrations replace earlier ones)."""
-    KINDS[kind.name] = kind
+class KindRegistry(MutableMapping[str, PlayerKind]):
+    """The registered kinds by name, in the order they were registered. A kind
+    registered by its :class:`KindRef` is loaded on its first lookup; membership,
+    iteration and ``len`` load nothing.
+
+    >>> kinds = KindRegistry()
+    >>> kinds["random"] = RANDOM
+    >>> register(KindRef("perfect", "connect4.players.perfect:PERFECT"), kinds)
+    >>> list(kinds), kinds.loaded("perfect")
+    (['random', 'perfect'], False)
+    >>> kinds["perfect"].games, kinds.loaded("perfect")
+    (('connect4',), True)
+    """
+
+    def __init__(self) -> None:
+        self._kinds: dict[str, PlayerKind | KindRef] = {}
+
+    def __getitem__(self, name: str) -> PlayerKind:
+        kind = self._kinds[name]
+        if isinstance(kind, KindRef):
+            ref, kind = kind, kind.load()
+            if self._kinds.get(name) is ref:  # not replaced meanwhile
+                self._kinds[name] = kind
+        return kind
+
+    def __setitem__(self, name: str, kind: PlayerKind) -> None:
+        self._kinds[name] = kind
+
+    def __delitem__(self, name: str) -> None:
+        del self._kinds[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._kinds))
+
+    def __len__(self) -> int:
+        return len(self._kinds)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._kinds
+
+    def declare(self, ref: KindRef) -> None:
+        """Register the kind ``ref`` names, to be loaded on its first lookup."""
+        self._kinds[ref.name] = ref
+
+    def loaded(self, name: str) -> bool:
+        """True once the kind ``name`` is loaded (its module imported)."""
+        return isinstance(self._kinds.get(name), PlayerKind)
+
+
+KINDS = KindRegistry()
+"""Every kind a spec can name (:mod:`connect4.players` registers the built-in ones)."""
+
+
+def register(kind: PlayerKind | KindRef, kinds: KindRegistry = KINDS) -> None:
+    """Add a player kind to the registry, or where it is defined (a :class:`KindRef`:
+    loaded on first lookup). A later registration of a name replaces the earlier one."""
+    if isinstance(kind, KindRef):
+        kinds.declare(kind)
+    else:
+        kinds[kind.name] = kind
 
 
 def _split(spec: str) -> tuple[str, str]:

@@ -29,6 +29,8 @@ from connect4.classic.search import Limits, is_mate, search
 from connect4.core.errors import BudgetExceeded
 from connect4.core.game import Game
 from connect4.core.limits import Limit
+from connect4.core.position import Position
+from connect4.core.tictactoe import TicTacToe
 from connect4.players.base import MoveChoice, MoveStats, Player, PlayerBase, PlayerContext
 from connect4.players.options import (
     Option,
@@ -119,6 +121,20 @@ class SearchPlayer(PlayerBase):
             return limit is not None
         own = self.seconds
         return limit.deadline is not None and (own is None or limit.deadline < started + own)
+
+    def warm_up(self) -> None:
+        """Load (or compile) the compiled search this player runs, on both games it
+        plays, with its options: a depth-1 search each, so a first move under a clock
+        does not pay for it."""
+        for game in (Position(), TicTacToe()):
+            search(
+                game,
+                limits=Limits(depth=1),
+                algorithm="minimax" if self.algorithm == "minimax" else "alphabeta",
+                heuristic=self.heuristic,
+                ordering="none" if self.ordering == "none" else "center",
+                tt=self.tt,
+            )
 
     def record_trees(self, on: bool) -> bool:
         """Record the explored tree of each search (capped at ``tree_cap`` nodes)."""

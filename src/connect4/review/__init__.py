@@ -1,7 +1,8 @@
 """Game review: every move of a game graded by exact scores.
 
 ``values`` computes every move's exact score in a position (the solver with
-the shipped books for Connect Four, full search for tic-tac-toe); ``grading``
+the shipped books for Connect Four, full search for tic-tac-toe) and the best
+line from it (the principal variation); ``grading``
 turns a whole game into per-ply rows, verdicts and per-player figures;
 ``plot`` draws the evaluation graph.
 
@@ -12,15 +13,24 @@ turns a whole game into per-ply rows, verdicts and per-player figures;
 """
 
 from connect4.review.grading import PlayerSummary, PlyReview, Review, Verdict, grade, review
-from connect4.review.values import MoveScores, ReviewError, exact_scores, review_solver
+from connect4.review.values import (
+    BestLine,
+    MoveScores,
+    ReviewError,
+    best_line,
+    exact_scores,
+    review_solver,
+)
 
 __all__ = [
+    "BestLine",
     "MoveScores",
     "PlayerSummary",
     "PlyReview",
     "Review",
     "ReviewError",
     "Verdict",
+    "best_line",
     "exact_scores",
     "grade",
     "review",

@@ -9,6 +9,9 @@ the move kept or lost, and a verdict:
 - ``mistake``: a win became a draw, or a draw a loss;
 - ``blunder``: a win became a loss.
 
+A move that lets a win go (a draw or a loss where a winning move was there) is
+also a *missed win* (:attr:`PlyReview.missed_win`): always a mistake or a blunder.
+
 A position the solver could not settle within the budget gets no verdict
 (``None``, "not proven"): nothing is guessed.
 
@@ -90,6 +93,17 @@ class PlyReview:
     played_score: int | None
     loss: int | None
     verdict: Verdict | None
+
+    @property
+    def missed_win(self) -> bool:
+        """True when a winning move was there and the move played does not win (always a
+        mistake or a blunder: a win became a draw or a loss).
+
+        >>> [row.missed_win for row in review("4455").plies]
+        [False, False, True, True]
+        """
+        best, played = self.best_score, self.played_score
+        return best is not None and played is not None and best > 0 >= played
 
     def as_dict(self) -> dict[str, object]:
         """The row as JSON-ready values (lists for tuples)."""

@@ -22,14 +22,16 @@ from connect4.core.errors import Connect4Error
 from connect4.core.game import Game
 from connect4.core.limits import Limit
 from connect4.core.position import Position
-from connect4.core.score import win_score
+from connect4.core.score import pick_best, win_score
 
 if TYPE_CHECKING:
     from connect4.solver import Solver
 
 __all__ = [
+    "BestLine",
     "MoveScores",
     "ReviewError",
+    "best_line",
     "cached_scores",
     "clear_cache",
     "exact_scores",
@@ -53,6 +55,19 @@ class MoveScores:
     """
 
     scores: tuple[int | None, ...]
+    complete: bool
+
+
+@dataclass(frozen=True)
+class BestLine:
+    """The principal variation: from a position, the best move of each side in turn.
+
+    ``moves`` are the game's own move numbers (0-based columns or cells), in play
+    order; ``complete`` is True when the line reaches the game's end (False: a
+    limit stopped it first, or ``max_moves`` did).
+    """
+
+    moves: tuple[int, ...]
     complete: bool
 
 
@@ -192,3 +207,39 @@ def exact_scores(
             "count-fours games cannot be reviewed"
         )
     return _connect4_scores(Position.of(game), limit, table_megabytes, reuse_table)
+
+
+def best_line(
+    game: Game,
+    *,
+    limit: Limit | None = None,
+    max_moves: int | None = None,
+    table_megabytes: int = REVIEW_TABLE_MEGABYTES,
+) -> BestLine:
+    """The best line from ``game`` (the principal variation of exact play): at each
+    position the best-scored move (:func:`exact_scores`; ties to the centre, as
+    :func:`~connect4.core.score.pick_best`), until the game ends, ``max_moves`` are
+    played, or ``limit`` (deadline, node budget, stop flag) leaves a position
+    unsettled. Each side plays the fastest win or slowest loss, so a won line ends
+    in a four. ``game`` itself is left as it was.
+
+    >>> from connect4 import Position, TicTacToe
+    >>> best_line(Position.from_moves("4455")).moves  # three in a row, any reply, the four
+    (2, 3, 1)
+    >>> best_line(TicTacToe.from_moves("5")).complete
+    True
+    >>> best_line(Position.from_moves("44"), limit=Limit(nodes=0))
+    BestLine(moves=(), complete=False)
+    """
+    if game.is_over():
+        raise ReviewError(f"the game is already over ({game.result_text()}): no line to play")
+    board = game.copy()
+    moves: list[int] = []
+    while not board.is_over() and (max_moves is None or len(moves) < max_moves):
+        judged = exact_scores(board, limit=limit, table_megabytes=table_megabytes, reuse_table=True)
+        if not judged.complete:
+            break
+        move = pick_best(judged.scores)
+        moves.append(move)
+        board.play(move)
+    return BestLine(tuple(moves), board.is_over())

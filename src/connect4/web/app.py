@@ -3,7 +3,7 @@ one log line per request, the page and the API docs.
 
 >>> app = create_app(Settings(threads=1))
 >>> " ".join(sorted(path for path in app.openapi()["paths"] if path.startswith("/api")))
-'/api/analyze /api/health /api/info /api/move /api/players /api/policy /api/review'
+'/api/analyze /api/explore /api/health /api/info /api/move /api/players /api/policy /api/review'
 """
 
 from __future__ import annotations

@@ -154,6 +154,42 @@ class ReviewResponse(BaseModel):
     plies: list[ReviewPly]
 
 
+class ExploreMove(BaseModel):
+    """One legal move of an explored position: its exact score and the games that played it."""
+
+    column: int = Field(examples=[4], description="the move, 1-based as in move strings")
+    score: int = Field(description="Pons' score of playing it, for the side to move")
+    score_text: str = Field(examples=["win in 20"], description="the score in words")
+    games: int = Field(description="games of the server's collection that played it here")
+    wins: int = Field(description="of those games, won by the side that played it")
+    draws: int
+    losses: int
+
+
+class ExploreResponse(BaseModel):
+    """The opening explorer: every legal move's exact score and how often the server's
+    game collection played it from this position (by any order of moves), and the
+    best line."""
+
+    pos: str = Field(examples=["4453"])
+    game: str = Field(examples=["connect4"])
+    width: int
+    height: int
+    ply: int
+    to_move: int = Field(description="1 = red (first player), 2 = yellow")
+    score: int = Field(description="Pons' score of the position for the side to move")
+    score_text: str = Field(examples=["loss in 19"])
+    games: int = Field(description="games of the collection that went on from this position")
+    moves: list[ExploreMove] = Field(description="one per legal move, in board order")
+    line: str = Field(
+        examples=["344446655755522122226666171111777733"],
+        description="the best line from the position, a move string",
+    )
+    line_complete: bool = Field(
+        description="the line reaches the game's end (false: the time limit cut it short)"
+    )
+
+
 class MoveRequest(BaseModel):
     """Ask an AI player for its move in a position."""
 

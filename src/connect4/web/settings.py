@@ -48,7 +48,10 @@ class Settings:
     solve's budget of ``quick_nodes`` nodes, an LRU cache of ``cache_size`` solved
     positions (0 = none), the Connect Four ``board_sizes`` served and
     ``deep_per_client`` deep jobs per client address at a time (0: no bound);
-    ``warm_up`` loads the solver, the compiled searches and the book at start-up."""
+    ``warm_up`` loads the solver, the compiled searches and the book at start-up;
+    ``games`` names the game collections (arena or lab results, files of move
+    strings: 7x6 Connect Four games) whose games the opening explorer counts (none:
+    every count is 0)."""
 
     # The JSON of a worker process is read strictly: no unknown key, no 2.0 for 2.
     __pydantic_config__: ClassVar[ConfigDict] = ConfigDict(extra="forbid", strict=True)
@@ -63,6 +66,7 @@ class Settings:
     quick_threads: int | None = None
     board_sizes: tuple[tuple[int, int], ...] = BOARD_SIZES
     deep_per_client: int = 1
+    games: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         at_least = {
@@ -82,6 +86,8 @@ class Settings:
                 f"must be a positive number of seconds, not {self.time_limit}",
                 setting="time_limit",
             )
+        if any(not path for path in self.games):
+            raise SettingsError("a games file needs a name, not ''", setting="games")
         if not self.board_sizes:
             raise SettingsError("must name at least one board size", setting="board_sizes")
         for width, height in self.board_sizes:

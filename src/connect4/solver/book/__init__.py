@@ -10,9 +10,10 @@ True
 
 from __future__ import annotations
 
-from connect4.solver.book.format import Book, BookError
+from connect4.solver.book.format import BookError
 from connect4.solver.book.keys import canonical_key
 from connect4.solver.book.reader import BookSpec, load_book, read_bitbully, wdl_lookup
+from connect4.solver.book.table import Book
 
 __all__ = [
     "Book",

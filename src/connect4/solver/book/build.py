@@ -58,10 +58,11 @@ from connect4.core.position import Position
 from connect4.core.processes import JobInterrupted, make_executor, run_chunks
 from connect4.core.progress import progress_bar
 from connect4.solver import BookArrays, Solver, fresh_worker, solver_for
-from connect4.solver.book.format import Book, BookError, is_book_file, position_from_key
+from connect4.solver.book.format import BookError, is_book_file
 from connect4.solver.book.jobs import DEFAULT_CHUNK, worker_book
 from connect4.solver.book.keys import canonical_key, key_array, key_plies
 from connect4.solver.book.reader import load_book
+from connect4.solver.book.table import Book, position_from_key
 from connect4.solver.checks import check_solver_board
 
 _RECORD = struct.Struct("<QbxxxI")  # canonical key, score, nodes (saturated)

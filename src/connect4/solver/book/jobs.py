@@ -22,8 +22,8 @@ from collections.abc import Sequence
 
 from connect4.core.position import Position
 from connect4.solver import DEFAULT_TT_MEGABYTES, solver_for
-from connect4.solver.book.format import Book
 from connect4.solver.book.reader import load_book
+from connect4.solver.book.table import Book
 
 __all__ = [
     "DEFAULT_CHUNK",

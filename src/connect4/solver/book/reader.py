@@ -44,8 +44,9 @@ from connect4.core.files import FileError, atomic_write, open_input, read_input_
 from connect4.core.position import Position
 from connect4.core.score import win_score
 from connect4.solver.backend import note
-from connect4.solver.book.format import MAX_BOOK_BYTES, VERSION, Book, BookError, Scores
+from connect4.solver.book.format import MAX_BOOK_BYTES, VERSION, BookError, Scores
 from connect4.solver.book.keys import Keys
+from connect4.solver.book.table import Book
 from connect4.solver.checks import DEFAULT_BOOK
 
 # ---------------------------------------------------------------- bitbully databases

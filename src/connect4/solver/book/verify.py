@@ -7,7 +7,7 @@ the bytes were not damaged after they were written; this proves the scores
 themselves.
 
 >>> from connect4 import Position
->>> from connect4.solver.book.format import Book
+>>> from connect4.solver.book.table import Book
 >>> book = Book.from_scores(4, 4, 2, {Position.from_moves("11", 4, 4): 0,
 ...                                   Position.from_moves("12", 4, 4): 5})
 >>> report = verify_book(book)
@@ -25,7 +25,8 @@ import numpy as np
 
 from connect4.core.limits import Limit
 from connect4.solver import Solver
-from connect4.solver.book.format import Book, BookError, position_from_key
+from connect4.solver.book.format import BookError
+from connect4.solver.book.table import Book, position_from_key
 
 __all__ = ["DEFAULT_SAMPLE", "Disagreement", "VerifyReport", "chosen_count", "verify_book"]
 

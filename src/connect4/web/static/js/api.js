@@ -64,6 +64,13 @@ export async function requestPolicy(game, moves) {
   try { return await getJson(`/api/policy?${params}`); } catch (error) { return null; }
 }
 
+// The opening explorer of a position: GET /api/explore (every move's exact score, the
+// games of the server's collection that played it, the best line).
+export function requestExplore(game, moves) {
+  const params = new URLSearchParams({ pos: moves, game: game.kind, width: game.width, height: game.height });
+  return deepJson(`/api/explore?${params}`);
+}
+
 // Every move of a game graded by exact scores: GET /api/review.
 export function requestReview(game, moves) {
   const params = new URLSearchParams({

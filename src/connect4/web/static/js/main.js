@@ -11,6 +11,7 @@ import { bindAppearance, preference, setPreference } from "./prefs.js";
 import { drawGraph, drawLegend, drawMoveList, drawSummary, hintText, hintsAt, agreement } from "./review.js";
 import { label, legal, replay } from "./rules.js";
 import { showSolution } from "./solution.js";
+import { showExplorer } from "./explorer.js";
 import { clearAiPanel, showStats, showTree } from "./tree.js";
 
 const state = {
@@ -95,6 +96,7 @@ function render() {
   const moves = state.moves;
   const current = () => request === state.solutionRequest && moves === state.moves;
   showSolution(game, board, moves, $("show-solution").checked, current);
+  showExplorer(game, board, moves, $("show-explorer").checked, current, humanMove);
   return board;
 }
 
@@ -481,6 +483,7 @@ function start() {
   $("continue").addEventListener("click", () => { state.paused = false; render(); aiMove(); });
   preference($("show-solution"), "hints");
   $("show-solution").addEventListener("change", () => render());
+  $("show-explorer").addEventListener("change", () => render());
   bindAppearance($("patterns"), $("big-text"));
   $("two-humans").addEventListener("click", twoHumans);
   // A phone shows the board first: the settings fold away (their summary stays).
