@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from numba.core import config as numba_config
 from typer.testing import CliRunner
 
 from connect4 import Position
@@ -225,6 +226,10 @@ def test_a_big_kernel_compiles_in_a_child_into_the_cache_directory(
     process then loads it from there without compiling."""
     cache = tmp_path / "cache"
     monkeypatch.setenv("CONNECT4_CACHE_DIR", str(cache))
+    # numba's cache under the new root too, as route_numba_cache puts it in a new process
+    # (here numba was configured when the test session began)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(cache / "numba"))
+    monkeypatch.setattr(numba_config, "CACHE_DIR", str(cache / "numba"))
     monkeypatch.setattr(wide, "_backends", {})
     monkeypatch.setattr(wide, "_loading", {})
     monkeypatch.setattr(backend, "_background", {})
@@ -232,15 +237,20 @@ def test_a_big_kernel_compiles_in_a_child_into_the_cache_directory(
     source = Path(wide.__file__).parents[1]
 
     def compiled_in_source() -> set[Path]:
-        return {p for p in source.rglob("*.nb[ic]") if "_13x4_" in p.name}
+        return {p for p in source.rglob("*.nb[ic]") if "13x4" in p.name}
 
     before = compiled_in_source()
     assert kernel_ready(13, 4) is False
     assert len(backend.background_compiles()) == 1
     assert kernel_ready(13, 4, wait=600)
     assert backend.background_compiles() == []
-    indexes = sorted(p.name.split("_13x4_")[0] for p in (cache / "wide").glob("*.nbi"))
-    assert indexes == ["wide._analyze_entry", "wide._probe_entry", "wide._solve_entry"]
+    assert (cache / "kernels" / "wide_13x4.py").is_file()  # the board's generated kernel
+    indexes = sorted(p.name.split("-")[0] for p in cache.rglob("wide_13x4.*_entry-*.nbi"))
+    assert indexes == [
+        "wide_13x4._analyze_entry",
+        "wide_13x4._probe_entry",
+        "wide_13x4._solve_entry",
+    ]
     assert compiled_in_source() == before
     position = late_positions(13, 4, 13, 1, seed=134)[0]
     expected = NaiveSolver(13, 4).score(columns_of(position))

@@ -25,12 +25,9 @@ engine.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import inspect
 import itertools
-import os
-import re
 import threading
 import types
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -38,7 +35,7 @@ from pathlib import Path
 from typing import cast
 
 import numpy as np
-from numba import njit, types as numba_types
+from numba import types as numba_types
 from numba.extending import overload_method
 
 from connect4.classic import node
@@ -70,6 +67,7 @@ from connect4.classic.node import (
 from connect4.classic.results import Algorithm, Ordering, Outcome, SearchStats
 from connect4.core.bits import MAX_BOARD_BITS, SIGNED_WORD_BITS, fits_word
 from connect4.core.game import Game
+from connect4.core.generated import Copy, generate, kernel_folder
 from connect4.core.limits import Limit, clock
 from connect4.core.position import Position, centre_order, count_fours, four_in_a_row
 from connect4.core.tictactoe import MOVE_ORDER, TicTacToe
@@ -113,7 +111,6 @@ _INLINE = frozenset(
         "table_key",
     )
 )
-_CACHE_FILE = re.compile(r"(.+_)([0-9a-f]{12})-\d+\.py\d+(\.\d+)?\.nb[ic]$")
 
 
 def compile_module(
@@ -130,16 +127,17 @@ def compile_module(
 
     ``overrides`` replaces names of the module: a function there is compiled (inlined)
     in place of the module's function of that name, other values are bound as they
-    are; ``tag`` (a word) then sets this variant's compiled copies apart from the
-    plain ones in the cache.
+    are; ``tag`` (a word) names this variant's generated module apart from the plain
+    one's.
 
-    Every function is compiled from a copy that looks its globals up in one shared
-    namespace, where each name is then bound to its compiled version. The on-disk
-    cache is keyed by a digest of all the compiled source, of this module (the
-    recipe) and of ``base``, so an edit to any of it (not only to the file of the
-    function called) compiles afresh. The result's ``digest`` names that version.
-    The compiled functions release the GIL (``nogil``): a search on one thread
-    leaves the others (a waiting caller, a Ctrl-C handler) running.
+    The functions are compiled from their source, written into one generated module
+    (:func:`connect4.core.generated.generate`) whose other globals are the module's,
+    ``base``'s compiled functions and the overrides; its stamp is a digest of all the
+    compiled source, of this module (the recipe) and of ``base``, so an edit to any
+    of it (not only to the file of the function called) compiles afresh. The result's
+    ``digest`` names that version. The compiled functions release the GIL
+    (``nogil``): a search on one thread leaves the others (a waiting caller, a Ctrl-C
+    handler) running.
 
     Compiled code that calls :func:`~connect4.classic.node.search_node` passes
     it no constants: numba would compile a copy typed for those literal values, whose
@@ -165,40 +163,18 @@ def compile_module(
         scope.update((k, v) for k, v in vars(earlier).items() if k != "digest")
     scope.update((k, v) for k, v in replaced.items() if k not in changed)
     digest = hashlib.sha256(source).hexdigest()[:12]
-    prefix = f"{tag}_" if tag else ""
-    functions = [(func.__name__, func, func.__name__ in inline) for func in plain]
-    functions += [(name, func, True) for name, func in changed.items()]
-    for name, func, inlined in functions:
-        copy = types.FunctionType(func.__code__, scope, name, func.__defaults__)
-        copy.__qualname__ = f"{name}_{prefix}{digest}"
-        if inlined:
-            scope[name] = njit(cache=True, nogil=True, inline="always")(copy)
-        else:
-            scope[name] = njit(cache=True, nogil=True)(copy)
-    compiled = {name: scope[name] for name, _, _ in functions}
-    _remove_other_versions(compiled.values(), digest)
-    return types.SimpleNamespace(digest=digest, **compiled)
+    copies = {
+        func.__name__: Copy(func, _JIT_INLINE if func.__name__ in inline else _JIT)
+        for func in plain
+    }
+    copies.update((name, Copy(func, _JIT_INLINE)) for name, func in changed.items())
+    name = module.__name__.removeprefix("connect4.").replace(".", "_") + (f"_{tag}" if tag else "")
+    compiled = generate(name, kernel_folder(), scope, {}, copies, [digest])
+    return types.SimpleNamespace(digest=digest, **{name: compiled[name] for name in copies})
 
 
-def _remove_other_versions(dispatchers: Iterable[object], digest: str) -> None:
-    """Delete the cached machine code of earlier versions of these functions (each
-    edit of the compiled source leaves a set under another digest)."""
-    folders: dict[str, set[str]] = {}
-    for dispatcher in dispatchers:
-        folder = getattr(getattr(dispatcher, "_cache", None), "_cache_path", None)
-        func = getattr(dispatcher, "py_func", None)
-        if isinstance(folder, str) and func is not None:
-            module = Path(inspect.getfile(func)).stem
-            name = func.__qualname__  # the name, a variant's tag, the digest: "f_wide_<digest>"
-            variant = name.removesuffix(digest) if name.endswith(digest) else f"{name}_"
-            folders.setdefault(folder, set()).add(f"{module}.{variant}")
-    for folder, prefixes in folders.items():
-        with contextlib.suppress(OSError):
-            for entry in os.listdir(folder):
-                match = _CACHE_FILE.match(entry)
-                if match and match[1] in prefixes and match[2] != digest:
-                    with contextlib.suppress(OSError):
-                        os.unlink(os.path.join(folder, entry))
+_JIT: dict[str, object] = {"nogil": True}
+_JIT_INLINE: dict[str, object] = {"nogil": True, "inline": "always"}
 
 
 def compile_search(

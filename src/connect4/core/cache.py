@@ -69,9 +69,9 @@ def route_numba_cache() -> None:
         return
     folder = str(cache_root() / "numba")
     os.environ[NUMBA_ENV] = folder
-    config = sys.modules.get("numba.core.config")
-    if config is not None:
-        config.CACHE_DIR = folder  # type: ignore[attr-defined]
+    numba = sys.modules.get("numba")  # imported already: its public numba.config
+    if numba is not None:
+        numba.config.CACHE_DIR = folder
 
 
 def why_not_private(path: Path) -> str | None:

@@ -10,8 +10,6 @@ each piece with what it relies on:
   ``ctpop``, ``prefetch``, the cycle counter;
 * ``uint128``, LLVM's ``i128`` as a numba type (numba has no 128-bit integer), with
   its arithmetic lowered by numba's own integer implementations;
-* per-board copies of the kernel's functions (:func:`specialise`), each compiled
-  with a board's constants as globals, and cached where the caller says;
 * what numba's on-disk cache holds (:func:`cache_is_warm`, :func:`drop_cache`);
 * a function's optimised LLVM IR and symbol (:func:`native_code`), which the native
   kernel file is built from.
@@ -24,17 +22,14 @@ Should a numba release move one of these internals, this module is what breaks
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
-from types import FunctionType
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 
 # numba.core is numba's implementation, not its public API: every import of it is here.
 from numba.core import cgutils, datamodel
-from numba.core.caching import CompileResultCacheImpl, FunctionCache, _CacheLocator
 from numba.core.dispatcher import Dispatcher
 from numba.core.imputils import lower_builtin, lower_cast
 from numba.core.sigutils import normalize_signature
@@ -44,8 +39,6 @@ from numba.core.typing.templates import ConcreteTemplate, infer_global, signatur
 from numba.cpython import numbers as integers
 from numba.extending import intrinsic, register_model
 
-from connect4.core.cache import make_private_dir
-
 __all__ = [
     "Dispatcher",
     "UInt128",
@@ -54,6 +47,7 @@ __all__ = [
     "cycles",
     "drop_cache",
     "high",
+    "jit_options",
     "ld",
     "ld8",
     "lda",
@@ -62,7 +56,6 @@ __all__ = [
     "native_code",
     "popcount",
     "prefetch",
-    "specialise",
     "st",
     "sta",
     "sta2",
@@ -331,92 +324,6 @@ def sta2(typingctx, ptr, idx, value):  # type: ignore[no-untyped-def]
     return types.void(types.intp, types.intp, uint128), codegen
 
 
-# ---------------------------------------------------------------- per-board copies
-# A function's globals are compile-time constants to numba. A copy of a function's
-# code with other globals (a new FunctionType over the same code object) therefore
-# compiles to a search with a board's width, masks and centre order built in, and
-# copies that name each other call each other. numba caches a function in a file
-# named after its source file and qualified name; a copy gets its own qualified name
-# and, when the caller gives a folder, numba's cache classes are subclassed to keep
-# its compiled code there, stamped with the caller's version (numba's cache locators
-# and FunctionCache are internal).
-_FOLDER = "__connect4_cache_folder__"  # a copy's globals: where numba caches it
-_STAMP = "__connect4_cache_stamp__"  # ... and the version its cache files must carry
-
-
-def specialise(
-    functions: Mapping[str, Dispatcher],
-    g: dict[str, Any],
-    suffix: str,
-    folder: Path | None = None,
-    stamp: str = "",
-) -> None:
-    """Put into ``g``, under each name of ``functions``, a numba function compiling
-    that function's code with the globals ``g`` (its copy is named ``name_suffix``);
-    each keeps its jit options and is cached on disk: in ``folder`` (stamped
-    ``stamp``) when given, else where numba caches the original's."""
-    if folder is not None:
-        g[_FOLDER], g[_STAMP] = str(folder), stamp
-    for name, dispatcher in functions.items():
-        f = dispatcher.py_func
-        copy = FunctionType(f.__code__, g, f.__name__, f.__defaults__, f.__closure__)
-        copy.__qualname__ = f"{name}_{suffix}"
-        copy.__doc__ = f.__doc__
-        options = {k: v for k, v in dispatcher.targetoptions.items() if k != "nopython"}
-        compiled: Dispatcher = njit(**options)(copy)
-        try:
-            if folder is None:
-                raise RuntimeError("numba's own place")
-            compiled._cache = _Cache(copy)  # type: ignore[attr-defined]
-        except RuntimeError:  # no locator for the folder: numba's own place
-            compiled.enable_caching()
-        g[name] = compiled
-
-
-class _Locator(_CacheLocator):
-    """numba's cache locator of a copy: the folder its globals name, stamped with
-    the caller's version."""
-
-    def __init__(self, folder: str, stamp: str, line: int) -> None:
-        self._folder = folder
-        self._stamp = stamp
-        self._line = line
-
-    def ensure_cache_path(self) -> None:
-        make_private_dir(Path(self._folder))
-
-    def get_cache_path(self) -> str:
-        return self._folder
-
-    def get_source_stamp(self) -> str:
-        return self._stamp
-
-    def get_disambiguator(self) -> str:
-        return str(self._line)
-
-    @classmethod
-    def from_function(cls, py_func: FunctionType, py_file: str) -> _Locator | None:
-        folder = py_func.__globals__.get(_FOLDER)
-        if folder is None:
-            return None
-        locator = cls(folder, py_func.__globals__[_STAMP], py_func.__code__.co_firstlineno)
-        try:
-            locator.ensure_cache_path()
-        except OSError:
-            return None
-        return locator
-
-
-class _CacheImpl(CompileResultCacheImpl):
-    _locator_classes = [_Locator]  # type: ignore[list-item]  # noqa: RUF012
-
-
-class _Cache(FunctionCache):
-    """numba's cache of one copy, kept in the folder its globals name."""
-
-    _impl_class = _CacheImpl
-
-
 # ---------------------------------------------------------------- numba's cache
 def cache_is_warm(functions: Iterable[Dispatcher]) -> bool:
     """True when numba's on-disk cache holds current code of every function (its
@@ -440,6 +347,13 @@ def drop_cache(functions: Iterable[Dispatcher]) -> None:
     """Delete numba's on-disk cache of each function (numba has no public way)."""
     for f in functions:
         f._cache.flush()  # type: ignore[attr-defined]
+
+
+def jit_options(function: Dispatcher) -> dict[str, object]:
+    """The jit options a numba function was made with (``nogil``, ``inline``, ...;
+    its dispatcher's target options, less the implied ``nopython``)."""
+    options: dict[str, object] = function.targetoptions
+    return {key: value for key, value in options.items() if key != "nopython"}
 
 
 def compile_signature(function: Dispatcher, text: str) -> tuple[Any, ...]:

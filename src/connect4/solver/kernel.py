@@ -48,6 +48,7 @@ inside the search at ``ply <= mem[BOOK_PLIES]``; pass empty arrays for no book.
 from __future__ import annotations
 
 import inspect
+import sys
 from typing import Any
 
 import numpy as np
@@ -56,17 +57,18 @@ from numba import njit
 # ---------------------------------------------------------------- memory layout
 # (re-exported for the tests)
 from connect4.core import bits
+from connect4.core.generated import Copy, generate, kernel_folder
 from connect4.core.position import bottom_mask
 from connect4.solver.compiler import (
     Dispatcher,
     cycles,
     drop_cache,
+    jit_options,
     ld,
     ld8,
     lda,
     popcount,
     prefetch,
-    specialise,
     st,
     sta,
 )
@@ -1078,23 +1080,22 @@ class BoardKernel:
 
 
 def _board_globals(name: str) -> dict[str, Any]:
-    """This module's globals with a board's constants (``SPEC_*``) and its own copies
-    of the search and the entry functions (so each copy calls the others).
-
-    A copy runs the same code with other globals, so the width, height, masks and
-    centre order are compile-time constants: constant shifts, no header loads,
-    unrollable column loops (:func:`connect4.solver.compiler.specialise`; each copy
-    has its own entry in numba's on-disk cache).
-    """
+    """The globals of a board's own kernel: this module's, with the board's
+    constants (``SPEC_*``) and its own copies of the search and the entry functions,
+    generated as source (:func:`connect4.core.generated.generate`), so the width,
+    height, masks and centre order are compile-time constants: constant shifts, no
+    header loads, unrollable column loops; each copy calls the others."""
     width, height = (int(part) for part in name.split("x"))
-    g = dict(globals())
-    g["SPEC_W"] = width
-    g["SPEC_H"] = height
-    g["SPEC_BOTTOM"] = bottom_mask(width, height)
     order = list(bits.centre_order(width))
-    g["SPEC_ORDER"] = np.array(order + [0] * (MAXW - width), dtype=np.int64)
-    specialise({function: globals()[function] for function in _COPIED}, g, name)
-    return g
+    constants = {
+        "SPEC_W": width,
+        "SPEC_H": height,
+        "SPEC_BOTTOM": bottom_mask(width, height),
+        "SPEC_ORDER": np.array(order + [0] * (MAXW - width), dtype=np.int64),
+    }
+    functions = {f: Copy(globals()[f].py_func, jit_options(globals()[f])) for f in _COPIED}
+    sources = (sys.modules[__name__], sys.modules["connect4.solver.compiler"], LAYOUT_VERSION)
+    return generate(f"kernel_{name}", kernel_folder(), globals(), constants, functions, sources)
 
 
 _kernels: dict[str, BoardKernel] = {}
@@ -1118,18 +1119,19 @@ def layout_version() -> int:
 
 
 def _drop_stale_code() -> None:
-    """Recompile everything when numba's cache holds code of another layout.
+    """Recompile this module's functions when numba's cache holds code of another
+    layout.
 
     numba keys its on-disk cache on each function's own source file, so after an
     edit of :mod:`connect4.solver.layout` (or of the bitboard helpers in
     :mod:`connect4.core.bits`) it would load code with the old offsets and
     constants. :data:`LAYOUT_VERSION` covers both, and is compiled into
     :func:`layout_version`: when that disagrees, every cached function is dropped.
+    (A board's own kernel is stamped with the layout version: its source changes.)
     """
     if layout_version() == LAYOUT_VERSION:
         return
-    copies = [f for name in KERNEL_NAMES for f in board_kernel(name).compiled]
-    drop_cache([v for v in [*globals().values(), *copies] if isinstance(v, Dispatcher)])
+    drop_cache([v for v in globals().values() if isinstance(v, Dispatcher)])
     layout_version.recompile()
 
 

@@ -13,8 +13,9 @@ compile unchanged for it. Only what depends on the word differs, here:
 
 * the board constants (width, height, bottom row, board mask) are compiled in,
   one copy of the search per board size, compiled the first time a board of
-  that size is solved and cached on disk by numba in the solver's cache directory
-  (:func:`cache_folder`; never by ``connect4 prepare``);
+  that size is solved: generated as a module in the cache root and cached on
+  disk by numba (:func:`connect4.core.generated.generate`; never by
+  ``connect4 prepare``);
 * the table's accessors (the table store itself is the kernel's, written once
   for both widths): the key is hashed modulo ``2^B`` with a 128-bit odd
   multiplier (a bijection, as on one word) and an entry is two 128-bit words,
@@ -40,22 +41,19 @@ order, same table decisions): only the words are wider.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import inspect
-import re
+import sys
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numba import njit, types
 
 from connect4.core.bits import centre_order, check_word_board
-from connect4.core.cache import FileLock, remove, why_not_private
+from connect4.core.cache import FileLock
+from connect4.core.generated import Copy, generate, kernel_folder
 from connect4.core.position import board_mask, bottom_mask
-from connect4.solver import compiler, kernel, native
+from connect4.solver import compiler, kernel
 from connect4.solver.compiler import Dispatcher, high, lda2, low, sta2, uint128, wide
 from connect4.solver.entries import ENTRY_POINTS, UINT64, EntryPoint, Kernel
 from connect4.solver.layout import LAYOUT_VERSION, MAXW
@@ -63,7 +61,6 @@ from connect4.solver.layout import LAYOUT_VERSION, MAXW
 __all__ = [
     "NO_BOOK",
     "WideBackend",
-    "cache_folder",
     "is_cached",
     "is_loaded",
     "load_in_background",
@@ -212,29 +209,20 @@ ENTRIES: dict[str, Dispatcher] = {
 }
 
 
-def _version() -> str:
-    """A hash of this module, of the kernel's source and of the layout's constants:
-    part of every compiled copy's name, so numba's cache never serves code of an
-    older edit."""
-    digest = hashlib.sha256(inspect.getsource(kernel).encode())
-    digest.update(str(LAYOUT_VERSION).encode())  # the layout's constants, compiled in
-    digest.update(inspect.getsource(_namespace).encode())
-    for function in (*OVERRIDES.values(), *HELPERS.values(), *ENTRIES.values()):
-        digest.update(inspect.getsource(function.py_func).encode())
-    return digest.hexdigest()[:12]
-
-
 def _namespace(width: int, height: int) -> dict[str, Any]:
     """The kernel's functions compiled for one wide board: every numba function of
-    :mod:`connect4.solver.kernel` copied into one namespace with the board's
-    constants and the overrides above, so each copy calls the others
-    (:func:`connect4.solver.compiler.specialise`)."""
+    :mod:`connect4.solver.kernel`, with the overrides above, generated as one module
+    with the board's constants (:func:`connect4.core.generated.generate`), so each
+    copy calls the others."""
     key_bits = width * (height + 1)
-    g: dict[str, Any] = dict(vars(kernel))
-    g.update(wide=wide, low=low, high=high, lda2=lda2, sta2=sta2, WORDS=WORDS, SPAN=2)
     order = list(centre_order(width))
-    g.update(SPEC_W=width, SPEC_H=height, W_BITS=key_bits)
-    g["SPEC_ORDER"] = np.array(order + [0] * (MAXW - width), dtype=np.int64)
+    constants: dict[str, object] = {
+        "SPEC_W": width,
+        "SPEC_H": height,
+        "W_BITS": key_bits,
+        "SPAN": 2,
+        "SPEC_ORDER": np.array(order + [0] * (MAXW - width), dtype=np.int64),
+    }
     for name, value in (
         ("BOTTOM", bottom_mask(width, height)),
         ("BOARD", board_mask(width, height)),
@@ -242,7 +230,9 @@ def _namespace(width: int, height: int) -> dict[str, Any]:
         ("KMASK", (1 << key_bits) - 1),
     ):
         lo, hi = split(value)
-        g[f"W_{name}_LO"], g[f"W_{name}_HI"] = np.uint64(lo), np.uint64(hi)
+        constants[f"W_{name}_LO"], constants[f"W_{name}_HI"] = np.uint64(lo), np.uint64(hi)
+    namespace: dict[str, Any] = dict(vars(kernel))
+    namespace.update(wide=wide, low=low, high=high, lda2=lda2, sta2=sta2, WORDS=WORDS)
     functions: dict[str, Dispatcher] = {
         name: value
         for name, value in vars(kernel).items()
@@ -254,35 +244,10 @@ def _namespace(width: int, height: int) -> dict[str, Any]:
     functions.update(OVERRIDES)
     functions.update(HELPERS)
     functions.update({f"{name}_entry": function for name, function in ENTRIES.items()})
-    version = _version()
-    compiler.specialise(functions, g, f"{width}x{height}_{version}", cache_folder(), version)
-    return g
-
-
-# ---------------------------------------------------------------- numba's cache of it
-def cache_folder() -> Path | None:
-    """Where numba keeps the compiled big-board kernels: ``wide/`` in the solver's
-    cache directory (``CONNECT4_CACHE_DIR`` when set, see
-    :func:`connect4.solver.native.cache_dirs`), or None when no cache directory is
-    private (numba's own place is used then)."""
-    directories, _ = native.private_dirs(native.cache_dirs())
-    if not directories:
-        return None
-    folder = directories[0] / "wide"
-    return folder if why_not_private(folder) is None else None
-
-
-_TAGGED = re.compile(r"_\d+x\d+_([0-9a-f]{12})-\d+\.py")
-
-
-def _remove_stale(folder: Path) -> None:
-    """Delete the cache files of other versions of the kernels (older edits)."""
-    version = _version()
-    with contextlib.suppress(OSError):
-        for path in folder.iterdir():
-            match = _TAGGED.search(path.name)
-            if match is not None and match.group(1) != version:
-                remove(path)
+    copies = {name: Copy(f.py_func, compiler.jit_options(f)) for name, f in functions.items()}
+    sources = (kernel, compiler, sys.modules[__name__], LAYOUT_VERSION)
+    board = f"wide_{width}x{height}"
+    return generate(board, kernel_folder(), namespace, constants, copies, sources)
 
 
 # ---------------------------------------------------------------- the backend
@@ -386,9 +351,6 @@ def _compile_cold(
     finally:
         if lock is not None:
             lock.release()
-    folder = cache_folder()
-    if folder is not None:
-        _remove_stale(folder)
 
 
 def is_loaded(width: int, height: int) -> bool:
