@@ -228,41 +228,32 @@ def _operator(op: Callable[..., Any], sig: Any, impl: Callable[..., Any]) -> Non
     lower_builtin(op, *sig.args)(impl)
 
 
-_BINARY = signature(uint128, uint128, uint128)
-for _op, _impl in (
-    (operator.add, integers.int_add_impl),
-    (operator.iadd, integers.int_add_impl),
-    (operator.sub, integers.int_sub_impl),
-    (operator.isub, integers.int_sub_impl),
-    (operator.mul, integers.int_mul_impl),
-    (operator.imul, integers.int_mul_impl),
-    (operator.and_, integers.int_and_impl),
-    (operator.iand, integers.int_and_impl),
-    (operator.or_, integers.int_or_impl),
-    (operator.ior, integers.int_or_impl),
-    (operator.xor, integers.int_xor_impl),
-    (operator.ixor, integers.int_xor_impl),
+_BINARY = (signature(uint128, uint128, uint128),)
+_SHIFT = (signature(uint128, uint128, types.uint64), signature(uint128, uint128, types.int64))
+_COMPARE = (signature(types.boolean, uint128, uint128),)
+# Each row: operators (an operator and its in-place form share one implementation),
+# the signatures they are typed with and numba's integer implementation lowering them.
+for _ops, _sigs, _impl in (
+    ((operator.add, operator.iadd), _BINARY, integers.int_add_impl),
+    ((operator.sub, operator.isub), _BINARY, integers.int_sub_impl),
+    ((operator.mul, operator.imul), _BINARY, integers.int_mul_impl),
+    ((operator.and_, operator.iand), _BINARY, integers.int_and_impl),
+    ((operator.or_, operator.ior), _BINARY, integers.int_or_impl),
+    ((operator.xor, operator.ixor), _BINARY, integers.int_xor_impl),
+    ((operator.lshift, operator.ilshift), _SHIFT, integers.int_shl_impl),
+    ((operator.rshift, operator.irshift), _SHIFT, integers.int_shr_impl),
+    ((operator.eq,), _COMPARE, integers.int_eq_impl),
+    ((operator.ne,), _COMPARE, integers.int_ne_impl),
+    ((operator.lt,), _COMPARE, integers.int_ult_impl),
+    ((operator.le,), _COMPARE, integers.int_ule_impl),
+    ((operator.gt,), _COMPARE, integers.int_ugt_impl),
+    ((operator.ge,), _COMPARE, integers.int_uge_impl),
+    ((operator.invert,), (signature(uint128, uint128),), integers.int_invert_impl),
+    ((bool,), (signature(types.boolean, uint128),), integers.int_as_bool),
 ):
-    _operator(_op, _BINARY, _impl)
-for _op, _impl in (
-    (operator.lshift, integers.int_shl_impl),
-    (operator.ilshift, integers.int_shl_impl),
-    (operator.rshift, integers.int_shr_impl),
-    (operator.irshift, integers.int_shr_impl),
-):
-    _operator(_op, signature(uint128, uint128, types.uint64), _impl)
-    _operator(_op, signature(uint128, uint128, types.int64), _impl)
-for _op, _impl in (
-    (operator.eq, integers.int_eq_impl),
-    (operator.ne, integers.int_ne_impl),
-    (operator.lt, integers.int_ult_impl),
-    (operator.le, integers.int_ule_impl),
-    (operator.gt, integers.int_ugt_impl),
-    (operator.ge, integers.int_uge_impl),
-):
-    _operator(_op, signature(types.boolean, uint128, uint128), _impl)
-_operator(operator.invert, signature(uint128, uint128), integers.int_invert_impl)
-_operator(bool, signature(types.boolean, uint128), integers.int_as_bool)
+    for _op in _ops:
+        for _sig in _sigs:
+            _operator(_op, _sig, _impl)
 
 
 @intrinsic
