@@ -37,6 +37,9 @@ Game = Annotated[str, typer.Option(help="connect4 or tictactoe")]
 Width = Annotated[int, typer.Option(help="board width (connect4)")]
 Height = Annotated[int, typer.Option(help="board height (connect4)")]
 Rules = Annotated[str, typer.Option(help="standard or count-fours")]
+Moves = Annotated[
+    str, typer.Argument(help='the position as a move string, e.g. "4453" ("" = empty)')
+]
 
 
 def board_option(game: str, width: int, height: int, rules: str) -> Board:

@@ -13,6 +13,7 @@ from connect4.cli.common import (
     Game,
     Height,
     Json,
+    Moves,
     Rules,
     Width,
     board_option,
@@ -26,9 +27,7 @@ if TYPE_CHECKING:
 
 
 def explore(
-    moves: Annotated[
-        str, typer.Argument(help='the position as a move string, e.g. "4453" ("" = empty)')
-    ] = "",
+    moves: Moves = "",
     games: Annotated[
         list[Path] | None,
         typer.Option(

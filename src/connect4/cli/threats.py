@@ -8,13 +8,11 @@ from typing import Annotated
 
 import typer
 
-from connect4.cli.common import Height, Json, Rules, Width, board_option, fail, interruptible
+from connect4.cli.common import Height, Json, Moves, Rules, Width, board_option, fail, interruptible
 
 
 def threats(
-    moves: Annotated[
-        str, typer.Argument(help='the position as a move string, e.g. "4453" ("" = empty)')
-    ] = "",
+    moves: Moves = "",
     width: Width = 7,
     height: Height = 6,
     rules: Rules = "standard",
