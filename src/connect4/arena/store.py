@@ -28,7 +28,6 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from types import TracebackType
 from typing import BinaryIO
 
 from connect4.arena.record import ResultLine, from_json, to_line
@@ -41,13 +40,13 @@ from connect4.core.files import (
     open_input,
     raw_lines,
 )
-from connect4.core.journal import Journal, journal_path
+from connect4.core.journal import Closing, Journal, journal_path
 
 MAX_RESULTS_BYTES = 1 << 30  # the largest results file read
 MAX_RECORD_LINE = 1 << 20  # the longest line (one game's record) read
 
 
-class ResultsStore:
+class ResultsStore(Closing):
     """Finished games: each committed to the journal, then appended to the results file.
 
     ``open`` with ``resume=True`` reads back what a previous run finished (see
@@ -164,17 +163,6 @@ class ResultsStore:
             if not self.records:
                 self.journal.remove()
             self.journal.close()
-
-    def __enter__(self) -> ResultsStore:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def check_results_file(path: Path, *, resume: bool = False, force: bool = False) -> Path:

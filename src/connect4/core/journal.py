@@ -42,13 +42,15 @@ import os
 import secrets
 import sqlite3
 import zlib
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 from connect4.core.files import FileError, StrPath, check_output
 
-__all__ = ["Journal", "JournalError", "journal_path"]
+__all__ = ["Closing", "Journal", "JournalError", "journal_path"]
 
 APPLICATION_ID = 0x43344A4E  # "C4JN": SQLite's field naming the program whose file it is
 FORMAT = 1  # the tables' layout (SQLite's user_version)
@@ -73,7 +75,28 @@ def journal_path(out: StrPath) -> Path:
     return path.with_name(path.name + ".partial")
 
 
-class Journal:
+class Closing(ABC):
+    """What a job holds open while it runs (a journal, a store over one): used as a
+    context manager it is closed on the way out, whatever ends the block; what
+    :meth:`close` keeps is the resume's."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release what is open, keeping what a later resume needs."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class Journal(Closing):
     """The finished records of one job (``kind`` and ``identity``, its parameters, as
     JSON values), in the SQLite database ``path``.
 
@@ -264,17 +287,6 @@ class Journal:
         with self._errors():
             for suffix in ("", "-wal", "-shm", "-journal"):
                 self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
-
-    def __enter__(self) -> Journal:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
 
     # ------------------------------------------------------------ helpers
     def _require(self) -> sqlite3.Connection:
