@@ -1,10 +1,10 @@
 """The ``connect4`` command: play, prepare, serve, arena, lab, book, dataset, train, tree,
-analyze, review, explore, solve, bench.
+analyze, review, explore, threats, puzzles, solve, bench.
 
 Each subcommand is a thin wrapper in a module of :mod:`connect4.cli` (one per
 group: ``arena``, ``lab``, ``book``, ``dataset``, ``train``, ``analysis``, ``review``,
-``explore``, ``solve``, ``bench``), the options they share declared once in
-:mod:`connect4.cli.common`; the work lives in the module of its concept. A command
+``explore``, ``threats``, ``puzzles``, ``solve``, ``bench``), the options they share
+declared once in :mod:`connect4.cli.common`; the work lives in the module of its concept. A command
 line loads the one command it names (:data:`COMMANDS`), and heavy modules are
 imported inside the commands, so start-up stays fast.
 """
@@ -55,6 +55,7 @@ COMMANDS = {
     "review": "connect4.cli.review:review",
     "explore": "connect4.cli.explore:explore",
     "threats": "connect4.cli.threats:threats",
+    "puzzles": "connect4.cli.puzzles:puzzles_app",
     "solve": "connect4.cli.solve:solve",
     "bench": "connect4.cli.bench:bench",
 }

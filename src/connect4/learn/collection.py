@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -44,8 +44,10 @@ __all__ = [
     "MAX_COLLECTION_BYTES",
     "CollectedFile",
     "CollectionError",
+    "GameLine",
     "count_games_file",
     "count_games_files",
+    "read_games",
 ]
 
 MAX_COLLECTION_BYTES = 1 << 30  # the largest games file read (an arena's results at most)
@@ -70,22 +72,27 @@ class CollectedFile:
     other_boards: int
 
 
-def count_games_file(
-    path: str | os.PathLike[str], counter: GameCounter, *, strings_board: Board | None = None
-) -> CollectedFile:
-    """Count the games of one file (or a lab folder's results) into ``counter``.
+@dataclass(frozen=True)
+class GameLine:
+    """One game of a games file: its ``moves``, its ``board`` (``None`` for a file of move
+    strings, which names none), the file's ``format`` and where it is (``file line N``)."""
 
-    A file of move strings names no board: its games are of ``strings_board`` (by
-    default the counter's own; a server that counts a collection for every board it
-    serves says which board such files hold), passed over as games of another board
-    when the counter counts another."""
-    strings_other = strings_board is not None and strings_board != counter.board
+    moves: str
+    board: Board | None
+    format: Format
+    where: str
+
+
+def read_games(path: str | os.PathLike[str]) -> Iterator[GameLine]:
+    """The games of one file (or a lab folder's results), in order: the one reader of
+    games files (see the module's description). A line that is neither a game record
+    nor a move string raises :class:`CollectionError`; a move string is not replayed
+    here (the caller knows the board)."""
     file_path = Path(path)
     if file_path.is_dir() and (file_path / LAB_RESULTS).is_file():
         file_path = file_path / LAB_RESULTS
     name = os.fspath(file_path)
     found: Format | None = None
-    games = other = 0
     try:
         with open_input(file_path, what=WHAT, max_bytes=MAX_COLLECTION_BYTES) as file:
             for number, raw in raw_lines(
@@ -100,23 +107,38 @@ def count_games_file(
                 except UnicodeDecodeError:
                     raise CollectionError(f"{where}: not UTF-8 text") from None
                 if found == "move strings":
-                    if strings_other:
-                        other += 1
-                    else:
-                        _add(counter, text.strip(), where)
-                        games += 1
+                    yield GameLine(text.strip(), None, found, where)
                     continue
                 moves, board = _record(text, where, torn=not raw.endswith(b"\n"))
-                if moves is None:
-                    continue
-                if board != counter.board:
-                    other += 1
-                    continue
-                _add(counter, moves, where)
-                games += 1
+                if moves is not None:
+                    yield GameLine(moves, board, found, where)
     except FileError as error:
         raise CollectionError(str(error)) from None
-    return CollectedFile(name, found or "move strings", games, other)
+
+
+def count_games_file(
+    path: str | os.PathLike[str], counter: GameCounter, *, strings_board: Board | None = None
+) -> CollectedFile:
+    """Count the games of one file (or a lab folder's results) into ``counter``.
+
+    A file of move strings names no board: its games are of ``strings_board`` (by
+    default the counter's own; a server that counts a collection for every board it
+    serves says which board such files hold), passed over as games of another board
+    when the counter counts another."""
+    file_path = Path(path)
+    if file_path.is_dir() and (file_path / LAB_RESULTS).is_file():
+        file_path = file_path / LAB_RESULTS
+    found: Format = "move strings"
+    games = other = 0
+    for game in read_games(file_path):
+        found = game.format
+        board = game.board or strings_board or counter.board
+        if board != counter.board:
+            other += 1
+            continue
+        _add(counter, game.moves, game.where)
+        games += 1
+    return CollectedFile(os.fspath(file_path), found, games, other)
 
 
 def count_games_files(

@@ -1,0 +1,132 @@
+"""Mining puzzles from games: where the evaluation swings, keep what is a puzzle.
+
+Along a game, every position's moves are scored exactly
+(:func:`~connect4.review.exact_scores`). Where the move played changed the
+outcome (a win thrown to a draw or a loss, a draw thrown to a loss), two
+positions are candidates: the one before the move (find what the player
+missed) and the one after it (punish the mistake). Each is kept where it is a
+puzzle (:func:`~connect4.learn.puzzles.find_puzzle`); the same position met
+twice is one puzzle.
+
+Games come from games files (:func:`~connect4.learn.collection.read_games`:
+arena and lab results, move strings) or from self-play between players of
+mixed levels (:data:`DEFAULT_LEVELS`, any player specs of the registry): game
+``i`` of a run pairs two of them, picked and seeded from the run's seed and
+``i``, so a run is the same every time.
+
+>>> from connect4.core.games import Board
+>>> [p.solution for p in mine_game("4455661", Board(), "example")]  # red missed 3 and 7
+[]
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from connect4.core.errors import GameError
+from connect4.core.games import Board
+from connect4.core.limits import Limit
+from connect4.core.position import parse_column
+from connect4.learn.puzzles import Puzzle, PuzzleError, find_puzzle
+from connect4.review import exact_scores
+
+__all__ = [
+    "DEFAULT_LEVELS",
+    "Candidate",
+    "MiningError",
+    "candidates",
+    "mine_game",
+    "self_play_game",
+]
+
+DEFAULT_LEVELS: tuple[str, ...] = (
+    "perfect:level=easy",
+    "perfect:level=medium",
+    "alphabeta:level=easy",
+    "alphabeta:level=medium",
+    "mcts:level=easy",
+)
+"""The players self-play pairs by default: beatable levels, whose mistakes make puzzles."""
+
+
+class MiningError(PuzzleError):
+    """A game that cannot be mined: it does not replay on the board, or a bad player spec."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A position where the evaluation swung: the game's first ``ply`` moves."""
+
+    ply: int
+    moves: str
+
+
+def _outcome(score: int) -> int:
+    return (score > 0) - (score < 0)
+
+
+def candidates(moves: str, board: Board, limit: Limit | None = None) -> list[Candidate]:
+    """The positions of the game ``moves`` on ``board`` where the evaluation swings: before
+    and after each move that changed the mover's outcome (positions ``limit`` leaves
+    unsettled are passed over). A game that does not replay is a :class:`MiningError`.
+
+    >>> [c.moves for c in candidates("4455661", Board())]  # 1 throws the win away
+    ['445566', '4455661']
+    """
+    try:
+        game = board.new(moves)
+    except GameError as error:
+        raise MiningError(f"the game {moves!r} does not replay: {error}") from None
+    if game.kind != "connect4" or game.rules != "standard":
+        raise MiningError("puzzles are mined from Connect Four games of the standard rules")
+    found: list[Candidate] = []
+    replay = board.new()
+    for ply, token in enumerate(moves.strip()):
+        column = parse_column(token, board.width, ply + 1)
+        judged = exact_scores(replay, limit=limit)
+        played = judged.scores[column] if judged.complete else None
+        if played is not None:
+            best = max(s for s in judged.scores if s is not None)
+            if _outcome(played) < _outcome(best):
+                before = replay.moves
+                found += [c for c in (Candidate(ply, before), Candidate(ply + 1, before + token))
+                          if c not in found]  # fmt: skip
+        replay.play(column)
+    return found
+
+
+def mine_game(moves: str, board: Board, source: str, limit: Limit | None = None) -> list[Puzzle]:
+    """The puzzles of one game: its candidates that are puzzles, each position once, in
+    the order of the game; ``source`` is recorded in each (where the game came from)."""
+    found: dict[str, Puzzle] = {}
+    for candidate in candidates(moves, board, limit):
+        position = board.new(candidate.moves)
+        puzzle = find_puzzle(position, limit, source=source)
+        if puzzle is not None and puzzle.id not in found:
+            found[puzzle.id] = puzzle
+    return list(found.values())
+
+
+def self_play_game(index: int, levels: Sequence[str], seed: int, board: Board) -> tuple[str, str]:
+    """Game ``index`` of a self-play run: its moves and who played it (``A vs B``). The two
+    players are picked from ``levels`` and seeded from ``seed`` and ``index``."""
+    from connect4.players.base import PlayerContext
+    from connect4.players.match import play_match
+    from connect4.players.registry import PlayerSpecError, make_player
+
+    rng = random.Random(seed * 1_000_003 + index)
+    specs = [rng.choice(list(levels)) for _ in range(2)]
+    players = []
+    try:
+        for colour, spec in enumerate(specs):
+            context = PlayerContext(board, seed=rng.randrange(2**31) + colour)
+            players.append(make_player(spec, context))
+        record = play_match(board.new(), players)
+    except PlayerSpecError as error:
+        raise MiningError(str(error)) from None
+    finally:
+        for player in players:
+            player.close()
+    return record.moves, f"self-play {index}: {specs[0]} vs {specs[1]}"
