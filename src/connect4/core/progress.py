@@ -38,8 +38,17 @@ __all__ = ["Advance", "progress_bar", "progress_callback"]
 
 
 class Advance:
-    """How work moves its progress bar: ``advance(n)`` counts ``n`` more done,
-    ``advance.note(text)`` shows ``text``; a bar that is not shown ignores both.
+    """A progress bar with rate and ETA, and how work moves it: ``advance(n)`` counts
+    ``n`` more done, ``advance.note(text)`` shows ``text``; a bar that is not
+    ``show``n ignores both.
+
+    ``done`` of ``total`` are done before it starts (a resumed job's) and do not
+    count towards the rate. It draws on ``console`` (default: one on ``stream``,
+    else rich's on stdout), and is erased at the end if ``transient``. ``total``
+    ``None``: the note alone; ``lines``: notes printed as lines on ``stream``
+    (default stderr), one per ``every`` seconds at most. Used as a context manager
+    (:func:`progress_bar`) a bar with an end shows at once, and it stops drawing on
+    the way out.
 
     >>> advance = Advance()
     >>> advance(3), advance.note("loss 0.5")
@@ -51,10 +60,10 @@ class Advance:
         show: bool = False,
         total: int | None = None,
         done: int = 0,
-        label: str = "",
-        unit: str = "",
-        *,
+        label: str = "solving",
+        unit: str = "pos",
         console: Console | None = None,
+        *,
         transient: bool = False,
         lines: bool = False,
         stream: TextIO | None = None,
@@ -69,6 +78,14 @@ class Advance:
         self.start = time.perf_counter()
         self.count = 0
         self.last_line: float | None = None
+
+    def __enter__(self) -> Advance:
+        if self.show and not self.lines and self.total is not None:
+            self.draw()  # a bar with an end shows at once, the work done before included
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def __call__(self, n: int) -> None:
         if not self.show:
@@ -152,44 +169,8 @@ def _new_bar(
     return Progress(*columns, console=console, transient=transient)
 
 
-@contextlib.contextmanager
-def progress_bar(
-    show: bool,
-    total: int | None,
-    done: int = 0,
-    label: str = "solving",
-    unit: str = "pos",
-    console: Console | None = None,
-    *,
-    transient: bool = False,
-    lines: bool = False,
-    stream: TextIO | None = None,
-    every: float = 0.0,
-) -> Iterator[Advance]:
-    """A progress bar with rate and ETA, moved by the :class:`Advance` it gives (a bar
-    that is not ``show``n ignores it); ``done`` of ``total`` are done before it starts
-    (a resumed job's) and do not count towards the rate. It draws on ``console``
-    (default: one on ``stream``, else rich's on stdout), and is erased at the end if
-    ``transient``. ``total`` ``None``: the note alone; ``lines``: notes printed as
-    lines on ``stream`` (default stderr), one per ``every`` seconds at most."""
-    advance = Advance(
-        show,
-        total,
-        done,
-        label,
-        unit,
-        console=console,
-        transient=transient,
-        lines=lines,
-        stream=stream,
-        every=every,
-    )
-    if show and not lines and total is not None:
-        advance.draw()  # a bar with an end shows at once, the work done before included
-    try:
-        yield advance
-    finally:
-        advance.close()
+# ``with progress_bar(show, total, ...) as advance``: the bar, drawn for the block
+progress_bar = Advance
 
 
 @contextlib.contextmanager
