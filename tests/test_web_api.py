@@ -319,6 +319,7 @@ def test_openapi_docs(client: httpx.Client) -> None:
         "/solve",
         "/api/analyze",
         "/api/review",
+        "/api/practice",
         "/api/explore",
         "/api/threats",
         "/api/policy",
@@ -328,7 +329,8 @@ def test_openapi_docs(client: httpx.Client) -> None:
         "/api/info",
     }
     routes = (("/solve", "get"), ("/api/analyze", "get"), ("/api/review", "get"),
-              ("/api/explore", "get"), ("/api/move", "post"))  # fmt: skip
+              ("/api/practice", "get"), ("/api/explore", "get"),
+              ("/api/move", "post"))  # fmt: skip
     for path, method in routes:
         assert {"200", "400", "422", "503"} <= set(paths[path][method]["responses"]), path
     for path in ("/api/analyze", "/api/review", "/api/explore", "/api/threats"):  # one query

@@ -14,7 +14,7 @@ of an AI move and a review. The 0-based ``move`` of those two and a review's
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 import pydantic
 from pydantic import BaseModel, Field, JsonValue
@@ -230,6 +230,71 @@ class ThreatsResponse(BaseModel):
         description="the rule's sentence; null where no simple rule explains the verdict",
     )
     rule: ThreatRule | None = None
+
+
+class PracticeAnswer(BaseModel):
+    """One legal move of an exercise graded as the solver scores it: ``best`` (the best
+    score), ``right`` (the best outcome), ``better`` (better than the game's move, not
+    the best outcome) or ``wrong``, with the sentence that says so."""
+
+    move_number: int = Field(examples=[4], description="the move, 1-based as in move strings")
+    label: str = Field(examples=["4"], description="the move as written in move strings")
+    score: int = Field(description="Pons' score of the move, the mover's view")
+    score_text: str = Field(examples=["win in 20"])
+    grade: Literal["best", "right", "better", "wrong"]
+    right: bool = Field(description="the move keeps the best outcome (best or right)")
+    text: str = Field(examples=["right: 4 is the best move (win in 20)"])
+
+
+class PracticeSolution(BaseModel):
+    """An exercise's answer: the solver's move and the best line from the position."""
+
+    move_number: int = Field(examples=[4], description="the solver's move, 1-based")
+    label: str
+    score: int
+    score_text: str
+    line: str = Field(examples=["4444"], description="the best line, a move string")
+    complete: bool = Field(description="the line reaches the end (false: the time limit cut it)")
+    text: str = Field(examples=["the answer: 4 (win in 20); the best line: 4 4 4 4 …"])
+
+
+class PracticeExercise(BaseModel):
+    """One of the reviewed side's mistakes, blunders or missed wins as a question: the
+    position before the move, the game's move, every move's exact score and grade there,
+    and the answer."""
+
+    ply: int = Field(description="the ply of the game's move, from 1")
+    player: int = Field(description="1 = red / X (first player), 2 = yellow / O")
+    name: str = Field(examples=["red"])
+    position: str = Field(examples=["44"], description="the position before it, a move string")
+    move_number: int = Field(description="the game's move, 1-based")
+    label: str
+    kind: Literal["mistake", "blunder", "missed win"]
+    verdict: Literal["mistake", "blunder"]
+    missed_win: bool
+    question: str
+    scores: list[int | None] = Field(
+        description="every move's exact score there, the mover's view (null: not playable)"
+    )
+    best_score: int
+    played_score: int
+    best_move_numbers: list[int] = Field(description="the moves that keep the best score")
+    right_move_numbers: list[int] = Field(description="the moves that keep the best outcome")
+    answers: list[PracticeAnswer] = Field(description="every legal move graded, in board order")
+    solution: PracticeSolution
+
+
+class PracticeResponse(BaseModel):
+    """Practise your mistakes: the exercises of a reviewed game for the side(s) asked,
+    in the order played."""
+
+    pos: str = Field(examples=["4455"])
+    game: str = Field(examples=["connect4"])
+    width: int
+    height: int
+    rules: str
+    sides: list[int] = Field(description="whose moves: 1 (red / X), 2 (yellow / O)")
+    exercises: list[PracticeExercise]
 
 
 class MoveRequest(BaseModel):

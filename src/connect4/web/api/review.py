@@ -34,6 +34,14 @@ class ReviewRequests(Lanes):
 
         A game the solver cannot settle within the time limit is a 503, never a guess.
         """
+        result = await self.reviewed(pos, board, self.limit(), caller)
+        return ReviewResponse.model_validate(result.as_dict())
+
+    async def reviewed(
+        self, pos: str, board: Board, request: Limit, caller: Caller | None = None
+    ) -> Review:
+        """The review of the game ``pos`` within the ``request``'s limit, every move
+        proven (a 503 where one is not: never a guess)."""
         position = self.parse(pos, board)
         if position.rules != "standard":
             raise BadRequest(
@@ -42,7 +50,6 @@ class ReviewRequests(Lanes):
         time_limit = self.settings.time_limit
         # The review stops a little before the lane's own limit, so the answer says
         # how far it got rather than only that the time ran out.
-        request = self.limit()
         limit = request.tighter(REVIEW_SHARE * time_limit)
         await self.require_kernel(board, limit)
         gone = None if caller is None else caller.gone
@@ -64,7 +71,7 @@ class ReviewRequests(Lanes):
                 f"time limit exceeded: {len(unproven)} of {len(result.plies)} positions "
                 f"(from ply {unproven[0]}) were not solved within {time_limit:g} s"
             )
-        return ReviewResponse.model_validate(result.as_dict())
+        return result
 
     async def review_connect4(
         self, position: Position, limit: Limit, request: Limit, gone: Gone | None = None

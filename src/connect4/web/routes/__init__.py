@@ -2,16 +2,26 @@
 :class:`~connect4.web.api.Api` service object.
 
 >>> [router.tags for router in ROUTERS]
-[['solver'], ['review'], ['explore'], ['threats'], ['players'], ['server'], []]
+[['solver'], ['review'], ['practice'], ['explore'], ['threats'], ['players'], ['server'], []]
 """
 
 from __future__ import annotations
 
-from connect4.web.routes import explore, page, players, review, server, solver, threats
+from connect4.web.routes import (
+    explore,
+    page,
+    players,
+    practice,
+    review,
+    server,
+    solver,
+    threats,
+)
 
 ROUTERS = [
     solver.router,
     review.router,
+    practice.router,
     explore.router,
     threats.router,
     players.router,
