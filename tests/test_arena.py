@@ -425,7 +425,7 @@ def test_a_journal_of_another_tournament_or_not_a_journal_is_refused(tmp_path: P
     refused = run_cli(*args)
     assert refused.returncode == 2
     assert refused.stderr == (
-        f"error: {journal} is not a journal of connect4 (not a journal database): give "
+        f"error: {journal} is not a journal of connect4 (not an SQLite database): give "
         "--force to replace it, or delete it\n"
     )
     assert results.read_bytes() == before[0] and journal.read_text() == "my notes\n"

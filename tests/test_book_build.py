@@ -496,7 +496,7 @@ def test_a_file_in_the_journals_place_is_refused_unless_forced(tmp_path: Path) -
         refused = run_cli(*args, *extra)
         assert refused.returncode == 2
         assert refused.stderr == (
-            f"error: {journal} is not a journal of connect4 (not a journal database): give "
+            f"error: {journal} is not a journal of connect4 (not an SQLite database): give "
             "--force to replace it, or delete it\n"
         )
         assert journal.read_bytes() == b"my notes\n" and not out.exists()

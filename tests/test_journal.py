@@ -120,7 +120,9 @@ def test_an_unfinished_journal_needs_resume_or_force(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "why"),
     [
-        (b"a user's notes\n" * 40, "not a journal database"),
+        (b"a user's notes\n" * 40, "not an SQLite database"),
+        (b"\n", "not an SQLite database"),  # SQLite itself takes it for a new database
+        (bytes(4096), "not an SQLite database"),
         (None, "an SQLite database of another program"),
     ],
 )

@@ -53,6 +53,7 @@ from connect4.core.files import FileError, StrPath, check_output
 __all__ = ["Closing", "Journal", "JournalError", "journal_path"]
 
 APPLICATION_ID = 0x43344A4E  # "C4JN": SQLite's field naming the program whose file it is
+SQLITE_HEADER = b"SQLite format 3\x00"  # the first bytes of every SQLite database
 FORMAT = 1  # the tables' layout (SQLite's user_version)
 _SCHEMA = (
     "CREATE TABLE job (kind TEXT NOT NULL, identity TEXT NOT NULL)",
@@ -163,6 +164,10 @@ class Journal(Closing):
                 return None
         except FileNotFoundError:
             return None
+        with self._errors(), self.path.open("rb") as file:
+            header = file.read(len(SQLITE_HEADER))
+        if header != SQLITE_HEADER:  # SQLite would take a file of a byte or two for a new one
+            raise self._foreign("not an SQLite database")
         # read only, with no setting changed: a file that is not ours is left as it was
         with self._errors(), contextlib.closing(sqlite3.connect(self.path)) as db:
             (application,) = db.execute("PRAGMA application_id").fetchone()
@@ -320,8 +325,10 @@ class Journal(Closing):
             yield
         except sqlite3.DatabaseError as error:
             text = str(error)
-            if "not a database" in text or "no such table" in text:
-                raise self._foreign("not a journal database") from None
+            if "not a database" in text:
+                raise self._foreign("not an SQLite database") from None
+            if "no such table" in text:
+                raise self._foreign("its tables are missing") from None
             if "malformed" in text or "corrupt" in text:
                 raise JournalError(
                     f"journal {self.path} is damaged ({text}): give {{force}} to start over, "
