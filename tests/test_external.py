@@ -12,7 +12,7 @@ import pytest
 
 from connect4 import Position, TicTacToe
 from connect4.core.games import Board
-from connect4.core.limits import Limit, Worker, clock
+from connect4.core.limits import Limit, Worker
 from connect4.players import PlayerContext, PlayerSpecError, make_player
 from connect4.players.external import BotFault, ExternalPlayer, make_external, parse_command
 
@@ -131,7 +131,7 @@ def test_the_callers_stop_ends_the_wait_for_a_bot_that_never_gets_ready() -> Non
         while player.process is None and not thinking.done.is_set():
             time.sleep(0.01)  # until the bot runs
         limit.stop()
-        assert thinking.wait(clock() + FAILURE_WAIT), "the stop did not end the wait"
+        assert thinking.wait(Limit.within(FAILURE_WAIT)), "the stop did not end the wait"
         assert isinstance(thinking.error, BotFault) and thinking.error.reason == "timeout"
     finally:
         player.close()

@@ -482,7 +482,7 @@ class Mcts:
         any playout. ``complete`` is False when the limit stopped it first."""
         if game.is_over():
             raise ValueError("no move to search: the game is over")
-        if playouts is None and (limit is None or limit.deadline is None):
+        if playouts is None and (limit is None or not limit.timed()):
             playouts = DEFAULT_PLAYOUTS
         tree, reused = self._tree_for(game)
         start = time.perf_counter()

@@ -345,7 +345,7 @@ def _iterate(
     it has not measured yet; the deadline still ends it through the flag, which
     the limits' watcher sets once the guard expires."""
     total = result.stats
-    depths = _depths(game, limits, guard.deadline is not None)
+    depths = _depths(game, limits, guard.timed())
     for number, depth in enumerate(depths):
         node_limit = None if guard.nodes is None else max(guard.nodes - total.nodes, 1)
         timed = guard if number > 0 else guard.untimed()
@@ -366,7 +366,7 @@ def _iterate(
         result.pv = outcome.pv
         result.complete = True
         result.tree = outcome.tree
-        if is_mate(outcome.value) and guard.deadline is not None:
+        if is_mate(outcome.value) and guard.timed():
             break
         if guard.overdue():
             result.stopped = "time limit" if number + 1 < len(depths) else None

@@ -162,11 +162,30 @@ class Limit:
         """
         return replace(self, deadline=None, parent=None)
 
+    def timed(self) -> bool:
+        """True when a deadline bounds this limit (its own: a child's holds its parents').
+
+        >>> Limit.within(1.0).timed(), Limit(nodes=5).timed(), Limit.within(1.0).untimed().timed()
+        (True, False, False)
+        """
+        return self.deadline is not None
+
     def remaining(self) -> float | None:
         """Seconds left before the deadline (never negative), ``None`` without one."""
         if self.deadline is None:
             return None
         return max(0.0, self.deadline - clock())
+
+    def overrun(self, seconds: float) -> Limit:
+        """A limit ``seconds`` past this one's deadline (none without one), on a flag of
+        its own: how long to wait for work that may end a little after its deadline.
+
+        >>> limit = Limit(deadline=10.0)
+        >>> limit.overrun(0.5).deadline, Limit().overrun(0.5).timed()
+        (10.5, False)
+        """
+        deadline = None if self.deadline is None else self.deadline + seconds
+        return Limit(deadline, start=self.start)
 
     def tighter(self, seconds: float | None = None, *, nodes: int | None = None) -> Limit:
         """A child limit: the earlier of this deadline and ``seconds`` from now, the
@@ -456,11 +475,11 @@ class Worker(Generic[T]):
         self.thread = threading.Thread(target=run, name=name, daemon=True)
         self.thread.start()
 
-    def wait(self, until: float | None = None) -> bool:
-        """Wait in short slices until the work ends (True) or the :func:`clock` passes
-        ``until`` (False; ``None``: no end to the wait)."""
+    def wait(self, limit: Limit | None = None) -> bool:
+        """Wait in short slices until the work ends (True) or ``limit`` expires (False;
+        ``None``: no end to the wait)."""
         while not self.done.wait(WAIT_SLICE):
-            if until is not None and clock() > until:
+            if limit is not None and limit.expired():
                 return False
         return True
 

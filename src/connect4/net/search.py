@@ -221,7 +221,7 @@ class Puct:
         """
         if game.is_over():
             raise ValueError("no legal move: the game is over")
-        if playouts is None and (limit is None or limit.deadline is None):
+        if playouts is None and (limit is None or not limit.timed()):
             raise ValueError("a search needs playouts or a limit with a deadline")
         started = time.perf_counter()
         budget = limit.tighter() if limit is not None else Limit()

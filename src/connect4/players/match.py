@@ -77,9 +77,9 @@ def _wait(thinking: Worker[MoveChoice], limit: Limit, clock: float | None) -> bo
 
     A KeyboardInterrupt while waiting stops the thinking, gives it
     :data:`STOP_WAIT` seconds to end and is raised again."""
-    give_up = None if limit.deadline is None else limit.deadline + grace(clock or 0.0)
+    give_up = limit.overrun(grace(clock or 0.0) + ABANDON_SECONDS)
     try:
-        if thinking.wait(None if give_up is None else give_up + ABANDON_SECONDS):
+        if thinking.wait(give_up):
             return True
     except KeyboardInterrupt:
         limit.stop()

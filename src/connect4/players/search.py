@@ -21,7 +21,6 @@ as JSON in ``MoveChoice.tree`` (this runs the generic search, capped at
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 from connect4.classic.heuristics import get_heuristic, heuristic_names
@@ -115,12 +114,11 @@ class SearchPlayer(PlayerBase):
         self.record_tree = False
         self.tree_cap = 2000
 
-    def _caller_first(self, limit: Limit | None, started: float) -> bool:
-        """True when the caller's limit, not the player's own time, ends the search."""
-        if limit is None or limit.stopped():
-            return limit is not None
-        own = self.seconds
-        return limit.deadline is not None and (own is None or limit.deadline < started + own)
+    def _caller_first(self, limit: Limit | None) -> bool:
+        """True when the caller's deadline, not the player's own time, would end a
+        search started now."""
+        left = None if limit is None else limit.remaining()
+        return left is not None and (self.seconds is None or left < self.seconds)
 
     def warm_up(self) -> None:
         """Load (or compile) the compiled search this player runs, on both games it
@@ -149,7 +147,7 @@ class SearchPlayer(PlayerBase):
         finished iteration's move comes back with ``complete=False``; with no iteration
         finished the search raises :class:`~connect4.core.errors.BudgetExceeded`.
         """
-        started = time.perf_counter()
+        caller_first = self._caller_first(limit)
         own = limit
         if self.seconds is not None:
             own = (Limit() if limit is None else limit).tighter(self.seconds)
@@ -187,7 +185,8 @@ class SearchPlayer(PlayerBase):
             stats=stats,
             proven=True if value is not None and is_mate(value) else None,
             tree=tree,
-            complete=result.stopped is None or not self._caller_first(limit, started),
+            complete=result.stopped is None
+            or not (caller_first or (limit is not None and limit.stopped())),
         )
 
 

@@ -147,7 +147,7 @@ def repeatable(limit: Limit | None) -> bool:
     >>> repeatable(None), repeatable(Limit(nodes=5)), repeatable(Limit.within(10.0))
     (True, True, False)
     """
-    return limit is None or (limit.deadline is None and not limit.expired())
+    return limit is None or (not limit.timed() and not limit.expired())
 
 
 def _connect4_scores(

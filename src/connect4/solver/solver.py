@@ -562,20 +562,20 @@ class Solver:
         start = clock()
         mem[NODES] = 0
         cap = (1 << 62) if budget.nodes is None else max(0, int(budget.nodes))
-        deadline = budget.deadline
+        timed = budget.timed()
         chunk = 1 << 16  # nodes before the first clock check when a time limit is set
         while True:
-            mem[LIMIT] = cap if deadline is None else min(cap, int(mem[NODES]) + chunk)
+            mem[LIMIT] = min(cap, int(mem[NODES]) + chunk) if timed else cap
             mem[ABORT] = 0
             result = search(mem)
             nodes = int(mem[NODES])
             if not mem[ABORT]:
                 return result, True, nodes
-            now = clock()
-            if nodes >= cap or deadline is None or now >= deadline or self._stopped():
+            now, left = clock(), budget.remaining()
+            if nodes >= cap or left is None or left <= 0.0 or self._stopped():
                 return result, False, nodes
             rate = nodes / max(now - start, 1e-6)
-            chunk = max(1 << 16, int(rate * min(0.1, deadline - now)))
+            chunk = max(1 << 16, int(rate * min(0.1, left)))
 
     def _probe(
         self,
