@@ -16,7 +16,7 @@ the games, each position once.
 ...     report = generate_puzzles(folder / "p.jsonl", files=[folder / "games.txt"],
 ...                               executor=pool, progress=False)
 >>> report.games, report.puzzles
-(1, 0)
+(1, 1)
 """
 
 from __future__ import annotations

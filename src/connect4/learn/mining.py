@@ -15,8 +15,8 @@ mixed levels (:data:`DEFAULT_LEVELS`, any player specs of the registry): game
 ``i``, so a run is the same every time.
 
 >>> from connect4.core.games import Board
->>> [p.solution for p in mine_game("4455661", Board(), "example")]  # red missed 3 and 7
-[]
+>>> [(p.position, p.solution) for p in mine_game("4455661", Board(), "example")]
+[('44', '444')]
 """
 
 from __future__ import annotations
@@ -72,8 +72,8 @@ def candidates(moves: str, board: Board, limit: Limit | None = None) -> list[Can
     and after each move that changed the mover's outcome (positions ``limit`` leaves
     unsettled are passed over). A game that does not replay is a :class:`MiningError`.
 
-    >>> [c.moves for c in candidates("4455661", Board())]  # 1 throws the win away
-    ['445566', '4455661']
+    >>> [c.moves for c in candidates("4455661", Board())]  # red's 5 throws the win away
+    ['44', '445', '4455']
     """
     try:
         game = board.new(moves)

@@ -31,12 +31,11 @@ Themes are tagged from the exact scores and the threat map's rules
 (:mod:`connect4.learn.threats`), see :data:`THEMES`.
 
 >>> from connect4 import Position
->>> found = find_puzzle(Position.from_moves("4455"))  # red to move: 3 or 6 both win
->>> found is None
+>>> find_puzzle(Position.from_moves("4455")) is None  # red to move: 3 or 6 both win
 True
->>> found = find_puzzle(Position.from_moves("44556"))  # yellow must block the 1-2-3 at once
->>> found.solution, found.outcome, found.trivial
-('3', 'loss', True)
+>>> found = find_puzzle(Position.from_moves("36777454272212734247"))  # a four in column 3
+>>> found.solution, found.outcome, found.trivial, found.rating
+('3', 'win', True, 400)
 """
 
 from __future__ import annotations
