@@ -6,13 +6,18 @@ review."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
 from connect4.core.games import Board
-from connect4.learn.practice import exercises, parse_sides
+from connect4.learn.practice import Practice, exercises, parse_sides
 from connect4.review import review
+from tests.browser_helpers import open_page, tab_at
+from tests.test_web_browser import DESKTOP, PHONE, shoot
 from tests.web_helpers import error_of, live_client
 
 
@@ -105,3 +110,160 @@ def test_a_game_not_settled_within_the_time_limit_is_a_503() -> None:
     with live_client(threads=1, time_limit=2.0, warm_up=False) as http:
         slow = http.get("/api/practice", params={"pos": "1", "width": 8, "height": 7})
         assert "not solved within 2 s" in error_of(slow, 503)
+
+
+# ---------------------------------------------------------------- the page
+SCREEN = {"desktop": DESKTOP, "phone": PHONE}
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+@pytest.fixture(params=["desktop", "phone"])
+def screen(request: pytest.FixtureRequest, browser: Any, web_url: str) -> Iterator[Any]:
+    """A tab at 1280x800 and at 390x844."""
+    yield from tab_at(browser, web_url, SCREEN[request.param])
+
+
+def marks(page: Any) -> dict[str, tuple[str, str, str]]:
+    """The threat marks on the board: cell (0-based column, row) -> side, state, parity."""
+    found = page.eval_on_selector_all(
+        "#board .threat",
+        "(all) => all.map((m) => [m.parentElement.dataset.cell, m.dataset.threat,"
+        " m.dataset.state, m.querySelector('small').textContent])",
+    )
+    return {cell: (side, state, parity) for cell, side, state, parity in found}
+
+
+def api_marks(client: httpx.Client, pos: str) -> dict[str, tuple[str, str, str]]:
+    """What the marks must be: GET /api/threats's cells, a cell of both sides' once."""
+    body = client.get("/api/threats", params={"pos": pos}).json()
+    expected: dict[str, tuple[str, str, str]] = {}
+    for side in ("red", "yellow"):
+        for t in body[side]:
+            state = "playable" if t["playable"] else "later" if t["live"] else "dead"
+            key = f"{t['column'] - 1},{t['row'] - 1}"
+            parity = "odd" if t["odd"] else "even"
+            seen = expected.get(key)
+            expected[key] = ("both", seen[1], parity) if seen else (side, state, parity)
+    return expected
+
+
+def wait_marks(page: Any, client: httpx.Client, pos: str) -> None:
+    """Wait until the board shows ``pos`` with the API's marks, then check them."""
+    page.wait_for_function(f"() => document.getElementById('pos-text').textContent === {pos!r}")
+    page.wait_for_selector("#threats .threat-why")
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('#board .threat').length === n",
+        arg=len(api_marks(client, pos)),
+    )
+    assert marks(page) == api_marks(client, pos)
+
+
+# 44556: red's double threat; 42754275344314: yellow's claimeven (a threat on row 4);
+# 553635335475464111: threats playable now, later and dead; 4453: no simple rule.
+@pytest.mark.browser
+def test_the_threat_map_marks_the_apis_cells_and_follows_the_board(
+    screen: Any, client: httpx.Client
+) -> None:
+    states = set()
+    for pos in ("44556", "42754275344314", "553635335475464111", "4453"):
+        open_page(screen, f"?pos={pos}&p1=human&p2=human")
+        screen.check("#show-threats")
+        wait_marks(screen, client, pos)
+        states |= {state for _, state, _ in marks(screen).values()}
+        why = client.get("/api/threats", params={"pos": pos}).json()["explanation"]
+        text = str(screen.text_content("#threats .threat-why"))
+        assert text == (
+            f"Why: {why}" if why else "Why: no simple rule explains this. Show the solver's line"
+        )
+    assert states == {"playable", "later", "dead"}
+    line = client.get("/api/explore", params={"pos": "4453"}).json()
+    screen.click("#threat-line")  # no rule: the solver's line on request
+    screen.wait_for_selector(f"#threats .threat-solver-line:has-text('{line['line']}')")
+    screen.click("[data-col='2']")  # a move: the marks follow it
+    wait_marks(screen, client, "44533")
+    screen.click("#undo")  # and an undo
+    wait_marks(screen, client, "4453")
+    assert screen.is_visible("#threats .threat-legend li")
+    assert screen.evaluate("document.documentElement.scrollWidth") <= screen.viewport_size["width"]
+    screen.uncheck("#show-threats")
+    assert screen.locator("#board .threat").count() == 0 and screen.is_hidden("#threats")
+
+
+def review_4455(page: Any, side: str) -> None:
+    """The hand-made 4455 reviewed, practice started for ``side`` (1, 2 or both)."""
+    open_page(page, "?pos=4455&p1=human&p2=human&review=1")
+    page.wait_for_selector("#review-panel", state="visible")
+    page.wait_for_selector("#practice-start:enabled")
+    page.select_option("#practice-side", side)
+    page.click("#practice-start")
+    page.wait_for_selector("#practice .practice-head, #practice .practice-summary")
+
+
+def grade_text(page: Any) -> str:
+    return str(page.text_content("#practice .practice-grade"))
+
+
+@pytest.mark.browser
+def test_practice_grades_answers_as_the_library_and_ends_with_a_summary(screen: Any) -> None:
+    # 4455: red's 5 (ply 3) and yellow's 5 (ply 4) each threw a win away
+    red, yellow = exercises(review("4455"))
+    review_4455(screen, "both")
+    assert screen.text_content("#pos-text") == "44"  # the position before red's 5
+    assert "Exercise 1 of 2" in str(screen.text_content("#practice .practice-head"))
+    assert screen.locator("#board .hint-best").count() == 0  # the answer is not given away
+    screen.click("#board [data-col='0']")  # a wrong answer
+    screen.wait_for_selector("#practice .practice-grade.grade-wrong")
+    assert grade_text(screen) == red.grade(0).text
+    screen.click("#board [data-col='3']")  # the right one
+    screen.wait_for_selector("#practice .practice-grade.grade-best")
+    assert grade_text(screen) == red.grade(3).text
+    assert screen.get_attribute("#board .hint-best", "data-col") == "3"
+    screen.click("#practice-next")
+    screen.wait_for_function("() => document.getElementById('pos-text').textContent === '445'")
+    screen.click("#practice-reveal")  # yellow's exercise: the answer revealed
+    screen.wait_for_selector("#practice .practice-solution")
+    assert screen.text_content("#practice .practice-solution") == yellow.solution().text
+    screen.click("#practice-next")  # "Finish"
+    screen.wait_for_selector("#practice .practice-summary")
+    same = Practice.of(review("4455"))  # the same answers in the library
+    same.answer(0), same.answer(3), same.reveal()
+    summary = f"Practice over. {same.summary().line()}."
+    assert summary.endswith("0 right first time, 1 right after retries, 1 revealed, 0 skipped.")
+    assert screen.text_content("#practice .practice-summary") == summary
+    assert screen.evaluate("document.documentElement.scrollWidth") <= screen.viewport_size["width"]
+    screen.click("#practice-close")
+    assert screen.is_hidden("#practice")
+
+
+@pytest.mark.browser
+def test_practice_of_one_side_and_a_step_away_ends_it(page: Any) -> None:
+    review_4455(page, "1")
+    assert "Exercise 1 of 1" in str(page.text_content("#practice .practice-head"))
+    page.click("#board [data-col='3']")
+    page.wait_for_selector("#practice .practice-grade.grade-best")
+    page.click("#practice-next")
+    page.wait_for_selector("#practice .practice-summary")
+    assert "1 exercise: 1 right first time" in str(page.text_content("#practice"))
+    review_4455(page, "1")
+    page.keyboard.press("End")  # stepping away from the exercise leaves the practice
+    page.wait_for_selector("#practice .practice-summary")
+    left = Practice.of(review("4455"), (1,)).summary().line()  # nothing answered
+    assert left.endswith("1 not reached") and left in str(page.text_content("#practice"))
+    page.click("#board [data-col='0']")  # the board plays again
+    page.wait_for_function("() => document.getElementById('pos-text').textContent === '44551'")
+
+
+@pytest.mark.browser
+def test_threats_and_practice_screenshots_for_the_docs(
+    browser: Any, web_url: str, tmp_path: Path
+) -> None:
+    """docs/threats.png and docs/practice.png (to docs/ with CONNECT4_UPDATE_SCREENSHOT=1)."""
+    for tab in tab_at(browser, web_url, DESKTOP):
+        open_page(tab, "?pos=42754275344314&p1=human&p2=human")
+        tab.check("#show-threats")
+        tab.wait_for_selector("#threats .threat-why")
+        assert shoot(tab, DOCS / "threats.png", tmp_path).stat().st_size > 10_000
+        review_4455(tab, "both")
+        tab.click("#board [data-col='2']")
+        tab.wait_for_selector("#practice .practice-grade")
+        assert shoot(tab, DOCS / "practice.png", tmp_path).stat().st_size > 10_000

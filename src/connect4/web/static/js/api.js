@@ -79,6 +79,22 @@ export function requestReview(game, moves) {
   return deepJson(`/api/review?${params}`);
 }
 
+// Each side's threats and the rule, if one, that explains the verdict: GET /api/threats
+// (answered at once: no solver).
+export function requestThreats(game, moves) {
+  const params = new URLSearchParams({ pos: moves, width: game.width, height: game.height, rules: game.rules });
+  return getJson(`/api/threats?${params}`);
+}
+
+// A reviewed game's mistakes as exercises, every answer graded by the server:
+// GET /api/practice (`side`: red, yellow, x, o or both).
+export function requestPractice(game, moves, side) {
+  const params = new URLSearchParams({
+    pos: moves, side, game: game.kind, width: game.width, height: game.height, rules: game.rules,
+  });
+  return deepJson(`/api/practice?${params}`);
+}
+
 async function loadFacts() {
   try {
     const [info, players] = await Promise.all([getJson("/api/info"), getJson("/api/players")]);

@@ -3,7 +3,7 @@
 // URL: ?pos=4453), replays it locally to draw the board, and asks the server
 // for AI moves (POST /api/move) and solutions (GET /api/analyze).
 // This module owns the page's one mutable state and the controls that change it.
-import { facts, gameFacts, requestMove, requestReview } from "./api.js";
+import { facts, gameFacts, requestMove, requestPractice, requestReview } from "./api.js";
 import { drawBoard } from "./board.js";
 import { keysHelp, moveForKey, stepFocus } from "./keys.js";
 import { clampSpec, defaultAi, fillKinds, fillOptions, isHuman, kindInfo, playerSpec, setSpec, specProblem } from "./players.js";
@@ -12,6 +12,8 @@ import { drawGraph, drawLegend, drawMoveList, drawSummary, hintText, hintsAt, ag
 import { label, legal, replay } from "./rules.js";
 import { showSolution } from "./solution.js";
 import { showExplorer } from "./explorer.js";
+import { showThreats } from "./threats.js";
+import { currentExercise, drawPractice, grade, hidesAnswers, leave, newSession, next, practiceHints, reveal } from "./practice.js";
 import { clearAiPanel, showStats, showTree } from "./tree.js";
 
 const state = {
@@ -31,6 +33,8 @@ const state = {
   reviewing: 0,     // the review request in flight (0: none); a newer one drops older answers
   reviewError: "",
   keyFocus: null,   // the board's move that had the keyboard's focus, given back after a redraw
+  practice: null,   // "Practise your mistakes": the session (practice.js), or null
+  practising: 0,    // the practice request in flight (0: none)
 };
 
 const $ = (id) => document.getElementById(id);
@@ -52,7 +56,8 @@ function render() {
   const game = currentGame();
   const board = replay(game, state.moves);
   const boardEl = $("board");
-  const hints = board.error ? null : hintsAt(state.review, line(), state.moves.length);
+  const exercise = practiceExercise();
+  const hints = board.error ? null : exercise ? practiceHints(state.practice) : hintsAt(state.review, line(), state.moves.length);
   sizeBoardPanel(game);
   drawBoard(boardEl, game, board, {
     legal: (move) => legal(game, board, move),
@@ -60,10 +65,11 @@ function render() {
     animate: state.lastDrop === board.ply,
     hints,
   });
-  $("review-hint").hidden = !hints;
-  $("review-hint").textContent = hints ? hintText(game, hints) : "";
+  const reviewHint = hints && !exercise;  // an exercise's marks speak in its panel
+  $("review-hint").hidden = !reviewHint;
+  $("review-hint").textContent = reviewHint ? hintText(game, hints) : "";
   renderMoves(game);
-  boardEl.classList.toggle("blocked", state.thinking || board.over || !isHuman(board.toMove));
+  boardEl.classList.toggle("blocked", state.thinking || board.over || (!isHuman(board.toMove) && !exercise));
   restoreKeyFocus(boardEl);
   state.lastDrop = null;
 
@@ -95,8 +101,11 @@ function render() {
   const request = ++state.solutionRequest;
   const moves = state.moves;
   const current = () => request === state.solutionRequest && moves === state.moves;
-  showSolution(game, board, moves, $("show-solution").checked, current);
-  showExplorer(game, board, moves, $("show-explorer").checked, current, humanMove);
+  const hide = hidesAnswers(state.practice);  // an exercise asked: no score gives it away
+  showSolution(game, board, moves, $("show-solution").checked && !hide, current);
+  showExplorer(game, board, moves, $("show-explorer").checked && !hide, current, humanMove);
+  showThreats(game, board, moves, $("show-threats").checked, current);
+  drawPractice(game, state.practice, PRACTICE_ACTIONS);
   return board;
 }
 
@@ -122,6 +131,7 @@ function renderMoves(game) {
   const full = line();
   drawMoveList($("move-list"), game, full, state.moves.length, state.review, jumpTo);
   $("review").disabled = full.length === 0 || state.reviewing !== 0;
+  $("practice-start").disabled = !state.review || state.review.moves !== full || state.practising !== 0;
   const status = $("review-status");
   const stale = state.review && state.review.moves !== full;
   let text = "";
@@ -172,6 +182,10 @@ function showError(message) {
 
 // ------------------------------------------------------------------ moves
 function humanMove(move) {
+  if (practiceExercise()) {  // an answer to the exercise on the board: the server's grade
+    if (grade(state.practice, move)) render();
+    return;
+  }
   const game = currentGame();
   const board = replay(game, state.moves);
   if (state.thinking || board.over || !isHuman(board.toMove) || !legal(game, board, move)) return;
@@ -303,6 +317,7 @@ async function startReview() {
     const answer = await requestReview(game, moves);
     if (request !== state.reviewing) return;
     state.review = answer;
+    $("practice-side").value = defaultPracticeSide();
   } catch (error) {
     if (request !== state.reviewing) return;
     state.reviewError = error.message;
@@ -313,9 +328,64 @@ async function startReview() {
 }
 
 function forgetReview() {
+  state.practice = null;
+  state.practising = 0;
   state.review = null;
   state.reviewing = 0;
   state.reviewError = "";
+}
+
+// ------------------------------------------------------------------ practice
+// The exercise asked on the board now; a position stepped away from ends the practice.
+function practiceExercise() {
+  const exercise = currentExercise(state.practice);
+  if (exercise && state.moves !== exercise.position) leave(state.practice);
+  return currentExercise(state.practice);
+}
+
+// The reviewed side's mistakes as exercises, from the server; the board goes to the first.
+async function startPractice() {
+  const game = currentGame();
+  const side = $("practice-side").value;
+  const request = (state.practising = Date.now() + Math.random());
+  const box = $("practice");
+  box.hidden = false;
+  box.replaceChildren("Preparing the exercises…");
+  renderMoves(game);
+  try {
+    const answer = await requestPractice(game, state.review.moves, side);
+    if (request !== state.practising) return;
+    const name = side === "both" ? "either side" : game.sides[Number(side) - 1];
+    state.practice = newSession(answer, name);
+    showError("");
+  } catch (error) {
+    if (request !== state.practising) return;
+    showError(`Practice failed: ${error.message}`);
+  }
+  state.practising = 0;
+  showExercise();
+}
+
+// The board at the exercise's position (the game's moves after it kept), or as it is.
+function showExercise() {
+  const exercise = currentExercise(state.practice);
+  if (exercise) {
+    jumpTo(exercise.position.length);
+    $("board-wrap").scrollIntoView({ block: "nearest" });
+  } else render();
+}
+
+const PRACTICE_ACTIONS = {
+  reveal: () => { reveal(state.practice); render(); },
+  next: () => { next(state.practice); showExercise(); },
+  stop: () => { leave(state.practice); render(); },
+  close: () => { state.practice = null; render(); },
+};
+
+// The side a practice asks about first: the one human against an AI, else both.
+function defaultPracticeSide() {
+  const humans = [1, 2].filter((side) => isHuman(side));
+  return humans.length === 1 ? String(humans[0]) : "both";
 }
 
 function cancelThinking() {
@@ -420,6 +490,7 @@ function syncControls() {
   $("size-label").hidden = !c4;
   const names = gameFacts(state.game).sides;
   document.querySelectorAll(".side-name").forEach((el, i) => { el.textContent = names[i]; });
+  $("practice-side").replaceChildren(new Option("both sides", "both"), new Option(names[0], "1"), new Option(names[1], "2"));
   document.querySelectorAll(".disc-icon").forEach((el) => el.classList.toggle("ttt", !c4));
 }
 
@@ -484,6 +555,8 @@ function start() {
   preference($("show-solution"), "hints");
   $("show-solution").addEventListener("change", () => render());
   $("show-explorer").addEventListener("change", () => render());
+  $("show-threats").addEventListener("change", () => render());
+  $("practice-start").addEventListener("click", startPractice);
   bindAppearance($("patterns"), $("big-text"));
   $("two-humans").addEventListener("click", twoHumans);
   // A phone shows the board first: the settings fold away (their summary stays).
