@@ -237,10 +237,16 @@ def test_practice_grades_answers_as_the_library_and_ends_with_a_summary(screen: 
 
 @pytest.mark.browser
 def test_practice_of_one_side_and_a_step_away_ends_it(page: Any) -> None:
+    open_page(page, "?pos=4455&p1=human&p2=alphabeta&review=1")
+    page.wait_for_selector("#practice-start:enabled")
+    assert page.input_value("#practice-side") == "1"  # the human against an AI, first
+    page.check("#show-solution")
     review_4455(page, "1")
     assert "Exercise 1 of 1" in str(page.text_content("#practice .practice-head"))
+    assert page.is_hidden("#solution")  # no score gives the answer away
     page.click("#board [data-col='3']")
     page.wait_for_selector("#practice .practice-grade.grade-best")
+    page.wait_for_selector("#solution .score.best")  # answered: the scores are back
     page.click("#practice-next")
     page.wait_for_selector("#practice .practice-summary")
     assert "1 exercise: 1 right first time" in str(page.text_content("#practice"))

@@ -81,7 +81,7 @@ function render() {
     status = board.winner ? `${names[board.winner - 1]} wins${score}!` : `Draw${score}.`;
   } else {
     const who = names[board.toMove - 1];
-    const spec = playerSpec(board.toMove);
+    const spec = exercise ? "human" : playerSpec(board.toMove);  // an exercise: the user answers
     status = spec === "human" ? `${who} to move — click a ${game.kind === "tictactoe" ? "cell" : "column"}.` : `${who} (${spec}) to move.`;
     if (board.score) status += ` Fours so far: ${board.score[0]}–${board.score[1]}.`;
   }
