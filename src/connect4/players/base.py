@@ -9,14 +9,23 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol, TypedDict
+from typing import Protocol, TypedDict, overload
 
 from connect4.classic.results import SearchTree
 from connect4.core.game import Game
 from connect4.core.games import DEFAULT_BOARD, Board
 from connect4.core.limits import Limit
 
-__all__ = ["ColumnStats", "MoveChoice", "MoveStats", "Player", "PlayerBase", "PlayerContext"]
+__all__ = [
+    "ColumnStats",
+    "MoveChoice",
+    "MoveStats",
+    "Player",
+    "PlayerBase",
+    "PlayerContext",
+    "complete_within",
+    "within_caller",
+]
 
 
 class ColumnStats(TypedDict):
@@ -109,6 +118,24 @@ class Player(Protocol):
         """Attach (or stop attaching) the explored search tree to each choice; False
         when this player records no tree."""
         ...
+
+
+@overload
+def within_caller(limit: Limit | None, seconds: float) -> Limit: ...
+@overload
+def within_caller(limit: Limit | None, seconds: float | None) -> Limit | None: ...
+def within_caller(limit: Limit | None, seconds: float | None) -> Limit | None:
+    """A player's own time, ``seconds`` from now, within the caller's ``limit``
+    (stopped with it); ``seconds`` ``None``: the caller's limit as it is."""
+    if seconds is None:
+        return limit
+    return (Limit() if limit is None else limit).tighter(seconds)
+
+
+def complete_within(complete: bool, limit: Limit | None) -> bool:
+    """A move's ``complete``: a search that the player's own time ended is complete;
+    one that the caller's ``limit`` cut short (it expired) is not."""
+    return complete or limit is None or not limit.expired()
 
 
 class PlayerBase:

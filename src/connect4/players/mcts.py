@@ -30,7 +30,15 @@ from connect4.classic.mcts import DEFAULT_C, DEFAULT_PLAYOUTS, PLAYOUT_POLICIES,
 from connect4.classic.tree import mcts_tree_of
 from connect4.core.game import Game
 from connect4.core.limits import Limit
-from connect4.players.base import ColumnStats, MoveChoice, MoveStats, PlayerBase, PlayerContext
+from connect4.players.base import (
+    ColumnStats,
+    MoveChoice,
+    MoveStats,
+    PlayerBase,
+    PlayerContext,
+    complete_within,
+    within_caller,
+)
 from connect4.players.options import (
     Option,
     level_option,
@@ -86,12 +94,9 @@ class MctsPlayer(PlayerBase):
         (``complete=False``)."""
         if self.one_off:
             self.mcts.forget()
-        own = limit  # its own time per move, within the caller's limit
-        if self.seconds is not None:
-            own = (Limit() if limit is None else limit).tighter(self.seconds)
+        own = within_caller(limit, self.seconds)  # its own time per move
         result = self.mcts.search(game, playouts=self.playouts, limit=own)
-        # its own time is a complete search; the caller's limit cutting it short is not
-        complete = result.complete or limit is None or not limit.expired()
+        complete = complete_within(result.complete, limit)
         stats = MoveStats(
             playouts=result.playouts,
             playouts_per_second=round(result.playouts_per_second),

@@ -39,7 +39,15 @@ from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.net.model import Network, NetworkError, load_network, shipped_network
 from connect4.net.search import DEFAULT_C, Puct
-from connect4.players.base import ColumnStats, MoveChoice, MoveStats, PlayerBase, PlayerContext
+from connect4.players.base import (
+    ColumnStats,
+    MoveChoice,
+    MoveStats,
+    PlayerBase,
+    PlayerContext,
+    complete_within,
+    within_caller,
+)
 from connect4.players.options import (
     Option,
     level_option,
@@ -129,12 +137,9 @@ class NetPlayer(PlayerBase):
             self.rng = random.Random(self.seed)
         if self.playouts is None and self.seconds is None:
             return self._raw(position)
-        own = limit  # its own time per move, within the caller's limit
-        if self.seconds is not None:
-            own = (Limit() if limit is None else limit).tighter(self.seconds)
+        own = within_caller(limit, self.seconds)  # its own time per move
         result = self.search.search(position, playouts=self.playouts, limit=own)
-        # its own time is a complete search; the caller's limit cutting it short is not
-        complete = result.complete or limit is None or not limit.expired()
+        complete = complete_within(result.complete, limit)
         stats = MoveStats(
             playouts=result.playouts,
             playouts_per_second=round(result.playouts_per_second),

@@ -39,7 +39,7 @@ from connect4.core.game import Game
 from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.core.score import loss_score, pick_best, win_score
-from connect4.players.base import MoveChoice, MoveStats, PlayerBase, PlayerContext
+from connect4.players.base import MoveChoice, MoveStats, PlayerBase, PlayerContext, within_caller
 from connect4.players.options import level_option, seed_option, time_option
 from connect4.players.registry import PlayerKind, PlayerSpecError
 from connect4.solver import DEFAULT_BOOK, Solver, SolverError, warm_up
@@ -348,7 +348,7 @@ class PerfectPlayer(PlayerBase):
         seconds = self.seconds if left is None else min(self.seconds, left)
         # the move's time (all but a last 5% to answer in), under the caller's limit,
         # and the solver's share of it; the fallback search has what the solver left
-        move_limit = (Limit() if limit is None else limit).tighter(FALLBACK_END * seconds)
+        move_limit = within_caller(limit, FALLBACK_END * seconds)
         own = move_limit.tighter(SOLVER_SHARE * seconds)
         board = Position.of(game)  # left as it is; the searches work on a copy
         position = board.copy()
@@ -437,7 +437,7 @@ class PerfectPlayer(PlayerBase):
         else:
             # what the move's time has left, but at least a few milliseconds of search
             left = max(move_limit.remaining() or 0.0, LEAST_SEARCH_SECONDS)
-            own = (Limit() if limit is None else limit).tighter(left)
+            own = within_caller(limit, left)
             result = search(game.copy(), tt=True, limit=own)
             move = result.move if result.move is not None else game.legal_moves()[0]
             value = result.value

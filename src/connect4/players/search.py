@@ -30,7 +30,14 @@ from connect4.core.game import Game
 from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.core.tictactoe import TicTacToe
-from connect4.players.base import MoveChoice, MoveStats, Player, PlayerBase, PlayerContext
+from connect4.players.base import (
+    MoveChoice,
+    MoveStats,
+    Player,
+    PlayerBase,
+    PlayerContext,
+    within_caller,
+)
 from connect4.players.options import (
     Option,
     level_option,
@@ -148,9 +155,7 @@ class SearchPlayer(PlayerBase):
         finished the search raises :class:`~connect4.core.errors.BudgetExceeded`.
         """
         caller_first = self._caller_first(limit)
-        own = limit
-        if self.seconds is not None:
-            own = (Limit() if limit is None else limit).tighter(self.seconds)
+        own = within_caller(limit, self.seconds)
         result = search(
             game.copy(),
             limits=self.limits,
