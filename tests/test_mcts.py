@@ -237,7 +237,7 @@ def test_time_limit_and_bad_requests() -> None:
     assert result.playouts > 0 and result.move in range(7)
     with pytest.raises(ValueError, match="game is over"):
         Mcts().search(Position.from_moves("4455667"), playouts=10)
-    with pytest.raises(ValueError, match="random or heuristic"):
+    with pytest.raises(ValueError, match=r"playout 'smart': choose one of random, heuristic"):
         Mcts(playout="smart")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"numba MCTS engine handles boards of up to 63 bits"):
         Mcts(engine="numba").search(Position(8, 7), playouts=10)

@@ -56,6 +56,7 @@ from connect4.classic.node import (
     windows_score,
 )
 from connect4.core.bits import MAX_BOARD_BITS
+from connect4.core.errors import unknown_choice
 from connect4.core.game import Game, GameKind
 from connect4.core.position import board_mask, bottom_mask
 from connect4.core.tictactoe import FULL, LINES
@@ -479,9 +480,7 @@ def get_heuristic(name: str, game: str = "connect4") -> Heuristic:
 windows, windows/mollerhoj, windows/zer0lose, windows/report, cell-weights
     """
     if name not in HEURISTICS:
-        raise ValueError(
-            f"unknown heuristic {name!r}: choose one of {', '.join(heuristic_names(game))}"
-        )
+        raise ValueError(unknown_choice("heuristic", name, heuristic_names(game)))
     heuristic = HEURISTICS[name]
     if game not in heuristic.games:
         raise ValueError(

@@ -64,7 +64,7 @@ from connect4.classic.mctsboard import (
 )
 from connect4.classic.results import note_python_engine
 from connect4.core.bits import SIGNED_WORD_BITS, check_word_board
-from connect4.core.errors import BudgetExceeded
+from connect4.core.errors import BudgetExceeded, unknown_choice
 from connect4.core.game import Game
 from connect4.core.limits import Limit
 
@@ -390,9 +390,9 @@ class Mcts:
         max_tree_nodes: int = MAX_NODES,
     ) -> None:
         if playout not in PLAYOUT_POLICIES:
-            raise ValueError(f"unknown playout {playout!r}: choose random or heuristic")
+            raise ValueError(unknown_choice("playout", playout, PLAYOUT_POLICIES))
         if engine not in ENGINES:
-            raise ValueError(f"unknown engine {engine!r}: choose auto, numba or python")
+            raise ValueError(unknown_choice("engine", engine, ENGINES))
         self.c = c
         self.solver = solver
         self.playout = playout

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Literal, NotRequired, Protocol, TypedDict
 
 from connect4.core.bits import SIGNED_WORD_BITS, board_bits
+from connect4.core.errors import unknown_choice
 from connect4.core.game import Game, GameKind
 from connect4.core.limits import Limit
 from connect4.core.score import MATE, is_mate as is_mate
@@ -54,9 +55,9 @@ def note_python_engine(game: Game, engine: str) -> None:
 def check_options(algorithm: str, ordering: str) -> None:
     """Raise a ``ValueError`` naming the valid choices for an unknown option."""
     if algorithm not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {algorithm!r}: choose one of {', '.join(ALGORITHMS)}")
+        raise ValueError(unknown_choice("algorithm", algorithm, ALGORITHMS))
     if ordering not in ORDERINGS:
-        raise ValueError(f"unknown ordering {ordering!r}: choose one of {', '.join(ORDERINGS)}")
+        raise ValueError(unknown_choice("ordering", ordering, ORDERINGS))
 
 
 def describe_value(value: float | None) -> str:

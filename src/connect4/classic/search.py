@@ -75,7 +75,7 @@ from connect4.classic.results import (
     note_python_engine,
 )
 from connect4.core.bits import MAX_BOARD_BITS, SIGNED_WORD_BITS, check_word_board, fits_word
-from connect4.core.errors import Stopped
+from connect4.core.errors import Stopped, unknown_choice
 from connect4.core.game import Game
 from connect4.core.limits import Limit, clock
 
@@ -249,7 +249,7 @@ def _engine(
     """The engine that runs this search: the compiled backend when asked for (or, with
     ``auto``, when it can), else the readable one."""
     if engine not in ENGINES:
-        raise ValueError(f"unknown engine {engine!r}: choose auto, python or numba")
+        raise ValueError(unknown_choice("engine", engine, ENGINES))
     if engine != "python" and tree_cap is None:
         from connect4.classic import fastsearch
 

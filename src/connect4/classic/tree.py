@@ -71,7 +71,7 @@ from connect4.classic.results import (
     describe_value,
 )
 from connect4.classic.search import search
-from connect4.core.errors import Connect4Error
+from connect4.core.errors import Connect4Error, unknown_choice
 from connect4.core.game import Game
 from connect4.core.limits import Limit
 from connect4.core.score import outcome_label
@@ -401,4 +401,4 @@ def render(tree: SearchTree, fmt: str) -> str:
         return render_dot(tree)
     if fmt == "json":
         return render_json(tree) + "\n"
-    raise ValueError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    raise ValueError(unknown_choice("format", fmt, FORMATS))

@@ -29,7 +29,7 @@ connect4.core.errors.InvalidMoveError: move 2 ('8'): column 8 is out of range 1-
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 
 class Connect4Exception(Exception):
@@ -91,6 +91,16 @@ def clip(text: str, keep: int = 40, mark: str = "…") -> str:
     ('4455', 'xxxxx…')
     """
     return text if len(text) <= keep else text[:keep] + mark
+
+
+def unknown_choice(what: str, value: object, choices: Iterable[str]) -> str:
+    """The message refusing ``value`` for ``what`` where only ``choices`` are known,
+    the value cut to one short line.
+
+    >>> unknown_choice("level", "genius", ("easy", "hard"))
+    "unknown level 'genius': choose one of easy, hard"
+    """
+    return f"unknown {what} {clip(str(value))!r}: choose one of {', '.join(choices)}"
 
 
 def move_error_prefix(index: int, token: str) -> str:

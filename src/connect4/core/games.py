@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, overload
 
-from connect4.core.errors import GameError, clip
+from connect4.core.errors import GameError, unknown_choice
 from connect4.core.game import GAME_KINDS, RULES, Game, Rules
 from connect4.core.position import DEFAULT_HEIGHT, DEFAULT_WIDTH, Position, check_board_size
 from connect4.core.tictactoe import TicTacToe
@@ -55,9 +55,7 @@ class Board:
 
     def __post_init__(self) -> None:
         if self.kind not in GAME_KINDS:
-            raise GameError(
-                f"unknown game {clip(self.kind)!r}: choose one of {', '.join(GAME_KINDS)}"
-            )
+            raise GameError(unknown_choice("game", self.kind, GAME_KINDS))
         rule_set = _rules(self.rules)
         if self.kind == "tictactoe":
             if rule_set != "standard":
@@ -154,7 +152,7 @@ def _rules(rules: str) -> Rules:
     for known in RULES:
         if rules == known:
             return known
-    raise GameError(f"unknown rules {clip(rules)!r}: choose one of {', '.join(RULES)}")
+    raise GameError(unknown_choice("rules", rules, RULES))
 
 
 DEFAULT_BOARD = Board()

@@ -43,8 +43,8 @@ from connect4.core.errors import (
     GameError,
     IllegalMoveError,
     InvalidMoveError,
-    clip,
     move_error_prefix,
+    unknown_choice,
 )
 from connect4.core.game import RULES, Game, GameKind, MoveStack, Rules
 
@@ -254,7 +254,7 @@ class Position(MoveStack):
     ) -> None:
         check_board_size(width, height)
         if rules not in RULES:
-            raise GameError(f"unknown rules {clip(str(rules))!r}: choose one of {', '.join(RULES)}")
+            raise GameError(unknown_choice("rules", rules, RULES))
         self.width = width
         self.height = height
         self.rules: Rules = rules

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from connect4.core.bits import centre_order
-from connect4.core.errors import Connect4Error
+from connect4.core.errors import Connect4Error, unknown_choice
 
 if TYPE_CHECKING:
     import numpy as np
@@ -209,7 +209,7 @@ def check_tie_break(tie_break: str) -> TieBreak:
     for known in TIE_BREAKS:
         if tie_break == known:
             return known
-    raise ScoreError(f"unknown tie_break {tie_break!r}: choose one of {', '.join(TIE_BREAKS)}")
+    raise ScoreError(unknown_choice("tie_break", tie_break, TIE_BREAKS))
 
 
 # ---------------------------------------------------------------- the classic search's mates

@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from connect4.core.bits import bitboard_planes, fits_word
+from connect4.core.errors import unknown_choice
 from connect4.core.game import Game
 from connect4.core.position import Position
 
@@ -44,7 +45,7 @@ def check_render_mode(render_mode: str | None, modes: Sequence[str]) -> None:
     ValueError: unknown render_mode 'human': choose one of ansi
     """
     if render_mode is not None and render_mode not in modes:
-        raise ValueError(f"unknown render_mode {render_mode!r}: choose one of {', '.join(modes)}")
+        raise ValueError(unknown_choice("render_mode", render_mode, modes))
 
 
 def action_count(game: Game) -> int:

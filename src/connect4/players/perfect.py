@@ -35,6 +35,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from connect4.core.errors import unknown_choice
 from connect4.core.game import Game
 from connect4.core.limits import Limit
 from connect4.core.position import Position
@@ -300,7 +301,7 @@ class PerfectPlayer(PlayerBase):
         one_off: bool = False,
     ) -> None:
         if level not in LEVELS:
-            raise ValueError(f"unknown level {level!r}: choose one of {', '.join(LEVELS)}")
+            raise ValueError(unknown_choice("level", level, LEVELS))
         self.spec = spec
         self.level = level
         self.seconds = seconds

@@ -26,7 +26,7 @@ from collections.abc import Callable, Collection, Iterator, MutableMapping
 from dataclasses import dataclass
 from typing import TypedDict
 
-from connect4.core.errors import Connect4Error, clip
+from connect4.core.errors import Connect4Error, clip, unknown_choice
 from connect4.core.game import Game
 from connect4.core.games import DEFAULT_BOARD, Board
 from connect4.core.limits import Limit
@@ -185,9 +185,7 @@ def find_kind(name: str, allowed: Collection[str] | None = None) -> PlayerKind:
     """
     choices = sorted(KINDS if allowed is None else set(allowed) & set(KINDS))
     if name not in choices:
-        raise UnknownPlayer(
-            f"unknown player {clip(name)!r}: choose one of {', '.join(choices)}", name
-        )
+        raise UnknownPlayer(unknown_choice("player", name, choices), name)
     return KINDS[name]
 
 

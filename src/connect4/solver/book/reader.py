@@ -39,7 +39,7 @@ import numpy.typing as npt
 
 from connect4.core import cache
 from connect4.core.bits import canonical_keys
-from connect4.core.errors import Connect4Error, clip
+from connect4.core.errors import Connect4Error, clip, unknown_choice
 from connect4.core.files import FileError, atomic_write, open_input, read_input_bytes
 from connect4.core.position import Position
 from connect4.core.score import win_score
@@ -62,9 +62,7 @@ BITBULLY_DATABASES: dict[str, tuple[str, int, bool]] = {
 def bitbully_path(name: str) -> Path:
     """The file of a packaged bitbully database (``8-ply``, ``12-ply``, ``12-ply-dist``)."""
     if name not in BITBULLY_DATABASES:
-        raise BookError(
-            f"unknown bitbully database {name!r}: choose one of {', '.join(BITBULLY_DATABASES)}"
-        )
+        raise BookError(unknown_choice("bitbully database", name, BITBULLY_DATABASES))
     try:
         root = resources.files("bitbully_databases")
     except ModuleNotFoundError:
