@@ -31,17 +31,9 @@ if GYM_ID not in gymnasium.registry:
     )
 
 
-def pettingzoo_env(
-    width: int = 7,
-    height: int = 6,
-    rules: str = "standard",
-    game: str = "connect4",
-    render_mode: str | None = None,
-) -> ConnectFourAEC:
-    """A PettingZoo AEC env, equal to ``connect_four_v3`` on 7x6 (see :mod:`connect4.envs.aec`)."""
-    return ConnectFourAEC(
-        width=width, height=height, rules=rules, game=game, render_mode=render_mode
-    )
+# A PettingZoo AEC env, equal to ``connect_four_v3`` on 7x6 (see :mod:`connect4.envs.aec`):
+# the class itself, whose keywords (width, height, rules, game, render_mode) it takes.
+pettingzoo_env = ConnectFourAEC
 
 
 def vector_env(
