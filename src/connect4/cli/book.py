@@ -69,7 +69,7 @@ def book_build(
             say=None if json_output else typer.echo,
         )  # fmt: skip
 
-    report = run_job(build, out.with_name(out.name + ".partial"))
+    report = run_job(build, out)
     echo_summary(
         build_summary(report, out),
         json_output,

@@ -220,11 +220,15 @@ def damaged_note(damaged: int) -> str:
     return f"; {damaged} damaged journal record{'s' if damaged != 1 else ''} recomputed"
 
 
-def run_job(command: Callable[[], T], journal: Path) -> T:
-    """Run a resumable job (``book build``, ``dataset``) whose work is journalled in
-    ``journal``: bad input exits 2 with its message; Ctrl-C or a stop exits 130
-    with one line saying how to resume."""
+def run_job(command: Callable[[], T], out: Path) -> T:
+    """Run a resumable job (``book build``, ``dataset``, ``puzzles generate``) writing
+    ``out``, its work journalled beside it (:func:`~connect4.core.journal.journal_path`):
+    bad input exits 2 with its message; Ctrl-C or a stop exits 130 with one line
+    saying how to resume."""
+    from connect4.core.journal import journal_path
     from connect4.core.processes import JobInterrupted
+
+    journal = journal_path(out)
 
     def kept() -> str:
         if journal.exists():

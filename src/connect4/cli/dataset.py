@@ -73,7 +73,7 @@ def dataset(
             say=None if json_output else typer.echo,
         )  # fmt: skip
 
-    report = run_job(label, out.with_name(out.name + ".partial"))
+    report = run_job(label, out)
     summary = DatasetSummary(
         out=str(out),
         positions=len(report.dataset),

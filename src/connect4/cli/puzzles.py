@@ -84,7 +84,7 @@ def generate(
             progress=not json_output,
         )  # fmt: skip
 
-    report = run_job(mine, out.with_name(out.name + ".partial"))
+    report = run_job(mine, out)
     summary = GenerateSummary(
         out=report.out,
         games=report.games,

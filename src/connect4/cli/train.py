@@ -65,7 +65,7 @@ def _generate(
         lambda: make_dataset(
             n, span, path, seed=seed, workers=workers, resume=resume, progress=not quiet
         ),
-        path.with_name(path.name + ".partial"),
+        path,
     )
     return path
 
