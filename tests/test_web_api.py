@@ -322,6 +322,7 @@ def test_openapi_docs(client: httpx.Client) -> None:
         "/api/practice",
         "/api/explore",
         "/api/threats",
+        "/api/puzzle",
         "/api/policy",
         "/api/move",
         "/api/players",

@@ -374,6 +374,14 @@ def serve(
             "results, or a file of move strings; repeat for more",
         ),
     ] = None,
+    puzzles: Annotated[
+        Path | None,
+        typer.Option(
+            "--puzzles",
+            help="the puzzles file /api/puzzle and the page's puzzles serve (JSONL, as "
+            "`connect4 puzzles generate` writes); by default the package's own",
+        ),
+    ] = None,
 ) -> None:
     """Serve the browser app and the JSON API (docs at /docs) with uvicorn.
 
@@ -397,6 +405,7 @@ def serve(
             time_limit=time_limit,
             cache_size=cache,
             games=collection,
+            puzzles=_puzzles_file(puzzles),
         )
         run_server(
             settings, host=host, port=port, workers=workers, forwarded_allow_ips=forwarded_allow_ips
@@ -413,6 +422,17 @@ def _games_files(paths: list[Path]) -> tuple[str, ...]:
 
     count_games_files(paths, Board())
     return tuple(str(path.resolve()) for path in paths)
+
+
+def _puzzles_file(path: Path | None) -> str | None:
+    """The ``--puzzles`` file as the server reads it (an absolute path), read once now so
+    a file that is no puzzles file is refused before the server starts."""
+    if path is None:
+        return None
+    from connect4.learn.puzzleindex import PuzzleIndex
+
+    PuzzleIndex.load(path)
+    return str(path.resolve())
 
 
 def run_app() -> None:

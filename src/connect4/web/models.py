@@ -232,6 +232,33 @@ class ThreatsResponse(BaseModel):
     rule: ThreatRule | None = None
 
 
+class PuzzleResponse(BaseModel):
+    """A puzzle of the server's collection: the position, its solution and how it was
+    rated and tagged."""
+
+    id: str = Field(examples=["f56c982f9c7f"], description="the puzzle's id (?id= asks for it)")
+    position: str = Field(examples=["434"], description="a move string from the empty board")
+    solution: str = Field(
+        examples=["4"],
+        description="a move string from the position: the side to move's only move, then "
+        "the most resisting reply and the only move again, in turn; it starts and ends "
+        "with a move of the side to move",
+    )
+    right: list[list[int]] = Field(
+        description="for each move of the side to move in the solution, the moves that are "
+        "right (1-based): the solution's, and at the last one any that completes a four"
+    )
+    rating: int = Field(examples=[1400])
+    themes: list[str] = Field(examples=[["only-drawing-move", "defence"]])
+    outcome: str = Field(examples=["win"], description="what the only move keeps: win or draw")
+    to_move: int = Field(description="1 = red (first player), 2 = yellow")
+    width: int
+    height: int
+    trivial: bool = Field(description="the easiest tier: a four to complete or block at once")
+    source: str = Field(description="the game it was found in")
+    collection: int = Field(description="puzzles in the server's collection")
+
+
 class PracticeAnswer(BaseModel):
     """One legal move of an exercise graded as the solver scores it: ``best`` (the best
     score), ``right`` (the best outcome), ``better`` (better than the game's move, not

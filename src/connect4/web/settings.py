@@ -51,7 +51,8 @@ class Settings:
     ``warm_up`` loads the solver, the compiled searches and the book at start-up;
     ``games`` names the game collections (arena or lab results, files of move
     strings: 7x6 Connect Four games) whose games the opening explorer counts (none:
-    every count is 0)."""
+    every count is 0); ``puzzles`` the puzzles file ``/api/puzzle`` serves (``None``:
+    the package's own collection, where the install has one)."""
 
     # The JSON of a worker process is read strictly: no unknown key, no 2.0 for 2.
     __pydantic_config__: ClassVar[ConfigDict] = ConfigDict(extra="forbid", strict=True)
@@ -67,6 +68,7 @@ class Settings:
     board_sizes: tuple[tuple[int, int], ...] = BOARD_SIZES
     deep_per_client: int = 1
     games: tuple[str, ...] = ()
+    puzzles: str | None = None
 
     def __post_init__(self) -> None:
         at_least = {
@@ -88,6 +90,8 @@ class Settings:
             )
         if any(not path for path in self.games):
             raise SettingsError("a games file needs a name, not ''", setting="games")
+        if self.puzzles == "":
+            raise SettingsError("a puzzles file needs a name, not ''", setting="puzzles")
         if not self.board_sizes:
             raise SettingsError("must name at least one board size", setting="board_sizes")
         for width, height in self.board_sizes:

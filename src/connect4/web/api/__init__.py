@@ -6,8 +6,8 @@ validate each request once, on the event loop (the game, the board served, a gam
 not over, the player spec), and hand typed input to :mod:`connect4.web.service`.
 Each family of requests is a module of its own over the shared lanes
 (:mod:`~connect4.web.api.lanes`): the solver, the players, the review, the
-server's facts, the opening explorer, the threat map and
-practice; :class:`Api` joins them.
+server's facts, the opening explorer, the threat map,
+practice and puzzles; :class:`Api` joins them.
 
 The scheduling, in three sentences. Quick answers (a solve within a bounded
 node count) run on a pool of threads one notch below the event loop (nice +3).
@@ -53,6 +53,7 @@ from connect4.web.api.explore import ExploreRequests
 from connect4.web.api.lanes import DEEP_NICE, QUICK_NICE, Lanes
 from connect4.web.api.players import PlayerRequests, check_spec
 from connect4.web.api.practice import PracticeRequests
+from connect4.web.api.puzzles import PuzzleRequests
 from connect4.web.api.review import ReviewRequests
 from connect4.web.api.server import ServerRequests
 from connect4.web.api.solver import SolverRequests
@@ -80,6 +81,7 @@ class Api(
     ServerRequests,
     ExploreRequests,
     ThreatRequests,
+    PuzzleRequests,
 ):
     """The web API's work: one method per endpoint, over the worker lanes and a cache.
     Each family of requests is a :class:`~connect4.web.api.lanes.Lanes` of its own

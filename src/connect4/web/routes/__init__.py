@@ -1,8 +1,9 @@
 """The HTTP routes, one router per concern; each handler hands its input to the
 :class:`~connect4.web.api.Api` service object.
 
->>> [router.tags for router in ROUTERS]
-[['solver'], ['review'], ['practice'], ['explore'], ['threats'], ['players'], ['server'], []]
+>>> [router.tags for router in ROUTERS]  # doctest: +NORMALIZE_WHITESPACE
+[['solver'], ['review'], ['practice'], ['explore'], ['threats'], ['puzzles'], ['players'],
+ ['server'], []]
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from connect4.web.routes import (
     page,
     players,
     practice,
+    puzzles,
     review,
     server,
     solver,
@@ -24,6 +26,7 @@ ROUTERS = [
     practice.router,
     explore.router,
     threats.router,
+    puzzles.router,
     players.router,
     server.router,
     page.router,
