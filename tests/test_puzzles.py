@@ -13,13 +13,17 @@ from connect4 import Position
 from connect4.core.games import Board
 from connect4.core.processes import JobInterrupted
 from connect4.learn.generate import generate_puzzles
+from connect4.learn.mining import Candidate, candidates, mine_game
 from connect4.learn.puzzlefile import read_puzzles
 from connect4.learn.puzzles import (
+    MAX_DEPTH,
+    MAX_RATING,
     TRIVIAL_RATING,
     Puzzle,
     PuzzleError,
     find_puzzle,
     puzzle_id,
+    rating_of,
     verify,
 )
 from connect4.learn.threats import explain, threat_map
@@ -110,7 +114,8 @@ THEME_CASES = [
     # (width, height, position, theme, a position of the same board without it)
     (7, 6, DOUBLE, "win-in-2", "62133"),
     (7, 6, "62133", "only-drawing-move", DOUBLE),
-    (7, 6, "62133", "defence", ""),
+    (7, 6, "645545242215541676333", "defence", "62133"),  # else red's double threat wins
+    (7, 6, "62133", "deep", DOUBLE),  # the only drawing move of an opening: 16 moves deep
     (7, 6, DOUBLE, "double-threat", "62133"),
     (5, 4, "333424452", "odd-even-threat", "222"),
     (5, 4, "14155411455", "zugzwang", "333424452"),
@@ -259,3 +264,18 @@ def test_ctrl_c_keeps_what_is_done(tmp_path: Path) -> None:
     assert "resume with --resume" in done.stderr
     kept = journal_records(partial)
     assert kept >= 1 and not out.exists()
+
+
+def test_a_longer_line_rates_higher_with_the_same_temptations() -> None:
+    assert rating_of(3, 2) > rating_of(2, 2) > rating_of(1, 2)
+    assert rating_of(1, 0) < rating_of(1, 3)
+    assert rating_of(MAX_DEPTH, 0) < MAX_RATING  # the shallow range is spread below the cap
+    assert puzzle_at("6455452422155416763").rating > puzzle_at("645545242215541676333").rating
+
+
+def test_a_short_only_move_late_in_a_game_is_mined_without_a_swing() -> None:
+    """Red's 3 at stone 20 was its only winning move and yellow's 3 its best reply: no
+    move changed the outcome there, yet red's next only move (win in 2) is a candidate."""
+    game = "645545242215541676333243"
+    assert Candidate(21, game[:21]) in candidates(game, Board())
+    assert "645545242215541676333" in [p.position for p in mine_game(game, Board(), "t")]

@@ -6,7 +6,10 @@ outcome (a win thrown to a draw or a loss, a draw thrown to a loss), two
 positions are candidates: the one before the move (find what the player
 missed) and the one after it (punish the mistake). Each is kept where it is a
 puzzle (:func:`~connect4.learn.puzzles.find_puzzle`); the same position met
-twice is one puzzle.
+twice is one puzzle. So is every other position of the game where exactly one
+move keeps the side to move's win or draw and the line is no deeper than
+:data:`~connect4.learn.puzzles.MAX_DEPTH` (the late, short puzzles a person can
+solve, which a swing early in the game leaves behind).
 
 Games come from games files (:func:`~connect4.learn.collection.read_games`:
 arena and lab results, move strings) or from self-play between players of
@@ -29,7 +32,7 @@ from connect4.core.errors import GameError
 from connect4.core.games import Board
 from connect4.core.limits import Limit
 from connect4.core.position import parse_column
-from connect4.learn.puzzles import Puzzle, PuzzleError, find_puzzle
+from connect4.learn.puzzles import MAX_DEPTH, Puzzle, PuzzleError, depth, find_puzzle
 from connect4.review import exact_scores
 
 __all__ = [
@@ -69,8 +72,9 @@ def _outcome(score: int) -> int:
 
 def candidates(moves: str, board: Board, limit: Limit | None = None) -> list[Candidate]:
     """The positions of the game ``moves`` on ``board`` where the evaluation swings: before
-    and after each move that changed the mover's outcome (positions ``limit`` leaves
-    unsettled are passed over). A game that does not replay is a :class:`MiningError`.
+    and after each move that changed the mover's outcome, and those where one move alone
+    keeps a shallow win or draw (positions ``limit`` leaves unsettled are passed over).
+    A game that does not replay is a :class:`MiningError`.
 
     >>> [c.moves for c in candidates("4455661", Board())]  # red's 5 throws the win away
     ['44', '445', '4455']
@@ -89,12 +93,24 @@ def candidates(moves: str, board: Board, limit: Limit | None = None) -> list[Can
         played = judged.scores[column] if judged.complete else None
         if played is not None:
             best = max(s for s in judged.scores if s is not None)
+            before = replay.moves
             if _outcome(played) < _outcome(best):
-                before = replay.moves
                 found += [c for c in (Candidate(ply, before), Candidate(ply + 1, before + token))
                           if c not in found]  # fmt: skip
+            elif (
+                _only(judged.scores, best)
+                and depth(judged.scores, ply, game.size) <= MAX_DEPTH
+                and Candidate(ply, before) not in found
+            ):
+                found.append(Candidate(ply, before))
         replay.play(column)
     return found
+
+
+def _only(scores: tuple[int | None, ...], best: int) -> bool:
+    """True when exactly one move keeps the outcome ``best`` and it is not a loss."""
+    kept = [s for s in scores if s is not None and _outcome(s) == _outcome(best)]
+    return best >= 0 and len(kept) == 1
 
 
 def mine_game(moves: str, board: Board, source: str, limit: Limit | None = None) -> list[Puzzle]:

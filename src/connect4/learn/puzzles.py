@@ -20,12 +20,20 @@ move of the solver's side. A *trivial* puzzle (a four to complete, or a four of
 the opponent's to block, and nothing after it) is kept only as the easiest
 tier: its first rating is :data:`TRIVIAL_RATING`.
 
-The first rating (before anyone has tried the puzzle) grows with the solution's
-length and with the moves that *tempt*: at each of the solver's side's turns,
-the wrong moves that are not refuted at once (after them the opponent cannot
-complete a four with its next stone, so the mistake does not show within one
-move): ``FIRST_RATING + STEP * (solver's moves - 1) + TEMPTING * tempting moves``,
-at most :data:`MAX_RATING`.
+A puzzle a person can solve has a short forced line. Its *depth* is how many
+moves of one side the solver's side must see: for a win, its moves to the four
+(``win-in-N``'s N); for a draw, the opponent's moves to its slowest win after a
+wrong move (every wrong move must be seen to lose). A
+puzzle deeper than :data:`MAX_DEPTH` is tagged ``deep`` (an early-game "only
+move that keeps a win 18 moves away"): it stays a puzzle, but a shipped set
+leaves it out.
+
+The first rating (before anyone has tried the puzzle) grows with the depth and
+with the moves that *tempt* at the first move: the wrong moves that are not
+refuted at once (after them the opponent cannot complete a four with its next
+stone, so the mistake does not show within one move):
+``FIRST_RATING + STEP * (depth - 1) + TEMPTING * tempting moves``
+(:func:`rating_of`), at most :data:`MAX_RATING`.
 
 Themes are tagged from the exact scores and the threat map's rules
 (:mod:`connect4.learn.threats`), see :data:`THEMES`.
@@ -63,8 +71,10 @@ __all__ = [
     "Puzzle",
     "PuzzleError",
     "Verdict",
+    "depth",
     "find_puzzle",
     "puzzle_id",
+    "rating_of",
     "verify",
 ]
 
@@ -73,7 +83,10 @@ Outcome = Literal["win", "draw"]
 THEMES: Mapping[str, str] = {
     "win-in-N": "a win with the N-th move of the solver's side (win-in-1, win-in-2, ...)",
     "only-drawing-move": "the outcome is a draw, and only one move keeps it",
-    "defence": "every other move loses: the only move saves the game",
+    "defence": "every other move loses within "
+    "3 moves of the opponent: the only move that does not lose at once",
+    "deep": "the line is longer than 7 moves of a side: too deep to see, "
+    "left out of the shipped set",
     "double-threat": "a move of the solver's side makes two threats the opponent cannot "
     "both block (side by side, or one above the other)",
     "odd-even-threat": "a won puzzle whose first move makes a threat that cannot be "
@@ -86,9 +99,11 @@ THEMES: Mapping[str, str] = {
 """The themes a puzzle is tagged with, each with what it means."""
 
 TRIVIAL_RATING = 400  # the easiest tier: a four to complete or block at once
-FIRST_RATING = 800  # a one-move puzzle that is not trivial, before anyone tried it
-STEP = 200  # each further move of the solver's side
-TEMPTING = 100  # each wrong move not refuted at once
+FIRST_RATING = 600  # a depth-1 puzzle that is not trivial, before anyone tried it
+STEP = 200  # each further move of depth
+TEMPTING = 100  # each wrong first move not refuted at once
+MAX_DEPTH = 7  # deeper puzzles are tagged "deep"
+DEFENCE_DEPTH = 3  # "defence": every other move loses within this many opponent's moves
 MAX_RATING = 2800
 ID_LENGTH = 12  # hex digits of the id
 
@@ -283,29 +298,45 @@ def _trivial(walk: _Walk, position: Position, line: list[int]) -> bool:
     return any(t.playable and t.column == line[0] for t in threats)
 
 
+def depth(scores: tuple[int | None, ...], ply: int, size: int) -> int:
+    """How many moves of one side a puzzle with these exact ``scores`` (of the side to
+    move at ``ply`` stones, ``size`` cells) asks to see: for a win, the moves to the
+    four; for a draw, the opponent's moves to its slowest win after a wrong move.
+
+    >>> depth((None, -20, 0, -3, None, None, None), 6, 42)  # a draw; column 4 loses late
+    16
+    """
+    best = max(s for s in scores if s is not None)
+    if best > 0:
+        return moves_to_end(best, ply, size)
+    losses = [moves_to_end(s, ply, size) for s in scores if s is not None and s < 0]
+    return max(losses, default=1)
+
+
+def rating_of(depth: int, tempting: int) -> int:
+    """The first rating of a puzzle that is not trivial: its ``depth`` and its tempting
+    first moves (see the module's description).
+
+    >>> rating_of(1, 0), rating_of(3, 2), rating_of(30, 6)
+    (600, 1200, 2800)
+    """
+    return min(MAX_RATING, FIRST_RATING + STEP * (max(1, depth) - 1) + TEMPTING * tempting)
+
+
 def first_rating(walk: _Walk, position: Position, line: list[int]) -> tuple[int, bool]:
     """The first rating of the puzzle ``position`` with solution ``line``, and whether it is
     trivial (see the module's description)."""
     if _trivial(walk, position, line):
         return TRIVIAL_RATING, True
-    board = position.copy()
-    tempting = 0
-    for index, move in enumerate(line):
-        if index % 2 == 0:
-            obvious = loss_score(board.size, board.ply)  # lost to the next stone
-            scores = walk.scores(board)
-            tempting += sum(
-                1
-                for m, s in enumerate(scores)
-                if s is not None
-                and m != move
-                and s != obvious
-                and _sign(s) < _sign(scores[move] or 0)
-            )
-        board.play(move)
-    solver_moves = (len(line) + 1) // 2
-    rating = FIRST_RATING + STEP * (solver_moves - 1) + TEMPTING * tempting
-    return min(MAX_RATING, rating), False
+    scores = walk.scores(position)
+    obvious = loss_score(position.size, position.ply)  # lost to the next stone
+    move = line[0]
+    tempting = sum(
+        1
+        for m, s in enumerate(scores)
+        if s is not None and m != move and s != obvious and _sign(s) < _sign(scores[move] or 0)
+    )
+    return rating_of(depth(scores, position.ply, position.size), tempting), False
 
 
 # ---------------------------------------------------------------- themes
@@ -318,8 +349,13 @@ def tag_themes(walk: _Walk, position: Position, line: list[int], best: int) -> t
     else:
         themes.append("only-drawing-move")
     scores = walk.scores(position)
-    if all(s is None or s < 0 for m, s in enumerate(scores) if m != line[0]):
+    others = [s for m, s in enumerate(scores) if m != line[0] and s is not None]
+    if others and all(
+        s < 0 and moves_to_end(s, position.ply, position.size) <= DEFENCE_DEPTH for s in others
+    ):
         themes.append("defence")
+    if depth(scores, position.ply, position.size) > MAX_DEPTH:
+        themes.append("deep")
     rules: set[str] = set()
     board = position.copy()
     for index, move in enumerate(line):
