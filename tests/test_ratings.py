@@ -57,5 +57,5 @@ def test_the_record_is_kept_and_reset(tmp_path: Path) -> None:
 def test_a_damaged_record_is_one_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "record.json"
     path.write_text('{"version": 1, "player": [1500]')
-    with pytest.raises(RatingError, match=r"damaged.*--reset"):
+    with pytest.raises(RatingError, match=r"damaged.*remove it"):
         load_record(path)

@@ -187,8 +187,7 @@ def load_record(path: str | os.PathLike[str] | None = None) -> PlayerRecord:
         )  # fmt: skip
     except (ValueError, TypeError, KeyError, AttributeError) as error:
         raise RatingError(
-            f"the puzzle record {where} is damaged ({error}); `connect4 puzzle --reset` "
-            "starts a new one"
+            f"the puzzle record {where} is damaged ({error}); remove it to start a new one"
         ) from None
 
 
