@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -15,7 +16,9 @@ from connect4.core.games import Board
 from connect4.learn.puzzlefile import write_puzzles
 from connect4.learn.puzzleindex import PuzzleIndex, right_moves
 from connect4.learn.puzzles import Puzzle, find_puzzle, puzzle_id
+from tests.browser_helpers import answered, open_page, tab_at, wait_answered
 from tests.cli_helpers import run_cli
+from tests.test_web_browser import DESKTOP, PHONE, shoot
 from tests.web_helpers import error_of, live_client
 
 # Puzzles from self-play games: a trivial four, a claimeven win, only drawing moves, a
@@ -129,3 +132,101 @@ def test_serve_refuses_a_puzzles_file_it_cannot_read(tmp_path: Path) -> None:
         assert done.returncode == 2, done.stderr
         assert done.stdout == "" and "Traceback" not in done.stderr
         assert done.stderr.startswith("error: ") and words in done.stderr, done.stderr
+
+
+# ---------------------------------------------------------------- the page, in Chromium
+SCREEN = {"desktop": DESKTOP, "phone": PHONE}
+CLAIMEVEN = POSITIONS[2]  # yellow's 7, 1, 1 (red's 1, 1 between): a win by claimeven
+
+
+@pytest.fixture(params=list(SCREEN))
+def tab(request: pytest.FixtureRequest, browser: Any, http: httpx.Client) -> Iterator[Any]:
+    """A tab of the puzzles server at 1280x800 and at 390x844."""
+    yield from tab_at(browser, str(http.base_url), SCREEN[request.param])
+
+
+def _puzzle(http: httpx.Client, position: str) -> dict[str, Any]:
+    found = find_puzzle(Position.from_moves(position))
+    assert found is not None
+    body: dict[str, Any] = http.get("/api/puzzle", params={"id": found.id}).json()
+    return body
+
+
+def _shown(page: Any, moves: str) -> None:
+    page.wait_for_function(
+        "(moves) => document.getElementById('pos-text').textContent === moves", arg=moves
+    )
+
+
+@pytest.mark.browser
+def test_a_puzzle_solved_by_clicks_and_keys(tab: Any, http: httpx.Client) -> None:
+    puzzle = _puzzle(http, CLAIMEVEN)
+    solution = puzzle["solution"]
+    assert len(puzzle["right"]) == 3
+    open_page(tab, f"?puzzle={puzzle['id']}")
+    _shown(tab, CLAIMEVEN)
+    assert f"puzzle={puzzle['id']}" in tab.url
+    assert puzzle["to_move"] == 2  # yellow to move
+    assert "Find the best move for yellow" in str(tab.text_content("#puzzle .puzzle-head"))
+    assert "Find the best move for Yellow" in str(tab.text_content("#status"))
+    assert tab.is_hidden("#solution") and tab.is_hidden("#explorer")  # nothing gives it away
+    tab.click("#board [data-col='4']")  # a wrong move: said, nothing played
+    tab.wait_for_selector("#puzzle .puzzle-grade.grade-wrong")
+    assert tab.text_content("#puzzle .puzzle-grade") == "5 is not the move: try again."
+    assert tab.text_content("#pos-text") == CLAIMEVEN
+    tab.click(f"#board [data-col='{int(solution[0]) - 1}']")  # right: the reply comes after it
+    _shown(tab, CLAIMEVEN + solution[:2])
+    assert f"The reply is {solution[1]}" in str(tab.text_content("#puzzle .puzzle-grade"))
+    tab.locator("#board").focus()
+    tab.keyboard.press(solution[2])  # a digit key plays its column
+    _shown(tab, CLAIMEVEN + solution[:4])
+    tab.reload()  # the URL names the puzzle: the same one, from its start
+    tab.wait_for_selector("body[data-ready='1']")
+    _shown(tab, CLAIMEVEN)
+    assert puzzle["id"] in str(tab.text_content("#puzzle .puzzle-head"))
+    for step in range(3):
+        tab.keyboard.press(solution[2 * step])
+        _shown(tab, CLAIMEVEN + solution[: 2 * step + 1 + (step < 2)])
+    assert tab.text_content("#puzzle .puzzle-grade") == "Right! Solved."
+    facts = str(tab.text_content("#puzzle .puzzle-facts"))
+    assert facts == f"Rating {puzzle['rating']} · themes: {', '.join(puzzle['themes'])}"
+    assert "Streak: 1" in str(tab.text_content("#puzzle .puzzle-streak"))
+    assert tab.evaluate("document.documentElement.scrollWidth") <= tab.viewport_size["width"]
+
+
+@pytest.mark.browser
+def test_show_solution_and_next_puzzle(tab: Any, http: httpx.Client) -> None:
+    puzzle = _puzzle(http, CLAIMEVEN)
+    open_page(tab, f"?puzzle={puzzle['id']}")
+    _shown(tab, CLAIMEVEN)
+    tab.keyboard.press("s")  # the solution played out: not solved, the streak broken
+    _shown(tab, CLAIMEVEN + puzzle["solution"])
+    assert tab.text_content("#puzzle .puzzle-grade") == f"The solution: {puzzle['solution']}."
+    assert "Streak: 0" in str(tab.text_content("#puzzle .puzzle-streak"))
+    assert tab.is_hidden("#puzzle-reveal")
+    asked = answered(tab, "/api/puzzle")
+    tab.click("#puzzle-next")  # another puzzle of the collection (near the median)
+    wait_answered(tab, "/api/puzzle", asked + 1)
+    shown = str(tab.text_content("#pos-text"))
+    shown = "" if shown == "(empty)" else shown
+    assert shown in POSITIONS
+    head = str(tab.text_content("#puzzle .puzzle-head"))
+    assert f"puzzle={head.split()[1].rstrip(':')}" in tab.url
+    tab.keyboard.press("n")
+    wait_answered(tab, "/api/puzzle", asked + 2)
+    tab.wait_for_selector("#puzzle-reveal")
+    tab.click("#puzzle-close")
+    assert tab.is_hidden("#puzzle") and "puzzle=" not in tab.url
+
+
+@pytest.mark.browser
+def test_puzzle_screenshot_for_the_docs(browser: Any, http: httpx.Client, tmp_path: Path) -> None:
+    """docs/puzzle.png (to docs/ with CONNECT4_UPDATE_SCREENSHOT=1)."""
+    puzzle = _puzzle(http, CLAIMEVEN)
+    for page in tab_at(browser, str(http.base_url), DESKTOP):
+        open_page(page, f"?puzzle={puzzle['id']}")
+        _shown(page, CLAIMEVEN)
+        page.click("#board [data-col='0']")
+        page.wait_for_selector("#puzzle .puzzle-grade.grade-wrong")
+        docs = Path(__file__).resolve().parents[1] / "docs" / "puzzle.png"
+        assert shoot(page, docs, tmp_path).stat().st_size > 10_000

@@ -13,6 +13,7 @@ import { label, legal, replay } from "./rules.js";
 import { showSolution } from "./solution.js";
 import { showExplorer } from "./explorer.js";
 import { showThreats } from "./threats.js";
+import { asking, drawPuzzle, gradePuzzle, newPuzzle, puzzlePosition, requestPuzzle, revealPuzzle } from "./puzzles.js";
 import { currentExercise, drawPractice, grade, hidesAnswers, leave, newSession, next, practiceHints, reveal } from "./practice.js";
 import { clearAiPanel, showStats, showTree } from "./tree.js";
 
@@ -35,6 +36,8 @@ const state = {
   keyFocus: null,   // the board's move that had the keyboard's focus, given back after a redraw
   practice: null,   // "Practise your mistakes": the session (practice.js), or null
   practising: 0,    // the practice request in flight (0: none)
+  puzzle: null,     // the puzzle on the board (puzzles.js), or null
+  puzzleRequest: 0, // bumps on every puzzle asked for or closed: a stale answer is dropped
 };
 
 const $ = (id) => document.getElementById(id);
@@ -56,8 +59,8 @@ function render() {
   const game = currentGame();
   const board = replay(game, state.moves);
   const boardEl = $("board");
-  const exercise = practiceExercise();
-  const hints = board.error ? null : exercise ? practiceHints(state.practice) : hintsAt(state.review, line(), state.moves.length);
+  const exercise = practiceExercise() || asking(state.puzzle, state.moves);
+  const hints = board.error ? null : exercise ? (state.practice ? practiceHints(state.practice) : null) : hintsAt(state.review, line(), state.moves.length);
   sizeBoardPanel(game);
   drawBoard(boardEl, game, board, {
     legal: (move) => legal(game, board, move),
@@ -82,7 +85,8 @@ function render() {
   } else {
     const who = names[board.toMove - 1];
     const spec = exercise ? "human" : playerSpec(board.toMove);  // an exercise: the user answers
-    status = spec === "human" ? `${who} to move — click a ${game.kind === "tictactoe" ? "cell" : "column"}.` : `${who} (${spec}) to move.`;
+    if (asking(state.puzzle, state.moves)) status = `Find the best move for ${who} — click a column.`;
+    else status = spec === "human" ? `${who} to move — click a ${game.kind === "tictactoe" ? "cell" : "column"}.` : `${who} (${spec}) to move.`;
     if (board.score) status += ` Fours so far: ${board.score[0]}–${board.score[1]}.`;
   }
   $("status").textContent = status;
@@ -101,11 +105,12 @@ function render() {
   const request = ++state.solutionRequest;
   const moves = state.moves;
   const current = () => request === state.solutionRequest && moves === state.moves;
-  const hide = hidesAnswers(state.practice);  // an exercise asked: no score gives it away
+  const hide = hidesAnswers(state.practice) || asking(state.puzzle, state.moves);  // an exercise asked: no score gives it away
   showSolution(game, board, moves, $("show-solution").checked && !hide, current);
   showExplorer(game, board, moves, $("show-explorer").checked && !hide, current, humanMove);
   showThreats(game, board, moves, $("show-threats").checked, current);
   drawPractice(game, state.practice, PRACTICE_ACTIONS);
+  drawPuzzle(state.puzzle, names, PUZZLE_ACTIONS);
   return board;
 }
 
@@ -167,6 +172,7 @@ function shareUrl() {
   params.set("p1", playerSpec(1));
   params.set("p2", playerSpec(2));
   if (state.review || state.reviewing) params.set("review", "1");
+  if (state.puzzle) params.set("puzzle", state.puzzle.answer.id);
   return `?${params.toString()}`;
 }
 
@@ -184,6 +190,11 @@ function showError(message) {
 function humanMove(move) {
   if (practiceExercise()) {  // an answer to the exercise on the board: the server's grade
     if (grade(state.practice, move)) render();
+    return;
+  }
+  if (asking(state.puzzle, state.moves)) {  // an answer to the puzzle: the server's right moves
+    gradePuzzle(state.puzzle, Number(label(currentGame(), move)));
+    showPuzzleMoves();
     return;
   }
   const game = currentGame();
@@ -382,6 +393,45 @@ const PRACTICE_ACTIONS = {
   close: () => { state.practice = null; render(); },
 };
 
+// ------------------------------------------------------------------ puzzles
+async function startPuzzle(id) {
+  const request = ++state.puzzleRequest;
+  try {
+    const answer = await requestPuzzle(id);
+    if (request !== state.puzzleRequest) return;
+    cancelThinking();
+    forgetReview();
+    Object.assign(state, { game: "connect4", rules: "standard", width: answer.width, height: answer.height, redo: [], paused: false });
+    setSpec(1, "human", onPlayersChanged);  // the user plays the puzzle's side, the page the replies
+    setSpec(2, "human", onPlayersChanged);
+    state.puzzle = newPuzzle(answer);
+    syncControls();
+    state.moves = answer.position;
+    showError("");
+    state.generation += 1;
+    syncUrl();
+    render();
+  } catch (error) {
+    if (request === state.puzzleRequest) showError(`Puzzle failed: ${error.message}`);
+  }
+}
+
+// The board at the puzzle's position after the moves played in it (no AI moves).
+function showPuzzleMoves() {
+  state.moves = puzzlePosition(state.puzzle);
+  state.redo = [];
+  state.lastDrop = state.moves.length;
+  state.generation += 1;
+  syncUrl();
+  render();
+}
+
+const PUZZLE_ACTIONS = {
+  reveal: () => { revealPuzzle(state.puzzle); showPuzzleMoves(); },
+  next: () => startPuzzle(null),
+  close: () => { state.puzzle = null; state.puzzleRequest += 1; syncUrl(); render(); },
+};
+
 // The side a practice asks about first: the one human against an AI, else both.
 function defaultPracticeSide() {
   const humans = [1, 2].filter((side) => isHuman(side));
@@ -399,6 +449,8 @@ function newGame() {
   state.redo = [];
   state.paused = false;
   state.aiLog = [];
+  state.puzzle = null;
+  state.puzzleRequest += 1;
   forgetReview();
   clearAiPanel();
   afterChange(true);
@@ -534,6 +586,7 @@ function start() {
     return;
   }
   const notes = [];
+  const puzzleLink = new URLSearchParams(location.search).get("puzzle");  // before syncUrl drops it
   fillSizes();
   const specs = readUrl(notes);
   const badLink = dropBadLine();
@@ -557,6 +610,7 @@ function start() {
   $("show-explorer").addEventListener("change", () => render());
   $("show-threats").addEventListener("change", () => render());
   $("practice-start").addEventListener("click", startPractice);
+  $("puzzle-start").addEventListener("click", () => startPuzzle(null));
   bindAppearance($("patterns"), $("big-text"));
   $("two-humans").addEventListener("click", twoHumans);
   // A phone shows the board first: the settings fold away (their summary stays).
@@ -574,6 +628,8 @@ function start() {
     if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
     const inBoard = e.target instanceof HTMLElement && $("board").contains(e.target);
     if (inBoard && stepFocus($("board"), currentGame(), e.target, e.key)) { e.preventDefault(); return; }
+    if (state.puzzle && e.key === "n") { e.preventDefault(); PUZZLE_ACTIONS.next(); return; }
+    if (state.puzzle && e.key === "s" && !state.puzzle.done) { e.preventDefault(); PUZZLE_ACTIONS.reveal(); return; }
     const move = moveForKey(currentGame(), e.key);
     if (move >= 0) { e.preventDefault(); humanMove(move); return; }
     const step = { ArrowLeft: state.moves.length - 1, ArrowRight: state.moves.length + 1, Home: 0, End: line().length }[e.key];
@@ -586,6 +642,7 @@ function start() {
   state.paused = (!shown.over && !isHuman(shown.toMove) && state.moves.length > 0) || state.redo.length > 0;
   afterChange(!state.paused);
   if (reviewLink && line().length) startReview();
+  if (puzzleLink) startPuzzle(puzzleLink);
   document.body.dataset.ready = "1";
 }
 
