@@ -15,10 +15,10 @@ inside).
 >>> from connect4.learn.puzzlefile import write_puzzles
 >>> from connect4.learn.puzzles import find_puzzle
 >>> path = Path(tempfile.mkdtemp()) / "p.jsonl"
->>> write_puzzles(path, [find_puzzle(Position.from_moves("4444"))])
->>> index = PuzzleIndex.load(path)
+>>> write_puzzles(path, [find_puzzle(Position.from_moves("36777454272212734247"))])
+>>> index = PuzzleIndex.load(path)  # one puzzle: a four to complete in column 3
 >>> len(index), index.pick(rating=2000).solution, index.themes()
-(1, '4', ('defence', 'win-in-19'))
+(1, '3', ('win-in-1',))
 """
 
 from __future__ import annotations
