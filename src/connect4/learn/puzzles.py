@@ -342,20 +342,8 @@ def first_rating(walk: _Walk, position: Position, line: list[int]) -> tuple[int,
 # ---------------------------------------------------------------- themes
 def tag_themes(walk: _Walk, position: Position, line: list[int], best: int) -> tuple[str, ...]:
     """The themes of the puzzle ``position`` with solution ``line`` (see :data:`THEMES`)."""
-    themes: list[str] = []
+    themes = _outcome_themes(walk.scores(position), position, line[0], best)
     solver = position.to_move
-    if best > 0:
-        themes.append(f"win-in-{moves_to_end(best, position.ply, position.size)}")
-    else:
-        themes.append("only-drawing-move")
-    scores = walk.scores(position)
-    others = [s for m, s in enumerate(scores) if m != line[0] and s is not None]
-    if others and all(
-        s < 0 and moves_to_end(s, position.ply, position.size) <= DEFENCE_DEPTH for s in others
-    ):
-        themes.append("defence")
-    if depth(scores, position.ply, position.size) > MAX_DEPTH:
-        themes.append("deep")
     rules: set[str] = set()
     board = position.copy()
     for index, move in enumerate(line):
@@ -384,6 +372,20 @@ def tag_themes(walk: _Walk, position: Position, line: list[int], best: int) -> t
     if "claimeven" in rules and solver == 2:
         themes.append("claimeven")
     return tuple(themes)
+
+
+def _outcome_themes(
+    scores: tuple[int | None, ...], position: Position, first: int, best: int
+) -> list[str]:
+    """The themes of the exact scores alone: win-in-N or only-drawing-move, defence, deep."""
+    ply, size = position.ply, position.size
+    themes = [f"win-in-{moves_to_end(best, ply, size)}" if best > 0 else "only-drawing-move"]
+    others = [s for m, s in enumerate(scores) if m != first and s is not None]
+    if others and all(s < 0 and moves_to_end(s, ply, size) <= DEFENCE_DEPTH for s in others):
+        themes.append("defence")
+    if depth(scores, ply, size) > MAX_DEPTH:
+        themes.append("deep")
+    return themes
 
 
 def _parity_threat(position: Position, move: int) -> bool:
