@@ -53,7 +53,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from connect4.core.errors import Connect4Error, GameError
+from connect4.core.errors import BudgetExceeded, Connect4Error, GameError
 from connect4.core.game import Game
 from connect4.core.games import Board
 from connect4.core.limits import Limit
@@ -179,8 +179,8 @@ class Verdict:
     reason: str = ""
 
 
-class Unsettled(Exception):
-    """The solver did not settle a position within the limit."""
+class Unsettled(BudgetExceeded):
+    """The solver did not settle a position within the limit (a stop, not bad input)."""
 
 
 def puzzle_id(board: Board, position: Game) -> str:
