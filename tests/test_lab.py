@@ -262,3 +262,26 @@ def test_lab_files_in_the_folder_need_force_or_resume_onto_the_labs_own(tmp_path
     assert report.read_text().startswith("# Lab: ")
     resumed = run_cli(*args, "--resume", timeout=600)
     assert resumed.returncode == 0, resumed.stderr
+
+
+def test_a_move_its_limit_ends_before_it_has_one_is_a_timeout_not_the_end_of_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A player whose own time ends before its first playout (seen under load with
+    mcts:time=0.02) counts as not optimal on that position; the run goes on."""
+    import connect4.players as players
+    from connect4.arena.lab import score_test_set
+    from connect4.core.errors import BudgetExceeded
+
+    class OutOfTime:
+        def choose(self, game: object) -> object:
+            raise BudgetExceeded("the limit stopped the search before its first playout")
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(players, "make_player", lambda spec, seed: OutOfTime())
+    monkeypatch.setattr(players, "rehearse", lambda *args: None)
+    test_set = first_positions("Test_L2_R1", tmp_path)
+    score = score_test_set(("mcts:time=0.02", str(test_set), 2))
+    assert (score.positions, score.optimal, score.timeouts) == (2, 0, 2)

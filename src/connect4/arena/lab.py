@@ -178,7 +178,8 @@ def parse_lab_spec(spec: str) -> tuple[str, int] | None:
 class TestSetScore:
     """How one player did on one test set: ``optimal`` of ``positions`` moves kept the
     best score (the review's ``best`` verdict); mean seconds and nodes (MCTS:
-    playouts) per move."""
+    playouts) per move; ``timeouts``: positions where its limit ended the search
+    before it had a move (counted as not optimal, the run goes on)."""
 
     __test__ = False  # a result, not a test class (pytest collects names that start "Test")
 
@@ -189,6 +190,7 @@ class TestSetScore:
     optimal: int
     seconds_per_move: float
     nodes_per_move: float | None
+    timeouts: int = 0
 
     @property
     def accuracy(self) -> float | None:
@@ -241,6 +243,7 @@ def score_test_set(task: tuple[str, str, int]) -> TestSetScore:
     """Let one player (``spec``) pick a move in each position of a test set, judged by
     the exact scores (runs in a worker). Each position gets a new player whose seed
     is the position's index, so the figures do not depend on the order."""
+    from connect4.core.errors import BudgetExceeded
     from connect4.core.position import Position
     from connect4.players import PlayerContext, make_player, rehearse
     from connect4.review import exact_scores, grade
@@ -248,7 +251,7 @@ def score_test_set(task: tuple[str, str, int]) -> TestSetScore:
 
     spec, path, limit = task
     positions = read_test_set(path, limit)
-    optimal = 0
+    optimal = timeouts = 0
     seconds = 0.0
     nodes: list[float] = []
     rehearse(spec, Position(), PlayerContext())
@@ -259,9 +262,12 @@ def score_test_set(task: tuple[str, str, int]) -> TestSetScore:
         started = time.perf_counter()
         try:
             choice = player.choose(position.copy())
+        except BudgetExceeded:  # its own time ended before it had a move: not optimal
+            timeouts += 1
+            continue
         finally:
             player.close()
-        seconds += time.perf_counter() - started
+            seconds += time.perf_counter() - started
         played = scores[choice.move]
         best = max(s for s in scores if s is not None)
         optimal += played is not None and grade(best, played) == "best"
@@ -276,6 +282,7 @@ def score_test_set(task: tuple[str, str, int]) -> TestSetScore:
         optimal=optimal,
         seconds_per_move=seconds / len(positions),
         nodes_per_move=sum(nodes) / len(nodes) if nodes else None,
+        timeouts=timeouts,
     )
 
 
