@@ -85,11 +85,9 @@ def review(
     players' specs head the review, and the arena's opening counts for nobody.
     Without ``--results``, ``--game`` is the kind of game (connect4, tictactoe).
     """
-    import json
-
     from connect4.core.files import plot_target
     from connect4.core.limits import Limit
-    from connect4.review.report import plot as write_plot, render_table, summary_lines
+    from connect4.review.report import plot as write_plot
 
     # 0: no limit, for either; the node budget caps each position's solve
     limit = Limit.within(time_limit if time_limit > 0 else None, nodes=max_nodes or None)
@@ -106,6 +104,17 @@ def review(
             write_plot(result, plot)
         except ValueError as error:
             raise fail(error) from None
+    _report(result, json_output=json_output, practice=practice, side=side, plot=plot)
+
+
+def _report(
+    result: Review, *, json_output: bool, practice: bool, side: str | None, plot: str | None
+) -> None:
+    """Print a finished review (the table and summary, or JSON), then its practice."""
+    import json
+
+    from connect4.review.report import render_table, summary_lines
+
     if json_output and practice:
         typer.echo(json.dumps(_exercises_json(result, side)))
         return
