@@ -203,6 +203,29 @@ def test_self_play_with_a_seed_is_the_same_run(tmp_path: Path) -> None:
     assert all(source.startswith("self-play ") for source in sources)
 
 
+def test_no_deep_and_a_trivial_share_leave_puzzles_out(tmp_path: Path) -> None:
+    args = ["--self-play", "4", "--levels", "alphabeta:level=easy,mcts:playouts=50", "--seed",
+            "5", "--workers", "1", "--json"]  # fmt: skip
+    every, chosen = tmp_path / "all.jsonl", tmp_path / "chosen.jsonl"
+    done = run_cli("puzzles", "generate", *args, "--out", str(every))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["left_out"] == 0
+    options = ["--no-deep", "--trivial-share", "0"]
+    done = run_cli("puzzles", "generate", *args, *options, "--out", str(chosen))
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    all_puzzles = [p for _, p in read_puzzles(every)]
+    kept = [p for _, p in read_puzzles(chosen)]
+    expected = [p for p in all_puzzles if not p.trivial and "deep" not in p.themes]
+    assert any(p.trivial for p in all_puzzles) and expected  # the check can fail
+    assert kept == expected
+    assert summary["left_out"] == len(all_puzzles) - len(kept)
+    wrong = run_cli("puzzles", "generate", *args, "--trivial-share", "2", "--out", str(chosen),
+                    "--force")  # fmt: skip
+    assert wrong.returncode == 2 and "Traceback" not in wrong.stderr
+    assert "trivial-share" in wrong.stderr
+
+
 def test_resume_after_the_journal_says_some_are_done(tmp_path: Path) -> None:
     games = tmp_path / "games.txt"
     games.write_text(DOUBLE + "11\n62133634\n4455661\n")

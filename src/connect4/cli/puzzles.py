@@ -54,6 +54,21 @@ def generate(
             "(default: perfect, alphabeta and mcts at easy and medium levels)"
         ),
     ] = None,
+    deep: Annotated[
+        bool,
+        typer.Option(
+            "--deep/--no-deep", help="keep the puzzles tagged deep (longer than 7 moves a side)"
+        ),
+    ] = True,
+    trivial_share: Annotated[
+        float,
+        typer.Option(
+            help="the trivial puzzles' largest share of the file (a four to complete or "
+            "block at once); those over it are left out",
+            min=0.0,
+            max=1.0,
+        ),
+    ] = 1.0,
     seed: Seed = 0,
     width: Width = 7,
     height: Height = 6,
@@ -81,7 +96,7 @@ def generate(
         return generate_puzzles(
             out, files=from_files or (), self_play=self_play, levels=specs, seed=seed,
             board=board, workers=workers, scheduler=scheduler, resume=resume, force=force,
-            progress=not json_output,
+            progress=not json_output, deep=deep, trivial_share=trivial_share,
         )  # fmt: skip
 
     report = run_job(mine, out)
@@ -92,6 +107,7 @@ def generate(
         from_journal=report.resumed,
         other_boards=report.other_boards,
         puzzles=report.puzzles,
+        left_out=report.left_out,
         seconds=round(report.seconds, 3),
         damaged_journal_records=report.damaged,
     )
@@ -101,6 +117,7 @@ def generate(
         f"wrote {out}: {report.puzzles:,} puzzles from {report.games:,} games "
         f"({report.mined:,} mined now, {report.resumed:,} from the journal"
         + (f", {report.other_boards:,} of other boards passed over" if report.other_boards else "")
+        + (f"; {report.left_out:,} left out" if report.left_out else "")
         + f"), {report.seconds:.1f} s{damaged_note(report.damaged)}",
     )
 
@@ -133,6 +150,7 @@ class GenerateSummary:
     from_journal: int
     other_boards: int
     puzzles: int
+    left_out: int
     seconds: float
     damaged_journal_records: int
 

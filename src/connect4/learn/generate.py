@@ -25,7 +25,7 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +42,7 @@ from connect4.learn.puzzlefile import is_puzzle_file, write_puzzles
 from connect4.learn.puzzles import Puzzle, PuzzleError
 from connect4.solver import fresh_worker
 
-__all__ = ["MAX_SELF_PLAY", "MINER", "GenerateReport", "generate_puzzles"]
+__all__ = ["MAX_SELF_PLAY", "MINER", "GenerateReport", "generate_puzzles", "select_puzzles"]
 
 MINER = 1  # the mining procedure's version: a journal of another one is refused
 MAX_SELF_PLAY = 1_000_000  # self-play games of one run
@@ -61,6 +61,7 @@ class GenerateReport:
     seconds: float
     damaged: int = 0
     other_boards: int = 0  # games of the files on another board, passed over
+    left_out: int = 0  # puzzles found but not written: deep ones, trivial ones over the share
 
 
 def _file_tasks(files: Sequence[str | os.PathLike[str]], board: Board) -> tuple[list[Task], int]:
@@ -123,6 +124,8 @@ def generate_puzzles(
     progress: bool = True,
     limit: Limit | None = None,
     stop_after: int | None = None,
+    deep: bool = True,
+    trivial_share: float = 1.0,
 ) -> GenerateReport:
     """Mine the games of ``files`` and ``self_play`` self-play games between ``levels`` for
     puzzles, in worker processes (``executor``, or a pool of ``workers``, or the Dask
@@ -134,11 +137,15 @@ def generate_puzzles(
     unfinished one (without). ``limit`` stops the run (its stop flag, its deadline):
     the games finished are kept in the journal and
     :class:`~connect4.core.processes.JobInterrupted` raised; ``stop_after`` stops the
-    same way after that many tasks (for tests).
+    same way after that many tasks (for tests). ``deep=False`` leaves out the puzzles
+    tagged ``deep``, and ``trivial_share`` keeps the trivial ones to at most that share
+    of what is written (see :func:`select_puzzles`).
     """
     board = board or Board()
     if board.kind != "connect4" or board.rules != "standard":
         raise PuzzleError("puzzles are mined from Connect Four games of the standard rules")
+    if not 0.0 <= trivial_share <= 1.0:
+        raise PuzzleError(f"the trivial share is a fraction from 0 to 1, not {trivial_share}")
     if not 0 <= self_play <= MAX_SELF_PLAY:
         raise PuzzleError(f"self-play games must be 0..{MAX_SELF_PLAY:,}, not {self_play}")
     _check_levels(levels)
@@ -189,12 +196,41 @@ def generate_puzzles(
     for number in sorted(found):
         for puzzle in found[number]:
             puzzles.setdefault(puzzle.id, puzzle)
-    write_puzzles(out_path, puzzles.values())
+    kept = select_puzzles(puzzles.values(), deep=deep, trivial_share=trivial_share)
+    write_puzzles(out_path, kept)
     journal.remove()
     return GenerateReport(
-        os.fspath(out_path), len(tasks), mined, resumed, len(puzzles), clock() - started,
-        journal.damaged, other,
+        os.fspath(out_path), len(tasks), mined, resumed, len(kept), clock() - started,
+        journal.damaged, other, len(puzzles) - len(kept),
     )  # fmt: skip
+
+
+def select_puzzles(
+    puzzles: Iterable[Puzzle], *, deep: bool = True, trivial_share: float = 1.0
+) -> list[Puzzle]:
+    """The puzzles, in their order, less the ``deep`` ones unless ``deep``, and less the
+    trivial ones that would make them more than ``trivial_share`` of every prefix of the
+    list (so the easiest tier stays spread over the games it came from).
+
+    >>> easy = Puzzle("e", Board(), "4", "4", "win", ("win-in-1",), 400, True)
+    >>> hard = Puzzle("h", Board(), "44", "3", "win", ("win-in-3",), 1000, False)
+    >>> deep = Puzzle("d", Board(), "", "4", "win", ("win-in-9", "deep"), 2200, False)
+    >>> [p.id for p in select_puzzles([easy, hard, easy, deep, hard, easy], trivial_share=0.4)]
+    ['h', 'd', 'h', 'e']
+    >>> [p.id for p in select_puzzles([easy, hard, easy, deep, hard, easy], deep=False)]
+    ['e', 'h', 'e', 'h', 'e']
+    """
+    kept: list[Puzzle] = []
+    trivial = 0
+    for puzzle in puzzles:
+        if not deep and "deep" in puzzle.themes:
+            continue
+        if puzzle.trivial:
+            if trivial + 1 > trivial_share * (len(kept) + 1):
+                continue
+            trivial += 1
+        kept.append(puzzle)
+    return kept
 
 
 def _check_levels(levels: Sequence[str]) -> None:
