@@ -64,7 +64,7 @@ def generate(
         float,
         typer.Option(
             help="the trivial puzzles' largest share of the file (a four to complete or "
-            "block at once); those over it are left out",
+            "block at once); those over it are left out (the same ones each run)",
             min=0.0,
             max=1.0,
         ),

@@ -209,28 +209,26 @@ def select_puzzles(
     puzzles: Iterable[Puzzle], *, deep: bool = True, trivial_share: float = 1.0
 ) -> list[Puzzle]:
     """The puzzles, in their order, less the ``deep`` ones unless ``deep``, and less the
-    trivial ones that would make them more than ``trivial_share`` of every prefix of the
-    list (so the easiest tier stays spread over the games it came from).
+    trivial ones over ``trivial_share`` of the result: those kept are the ones whose ids
+    hash lowest, so a run that finds a few other puzzles keeps nearly the same ones.
 
-    >>> easy = Puzzle("e", Board(), "4", "4", "win", ("win-in-1",), 400, True)
+    >>> easy = [Puzzle(f"e{i}", Board(), "4", "4", "win", ("win-in-1",), 400, True)
+    ...         for i in range(4)]
     >>> hard = Puzzle("h", Board(), "44", "3", "win", ("win-in-3",), 1000, False)
     >>> deep = Puzzle("d", Board(), "", "4", "win", ("win-in-9", "deep"), 2200, False)
-    >>> [p.id for p in select_puzzles([easy, hard, easy, deep, hard, easy], trivial_share=0.4)]
-    ['h', 'd', 'h', 'e']
-    >>> [p.id for p in select_puzzles([easy, hard, easy, deep, hard, easy], deep=False)]
-    ['e', 'h', 'e', 'h', 'e']
+    >>> [p.id for p in select_puzzles([*easy, hard, deep], trivial_share=0.5)]
+    ['e0', 'e1', 'h', 'd']
+    >>> [p.id for p in select_puzzles([*easy, hard, deep], deep=False, trivial_share=0.5)]
+    ['e0', 'h']
     """
-    kept: list[Puzzle] = []
-    trivial = 0
-    for puzzle in puzzles:
-        if not deep and "deep" in puzzle.themes:
-            continue
-        if puzzle.trivial:
-            if trivial + 1 > trivial_share * (len(kept) + 1):
-                continue
-            trivial += 1
-        kept.append(puzzle)
-    return kept
+    chosen = [p for p in puzzles if deep or "deep" not in p.themes]
+    trivial = [p for p in chosen if p.trivial]
+    if trivial_share >= 1.0 or not trivial:
+        return chosen
+    room = int(trivial_share * (len(chosen) - len(trivial)) / (1.0 - trivial_share) + 1e-9)
+    ranked = sorted(trivial, key=lambda p: hashlib.sha256(p.id.encode()).digest())
+    keep = {p.id for p in ranked[:room]}
+    return [p for p in chosen if not p.trivial or p.id in keep]
 
 
 def _check_levels(levels: Sequence[str]) -> None:
