@@ -1,0 +1,202 @@
+"""Check our solver against c4's published 8x7 book, row by row, within a limit per row.
+
+    nice .venv/bin/python benchmarks/check_c4_book.py \\
+        --csv /work/c4ref/src/data/book-8x7.csv [--order end|random] [--seed 1] \\
+        [--rows 20] [--skip 0] [--limit 60] [--threads 1] [--tt-mb 256] [--json]
+
+c4 (ChristopheSteininger/c4) publishes ``data/book-8x7.csv``: every 8x7 position
+of 4 to 6 stones with its best move and exact score (``git clone
+https://github.com/ChristopheSteininger/c4``). Each sampled row's hash is decoded
+(:mod:`connect4.solver.book.c4csv`: a legal position, the row's move legal
+there); our solver then solves the position, and, the score known, the
+position after the row's move (a win at once needs no search). The row agrees
+when our score is the row's and the row's move keeps it (any move with the best
+score is right). ``--limit`` bounds both searches of a row together; a row not
+solved in time is a timeout, neither agreement nor mismatch.
+
+``--order end`` (the default) takes the rows nearest the end of the game first
+(the largest ``|score|``: the shortest wins and losses, then the most stones);
+``--order random`` a seeded sample. ``--skip N`` leaves out the first N rows of
+that order. The table gives per row the position (our move string, in the hash's
+orientation), c4's move (1-based) and score, ours, the score of c4's move, the
+verdict, nodes and seconds; the summary counts agreements, mismatches and
+timeouts. Exit status 1 on any mismatch, 2 with a one-line error for a file
+that is not c4's book, 130 after a Ctrl-C (the table so far is printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import random
+import sys
+from dataclasses import asdict, dataclass
+
+from machine import describe_machine
+
+from connect4.core.errors import Connect4Error
+from connect4.core.limits import Limit, run_interruptible
+from connect4.core.score import win_score
+from connect4.solver import Solver
+from connect4.solver.book.c4csv import C4Row, decode_row, read_c4_book
+
+WIDTH, HEIGHT = 8, 7
+HEADER = (
+    f"{'line':>6} {'position':<8} {'ply':>4} {'c4 move':>7} {'c4 score':>8} "
+    f"{'ours':>5} {'its move':>9} {'verdict':<9} {'nodes':>15} {'seconds':>9}"
+)
+
+
+@dataclass
+class RowCheck:
+    """One row checked: c4's answer, ours (``None``: not solved within the limit)."""
+
+    line: int
+    moves: str
+    ply: int
+    c4_move: int  # 0-based column
+    c4_score: int
+    score: int | None
+    move_score: int | None  # our score of c4's move
+    verdict: str  # "agree", "MISMATCH" or "timeout"
+    nodes: int
+    seconds: float
+
+
+def pick_rows(rows: list[C4Row], order: str, seed: int, skip: int, count: int) -> list[C4Row]:
+    """The rows to check: nearest the end of the game first, or a seeded sample."""
+    if order == "end":
+        ranked = sorted(rows, key=lambda r: (-abs(r.score), -_stones(r), r.line))
+    else:
+        ranked = list(rows)
+        random.Random(seed).shuffle(ranked)
+    return ranked[skip : skip + count]
+
+
+def _stones(row: C4Row) -> int:
+    """The stones of a row's position (each column's top marker sits on its stones)."""
+    step = HEIGHT + 1
+    return sum(((row.hash >> (c * step)) & 0xFF).bit_length() - 1 for c in range(WIDTH))
+
+
+def check_row(solver: Solver, row: C4Row, limit: Limit | None = None) -> RowCheck:
+    """Solve ``row``'s position and the one after its move, under ``limit``."""
+    entry = decode_row(row, WIDTH, HEIGHT)
+    position = entry.position
+    solver.clear_table()
+    result = solver.run(position, limit=limit)
+    nodes, seconds = result.nodes, result.seconds
+    move_score: int | None = None
+    if result.score is not None:
+        if position.is_winning_move(row.move):
+            move_score = win_score(WIDTH * HEIGHT, position.ply)
+        else:
+            child = position.copy()
+            child.play(row.move)
+            after = solver.run(child, guess=-result.score, limit=limit)
+            nodes, seconds = nodes + after.nodes, seconds + after.seconds
+            move_score = None if after.score is None else -after.score
+    if result.score is None or move_score is None:
+        verdict = "timeout"
+    elif result.score == row.score and move_score == result.score:
+        verdict = "agree"
+    else:
+        verdict = "MISMATCH"
+    return RowCheck(
+        row.line, position.moves, position.ply, row.move, row.score,
+        result.score, move_score, verdict, nodes, seconds,
+    )  # fmt: skip
+
+
+def print_row(check: RowCheck) -> None:
+    """One line of the table."""
+    ours = "-" if check.score is None else f"{check.score:+d}"
+    move = "-" if check.move_score is None else f"{check.move_score:+d}"
+    print(
+        f"{check.line:>6} {check.moves:<8} {check.ply:>4} {check.c4_move + 1:>7} "
+        f"{check.c4_score:>+8d} {ours:>5} {move:>9} {check.verdict:<9} "
+        f"{check.nodes:>15,} {check.seconds:>9.2f}",
+        flush=True,
+    )
+
+
+def summary(checks: list[RowCheck], args: argparse.Namespace, stopped: bool) -> dict[str, object]:
+    """Counts and totals of the rows checked."""
+    solved = [c for c in checks if c.verdict != "timeout"]
+    return {
+        "rows": len(checks), "agree": sum(c.verdict == "agree" for c in checks),
+        "mismatch": sum(c.verdict == "MISMATCH" for c in checks),
+        "timeout": len(checks) - len(solved), "limit_s": args.limit, "order": args.order,
+        "seed": args.seed, "skip": args.skip, "threads": args.threads, "tt_mb": args.tt_mb,
+        "solved_nodes": sum(c.nodes for c in solved),
+        "solved_seconds": round(sum(c.seconds for c in solved), 3),
+        "max_solved_seconds": round(max((c.seconds for c in solved), default=0.0), 3),
+        "stopped": stopped, "machine": describe_machine(), "load": os.getloadavg(),
+    }  # fmt: skip
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--csv", required=True, help="c4's data/book-8x7.csv")
+    parser.add_argument("--order", choices=("end", "random"), default="end")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rows", type=int, default=20)
+    parser.add_argument("--skip", type=int, default=0)
+    parser.add_argument("--limit", type=float, default=60.0, help="seconds per row")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--tt-mb", type=int, default=256)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    for name in ("rows", "skip"):
+        if getattr(args, name) < 0:
+            parser.error(f"--{name} must be at least 0")
+    if args.limit <= 0:
+        parser.error("--limit must be above 0 seconds")
+    return args
+
+
+def main() -> None:
+    args = parse_args()
+    checks: list[RowCheck] = []
+    stopped = False
+    try:
+        rows = pick_rows(read_c4_book(args.csv), args.order, args.seed, args.skip, args.rows)
+        solver = Solver(WIDTH, HEIGHT, args.tt_mb, reuse_table=True, threads=args.threads)
+        solver.warm_up()
+        if not args.json:
+            print(HEADER)
+        for row in rows:
+            check = run_interruptible(
+                functools.partial(check_row, solver, row), Limit.within(args.limit)
+            )
+            checks.append(check)
+            if not args.json:
+                print_row(check)
+    except Connect4Error as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        stopped = True
+    report = summary(checks, args, stopped)
+    if args.json:
+        print(json.dumps({"checks": [asdict(c) for c in checks], **report}, indent=2))
+    else:
+        print(
+            f"{report['rows']} rows: {report['agree']} agree, {report['mismatch']} mismatch, "
+            f"{report['timeout']} not solved within {args.limit:g} s"
+            + (" (stopped by Ctrl-C)" if stopped else "")
+        )
+        print(f"solved rows: {report['solved_nodes']:,} nodes, {report['solved_seconds']} s "
+              f"(longest {report['max_solved_seconds']} s)")  # fmt: skip
+        load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+        print(f"machine: {report['machine']}; load average {load}")
+    if stopped:
+        sys.exit(130)
+    if report["mismatch"]:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
