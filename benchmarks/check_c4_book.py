@@ -2,7 +2,8 @@
 
     nice .venv/bin/python benchmarks/check_c4_book.py \\
         --csv /work/c4ref/src/data/book-8x7.csv [--order end|random] [--seed 1] \\
-        [--rows 20] [--skip 0] [--limit 60] [--threads 1] [--tt-mb 256] [--json]
+        [--rows 20] [--skip 0] [--lines N,...] [--limit 60] [--threads 1] [--tt-mb 256] \\
+        [--json]
 
 c4 (ChristopheSteininger/c4) publishes ``data/book-8x7.csv``: every 8x7 position
 of 4 to 6 stones with its best move and exact score (``git clone
@@ -17,11 +18,12 @@ solved in time is a timeout, neither agreement nor mismatch.
 ``--order end`` (the default) takes the rows nearest the end of the game first
 (the largest ``|score|``: the shortest wins and losses, then the most stones);
 ``--order random`` a seeded sample. ``--skip N`` leaves out the first N rows of
-that order. The table gives per row the position (our move string, in the hash's
-orientation), c4's move (1-based) and score, ours, the score of c4's move, the
-verdict, nodes and seconds; the summary counts agreements, mismatches and
-timeouts. Exit status 1 on any mismatch, 2 with a one-line error for a file
-that is not c4's book, 130 after a Ctrl-C (the table so far is printed).
+that order; ``--lines 2,14760`` checks the rows on those lines of the file. The
+table gives per row the position (our move string, in the hash's orientation),
+c4's move (1-based) and score, ours, the score of c4's move, the verdict, nodes
+and seconds; the summary counts agreements, mismatches and timeouts. Exit status
+1 on any mismatch, 2 with a one-line error for a file that is not c4's book or a
+line with no row, 130 after a Ctrl-C (the table so far is printed).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from connect4.core.errors import Connect4Error
 from connect4.core.limits import Limit, run_interruptible
 from connect4.core.score import win_score
 from connect4.solver import Solver
+from connect4.solver.book import BookError
 from connect4.solver.book.c4csv import C4Row, decode_row, read_c4_book
 
 WIDTH, HEIGHT = 8, 7
@@ -65,8 +68,17 @@ class RowCheck:
     seconds: float
 
 
-def pick_rows(rows: list[C4Row], order: str, seed: int, skip: int, count: int) -> list[C4Row]:
-    """The rows to check: nearest the end of the game first, or a seeded sample."""
+def pick_rows(
+    rows: list[C4Row], order: str, seed: int, skip: int, count: int, lines: list[int]
+) -> list[C4Row]:
+    """The rows to check: those of ``lines`` (line numbers of the file), else the
+    rows nearest the end of the game first, or a seeded sample."""
+    if lines:
+        by_line = {row.line: row for row in rows}
+        missing = [line for line in lines if line not in by_line]
+        if missing:
+            raise BookError(f"no row on line {missing[0]} (rows are on lines 2-{len(rows) + 1})")
+        return [by_line[line] for line in lines]
     if order == "end":
         ranked = sorted(rows, key=lambda r: (-abs(r.score), -_stones(r), r.line))
     else:
@@ -144,6 +156,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rows", type=int, default=20)
     parser.add_argument("--skip", type=int, default=0)
+    parser.add_argument("--lines", default="", help="rows by line number: 2,14760,...")
     parser.add_argument("--limit", type=float, default=60.0, help="seconds per row")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--tt-mb", type=int, default=256)
@@ -154,6 +167,10 @@ def parse_args() -> argparse.Namespace:
             parser.error(f"--{name} must be at least 0")
     if args.limit <= 0:
         parser.error("--limit must be above 0 seconds")
+    try:
+        args.lines = [int(line) for line in args.lines.split(",") if line.strip()]
+    except ValueError:
+        parser.error(f"--lines must be line numbers separated by commas, not {args.lines!r}")
     return args
 
 
@@ -162,7 +179,9 @@ def main() -> None:
     checks: list[RowCheck] = []
     stopped = False
     try:
-        rows = pick_rows(read_c4_book(args.csv), args.order, args.seed, args.skip, args.rows)
+        rows = pick_rows(
+            read_c4_book(args.csv), args.order, args.seed, args.skip, args.rows, args.lines
+        )
         solver = Solver(WIDTH, HEIGHT, args.tt_mb, reuse_table=True, threads=args.threads)
         solver.warm_up()
         if not args.json:

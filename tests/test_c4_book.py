@@ -160,6 +160,7 @@ def test_bad_rows_are_named() -> None:
         "not the canonical": C4Row(5, mirror_bits(EMPTY - 1 + 0b10, 8, 7), 0, 0),
         "fewer stones": C4Row(5, EMPTY - 0x0101 + 0x0202, 0, 0),
         "not a legal column": C4Row(5, EMPTY, 8, 0),
+        "too many stones of the side to move": C4Row(5, (1 << 64) - 1, 0, 0),
     }
     for message, row in cases.items():
         with pytest.raises(BookError, match=f"line 5: .*{message}"):
@@ -217,7 +218,18 @@ def test_the_script_reports_a_mismatch_and_a_timeout(tmp_path: Path) -> None:
     assert done.returncode == 0 and "1 rows: 0 agree, 0 mismatch, 1 not solved" in done.stdout
 
 
-def test_the_script_names_a_bad_file_in_one_line(tmp_path: Path) -> None:
-    done = run_script("--csv", str(tmp_path / "missing.csv"))
-    assert done.returncode == 2
-    assert done.stderr.strip().startswith("error: ") and len(done.stderr.splitlines()) == 1
+def test_the_script_checks_the_rows_of_given_lines(tmp_path: Path) -> None:
+    csv = write_csv(tmp_path / "book.csv", [(h, m, s) for _, h, m, s in FAST_ROWS])
+    done = run_script("--csv", str(csv), "--lines", "8,4")
+    assert done.returncode == 0, done.stderr
+    assert [line.split()[0] for line in done.stdout.splitlines()[1:3]] == ["8", "4"]
+    assert "2 rows: 2 agree" in done.stdout
+
+
+def test_the_script_names_a_bad_file_or_line_in_one_line(tmp_path: Path) -> None:
+    csv = write_csv(tmp_path / "book.csv", [(h, m, s) for _, h, m, s in FAST_ROWS])
+    for args in (["--csv", str(tmp_path / "missing.csv")], ["--csv", str(csv), "--lines", "9"]):
+        done = run_script(*args)
+        assert done.returncode == 2
+        assert done.stderr.startswith("error: ") and len(done.stderr.splitlines()) == 1
+    assert "no row on line 9" in done.stderr

@@ -42,6 +42,7 @@ True
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,6 +62,7 @@ __all__ = [
 ]
 
 _HEADER = "hash,move,score"
+MAX_DEAD_CHOICES = 100_000  # ways of choosing the opponent's dead stones tried at most
 
 
 @dataclass(frozen=True)
@@ -215,6 +217,8 @@ def _decode(value: int, width: int, height: int) -> tuple[Position, int]:
             f"hash {value}: the side to move has fewer stones than a game of {ply} allows"
         )
     cells = [(c, r) for c, col in enumerate(columns) for r, bit in enumerate(col) if bit]
+    if math.comb(len(cells), extra) > MAX_DEAD_CHOICES:
+        raise BookError(f"hash {value}: too many stones of the side to move ({extra} over)")
     for flipped in itertools.combinations(cells, extra):
         trial = [list(col) for col in columns]
         for c, r in flipped:
