@@ -31,11 +31,21 @@ import itertools
 import os
 import sys
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
-from connect4.cli.common import Height, Width, fail
+from connect4.cli.common import (
+    AllCoresWorkers,
+    Force,
+    Height,
+    Scheduler,
+    Width,
+    fail,
+    interrupted,
+    keeping,
+)
 from connect4.core.errors import clip
 from connect4.core.files import LineTooLongError, read_input_line
 from connect4.core.position import Position
@@ -44,6 +54,7 @@ from connect4.core.score import format_scores
 
 if TYPE_CHECKING:
     from connect4.solver import SolveProgress
+    from connect4.solver.book.split import SplitReport
 
 SHOW_AFTER = 1.0  # seconds a search runs before its progress shows
 LOG_EVERY = 5.0  # seconds between progress lines when stderr is not a terminal
@@ -219,6 +230,113 @@ def stdin_lines() -> Iterator[str]:
         yield line
 
 
+SplitPly = Annotated[
+    str | None,
+    typer.Option(
+        metavar="D|auto",
+        help="solve the whole position split: every position at ply D solved as a task "
+        "(on --workers or --scheduler), then the search above reads their results",
+        show_default=False,
+    ),
+]
+Results = Annotated[
+    Path | None,
+    typer.Option(
+        help="the split solve's results book (default: under the cache root, named by "
+        "board, position and split); rerunning the same solve finishes from it",
+        show_default=False,
+    ),
+]
+
+
+def split_ply_value(text: str) -> int | None:
+    """``--split-ply``: ``auto`` (``None``) or a whole number of stones.
+
+    >>> split_ply_value("auto"), split_ply_value("8")
+    (None, 8)
+    >>> split_ply_value("x")
+    Traceback (most recent call last):
+    ...
+    typer._click.exceptions.BadParameter: must be a whole number of stones or auto, not 'x'
+    """
+    if text == "auto":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise typer.BadParameter(
+            f"must be a whole number of stones or auto, not {clip(text)!r}"
+        ) from None
+
+
+def split_command(
+    positions: list[str] | None,
+    split_ply: str,
+    *,
+    width: int,
+    height: int,
+    analyze: bool,
+    book: bool,
+    workers: int | None,
+    scheduler: str | None,
+    results: Path | None,
+    force: bool,
+    progress: str,
+) -> None:
+    """``connect4 solve MOVES --split-ply D``: one position solved split, its answer
+    printed as an unsplit solve prints it, a summary on stderr; Ctrl-C or a stop keeps
+    the finished tasks (exit 130) and the same command finishes from them."""
+    from connect4.core.journal import journal_path
+    from connect4.core.position import Position
+    from connect4.solver.book.split import chosen_split_ply, default_results, split_solve
+
+    if positions and len(positions) > 1:
+        raise fail("--split-ply solves one position: give one MOVES argument")
+    moves = positions[0].strip() if positions else ""
+    base = "default" if book else None
+    try:
+        root = Position.from_moves(moves, width, height)
+        ply = chosen_split_ply(root, split_ply_value(split_ply), workers, scheduler)
+        if results is None:
+            results = default_results(root, ply, base)
+            results.parent.mkdir(parents=True, exist_ok=True)
+    except typer.BadParameter as error:
+        raise fail(f"--split-ply {error.message}") from None
+    except (ValueError, OSError) as error:
+        raise fail(error) from None
+    journal = journal_path(results)
+    live = _is_terminal(sys.stderr)
+    try:
+        with keeping(lambda: f"the finished tasks are in {journal}; rerun to finish"):
+            report = split_solve(
+                moves, width, height, split_ply=ply, workers=workers, scheduler=scheduler,
+                results=results, base_book=base, force=force,
+                progress=progress == "always" or (progress == "auto" and live),
+                progress_lines=not live, stream=sys.stderr,
+            )  # fmt: skip
+    except (ValueError, OSError) as error:
+        raise fail(error) from None
+    except Exception as error:
+        from connect4.core.errors import Stopped
+
+        if isinstance(error, Stopped):
+            raise interrupted(f"{error}; rerun the same command to finish") from None
+        raise
+    answer = format_scores(report.column_scores) if analyze else str(report.score)
+    typer.echo(f"{moves} {answer}")
+    typer.echo(split_summary(report), err=True)
+
+
+def split_summary(report: SplitReport) -> str:
+    """The line a split solve ends with on stderr."""
+    where = f"; results in {report.results}" if report.results else ""
+    return (
+        f"split at ply {report.split_ply}: {report.tasks:,} positions ({report.resumed:,} "
+        f"from earlier runs, {report.solved:,} solved now), {report.settled:,} settled by "
+        f"the rules, {report.nodes:,} nodes, {report.seconds:.1f} s{where}"
+    )
+
+
 def solve(
     positions: Annotated[
         list[str] | None,
@@ -258,13 +376,18 @@ def solve(
             help="show progress even when stderr is not a terminal (a line every 5 s)",
         ),
     ] = False,
+    split_ply: SplitPly = None,
+    workers: AllCoresWorkers = None,
+    scheduler: Scheduler = None,
+    results: Results = None,
+    force: Force = False,
 ) -> None:
     """Pons' protocol: read move strings on stdin (an empty line is the empty board), or
     take them as arguments (solve 4455 44), and print 'moves score' for each.
 
     A bad line is reported on stderr with its number and the run goes on (exit status
     1); a bad argument is a usage error (exit status 2). A line longer than any game
-    stops the reading at once.
+    stops the reading at once. With --split-ply the one position is solved split.
     """
     if quiet and progress:
         raise fail("give --quiet or --progress, not both")
@@ -274,6 +397,16 @@ def solve(
         check_solver_board(width, height)
     except ValueError as error:  # a usage error, as every command's bad board is
         raise fail(error) from None
+    shown = "never" if quiet else "always" if progress else "auto"
+    if split_ply is not None:
+        if weak or threads is not None:
+            raise fail("--split-ply finds exact scores with --workers: no --weak or --threads")
+        split_command(positions, split_ply, width=width, height=height, analyze=analyze,
+                      book=not no_book, workers=workers, scheduler=scheduler, results=results,
+                      force=force, progress=shown)  # fmt: skip
+        return
+    if workers is not None or scheduler or results or force:
+        raise fail("--workers, --scheduler, --results and --force go with --split-ply")
     code = solve_command(  # a Ctrl-C: the search threads stop, the CLI's policy ends it
         positions if positions else stdin_lines(),
         label="argument" if positions else "line",
@@ -284,6 +417,6 @@ def solve(
         height=height,
         book=not no_book,
         threads=usable_cores() if threads is None else threads,
-        progress="never" if quiet else "always" if progress else "auto",
+        progress=shown,
     )
     raise typer.Exit(code)

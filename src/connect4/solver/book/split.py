@@ -36,12 +36,14 @@ positions cut by their siblings' bounds).
 from __future__ import annotations
 
 import contextlib
+import os
 import tempfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 
@@ -78,6 +80,7 @@ MAX_SPLIT_TASKS = 4_000_000
 AUTO_TASKS_PER_WORKER = 32  # ``split_ply=None``: the first ply with this many tasks a worker
 AUTO_WORKERS = 8  # ... counting this many workers on a Dask cluster (its size is not known)
 SEARCH_MEGABYTES = 64  # the table of the search above the split
+LINE_EVERY = 5.0  # seconds between progress lines (``progress_lines``)
 
 
 # ---------------------------------------------------------------- the positions
@@ -202,6 +205,16 @@ def auto_split_ply(root: Position, workers: int) -> int:
     return last
 
 
+def chosen_split_ply(
+    root: Position, split_ply: int | None, workers: int | None, scheduler: str | None
+) -> int:
+    """``split_ply``, or when ``None`` the one :func:`auto_split_ply` chooses for the
+    workers (``None``: every core; a Dask cluster counts as ``AUTO_WORKERS``)."""
+    if split_ply is not None:
+        return split_ply
+    return auto_split_ply(root, AUTO_WORKERS if scheduler else workers or os.cpu_count() or 2)
+
+
 # ---------------------------------------------------------------- the results
 def default_results(root: Position, split_ply: int, base_book: str | None) -> Path:
     """Where a split solve's results book goes unless named: under the cache root,
@@ -312,6 +325,8 @@ def split_solve(
     chunk: int = 1,
     force: bool = False,
     progress: bool = True,
+    progress_lines: bool = False,
+    stream: TextIO | None = None,
     stop_after: int | None = None,
 ) -> SplitReport:
     """Solve the position ``moves`` exactly by splitting it at ``split_ply`` stones.
@@ -324,13 +339,14 @@ def split_solve(
     the same solve run again resumes its journal or reads its book, ``force`` starts
     over. ``limit`` (its deadline or stop flag) stops the run, what finished kept:
     :class:`SplitInterrupted`; so does ``stop_after`` that many tasks (for tests).
+    ``progress`` draws a bar on ``stream`` (default stdout), or with ``progress_lines`` a
+    line there every few seconds.
     Bad input raises :class:`~connect4.core.errors.Connect4Error` before any work.
     """
     root = Position.from_moves(moves, width, height)
     if root.is_over():
         raise BookError(f"the game is already over ({root.result_text()})", setting="moves")
-    if split_ply is None:
-        split_ply = auto_split_ply(root, AUTO_WORKERS if scheduler else workers or 2)
+    split_ply = chosen_split_ply(root, split_ply, workers, scheduler)
     if chunk < 1:
         raise BookError(f"must be at least 1, not {chunk}", setting="chunk")
     split = split_positions(root, split_ply)
@@ -342,8 +358,9 @@ def split_solve(
             path = Path(folder) / "results.c4book"
         else:
             path = Path(results)
+        shown = _Shown(progress, progress_lines, stream)
         return _solve(split, path, base, base_name, executor, workers, scheduler, chunk,
-                      force, progress, stop_after, limit, keep=results is not None)  # fmt: skip
+                      force, shown, stop_after, limit, keep=results is not None)  # fmt: skip
     raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -357,7 +374,7 @@ def _solve(
     scheduler: str | None,
     chunk: int,
     force: bool,
-    progress: bool,
+    progress: _Shown,
     stop_after: int | None,
     limit: Limit | None,
     *,
@@ -405,7 +422,7 @@ def _run_tasks(
     workers: int | None,
     scheduler: str | None,
     chunk: int,
-    progress: bool,
+    progress: _Shown,
     stop_after: int | None,
     limit: Limit | None,
 ) -> int:
@@ -438,24 +455,36 @@ def _run_tasks(
             if executor is not None
             else stack.enter_context(make_executor(workers, scheduler, fresh_worker))
         )
-        with progress_bar(progress, len(split.tasks), done_before, "solving", "pos") as bar:
+        with progress_bar(
+            progress.show, len(split.tasks), done_before, "solving", "pos",
+            lines=progress.lines, stream=progress.stream, every=LINE_EVERY,
+        ) as bar:  # fmt: skip
             complete = run(pool, bar, bar.note)
     if not complete:
         raise SplitInterrupted(journal.path, solved)
     return solved
 
 
+@dataclass(frozen=True)
+class _Shown:
+    """How a split solve shows its progress (see :func:`split_solve`)."""
+
+    show: bool
+    lines: bool
+    stream: TextIO | None
+
+
 def _estimate(journal: SplitJournal, total: int) -> str:
-    """What is left, estimated from the finished tasks' nodes.
+    """What is done and left, the nodes left estimated from the finished tasks' nodes.
 
     >>> j = SplitJournal(Path("x"), 4, 4, 2, task_nodes={1: 100, 2: 300})
     >>> _estimate(j, 6)
-    '400 nodes; about 800 left'
+    '2 of 6 positions, 400 nodes; about 800 nodes left'
     """
     done = len(journal.task_nodes)
     spent = sum(journal.task_nodes.values())
     left = round(spent / max(done, 1) * (total - done))
-    return f"{spent:,} nodes; about {left:,} left"
+    return f"{done:,} of {total:,} positions, {spent:,} nodes; about {left:,} nodes left"
 
 
 def _results_book(split: SplitPositions, journal: SplitJournal, base_tag: str) -> Book:
