@@ -15,7 +15,9 @@ Games come from games files (:func:`~connect4.learn.collection.read_games`:
 arena and lab results, move strings) or from self-play between players of
 mixed levels (:data:`DEFAULT_LEVELS`, any player specs of the registry): game
 ``i`` of a run pairs two of them, picked and seeded from the run's seed and
-``i``, so a run is the same every time.
+``i``, so a run is the same every time, except where a move hangs on a player's
+clock (a perfect player at a level whose solve runs out of its time plays a timed
+search's move).
 
 >>> from connect4.core.games import Board
 >>> [(p.position, p.solution) for p in mine_game("4455661", Board(), "example")]
