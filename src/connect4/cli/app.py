@@ -1,9 +1,9 @@
 """The ``connect4`` command: play, prepare, serve, arena, lab, book, dataset, train, tree,
-analyze, review, explore, threats, puzzles, solve, bench.
+analyze, review, explore, threats, puzzles, puzzle, solve, bench.
 
 Each subcommand is a thin wrapper in a module of :mod:`connect4.cli` (one per
 group: ``arena``, ``lab``, ``book``, ``dataset``, ``train``, ``analysis``, ``review``,
-``explore``, ``threats``, ``puzzles``, ``solve``, ``bench``), the options they share
+``explore``, ``threats``, ``puzzles``, ``puzzle``, ``solve``, ``bench``), the options they share
 declared once in :mod:`connect4.cli.common`; the work lives in the module of its concept. A command
 line loads the one command it names (:data:`COMMANDS`), and heavy modules are
 imported inside the commands, so start-up stays fast.
@@ -56,6 +56,7 @@ COMMANDS = {
     "explore": "connect4.cli.explore:explore",
     "threats": "connect4.cli.threats:threats",
     "puzzles": "connect4.cli.puzzles:puzzles_app",
+    "puzzle": "connect4.cli.puzzle:puzzle",
     "solve": "connect4.cli.solve:solve",
     "bench": "connect4.cli.bench:bench",
 }

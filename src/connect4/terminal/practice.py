@@ -17,6 +17,7 @@ from rich.console import Console
 
 from connect4.core.limits import Limit, run_interruptible
 from connect4.learn.practice import Exercise, Practice, PracticeError, PracticeSummary
+from connect4.terminal.asking import ask_until
 from connect4.terminal.show import render_board
 from connect4.terminal.turns import LineReader
 
@@ -29,7 +30,6 @@ where the time ran out, marked ``…``)."""
 
 REVEAL_WORDS = ("h", "?", "hint")
 SKIP_WORDS = ("s", "skip")
-QUIT_WORDS = ("q", "quit", "exit")
 
 GRADE_STYLES = {"best": "green", "right": "green", "better": "yellow", "wrong": "red"}
 
@@ -106,15 +106,8 @@ def _ask(
     what = "column" if board.kind == "connect4" else "cell"
     prompt = f"your move — {what} 1-{board.width if what == 'column' else board.cells}, "
     prompt += "h hint (the answer), s skip, q quit: "
-    while True:
-        line = reader.read(prompt)
-        if line is None:
-            console.print("[bold]end of input[/]: the practice stops here")
-            return False
-        command = line.strip().lower()
-        if command in QUIT_WORDS:
-            console.print("the practice stops here")
-            return False
+
+    def answer(command: str) -> bool | None:
         if command in SKIP_WORDS:
             practice.skip()
             console.print("skipped")
@@ -127,9 +120,10 @@ def _ask(
             move = exercise.parse(command)
         except PracticeError as error:
             console.print(f"[red]{error}[/] — try again", highlight=False)
-            continue
-        answer = practice.answer(move)
-        style = GRADE_STYLES[answer.grade]
-        console.print(f"[{style}]{answer.text}[/]", highlight=False, soft_wrap=True)
-        if answer.right:
-            return True
+            return None
+        graded = practice.answer(move)
+        style = GRADE_STYLES[graded.grade]
+        console.print(f"[{style}]{graded.text}[/]", highlight=False, soft_wrap=True)
+        return True if graded.right else None
+
+    return ask_until(reader, console, prompt, answer, "the practice stops here") is not None
