@@ -1,6 +1,8 @@
 """Puzzles on the web: ``GET /api/puzzle`` through the real server (by id, near a
 rating, with a theme; bad input a 400, nothing that matches a 404), the server's
-``--puzzles`` setting, and the right moves of a solution's last step."""
+``--puzzles`` setting, the right moves of a solution's last step, ``POST
+/api/puzzle/attempt`` (the ratings after an attempt) and the page's puzzles panel
+with the player's rating kept in the browser."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from connect4.core.games import Board
 from connect4.learn.puzzlefile import write_puzzles
 from connect4.learn.puzzleindex import PuzzleIndex, right_moves
 from connect4.learn.puzzles import Puzzle, find_puzzle, puzzle_id
+from connect4.learn.ratings import Glicko, PlayerRecord, attempt
 from tests.browser_helpers import answered, open_page, tab_at, wait_answered
 from tests.cli_helpers import run_cli
 from tests.test_web_browser import DESKTOP, PHONE, shoot
@@ -104,6 +107,153 @@ def test_bad_input_and_no_match(
     http: httpx.Client, params: dict[str, object], status: int, words: str
 ) -> None:
     assert words in error_of(http.get("/api/puzzle", params=params), status)
+
+
+ATTEMPT = "/api/puzzle/attempt"
+
+
+def _rated(http: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
+    answer = http.post(ATTEMPT, json=body)
+    assert answer.status_code == 200, answer.text
+    rated: dict[str, Any] = answer.json()
+    return rated
+
+
+def _glicko(body: dict[str, float]) -> Glicko:
+    return Glicko(body["rating"], body["deviation"], body["volatility"])
+
+
+def test_an_attempt_moves_both_ratings_the_right_way(
+    http: httpx.Client, puzzles_file: Path
+) -> None:
+    puzzles = PuzzleIndex.load(puzzles_file).puzzles
+    hardest = max(puzzles, key=lambda p: p.rating)
+    first = PlayerRecord().puzzle_rating(hardest.id, hardest.rating)
+    assert first.deviation == 200 and first.rating == hardest.rating
+    won = _rated(http, {"id": hardest.id, "solved": True})  # a new player
+    player, puzzle = attempt(Glicko(), first, solved=True)
+    assert (won["id"], won["solved"]) == (hardest.id, True)
+    assert _glicko(won["player"]) == player and _glicko(won["puzzle"]) == puzzle
+    assert won["player"]["rating"] > 1500 and won["player"]["deviation"] < 350
+    assert won["puzzle"]["rating"] < hardest.rating
+    assert won["change"] == round(player.rating) - 1500 > 0
+    assert won["puzzle_change"] == round(puzzle.rating) - hardest.rating < 0
+    # the rating answered is the next attempt's: a miss lowers it, the puzzle gains
+    lost = _rated(http, {"id": hardest.id, "solved": False, "player": won["player"]})
+    player, puzzle = attempt(player, first, solved=False)
+    assert _glicko(lost["player"]) == player and _glicko(lost["puzzle"]) == puzzle
+    assert lost["change"] < 0 < lost["puzzle_change"]
+    assert lost["player"]["rating"] < won["player"]["rating"]
+    # stateless: the same attempt again gives the same answer (the server kept nothing)
+    assert _rated(http, {"id": hardest.id, "solved": False, "player": won["player"]}) == lost
+
+
+def test_an_attempt_at_the_ends_of_the_ranges_stays_in_them(
+    http: httpx.Client, puzzles_file: Path
+) -> None:
+    easiest = min(PuzzleIndex.load(puzzles_file).puzzles, key=lambda p: p.rating)
+    top = {"rating": 4000, "deviation": 500, "volatility": 0.5}
+    high = _rated(http, {"id": easiest.id, "solved": True, "player": top})
+    assert high["player"]["rating"] == 4000 and high["player"]["deviation"] <= 500
+    bottom = {"rating": 0, "deviation": 30, "volatility": 0.01}
+    low = _rated(http, {"id": easiest.id, "solved": False, "player": bottom})
+    assert low["player"]["rating"] == 0 and low["player"]["deviation"] >= 30
+    again = _rated(http, {"id": easiest.id, "solved": False, "player": low["player"]})
+    assert again["player"]["rating"] == 0 and 30 <= again["player"]["deviation"] <= 500
+    assert 0.01 <= again["player"]["volatility"] <= 0.5
+
+
+GOOD_PLAYER = {"rating": 1500, "deviation": 200, "volatility": 0.06}
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "words"),
+    [
+        ({"id": "0" * 12, "solved": True}, 404, "no puzzle 000000000000 in the server's"),
+        ({"id": "not-an-id", "solved": True}, 400, "'not-an-id' is no puzzle id"),
+        ({"id": "a" * 65, "solved": True}, 422, "body field id: String should have at most 64"),
+        ({"solved": True}, 422, "body field id: Field required"),
+        ({"id": "{id}"}, 422, "body field solved: Field required"),
+        ({"id": "{id}", "solved": "yes"}, 422, "body field solved: Input should be a valid bool"),
+        ({"id": "{id}", "solved": 1}, 422, "body field solved: Input should be a valid boolean"),
+        (
+            {"id": "{id}", "solved": True, "player": {**GOOD_PLAYER, "rating": 4001}},
+            422, "body field player.rating: Input should be less than or equal to 4000",
+        ),
+        (
+            {"id": "{id}", "solved": True, "player": {**GOOD_PLAYER, "rating": -1}},
+            422, "body field player.rating: Input should be greater than or equal to 0",
+        ),
+        (
+            {"id": "{id}", "solved": True, "player": {**GOOD_PLAYER, "rating": "1500"}},
+            422, "body field player.rating: Input should be a valid number",
+        ),
+        (
+            {"id": "{id}", "solved": True, "player": {**GOOD_PLAYER, "deviation": 0}},
+            422, "body field player.deviation: Input should be greater than or equal to 30",
+        ),
+        (
+            {"id": "{id}", "solved": True, "player": {**GOOD_PLAYER, "deviation": 501}},
+            422, "body field player.deviation: Input should be less than or equal to 500",
+        ),
+        (
+            {"id": "{id}", "solved": True, "player": {**GOOD_PLAYER, "volatility": 0}},
+            422, "body field player.volatility: Input should be greater than or equal to 0.01",
+        ),
+        (
+            {"id": "{id}", "solved": True, "player": {"rating": 1500, "deviation": 200}},
+            422, "body field player.volatility: Field required",
+        ),
+        (
+            {"id": "{id}", "solved": True, "player": {**GOOD_PLAYER, "streak": 3}},
+            422, "body field player.streak: Extra inputs are not permitted",
+        ),
+        ({"id": "{id}", "solved": True, "player": 1500}, 422, "body field player: Input should"),
+        ([1, 2], 422, "request body: Input should be a valid dictionary"),
+    ],
+)  # fmt: skip
+def test_a_bad_attempt_is_refused_with_what_is_wrong(
+    http: httpx.Client, puzzles_file: Path, body: Any, status: int, words: str
+) -> None:
+    known = PuzzleIndex.load(puzzles_file).puzzles[0].id
+    if isinstance(body, dict) and body.get("id") == "{id}":
+        body = {**body, "id": known}
+    assert words in error_of(http.post(ATTEMPT, json=body), status)
+
+
+@pytest.mark.parametrize(
+    ("raw", "words"),
+    [
+        ('{"id": "ID", "solved": true, "player": {"rating": NaN, "deviation": 200, '
+         '"volatility": 0.06}}', "body field player.rating: Input should be a finite number"),
+        ('{"id": "ID", "solved": true, "player": {"rating": 1500, "deviation": Infinity, '
+         '"volatility": 0.06}}', "body field player.deviation: Input should be a finite number"),
+        ('{"id": "ID", "solved": tru', "request body: JSON decode error"),
+        ("", "request body: Field required"),
+    ],
+)  # fmt: skip
+def test_an_attempt_that_is_no_json_or_no_number_is_refused(
+    http: httpx.Client, puzzles_file: Path, raw: str, words: str
+) -> None:
+    known = PuzzleIndex.load(puzzles_file).puzzles[0].id
+    content = raw.replace("ID", known).encode()
+    sent = http.post(ATTEMPT, content=content, headers={"Content-Type": "application/json"})
+    assert words in error_of(sent, 422)
+
+
+def test_an_oversize_attempt_is_refused_as_every_post_is(http: httpx.Client) -> None:
+    padding = "x" * 70_000
+    sent = http.post(ATTEMPT, json={"id": padding, "solved": True})
+    assert "request body too large" in error_of(sent, 413)
+
+
+def test_the_attempt_is_in_the_api_docs(http: httpx.Client) -> None:
+    schema = http.get("/openapi.json").json()
+    post = schema["paths"]["/api/puzzle/attempt"]["post"]
+    assert "Glicko-2" in post["description"] and "keeps nothing" in post["description"]
+    assert {"200", "400", "404", "422"} <= set(post["responses"])
+    fields = schema["components"]["schemas"]["AttemptRequest"]["properties"]
+    assert {"id", "solved", "player"} == set(fields)
 
 
 def test_a_server_without_puzzles_says_so(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -259,6 +259,57 @@ class PuzzleResponse(BaseModel):
     collection: int = Field(description="puzzles in the server's collection")
 
 
+RATINGS = (0.0, 4000.0)  # the ratings an attempt takes and gives (the ends hold a rating)
+DEVIATIONS = (30.0, 500.0)  # the deviations, likewise
+VOLATILITIES = (0.01, 0.5)  # the volatilities, likewise
+
+
+class GlickoModel(BaseModel):
+    """A Glicko-2 rating: the rating, how unsure it is (its deviation) and its volatility."""
+
+    model_config = pydantic.ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    rating: float = Field(ge=RATINGS[0], le=RATINGS[1], strict=True, examples=[1500.0])
+    deviation: float = Field(
+        ge=DEVIATIONS[0], le=DEVIATIONS[1], strict=True, examples=[350.0],
+        description="how unsure the rating is: 350 a new player's, less after each attempt",
+    )  # fmt: skip
+    volatility: float = Field(
+        ge=VOLATILITIES[0], le=VOLATILITIES[1], strict=True, examples=[0.06],
+        description="how much the rating changes from period to period: 0.06 a new player's",
+    )  # fmt: skip
+
+
+class AttemptRequest(BaseModel):
+    """One finished attempt at a puzzle: solved without a miss, or failed (a wrong move,
+    or the solution asked for)."""
+
+    model_config = pydantic.ConfigDict(extra="forbid")
+
+    id: str = Field(max_length=64, examples=["f56c982f9c7f"], description="the puzzle's id")
+    solved: bool = Field(strict=True, description="true: solved; false: failed")
+    player: GlickoModel | None = Field(
+        default=None,
+        description="the player's rating before the attempt (the client keeps it); "
+        "left out: a new player (1500, deviation 350, volatility 0.06)",
+    )
+
+
+class AttemptResponse(BaseModel):
+    """The player's and the puzzle's ratings after the attempt (a game between them)."""
+
+    id: str = Field(examples=["f56c982f9c7f"])
+    solved: bool
+    player: GlickoModel = Field(description="the player's new rating: keep it for the next one")
+    puzzle: GlickoModel = Field(
+        description="the puzzle's rating after the attempt, from its first rating (deviation 200)"
+    )
+    change: int = Field(
+        examples=[23], description="the player's rating change, rounded: new less old"
+    )
+    puzzle_change: int = Field(examples=[-9], description="the puzzle's rating change, rounded")
+
+
 class PracticeAnswer(BaseModel):
     """One legal move of an exercise graded as the solver scores it: ``best`` (the best
     score), ``right`` (the best outcome), ``better`` (better than the game's move, not

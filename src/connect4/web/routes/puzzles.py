@@ -1,8 +1,8 @@
 """Puzzles over HTTP: ``/api/puzzle`` gives a puzzle of the server's collection, by id or
-near a rating with a theme.
+near a rating with a theme; ``/api/puzzle/attempt`` rates an attempt at one.
 
 >>> sorted(route.path for route in router.routes)
-['/api/puzzle']
+['/api/puzzle', '/api/puzzle/attempt']
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from fastapi import APIRouter, Query
 
 from connect4.web.api import ApiDep
 from connect4.web.errors import RESPONSES
-from connect4.web.models import ErrorResponse, PuzzleResponse
+from connect4.web.models import AttemptRequest, AttemptResponse, ErrorResponse, PuzzleResponse
 
 router = APIRouter(
     tags=["puzzles"],
@@ -52,3 +52,21 @@ async def puzzle(
     400; no puzzle that matches, or a server without puzzles, a 404.
     """
     return await api.puzzle(rating, theme, puzzle_id)
+
+
+@router.post("/api/puzzle/attempt", response_model=AttemptResponse)
+async def puzzle_attempt(api: ApiDep, request: AttemptRequest) -> AttemptResponse:
+    """Rate one finished attempt at a puzzle: the player's and the puzzle's Glicko-2
+    ratings after it, as one game between them (solved: the player's win; failed, by a
+    wrong move or the solution asked for: the puzzle's).
+
+    The server keeps nothing: the client sends the player's rating before the attempt
+    (``player``; left out, a new player: 1500, deviation 350, volatility 0.06) and keeps
+    the one answered. The puzzle's rating moves from its first rating (deviation 200).
+    ``change`` is the player's change in rounded points. Ratings are from 0 to 4000,
+    deviations from 30 to 500 and volatilities from 0.01 to 0.5, in requests and
+    answers alike (an answer beyond them is held at the end). An id that is no puzzle's
+    id is a 400, one the collection has not a 404, a bad or missing field (a number out
+    of its range, ``solved`` not true or false, a field not listed) a 422.
+    """
+    return await api.puzzle_attempt(request)
