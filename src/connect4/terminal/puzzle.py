@@ -213,7 +213,7 @@ class _Solving:
             else:
                 self.console.print("hint: look at the threats (h again: where the move is)")
                 self.console.print(render_board(self.game, marks), end="")
-                self.console.print(LEGEND, style="dim")
+                self.console.print(LEGEND + "\n", style="dim")
                 return
         if self.hints == 2:
             columns = hint_columns(self.puzzle, self.step, self.right[self.step][0])
