@@ -290,3 +290,17 @@ def test_ctrl_c_ends_with_the_summary_and_keeps_the_record(
     assert stderr.startswith("interrupted: 0 of 1 solved, your rating 1500 → ")
     assert stderr.rstrip().endswith("; your rating is kept") and "Traceback" not in stderr
     assert record(tmp_path)["attempts"] == 1
+
+
+def test_the_help_reads_as_text() -> None:
+    shown = run_cli("puzzle", "--help")
+    assert shown.returncode == 0, shown.stderr
+    assert "``" not in shown.stdout and "<bool>" not in shown.stdout
+    for flag in ("--rating", "--theme", "--id", "--file", "--count", "--reset", "--no-record"):
+        assert flag in shown.stdout
+
+
+def test_one_puzzle_by_id_takes_a_count_of_one(tmp_path: Path, long_win: Puzzle) -> None:
+    done = run(tmp_path, "--id", long_win.id, "--count", "1", "--no-record", stdin="s\ns\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("the solution: ") == 1 and "Puzzles: 0 of 1 solved" in done.stdout

@@ -66,7 +66,9 @@ def puzzle(
 
     if reset and no_record:
         raise fail("--reset forgets the record that --no-record leaves alone: give one of them")
-    if puzzle_id is not None and (rating, theme, count) != (None, None, None):
+    if puzzle_id is not None and (
+        rating is not None or theme is not None or count not in (None, 1)
+    ):
         raise fail("--id names one puzzle: --rating, --theme and --count pick others")
     try:
         index, source = _index(file, seed)
