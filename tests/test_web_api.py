@@ -323,6 +323,7 @@ def test_openapi_docs(client: httpx.Client) -> None:
         "/api/explore",
         "/api/threats",
         "/api/puzzle",
+        "/api/puzzle/attempt",
         "/api/policy",
         "/api/move",
         "/api/players",

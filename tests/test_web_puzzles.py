@@ -7,6 +7,7 @@ with the player's rating kept in the browser."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -308,11 +309,46 @@ def _shown(page: Any, moves: str) -> None:
     )
 
 
+def _attempts(page: Any) -> list[dict[str, Any]]:
+    """The bodies the page posts to the attempt endpoint, kept over reloads."""
+    sent: list[dict[str, Any]] = []
+    page.on(
+        "request",
+        lambda r: sent.append(r.post_data_json) if r.url.endswith(ATTEMPT) else None,
+    )
+    return sent
+
+
+def _player_line(page: Any, words: str) -> str:
+    """Wait until the panel's rating line holds ``words``; its text."""
+    page.wait_for_function(
+        "(words) => document.querySelector('#puzzle .puzzle-player')?.textContent.includes(words)",
+        arg=words,
+    )
+    return str(page.text_content("#puzzle .puzzle-player"))
+
+
+def _signed(change: int) -> str:
+    return f"+{change}" if change > 0 else f"\u2212{-change}" if change < 0 else "\u00b10"
+
+
+def _expected(before: Glicko, puzzle: dict[str, Any], solved: bool) -> tuple[Glicko, str, str]:
+    """The player's rating after the attempt, the panel's line for it and the puzzle's
+    rating as the panel shows it (learn.ratings' Glicko-2, within the ranges kept)."""
+    first = PlayerRecord().puzzle_rating(puzzle["id"], puzzle["rating"])
+    player, rated = attempt(before, first, solved=solved)
+    change = round(player.rating) - round(before.rating)
+    line = f"Your rating {round(player.rating)} ({_signed(change)})"
+    shown = f"{round(rated.rating)} ({_signed(round(rated.rating) - puzzle['rating'])})"
+    return player, line, shown
+
+
 @pytest.mark.browser
 def test_a_puzzle_solved_by_clicks_and_keys(tab: Any, http: httpx.Client) -> None:
     puzzle = _puzzle(http, CLAIMEVEN)
     solution = puzzle["solution"]
     assert len(puzzle["right"]) == 3
+    sent = _attempts(tab)
     open_page(tab, f"?puzzle={puzzle['id']}")
     _shown(tab, CLAIMEVEN)
     assert f"puzzle={puzzle['id']}" in tab.url
@@ -324,6 +360,8 @@ def test_a_puzzle_solved_by_clicks_and_keys(tab: Any, http: httpx.Client) -> Non
     tab.wait_for_selector("#puzzle .puzzle-grade.grade-wrong")
     assert tab.text_content("#puzzle .puzzle-grade") == "5 is not the move: try again."
     assert tab.text_content("#pos-text") == CLAIMEVEN
+    _player_line(tab, "(\u2212")  # the attempt failed at its first miss
+    assert sent == [{"id": puzzle["id"], "solved": False, "player": dict(asdict(Glicko()))}]
     tab.click(f"#board [data-col='{int(solution[0]) - 1}']")  # right: the reply comes after it
     _shown(tab, CLAIMEVEN + solution[:2])
     assert f"The reply is {solution[1]}" in str(tab.text_content("#puzzle .puzzle-grade"))
@@ -341,7 +379,47 @@ def test_a_puzzle_solved_by_clicks_and_keys(tab: Any, http: httpx.Client) -> Non
     facts = str(tab.text_content("#puzzle .puzzle-facts"))
     assert facts == f"Rating {puzzle['rating']} · themes: {', '.join(puzzle['themes'])}"
     assert "Streak: 1" in str(tab.text_content("#puzzle .puzzle-streak"))
+    assert "(tried before: not rated again)" in _player_line(tab, "tried before")
+    assert len(sent) == 1  # the reload and the solve after it are not rated again
     assert tab.evaluate("document.documentElement.scrollWidth") <= tab.viewport_size["width"]
+
+
+@pytest.mark.browser
+def test_the_players_rating_moves_and_is_kept(tab: Any, http: httpx.Client) -> None:
+    puzzle = _puzzle(http, CLAIMEVEN)
+    solution = puzzle["solution"]
+    sent = _attempts(tab)
+    open_page(tab, f"?puzzle={puzzle['id']}")
+    _shown(tab, CLAIMEVEN)
+    assert _player_line(tab, "Your rating") == "Your rating 1500"  # a new player
+    for step in range(3):  # solved without a miss: the rating goes up
+        tab.keyboard.press(solution[2 * step])
+        _shown(tab, CLAIMEVEN + solution[: 2 * step + 1 + (step < 2)])
+    player, line, shown = _expected(Glicko(), puzzle, solved=True)
+    assert _player_line(tab, "(+") == line
+    assert round(player.rating) > 1500
+    facts = str(tab.text_content("#puzzle .puzzle-facts"))
+    assert facts.startswith(f"Rating {shown} · themes: ")
+    assert "\u2212" in shown  # the puzzle lost: its rating went down
+    tab.reload()  # the rating is kept in the browser; the same puzzle is not rated again
+    tab.wait_for_selector("body[data-ready='1']")
+    _shown(tab, CLAIMEVEN)
+    kept = f"Your rating {round(player.rating)} (tried before: not rated again)"
+    assert _player_line(tab, "tried before") == kept
+    with tab.expect_request(lambda r: "/api/puzzle?" in r.url) as asked:
+        tab.keyboard.press("n")  # the next puzzle near the player's rating
+    assert f"rating={round(player.rating)}" in asked.value.url
+    other = _puzzle(http, POSITIONS[4])  # a puzzle not tried yet: a wrong move lowers it
+    open_page(tab, f"?puzzle={other['id']}")
+    _shown(tab, POSITIONS[4])
+    wrong = next(c for c in range(1, 8) if c not in other["right"][0])
+    tab.keyboard.press(str(wrong))
+    tab.wait_for_selector("#puzzle .puzzle-grade.grade-wrong")
+    lower, line, _ = _expected(player, other, solved=False)
+    assert _player_line(tab, "(\u2212") == line
+    assert lower.rating < player.rating
+    assert [body["solved"] for body in sent] == [True, False]
+    assert sent[1]["player"]["rating"] == pytest.approx(player.rating)
 
 
 @pytest.mark.browser
@@ -354,8 +432,12 @@ def test_show_solution_and_next_puzzle(tab: Any, http: httpx.Client) -> None:
     assert tab.text_content("#puzzle .puzzle-grade") == f"The solution: {puzzle['solution']}."
     assert "Streak: 0" in str(tab.text_content("#puzzle .puzzle-streak"))
     assert tab.is_hidden("#puzzle-reveal")
+    player, line, _ = _expected(Glicko(), puzzle, solved=False)  # asking for it fails it
+    assert _player_line(tab, "(\u2212") == line
     asked = answered(tab, "/api/puzzle")
-    tab.click("#puzzle-next")  # another puzzle of the collection (near the median)
+    with tab.expect_request(lambda r: "/api/puzzle?" in r.url) as request:
+        tab.click("#puzzle-next")  # another puzzle of the collection, near the player's rating
+    assert f"rating={round(player.rating)}" in request.value.url
     wait_answered(tab, "/api/puzzle", asked + 1)
     shown = str(tab.text_content("#pos-text"))
     shown = "" if shown == "(empty)" else shown
@@ -378,5 +460,6 @@ def test_puzzle_screenshot_for_the_docs(browser: Any, http: httpx.Client, tmp_pa
         _shown(page, CLAIMEVEN)
         page.click("#board [data-col='0']")
         page.wait_for_selector("#puzzle .puzzle-grade.grade-wrong")
+        _player_line(page, "(\u2212")  # the miss rated
         docs = Path(__file__).resolve().parents[1] / "docs" / "puzzle.png"
         assert shoot(page, docs, tmp_path).stat().st_size > 10_000

@@ -193,7 +193,7 @@ function humanMove(move) {
     return;
   }
   if (asking(state.puzzle, state.moves)) {  // an answer to the puzzle: the server's right moves
-    gradePuzzle(state.puzzle, Number(label(currentGame(), move)));
+    gradePuzzle(state.puzzle, Number(label(currentGame(), move)), render);
     showPuzzleMoves();
     return;
   }
@@ -427,7 +427,7 @@ function showPuzzleMoves() {
 }
 
 const PUZZLE_ACTIONS = {
-  reveal: () => { revealPuzzle(state.puzzle); showPuzzleMoves(); },
+  reveal: () => { revealPuzzle(state.puzzle, render); showPuzzleMoves(); },
   next: () => startPuzzle(null),
   close: () => { state.puzzle = null; state.puzzleRequest += 1; syncUrl(); render(); },
 };
