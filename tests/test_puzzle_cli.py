@@ -85,8 +85,19 @@ def test_a_tiny_file_of_my_own(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert f"Puzzles from {path} (1): your rating 1500" in done.stdout
     assert "Puzzle 2 (" in done.stdout  # the one puzzle again: nothing else is near
-    assert "Puzzles: 2 of 2 solved" in done.stdout and "best streak 2" in done.stdout
-    assert record(cache)["attempts"] == 2
+    assert "(tried before: not rated again); streak 1, best 1" in done.stdout
+    assert "Puzzles: 2 of 2 solved" in done.stdout and "best streak 1" in done.stdout
+    assert record(cache)["attempts"] == 1  # a puzzle is rated once
+
+
+def test_a_puzzle_is_rated_once(tmp_path: Path, long_win: Puzzle) -> None:
+    run(tmp_path, "--id", long_win.id, stdin=answers(long_win))
+    kept = (tmp_path / RECORD).read_bytes()
+    again = run(tmp_path, "--id", long_win.id, stdin="s\n")
+    assert again.returncode == 0, again.stderr
+    assert "Failed (the solution was shown)" in again.stdout
+    assert "(tried before: not rated again); streak 1, best 1" in again.stdout
+    assert (tmp_path / RECORD).read_bytes() == kept
 
 
 def test_any_four_is_right_at_the_last_step(tmp_path: Path, shipped: PuzzleIndex) -> None:
@@ -180,9 +191,12 @@ def test_quit_after_some_and_the_picks_follow_the_rating(tmp_path: Path) -> None
     assert record(tmp_path)["attempts"] == 2
 
 
-def test_the_default_rating_is_the_players_own(tmp_path: Path, long_win: Puzzle) -> None:
-    for _ in range(2):  # two failures: the rating falls far below 1500
-        run(tmp_path, "--id", long_win.id, stdin="s\n")
+def test_the_default_rating_is_the_players_own(
+    tmp_path: Path, shipped: PuzzleIndex, long_win: Puzzle
+) -> None:
+    other = next(p for p in shipped.puzzles if p.id != long_win.id)
+    for puzzle in (long_win, other):  # two failures: the rating falls far below 1500
+        run(tmp_path, "--id", puzzle.id, stdin="s\n")
     own = rating(tmp_path)
     done = run(tmp_path, "--seed", "5", stdin="s\n")
     assert f"your rating {round(own)}, 0 of 2 solved before" in done.stdout

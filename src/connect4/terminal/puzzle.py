@@ -274,18 +274,24 @@ class Session:
     def __post_init__(self) -> None:
         self.rating_before = self.record.player.rating
 
-    def count(self, attempt: Attempt, save: Callable[[PlayerRecord], None] | None) -> None:
-        """Count a finished attempt here and in the record (both ratings move), and
-        ``save`` the record, a Ctrl-C held until it is written."""
+    def count(self, attempt: Attempt, save: Callable[[PlayerRecord], None] | None) -> bool:
+        """Count a finished attempt in the session and, the first time the player tries
+        the puzzle, in the record (both ratings move) and the streaks, saved by ``save``
+        with a Ctrl-C held until it is written; True when it was rated. As on lichess a
+        puzzle is rated once: trying it again (``--id``, a small collection) counts
+        among the session's puzzles, and moves neither a rating nor a streak."""
         puzzle = attempt.puzzle
-        with interrupt_held():
-            self.record.record(puzzle.id, puzzle.rating, solved=attempt.solved)
-            if save is not None:
-                save(self.record)
+        rated = puzzle.id not in self.record.puzzles
+        if rated:
+            with interrupt_held():
+                self.record.record(puzzle.id, puzzle.rating, solved=attempt.solved)
+                if save is not None:
+                    save(self.record)
+            self.streak = self.streak + 1 if attempt.solved else 0
+            self.best_streak = max(self.best_streak, self.streak)
         self.played.append(puzzle.id)
         self.solved += attempt.solved
-        self.streak = self.streak + 1 if attempt.solved else 0
-        self.best_streak = max(self.best_streak, self.streak)
+        return rated
 
     def summary(self, ended: str) -> TrainingSummary:
         """The figures so far, the session ended as ``ended`` says."""
@@ -326,18 +332,19 @@ def train(
             break
         rating = session.record.puzzle_rating(puzzle.id, puzzle.rating).rating
         old = session.record.player.rating
-        session.count(attempt, save)
-        _said(attempt, rating, old, session.record, console)
+        rated = session.count(attempt, save)
+        _said(attempt, rating, old if rated else None, session.record, console)
     summary = session.summary(ended)
     console.print(f"\n[bold]Puzzles:[/] {summary.line()}", highlight=False)
     return summary
 
 
 def _said(
-    attempt: Attempt, rating: float, old: float, record: PlayerRecord, console: Console
+    attempt: Attempt, rating: float, old: float | None, record: PlayerRecord, console: Console
 ) -> None:
     """How a counted attempt went: the result, the puzzle's ``rating`` (before the
-    attempt) and themes, the player's rating and its change from ``old``, the streak."""
+    attempt) and themes, the player's rating and its change from ``old`` (``None``: a
+    puzzle tried before, not rated again), the streak."""
     puzzle = attempt.puzzle
     themes = ", ".join(puzzle.themes) or "none"
     console.print(
@@ -345,9 +352,9 @@ def _said(
         highlight=False,
         soft_wrap=True,
     )
-    change = round(record.player.rating) - round(old)
+    now = round(record.player.rating)
+    change = "tried before: not rated again" if old is None else f"{now - round(old):+d}"
     console.print(
-        f"your rating {round(record.player.rating)} ({change:+d}); "
-        f"streak {record.streak}, best {record.best_streak}",
+        f"your rating {now} ({change}); streak {record.streak}, best {record.best_streak}",
         highlight=False,
     )
