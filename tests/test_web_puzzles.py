@@ -423,6 +423,33 @@ def test_the_players_rating_moves_and_is_kept(tab: Any, http: httpx.Client) -> N
 
 
 @pytest.mark.browser
+def test_the_hint_is_the_threat_map_and_fails_the_attempt(tab: Any, http: httpx.Client) -> None:
+    puzzle = _puzzle(http, CLAIMEVEN)
+    solution = puzzle["solution"]
+    sent = _attempts(tab)
+    open_page(tab, f"?puzzle={puzzle['id']}")
+    _shown(tab, CLAIMEVEN)
+    tab.check("#show-threats")  # while the puzzle asks, the threat map is its hint only
+    assert tab.is_hidden("#threats")
+    tab.evaluate("document.activeElement.blur()")  # (keys typed in a form field are its own)
+    tab.keyboard.press("h")
+    tab.wait_for_selector("#threats .threat-list", state="visible")  # drawn: the answer came
+    said = "Hint: the threat map (the attempt counts as failed)."
+    assert tab.text_content("#puzzle .puzzle-grade") == said
+    _, line, _ = _expected(Glicko(), puzzle, solved=False)
+    assert _player_line(tab, "(\u2212") == line
+    assert tab.is_hidden("#puzzle-hint") and "Streak: 0" in str(tab.text_content("#puzzle"))
+    for step in range(3):  # solved after the hint: not rated again, no streak
+        tab.keyboard.press(solution[2 * step])
+        _shown(tab, CLAIMEVEN + solution[: 2 * step + 1 + (step < 2)])
+        assert tab.is_visible("#threats")
+    assert tab.text_content("#puzzle .puzzle-grade") == "Right, solved with a hint."
+    assert _player_line(tab, "(\u2212") == line
+    assert "Streak: 0" in str(tab.text_content("#puzzle .puzzle-streak"))
+    assert [body["solved"] for body in sent] == [False]
+
+
+@pytest.mark.browser
 def test_show_solution_and_next_puzzle(tab: Any, http: httpx.Client) -> None:
     puzzle = _puzzle(http, CLAIMEVEN)
     open_page(tab, f"?puzzle={puzzle['id']}")

@@ -282,7 +282,7 @@ class GlickoModel(BaseModel):
 
 class AttemptRequest(BaseModel):
     """One finished attempt at a puzzle: solved without a miss, or failed (a wrong move,
-    or the solution asked for)."""
+    a hint or the solution asked for)."""
 
     model_config = pydantic.ConfigDict(extra="forbid")
 

@@ -58,7 +58,7 @@ async def puzzle(
 async def puzzle_attempt(api: ApiDep, request: AttemptRequest) -> AttemptResponse:
     """Rate one finished attempt at a puzzle: the player's and the puzzle's Glicko-2
     ratings after it, as one game between them (solved: the player's win; failed, by a
-    wrong move or the solution asked for: the puzzle's).
+    wrong move or a hint or the solution asked for: the puzzle's).
 
     The server keeps nothing: the client sends the player's rating before the attempt
     (``player``; left out, a new player: 1500, deviation 350, volatility 0.06) and keeps

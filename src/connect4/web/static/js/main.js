@@ -13,7 +13,7 @@ import { label, legal, replay } from "./rules.js";
 import { showSolution } from "./solution.js";
 import { showExplorer } from "./explorer.js";
 import { showThreats } from "./threats.js";
-import { asking, drawPuzzle, gradePuzzle, newPuzzle, puzzlePosition, requestPuzzle, revealPuzzle } from "./puzzles.js";
+import { asking, drawPuzzle, gradePuzzle, hintPuzzle, newPuzzle, puzzlePosition, requestPuzzle, revealPuzzle, threatsShown } from "./puzzles.js";
 import { currentExercise, drawPractice, grade, hidesAnswers, leave, newSession, next, practiceHints, reveal } from "./practice.js";
 import { clearAiPanel, showStats, showTree } from "./tree.js";
 
@@ -108,7 +108,7 @@ function render() {
   const hide = hidesAnswers(state.practice) || asking(state.puzzle, state.moves);  // an exercise asked: no score gives it away
   showSolution(game, board, moves, $("show-solution").checked && !hide, current);
   showExplorer(game, board, moves, $("show-explorer").checked && !hide, current, humanMove);
-  showThreats(game, board, moves, $("show-threats").checked, current);
+  showThreats(game, board, moves, threatsShown(state.puzzle, moves, $("show-threats").checked), current);
   drawPractice(game, state.practice, PRACTICE_ACTIONS);
   drawPuzzle(state.puzzle, names, PUZZLE_ACTIONS);
   return board;
@@ -427,6 +427,7 @@ function showPuzzleMoves() {
 }
 
 const PUZZLE_ACTIONS = {
+  hint: () => { hintPuzzle(state.puzzle, render); render(); },
   reveal: () => { revealPuzzle(state.puzzle, render); showPuzzleMoves(); },
   next: () => startPuzzle(null),
   close: () => { state.puzzle = null; state.puzzleRequest += 1; syncUrl(); render(); },
@@ -630,6 +631,7 @@ function start() {
     if (inBoard && stepFocus($("board"), currentGame(), e.target, e.key)) { e.preventDefault(); return; }
     if (state.puzzle && e.key === "n") { e.preventDefault(); PUZZLE_ACTIONS.next(); return; }
     if (state.puzzle && e.key === "s" && !state.puzzle.done) { e.preventDefault(); PUZZLE_ACTIONS.reveal(); return; }
+    if (state.puzzle && e.key === "h" && !state.puzzle.done) { e.preventDefault(); PUZZLE_ACTIONS.hint(); return; }
     const move = moveForKey(currentGame(), e.key);
     if (move >= 0) { e.preventDefault(); humanMove(move); return; }
     const step = { ArrowLeft: state.moves.length - 1, ArrowRight: state.moves.length + 1, Home: 0, End: line().length }[e.key];

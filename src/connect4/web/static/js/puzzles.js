@@ -6,9 +6,10 @@
 // its state) and the board; this module keeps the session and draws the panel.
 //
 // Ratings: the player's Glicko-2 rating is kept in localStorage and each finished
-// attempt (solved without a miss; failed at the first wrong move or when the solution
-// is asked for) is sent to POST /api/puzzle/attempt, which answers the player's and
-// the puzzle's new ratings (Glicko-2 is computed by the server only). A puzzle is
+// attempt (solved without a miss or a hint; failed at the first wrong move, the hint or
+// the solution asked for, as lichess counts them) is sent to POST /api/puzzle/attempt, which answers the player's and
+// the puzzle's new ratings (Glicko-2 is computed by the server only). The hint is the
+// threat map (hidden otherwise while a puzzle asks, like the solution). A puzzle is
 // rated once: the ids tried are kept too, and a reload or a replay of one is not sent.
 // The next puzzle is asked near the player's rating.
 
@@ -115,8 +116,8 @@ function keepStreak(value) {
 // page rated this puzzle before (it is not rated again).
 export function newPuzzle(answer) {
   return {
-    answer, played: "", step: 0, message: "", wrong: false, done: false, revealed: false,
-    rating: null, triedBefore: wasTried(answer.id),
+    answer, played: "", step: 0, message: "", wrong: false, hinted: false, done: false,
+    revealed: false, rating: null, triedBefore: wasTried(answer.id),
   };
 }
 
@@ -145,9 +146,9 @@ export function gradePuzzle(session, column, redraw) {
   session.played += String(column);
   if (session.step + 1 === right.length) {
     session.done = true;
-    if (!session.wrong) keepStreak(streak() + 1);
+    if (!session.wrong && !session.hinted) keepStreak(streak() + 1);
     rate(session, true, redraw);
-    session.message = session.wrong ? "Right, solved after a miss." : "Right! Solved.";
+    session.message = session.wrong ? "Right, solved after a miss." : session.hinted ? "Right, solved with a hint." : "Right! Solved.";
     return true;
   }
   const reply = solution[2 * session.step + 1];
@@ -157,9 +158,23 @@ export function gradePuzzle(session, column, redraw) {
   return true;
 }
 
+// The hint: the threat map shown on the board; the attempt fails and the streak breaks.
+export function hintPuzzle(session, redraw) {
+  if (session.done || session.hinted) return;
+  if (!session.wrong) keepStreak(0);
+  rate(session, false, redraw);
+  session.hinted = true;
+  session.message = "Hint: the threat map (the attempt counts as failed).";
+}
+
+// Whether the threat map is shown now: the toggle's, but while the puzzle asks only as its hint.
+export function threatsShown(session, moves, toggled) {
+  return asking(session, moves) ? session.hinted : toggled;
+}
+
 // Play out the whole solution; a revealed puzzle is not solved (the attempt fails).
 export function revealPuzzle(session, redraw) {
-  if (!session.done && !session.wrong) keepStreak(0);
+  if (!session.done && !session.wrong && !session.hinted) keepStreak(0);
   if (!session.done) rate(session, false, redraw);
   session.played = session.answer.solution;
   session.done = true;
@@ -182,7 +197,7 @@ function playerLine(session) {
   return shown;
 }
 
-// Draw the panel; `actions`: reveal, next, close. `sides`: the sides' names.
+// Draw the panel; `actions`: hint, reveal, next, close. `sides`: the sides' names.
 export function drawPuzzle(session, sides, actions) {
   const box = $("puzzle");
   box.hidden = !session;
@@ -203,8 +218,9 @@ export function drawPuzzle(session, sides, actions) {
     parts.push(element("p", "puzzle-facts", `Rating ${rating} · themes: ${answer.themes.join(", ") || "none"}`));
   }
   parts.push(element("p", "puzzle-player", playerLine(session)));
-  parts.push(element("p", "puzzle-streak note", `Streak: ${streak()} · keys: 1-7 play, s solution, n next`));
+  parts.push(element("p", "puzzle-streak note", `Streak: ${streak()} · keys: 1-7 play, h hint, s solution, n next`));
   const row = element("div", "row buttons");
+  if (!session.done && !session.hinted) row.append(button("puzzle-hint", "Hint", actions.hint));
   if (!session.done) row.append(button("puzzle-reveal", "Show solution", actions.reveal));
   row.append(button("puzzle-next", "Next puzzle", actions.next), button("puzzle-close", "Close", actions.close));
   parts.push(row);
