@@ -6,6 +6,7 @@ with the player's rating kept in the browser."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
@@ -240,6 +241,26 @@ def test_an_attempt_that_is_no_json_or_no_number_is_refused(
     content = raw.replace("ID", known).encode()
     sent = http.post(ATTEMPT, content=content, headers={"Content-Type": "application/json"})
     assert words in error_of(sent, 422)
+
+
+def test_random_attempts_never_get_a_500(http: httpx.Client, puzzles_file: Path) -> None:
+    """Seeded random bodies: every answer is a rating or a 400/404/422 with a message."""
+    rng = random.Random(7)
+    known = PuzzleIndex.load(puzzles_file).puzzles[0].id
+    values: list[Any] = [None, True, False, 0, -1, 1e308, -1e308, 0.5, 1500, 4000.5, "", "x",
+                         known, [], {}, [1500, 200, 0.06], {"rating": 1500}, 10**40]  # fmt: skip
+    keys = ["id", "solved", "player", "rating", "deviation", "volatility"]
+    statuses = set()
+    for _ in range(300):
+        player = {k: rng.choice([*values, 200.0, 0.06]) for k in rng.sample(keys[3:], 3)}
+        body = {k: rng.choice([*values, player]) for k in rng.sample(keys, rng.randint(0, 4))}
+        if rng.random() < 0.5:
+            body.update(id=known, solved=rng.random() < 0.5)
+        answer = http.post(ATTEMPT, json=body)
+        assert answer.status_code in (200, 400, 404, 422), (body, answer.text)
+        assert answer.status_code == 200 or answer.json()["error"], body
+        statuses.add(answer.status_code)
+    assert {200, 422} <= statuses  # both kinds of answer were met
 
 
 def test_an_oversize_attempt_is_refused_as_every_post_is(http: httpx.Client) -> None:
