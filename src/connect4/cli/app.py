@@ -59,6 +59,7 @@ COMMANDS = {
     "puzzle": "connect4.cli.puzzle:puzzle",
     "solve": "connect4.cli.solve:solve",
     "bench": "connect4.cli.bench:bench",
+    "rate": "connect4.cli.rate:rate",
 }
 """Each subcommand, in the order the help lists them, and where it is declared
 (``module:function``, or a typer app for a group of commands)."""

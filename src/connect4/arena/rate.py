@@ -1,0 +1,404 @@
+"""Every player on one scale: how often it throws away the outcome (or the score) on
+positions whose exact scores are known (``connect4 rate``).
+
+For each player spec and each set of positions (:mod:`connect4.arena.ladder`), a
+new player (seeded with the position's index, so the figures do not depend on the
+order or the worker) picks a move in each position under the clock, if any
+(:func:`~connect4.players.match.play_move`). The move is judged by the exact scores
+of every column (:func:`~connect4.arena.ladder.judge`):
+
+- an **outcome error** throws the outcome away (a win to a draw or a loss, a draw to
+  a loss);
+- a **score error** is any move below the best score (a slower win, a faster loss
+  count too), so every outcome error is a score error.
+
+A player that crashes, runs out of its clock or answers an illegal move on a
+position has both errors there, and the failure is counted by its reason; the run
+goes on. Each rate comes with its 95 % Wilson interval (:func:`wilson`), and the
+mean seconds per move (the failures' included).
+
+The work goes in chunks of positions to worker processes; each finished chunk is
+kept in a journal under the cache root (one a run: the specs, the sets' positions
+and the clock), so an interrupted run continues with ``resume`` and the journal is
+removed once the run is complete.
+
+>>> wilson(0, 50)
+(0.0, 0.0713)
+>>> wilson(5, 10)
+(0.2366, 0.7634)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from connect4.arena.ladder import Labels, LadderError, PositionSet, judge
+from connect4.arena.play import game_pool
+from connect4.core.cache import cache_root, make_private_dir
+from connect4.core.files import StrPath
+from connect4.core.journal import Journal
+from connect4.core.position import Position
+from connect4.core.processes import map_unordered
+
+__all__ = [
+    "RateConfig",
+    "Rating",
+    "SetRating",
+    "check_specs",
+    "plot_ratings",
+    "rate_journal",
+    "rate_players",
+    "table",
+    "wilson",
+]
+
+Z95 = 1.959963984540054  # the normal quantile of a two-sided 95 % interval
+MAX_CHUNK = 16  # positions per task, at most
+
+
+def wilson(errors: int, n: int) -> tuple[float, float]:
+    """The 95 % Wilson score interval of a rate of ``errors`` in ``n``, rounded to 4 places
+    (``(0, 1)`` for no positions)."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = errors / n
+    z2 = Z95 * Z95
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One move judged: its errors, the seconds it took, the failure's reason (if any)."""
+
+    outcome_error: bool
+    score_error: bool
+    seconds: float
+    failure: str | None = None
+
+
+@dataclass(frozen=True)
+class SetRating:
+    """One player on one set: counts of errors and failures (by reason), total seconds."""
+
+    spec: str
+    set: str
+    positions: int
+    outcome_errors: int
+    score_errors: int
+    seconds: float
+    failures: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def outcome_error(self) -> float:
+        return self.outcome_errors / self.positions if self.positions else 0.0
+
+    @property
+    def score_error(self) -> float:
+        return self.score_errors / self.positions if self.positions else 0.0
+
+    @property
+    def seconds_per_move(self) -> float:
+        return self.seconds / self.positions if self.positions else 0.0
+
+    def as_json(self) -> dict[str, object]:
+        """The figures as ``connect4 rate --json`` writes them (fractions, intervals)."""
+        return {
+            "spec": self.spec,
+            "set": self.set,
+            "positions": self.positions,
+            "outcome_error": round(self.outcome_error, 4),
+            "score_error": round(self.score_error, 4),
+            "seconds_per_move": round(self.seconds_per_move, 6),
+            "outcome_interval": list(wilson(self.outcome_errors, self.positions)),
+            "score_interval": list(wilson(self.score_errors, self.positions)),
+            "outcome_errors": self.outcome_errors,
+            "score_errors": self.score_errors,
+            "failures": dict(sorted(self.failures.items())),
+        }
+
+
+@dataclass(frozen=True)
+class Rating:
+    """One player over every set: the sets' figures summed (``sets``: each one's)."""
+
+    spec: str
+    sets: tuple[SetRating, ...]
+
+    @property
+    def total(self) -> SetRating:
+        failures: Counter[str] = Counter()
+        for one in self.sets:
+            failures.update(one.failures)
+        return SetRating(
+            self.spec,
+            "all",
+            sum(s.positions for s in self.sets),
+            sum(s.outcome_errors for s in self.sets),
+            sum(s.score_errors for s in self.sets),
+            sum(s.seconds for s in self.sets),
+            dict(failures),
+        )
+
+    def as_json(self) -> dict[str, object]:
+        """The Interface's object: ``spec``, ``positions``, ``outcome_error``, ``score_error``,
+        ``seconds_per_move``, then the intervals, counts, failures and every set's figures."""
+        data = self.total.as_json()
+        del data["set"]
+        data["sets"] = [{k: v for k, v in s.as_json().items() if k != "spec"} for s in self.sets]
+        return data
+
+
+@dataclass(frozen=True)
+class RateConfig:
+    """What a rating run does: each spec on each labelled set, under ``clock`` seconds a
+    move (``None``: the players' own limits), on ``workers`` processes."""
+
+    specs: tuple[str, ...]
+    sets: tuple[PositionSet, ...]
+    clock: float | None = None
+    workers: int = 1
+
+    def identity(self) -> dict[str, object]:
+        """What a resumed run must share with the interrupted one."""
+        return {
+            "specs": list(self.specs),
+            "sets": [[s.name, s.digest(), len(s.moves)] for s in self.sets],
+            "clock": self.clock,
+        }
+
+
+def check_specs(specs: Sequence[str]) -> None:
+    """Every spec builds a player that is not a person (``ArenaError`` naming the spec);
+    no spec at all is refused too."""
+    from connect4.players import make_player
+    from connect4.players.registry import PlayerSpecError
+
+    if not specs:
+        raise LadderError("name at least one player spec to rate")
+    for spec in specs:
+        try:
+            player = make_player(spec)
+        except (PlayerSpecError, ValueError) as error:
+            raise LadderError(str(error)) from None
+        try:
+            if player.is_human:
+                raise LadderError(f"{spec}: a person cannot be rated here")
+        finally:
+            player.close()
+
+
+Task = tuple[str, str, int, tuple[str, ...], tuple[tuple[int | None, ...], ...], float | None]
+"""A chunk of work: spec, set name, index of the first position, the positions, their
+labels, the clock."""
+
+
+def rate_chunk(task: Task) -> tuple[str, str, int, list[Verdict]]:
+    """Let ``spec`` pick a move in each position of the chunk (runs in a worker): a new
+    player a position, seeded with the position's index in its set."""
+    from connect4.players import PlayerContext, make_player, rehearse
+    from connect4.players.match import play_move
+
+    spec, name, start, moves, labels, clock = task
+    rehearse(spec, Position(), PlayerContext())
+    verdicts = []
+    for offset, (m, scores) in enumerate(zip(moves, labels, strict=True)):
+        position = Position.from_moves(m)
+        player = make_player(spec, seed=start + offset)
+        try:
+            turn = play_move(player, position, clock)
+        finally:
+            player.close()
+        if turn.choice is None:
+            reason = turn.forfeit.reason if turn.forfeit is not None else "no move"
+            failure = "illegal move" if reason.startswith("illegal move") else reason
+            verdicts.append(Verdict(True, True, turn.seconds, failure))
+        else:
+            outcome, score = judge(scores, turn.choice.move)
+            verdicts.append(Verdict(outcome, score, turn.seconds))
+    return spec, name, start, verdicts
+
+
+def rate_journal(config: RateConfig, folder: Path | None = None) -> Journal:
+    """The journal of a run (under the cache root, named by the run's identity)."""
+    identity = config.identity()
+    digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
+    folder = folder or cache_root() / "ladder"
+    make_private_dir(folder)
+    return Journal(folder / f"rate-{digest}.partial", "rate", identity)
+
+
+Done = dict[tuple[str, str], dict[int, Verdict]]
+"""The moves judged so far: by spec and set, each position's verdict by its index."""
+
+
+def _tasks(config: RateConfig, labels: Labels, done: Done) -> list[Task]:
+    """The chunks left: runs of positions not judged yet, at most :data:`MAX_CHUNK` each
+    (fewer, so every worker gets some work), whatever chunks the journal holds."""
+    tasks: list[Task] = []
+    for one in config.sets:
+        scores = labels.of(one.moves)
+        size = max(1, min(MAX_CHUNK, len(one.moves) // (4 * config.workers)))
+        for spec in config.specs:
+            judged = done.get((spec, one.name), {})
+            todo = [i for i in range(len(one.moves)) if i not in judged]
+            runs: list[list[int]] = []
+            for i in todo:
+                if runs and runs[-1][-1] == i - 1 and len(runs[-1]) < size:
+                    runs[-1].append(i)
+                else:
+                    runs.append([i])
+            for run in runs:
+                chunk = slice(run[0], run[-1] + 1)
+                tasks.append(
+                    (spec, one.name, run[0], one.moves[chunk], tuple(scores[chunk]), config.clock)
+                )
+    return tasks
+
+
+def _pack(spec: str, name: str, start: int, verdicts: list[Verdict]) -> bytes:
+    rows = [[v.outcome_error, v.score_error, v.seconds, v.failure] for v in verdicts]
+    return json.dumps({"spec": spec, "set": name, "start": start, "verdicts": rows}).encode()
+
+
+def _unpack(data: bytes) -> tuple[tuple[str, str, int], list[Verdict]]:
+    record = json.loads(data)
+    verdicts = [Verdict(bool(o), bool(s), float(t), f) for o, s, t, f in record["verdicts"]]
+    return (str(record["spec"]), str(record["set"]), int(record["start"])), verdicts
+
+
+def rate_players(
+    config: RateConfig,
+    labels: Labels,
+    *,
+    resume: bool = False,
+    force: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+    journal: Journal | None = None,
+) -> list[Rating]:
+    """Rate every spec on every set (labelled in ``labels``); ``progress(done, total)``
+    counts moves. The journal (:func:`rate_journal`) is continued with ``resume``,
+    replaced with ``force``, refused when it holds another unfinished run's work; it
+    is removed once every chunk is done. A Ctrl-C keeps the chunks finished."""
+    journal = journal or rate_journal(config)
+    done: Done = {}
+    with journal.open(resume=resume, force=force):
+        for data in journal.records():
+            try:
+                (spec, name, start), verdicts = _unpack(data)
+            except (ValueError, TypeError, KeyError):
+                continue  # not a chunk of this run: done again
+            done.setdefault((spec, name), {}).update(enumerate(verdicts, start))
+        tasks = _tasks(config, labels, done)
+        total = len(config.specs) * sum(len(s.moves) for s in config.sets)
+        finished = sum(len(v) for v in done.values())
+        if progress is not None:
+            progress(finished, total)
+        with game_pool(config.workers if tasks else 1, None) as pool:
+            for spec, name, start, verdicts in map_unordered(
+                rate_chunk, tasks, pool, lambda t: f"{t[0]} on {t[1]} from position {t[2] + 1}"
+            ):
+                journal.append([_pack(spec, name, start, verdicts)])
+                done.setdefault((spec, name), {}).update(enumerate(verdicts, start))
+                finished += len(verdicts)
+                if progress is not None:
+                    progress(finished, total)
+    journal.remove()
+    return [_rating(spec, config.sets, done) for spec in config.specs]
+
+
+def _rating(spec: str, sets: Sequence[PositionSet], done: Done) -> Rating:
+    rated = []
+    for one in sets:
+        judged = done.get((spec, one.name), {})
+        verdicts = [judged[i] for i in range(len(one.moves)) if i in judged]
+        if len(verdicts) != len(one.moves):
+            raise LadderError(f"{spec} on {one.name}: {len(verdicts)} of {len(one.moves)} moves")
+        failures = Counter(v.failure for v in verdicts if v.failure is not None)
+        rated.append(
+            SetRating(
+                spec,
+                one.name,
+                len(verdicts),
+                sum(v.outcome_error for v in verdicts),
+                sum(v.score_error for v in verdicts),
+                sum(v.seconds for v in verdicts),
+                dict(failures),
+            )
+        )
+    return Rating(spec, tuple(rated))
+
+
+# ------------------------------------------------------------------ output
+def table(ratings: Sequence[Rating]) -> str:
+    """The figures for people: a row a spec and set (and its total over several sets)."""
+    head = (
+        f"{'player':<28} {'set':<22} {'positions':>9}  {'outcome error (95 %)':<24} "
+        f"{'score error (95 %)':<24} {'s/move':>8}  failures"
+    )
+    lines = [head]
+    for rating in ratings:
+        rows = list(rating.sets) + ([rating.total] if len(rating.sets) > 1 else [])
+        for row in rows:
+            lines.append(
+                f"{row.spec:<28} {row.set:<22} {row.positions:>9}  "
+                f"{_rate(row.outcome_errors, row.positions):<24} "
+                f"{_rate(row.score_errors, row.positions):<24} "
+                f"{row.seconds_per_move:>8.4f}  {_failures(row.failures)}"
+            )
+    return "\n".join(lines)
+
+
+def _rate(errors: int, n: int) -> str:
+    low, high = wilson(errors, n)
+    share = errors / n if n else 0.0
+    return f"{100 * share:5.1f} % ({100 * low:.1f}-{100 * high:.1f})"
+
+
+def _failures(failures: dict[str, int]) -> str:
+    return ", ".join(f"{count} {reason}" for reason, count in sorted(failures.items())) or "-"
+
+
+def plot_ratings(ratings: Sequence[Rating], path: StrPath) -> None:
+    """Outcome error against seconds per move (log scale), one series a set, each point a
+    player with its 95 % interval: the strength-for-compute curve."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from connect4.core.files import save_figure
+
+    figure, axes = plt.subplots(figsize=(10, 6.5))
+    names = list(dict.fromkeys(s.set for r in ratings for s in r.sets))
+    for name in names:
+        rows = [s for r in ratings for s in r.sets if s.set == name]
+        xs = [max(s.seconds_per_move, 1e-6) for s in rows]
+        ys = [100 * s.outcome_error for s in rows]
+        bounds = [wilson(s.outcome_errors, s.positions) for s in rows]
+        errors = [
+            [y - 100 * low for y, (low, _) in zip(ys, bounds, strict=True)],
+            [100 * high - y for y, (_, high) in zip(ys, bounds, strict=True)],
+        ]
+        axes.errorbar(xs, ys, yerr=errors, fmt="o", capsize=3, label=name)
+        for x, y, s in zip(xs, ys, rows, strict=True):
+            axes.annotate(s.spec, (x, y), textcoords="offset points", xytext=(4, 3), fontsize=7)
+    axes.set_xscale("log")
+    axes.set_xlabel("seconds per move (mean, log scale)")
+    axes.set_ylabel("outcome error (%, bars: 95 % interval)")
+    axes.set_title("Outcome error against time per move")
+    axes.grid(True, alpha=0.3)
+    axes.legend(fontsize="small")
+    figure.tight_layout()
+    try:
+        save_figure(figure, os.fspath(path))
+    finally:
+        plt.close(figure)
