@@ -5,7 +5,8 @@ one log line per request, the page and the API docs.
 >>> paths = sorted(path for path in app.openapi()["paths"] if path.startswith("/api"))
 >>> paths  # doctest: +NORMALIZE_WHITESPACE
 ['/api/analyze', '/api/explore', '/api/health', '/api/info', '/api/move', '/api/players',
- '/api/policy', '/api/practice', '/api/puzzle', '/api/review', '/api/threats']
+ '/api/policy', '/api/practice', '/api/puzzle', '/api/puzzle/attempt', '/api/review',
+ '/api/threats']
 """
 
 from __future__ import annotations
