@@ -21,7 +21,7 @@ from connect4.learn.puzzlefile import write_puzzles
 from connect4.learn.puzzleindex import PuzzleIndex, right_moves
 from connect4.learn.puzzles import Puzzle, find_puzzle, puzzle_id
 from connect4.learn.ratings import Glicko, PlayerRecord, attempt
-from tests.browser_helpers import answered, open_page, tab_at, wait_answered
+from tests.browser_helpers import open_page, tab_at
 from tests.cli_helpers import run_cli
 from tests.test_web_browser import DESKTOP, PHONE, shoot
 from tests.web_helpers import error_of, live_client
@@ -470,6 +470,31 @@ def test_the_hint_is_the_threat_map_and_fails_the_attempt(tab: Any, http: httpx.
     assert [body["solved"] for body in sent] == [False]
 
 
+def _next_set(page: Any, key: str) -> None:
+    """Press ``key`` (n: the next puzzle) and wait until the panel is drawn anew."""
+    page.evaluate("document.querySelector('#puzzle .puzzle-head').dataset.old = '1'")
+    page.keyboard.press(key)
+    page.wait_for_function("() => !document.querySelector('#puzzle .puzzle-head')?.dataset.old")
+
+
+@pytest.mark.browser
+def test_a_puzzle_tried_before_is_asked_again(
+    tab: Any, http: httpx.Client, puzzles_file: Path
+) -> None:
+    asked: list[str] = []
+    tab.on("request", lambda r: asked.append(r.url) if "/api/puzzle?" in r.url else None)
+    open_page(tab, "")
+    ids = [p.id for p in PuzzleIndex.load(puzzles_file).puzzles]
+    tab.evaluate("(ids) => localStorage.setItem('connect4.puzzlesTried', JSON.stringify(ids))", ids)
+    tab.click("#puzzle-start")  # every puzzle tried: asked four times, the last one shown
+    _player_line(tab, "tried before: not rated again")
+    assert len(asked) == 4 and all("rating=1500" in url for url in asked)
+    tab.evaluate("localStorage.removeItem('connect4.puzzlesTried')")
+    _next_set(tab, "n")  # none tried: asked once
+    assert len(asked) == 5
+    assert _player_line(tab, "Your rating") == "Your rating 1500"
+
+
 @pytest.mark.browser
 def test_show_solution_and_next_puzzle(tab: Any, http: httpx.Client) -> None:
     puzzle = _puzzle(http, CLAIMEVEN)
@@ -482,19 +507,16 @@ def test_show_solution_and_next_puzzle(tab: Any, http: httpx.Client) -> None:
     assert tab.is_hidden("#puzzle-reveal")
     player, line, _ = _expected(Glicko(), puzzle, solved=False)  # asking for it fails it
     assert _player_line(tab, "(\u2212") == line
-    asked = answered(tab, "/api/puzzle")
     with tab.expect_request(lambda r: "/api/puzzle?" in r.url) as request:
         tab.click("#puzzle-next")  # another puzzle of the collection, near the player's rating
     assert f"rating={round(player.rating)}" in request.value.url
-    wait_answered(tab, "/api/puzzle", asked + 1)
+    tab.wait_for_selector("#puzzle-reveal")  # the next one is set (not over yet)
     shown = str(tab.text_content("#pos-text"))
     shown = "" if shown == "(empty)" else shown
     assert shown in POSITIONS
     head = str(tab.text_content("#puzzle .puzzle-head"))
     assert f"puzzle={head.split()[1].rstrip(':')}" in tab.url
-    tab.keyboard.press("n")
-    wait_answered(tab, "/api/puzzle", asked + 2)
-    tab.wait_for_selector("#puzzle-reveal")
+    _next_set(tab, "n")
     tab.click("#puzzle-close")
     assert tab.is_hidden("#puzzle") and "puzzle=" not in tab.url
 

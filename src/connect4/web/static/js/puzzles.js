@@ -68,11 +68,18 @@ function button(id, text, onClick) {
   return node;
 }
 
-// The puzzle `id` names, else one near the player's rating.
-export function requestPuzzle(id) {
+// The puzzle `id` names, else one near the player's rating: one tried before is asked
+// again, up to REASKS more times (the server draws among the closest).
+const REASKS = 3;
+
+export async function requestPuzzle(id) {
   if (id) return getJson(`/api/puzzle?id=${encodeURIComponent(id)}`);
   const near = Math.min(MOST_ASKED, Math.max(0, Math.round(playerRating().rating)));
-  return getJson(`/api/puzzle?rating=${near}`);
+  let answer = await getJson(`/api/puzzle?rating=${near}`);
+  for (let ask = 0; ask < REASKS && wasTried(answer.id); ask++) {
+    answer = await getJson(`/api/puzzle?rating=${near}`);
+  }
+  return answer;
 }
 
 // The attempts are sent one after another: each starts from the rating the last answered.
