@@ -189,6 +189,17 @@ def test_the_threat_map_marks_the_apis_cells_and_follows_the_board(
     assert screen.locator("#board .threat").count() == 0 and screen.is_hidden("#threats")
 
 
+@pytest.mark.browser
+def test_keys_still_play_after_ticking_the_threat_map(page: Any, client: httpx.Client) -> None:
+    """A ticked box keeps the focus: the digit keys went to it and played nothing."""
+    open_page(page, "?pos=4453&p1=human&p2=human")
+    page.check("#show-threats")
+    wait_marks(page, client, "4453")
+    assert page.evaluate("document.activeElement.id") == "show-threats"
+    page.keyboard.press("3")
+    wait_marks(page, client, "44533")
+
+
 def review_4455(page: Any, side: str) -> None:
     """The hand-made 4455 reviewed, practice started for ``side`` (1, 2 or both)."""
     open_page(page, "?pos=4455&p1=human&p2=human&review=1")

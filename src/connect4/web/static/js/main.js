@@ -577,8 +577,13 @@ function onPlayersChanged() {
 }
 
 // Arrow keys belong to text fields and menus while they have the focus.
+// Inputs a key goes to only as a click would (a ticked box keeps the focus): the page's keys still work there.
+const KEYLESS_INPUTS = ["checkbox", "radio", "button", "submit", "reset", "range", "color"];
+
 function typing(target) {
-  return target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName));
+  if (!(target instanceof HTMLElement)) return false;
+  if (target instanceof HTMLInputElement) return !KEYLESS_INPUTS.includes(target.type);
+  return target.isContentEditable || ["SELECT", "TEXTAREA"].includes(target.tagName);
 }
 
 function start() {
