@@ -307,6 +307,8 @@ def decisive_set(
     path = decisive_path(seed, labels.path.parent)
     kept = _read_kept(path)
     if len(kept) >= n:
+        if advance is not None:
+            advance(n)
         return PositionSet(name, tuple(kept[:n]))
     found: dict[int, str] = {}
     tried = 0

@@ -107,7 +107,7 @@ def rate(
             from connect4.core.files import is_plot, plot_target
 
             plot_target(plot, force=force, ours=is_plot if resume else None)
-        sets = read_sets(set_names, positions, limit)
+        sets = read_sets(set_names, positions, limit, others=decisive is not None)
         with Labels() as labels:
             sets += decisive_sets(decisive, seed, limit, labels, workers, err, json_output)
             config = RateConfig(tuple(specs), tuple(_unique(sets)), clock, workers)
@@ -147,14 +147,15 @@ def _unique(sets: list[PositionSet]) -> list[PositionSet]:
 
 
 def read_sets(
-    names: list[str] | None, files: list[Path] | None, limit: int | None
+    names: list[str] | None, files: list[Path] | None, limit: int | None, *, others: bool
 ) -> list[PositionSet]:
-    """Pons' sets named (all six when nothing names a set) and the files, read and checked."""
+    """Pons' sets named (all six when nothing names a set: no name, no file, no ``others``)
+    and the files, read and checked."""
     from connect4.arena.ladder import PONS_ORDER, file_set, pons_set
 
     sets = [file_set(str(path), limit) for path in files or ()]
     chosen = list(names or ())
-    if not chosen and not files:
+    if not chosen and not files and not others:
         chosen = list(PONS_ORDER)
     return [pons_set(name, limit) for name in chosen] + sets
 
