@@ -161,7 +161,7 @@ def test_a_stopped_split_resumes_without_solving_anything_twice(tmp_path: Path) 
         0,
         report.column_scores,
     )
-    assert again.task_nodes == report.task_nodes
+    assert (again.task_nodes, again.task_nodes_total) == ([], sum(report.task_nodes))
 
 
 def test_a_stop_flag_keeps_the_finished_tasks(tmp_path: Path) -> None:
@@ -280,6 +280,15 @@ def test_cli_split_solve_prints_what_solve_prints(tmp_path: Path) -> None:
         == "44 " + str(max(int(s) for s in plain.stdout.split()[1:] if s != "-")) + "\n"
     )
     assert "from earlier runs, 0 solved now" in quiet.stderr
+    other = ["solve", "44", "--width", "5", "--height", "4", "--no-book", "--split-ply", "3",
+             "--workers", "1", "--results", str(results)]  # fmt: skip
+    refused = run_cli(*other)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr.startswith(f"error: {results} holds the results of another split")
+    assert refused.stderr.endswith("give --force to replace it, or another results file\n")
+    forced = run_cli(*other, "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert forced.stdout == quiet.stdout
 
 
 @pytest.mark.parametrize(

@@ -38,7 +38,6 @@ import typer
 
 from connect4.cli.common import (
     AllCoresWorkers,
-    Force,
     Height,
     Scheduler,
     Width,
@@ -248,6 +247,15 @@ Results = Annotated[
     ),
 ]
 
+StartOver = Annotated[
+    bool,
+    typer.Option(
+        "--force",
+        help="start a split solve over: its journal and results book are replaced "
+        "(without it, the same solve finishes from them)",
+    ),
+]
+
 
 def split_ply_value(text: str) -> int | None:
     """``--split-ply``: ``auto`` (``None``) or a whole number of stones.
@@ -380,7 +388,7 @@ def solve(
     workers: AllCoresWorkers = None,
     scheduler: Scheduler = None,
     results: Results = None,
-    force: Force = False,
+    force: StartOver = False,
 ) -> None:
     """Pons' protocol: read move strings on stdin (an empty line is the empty board), or
     take them as arguments (solve 4455 44), and print 'moves score' for each.

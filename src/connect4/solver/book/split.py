@@ -261,8 +261,9 @@ class SplitJournal(Journal):
 class SplitReport:
     """A finished split solve: the root's exact score and each column's (``None``: full),
     the split, its tasks (``solved`` now, ``resumed`` from the journal or the results
-    book), positions ``settled`` by the rules, nodes (the tasks' and the search above's),
-    each task's nodes (``task_nodes``, in the order solved) and the results book."""
+    book), positions ``settled`` by the rules, each task's nodes (``task_nodes``, in the
+    order solved; empty when read back from a finished results book, whose metadata
+    keeps only their total), their total, the search above's nodes and the results book."""
 
     moves: str
     width: int
@@ -275,6 +276,7 @@ class SplitReport:
     resumed: int
     settled: int
     task_nodes: list[int]
+    task_nodes_total: int
     search_nodes: int
     seconds: float
     results: str | None
@@ -282,7 +284,7 @@ class SplitReport:
     @property
     def nodes(self) -> int:
         """Every node searched for the answer: the tasks' and the search above's."""
-        return sum(self.task_nodes) + self.search_nodes
+        return self.task_nodes_total + self.search_nodes
 
 
 class SplitInterrupted(JobInterrupted):
@@ -402,15 +404,16 @@ def _solve(
         journal.on_disk().remove()
     else:
         book = stored
-        stored_nodes = book.meta.get("task_nodes")
-        if isinstance(stored_nodes, list) and len(stored_nodes) == len(split.tasks):
-            journal.task_nodes = dict(zip(split.tasks, stored_nodes, strict=True))
     score, columns, search_nodes = _search_above(split, book, limit)
-    nodes = [journal.task_nodes.get(key, 0) for key in split.tasks]
+    if stored is None:
+        nodes = [journal.task_nodes.get(key, 0) for key in split.tasks]
+        total = sum(nodes)
+    else:
+        nodes, total = [], int(str(book.meta.get("solver_nodes", 0)))
     return SplitReport(
         split.root, width, height, plies, score, columns, len(split.tasks), solved,
-        len(split.tasks) - solved, split.settled, nodes, search_nodes, clock() - started,
-        str(path) if keep else None,
+        len(split.tasks) - solved, split.settled, nodes, total, search_nodes,
+        clock() - started, str(path) if keep else None,
     )  # fmt: skip
 
 
@@ -506,7 +509,6 @@ def _results_book(split: SplitPositions, journal: SplitJournal, base_tag: str) -
             "base_book": base_tag,
             "rules": "standard",
             "solver_nodes": sum(journal.task_nodes.values()),
-            "task_nodes": [journal.task_nodes.get(key, 0) for key in keys],
         },
     )
 

@@ -1,0 +1,122 @@
+"""A whole position solved split (``connect4 solve --split-ply``) with 1 and 2 local workers.
+
+    nice python benchmarks/split_solve.py                       # 6x5, empty board, ply 5
+    nice python benchmarks/split_solve.py --width 7 --height 6 --moves 444444 --split-ply 9
+    nice python benchmarks/split_solve.py --rounds 2 --json
+
+The same split solve (no opening book, a fresh results file each run) runs with 1
+worker process and with 2, alternated for ``--rounds`` rounds (1, 2, then 2, 1, ...:
+this machine's speed drifts, only figures measured side by side compare). Prints each
+run's time, the speed-up (the median 1-worker time over the median 2-worker time),
+the split's tasks, the node counts per task (mean, median, the largest and the share
+of the largest tenth) and the total; checks that every run gives the same scores as
+one unsplit search (exit 1 if not), and prints the machine.
+
+``--project`` also lists how many tasks a split of the empty 8x7, 9x6 and 7x7 boards
+at the same ply holds (the positions the solver's search can reach, mirror images once).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from machine import describe_machine
+
+from connect4.core.position import Position
+from connect4.solver import Solver
+from connect4.solver.book.split import SplitReport, split_positions, split_solve
+
+
+def run(args: argparse.Namespace, workers: int, folder: Path, number: int) -> SplitReport:
+    """One split solve with ``workers`` local processes and a results file of its own."""
+    return split_solve(
+        args.moves, args.width, args.height, split_ply=args.split_ply, workers=workers,
+        results=folder / f"run{number}-{workers}w.c4book", chunk=args.chunk, progress=False,
+    )  # fmt: skip
+
+
+def task_figures(nodes: list[int]) -> dict[str, float]:
+    """Node counts per task: mean, median, largest, and the share of the largest tenth.
+
+    >>> task_figures([1, 1, 1, 1, 1, 1, 1, 1, 1, 11])["top_tenth_share"]
+    0.55
+    """
+    ranked = sorted(nodes, reverse=True)
+    tenth = max(1, len(ranked) // 10)
+    return {
+        "mean": statistics.fmean(ranked),
+        "median": statistics.median(ranked),
+        "max": ranked[0],
+        "top_tenth_share": round(sum(ranked[:tenth]) / max(sum(ranked), 1), 3),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--width", type=int, default=6)
+    parser.add_argument("--height", type=int, default=5)
+    parser.add_argument("--moves", default="")
+    parser.add_argument("--split-ply", type=int, default=5)
+    parser.add_argument("--chunk", type=int, default=1, help="positions per task")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--project", action="store_true")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+
+    root = Position.from_moves(args.moves, args.width, args.height)
+    start = time.perf_counter()
+    reference = Solver(args.width, args.height).run(root, analyze=True)
+    unsplit_seconds = time.perf_counter() - start
+    times: dict[int, list[float]] = {1: [], 2: []}
+    report = None
+    wrong = 0
+    with tempfile.TemporaryDirectory(prefix="split-bench-") as folder:
+        for number in range(args.rounds):
+            for workers in (1, 2) if number % 2 == 0 else (2, 1):
+                report = run(args, workers, Path(folder), number)
+                times[workers].append(report.seconds)
+                wrong += report.column_scores != reference.column_scores
+                print(f"round {number + 1}, {workers} worker(s): {report.seconds:.1f} s",
+                      file=sys.stderr, flush=True)  # fmt: skip
+    assert report is not None
+    speedup = statistics.median(times[1]) / statistics.median(times[2])
+    summary: dict[str, object] = {
+        "board": f"{args.width}x{args.height}",
+        "moves": args.moves,
+        "split_ply": args.split_ply,
+        "chunk": args.chunk,
+        "scores": report.column_scores,
+        "agree_with_unsplit": wrong == 0,
+        "tasks": report.tasks,
+        "settled": report.settled,
+        "seconds_1_worker": times[1],
+        "seconds_2_workers": times[2],
+        "speedup": round(speedup, 2),
+        "task_nodes": task_figures(report.task_nodes),
+        "task_nodes_total": report.task_nodes_total,
+        "search_above_nodes": report.search_nodes,
+        "unsplit_nodes": reference.nodes,
+        "unsplit_seconds": round(unsplit_seconds, 2),
+        "machine": describe_machine(),
+    }
+    if args.project:
+        summary["tasks_of_empty_boards"] = {
+            f"{w}x{h}": len(split_positions(Position(w, h), args.split_ply).tasks)
+            for w, h in ((8, 7), (9, 6), (7, 7))
+        }
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        for name, value in summary.items():
+            print(f"{name:<22} {value}")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
