@@ -240,11 +240,10 @@ def test_time_limit_and_bad_requests() -> None:
         Mcts().search(Position.from_moves("4455667"), playouts=10)
     with pytest.raises(ValueError, match=r"playout 'smart': choose one of random, heuristic"):
         Mcts(playout="smart")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=r"numba MCTS engine handles boards of up to 63 bits"):
-        Mcts(engine="numba").search(Position(8, 7), playouts=10)
-    assert Mcts(seed=1).search(Position(8, 7), playouts=50).engine == "python"
+    assert Mcts(engine="numba").search(Position(8, 7), playouts=10).engine == "numba"
+    assert Mcts(seed=1).search(Position(8, 7), playouts=50).engine == "numba"  # 64 bits
     big = Mcts(seed=1).search(Position.from_moves("5a6a7a", width=10, height=6), playouts=300)
-    assert big.engine == "python" and big.move in (3, 7)  # a board over 64 bits: a win at once
+    assert big.engine == "numba" and big.move in (3, 7)  # two words: a win at once
 
 
 def test_player_kind_and_specs() -> None:

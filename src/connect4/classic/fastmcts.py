@@ -7,7 +7,8 @@ compiled functions. This module keeps the tree in an ``int32`` array (one row pe
 node), grows it as needed, and moves the root down the tree between turns.
 
 Supported: Connect Four boards with ``width * (height + 1) <= 63`` (both rule sets)
-and tic-tac-toe. The tree holds at most ``max_tree_nodes`` nodes (by default
+and tic-tac-toe; boards of up to 128 bits run the same steps compiled over two words
+(:mod:`connect4.classic.fastwide`). The tree holds at most ``max_tree_nodes`` nodes (by default
 :data:`~connect4.classic.mctsboard.MAX_NODES`, 112 MB); the search stops when it is
 full and :meth:`CompiledTree.full` says so.
 
@@ -20,12 +21,20 @@ full and :meth:`CompiledTree.full` says so.
 
 from __future__ import annotations
 
+import threading
 import types
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from connect4.classic import mctsboard
-from connect4.classic.fastsearch import COMPILED as SEARCH_COMPILED, compile_module
+from connect4.classic import fastwide, mctsboard
+from connect4.classic.fastsearch import (
+    COMPILED as SEARCH_COMPILED,
+    compile_module,
+    pack,
+    wide_search,
+    words_of,
+)
 from connect4.classic.mctsboard import (
     F_COUNT,
     F_FIRST,
@@ -33,6 +42,7 @@ from connect4.classic.mctsboard import (
     F_PROVEN,
     F_REWARD,
     F_VISITS,
+    MASK64,
     MAX_NODES,
     N_FIELDS,
     N_STATE,
@@ -45,7 +55,7 @@ from connect4.classic.mctsboard import (
     board_setup,
     free_cells,
 )
-from connect4.core.bits import SIGNED_WORD_BITS, fits_word
+from connect4.core.bits import MAX_BOARD_BITS, fits_word
 from connect4.core.game import Game
 from connect4.core.limits import new_flag
 
@@ -53,14 +63,31 @@ _INLINE = frozenset(("next_state", "draw", "free_cells", "end_code", "makes_line
 
 
 def compile_mcts(
-    base: types.SimpleNamespace = SEARCH_COMPILED, tag: str = ""
+    base: types.SimpleNamespace = SEARCH_COMPILED,
+    tag: str = "",
+    extra: Iterable[Callable[..., object]] = (),
 ) -> types.SimpleNamespace:
     """The MCTS steps compiled on top of the classic search's compiled ``base`` (another
-    variant of it, such as the two-word one, names its copies with ``tag``)."""
-    return compile_module(mctsboard, inline=_INLINE, base=base, tag=tag)
+    variant of it, such as the two-word one, names its copies with ``tag``; ``extra``:
+    its entry point)."""
+    return compile_module(mctsboard, extra, inline=_INLINE, base=base, tag=tag)
 
 
 COMPILED = compile_mcts()
+_WIDE: list[types.SimpleNamespace] = []
+_WIDE_LOCK = threading.Lock()
+
+
+def wide_mcts() -> types.SimpleNamespace:
+    """The MCTS steps compiled over two words, on top of
+    :func:`~connect4.classic.fastsearch.wide_search` (with the entry point
+    :func:`~connect4.classic.fastwide.playouts_words`), on first use."""
+    with _WIDE_LOCK:
+        if not _WIDE:
+            extra = (fastwide.playouts_words,)
+            _WIDE.append(compile_mcts(wide_search(), tag="wide", extra=extra))
+    return _WIDE[0]
+
 
 Array = np.ndarray
 MAX_VISITS = 1 << 29  # a node's doubled reward sum stays within int32
@@ -68,8 +95,11 @@ _NO_STOP = new_flag()  # never set: a search without a caller's limit
 
 
 def supports(game: Game) -> bool:
-    """True when the compiled engine can run on ``game`` (its board fits 63 bits)."""
-    return game.kind == "tictactoe" or fits_word(game.width, game.height, SIGNED_WORD_BITS)
+    """True when the compiled engine can run on ``game``: its board fits 63 bits, or
+    128 with the two-word kernels installed."""
+    if words_of(game) == 1:
+        return True
+    return fastwide.available() and fits_word(game.width, game.height, MAX_BOARD_BITS)
 
 
 def _int64(word: int) -> int:
@@ -91,11 +121,13 @@ class CompiledTree:
     ) -> None:
         params, order, cells, lines = board_setup(game, solver, heuristic)
         self.board, self.board_cells = params, cells  # Python ints, for descend()
+        self.words = words_of(game)
+        self.kernels = COMPILED if self.words == 1 else wide_mcts()
         params = [*params]
-        params[P_MASK64] = -1
-        self.params = np.array(params, dtype=np.int64)
+        params[P_MASK64] = -1 if self.words == 1 else MASK64  # -1 as int64 (the low word)
+        self.params = pack(params, self.words)
         self.order = np.array(order, dtype=np.int64)
-        self.cells = np.array(cells, dtype=np.int64)
+        self.cells = pack(cells, self.words)
         self.lines = np.array(lines or (0,), dtype=np.int64)
         self.path = np.zeros(game.size + 2, dtype=np.int64)
         self.st = np.zeros(N_STATE, dtype=np.int64)
@@ -125,11 +157,17 @@ class CompiledTree:
             grown = np.zeros((rows, N_FIELDS), dtype=self.nodes.dtype)
             grown[: len(self.nodes)] = self.nodes
             self.nodes = grown
-        ran = COMPILED.run_playouts(
-            count, c, self.cur, self.mask, self.stones, self.nodes, self.params,
-            self.order, self.cells, self.lines, self.path, self.st,
-            _NO_STOP if stop is None else stop,
-        )  # fmt: skip
+        flag = _NO_STOP if stop is None else stop
+        if self.words == 1:
+            ran = COMPILED.run_playouts(
+                count, c, self.cur, self.mask, self.stones, self.nodes, self.params,
+                self.order, self.cells, self.lines, self.path, self.st, flag,
+            )  # fmt: skip
+        else:
+            ran = self.kernels.playouts_words(
+                count, c, fastwide.root_words(self.cur, self.mask), self.stones, self.nodes,
+                self.params, self.order, self.cells, self.lines, self.path, self.st, flag,
+            )  # fmt: skip
         return int(ran)
 
     def descend(self, moves: list[int]) -> bool:
@@ -146,7 +184,7 @@ class CompiledTree:
                 return False
             node = children[0]
         out = np.zeros_like(self.nodes)
-        self.st[S_USED] = COMPILED.copy_subtree(node, self.nodes, out)
+        self.st[S_USED] = self.kernels.copy_subtree(node, self.nodes, out)
         self.nodes = out
         for move in moves:
             cell = free_cells(self.mask, self.board) & self.board_cells[move]

@@ -10,9 +10,11 @@ variations and node, leaf, cut-off and table-hit counts equal the readable
 engine's (the tests check this).
 
 Supported: Connect Four boards with ``width * (height + 1) <= 63`` (both rule sets)
-and tic-tac-toe, with every heuristic that has a bitboard ``code``; a heuristic that
-reads the move history (``recent-lines``) and a recorded tree run on the readable
-engine.
+and tic-tac-toe, with every heuristic that has a bitboard ``code``; boards of up to
+128 bits run the same functions compiled over two words
+(:mod:`connect4.classic.fastwide`; with the table on, up to 84 bits). A heuristic
+that reads the move history (``recent-lines``) and a recorded tree run on the
+readable engine.
 
 >>> from connect4 import Position
 >>> from connect4.classic.heuristics import get_heuristic
@@ -38,7 +40,8 @@ import numpy as np
 from numba import types as numba_types
 from numba.extending import overload_method
 
-from connect4.classic import node
+from connect4.classic import fastwide, node
+from connect4.classic.fastwide import EXACT_TABLE_BITS
 from connect4.classic.heuristics import HEURISTICS, Heuristic, board_geometry
 from connect4.classic.node import (
     INF,
@@ -178,27 +181,58 @@ _JIT_INLINE: dict[str, object] = {"nogil": True, "inline": "always"}
 
 
 def compile_search(
-    overrides: Mapping[str, object] | None = None, tag: str = ""
+    overrides: Mapping[str, object] | None = None,
+    tag: str = "",
+    extra: Iterable[Callable[..., object]] = (),
 ) -> types.SimpleNamespace:
     """The classic search's functions compiled (see :func:`compile_module` for
-    ``overrides`` and ``tag``: the two-word variant's word helpers)."""
-    return compile_module(node, (count_fours, four_in_a_row), _INLINE, None, overrides, tag)
+    ``overrides``, ``tag`` and ``extra``: the two-word variant's word helpers and
+    entry point)."""
+    extras = (count_fours, four_in_a_row, *extra)
+    return compile_module(node, extras, _INLINE, None, overrides, tag)
 
 
 COMPILED = compile_search()
+_WIDE: list[types.SimpleNamespace] = []
+_WIDE_LOCK = threading.Lock()
 
 
-def supports(game: Game, heuristic: str | Heuristic, words: int = 1) -> bool:
-    """True when the compiled backend can run this search (with ``words=2``: its
-    two-word form, boards of up to 128 bits)."""
+def wide_search() -> types.SimpleNamespace:
+    """The search compiled over two words (:mod:`connect4.classic.fastwide`'s forms and
+    its entry point ``search_words``), compiled or loaded from the cache on first use."""
+    with _WIDE_LOCK:
+        if not _WIDE:
+            extra = (fastwide.search_words,)
+            _WIDE.append(compile_search(fastwide.forms(), tag="wide", extra=extra))
+    return _WIDE[0]
+
+
+def supports(game: Game, heuristic: str | Heuristic, words: int = 1, tt: bool = False) -> bool:
+    """True when the compiled backend can run this search in ``words`` words (with
+    ``words=2``: its two-word form, boards of up to 128 bits, and with the table on
+    (``tt``) up to :data:`~connect4.classic.fastwide.EXACT_TABLE_BITS`)."""
     if isinstance(heuristic, str):
         if heuristic not in HEURISTICS:
             return False
         heuristic = HEURISTICS[heuristic]
     if heuristic.code is None or game.kind not in heuristic.games:
         return False
-    bits = SIGNED_WORD_BITS if words == 1 else MAX_BOARD_BITS
-    return game.kind == "tictactoe" or fits_word(game.width, game.height, bits)
+    if words == 1 or game.kind == "tictactoe":
+        return game.kind == "tictactoe" or fits_word(game.width, game.height, SIGNED_WORD_BITS)
+    bits = EXACT_TABLE_BITS if tt else MAX_BOARD_BITS
+    return fastwide.available() and fits_word(game.width, game.height, bits)
+
+
+def words_of(game: Game) -> int:
+    """The words a bitboard of ``game`` takes in the compiled code: 1 up to 63 bits,
+    else 2.
+
+    >>> [words_of(Position(w, h)) for w, h in ((7, 6), (8, 8))]
+    [1, 2]
+    """
+    if game.kind == "tictactoe" or fits_word(game.width, game.height, SIGNED_WORD_BITS):
+        return 1
+    return 2
 
 
 # ---------------------------------------------------------------- tables
@@ -249,9 +283,10 @@ class CompiledEngine:
     """The root position laid out in arrays, searched by the compiled
     :func:`~connect4.classic.node.search_node`. Its table and its measured speed
     (which turns a limit's deadline into a node budget) last across the iterations of one
-    search. ``words=2`` lays the arrays out for the two-word code of boards over 64
-    bits (see :func:`pack`), which the vector env's compiled loop runs; :meth:`run`
-    searches the one-word layout."""
+    search. ``words=2`` lays the arrays out for the two-word code of boards over 63
+    bits (see :func:`pack`), which :meth:`run` searches with
+    :mod:`connect4.classic.fastwide`'s kernels (and the vector env's compiled loop
+    with its own)."""
 
     name = "numba"
 
@@ -314,8 +349,6 @@ class CompiledEngine:
         ``limit`` has a deadline the iteration gets a node budget from the speed
         measured so far (the kernel does not read a clock); a stop reaches it through
         :meth:`stop`."""
-        if self.words != 1:
-            raise ValueError("the compiled engine searches one-word layouts (words=1)")
         st = self.st = np.zeros(6, dtype=np.int64)
         budget = INF if limit.nodes is None else limit.nodes
         left = limit.remaining()
@@ -324,11 +357,18 @@ class CompiledEngine:
             budget = min(budget, max(1, int(left * rate)))
         st[S_LIMIT] = 0 if self.halted or limit.stopped() else budget
         start = clock()
-        value = COMPILED.search_node(
-            self.current, self.mask, depth, -INF, INF, 0, self.ply, self.heights, self.params,
-            self.order, self.directions, self.weights, self.cells, self.lines, st, *self.table,
-            self.movebuf, self.pv, self.pvlen,
-        )  # fmt: skip
+        if self.words == 1:
+            value = COMPILED.search_node(
+                self.current, self.mask, depth, -INF, INF, 0, self.ply, self.heights,
+                self.params, self.order, self.directions, self.weights, self.cells, self.lines,
+                st, *self.table, self.movebuf, self.pv, self.pvlen,
+            )  # fmt: skip
+        else:
+            value = wide_search().search_words(
+                fastwide.root_words(self.current, self.mask), depth, -INF, INF, 0, self.ply,
+                self.heights, self.params, self.order, self.directions, self.weights,
+                self.cells, self.lines, st, *self.table, self.movebuf, self.pv, self.pvlen,
+            )  # fmt: skip
         self.seconds += clock() - start
         self.nodes += int(st[S_NODES])
         stats = SearchStats(

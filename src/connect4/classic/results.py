@@ -33,20 +33,21 @@ _told: set[tuple[str, int, int]] = set()
 _told_lock = threading.Lock()
 
 
-def note_python_engine(game: Game, engine: str) -> None:
+def note_python_engine(game: Game, engine: str, bits: int = SIGNED_WORD_BITS) -> None:
     """Say once per process and board size, on stderr, that a Connect Four board too
-    big for ``engine`` (a compiled engine keeps a board in one 63-bit word) runs on the
-    readable Python engine: the same moves, about a hundredth of the speed (each
-    move's stats also say ``engine: python``)."""
+    big for ``engine`` (which keeps a board in ``bits`` bits: one signed word, or two
+    words whose table is exact up to 84) runs on the readable Python engine: the same
+    moves, about a hundredth of the speed (each move's stats also say
+    ``engine: python``)."""
     key = (engine, game.width, game.height)
     with _told_lock:
         if key in _told:
             return
         _told.add(key)
-    bits = board_bits(game.width, game.height)
+    needed = board_bits(game.width, game.height)
     print(
-        f"connect4: {game.width}x{game.height} boards need {bits} bits and {engine} keeps "
-        f"a board in {SIGNED_WORD_BITS}: the Python engine plays them (about 100x slower)",
+        f"connect4: {game.width}x{game.height} boards need {needed} bits and {engine} keeps "
+        f"a board in {bits}: the Python engine plays them (about 100x slower)",
         file=sys.stderr,
         flush=True,
     )

@@ -17,8 +17,9 @@ point of view. Options (all keyword arguments of :func:`search`):
 * ``record_tree``: record the explored tree (see :mod:`connect4.classic.tree`);
 * ``engine``: ``"python"`` (the readable engine below, over the Game protocol),
   ``"numba"`` (the compiled backend of :mod:`connect4.classic.fastsearch`: the same
-  search on bitboards, same values and node counts) or ``"auto"`` (compiled when it
-  runs the request: not for a recorded tree or a heuristic that reads the moves).
+  search on bitboards of one or two words, same values and node counts) or
+  ``"auto"`` (compiled when it runs the request: not for a recorded tree or a
+  heuristic that reads the moves).
 
 Both engines take each heuristic and each node step (table probe, back-up) from
 :mod:`connect4.classic.node`; this module drives the iterations and builds the
@@ -74,7 +75,7 @@ from connect4.classic.results import (
     is_mate as is_mate,
     note_python_engine,
 )
-from connect4.core.bits import MAX_BOARD_BITS, SIGNED_WORD_BITS, check_word_board, fits_word
+from connect4.core.bits import MAX_BOARD_BITS, SIGNED_WORD_BITS, check_word_board
 from connect4.core.errors import Stopped, unknown_choice
 from connect4.core.game import Game
 from connect4.core.limits import Limit, clock
@@ -251,16 +252,23 @@ def _engine(
     if engine not in ENGINES:
         raise ValueError(unknown_choice("engine", engine, ENGINES))
     if engine != "python" and tree_cap is None:
-        from connect4.classic import fastsearch
+        from connect4.classic import fastsearch, fastwide
+        from connect4.classic.fastwide import EXACT_TABLE_BITS
 
-        if fastsearch.supports(game, heuristic):
-            return fastsearch.CompiledEngine(game, algorithm, heuristic, ordering, tt)
+        words = fastsearch.words_of(game)
+        if fastsearch.supports(game, heuristic, words, tt):
+            return fastsearch.CompiledEngine(game, algorithm, heuristic, ordering, tt, words)
         if engine == "numba":
             if game.kind == "connect4":
-                check_word_board(game.width, game.height, "the numba engine", SIGNED_WORD_BITS)
+                wide = fastwide.available()
+                bits = EXACT_TABLE_BITS if tt else MAX_BOARD_BITS
+                part = "the numba engine with its table" if tt else "the numba engine"
+                bits, part = (bits, part) if wide else (SIGNED_WORD_BITS, "the numba engine")
+                check_word_board(game.width, game.height, part, bits)
             raise ValueError(f"the numba engine does not support {heuristic.name} on this game")
-        if game.kind == "connect4" and not fits_word(game.width, game.height, SIGNED_WORD_BITS):
-            note_python_engine(game, "the compiled alpha-beta")
+        if game.kind == "connect4" and words == 2 and heuristic.code is not None:
+            bits = EXACT_TABLE_BITS if fastwide.available() else SIGNED_WORD_BITS
+            note_python_engine(game, "the compiled alpha-beta", bits)
     return PythonEngine(game, algorithm, heuristic, ordering, tt, tree_cap)
 
 

@@ -1,0 +1,94 @@
+# mypy: disable-error-code="no-untyped-call,call-arg,return-value"
+"""The two-word forms of the classic engines' word helpers, over the solver's ``uint128``.
+
+The classic search and MCTS read every bitboard through a few word helpers
+(:mod:`connect4.classic.node`: ``mask_at``, ``span``, ``one``, ``table_slot``,
+``table_key``). Here are their two-word forms: bitboards become ``uint128`` values
+(the solver's 128-bit type, LLVM's ``i128``) and each ``int64`` array that holds
+bitboards keeps their low words, then as many high words
+(:func:`~connect4.classic.fastsearch.pack` with ``words=2``). The classic engines
+sit beside the solver and cannot import its type; this layer, above both, hands them
+these forms (:func:`forms`, handed to :func:`connect4.classic.fastwide.provide` by
+the package's import), and they compile them on first use.
+
+>>> from connect4.classic import fastwide
+>>> fastwide.available(), sorted(forms())[:5]
+(True, ['WORD_MOD', 'high', 'low', 'mask_at', 'np'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from connect4.classic.node import TT_SLOTS
+
+if TYPE_CHECKING:  # the helpers run compiled only, with these bound by forms()
+    from connect4.solver.compiler import high, low, wide
+
+__all__ = ["WORD_MOD", "forms"]
+
+WORD_MOD = (1 << 64) % TT_SLOTS  # 2**64 modulo the table's prime
+
+
+def mask_at_wide(values, index):  # type: ignore[no-untyped-def]
+    """The bitboard ``values[index]``: its low word there, its high word half an array on."""
+    return wide(np.uint64(values[index]), np.uint64(values[index + len(values) // 2]))
+
+
+def span_wide(values):  # type: ignore[no-untyped-def]
+    """The number of bitboards in ``values`` (half its words)."""
+    return len(values) // 2
+
+
+def one_wide(board):  # type: ignore[no-untyped-def]
+    """1 as a ``uint128``."""
+    return wide(np.uint64(1), np.uint64(0))
+
+
+def table_slot_wide(key):  # type: ignore[no-untyped-def]
+    """``key % TT_SLOTS`` of a ``uint128`` key, from its two words."""
+    prime = np.uint64(TT_SLOTS)
+    return np.int64(((high(key) % prime) * np.uint64(WORD_MOD) + low(key) % prime) % prime)
+
+
+def table_key_wide(key):  # type: ignore[no-untyped-def]
+    """What the table keeps of a ``uint128`` key: its low word."""
+    return np.int64(low(key))
+
+
+_BIT_COUNT: list[bool] = []
+
+
+def forms() -> Mapping[str, object]:
+    """The two-word word helpers by name and the names they use (the ``uint128``
+    joins and halves); teaches numba ``bit_count`` on ``uint128`` (the heuristics'
+    popcounts) the first time."""
+    from numba.extending import overload_method
+
+    from connect4.solver.compiler import UInt128, high, low, popcount, wide
+
+    if not _BIT_COUNT:
+
+        @overload_method(UInt128, "bit_count", inline="always")
+        def _bit_count(x: object) -> Callable[[object], int]:  # pragma: no cover - compiled
+            def count(x: object) -> int:
+                return np.int64(popcount(x))
+
+            return count
+
+        _BIT_COUNT.append(True)
+    return {
+        "mask_at": mask_at_wide,
+        "span": span_wide,
+        "one": one_wide,
+        "table_slot": table_slot_wide,
+        "table_key": table_key_wide,
+        "wide": wide,
+        "low": low,
+        "high": high,
+        "np": np,
+        "WORD_MOD": WORD_MOD,
+    }
