@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from connect4.core.bits import centre_order
+from connect4.core.errors import BudgetExceeded
 from connect4.core.fileerror import FileError
+from connect4.core.journal import JournalError
 from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.solver import Solver
@@ -165,11 +167,30 @@ def test_a_stopped_split_resumes_without_solving_anything_twice(tmp_path: Path) 
 
 
 def test_a_stop_flag_keeps_the_finished_tasks(tmp_path: Path) -> None:
+    results = tmp_path / "r.c4book"
+    journal = tmp_path / "r.c4book.partial"
+    limit = Limit()
+
+    def stop_when_working() -> None:
+        while journal_records(journal) < 5:
+            threading.Event().wait(0.01)
+        limit.stop()
+
+    threading.Thread(target=stop_when_working, daemon=True).start()
+    with pytest.raises(SplitInterrupted) as caught:
+        in_threads("2233", 6, 5, 8, results=results, limit=limit)
+    kept = journal_records(journal)
+    assert caught.value.done == kept >= 5
+    report = in_threads("2233", 6, 5, 8, results=results)
+    assert (report.resumed, report.column_scores) == (kept, unsplit("2233", 6, 5))
+
+
+def test_a_stopped_limit_stops_the_listing_before_any_file(tmp_path: Path) -> None:
     limit = Limit()
     limit.stop()
-    with pytest.raises(SplitInterrupted):
-        in_threads("", 5, 4, 4, results=tmp_path / "r.c4book", limit=limit)
-    assert in_threads("", 5, 4, 4, results=tmp_path / "r.c4book").column_scores == unsplit("", 5, 4)
+    with pytest.raises(BudgetExceeded, match="stopped while listing the split positions"):
+        split_solve("", 7, 6, split_ply=8, results=tmp_path / "r.c4book", limit=limit)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_the_results_of_another_split_are_refused_unless_forced(tmp_path: Path) -> None:
@@ -182,6 +203,16 @@ def test_the_results_of_another_split_are_refused_unless_forced(tmp_path: Path) 
     report = in_threads("", 4, 4, 5, results=results, force=True)
     assert (report.split_ply, report.resumed) == (5, 0)
     assert Book.load(results).meta["split_ply"] == 5
+    unfinished = tmp_path / "u.c4book"
+    with pytest.raises(SplitInterrupted):
+        in_threads("", 4, 4, 5, results=unfinished, stop_after=2)
+    with pytest.raises(JournalError) as caught:
+        in_threads("", 4, 4, 4, results=unfinished)
+    assert str(caught.value).endswith(
+        "belongs to another split solve (split ply 5 there, 4 here): give force=True to "
+        "start over, or another results file"
+    )
+    assert journal_records(tmp_path / "u.c4book.partial") == 2
 
 
 def test_a_killed_client_reruns_to_the_right_answer(tmp_path: Path) -> None:

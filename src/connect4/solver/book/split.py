@@ -52,7 +52,7 @@ from connect4.core.cache import cache_root
 from connect4.core.errors import BudgetExceeded
 from connect4.core.fileerror import FileError
 from connect4.core.files import check_output
-from connect4.core.journal import Journal as JobJournal, journal_path
+from connect4.core.journal import Journal as JobJournal, JournalError, journal_path
 from connect4.core.limits import Limit, clock
 from connect4.core.position import Position, board_mask, bottom_mask
 from connect4.core.processes import JobInterrupted, make_executor, run_chunks
@@ -80,6 +80,7 @@ MAX_SPLIT_TASKS = 4_000_000
 AUTO_TASKS_PER_WORKER = 32  # ``split_ply=None``: the first ply with this many tasks a worker
 AUTO_WORKERS = 8  # ... counting this many workers on a Dask cluster (its size is not known)
 SEARCH_MEGABYTES = 64  # the table of the search above the split
+CHECK_EVERY = 4096  # positions listed between looks at the caller's limit
 LINE_EVERY = 5.0  # seconds between progress lines (``progress_lines``)
 
 
@@ -116,8 +117,10 @@ class SplitPositions:
     settled: int = 0
 
 
-def _levels(root: Position, last: int) -> Iterator[SplitPositions]:
-    """The split positions at every ply from the root's next one to ``last``, in turn."""
+def _levels(root: Position, last: int, limit: Limit | None = None) -> Iterator[SplitPositions]:
+    """The split positions at every ply from the root's next one to ``last``, in turn;
+    ``limit`` (its deadline or stop flag, looked at every ``CHECK_EVERY`` positions)
+    stops the listing with :class:`~connect4.core.errors.BudgetExceeded`."""
     width, height = root.width, root.height
     h1, size = height + 1, width * height
     bottom, board = bottom_mask(width, height), board_mask(width, height)
@@ -127,7 +130,9 @@ def _levels(root: Position, last: int) -> Iterator[SplitPositions]:
     for ply in range(root.ply, last + 1):
         tasks: dict[int, str] = {}
         children: dict[int, tuple[int, int, str]] = {}
-        for current, mask, moves in frontier.values():
+        for index, (current, mask, moves) in enumerate(frontier.values()):
+            if limit is not None and index % CHECK_EVERY == 0 and limit.expired():
+                raise BudgetExceeded("stopped while listing the split positions")
             possible = (mask + bottom) & board
             opp_win = threat_cells(current ^ mask, mask, height, board)
             forced = possible & opp_win
@@ -174,7 +179,7 @@ def check_split_ply(root: Position, split_ply: int) -> None:
         )
 
 
-def split_positions(root: Position, split_ply: int) -> SplitPositions:
+def split_positions(root: Position, split_ply: int, limit: Limit | None = None) -> SplitPositions:
     """The positions with ``split_ply`` stones a solve of ``root`` splits into.
 
     >>> split = split_positions(Position(4, 4), 2)
@@ -184,11 +189,11 @@ def split_positions(root: Position, split_ply: int) -> SplitPositions:
     0
     """
     check_split_ply(root, split_ply)
-    *_, level = _levels(root, split_ply)
+    *_, level = _levels(root, split_ply, limit)
     return level
 
 
-def auto_split_ply(root: Position, workers: int) -> int:
+def auto_split_ply(root: Position, workers: int, limit: Limit | None = None) -> int:
     """The first ply after ``root`` with at least ``AUTO_TASKS_PER_WORKER`` tasks for
     each of ``workers`` (the board's last ply but two when none has).
 
@@ -199,7 +204,7 @@ def auto_split_ply(root: Position, workers: int) -> int:
     if root.ply >= last:
         check_split_ply(root, root.ply + 1)  # refused: nothing to split
     wanted = AUTO_TASKS_PER_WORKER * workers
-    for level in _levels(root, last):
+    for level in _levels(root, last, limit):
         if len(level.tasks) >= wanted:
             return level.split_ply
     return last
@@ -351,7 +356,7 @@ def split_solve(
     split_ply = chosen_split_ply(root, split_ply, workers, scheduler)
     if chunk < 1:
         raise BookError(f"must be at least 1, not {chunk}", setting="chunk")
-    split = split_positions(root, split_ply)
+    split = split_positions(root, split_ply, limit)
     base = base_book_for(base_book, width, height, split_ply)
     base_name = base_book if base is not None else None
     with contextlib.ExitStack() as stack:
@@ -392,7 +397,7 @@ def _solve(
     journal.base_tag = book_tag(base) if base is not None else 0
     solved = 0
     if stored is None:
-        journal.open(resume=not force, force=force)
+        _open(journal, force)
         try:
             solved = _run_tasks(split, journal, base_name, executor, workers, scheduler, chunk,
                                 progress, stop_after, limit)  # fmt: skip
@@ -415,6 +420,22 @@ def _solve(
         len(split.tasks) - solved, split.settled, nodes, total, search_nodes,
         clock() - started, str(path) if keep else None,
     )  # fmt: skip
+
+
+def _open(journal: SplitJournal, force: bool) -> None:
+    """Continue the journal (or start it; ``force``: start over). A journal of another
+    split is refused naming what differs, as a split solve words it (it has no resume
+    option: the same solve always continues)."""
+    try:
+        journal.open(resume=not force, force=force)
+    except JournalError as error:
+        if "{resume}" not in error.template:
+            raise
+        text = error.template.replace(
+            "resume with the same settings, or give {force} instead of {resume} to start over",
+            "give {force} to start over, or another results file",
+        )
+        raise JournalError(text, options=("force",)) from None
 
 
 def _run_tasks(
