@@ -4,6 +4,7 @@ positions listed, resume after a stop, a killed client and a killed Dask worker.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -317,8 +318,10 @@ def test_cli_split_solve_prints_what_solve_prints(tmp_path: Path) -> None:
     assert refused.returncode == 2 and refused.stdout == ""
     assert refused.stderr.startswith(f"error: {results} holds the results of another split")
     assert refused.stderr.endswith("give --force to replace it, or another results file\n")
-    forced = run_cli(*other, "--force")
+    forced = run_cli(*other, "--force", "--progress")
     assert forced.returncode == 0, forced.stderr
+    assert re.search(r"^\d+ of \d+ positions, [\d,]+ nodes; about [\d,]+ nodes left$",
+                     forced.stderr, re.MULTILINE)  # fmt: skip
     assert forced.stdout == quiet.stdout
 
 
