@@ -48,7 +48,9 @@ from connect4.classic.fastsearch import (
     new_table,
     pack,
     supports,
+    words_of,
 )
+from connect4.classic.fastwide import EXACT_TABLE_BITS
 from connect4.classic.heuristics import Heuristic, get_heuristic
 from connect4.classic.mctsboard import (
     N_PARAMS,
@@ -60,7 +62,7 @@ from connect4.classic.mctsboard import (
 )
 from connect4.classic.node import P_GEN
 from connect4.classic.results import Algorithm, Ordering
-from connect4.core.bits import SIGNED_WORD_BITS, board_bits, fits_word, layout_bits
+from connect4.core.bits import board_bits, layout_bits
 from connect4.core.game import Game
 from connect4.core.games import Board
 from connect4.envs import vecboard
@@ -82,8 +84,6 @@ from connect4.envs.vecboard import (
 )
 from connect4.players import PlayerContext, PlayerSpecError, make_player, parse_spec
 from connect4.players.search import SearchPlayer
-
-EXACT_TABLE_BITS = 84  # the two-word table's entries are exact up to this many bits
 
 COMPILED = compile_module(vecboard, inline=vecboard.INLINE, base=(SEARCH_COMPILED, MCTS_COMPILED))
 
@@ -186,17 +186,6 @@ opponent=...) runs any opponent, one env at a time in Python
                 f"exact, not {game.width}x{game.height} ({board_bits(game.width, game.height)} "
                 f"bits): {spec!r} with tt=off, or " + SYNC_HINT
             )
-
-
-def words_of(game: Game) -> int:
-    """The words a bitboard of ``game`` takes in the compiled loop: 1 up to 63 bits, else 2.
-
-    >>> [words_of(Board("connect4", w, h, "standard").new()) for w, h in ((7, 6), (8, 8))]
-    [1, 2]
-    """
-    if game.kind == "tictactoe" or fits_word(game.width, game.height, SIGNED_WORD_BITS):
-        return 1
-    return 2
 
 
 def compiled_loop(words: int) -> SimpleNamespace:
