@@ -223,3 +223,15 @@ def test_a_time_limit_and_a_stop_end_the_two_word_mcts() -> None:
     assert not worker.is_alive() and found
     if isinstance(found[0], MctsResult):
         assert found[0].playouts < 10**9 and not found[0].complete
+
+
+def test_warm_ups_load_the_two_word_kernels_where_a_board_needs_them() -> None:
+    from connect4.players.mcts import MctsPlayer
+
+    big, small = make_player("mcts:playouts=10", width=10, height=6), make_player("mcts")
+    assert isinstance(big, MctsPlayer) and isinstance(small, MctsPlayer)
+    assert big.wide and not small.wide  # a 7x6 game's rehearsal does not compile them
+    big.warm_up()
+    fastsearch.warm_up()  # everything: what `connect4 warm` and the web server run
+    fastmcts.warm_up()
+    assert big.choose(Position(10, 6)).stats["engine"] == "numba"

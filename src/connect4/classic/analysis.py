@@ -97,7 +97,7 @@ def compare(
         raise ValueError(f"the game is over ({game.result_text()}): there is nothing to analyse")
     from connect4.classic import fastsearch
 
-    fastsearch.warm_up()
+    fastsearch.warm_up(wide=fastsearch.words_of(game) == 2)
     rows: list[Row] = []
     minimax_stopped = False
     for depth in depths:

@@ -220,11 +220,14 @@ class CompiledTree:
         return bool(self.st[S_FULL])
 
 
-def warm_up() -> None:
+def warm_up(wide: bool = True) -> None:
     """Compile (or load from the cache) the kernels once: playouts, and the subtree
-    copy that keeps the tree from one move to the next."""
+    copy that keeps the tree from one move to the next; with ``wide``, those of boards
+    over 63 bits too (two words, when installed)."""
     from connect4.core.position import Position
 
-    tree = CompiledTree(Position(), solver=True, heuristic=True, state=1)
-    tree.run(2, 1.0)
-    tree.descend([tree.children()[0][0]])
+    boards = [Position()] + ([Position(8, 8)] if wide and fastwide.available() else [])
+    for board in boards:
+        tree = CompiledTree(board, solver=True, heuristic=True, state=1)
+        tree.run(2, 1.0)
+        tree.descend([tree.children()[0][0]])

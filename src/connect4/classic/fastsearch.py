@@ -381,8 +381,11 @@ class CompiledEngine:
         return Outcome(int(value), line, stats, complete=True)
 
 
-def warm_up() -> None:
-    """Compile (or load from the cache) the kernels once."""
+def warm_up(wide: bool = True) -> None:
+    """Compile (or load from the cache) the kernels once; with ``wide``, those of boards
+    over 63 bits too (two words, when installed)."""
     windows = HEURISTICS["windows"]
     CompiledEngine(Position(), "alphabeta", windows, "center", True).run(1, Limit())
     CompiledEngine(TicTacToe(), "alphabeta", windows, "center", False).run(1, Limit())
+    if wide and fastwide.available():
+        CompiledEngine(Position(8, 8), "alphabeta", windows, "center", True, 2).run(1, Limit())

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from connect4.classic.mcts import DEFAULT_C, DEFAULT_PLAYOUTS, PLAYOUT_POLICIES, Mcts
 from connect4.classic.tree import mcts_tree_of
+from connect4.core.bits import SIGNED_WORD_BITS, board_bits
 from connect4.core.game import Game
 from connect4.core.limits import Limit
 from connect4.players.base import (
@@ -75,9 +76,11 @@ class MctsPlayer(PlayerBase):
         playouts: int | None,
         seconds: float | None,
         one_off: bool = False,
+        wide: bool = False,
     ) -> None:
         self.spec = spec
         self.mcts = mcts
+        self.wide = wide  # its board takes two words: the warm-up loads their kernels
         self.playouts = playouts
         self.seconds = seconds
         self.one_off = one_off  # each choice searches afresh (no tree kept)
@@ -134,7 +137,7 @@ class MctsPlayer(PlayerBase):
         included: the arena's rehearsal plays only one move."""
         from connect4.classic import fastmcts
 
-        fastmcts.warm_up()
+        fastmcts.warm_up(wide=self.wide)
 
 
 def _build(spec: str, values: dict[str, object], context: PlayerContext) -> MctsPlayer:
@@ -157,6 +160,7 @@ def _build(spec: str, values: dict[str, object], context: PlayerContext) -> Mcts
         playouts if isinstance(playouts, int) else (None if seconds else DEFAULT_PLAYOUTS),
         float(seconds) if isinstance(seconds, (int, float)) else None,
         one_off=context.one_off,
+        wide=board_bits(context.board.width, context.board.height) > SIGNED_WORD_BITS,
     )
 
 
