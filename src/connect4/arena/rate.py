@@ -368,8 +368,9 @@ def _failures(failures: dict[str, int]) -> str:
 
 
 def plot_ratings(ratings: Sequence[Rating], path: StrPath) -> None:
-    """Outcome error against seconds per move (log scale), one series a set, each point a
-    player with its 95 % interval: the strength-for-compute curve."""
+    """Outcome error against seconds per move (log scale), each point a player on a set
+    with its 95 % interval: the strength-for-compute curve. A colour a kind of player
+    (each point named by the rest of its spec), a marker a set."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -377,24 +378,38 @@ def plot_ratings(ratings: Sequence[Rating], path: StrPath) -> None:
 
     from connect4.core.files import save_figure
 
-    figure, axes = plt.subplots(figsize=(10, 6.5))
+    figure, axes = plt.subplots(figsize=(11, 7))
+    kinds = list(dict.fromkeys(r.spec.partition(":")[0] for r in ratings))
     names = list(dict.fromkeys(s.set for r in ratings for s in r.sets))
-    for name in names:
-        rows = [s for r in ratings for s in r.sets if s.set == name]
-        xs = [max(s.seconds_per_move, 1e-6) for s in rows]
-        ys = [100 * s.outcome_error for s in rows]
-        bounds = [wilson(s.outcome_errors, s.positions) for s in rows]
-        errors = [
-            [y - 100 * low for y, (low, _) in zip(ys, bounds, strict=True)],
-            [100 * high - y for y, (_, high) in zip(ys, bounds, strict=True)],
-        ]
-        axes.errorbar(xs, ys, yerr=errors, fmt="o", capsize=3, label=name)
-        for x, y, s in zip(xs, ys, rows, strict=True):
-            axes.annotate(s.spec, (x, y), textcoords="offset points", xytext=(4, 3), fontsize=7)
+    colours = {k: f"C{i % 10}" for i, k in enumerate(kinds)}
+    markers = {n: "osD^v<>ph*"[i % 10] for i, n in enumerate(names)}
+    for rating in ratings:
+        kind, _, rest = rating.spec.partition(":")
+        for one in rating.sets:
+            x = max(one.seconds_per_move, 1e-6)
+            y = 100 * one.outcome_error
+            low, high = wilson(one.outcome_errors, one.positions)
+            axes.errorbar(
+                [x],
+                [y],
+                yerr=[[y - 100 * low], [100 * high - y]],
+                fmt=markers[one.set],
+                color=colours[kind],
+                capsize=3,
+                alpha=0.85,
+            )
+            label = rest or kind
+            axes.annotate(label, (x, y), textcoords="offset points", xytext=(4, 3), fontsize=7)
+    for kind in kinds:  # the legend: kinds by colour, sets by marker (when several)
+        axes.plot([], [], "o", color=colours[kind], label=kind)
+    if len(names) > 1:
+        for name in names:
+            axes.plot([], [], markers[name], color="grey", label=name)
     axes.set_xscale("log")
     axes.set_xlabel("seconds per move (mean, log scale)")
     axes.set_ylabel("outcome error (%, bars: 95 % interval)")
-    axes.set_title("Outcome error against time per move")
+    title = names[0] if len(names) == 1 else f"{len(names)} sets"
+    axes.set_title(f"Outcome error against time per move ({title})")
     axes.grid(True, alpha=0.3)
     axes.legend(fontsize="small")
     figure.tight_layout()
