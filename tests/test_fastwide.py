@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import threading
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -19,6 +20,8 @@ from connect4.classic.search import Limits, SearchResult, search
 from connect4.core.errors import BudgetExceeded, GameError
 from connect4.core.limits import Limit
 from connect4.players import make_player
+from tests.cli_helpers import interrupt_cli
+from tests.test_interrupt_cli import working
 
 BIG = [(8, 8), (9, 7), (10, 6), (11, 5), (13, 4)]
 
@@ -235,3 +238,14 @@ def test_warm_ups_load_the_two_word_kernels_where_a_board_needs_them() -> None:
     fastsearch.warm_up()  # everything: what `connect4 warm` and the web server run
     fastmcts.warm_up()
     assert big.choose(Position(10, 6)).stats["engine"] == "numba"
+
+
+@pytest.mark.skipif(not Path("/proc").exists(), reason="needs /proc")
+def test_ctrl_c_stops_a_10x6_analysis_on_the_two_word_engine() -> None:
+    """`connect4 analyze` on 10x6 runs minimax and alpha-beta compiled over two words,
+    depth by depth for minutes; a SIGINT ends it with exit 130 and one line."""
+    args = ["analyze", "--width", "10", "--height", "6", "--max-depth", "14", "--budget",
+            "1000000000", "--heuristic", "windows"]  # fmt: skip
+    done = interrupt_cli(args, working)
+    assert done.returncode == 130, done.stderr
+    assert done.stderr == "interrupted\n"

@@ -40,12 +40,14 @@ def default_budget(game: Game, heuristic: str) -> int:
     >>> from connect4 import Position
     >>> default_budget(Position(), "windows"), default_budget(Position(), "recent-lines")
     (5000000, 500000)
+    >>> default_budget(Position(10, 6), "windows")  # two words: compiled too
+    5000000
     """
     from connect4.classic import fastsearch  # numba: only where the compiled engine runs
 
     return (
         DEFAULT_BUDGET
-        if fastsearch.supports(game, get_heuristic(heuristic, game.kind))
+        if fastsearch.supports(game, get_heuristic(heuristic, game.kind), fastsearch.words_of(game))
         else PYTHON_BUDGET
     )
 
