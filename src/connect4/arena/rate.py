@@ -340,20 +340,20 @@ def _rating(spec: str, sets: Sequence[PositionSet], done: Done) -> Rating:
 # ------------------------------------------------------------------ output
 def table(ratings: Sequence[Rating]) -> str:
     """The figures for people: a row a spec and set (and its total over several sets)."""
-    head = (
-        f"{'player':<28} {'set':<22} {'positions':>9}  {'outcome error (95 %)':<24} "
-        f"{'score error (95 %)':<24} {'s/move':>8}  failures"
-    )
-    lines = [head]
-    for rating in ratings:
-        rows = list(rating.sets) + ([rating.total] if len(rating.sets) > 1 else [])
-        for row in rows:
-            lines.append(
-                f"{row.spec:<28} {row.set:<22} {row.positions:>9}  "
-                f"{_rate(row.outcome_errors, row.positions):<24} "
-                f"{_rate(row.score_errors, row.positions):<24} "
-                f"{row.seconds_per_move:>8.4f}  {_failures(row.failures)}"
-            )
+    rows = [(r, row) for r in ratings for row in (*r.sets, *([r.total] if len(r.sets) > 1 else []))]
+    who = max([len("player"), *(len(r.spec) for r in ratings)])
+    where = max([len("set"), *(len(row.set) for _, row in rows)])
+    lines = [
+        f"{'player':<{who}}  {'set':<{where}}  {'positions':>9}  {'outcome error (95 %)':<24}"
+        f"{'score error (95 %)':<24}{'s/move':>8}  failures"
+    ]
+    for _, row in rows:
+        lines.append(
+            f"{row.spec:<{who}}  {row.set:<{where}}  {row.positions:>9}  "
+            f"{_rate(row.outcome_errors, row.positions):<24}"
+            f"{_rate(row.score_errors, row.positions):<24}"
+            f"{row.seconds_per_move:>8.4f}  {_failures(row.failures)}"
+        )
     return "\n".join(lines)
 
 
