@@ -110,7 +110,7 @@ def rate(
         sets = read_sets(set_names, positions, limit, others=decisive is not None)
         with Labels() as labels:
             sets += decisive_sets(decisive, seed, limit, labels, workers, err, json_output)
-            config = RateConfig(tuple(specs), tuple(_unique(sets)), clock, workers)
+            config = RateConfig(tuple(dict.fromkeys(specs)), tuple(_unique(sets)), clock, workers)
             journal = rate_journal(config)
             journal.check(resume=resume, force=force)
             label_sets(config.sets, labels, workers, err, json_output)
