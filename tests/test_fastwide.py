@@ -147,13 +147,15 @@ def test_a_time_limit_and_a_stop_end_the_two_word_search() -> None:
     assert timed.complete and timed.move in range(10) and timed.stats.depth < empty.size
     limit = Limit.within(None)
     found: list[SearchResult] = []
+    deep = Limits(depth=20)  # minimax: hours on 10x6 unless stopped
     worker = threading.Thread(
-        target=lambda: found.append(search(empty, algorithm="minimax", limit=limit))
+        target=lambda: found.append(search(empty, limits=deep, algorithm="minimax", limit=limit))
     )
     worker.start()
     limit.stop()  # whenever it lands, before or during the search, the search ends
     worker.join(timeout=120)
-    assert not worker.is_alive() and not found[0].complete and found[0].stopped is not None
+    assert not worker.is_alive() and found[0].engine == "numba"
+    assert not found[0].complete and found[0].stopped == "stopped"
 
 
 def test_a_node_budget_stops_the_two_word_search() -> None:
