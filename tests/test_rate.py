@@ -38,8 +38,9 @@ KEYS = {
     "sets",
 }
 
-# a bot of the line protocol: the leftmost column with room; it dies on positions with a
-# multiple of 3 stones and answers column 9 on those with one more
+# a bot of the line protocol: the leftmost column with room; when crashing, it dies on
+# positions with a multiple of 3 stones and answers column 9 (an even number of stones) or
+# 'hello' (odd) on those with one more
 BOT = """
 import sys, time
 delay = float(sys.argv[1]) if len(sys.argv) > 1 else 0.0
@@ -57,7 +58,7 @@ for line in sys.stdin:
         if CRASHING and len(moves) % 3 == 0:
             raise SystemExit(3)
         if CRASHING and len(moves) % 3 == 1:
-            print(9, flush=True)
+            print(9 if len(moves) % 2 == 0 else "hello", flush=True)
             continue
         print(next(c for c in range(1, 8) if moves.count(str(c)) < 6), flush=True)
     elif words[0] == "quit":
@@ -133,14 +134,15 @@ def test_rates_agree_with_an_independent_count(tmp_path: Path) -> None:
     assert by_spec["random"]["score_errors"] > 0  # the positions tell players apart
 
 
-def test_a_bot_that_crashes_or_plays_illegal_moves_counts_as_errors(tmp_path: Path) -> None:
+def test_a_bot_that_crashes_or_answers_badly_counts_as_errors(tmp_path: Path) -> None:
     bot = write_bot(tmp_path, crashing=True)
     file = positions_file(tmp_path, POSITIONS)
     (data,) = rate_json(f"cmd:{PYTHON} {bot}", "--positions", str(file))
     crashes = sum(len(m) % 3 == 0 for m in POSITIONS)
-    illegal = sum(len(m) % 3 == 1 for m in POSITIONS)
-    assert crashes and illegal and crashes + illegal < len(POSITIONS)
-    assert data["failures"] == {"crash": crashes, "illegal move": illegal}
+    illegal = sum(len(m) % 3 == 1 and len(m) % 2 == 0 for m in POSITIONS)
+    garbled = sum(len(m) % 3 == 1 and len(m) % 2 == 1 for m in POSITIONS)
+    assert crashes and illegal and garbled and crashes + illegal + garbled < len(POSITIONS)
+    assert data["failures"] == {"bad output": garbled, "crash": crashes, "illegal move": illegal}
     picks = [None if len(m) % 3 in (0, 1) else leftmost(m) for m in POSITIONS]
     outcome, score = count(POSITIONS, picks)
     assert (data["outcome_errors"], data["score_errors"]) == (outcome, score)

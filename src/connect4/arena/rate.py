@@ -61,6 +61,7 @@ __all__ = [
 
 Z95 = 1.959963984540054  # the normal quantile of a two-sided 95 % interval
 MAX_CHUNK = 16  # positions per task, at most
+REASONS = ("illegal move", "bad output")  # a forfeit's reason without its detail (the move)
 
 
 def wilson(errors: int, n: int) -> tuple[float, float]:
@@ -219,7 +220,7 @@ def rate_chunk(task: Task) -> tuple[str, str, int, list[Verdict]]:
             player.close()
         if turn.choice is None:
             reason = turn.forfeit.reason if turn.forfeit is not None else "no move"
-            failure = "illegal move" if reason.startswith("illegal move") else reason
+            failure = next((r for r in REASONS if reason.startswith(r)), reason)
             verdicts.append(Verdict(True, True, turn.seconds, failure))
         else:
             outcome, score = judge(scores, turn.choice.move)
