@@ -149,6 +149,20 @@ def test_a_bot_that_crashes_or_answers_badly_counts_as_errors(tmp_path: Path) ->
     assert data["positions"] == len(POSITIONS)
 
 
+def test_a_bot_past_its_clock_has_failed_there(tmp_path: Path) -> None:
+    bot = write_bot(tmp_path, crashing=False)
+    file = positions_file(tmp_path, POSITIONS[:3])
+    (slow, quick) = rate_json(
+        f"cmd:{PYTHON} {bot} 5", f"cmd:{PYTHON} {bot}", "--positions", str(file), "--clock", "1"
+    )
+    assert slow["failures"] == {"timeout": 3}
+    assert (slow["outcome_errors"], slow["score_errors"]) == (3, 3)
+    assert quick["failures"] == {}
+    assert (quick["outcome_errors"], quick["score_errors"]) == count(
+        POSITIONS[:3], [leftmost(m) for m in POSITIONS[:3]]
+    )
+
+
 def test_the_table_names_each_player_set_and_failures(tmp_path: Path) -> None:
     bot = write_bot(tmp_path, crashing=True)
     file = positions_file(tmp_path, POSITIONS[:4])
