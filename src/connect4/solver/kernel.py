@@ -741,6 +741,8 @@ def negamax(
     ply: int,
     alpha: int,
     beta: int,
+    nxt: np.uint64,
+    opp_win: np.uint64,
 ) -> int:
     """Fail-soft alpha-beta: a score ``v`` with ``v <= alpha`` an upper bound,
     ``v >= beta`` a lower bound, otherwise exact. Returns 0 after an abort.
@@ -749,7 +751,11 @@ def negamax(
     the book's keys/values (``nbook`` of them); ``mcur``/``mmask`` are
     ``current``/``mask`` mirrored left-right.
 
-    Static rules first (:func:`_static`), then move ordering (a win in two ends
+    The position is one the static rules (:func:`_static`) left open, with the
+    window they narrowed, its moves that do not lose at once ``nxt`` and the
+    opponent's winning cells ``opp_win``: a child is put through them here, in
+    its parent, and searched only when they leave it open (so a child they
+    settle costs no call and no node). Then move ordering (a win in two ends
     the search), the table, the book, the children's entries, and the moves.
     """
     nodes = ld(m, NODES) + U1
@@ -762,34 +768,28 @@ def negamax(
     h1 = h + U1
     size = width * np.int64(h)
     pos = (current, mask, mcur, mmask)
-    result, pos, ply, alpha, beta, sign, nxt, opp_win = _static(
-        m, nbook, pos, ply, alpha, beta, geo
-    )
-    if result != OPEN:
-        return result
-    current, mask, mcur, mmask = pos
     lo = -((size - 2 - ply) // 2)  # (the static rules' lower bound)
     key, sym, mirrored, bidx, tag = _table_key(m, t, pos, size - ply)
     base = MOVES + ply * MAXW
     n = _score_moves(m, t, base, SPEC_W, SPEC_ORDER, key, sym, pos, nxt, opp_win, ply, geo)
     if n < 0:
-        return sign * ((size - 1 - ply) // 2)  # a win with our next stone
+        return (size - 1 - ply) // 2  # a win with our next stone
     hi = (size - 3 - ply) // 2  # no move wins with our next two stones
     if beta > hi:
         beta = hi
         if alpha >= beta:
-            return sign * beta
+            return beta
     result, alpha, beta, tt_col = _table_bounds(t, bidx, tag, alpha, beta, mirrored, width)
     if result != OPEN:
-        return sign * result
+        return result
     result = _book_score(m, bk, bv, nbook, key, sym, ply, geo)
     if result != NONE_SCORE:
-        return sign * result
+        return result
     if tt_col >= 0 and ld(m, OPT_TTMOVE) != 0:
         _move_first(m, base, n, tt_col)
     result = _etc_cut(m, t, base, n, nodes, beta, sym, pos, nxt, ply, geo)
     if result != OPEN:
-        return sign * result
+        return result
     opp, mopp = current ^ mask, mcur ^ mmask
     colmask = _column(h)
     a0 = alpha
@@ -814,7 +814,8 @@ def negamax(
                 continue
             sta(t, busy, ck)
         mchild = mmask | _mirror_move(mv, c, width, h1)
-        score = -negamax(m, t, bk, bv, nbook, opp, mask | mv, mopp, mchild, ply + 1, -beta, -alpha)
+        child = (opp, mask | mv, mopp, mchild)
+        score = -_child(m, t, bk, bv, nbook, child, ply + 1, -beta, -alpha, geo)
         if defer and lda(t, busy) == ck:
             sta(t, busy, U0)
         if ld(m, ABORT) != 0:
@@ -836,7 +837,33 @@ def negamax(
     else:  # an upper bound, no best move
         lower, upper, best_col = lo, best, -1
     _store(t, bidx, tag, ply, lower, upper, best_col, ld(m, OPT_BUCKET) != 0)  # one copy inlined
-    return sign * best
+    return best
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _child(
+    m: int,
+    t: int,
+    bk: int,
+    bv: int,
+    nbook: int,
+    pos: Pos,
+    ply: int,
+    alpha: int,
+    beta: int,
+    geo: Geo,
+) -> int:
+    """The score of a position (fail-soft, as :func:`negamax`'s): the static rules'
+    when they settle it, else the search of the position they reach."""
+    result, pos, ply, alpha, beta, sign, nxt, opp_win = _static(
+        m, nbook, pos, ply, alpha, beta, geo
+    )
+    if result != OPEN:
+        return result
+    current, mask, mcur, mmask = pos
+    return sign * negamax(
+        m, t, bk, bv, nbook, current, mask, mcur, mmask, ply, alpha, beta, nxt, opp_win
+    )
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -854,8 +881,14 @@ def _search(
     alpha: int,
     beta: int,
 ) -> int:
-    """:func:`negamax`: in a board's own kernel (:func:`board_kernel`), that board's copy."""
-    return negamax(m, t, bk, bv, nbook, current, mask, mcur, mmask, ply, alpha, beta)
+    """:func:`_child` of a root position (it counts one node when the static rules
+    settle it): in a board's own kernel (:func:`board_kernel`), that board's copy."""
+    geo = _board(m, SPEC_W, SPEC_H, SPEC_BOTTOM)
+    nodes = ld(m, NODES)
+    r = _child(m, t, bk, bv, nbook, (current, mask, mcur, mmask), ply, alpha, beta, geo)
+    if ld(m, NODES) == nodes:
+        st(m, NODES, nodes + U1)  # the static rules settled it: still one node
+    return r
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -1057,7 +1090,7 @@ def _native(point: EntryPoint, g: dict[str, Any]) -> Dispatcher:
 # ---------------------------------------------------------------- one kernel per board family
 # The search and the raw entry functions; a board's own kernel copies them (the
 # helpers marked inline="always" are inlined into the copies as they are).
-_COPIED = ("negamax", "_search", "_solve", "_analyze", "_probe", "_solve_batch")
+_COPIED = ("negamax", "_child", "_search", "_solve", "_analyze", "_probe", "_solve_batch")
 
 
 class BoardKernel:
@@ -1074,7 +1107,7 @@ class BoardKernel:
         self.name = name
         g = globals() if name == "any" else _board_globals(name)
         self.functions: dict[str, Dispatcher] = {p.function: g[p.function] for p in ENTRY_POINTS}
-        self.negamax: Dispatcher = g["negamax"]  # the search (for tests that compare kernels)
+        self.search: Dispatcher = g["_search"]  # a root's search (for tests that compare kernels)
         self.compiled: list[Dispatcher] = [g[function] for function in _COPIED]
         self.native: dict[str, Dispatcher] = {p.name: _native(p, g) for p in ENTRY_POINTS}
 
