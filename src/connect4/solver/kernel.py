@@ -691,40 +691,69 @@ def _move_first(m: int, base: int, n: int, column: int) -> None:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _etc_cut(
+def _settle_children(
     m: int,
     t: int,
+    nbook: int,
     base: int,
     n: int,
     nodes: np.uint64,
+    alpha: int,
     beta: int,
-    sym: bool,
     pos: Pos,
     nxt: np.uint64,
     ply: int,
     geo: Geo,
-) -> int:
-    """Enhanced transposition cut-off: the score of a move whose child the table
-    already knows to refute (``>= beta``), else :data:`OPEN`. Probing every child
-    costs table misses that only a long search earns back: only at nodes with at
-    least ``mem[OPT_ETC]`` empty cells, once ``mem[OPT_ETC_AFTER]`` nodes are searched."""
+) -> tuple[int, int, int, int]:
+    """The children settled without a search of their own, before any is searched
+    (enhanced transposition cut-offs).
+
+    Each child goes through the static rules (:func:`_static`, its forced moves
+    played) with the window it would be searched with; one they leave open is
+    looked up in the table under the position it reaches: the table's bounds may
+    close its window. A child that fails low is then not searched; one that fails
+    high ends the search. Probing every child costs table misses (and the static
+    rules of the children searched run twice) that only a long search earns back:
+    only at nodes with at least ``mem[OPT_ETC]`` empty cells, once
+    ``mem[OPT_ETC_AFTER]`` nodes are searched.
+
+    Returns ``(best, column, settled, alpha)``: the best score of a settled child
+    (-1000: none) and its column, bit ``j`` of ``settled`` set when the ``j``-th
+    move of the list is settled, and the window's lower end raised to ``best``.
+    It stops at the first child whose score reaches ``beta`` (a cut-off).
+    """
+    current, mask, mcur, mmask = pos
     width, h, _, _ = geo
-    empty = width * np.int64(h) - ply
-    etc_min = np.int64(ld(m, OPT_ETC))
-    if etc_min == 0 or empty < etc_min or nodes < ld(m, OPT_ETC_AFTER):
-        return OPEN
     h1 = h + U1
+    size = width * np.int64(h)
+    etc_min = np.int64(ld(m, OPT_ETC))
+    best = -1000
+    best_col = -1
+    settled = 0
+    if etc_min == 0 or size - ply < etc_min or nodes < ld(m, OPT_ETC_AFTER):
+        return best, best_col, settled, alpha
+    opp, mopp = current ^ mask, mcur ^ mmask
     colmask = _column(h)
     for j in range(n):
         c = np.int64(ld(m, base + j) & UFF)
         mv = nxt & (colmask << (np.uint64(c) * h1))
-        cb, ctag = _address(t, _child_key(pos, mv, c, sym, width, h1), empty - 1)
-        cslot, cd = _find(t, cb, ctag)
-        if cslot >= 0:
-            cu = ((cd >> 6) & 63) - 32
-            if -cu >= beta:
-                return -cu
-    return OPEN
+        child = (opp, mask | mv, mopp, mmask | _mirror_move(mv, c, width, h1))
+        r, cpos, cply, ca, cb, csign, _, _ = _static(m, nbook, child, ply + 1, -beta, -alpha, geo)
+        if r == OPEN:
+            _, _, cmirrored, cbidx, ctag = _table_key(m, t, cpos, size - cply)
+            r = _table_bounds(t, cbidx, ctag, ca, cb, cmirrored, width)[0]
+            if r == OPEN:
+                continue
+            r = csign * r
+        settled |= 1 << j
+        if -r > best:
+            best = -r
+            best_col = c
+            if best >= beta:
+                break
+            if best > alpha:
+                alpha = best
+    return best, best_col, settled, alpha
 
 
 @njit(cache=True, nogil=True)
@@ -787,21 +816,19 @@ def negamax(
         return result
     if tt_col >= 0 and ld(m, OPT_TTMOVE) != 0:
         _move_first(m, base, n, tt_col)
-    result = _etc_cut(m, t, base, n, nodes, beta, sym, pos, nxt, ply, geo)
-    if result != OPEN:
-        return result
+    a0 = alpha
+    best, best_col, settled, alpha = _settle_children(
+        m, t, nbook, base, n, nodes, alpha, beta, pos, nxt, ply, geo
+    )
     opp, mopp = current ^ mask, mcur ^ mmask
     colmask = _column(h)
-    a0 = alpha
-    best = -1000
-    best_col = -1
     # near the root of a search with several threads, a move whose child another
     # thread is searching waits for a second pass (simplified ABDADA)
     defer = ply < np.int64(ld(m, DEFER_PLY))
     deferred = 0
-    for k in range(2 * n if defer else n):
+    for k in range(0 if best >= beta else (2 * n if defer else n)):
         j = k if k < n else k - n
-        if k >= n and (deferred >> j) & 1 == 0:
+        if (k >= n and (deferred >> j) & 1 == 0) or (settled >> j) & 1:
             continue
         c = np.int64(ld(m, base + j) & UFF)
         mv = nxt & (colmask << (np.uint64(c) * h1))
