@@ -691,40 +691,69 @@ def _move_first(m: int, base: int, n: int, column: int) -> None:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _etc_cut(
+def _settle_children(
     m: int,
     t: int,
+    nbook: int,
     base: int,
     n: int,
     nodes: np.uint64,
+    alpha: int,
     beta: int,
-    sym: bool,
     pos: Pos,
     nxt: np.uint64,
     ply: int,
     geo: Geo,
-) -> int:
-    """Enhanced transposition cut-off: the score of a move whose child the table
-    already knows to refute (``>= beta``), else :data:`OPEN`. Probing every child
-    costs table misses that only a long search earns back: only at nodes with at
-    least ``mem[OPT_ETC]`` empty cells, once ``mem[OPT_ETC_AFTER]`` nodes are searched."""
+) -> tuple[int, int, int, int]:
+    """The children settled without a search of their own, before any is searched
+    (enhanced transposition cut-offs).
+
+    Each child goes through the static rules (:func:`_static`, its forced moves
+    played) with the window it would be searched with; one they leave open is
+    looked up in the table under the position it reaches: the table's bounds may
+    close its window. A child that fails low is then not searched; one that fails
+    high ends the search. Probing every child costs table misses (and the static
+    rules of the children searched run twice) that only a long search earns back:
+    only at nodes with at least ``mem[OPT_ETC]`` empty cells, once
+    ``mem[OPT_ETC_AFTER]`` nodes are searched.
+
+    Returns ``(best, column, settled, alpha)``: the best score of a settled child
+    (-1000: none) and its column, bit ``j`` of ``settled`` set when the ``j``-th
+    move of the list is settled, and the window's lower end raised to ``best``.
+    It stops at the first child whose score reaches ``beta`` (a cut-off).
+    """
+    current, mask, mcur, mmask = pos
     width, h, _, _ = geo
-    empty = width * np.int64(h) - ply
-    etc_min = np.int64(ld(m, OPT_ETC))
-    if etc_min == 0 or empty < etc_min or nodes < ld(m, OPT_ETC_AFTER):
-        return OPEN
     h1 = h + U1
+    size = width * np.int64(h)
+    etc_min = np.int64(ld(m, OPT_ETC))
+    best = -1000
+    best_col = -1
+    settled = 0
+    if etc_min == 0 or size - ply < etc_min or nodes < ld(m, OPT_ETC_AFTER):
+        return best, best_col, settled, alpha
+    opp, mopp = current ^ mask, mcur ^ mmask
     colmask = _column(h)
     for j in range(n):
         c = np.int64(ld(m, base + j) & UFF)
         mv = nxt & (colmask << (np.uint64(c) * h1))
-        cb, ctag = _address(t, _child_key(pos, mv, c, sym, width, h1), empty - 1)
-        cslot, cd = _find(t, cb, ctag)
-        if cslot >= 0:
-            cu = ((cd >> 6) & 63) - 32
-            if -cu >= beta:
-                return -cu
-    return OPEN
+        child = (opp, mask | mv, mopp, mmask | _mirror_move(mv, c, width, h1))
+        r, cpos, cply, ca, cb, csign, _, _ = _static(m, nbook, child, ply + 1, -beta, -alpha, geo)
+        if r == OPEN:
+            _, _, cmirrored, cbidx, ctag = _table_key(m, t, cpos, size - cply)
+            r = _table_bounds(t, cbidx, ctag, ca, cb, cmirrored, width)[0]
+            if r == OPEN:
+                continue
+            r = csign * r
+        settled |= 1 << j
+        if -r > best:
+            best = -r
+            best_col = c
+            if best >= beta:
+                break
+            if best > alpha:
+                alpha = best
+    return best, best_col, settled, alpha
 
 
 @njit(cache=True, nogil=True)
@@ -741,6 +770,8 @@ def negamax(
     ply: int,
     alpha: int,
     beta: int,
+    nxt: np.uint64,
+    opp_win: np.uint64,
 ) -> int:
     """Fail-soft alpha-beta: a score ``v`` with ``v <= alpha`` an upper bound,
     ``v >= beta`` a lower bound, otherwise exact. Returns 0 after an abort.
@@ -749,7 +780,11 @@ def negamax(
     the book's keys/values (``nbook`` of them); ``mcur``/``mmask`` are
     ``current``/``mask`` mirrored left-right.
 
-    Static rules first (:func:`_static`), then move ordering (a win in two ends
+    The position is one the static rules (:func:`_static`) left open, with the
+    window they narrowed, its moves that do not lose at once ``nxt`` and the
+    opponent's winning cells ``opp_win``: a child is put through them here, in
+    its parent, and searched only when they leave it open (so a child they
+    settle costs no call and no node). Then move ordering (a win in two ends
     the search), the table, the book, the children's entries, and the moves.
     """
     nodes = ld(m, NODES) + U1
@@ -762,46 +797,38 @@ def negamax(
     h1 = h + U1
     size = width * np.int64(h)
     pos = (current, mask, mcur, mmask)
-    result, pos, ply, alpha, beta, sign, nxt, opp_win = _static(
-        m, nbook, pos, ply, alpha, beta, geo
-    )
-    if result != OPEN:
-        return result
-    current, mask, mcur, mmask = pos
     lo = -((size - 2 - ply) // 2)  # (the static rules' lower bound)
     key, sym, mirrored, bidx, tag = _table_key(m, t, pos, size - ply)
     base = MOVES + ply * MAXW
     n = _score_moves(m, t, base, SPEC_W, SPEC_ORDER, key, sym, pos, nxt, opp_win, ply, geo)
     if n < 0:
-        return sign * ((size - 1 - ply) // 2)  # a win with our next stone
+        return (size - 1 - ply) // 2  # a win with our next stone
     hi = (size - 3 - ply) // 2  # no move wins with our next two stones
     if beta > hi:
         beta = hi
         if alpha >= beta:
-            return sign * beta
+            return beta
     result, alpha, beta, tt_col = _table_bounds(t, bidx, tag, alpha, beta, mirrored, width)
     if result != OPEN:
-        return sign * result
+        return result
     result = _book_score(m, bk, bv, nbook, key, sym, ply, geo)
     if result != NONE_SCORE:
-        return sign * result
+        return result
     if tt_col >= 0 and ld(m, OPT_TTMOVE) != 0:
         _move_first(m, base, n, tt_col)
-    result = _etc_cut(m, t, base, n, nodes, beta, sym, pos, nxt, ply, geo)
-    if result != OPEN:
-        return sign * result
+    a0 = alpha
+    best, best_col, settled, alpha = _settle_children(
+        m, t, nbook, base, n, nodes, alpha, beta, pos, nxt, ply, geo
+    )
     opp, mopp = current ^ mask, mcur ^ mmask
     colmask = _column(h)
-    a0 = alpha
-    best = -1000
-    best_col = -1
     # near the root of a search with several threads, a move whose child another
     # thread is searching waits for a second pass (simplified ABDADA)
     defer = ply < np.int64(ld(m, DEFER_PLY))
     deferred = 0
-    for k in range(2 * n if defer else n):
+    for k in range(0 if best >= beta else (2 * n if defer else n)):
         j = k if k < n else k - n
-        if k >= n and (deferred >> j) & 1 == 0:
+        if (k >= n and (deferred >> j) & 1 == 0) or (settled >> j) & 1:
             continue
         c = np.int64(ld(m, base + j) & UFF)
         mv = nxt & (colmask << (np.uint64(c) * h1))
@@ -814,7 +841,8 @@ def negamax(
                 continue
             sta(t, busy, ck)
         mchild = mmask | _mirror_move(mv, c, width, h1)
-        score = -negamax(m, t, bk, bv, nbook, opp, mask | mv, mopp, mchild, ply + 1, -beta, -alpha)
+        child = (opp, mask | mv, mopp, mchild)
+        score = -_child(m, t, bk, bv, nbook, child, ply + 1, -beta, -alpha, geo)
         if defer and lda(t, busy) == ck:
             sta(t, busy, U0)
         if ld(m, ABORT) != 0:
@@ -836,7 +864,33 @@ def negamax(
     else:  # an upper bound, no best move
         lower, upper, best_col = lo, best, -1
     _store(t, bidx, tag, ply, lower, upper, best_col, ld(m, OPT_BUCKET) != 0)  # one copy inlined
-    return sign * best
+    return best
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _child(
+    m: int,
+    t: int,
+    bk: int,
+    bv: int,
+    nbook: int,
+    pos: Pos,
+    ply: int,
+    alpha: int,
+    beta: int,
+    geo: Geo,
+) -> int:
+    """The score of a position (fail-soft, as :func:`negamax`'s): the static rules'
+    when they settle it, else the search of the position they reach."""
+    result, pos, ply, alpha, beta, sign, nxt, opp_win = _static(
+        m, nbook, pos, ply, alpha, beta, geo
+    )
+    if result != OPEN:
+        return result
+    current, mask, mcur, mmask = pos
+    return sign * negamax(
+        m, t, bk, bv, nbook, current, mask, mcur, mmask, ply, alpha, beta, nxt, opp_win
+    )
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -854,8 +908,14 @@ def _search(
     alpha: int,
     beta: int,
 ) -> int:
-    """:func:`negamax`: in a board's own kernel (:func:`board_kernel`), that board's copy."""
-    return negamax(m, t, bk, bv, nbook, current, mask, mcur, mmask, ply, alpha, beta)
+    """:func:`_child` of a root position (it counts one node when the static rules
+    settle it): in a board's own kernel (:func:`board_kernel`), that board's copy."""
+    geo = _board(m, SPEC_W, SPEC_H, SPEC_BOTTOM)
+    nodes = ld(m, NODES)
+    r = _child(m, t, bk, bv, nbook, (current, mask, mcur, mmask), ply, alpha, beta, geo)
+    if ld(m, NODES) == nodes:
+        st(m, NODES, nodes + U1)  # the static rules settled it: still one node
+    return r
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -1057,7 +1117,7 @@ def _native(point: EntryPoint, g: dict[str, Any]) -> Dispatcher:
 # ---------------------------------------------------------------- one kernel per board family
 # The search and the raw entry functions; a board's own kernel copies them (the
 # helpers marked inline="always" are inlined into the copies as they are).
-_COPIED = ("negamax", "_search", "_solve", "_analyze", "_probe", "_solve_batch")
+_COPIED = ("negamax", "_child", "_search", "_solve", "_analyze", "_probe", "_solve_batch")
 
 
 class BoardKernel:
@@ -1074,7 +1134,7 @@ class BoardKernel:
         self.name = name
         g = globals() if name == "any" else _board_globals(name)
         self.functions: dict[str, Dispatcher] = {p.function: g[p.function] for p in ENTRY_POINTS}
-        self.negamax: Dispatcher = g["negamax"]  # the search (for tests that compare kernels)
+        self.search: Dispatcher = g["_search"]  # a root's search (for tests that compare kernels)
         self.compiled: list[Dispatcher] = [g[function] for function in _COPIED]
         self.native: dict[str, Dispatcher] = {p.name: _native(p, g) for p in ENTRY_POINTS}
 

@@ -76,7 +76,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PARALLEL_AFTER_NODES", "Solver"]
 
-ETC_MIN_EMPTY = 16  # enhanced transposition cut-offs where at least this many cells are empty
+ETC_MIN_EMPTY = 14  # enhanced transposition cut-offs where at least this many cells are empty
 ETC_AFTER_NODES = 20_000  # ... and only once a search has visited this many nodes
 PARALLEL_AFTER_NODES = 1 << 20  # a search longer than this goes on with every thread
 
@@ -103,7 +103,7 @@ class Solver:
     Search options (the defaults are the fastest measured, see ``docs/solver.md``):
     ``symmetry`` (mirror positions share an entry), ``tt_move`` (the table's
     move first), ``etc`` (enhanced transposition cut-offs at nodes with at
-    least 16 empty cells, once a search has visited 20,000 nodes; an int sets
+    least 14 empty cells, once a search has visited 20,000 nodes; an int sets
     the empty-cell threshold, 0 = off) and
     ``two_slots`` (two-entry buckets instead of one always-replaced entry).
 
