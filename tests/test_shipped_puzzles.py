@@ -36,9 +36,16 @@ def test_the_set_is_large_shallow_and_of_7x6(shipped: list[Puzzle]) -> None:
 
 def test_the_set_spreads_over_themes_and_ratings(shipped: list[Puzzle]) -> None:
     themes = Counter(theme for p in shipped for theme in p.themes)
-    for theme in ("only-drawing-move", "defence", "double-threat", "odd-even-threat",
-                  "zugzwang", "claimeven", *(f"win-in-{n}" for n in range(1, MAX_DEPTH + 1))):
-        assert themes[theme] >= 100, (theme, themes)  # fmt: skip
+    for theme in (
+        "only-drawing-move",
+        "defence",
+        "double-threat",
+        "odd-even-threat",
+        "zugzwang",
+        "claimeven",
+        *(f"win-in-{n}" for n in range(1, MAX_DEPTH + 1)),
+    ):
+        assert themes[theme] >= 100, (theme, themes)
     tiers = Counter(min(p.rating, 2000) // 400 * 400 for p in shipped)
     assert all(tiers[tier] >= 300 for tier in (400, 800, 1200, 1600, 2000)), tiers
     assert Counter(p.outcome for p in shipped)["draw"] >= 1000
