@@ -153,7 +153,7 @@ def test_a_bot_past_its_clock_has_failed_there(tmp_path: Path) -> None:
     bot = write_bot(tmp_path, crashing=False)
     file = positions_file(tmp_path, POSITIONS[:3])
     (slow, quick) = rate_json(
-        f"cmd:{PYTHON} {bot} 5", f"cmd:{PYTHON} {bot}", "--positions", str(file), "--clock", "1"
+        f"cmd:{PYTHON} {bot} 8", f"cmd:{PYTHON} {bot}", "--positions", str(file), "--clock", "2"
     )
     assert slow["failures"] == {"timeout": 3}
     assert (slow["outcome_errors"], slow["score_errors"]) == (3, 3)
