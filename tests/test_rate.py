@@ -134,6 +134,19 @@ def test_rates_agree_with_an_independent_count(tmp_path: Path) -> None:
     assert by_spec["random"]["score_errors"] > 0  # the positions tell players apart
 
 
+def test_worker_processes_give_the_same_figures(tmp_path: Path) -> None:
+    file = positions_file(tmp_path, POSITIONS)
+    specs = ("random", "mcts:playouts=50", "net:temperature=1")
+    counted = [
+        [(d["spec"], d["outcome_errors"], d["score_errors"], d["positions"]) for d in data]
+        for data in (
+            rate_json(*specs, "--positions", str(file)),
+            rate_json(*specs, "--positions", str(file), "--workers", "2"),
+        )
+    ]
+    assert counted[0] == counted[1]
+
+
 def test_a_bot_that_crashes_or_answers_badly_counts_as_errors(tmp_path: Path) -> None:
     bot = write_bot(tmp_path, crashing=True)
     file = positions_file(tmp_path, POSITIONS)
