@@ -46,7 +46,6 @@ from connect4.arena.schedule import ArenaError
 from connect4.core.cache import cache_root, make_private_dir
 from connect4.core.files import atomic_write, read_lines
 from connect4.core.journal import Journal
-from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.core.processes import map_unordered
 from connect4.solver.bench import PONS_SETS
@@ -298,7 +297,6 @@ def decisive_set(
     labels: Labels,
     pool: Executor | None,
     advance: Callable[[int], None] | None = None,
-    limit: Limit | None = None,
 ) -> PositionSet:
     """The first ``n`` decisive candidates of ``seed``: read from the set kept under the
     cache root when it holds ``n``, else found (candidates in waves on ``pool``, each
@@ -315,8 +313,6 @@ def decisive_set(
     while len(found) < n:
         if tried >= MAX_CANDIDATES * n:
             raise LadderError(f"only {len(found)} decisive positions in {tried:,} games")
-        if limit is not None and limit.expired():
-            raise KeyboardInterrupt
         wave = max(CANDIDATE_CHUNK, int((n - len(found)) * 1.6))
         tasks = [
             (seed, start, min(CANDIDATE_CHUNK, tried + wave - start))
