@@ -187,6 +187,17 @@ def test_the_table_names_each_player_set_and_failures(tmp_path: Path) -> None:
     assert "1 crash, 2 illegal move" in rows[2]  # 15 stones: a crash; 16 and 16: column 9
 
 
+def test_the_shipped_pons_sets_are_the_benchmark_files() -> None:
+    from importlib import resources
+
+    from connect4.arena.ladder import PONS_ORDER
+
+    for name in PONS_ORDER:
+        shipped = resources.files("connect4").joinpath("data", "pons", name).read_bytes()
+        assert shipped == (PONS / name).read_bytes(), name
+        assert shipped.count(b"\n") == 1000
+
+
 def test_pons_sets_by_name_with_a_limit() -> None:
     data = rate_json("perfect", "--set", "end-easy", "--set", "Test_L2_R1", "--limit", "3")
     (d,) = data
