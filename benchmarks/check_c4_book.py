@@ -24,6 +24,10 @@ c4's move (1-based) and score, ours, the score of c4's move, the verdict, nodes
 and seconds; the summary counts agreements, mismatches and timeouts. Exit status
 1 on any mismatch, 2 with a one-line error for a file that is not c4's book or a
 line with no row, 130 after a Ctrl-C (the table so far is printed).
+
+``--split-ply D --workers N`` solves each row through the split solve instead
+(every position of ``D`` stones a task on N local processes, then the search above
+them gives every column's score); its limit is checked between tasks.
 """
 
 from __future__ import annotations
@@ -34,18 +38,23 @@ import json
 import os
 import random
 import sys
+import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from machine import describe_machine
 
-from connect4.core.errors import Connect4Error
+from connect4.core.errors import BudgetExceeded, Connect4Error
 from connect4.core.limits import Limit, run_interruptible
+from connect4.core.position import Position
 from connect4.core.score import win_score
 from connect4.solver import Solver
 from connect4.solver.book import BookError
 from connect4.solver.book.c4csv import C4Row, decode_row, read_c4_book
+from connect4.solver.book.split import split_solve
 
 WIDTH, HEIGHT = 8, 7
+MAX_STONES = 6  # the book's rows have 4 to 6 stones
 HEADER = (
     f"{'line':>6} {'position':<8} {'ply':>4} {'c4 move':>7} {'c4 score':>8} "
     f"{'ours':>5} {'its move':>9} {'verdict':<9} {'nodes':>15} {'seconds':>9}"
@@ -93,32 +102,61 @@ def _stones(row: C4Row) -> int:
     return sum(((row.hash >> (c * step)) & 0xFF).bit_length() - 1 for c in range(WIDTH))
 
 
-def check_row(solver: Solver, row: C4Row, limit: Limit | None = None) -> RowCheck:
-    """Solve ``row``'s position and the one after its move, under ``limit``."""
-    entry = decode_row(row, WIDTH, HEIGHT)
-    position = entry.position
-    solver.clear_table()
-    result = solver.run(position, limit=limit)
-    nodes, seconds = result.nodes, result.seconds
-    move_score: int | None = None
-    if result.score is not None:
-        if position.is_winning_move(row.move):
-            move_score = win_score(WIDTH * HEIGHT, position.ply)
-        else:
-            child = position.copy()
-            child.play(row.move)
-            after = solver.run(child, guess=-result.score, limit=limit)
-            nodes, seconds = nodes + after.nodes, seconds + after.seconds
-            move_score = None if after.score is None else -after.score
-    if result.score is None or move_score is None:
+Scores = tuple[int | None, int | None, int, float]  # score, c4's move's, nodes, seconds
+Method = Callable[[Position, int, Limit | None], Scores]
+
+
+def plain_solve(solver: Solver) -> Method:
+    """Our solver on the position, then on the position after c4's move."""
+
+    def scores(position: Position, move: int, limit: Limit | None) -> Scores:
+        solver.clear_table()
+        result = solver.run(position, limit=limit)
+        if result.score is None:
+            return None, None, result.nodes, result.seconds
+        if position.is_winning_move(move):
+            return result.score, win_score(WIDTH * HEIGHT, position.ply), result.nodes, 0.0
+        child = position.copy()
+        child.play(move)
+        after = solver.run(child, guess=-result.score, limit=limit)
+        move_score = None if after.score is None else -after.score
+        return result.score, move_score, result.nodes + after.nodes, result.seconds + after.seconds
+
+    return scores
+
+
+def split_method(split_ply: int, workers: int) -> Method:
+    """The split solve: every position at ``split_ply`` stones a task on ``workers``
+    local processes, then the search above the split (every column's score)."""
+
+    def scores(position: Position, move: int, limit: Limit | None) -> Scores:
+        start = time.monotonic()
+        try:
+            report = split_solve(
+                position.moves, WIDTH, HEIGHT, split_ply=split_ply, workers=workers,
+                results=None, limit=limit, progress=False,
+            )  # fmt: skip
+        except BudgetExceeded:  # the limit stopped the tasks or the search above them
+            return None, None, 0, time.monotonic() - start
+        nodes = sum(report.task_nodes) + report.search_nodes
+        return report.score, report.column_scores[move], nodes, report.seconds
+
+    return scores
+
+
+def check_row(method: Method, row: C4Row, limit: Limit | None = None) -> RowCheck:
+    """``row``'s position and c4's move scored by ``method`` under ``limit``."""
+    position = decode_row(row, WIDTH, HEIGHT).position
+    score, move_score, nodes, seconds = method(position, row.move, limit)
+    if score is None or move_score is None:
         verdict = "timeout"
-    elif result.score == row.score and move_score == result.score:
+    elif score == row.score and move_score == score:
         verdict = "agree"
     else:
         verdict = "MISMATCH"
     return RowCheck(
         row.line, position.moves, position.ply, row.move, row.score,
-        result.score, move_score, verdict, nodes, seconds,
+        score, move_score, verdict, nodes, seconds,
     )  # fmt: skip
 
 
@@ -142,6 +180,7 @@ def summary(checks: list[RowCheck], args: argparse.Namespace, stopped: bool) -> 
         "mismatch": sum(c.verdict == "MISMATCH" for c in checks),
         "timeout": len(checks) - len(solved), "limit_s": args.limit, "order": args.order,
         "seed": args.seed, "skip": args.skip, "threads": args.threads, "tt_mb": args.tt_mb,
+        "split_ply": args.split_ply or None, "workers": args.workers,
         "solved_nodes": sum(c.nodes for c in solved),
         "solved_seconds": round(sum(c.seconds for c in solved), 3),
         "max_solved_seconds": round(max((c.seconds for c in solved), default=0.0), 3),
@@ -160,11 +199,17 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--limit", type=float, default=60.0, help="seconds per row")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--tt-mb", type=int, default=256)
+    parser.add_argument("--split-ply", type=int, default=0, help="solve through the split solve")
+    parser.add_argument("--workers", type=int, default=1, help="the split solve's processes")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     for name in ("rows", "skip"):
         if getattr(args, name) < 0:
             parser.error(f"--{name} must be at least 0")
+    if args.split_ply and not MAX_STONES < args.split_ply <= WIDTH * HEIGHT:
+        parser.error(f"--split-ply must be above the rows' {MAX_STONES} stones")
+    if args.workers < 1:
+        parser.error("--workers must be at least 1")
     if args.limit <= 0:
         parser.error("--limit must be above 0 seconds")
     try:
@@ -182,13 +227,17 @@ def main() -> None:
         rows = pick_rows(
             read_c4_book(args.csv), args.order, args.seed, args.skip, args.rows, args.lines
         )
-        solver = Solver(WIDTH, HEIGHT, args.tt_mb, reuse_table=True, threads=args.threads)
-        solver.warm_up()
+        if args.split_ply:
+            method = split_method(args.split_ply, args.workers)
+        else:
+            solver = Solver(WIDTH, HEIGHT, args.tt_mb, reuse_table=True, threads=args.threads)
+            solver.warm_up()
+            method = plain_solve(solver)
         if not args.json:
             print(HEADER)
         for row in rows:
             check = run_interruptible(
-                functools.partial(check_row, solver, row), Limit.within(args.limit)
+                functools.partial(check_row, method, row), Limit.within(args.limit)
             )
             checks.append(check)
             if not args.json:

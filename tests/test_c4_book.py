@@ -233,3 +233,5 @@ def test_the_script_names_a_bad_file_or_line_in_one_line(tmp_path: Path) -> None
         assert done.returncode == 2
         assert done.stderr.startswith("error: ") and len(done.stderr.splitlines()) == 1
     assert "no row on line 9" in done.stderr
+    done = run_script("--csv", str(csv), "--split-ply", "6")
+    assert done.returncode == 2 and "--split-ply must be above" in done.stderr
