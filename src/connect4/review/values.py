@@ -189,7 +189,7 @@ def exact_scores(
     >>> from connect4 import Position
     >>> exact_scores(Position.from_moves("445566")).scores
     (17, 17, 18, 17, 17, 17, 18)
-    >>> exact_scores(Position.from_moves("445566"), limit=Limit(nodes=0)).complete
+    >>> exact_scores(Position.from_moves("4455"), limit=Limit(nodes=0)).complete  # needs a search
     False
     """
     if game.is_over():
