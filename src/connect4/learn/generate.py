@@ -192,17 +192,26 @@ def generate_puzzles(
         journal.close()
     if not complete:
         raise JobInterrupted(journal.path, mined + resumed, "puzzle mining")
+    written, left_out = _write_found(out_path, found, deep, trivial_share)
+    journal.remove()
+    return GenerateReport(
+        os.fspath(out_path), len(tasks), mined, resumed, written, clock() - started,
+        journal.damaged, other, left_out,
+    )  # fmt: skip
+
+
+def _write_found(
+    out: Path, found: dict[int, list[Puzzle]], deep: bool, trivial_share: float
+) -> tuple[int, int]:
+    """Write the puzzles in the order of their games, each position once, less those
+    :func:`select_puzzles` leaves out; how many were written and left out."""
     puzzles: dict[str, Puzzle] = {}
     for number in sorted(found):
         for puzzle in found[number]:
             puzzles.setdefault(puzzle.id, puzzle)
     kept = select_puzzles(puzzles.values(), deep=deep, trivial_share=trivial_share)
-    write_puzzles(out_path, kept)
-    journal.remove()
-    return GenerateReport(
-        os.fspath(out_path), len(tasks), mined, resumed, len(kept), clock() - started,
-        journal.damaged, other, len(puzzles) - len(kept),
-    )  # fmt: skip
+    write_puzzles(out, kept)
+    return len(kept), len(puzzles) - len(kept)
 
 
 def select_puzzles(
