@@ -1,18 +1,28 @@
-"""Our solver and c4 on random late positions of a board over 64 bits, in alternation.
+"""Our solver and c4 on random late positions of boards over 64 bits, in alternation.
 
-    nice .venv/bin/python benchmarks/compare_big.py --size 8x8 \
-        --reference /work/c4ref/c4bench-8x8-t1-2048mb [--positions 20] [--empty 16] \
-        [--rounds 3] [--tt-mb 64] [--threads 1] [--seed 1] [--json]
+    nice .venv/bin/python benchmarks/compare_big.py --size 8x8,9x7,10x6 --empty 24,28,32 \
+        --reference '/work/c4ref/c4bench-{width}x{height}-t{threads}-{tt_mb}mb' \
+        [--positions 20] [--rounds 3] [--tt-mb 64] [--reference-mb MB] [--threads 1] \
+        [--seed 1] [--json]
 
-c4 (ChristopheSteininger/c4) compiles its board size and table in: build it per size
-with ``benchmarks/reference/build_c4.sh`` (over 64 bits its entries need a large table:
-2048 MB for 72-bit boards, 512 MB for 70-bit ones). The positions are random games
-stopped ``--empty`` cells before the board is full, not over, and without a win at
-once for the side to move (seeded). For every round both sides solve every position
-with a table cleared before each (c4 first in even rounds, ours first in odd ones);
-every score must agree. Printed per side: the median over rounds of the mean time
-per position, with median and max over positions and nodes, the ratio from the same
-rounds, the machine and its load average (on a shared machine the figures drift).
+c4 (ChristopheSteininger/c4) compiles its board size, threads and table in: build it
+per size with ``benchmarks/reference/build_c4.sh``. ``{width}``, ``{height}``,
+``{threads}`` and ``{tt_mb}`` in the reference command are filled in per board: the
+threads are ours (``--threads``), the table is c4's (``--reference-mb``; by default
+ours, or the least c4 accepts for the board where that is more: its entries keep
+``log2(entries) + 45`` bits of the key, so 2048 MB for 72-bit boards, 512 MB for
+70-bit ones).
+
+For every board and every count of empty cells (``--size`` and ``--empty`` take comma
+lists) the positions are random games stopped that many cells before the board is
+full, not over, and without a win at once for the side to move (seeded). For every
+round both sides solve every position with a table cleared before each (c4 first in
+even rounds, ours first in odd ones); every score must agree. One row per sample:
+each side's mean time per position (the median over rounds of the rounds' means) and
+mean nodes (last round), ours as fast as c4 (the median of the rounds' ratios of the
+means; the least round beside it), on how many positions ours was slower (each
+position's median time over the rounds), and the load average when the row ended
+(on a shared machine the figures drift). ``--json`` adds every position's figures.
 """
 
 from __future__ import annotations
@@ -23,13 +33,15 @@ import os
 import random
 import statistics
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from machine import describe_machine
 from reference_solver import ReferenceError, reference_command, run_reference
 
 from connect4.core.position import Position
 from connect4.solver import Solver
+
+C4_KEY_BITS = 45  # bits of the key a c4 entry keeps beside log2(entries)
 
 
 def late_positions(width: int, height: int, empty: int, count: int, seed: int) -> list[str]:
@@ -47,14 +59,52 @@ def late_positions(width: int, height: int, empty: int, count: int, seed: int) -
     return found
 
 
+def c4_least_mb(width: int, height: int) -> int:
+    """The least power-of-two table (MB) c4 accepts for a board: its entry check
+    wants ``log2(entries) + 45 > bits``, with ``2^17`` entries a MB.
+
+    >>> c4_least_mb(8, 8), c4_least_mb(10, 6), c4_least_mb(11, 5), c4_least_mb(7, 6)
+    (2048, 512, 32, 1)
+    """
+    bits = width * (height + 1)
+    return 1 << max(0, bits - C4_KEY_BITS - 17 + 1)
+
+
 @dataclass
 class Side:
-    """One solver's figures: means per round, and the last round's per-position times."""
+    """One solver's figures in one round: mean, median and max time per position
+    (microseconds), mean nodes."""
 
     mean_us: float
     median_us: float
     max_us: float
     mean_nodes: float
+
+
+@dataclass
+class Row:
+    """One sample (a board, a count of empty cells) over every round."""
+
+    size: str
+    bits: int
+    empty: int
+    positions: int
+    c4_mb: int
+    c4_mean_us: float
+    our_mean_us: float
+    c4_nodes: float
+    our_nodes: float
+    ours_as_fast: float
+    least_round: float
+    slower_on: int
+    load: tuple[float, float, float]
+    c4: list[Side] = field(default_factory=list)
+    ours: list[Side] = field(default_factory=list)
+    moves: list[str] = field(default_factory=list)
+    c4_us: list[float] = field(default_factory=list)
+    our_us: list[float] = field(default_factory=list)
+    c4_position_nodes: list[int] = field(default_factory=list)
+    our_position_nodes: list[int] = field(default_factory=list)
 
 
 def ours(
@@ -64,14 +114,16 @@ def ours(
     times: list[float] = []
     nodes: list[int] = []
     solver = Solver(width, height, args.tt_mb, threads=args.threads)
-    solver.warm_up()
-    for line, score in zip(moves, scores, strict=True):
-        result = solver.run(Position.from_moves(line, width, height))
-        if result.score != score:
-            sys.exit(f"error: {line}: ours {result.score}, c4 {score}")
-        times.append(result.seconds * 1e6)
-        nodes.append(result.nodes)
-    solver.close()
+    try:
+        solver.warm_up()
+        for line, score in zip(moves, scores, strict=True):
+            result = solver.run(Position.from_moves(line, width, height))
+            if result.score != score:
+                sys.exit(f"error: {line}: ours {result.score}, c4 {score}")
+            times.append(result.seconds * 1e6)
+            nodes.append(result.nodes)
+    finally:
+        solver.close()
     return times, nodes
 
 
@@ -81,68 +133,124 @@ def side(times: list[float], nodes: list[float]) -> Side:
     )
 
 
+def sample(width: int, height: int, empty: int, args: argparse.Namespace) -> Row:
+    """Both sides on one sample, ``args.rounds`` rounds alternating who goes first."""
+    moves = late_positions(width, height, empty, args.positions, args.seed)
+    c4_mb = args.reference_mb or max(args.tt_mb, c4_least_mb(width, height))
+    command = reference_command(args.reference, width, height, c4_mb, args.threads)
+    c4_rounds: list[Side] = []
+    our_rounds: list[Side] = []
+    c4_times: list[list[float]] = []
+    our_times: list[list[float]] = []
+    scores: list[int] = []
+    for round_number in range(args.rounds):
+        if round_number % 2 == 0:
+            run = run_reference(command, moves)
+        if round_number == 0:  # c4 ran first: its scores are the ones to match
+            scores = [solve.score for solve in run.solves]
+        times, nodes = ours(moves, scores, width, height, args)
+        if round_number % 2 == 1:
+            run = run_reference(command, moves)
+        if [solve.score for solve in run.solves] != scores:
+            sys.exit(f"error: {width}x{height}: c4's scores changed between rounds")
+        c4_times.append([s.micros for s in run.solves])
+        our_times.append(times)
+        c4_rounds.append(side(c4_times[-1], [s.nodes for s in run.solves]))
+        our_rounds.append(side(times, [float(n) for n in nodes]))
+    ratios = [c4.mean_us / mine.mean_us for c4, mine in zip(c4_rounds, our_rounds, strict=True)]
+    c4_us = [statistics.median(column) for column in zip(*c4_times, strict=True)]
+    our_us = [statistics.median(column) for column in zip(*our_times, strict=True)]
+    return Row(
+        size=f"{width}x{height}", bits=width * (height + 1), empty=empty, positions=len(moves),
+        c4_mb=c4_mb, c4_mean_us=statistics.median(s.mean_us for s in c4_rounds),
+        our_mean_us=statistics.median(s.mean_us for s in our_rounds),
+        c4_nodes=c4_rounds[-1].mean_nodes, our_nodes=our_rounds[-1].mean_nodes,
+        ours_as_fast=statistics.median(ratios), least_round=min(ratios),
+        slower_on=sum(mine > theirs for mine, theirs in zip(our_us, c4_us, strict=True)),
+        load=os.getloadavg(), c4=c4_rounds, ours=our_rounds, moves=moves, c4_us=c4_us,
+        our_us=our_us, c4_position_nodes=[s.nodes for s in run.solves],
+        our_position_nodes=nodes,
+    )  # fmt: skip
+
+
+def board_sizes(text: str) -> list[tuple[int, int]]:
+    """``"8x8,9x7"`` as ``[(8, 8), (9, 7)]``; a board of 64 bits or fewer is refused."""
+    sizes = []
+    for part in text.split(","):
+        try:
+            width, height = (int(number) for number in part.lower().split("x"))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected sizes like 8x8,9x7, not {part!r}") from None
+        if width < 4 or height < 1 or width * (height + 1) <= 64 or width * (height + 1) > 128:
+            raise argparse.ArgumentTypeError(f"{part} is not a board of 65 to 128 bits")
+        sizes.append((width, height))
+    return sizes
+
+
+def counts(text: str) -> list[int]:
+    """``"24,28"`` as ``[24, 28]``: positive numbers."""
+    try:
+        values = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected numbers like 24,28, not {text!r}") from None
+    if any(value < 1 for value in values):
+        raise argparse.ArgumentTypeError(f"expected positive numbers, not {text!r}")
+    return values
+
+
+def ms(micros: float) -> str:
+    return f"{micros / 1000:,.1f}" if micros < 100_000 else f"{micros / 1000:,.0f}"
+
+
+def print_table(rows: list[Row], args: argparse.Namespace) -> None:
+    print(f"{args.positions} positions a sample, {args.rounds} rounds alternating, "
+          f"{args.threads} thread(s), our table {args.tt_mb} MB; "
+          "scores equal on every position")  # fmt: skip
+    print("| board (bits) | empty | c4 MB | c4 ms | c4 nodes | ours ms | our nodes "
+          "| ours as fast (least round) | ours slower on | load |")  # fmt: skip
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for row in rows:
+        print(f"| {row.size} ({row.bits}) | {row.empty} | {row.c4_mb} | {ms(row.c4_mean_us)} "
+              f"| {row.c4_nodes:,.0f} | {ms(row.our_mean_us)} | {row.our_nodes:,.0f} "
+              f"| {row.ours_as_fast:.2f}x ({row.least_round:.2f}x) "
+              f"| {row.slower_on} of {row.positions} | {row.load[0]:.1f} |")  # fmt: skip
+    print(f"machine: {describe_machine()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", default="8x8", help="WIDTHxHEIGHT, over 64 bits")
-    parser.add_argument("--reference", required=True, help="c4bench built for the size")
+    parser.add_argument("--size", type=board_sizes, default="8x8", help="WxH[,WxH...]")
+    parser.add_argument("--reference", required=True, help="c4bench command (see above)")
     parser.add_argument("--positions", type=int, default=20)
-    parser.add_argument("--empty", type=int, default=16, help="empty cells left")
+    parser.add_argument("--empty", type=counts, default="16", help="empty cells left, N[,N...]")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--tt-mb", type=int, default=64)
+    parser.add_argument("--reference-mb", type=int, default=0, help="c4's table (MB)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.positions < 1 or args.rounds < 1 or args.threads < 1 or args.reference_mb < 0:
+        parser.error("--positions, --rounds and --threads must be positive")
+    rows: list[Row] = []
     try:
-        width, height = (int(part) for part in args.size.lower().split("x"))
-    except ValueError:
-        parser.error(f"--size must be like 8x8, not {args.size!r}")
-    moves = late_positions(width, height, args.empty, args.positions, args.seed)
-    try:
-        command = reference_command(args.reference, width, height, args.tt_mb, 1)
-        c4_rounds: list[Side] = []
-        our_rounds: list[Side] = []
-        ratios: list[float] = []
-        scores: list[int] = []
-        for round_number in range(args.rounds):
-            if round_number % 2 == 0:
-                run = run_reference(command, moves)
-            if round_number == 0:  # c4 ran first: its scores are the ones to match
-                scores = [solve.score for solve in run.solves]
-            times, nodes = ours(moves, scores, width, height, args)
-            if round_number % 2 == 1:
-                run = run_reference(command, moves)
-            if [solve.score for solve in run.solves] != scores:
-                sys.exit("error: c4's scores changed between rounds")
-            c4 = side([s.micros for s in run.solves], [s.nodes for s in run.solves])
-            mine = side(times, [float(n) for n in nodes])
-            c4_rounds.append(c4)
-            our_rounds.append(mine)
-            ratios.append(c4.mean_us / mine.mean_us)
+        for width, height in args.size:
+            for empty in args.empty:
+                if empty >= width * height:
+                    parser.error(f"--empty {empty}: a {width}x{height} board has fewer cells")
+                rows.append(sample(width, height, empty, args))
+                if not args.json:
+                    print(f"{rows[-1].size} {empty}: done", file=sys.stderr, flush=True)
     except ReferenceError as error:
         sys.exit(f"error: {error}")
-    c4_mean = statistics.median(s.mean_us for s in c4_rounds)
-    our_mean = statistics.median(s.mean_us for s in our_rounds)
-    load = os.getloadavg()
-    report = {
-        "size": args.size, "positions": len(moves), "empty": args.empty, "rounds": args.rounds,
-        "threads": args.threads, "tt_mb": args.tt_mb, "scores_equal": True,
-        "c4": [asdict(s) for s in c4_rounds], "ours": [asdict(s) for s in our_rounds],
-        "c4_mean_us": c4_mean, "our_mean_us": our_mean, "ours_as_fast": statistics.median(ratios),
-        "machine": describe_machine(), "load": load,
-    }  # fmt: skip
+    except KeyboardInterrupt:
+        sys.exit("interrupted")
     if args.json:
+        report = {"rows": [asdict(row) for row in rows], "machine": describe_machine(),
+                  "rounds": args.rounds, "threads": args.threads, "tt_mb": args.tt_mb}  # fmt: skip
         print(json.dumps(report, indent=2))
         return
-    last_c4, last_ours = c4_rounds[-1], our_rounds[-1]
-    print(f"{args.size}, {len(moves)} positions {args.empty} cells from the end, "
-          f"{args.rounds} rounds, scores equal on every position")  # fmt: skip
-    for name, mean, last in (("c4  ", c4_mean, last_c4), ("ours", our_mean, last_ours)):
-        print(f"{name} mean {mean:>12,.0f} µs (median of rounds) | last round: median "
-              f"{last.median_us:>10,.0f} µs, max {last.max_us:>12,.0f} µs, "
-              f"{last.mean_nodes:>12,.0f} nodes")  # fmt: skip
-    print(f"ours {statistics.median(ratios):.2f}x as fast as c4 (median of the rounds' ratios)")
-    print(f"machine: {describe_machine()}; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print_table(rows, args)
 
 
 if __name__ == "__main__":

@@ -80,3 +80,34 @@ def test_solve_empty_board_refuses_a_reference_that_disagrees() -> None:
     assert "error: the reference scored 1, ours 0" in done.stderr
     done = run_script("solve_empty_board.py", "--moves", "48")
     assert done.returncode == 2 and "column 8 is out of range 1-7" in done.stderr
+
+
+def test_compare_big_runs_every_sample_with_c4s_table_and_threads(tmp_path: Path) -> None:
+    # c4's builds are named by board, threads and table: a driver only at the names the
+    # template must be filled with (our threads; c4's least table where over ours)
+    for name in ("8x8-t2-2048mb", "10x6-t2-512mb"):
+        (tmp_path / f"c4bench-{name}.py").symlink_to(DRIVER)
+    template = (
+        f"{sys.executable} {tmp_path}/c4bench-{{width}}x{{height}}-t{{threads}}-{{tt_mb}}mb.py"
+    )
+    done = run_script(
+        "compare_big.py",
+        *("--size", "8x8,10x6", "--empty", "8,10", "--positions", "3", "--rounds", "2"),
+        *("--threads", "2", "--json", "--reference", f"{template} {{width}} {{height}}"),
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = json.loads(done.stdout)["rows"]
+    assert [(row["size"], row["empty"], row["c4_mb"]) for row in rows] == [
+        ("8x8", 8, 2048), ("8x8", 10, 2048), ("10x6", 8, 512), ("10x6", 10, 512)
+    ]  # fmt: skip
+    for row in rows:
+        assert len(row["moves"]) == len(row["our_us"]) == len(row["c4_us"]) == 3
+        assert len(row["c4"]) == len(row["ours"]) == 2 and row["ours_as_fast"] > 0
+        assert row["c4_position_nodes"] == row["our_position_nodes"]  # the driver is ours
+
+
+def test_compare_big_refuses_a_board_of_one_word() -> None:
+    done = run_script("compare_big.py", "--size", "8x8,7x6", "--reference", COMMAND)
+    assert done.returncode == 2
+    assert "7x6 is not a board of 65 to 128 bits" in done.stderr
+    assert "Traceback" not in done.stderr
