@@ -222,7 +222,8 @@ def test_arena_outputs_through_a_symlink_are_refused_unless_forced(tmp_path: Pat
     assert csv.read_bytes() == table
     forced = run_cli(*ARENA, "--results", str(link), "--csv", str(csv), "--force")
     assert forced.returncode == 0, forced.stderr
-    assert link.is_symlink() and json.loads(target.read_text().splitlines()[0])["game"] == 0
+    assert not link.is_symlink() and json.loads(link.read_text().splitlines()[0])["game"] == 0
+    assert target.read_bytes() == b"keep me\n"  # --force replaced the link, not its file
     assert csv.read_text().startswith("rank,player,")
-    again = run_cli(*ARENA, "--results", str(target), "--csv", str(csv), "--resume")
+    again = run_cli(*ARENA, "--results", str(link), "--csv", str(csv), "--resume")
     assert again.returncode == 0, again.stderr  # the run's own standings are rewritten

@@ -111,12 +111,14 @@ def test_files_that_are_not_books_are_refused_before_reading(tmp_path: Path) -> 
         Book.load(padded)  # the header's size is checked before the payload is read
 
 
-def test_saving_over_a_symlink_writes_through_and_keeps_the_link(tmp_path: Path) -> None:
+def test_saving_over_a_symlink_replaces_the_link_and_not_its_file(tmp_path: Path) -> None:
     real = tmp_path / "real.c4book"
+    real.write_bytes(b"precious")
     link = tmp_path / "link.c4book"
     link.symlink_to(real)
     small_book().save(link)
-    assert link.is_symlink() and Book.load(real).keys.tolist() == small_book().keys.tolist()
+    assert not link.is_symlink() and real.read_bytes() == b"precious"
+    assert Book.load(link).keys.tolist() == small_book().keys.tolist()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.c4book", "real.c4book"]
 
 

@@ -535,9 +535,10 @@ def test_book_build_refuses_a_symlinked_out_and_leaves_its_target(tmp_path: Path
     assert refused.returncode == 2
     assert refused.stderr == (
         f"error: cannot write book {link}: it is a symbolic link to {target}; give --force "
-        f"to replace {target}\n"
+        f"to replace the link ({target} is left as it is), or name that file itself\n"
     )
     assert target.read_bytes() == b"precious\n" and link.is_symlink()
     forced = run_cli(*SMALL_BUILD, "--out", str(link), "--force")
     assert forced.returncode == 0, forced.stderr
-    assert link.is_symlink() and Book.load(target).plies == 2
+    assert not link.is_symlink() and Book.load(link).plies == 2
+    assert target.read_bytes() == b"precious\n"

@@ -83,17 +83,21 @@ def test_output_targets_are_checked_before_work(tmp_path: Path, fifo: Path) -> N
     assert files.plot_target(tmp_path / "x.SVG") == tmp_path / "x.SVG"
 
 
-def test_symlinked_outputs_are_written_through(tmp_path: Path) -> None:
+def test_a_symlinked_output_is_replaced_and_never_written_through(tmp_path: Path) -> None:
     real, link = tmp_path / "real.txt", tmp_path / "link.txt"
-    link.symlink_to(real)  # dangling: the file it names is created
+    real.write_bytes(b"precious")
+    link.symlink_to(real)
     atomic_write(link, b"one", what="notes")
-    assert link.is_symlink() and real.read_bytes() == b"one"
-    atomic_write(link, b"two", what="notes")
-    assert link.is_symlink() and real.read_bytes() == b"two"
+    assert not link.is_symlink() and link.read_bytes() == b"one"
+    assert real.read_bytes() == b"precious"
+    dangling = tmp_path / "dangling.txt"
+    dangling.symlink_to(tmp_path / "nowhere.txt")
+    atomic_write(dangling, b"two", what="notes")
+    assert dangling.read_bytes() == b"two" and not (tmp_path / "nowhere.txt").exists()
     device = tmp_path / "full"
-    device.symlink_to("/dev/full")
-    with pytest.raises(FileError, match="it is a device, not a file"):
-        atomic_write(device, b"x", what="notes")
+    device.symlink_to("/dev/full")  # the link is replaced: /dev/full is never opened
+    atomic_write(device, b"x", what="notes")
+    assert not device.is_symlink() and device.read_bytes() == b"x"
 
 
 def test_a_full_disk_names_the_file_and_keeps_the_old_one(
@@ -237,8 +241,10 @@ def test_the_output_policy_refuses_existing_files_and_links_unless_asked(tmp_pat
     for resume in (False, True):
         with pytest.raises(FileError, match=f"it is a symbolic link to {mine}"):
             check_output(link, what="notes", resume=resume, ours=ours)
-    assert check_output(link, what="notes", force=True) == mine
-    assert mine.read_bytes() == b"mine"
+    with pytest.raises(FileError, match="give force=True to replace the link"):
+        check_output(link, what="notes", ours=ours)
+    assert check_output(link, what="notes", force=True) == link  # the link, not its file
+    assert mine.read_bytes() == b"mine" and link.is_symlink()
     error = FileError("x: give {force} or {resume}", options=("force", "resume"))
     assert error.worded(lambda option: "--" + option) == "x: give --force or --resume"
 

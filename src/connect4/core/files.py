@@ -24,8 +24,9 @@ the one policy on what is already there, so no command loses a user's file:
   the file as its own (a header, a first record): a foreign file is refused
   and left exactly as it was. The two are not given together;
 - a symbolic link is refused (the message names the file it points to)
-  unless ``force``: then the file it points to is replaced and the link stays
-  a link. A run is never continued through a link: name the file itself.
+  unless ``force``: then the link itself is replaced by the new file, and the
+  file it pointed to is left as it was (an output never lands outside the
+  name given). A run is never continued through a link: name the file itself.
 
 :func:`atomic_write` then writes a temporary file in the same folder, fsyncs
 it and renames it over the target, so a reader sees the old file or the new

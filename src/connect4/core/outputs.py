@@ -46,8 +46,8 @@ def check_output(
     them. Then the policy on what is there (see the module docstring): an
     existing file unless ``force`` (replace it) or ``resume`` (continue it: a
     command that can gives ``ours``, which must recognise the file, else it is
-    refused untouched); a symbolic link unless ``force`` (the returned path is
-    then the file it points to). A command without ``ours`` cannot resume.
+    refused untouched); a symbolic link unless ``force`` (then the link itself is
+    replaced, never the file it points to). A command without ``ours`` cannot resume.
 
     >>> check_output("/nonexistent/x.jsonl", what="results")
     Traceback (most recent call last):
@@ -79,13 +79,15 @@ left as it was (replace it with force=True instead of resume=True, or give anoth
         raise FileError(f"{what} {name} cannot be continued: this command cannot resume")
     target, info = _check_target(name, what, suffixes)
     if os.path.islink(name) and not force:
+        pointed = os.path.realpath(name)
         hint = (
             "name that file itself to continue it"
             if resume
-            else f"give {{force}} to replace {target}"
+            else f"give {{force}} to replace the link ({pointed} is left as it is), "
+            "or name that file itself"
         )
         raise FileError(
-            f"cannot write {what} {name}: it is a symbolic link to {target}; {hint}",
+            f"cannot write {what} {name}: it is a symbolic link to {pointed}; {hint}",
             options=("force",),
         )
     if info is None or info.st_size == 0 or force:
@@ -128,8 +130,9 @@ def is_archive(file: BinaryIO) -> str | None:
 def _check_target(
     name: str, what: str, suffixes: Collection[str] | None
 ) -> tuple[Path, os.stat_result | None]:
-    """The file ``name`` writes (a symlink followed) and its status (``None``: new), once
-    its name, type and folder allow writing it."""
+    """The file ``name`` writes and its status (``None``: new, or a symbolic link, which
+    is replaced as a whole: the file it points to is never written), once its name,
+    type and folder allow writing it."""
     if not name:
         raise FileError(f"no file name given for the {what}")
 
@@ -143,13 +146,15 @@ def _check_target(
             listed = ", ".join("." + s for s in known)
             given = f"the suffix .{suffix} is not" if suffix else "the name has no suffix naming"
             raise refused(f"{given} a known format (use one of {listed})")
-    target = Path(os.path.realpath(name)) if os.path.islink(name) else Path(name)
+    target = Path(name)
     try:
-        info = os.stat(target)
+        info: os.stat_result | None = os.lstat(target)
     except FileNotFoundError:
         info = None
     except OSError as error:
         raise refused(reason(error)) from None
+    if info is not None and stat.S_ISLNK(info.st_mode):
+        info = None  # the link is replaced, whatever it points to
     if info is not None and not stat.S_ISREG(info.st_mode):
         raise refused(f"it is {describe_mode(info.st_mode)}, not a file")
     folder = target.parent
@@ -220,12 +225,12 @@ def atomic_write(
     The bytes go to a temporary file in the same folder, fsynced, then renamed
     over the target: the old file stays whole until the new one is complete.
     Any ``OSError`` (a full disk) removes the temporary file and raises a
-    :class:`FileError` naming ``path``. A symlink is written through (the file it
-    points to is replaced, the link stays); whether an existing file may be
+    :class:`FileError` naming ``path``. A symbolic link is replaced by the file (the
+    file it pointed to is left as it was); whether an existing file or link may be
     replaced is :func:`check_output`'s question, asked before the work.
     """
-    target, _ = _check_target(os.fspath(path), what, suffixes)
-    mode = os.stat(target).st_mode & 0o7777 if target.exists() else 0o666
+    target, info = _check_target(os.fspath(path), what, suffixes)
+    mode = info.st_mode & 0o7777 if info is not None else 0o666
     temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
     try:
         with file_errors(path, what):
