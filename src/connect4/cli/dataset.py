@@ -53,24 +53,58 @@ def dataset(
         typer.Option(help="positions per task (default: up to 64, 4+ tasks per worker)", min=1),
     ] = None,
     json_output: Json = False,
+    sampler: Annotated[
+        str,
+        typer.Option(
+            help="random (random playouts) or games (games the network plays: the middle "
+            "plies' positions as games reach them, labelled game by game, faster)"
+        ),
+    ] = "random",
+    temperature: Annotated[
+        float | None,
+        typer.Option(help="games: the policy sharpened by 1/T (default 1.0)"),
+    ] = None,
+    opening: Annotated[
+        int | None,
+        typer.Option(help="games: uniformly random first moves (default 4)"),
+    ] = None,
+    network: Annotated[
+        Path | None,
+        typer.Option(help="games: the weights file that plays them (default: the shipped one)"),
+    ] = None,
 ) -> None:
-    """Random positions labelled by the solver: every column's exact score, for training.
+    """Positions labelled by the solver: every column's exact score, for training.
+
+    Drawn by random playouts, or with --sampler games from games the shipped
+    network (or --network) plays, each game's positions labelled together.
 
     An existing --out file is refused unless --force (replace it) or --resume
     (continue the run: the file must be a dataset, replaced when the run ends).
     """
 
     try:
-        from connect4.envs.dataset import make_dataset, parse_plies
+        from connect4.envs.dataset import DatasetError, GameSampling, make_dataset, parse_plies
     except ImportError as error:
         raise fail(str(error)) from None
+    if sampler not in ("random", "games"):
+        raise fail(f"--sampler: choose random or games, not {sampler!r}")
+    games = (temperature, opening, network)
+    if sampler == "random" and any(setting is not None for setting in games):
+        raise fail("--temperature, --opening and --network set how games are played: "
+                   "give them with --sampler games")  # fmt: skip
+    try:
+        sampling = None if sampler == "random" else GameSampling(
+            1.0 if temperature is None else temperature, 4 if opening is None else opening,
+            None if network is None else str(network))  # fmt: skip
+    except DatasetError as error:
+        raise fail(error) from None
 
     def label() -> DatasetReport:
         return make_dataset(
             positions, parse_plies(plies, width, height), out, width=width, height=height,
             rules=rules, seed=seed, book=book, workers=workers, scheduler=scheduler,
             resume=resume, force=force, chunk=chunk, progress=not json_output,
-            say=None if json_output else typer.echo,
+            say=None if json_output else typer.echo, sampling=sampling,
         )  # fmt: skip
 
     report = run_job(label, out)

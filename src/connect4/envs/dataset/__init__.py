@@ -7,7 +7,8 @@ Dask cluster), and writes arrays ready for training in the envs' tensor layout
 
 The package by concern: :mod:`~connect4.envs.dataset.config` (the settings and
 :class:`DatasetError`), :mod:`~connect4.envs.dataset.sampling` (the draws),
-:mod:`~connect4.envs.dataset.arrays` (the labelled arrays and their file) and
+:mod:`~connect4.envs.dataset.games` (positions from games a network plays, for the
+middle plies), :mod:`~connect4.envs.dataset.arrays` (the labelled arrays and their file) and
 :mod:`~connect4.envs.dataset.run` (:func:`make_dataset`).
 
 **Sampling** (:func:`sample_positions`, seeded, the same on any number of
@@ -19,6 +20,11 @@ which the game is over are therefore never drawn; positions whose side to move
 can win at once are. A draw whose position, or its mirror image, is already
 in the set is dropped (the set keeps the first one drawn), so plies with few
 positions (ply 0 has one) end up rarer than the others.
+
+**Games** (:func:`game_positions`, ``connect4 dataset --sampler games``): positions
+the way games reach them, from games a network plays with some randomness, each
+game's positions labelled together from its last back to its first with one
+transposition table (the middle plies, 12-20 on 7x6, are where that pays).
 
 **Labels** (:data:`FULL`, Pons' scores from the side to move's view):
 ``scores[i, c]`` is the exact score of playing column ``c`` (:data:`FULL` for
@@ -52,7 +58,8 @@ cells takes milliseconds, with 30 minutes or more).
 
 plus 0-d metadata arrays ``width``, ``height``, ``rules``, ``seed``,
 ``plies`` (the range, shape (2,)), ``book``, ``full`` (the sentinel),
-``format`` and ``version`` (the package's).
+``format``, ``version`` (the package's) and ``sampler`` (``random``, or how the games
+were played; a file without it is of random playouts).
 
 A run journals each finished chunk (``OUT.partial``); Ctrl-C or a kill loses
 at most the chunks in flight and ``--resume`` continues (a journal of other
@@ -82,6 +89,7 @@ from connect4.envs.dataset.config import (
     arrays_bytes,
     parse_plies,
 )
+from connect4.envs.dataset.games import GameSample, GameSampling, game_positions
 from connect4.envs.dataset.run import DatasetReport, journal_for, make_dataset
 from connect4.envs.dataset.sampling import Sample, sample_positions
 
@@ -94,8 +102,11 @@ __all__ = [
     "DatasetConfig",
     "DatasetError",
     "DatasetReport",
+    "GameSample",
+    "GameSampling",
     "Sample",
     "arrays_bytes",
+    "game_positions",
     "journal_for",
     "label",
     "load_dataset",

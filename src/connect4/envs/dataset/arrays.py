@@ -56,6 +56,9 @@ class Dataset:
     moves: npt.NDArray[np.str_]
     ply: npt.NDArray[np.int16]
     key: npt.NDArray[np.uint64]
+    sampler: str = "random"
+    """How the positions were drawn: ``random`` playouts, or the tag of
+    :class:`~connect4.envs.dataset.games.GameSampling` (games a network played)."""
 
     def __len__(self) -> int:
         return int(self.value.shape[0])
@@ -84,6 +87,7 @@ class Dataset:
             "full": np.array(FULL, dtype=np.int8),
             "format": np.array(FORMAT),
             "version": np.array(__version__),
+            "sampler": np.array(self.sampler),
         }
 
     def save(self, path: str | os.PathLike[str]) -> None:
@@ -103,6 +107,7 @@ def label(
     seed: int = 0,
     plies: tuple[int, int] | None = None,
     book: str = "none",
+    sampler: str = "random",
 ) -> Dataset:
     """The :class:`Dataset` of sampled positions given every column's score (:data:`FULL`: full).
 
@@ -129,6 +134,7 @@ def label(
         moves=np.array(sample.moves, dtype=np.str_),
         ply=stones,
         key=dataset_keys(sample, width, height),
+        sampler=sampler,
     )
 
 
@@ -195,4 +201,5 @@ def load_dataset(path: str | os.PathLike[str]) -> Dataset:
         moves=found["moves"],
         ply=found["ply"],
         key=found["key"],
+        sampler=str(found["sampler"]) if "sampler" in found else "random",  # older files: random
     )

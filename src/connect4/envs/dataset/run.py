@@ -30,7 +30,8 @@ from connect4.core.processes import JobInterrupted, make_executor, run_chunks
 from connect4.core.progress import progress_bar
 from connect4.envs.dataset.arrays import ARRAYS, METADATA, Dataset, label
 from connect4.envs.dataset.config import DatasetConfig
-from connect4.envs.dataset.sampling import sample_positions
+from connect4.envs.dataset.games import GameSampling, game_positions
+from connect4.envs.dataset.sampling import Sample, sample_positions
 from connect4.solver import fresh_worker
 from connect4.solver.book import Book
 from connect4.solver.book.build import WideRecord, book_tag, spot_check
@@ -56,15 +57,67 @@ class DatasetReport:
 
 
 def journal_for(
-    out: Path, n: int, plies: tuple[int, int], width: int, height: int, seed: int, tag: int
+    out: Path,
+    n: int,
+    plies: tuple[int, int],
+    width: int,
+    height: int,
+    seed: int,
+    tag: int,
+    sampling: str = "random",
 ) -> Journal:
     """The journal of a run (``OUT.partial``, not yet opened): the run's parameters (``tag``:
-    :func:`~connect4.solver.book.build.book_tag` of its book, 0 for none) are its identity,
+    :func:`~connect4.solver.book.build.book_tag` of its book, 0 for none; ``sampling``: how
+    the positions were drawn, :meth:`GameSampling.tag` for games) are its identity,
     and each labelled position a record (:func:`journal_record`)."""
     book = f"{tag:016x}" if tag else "none"
-    identity = {"sampler": SAMPLER, "width": width, "height": height, "positions": n,
-                "plies": list(plies), "seed": seed, "book": book}  # fmt: skip
+    identity: dict[str, object] = {"sampler": SAMPLER, "width": width, "height": height,
+                "positions": n, "plies": list(plies), "seed": seed, "book": book}  # fmt: skip
+    if sampling != "random":  # a random run's journal reads as it always did
+        identity["sampling"] = sampling
     return Journal(journal_path(out), "dataset run", identity)
+
+
+def _draw(
+    n: int,
+    span: tuple[int, int],
+    config: tuple[int, int, int],
+    sampling: GameSampling | None,
+    progress: bool,
+) -> tuple[Sample, tuple[int, ...] | None, str]:
+    """The run's positions (random playouts, or games: then how many each game gave) and
+    the sampling's tag."""
+    width, height, seed = config
+    network = None if sampling is None else sampling.load(width, height)
+    with progress_bar(progress, n, 0, "sampling") as advance:
+        if sampling is None or network is None:
+            return (
+                sample_positions(n, span, width, height, seed=seed, advance=advance),
+                None,
+                "random",
+            )
+        found = game_positions(
+            n, span, width, height, seed=seed, sampling=sampling, network=network, advance=advance
+        )
+    return found.sample, found.games, sampling.tag(network)
+
+
+def _tasks(
+    todo: list[tuple[str, int]], chunk: int, width: int, height: int, spec: str | None
+) -> list[tuple[int, int, list[str], str | None]]:
+    """The positions to label (move strings, each with its game's number) cut into tasks of
+    about ``chunk``: a game's positions stay in one task, in their order, so its solver's
+    table serves them all."""
+    tasks: list[tuple[int, int, list[str], str | None]] = []
+    part: list[str] = []
+    for i, (moves, game) in enumerate(todo):
+        part.append(moves)
+        if len(part) >= chunk and (i + 1 == len(todo) or todo[i + 1][1] != game):
+            tasks.append((width, height, part, spec))
+            part = []
+    if part:
+        tasks.append((width, height, part, spec))
+    return tasks
 
 
 def journal_record(width: int, height: int) -> struct.Struct:
@@ -128,6 +181,7 @@ def make_dataset(
     stop_after: int | None = None,
     say: Callable[[str], None] | None = None,
     limit: Limit | None = None,
+    sampling: GameSampling | None = None,
 ) -> DatasetReport:
     """Sample ``n`` positions, label them on an executor and write the ``.npz`` file ``out``.
 
@@ -146,14 +200,18 @@ def make_dataset(
     labels finished are kept in the journal and
     :class:`~connect4.core.processes.JobInterrupted` raised, so a resumed run goes
     on from there. ``stop_after`` stops the same way after that many chunks: for tests.
+    ``sampling`` draws the positions from games (:mod:`~connect4.envs.dataset.games`)
+    instead of random playouts; each game's positions are labelled in one task.
     """
     span = DatasetConfig(n, plies, width, height, rules, seed, chunk, workers).span
     out_path = Path(out)
     check_output(out_path, what="dataset", force=force, resume=resume, ours=is_dataset_file)
     loaded, book_check = _labelling_book(book, width, height, span[0], say)
     spec = None if loaded is None else book
+    started = clock()
+    sample, games, drawn = _draw(n, span, (width, height, seed), sampling, progress)
     journal = journal_for(
-        out_path, n, span, width, height, seed, 0 if loaded is None else book_tag(loaded)
+        out_path, n, span, width, height, seed, 0 if loaded is None else book_tag(loaded), drawn
     ).open(resume=resume, force=force)
     record = journal_record(width, height)
     labels: dict[int, tuple[int, ...]] = {}
@@ -163,11 +221,10 @@ def make_dataset(
             key, *scores, count = record.unpack(data)
             labels[key] = tuple(scores)
             nodes += count
-        started = clock()
-        with progress_bar(progress, n, 0, "sampling") as advance:
-            sample = sample_positions(n, span, width, height, seed=seed, advance=advance)
         keys = sample.keys().tolist()
-        todo = [moves for moves, key in zip(sample.moves, keys, strict=True) if key not in labels]
+        game = [g for g, size in enumerate(games or [1] * n) for _ in range(size)]
+        todo = [(moves, g) for moves, key, g in zip(sample.moves, keys, game, strict=True)
+                if key not in labels]  # fmt: skip
         resumed = n - len(todo)
 
         def finished(results: list[tuple[int, tuple[int, ...], int]]) -> bool:
@@ -184,7 +241,7 @@ def make_dataset(
         if chunk is None:  # at least four tasks per worker, so a slow one cannot hold up the end
             cores = workers or os.cpu_count() or 1
             chunk = max(1, min(DEFAULT_CHUNK, len(todo) // (4 * cores)))
-        tasks = [(width, height, todo[i : i + chunk], spec) for i in range(0, len(todo), chunk)]
+        tasks = _tasks(todo, chunk, width, height, spec)
         with contextlib.ExitStack() as stack:
             pool = (
                 executor
@@ -207,6 +264,7 @@ def make_dataset(
         seed=seed,
         plies=span,
         book=spec or "none",
+        sampler=drawn,
     )
     dataset.save(out_path)
     journal.remove()
