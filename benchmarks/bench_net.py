@@ -4,8 +4,8 @@
     nice python benchmarks/bench_net.py --network my.npz --limit 1000 --playouts 100:200,800:100
     nice python benchmarks/bench_net.py --network shipped --network my.npz   # side by side
 
-For each set, every position's columns are scored exactly by the solver (the
-scores are cached in the compile cache folder), then the ``net`` player picks
+For each set, every position's columns are scored exactly by the solver (kept
+in the one store of labels ``connect4 rate`` uses), then the ``net`` player picks
 a move: raw (one forward pass), and with PUCT at each ``--playouts`` count.
 An **outcome error** is a move that throws away the best outcome there was
 (a win, or a draw); a **score error** a move whose exact score is below the
@@ -28,12 +28,11 @@ from pathlib import Path
 
 from machine import describe_machine
 
+from connect4.arena.ladder import Labels, label_positions
 from connect4.core.position import Position
 from connect4.net.model import load_network, recipe_of, shipped_path
 from connect4.players import make_player
-from connect4.solver import solver_for
 from connect4.solver.bench import PONS_SETS, read_cases
-from connect4.solver.book.reader import cache_dir
 
 HERE = Path(__file__).parent
 ANCHOR = {  # AlphaZero.jl's Connect Four agent, outcome errors (its published benchmark)
@@ -57,26 +56,19 @@ class Rates:
     ms_per_move: float
 
 
-def column_scores(name: str, moves: list[str]) -> list[list[int | None]]:
-    """Every column's exact score of each position (cached by set name and move string)."""
-    cache = cache_dir() / "pons_column_scores.json"
-    known: dict[str, list[int | None]] = {}
-    if cache.is_file():
-        known = json.loads(cache.read_text(encoding="utf-8"))
-    todo = [m for m in moves if m not in known]
-    if todo:
-        solver = solver_for(7, 6)
-        started = time.perf_counter()
-        for i, m in enumerate(todo):
-            known[m] = solver.analyze(Position.from_moves(m))
-            if time.perf_counter() - started > 30 and i % 100 == 0:
-                print(f"  scoring {name}: {i}/{len(todo)}", flush=True)
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        cache.write_text(json.dumps(known), encoding="utf-8")
-    return [known[m] for m in moves]
+def column_scores(name: str, moves: list[str]) -> list[tuple[int | None, ...]]:
+    """Every column's exact score of each position: the labels ``connect4 rate`` keeps (a
+    journal under the cache root; a position is labelled once, whoever asks, and a
+    Ctrl-C loses only the positions being labelled)."""
+    with Labels() as labels:
+        todo = labels.missing(moves)
+        if todo:
+            print(f"  scoring {name}: {len(todo):,} positions not labelled yet", flush=True)
+            label_positions(todo, labels, None)
+        return labels.of(moves)
 
 
-def measure(spec: str, moves: list[str], scores: list[list[int | None]]) -> Rates:
+def measure(spec: str, moves: list[str], scores: list[tuple[int | None, ...]]) -> Rates:
     """Play ``spec`` on each position (a new player each: no search tree kept from the
     position before); count the outcome and score errors."""
     outcome = exact = 0

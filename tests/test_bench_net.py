@@ -1,0 +1,49 @@
+"""benchmarks/bench_net.py reads and keeps its exact labels in the one store `connect4 rate`
+uses (arena.ladder.Labels), not a cache file of its own."""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from connect4.arena.ladder import Labels
+from connect4.core.position import Position
+from connect4.solver import Solver
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def bench_net() -> ModuleType:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        spec = importlib.util.spec_from_file_location("bench_net", BENCHMARKS / "bench_net.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up there
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    return module
+
+
+def test_scores_come_from_and_go_to_the_rate_labels(
+    bench_net: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bench_net, "Labels", functools.partial(Labels, tmp_path))
+    planted = (1, 2, 3, 4, 5, 6, 7)  # not the truth: read back, never labelled again
+    with Labels(tmp_path) as labels:
+        labels.add([("4", planted)])
+    fresh = "4453"
+    scores = bench_net.column_scores("a set", ["4", fresh])
+    assert scores[0] == planted
+    assert list(scores[1]) == Solver().analyze(Position.from_moves(fresh))
+    with Labels(tmp_path) as labels:  # the new label was kept in the store
+        assert labels.missing(["4", fresh]) == []
+        assert labels.of([fresh]) == [scores[1]]
+    assert not list(tmp_path.glob("*.json"))
