@@ -200,6 +200,19 @@ def test_a_cleared_table_stays_cleared_past_the_generation_wrap() -> None:
     solver.close()
 
 
+def test_a_loaded_big_kernel_is_used_without_making_its_compile_lock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # before the fix every solve on a big board made the compile lock (a path in the
+    # cache, a folder made): about 40 µs a call, more than many late positions' search
+    first, second = late_positions(8, 8, 10, 2, seed=3)
+    solver = Solver(8, 8, tt_megabytes=16)
+    assert solver.run(first).complete  # the kernel is loaded
+    monkeypatch.setattr(backend, "compile_lock", lambda *a: pytest.fail("a lock per solve"))
+    assert solver.run(second).score == NaiveSolver(8, 8).score(columns_of(second))
+    solver.close()
+
+
 def test_a_big_kernel_compiling_elsewhere_is_waited_for_not_compiled_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

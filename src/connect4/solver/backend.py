@@ -378,8 +378,10 @@ def backend_for(width: int, height: int) -> Backend:
     compiled when first asked for)."""
     if fits_word(width, height):
         return active_backend(width, height)
-    from connect4.solver.wide import wide_backend
+    from connect4.solver.wide import is_loaded, wide_backend
 
+    if is_loaded(width, height):  # no compile lock to make (a path, a folder) per solve
+        return wide_backend(width, height)
     return wide_backend(width, height, note, compile_lock(width, height))
 
 
