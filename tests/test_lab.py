@@ -274,7 +274,9 @@ def test_a_move_its_limit_ends_before_it_has_one_is_a_timeout_not_the_end_of_the
     from connect4.core.errors import BudgetExceeded
 
     class OutOfTime:
-        def choose(self, game: object) -> object:
+        spec = "mcts:time=0.02"
+
+        def choose(self, game: object, limit: object = None) -> object:
             raise BudgetExceeded("the limit stopped the search before its first playout")
 
         def close(self) -> None:
@@ -285,3 +287,29 @@ def test_a_move_its_limit_ends_before_it_has_one_is_a_timeout_not_the_end_of_the
     test_set = first_positions("Test_L2_R1", tmp_path)
     score = score_test_set(("mcts:time=0.02", str(test_set), 2))
     assert (score.positions, score.optimal, score.timeouts) == (2, 0, 2)
+    assert score.failures == {"timeout": 2}
+
+
+def test_a_player_that_crashes_on_a_test_set_is_counted_and_the_run_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lab judges moves as `connect4 rate` does: a crash on a position is a failure
+    counted by its reason (not optimal), not the end of the lab run."""
+    import connect4.players as players
+    from connect4.arena.lab import score_test_set
+
+    class Crashes:
+        spec = "alphabeta:depth=2"
+
+        def choose(self, game: object, limit: object = None) -> object:
+            raise RuntimeError("out of its mind")
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(players, "make_player", lambda spec, seed: Crashes())
+    monkeypatch.setattr(players, "rehearse", lambda *args: None)
+    test_set = first_positions("Test_L2_R1", tmp_path, 3)
+    score = score_test_set(("alphabeta:depth=2", str(test_set), 3))
+    assert (score.positions, score.optimal, score.timeouts) == (3, 0, 0)
+    assert score.failures == {"crash": 3}

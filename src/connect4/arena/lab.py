@@ -38,12 +38,12 @@ playouts=None, solver=True, clock=0.1)
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import BinaryIO, Literal
 
+from connect4.arena.ladder import read_test_set
 from connect4.arena.play import game_pool, run_tournament
 from connect4.arena.schedule import ArenaConfig, ArenaError, load_openings
 from connect4.arena.store import check_results_file
@@ -178,8 +178,9 @@ def parse_lab_spec(spec: str) -> tuple[str, int] | None:
 class TestSetScore:
     """How one player did on one test set: ``optimal`` of ``positions`` moves kept the
     best score (the review's ``best`` verdict); mean seconds and nodes (MCTS:
-    playouts) per move; ``timeouts``: positions where its limit ended the search
-    before it had a move (counted as not optimal, the run goes on)."""
+    playouts) per move; ``failures``: positions where it crashed, ran out of time
+    or answered an illegal move, by reason (not optimal; the run goes on), and
+    ``timeouts``, those of them where its time ended before it had a move."""
 
     __test__ = False  # a result, not a test class (pytest collects names that start "Test")
 
@@ -191,6 +192,7 @@ class TestSetScore:
     seconds_per_move: float
     nodes_per_move: float | None
     timeouts: int = 0
+    failures: dict[str, int] = field(default_factory=dict)
 
     @property
     def accuracy(self) -> float | None:
@@ -215,63 +217,31 @@ def is_scores_file(file: BinaryIO) -> str | None:
     return None
 
 
-def read_test_set(path: str, limit: int) -> list[str]:
-    """The first ``limit`` positions (move strings) of a benchmark file; ``ArenaError``
-    naming the line when the file is unreadable or a position is not a live 7x6 game."""
-    from connect4.core.position import Position
-    from connect4.solver.bench import read_cases
-
-    try:
-        cases = read_cases(path, limit)
-    except OSError as error:
-        raise ArenaError(f"{path}: cannot read ({error.strerror})") from None
-    except ValueError as error:
-        raise ArenaError(str(error)) from None
-    for case in cases:
-        try:
-            position = Position.from_moves(case.moves)
-        except ValueError as error:
-            raise ArenaError(f"{path}:{case.line}: {error}") from None
-        if position.is_over():
-            raise ArenaError(f"{path}:{case.line}: the game is already over")
-    if not cases:
-        raise ArenaError(f"{path}: no positions in the file")
-    return [case.moves for case in cases]
-
-
 def score_test_set(task: tuple[str, str, int]) -> TestSetScore:
     """Let one player (``spec``) pick a move in each position of a test set, judged by
-    the exact scores (runs in a worker). Each position gets a new player whose seed
-    is the position's index, so the figures do not depend on the order."""
-    from connect4.core.errors import BudgetExceeded
+    the exact scores (runs in a worker), as ``connect4 rate`` judges a move
+    (:func:`~connect4.arena.rate.judged_moves`: a new player a position, seeded with
+    its index; a failure counted by its reason, the run going on)."""
+    from connect4.arena.rate import judged_moves
     from connect4.core.position import Position
-    from connect4.players import PlayerContext, make_player, rehearse
-    from connect4.review import exact_scores, grade
+    from connect4.review import exact_scores
     from connect4.solver.bench import set_label
 
     spec, path, limit = task
     positions = read_test_set(path, limit)
-    optimal = timeouts = 0
+    labels = [exact_scores(Position.from_moves(moves)).scores for moves in positions]
+    optimal = 0
     seconds = 0.0
     nodes: list[float] = []
-    rehearse(spec, Position(), PlayerContext())
-    for index, moves in enumerate(positions):
-        position = Position.from_moves(moves)
-        scores = exact_scores(position).scores
-        player = make_player(spec, seed=index)
-        started = time.perf_counter()
-        try:
-            choice = player.choose(position.copy())
-        except BudgetExceeded:  # its own time ended before it had a move: not optimal
-            timeouts += 1
+    failures: dict[str, int] = {}
+    for verdict, turn in judged_moves(spec, positions, labels):
+        seconds += verdict.seconds
+        if verdict.failure is not None or turn.choice is None:
+            reason = verdict.failure or "no move"
+            failures[reason] = failures.get(reason, 0) + 1
             continue
-        finally:
-            player.close()
-            seconds += time.perf_counter() - started
-        played = scores[choice.move]
-        best = max(s for s in scores if s is not None)
-        optimal += played is not None and grade(best, played) == "best"
-        count = choice.stats.get("nodes", choice.stats.get("playouts"))
+        optimal += not verdict.score_error
+        count = turn.choice.stats.get("nodes", turn.choice.stats.get("playouts"))
         if isinstance(count, int | float):
             nodes.append(float(count))
     return TestSetScore(
@@ -282,7 +252,8 @@ def score_test_set(task: tuple[str, str, int]) -> TestSetScore:
         optimal=optimal,
         seconds_per_move=seconds / len(positions),
         nodes_per_move=sum(nodes) / len(nodes) if nodes else None,
-        timeouts=timeouts,
+        timeouts=failures.get("timeout", 0),
+        failures=failures,
     )
 
 

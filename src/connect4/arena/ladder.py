@@ -142,9 +142,30 @@ def file_set(path: str, limit: int | None = None) -> PositionSet:
     return PositionSet(Path(path).name, _read_positions(path, limit))
 
 
-def _read_positions(path: str, limit: int | None) -> tuple[str, ...]:
-    from connect4.arena.lab import read_test_set
+def read_test_set(path: str, limit: int) -> list[str]:
+    """The first ``limit`` positions (move strings) of a benchmark file; ``ArenaError``
+    naming the line when the file is unreadable or a position is not a live 7x6 game."""
+    from connect4.solver.bench import read_cases
 
+    try:
+        cases = read_cases(path, limit)
+    except OSError as error:
+        raise ArenaError(f"{path}: cannot read ({error.strerror})") from None
+    except ValueError as error:
+        raise ArenaError(str(error)) from None
+    for case in cases:
+        try:
+            position = Position.from_moves(case.moves)
+        except ValueError as error:
+            raise ArenaError(f"{path}:{case.line}: {error}") from None
+        if position.is_over():
+            raise ArenaError(f"{path}:{case.line}: the game is already over")
+    if not cases:
+        raise ArenaError(f"{path}: no positions in the file")
+    return [case.moves for case in cases]
+
+
+def _read_positions(path: str, limit: int | None) -> tuple[str, ...]:
     try:
         return tuple(read_test_set(path, limit if limit is not None else 1 << 30))
     except ArenaError as error:

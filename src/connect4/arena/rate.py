@@ -35,9 +35,10 @@ import json
 import math
 import os
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from connect4.arena.ladder import Labels, LadderError, PositionSet, judge
 from connect4.arena.play import game_pool
@@ -47,11 +48,15 @@ from connect4.core.journal import Journal
 from connect4.core.position import Position
 from connect4.core.processes import map_unordered
 
+if TYPE_CHECKING:
+    from connect4.players.match import Turn
+
 __all__ = [
     "RateConfig",
     "Rating",
     "SetRating",
     "check_specs",
+    "judged_moves",
     "plot_ratings",
     "rate_journal",
     "rate_players",
@@ -205,12 +210,29 @@ labels, the clock."""
 def rate_chunk(task: Task) -> tuple[str, str, int, list[Verdict]]:
     """Let ``spec`` pick a move in each position of the chunk (runs in a worker): a new
     player a position, seeded with the position's index in its set."""
+    spec, name, start, moves, labels, clock = task
+    verdicts = [verdict for verdict, _ in judged_moves(spec, moves, labels, start, clock)]
+    return spec, name, start, verdicts
+
+
+def judged_moves(
+    spec: str,
+    moves: Sequence[str],
+    labels: Sequence[Sequence[int | None]],
+    start: int = 0,
+    clock: float | None = None,
+) -> Iterator[tuple[Verdict, Turn]]:
+    """Let ``spec`` pick a move in each position (``moves``) under ``clock`` seconds
+    (``None``: its own limits), judged by the exact scores of its columns (``labels``):
+    a new player a position, seeded with ``start`` plus the position's index, so the
+    figures depend neither on the order nor on the worker. A player that crashes, runs
+    out of time or answers an illegal move has failed there (both errors, the reason
+    kept) and the run goes on. Yields each verdict with its turn (the choice's
+    statistics: nodes, playouts)."""
     from connect4.players import PlayerContext, make_player, rehearse
     from connect4.players.match import play_move
 
-    spec, name, start, moves, labels, clock = task
     rehearse(spec, Position(), PlayerContext())
-    verdicts = []
     for offset, (m, scores) in enumerate(zip(moves, labels, strict=True)):
         position = Position.from_moves(m)
         player = make_player(spec, seed=start + offset)
@@ -221,11 +243,10 @@ def rate_chunk(task: Task) -> tuple[str, str, int, list[Verdict]]:
         if turn.choice is None:
             reason = turn.forfeit.reason if turn.forfeit is not None else "no move"
             failure = next((r for r in REASONS if reason.startswith(r)), reason)
-            verdicts.append(Verdict(True, True, turn.seconds, failure))
+            yield Verdict(True, True, turn.seconds, failure), turn
         else:
             outcome, score = judge(scores, turn.choice.move)
-            verdicts.append(Verdict(outcome, score, turn.seconds))
-    return spec, name, start, verdicts
+            yield Verdict(outcome, score, turn.seconds), turn
 
 
 def rate_journal(config: RateConfig, folder: Path | None = None) -> Journal:

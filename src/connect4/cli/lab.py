@@ -23,6 +23,7 @@ from connect4.cli.common import (
     Workers,
     fail,
     keeping,
+    kept_in,
 )
 from connect4.core.errors import Connect4Error, clip
 
@@ -204,7 +205,7 @@ LAB_FLAGS = {"games_per_pair": "--games", "accuracy_nodes": "--accuracy-nodes"}
 
 def check_test_sets(paths: tuple[str, ...], positions: int) -> None:
     """Read every ``--test-set`` before any game: a bad one fails now, named by its flag."""
-    from connect4.arena.lab import read_test_set
+    from connect4.arena.ladder import read_test_set
 
     for path in paths:
         try:
@@ -224,7 +225,7 @@ def run_and_report(out: Path, config: LabConfig) -> None:
 
     check_report_files(out, config)
     err = Console(stderr=True, highlight=False)
-    with keeping(lambda: f"finished games are in {out / 'results.jsonl'} (resume with --resume)"):
+    with keeping(kept_in(out / "results.jsonl", "finished games are")):
         with progress_callback(err, "lab games", "games") as progress:
             run = run_lab(out, config, progress=progress)
         result = write_report(out, run)
