@@ -30,6 +30,7 @@ from connect4.cli.common import (
     board_option,
     fail,
     keeping,
+    kept_in,
 )
 
 if TYPE_CHECKING:
@@ -174,10 +175,7 @@ def play_tournament(
     from connect4.core.progress import progress_callback
 
     err = Console(stderr=True, highlight=False)
-
-    def kept() -> str:
-        return f"finished games are in {results} (resume with --resume)" if results else ""
-
+    kept = kept_in(results, "finished games are")
     with keeping(kept), progress_callback(err, "games", "games") as progress:
         return run_tournament(
             config,

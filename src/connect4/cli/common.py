@@ -184,6 +184,28 @@ def keeping(note: Callable[[], str]) -> Iterator[None]:
         raise interrupted(note()) from None
 
 
+def kept_in(path: Path | None, what: str, resume: str = "--resume") -> Callable[[], str]:
+    """The note (for :func:`keeping`) of a command whose finished work is kept in
+    ``path``: ``what`` (with its verb) is there and ``resume`` (the flag or the rerun the command
+    needs) continues it; nothing to resume when the file was never written; no note
+    (``path`` ``None``) when the command keeps nothing on disk.
+
+    >>> kept_in(Path("/nonexistent.partial"), "the moves judged so far are")()
+    'nothing was finished, nothing to resume'
+    >>> kept_in(Path("/"), "the finished tasks are", "a rerun of the same command")()
+    'the finished tasks are in / (resume with a rerun of the same command)'
+    """
+
+    def note() -> str:
+        if path is None:
+            return ""
+        if not path.exists():
+            return "nothing was finished, nothing to resume"
+        return f"{what} in {path} (resume with {resume})"
+
+    return note
+
+
 def stopped(error: BaseException) -> typer.Exit | None:
     """For work stopped before it finished (a :class:`~connect4.core.errors.Stopped`:
     a time limit, a node budget), print ``stopped: ...`` on stderr and return the Exit
@@ -220,26 +242,19 @@ def damaged_note(damaged: int) -> str:
     return f"; {damaged} damaged journal record{'s' if damaged != 1 else ''} recomputed"
 
 
-def run_job(command: Callable[[], T], out: Path) -> T:
+def run_job(command: Callable[[], T], out: Path, resume: str = "--resume") -> T:
     """Run a resumable job (``book build``, ``dataset``, ``puzzles generate``) writing
     ``out``, its work journalled beside it (:func:`~connect4.core.journal.journal_path`):
     bad input exits 2 with its message; Ctrl-C or a stop exits 130 with one line
-    saying how to resume."""
+    saying how to resume: ``resume``, what this command needs (its flag, or a rerun)."""
     from connect4.core.journal import journal_path
     from connect4.core.processes import JobInterrupted
 
-    journal = journal_path(out)
-
-    def kept() -> str:
-        if journal.exists():
-            return f"the work done so far is in {journal} (resume with --resume)"
-        return "nothing was finished, nothing to resume"
-
     try:
-        with keeping(kept):
+        with keeping(kept_in(journal_path(out), "the work done so far is", resume)):
             return command()
     except JobInterrupted as error:
-        note = f"{error.job} stopped after {error.done:,} positions; resume with --resume"
+        note = f"{error.job} stopped after {error.done:,} {error.unit}; resume with {resume}"
         raise interrupted(f"{note} (journal {error.journal})") from None
     except (ValueError, OSError) as error:
         raise fail(error) from None

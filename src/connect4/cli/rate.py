@@ -18,6 +18,7 @@ from connect4.cli.common import (
     Workers,
     fail,
     keeping,
+    kept_in,
 )
 from connect4.core.errors import Connect4Error
 
@@ -115,20 +116,24 @@ def rate(
             journal.check(resume=resume, force=force)
             label_sets(config.sets, labels, workers, err, json_output)
             ratings = run_rating(config, labels, resume, force, err, json_output)
-        if plot is not None:
-            from connect4.arena.rate import plot_ratings
-
-            plot_ratings(ratings, plot)
+        report(ratings, json_output, plot)
     except (Connect4Error, OSError) as error:
         raise fail(error) from None
+
+
+def report(ratings: list[Rating], json_output: bool, plot: Path | None) -> None:
+    """The plot written (first: a plot that cannot be written is the command's error),
+    then the ratings printed: the table and the plot's name, or ``--json``."""
+    from connect4.arena.rate import plot_ratings, table
+
+    if plot is not None:
+        plot_ratings(ratings, plot)
     if json_output:
         typer.echo(json.dumps([r.as_json() for r in ratings], indent=1))
-    else:
-        from connect4.arena.rate import table
-
-        typer.echo(table(ratings))
-        if plot is not None:
-            typer.echo(f"plot: {plot}")
+        return
+    typer.echo(table(ratings))
+    if plot is not None:
+        typer.echo(f"plot: {plot}")
 
 
 def _unique(sets: list[PositionSet]) -> list[PositionSet]:
@@ -212,12 +217,7 @@ def run_rating(
     from connect4.core.progress import progress_callback
 
     journal = rate_journal(config)
-
-    def kept() -> str:
-        if journal.path.exists():
-            return f"the moves judged so far are in {journal.path} (resume with --resume)"
-        return "nothing was finished, nothing to resume"
-
+    kept = kept_in(journal.path, "the moves judged so far are")
     with keeping(kept), progress_callback(err, "rating", "moves") as progress:
         return rate_players(
             config,

@@ -82,19 +82,23 @@ class JobError(Connect4Error):
 
 
 class JobInterrupted(BudgetExceeded):
-    """A job stopped before the end; its journal lets a resumed run continue.
+    """A job stopped before the end, ``done`` of its ``unit`` finished; its journal lets
+    a resumed run continue.
 
     >>> str(JobInterrupted(Path("b.c4book.partial"), 96, "build"))
     'build interrupted after 96 positions; resuming continues from b.c4book.partial'
+    >>> JobInterrupted(Path("p.jsonl.partial"), 3, "puzzle mining", "games").unit
+    'games'
     """
 
-    def __init__(self, journal: Path, done: int, job: str = "job") -> None:
+    def __init__(self, journal: Path, done: int, job: str = "job", unit: str = "positions") -> None:
         super().__init__(
-            f"{job} interrupted after {done} positions; resuming continues from {journal}"
+            f"{job} interrupted after {done} {unit}; resuming continues from {journal}"
         )
         self.journal = journal
         self.done = done
         self.job = job
+        self.unit = unit
 
 
 # ---------------------------------------------------------------- the parent-death policy

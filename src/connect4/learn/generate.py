@@ -191,7 +191,7 @@ def generate_puzzles(
     finally:
         journal.close()
     if not complete:
-        raise JobInterrupted(journal.path, mined + resumed, "puzzle mining")
+        raise JobInterrupted(journal.path, mined + resumed, "puzzle mining", "games")
     written, left_out = _write_found(out_path, found, deep, trivial_share)
     journal.remove()
     return GenerateReport(

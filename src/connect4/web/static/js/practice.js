@@ -5,14 +5,9 @@
 // session object (in its state) and the board; this module keeps the session's
 // counts and draws the panel.
 
-const $ = (id) => document.getElementById(id);
+import { button, element } from "./dom.js";
 
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
+const $ = (id) => document.getElementById(id);
 
 // A session over the server's answer: the exercise asked now (`index`), the answers
 // tried on it, how each exercise ended ("first try", "after retries", "revealed",
@@ -83,14 +78,6 @@ export function practiceHints(session) {
 // Whether the solution row and the explorer stay hidden (they would give the answer away).
 export function hidesAnswers(session) {
   return Boolean(currentExercise(session)) && !session.ended;
-}
-
-function button(id, text, onClick) {
-  const b = element("button", "", text);
-  b.type = "button";
-  b.id = id;
-  b.addEventListener("click", onClick);
-  return b;
 }
 
 // Draw the panel: the question, the last grade, the answer when revealed, the buttons;

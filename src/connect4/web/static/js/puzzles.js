@@ -14,6 +14,7 @@
 // The next puzzle is asked near the player's rating.
 
 import { getJson } from "./api.js";
+import { button, element } from "./dom.js";
 
 const $ = (id) => document.getElementById(id);
 const STREAK = "connect4.puzzleStreak";
@@ -51,21 +52,6 @@ function keepTried(id, tried) {
   const ids = triedIds().filter((other) => other !== id);
   if (tried) ids.push(id);
   writeJson(TRIED, ids.slice(-MOST_TRIED));
-}
-
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function button(id, text, onClick) {
-  const node = element("button", "", text);
-  node.type = "button";
-  node.id = id;
-  node.addEventListener("click", onClick);
-  return node;
 }
 
 // The puzzle `id` names, else one near the player's rating: one tried before is asked

@@ -4,6 +4,7 @@
 // (GET /api/threats; the page computes no threat itself). Where no rule does, the
 // solver's line on request (GET /api/explore's best line).
 import { requestExplore, requestThreats } from "./api.js";
+import { element } from "./dom.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -34,13 +35,6 @@ export async function showThreats(game, board, moves, on, current) {
 
 function note(box, text) {
   box.replaceChildren(element("p", "note", text));
-}
-
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
 }
 
 // Each threatened cell once: whose (red, yellow or both) and its state.
