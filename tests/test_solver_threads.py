@@ -352,6 +352,13 @@ def run_on_a_terminal(*args: str, seconds: float) -> tuple[str, int]:
 
 
 def test_progress_shows_on_a_terminal_and_not_with_quiet() -> None:
+    from tests.cli_helpers import run_cli
+
+    # The kernel compiled (or loaded) first, off the Ctrl-C windows below: a first use
+    # compiles for minutes on a loaded machine, and a Ctrl-C that lands in a compile
+    # waits for it, past the 60 s a stop is given (twice seen under load).
+    warm = run_cli("solve", "--no-book", "--threads", "2", "--quiet", stdin="4455\n", timeout=600)
+    assert warm.returncode == 0, warm.stderr
     shown, status = run_on_a_terminal("--threads", "2", seconds=120)
     drawn = re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", shown)  # the bar's cursor moves
     assert f"\r{LONG}: window [" in drawn
