@@ -310,3 +310,21 @@ def test_one_variable_names_the_cache_directory(
     monkeypatch.setenv("CONNECT4_CACHE_DIR", str(tmp_path / "cache"))
     assert cache_dir() == tmp_path / "cache"
     assert native.cache_dirs() == [tmp_path / "cache"]
+
+
+def test_metadata_over_what_a_book_holds_is_refused_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    scores = {Position.from_moves(m, 6, 5): s for m, s in [("", 0), ("1", 3)]}
+    big = Book.from_scores(6, 5, 1, scores, meta={"notes": "x" * 70_000})
+    path = tmp_path / "big.c4book"
+    with pytest.raises(BookError, match=r"metadata is 70,\d{3} bytes of JSON, over the 65,535"):
+        big.save(path)
+    assert list(tmp_path.iterdir()) == []
+    small_book().save(path)
+    before = path.read_bytes()
+    with pytest.raises(BookError, match="nothing was written"):
+        big.save(path)
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == [
+        "big.c4book"
+    ]

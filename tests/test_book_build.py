@@ -542,3 +542,31 @@ def test_book_build_refuses_a_symlinked_out_and_leaves_its_target(tmp_path: Path
     assert forced.returncode == 0, forced.stderr
     assert not link.is_symlink() and Book.load(link).plies == 2
     assert target.read_bytes() == b"precious\n"
+
+
+def test_the_journal_keeps_node_counts_past_32_bits_and_reads_old_records(
+    tmp_path: Path,
+) -> None:
+    """Nodes were kept in 32 bits (saturated at 4,294,967,295): a position of 2**40
+    nodes comes back whole, and a record of the old layout still reads."""
+    import struct
+
+    from connect4.solver.book.build import Journal
+
+    for width, height in ((5, 4), (9, 8)):  # one word, two words
+        path = tmp_path / f"{width}x{height}.c4book.partial"
+        journal = Journal(path, width, height, plies=2)
+        journal.open(resume=False)
+        journal.append([(7, 3, 1 << 40)])
+        assert journal.file is not None
+        old = struct.pack("<QbxxxI", 9, -1, 2**32 - 1)
+        if width * (height + 1) > 64:
+            old = struct.pack("<QQbxxxI", 9 | 1 << 63, 1, -1, 2**32 - 1)
+        journal.file.append([old])
+        journal.close()
+        again = Journal(path, width, height, plies=2)
+        again.open(resume=True)
+        again.close()
+        old_key = 9 if width * (height + 1) <= 64 else (9 | 1 << 63) | 1 << 64
+        assert again.scores == {7: 3, old_key: -1}
+        assert again.nodes == (1 << 40) + 2**32 - 1 and again.damaged == 0

@@ -65,8 +65,6 @@ from connect4.solver.book.reader import load_book
 from connect4.solver.book.table import Book, position_from_key
 from connect4.solver.checks import check_solver_board
 
-_RECORD = struct.Struct("<QbxxxI")  # canonical key, score, nodes (saturated)
-
 
 class WideRecord(struct.Struct):
     """A journal record of a board over 64 bits: its key (the first field) in two words,
@@ -86,6 +84,29 @@ class WideRecord(struct.Struct):
     def unpack(self, buffer: object) -> tuple[int, ...]:
         low, high, *fields = super().unpack(buffer)  # type: ignore[arg-type]
         return (low | high << 64, *fields)
+
+
+class Record:
+    """A build journal's record of a solved position: its canonical key, score and nodes
+    (64 bits). A journal written before nodes had 64 bits kept them in 32 (saturated at
+    4,294,967,295) and still reads: the two are told apart by their length.
+
+    >>> Record(wide=False).unpack(Record(wide=False).pack(5, -2, 1 << 40))
+    (5, -2, 1099511627776)
+    >>> Record(wide=False).unpack(struct.pack("<QbxxxI", 5, -2, 2**32 - 1))
+    (5, -2, 4294967295)
+    """
+
+    def __init__(self, *, wide: bool) -> None:
+        self.now: struct.Struct = WideRecord("bxxxq") if wide else struct.Struct("<Qbxxxq")
+        self.before: struct.Struct = WideRecord() if wide else struct.Struct("<QbxxxI")
+
+    def pack(self, *record: int) -> bytes:
+        return self.now.pack(*record)
+
+    def unpack(self, data: bytes) -> tuple[int, ...]:
+        layout = self.before if len(data) == self.before.size else self.now
+        return tuple(layout.unpack(data))
 
 
 SPOT_CHECK_ENTRIES = 32  # base book entries solved before a build uses the book
@@ -246,8 +267,7 @@ def solve_chunk(
         position = Position.from_moves(line, width, height)
         result = solver.run(position)
         assert result.score is not None
-        nodes = min(result.nodes, 2**32 - 1)
-        results.append((canonical_key(position), result.score, nodes))
+        results.append((canonical_key(position), result.score, result.nodes))
     return results
 
 
@@ -302,8 +322,8 @@ class Journal:
         if self.file is not None:
             self.file.close()
 
-    def _record(self) -> struct.Struct:
-        return _RECORD if fits_word(self.width, self.height) else WideRecord()
+    def _record(self) -> Record:
+        return Record(wide=not fits_word(self.width, self.height))
 
     def append(self, results: Sequence[tuple[int, int, int]]) -> None:
         """Record finished positions durably (one transaction)."""

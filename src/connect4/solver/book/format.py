@@ -87,6 +87,7 @@ META_FIELDS: dict[str, type] = {
 }
 MAX_BOOK_BYTES = 1 << 30  # the largest book file read (a 7x6 12-ply book is about 7 MB)
 _HEADER = struct.Struct("<8sHBBBBHQQ")  # everything before the CRC
+MAX_META_BYTES = 0xFFFF  # the header keeps the metadata's length in 16 bits
 _CRC = struct.Struct("<I")
 HEADER_SIZE = _HEADER.size + _CRC.size
 
@@ -128,8 +129,11 @@ def encode(
     planes = _key_planes(keys)
     payload = zlib.compress(planes + values.tobytes(), 6)
     meta_bytes = json.dumps(meta, sort_keys=True).encode()
-    if len(meta_bytes) > 0xFFFF:
-        raise BookError("book metadata is too long")
+    if len(meta_bytes) > MAX_META_BYTES:
+        raise BookError(
+            f"the book's metadata is {len(meta_bytes):,} bytes of JSON, over the "
+            f"{MAX_META_BYTES:,} a .c4book holds: nothing was written"
+        )
     header = _HEADER.pack(
         MAGIC,
         VERSION if narrow else WIDE_VERSION,
