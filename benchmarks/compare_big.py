@@ -239,8 +239,10 @@ def main() -> None:
                 if empty >= width * height:
                     parser.error(f"--empty {empty}: a {width}x{height} board has fewer cells")
                 rows.append(sample(width, height, empty, args))
-                if not args.json:
-                    print(f"{rows[-1].size} {empty}: done", file=sys.stderr, flush=True)
+                row = rows[-1]
+                print(f"{row.size}, {empty} empty: c4 {ms(row.c4_mean_us)} ms, ours "
+                      f"{ms(row.our_mean_us)} ms, {row.ours_as_fast:.2f}x", file=sys.stderr,
+                      flush=True)  # fmt: skip
     except ReferenceError as error:
         sys.exit(f"error: {error}")
     except KeyboardInterrupt:
