@@ -33,6 +33,22 @@ def immediate_win(position: Position) -> bool:
     return any(position.is_winning_move(c) for c in position.legal_moves())
 
 
+def next_test(lo: int, hi: int) -> int:
+    """The ``alpha`` of the next null-window test of a score known to lie in ``[lo, hi]``
+    (``lo < hi``): halfway, or half the bound on the side of 0 that holds the middle
+    (short wins and losses are cheap to prove), as the kernel's solve narrows.
+
+    >>> next_test(-21, 21), next_test(-21, 0), next_test(3, 18)
+    (-10, -11, 10)
+    """
+    med = lo + (hi - lo) // 2
+    if med <= 0 and int(lo / 2) < med:
+        return int(lo / 2)
+    if med >= 0 and int(hi / 2) > med:
+        return int(hi / 2)
+    return med
+
+
 def narrow(
     position: Position,
     guess: int | None,
@@ -66,11 +82,7 @@ def narrow(
             # right, that is two null-window searches
             med, first = first, first - 1
         else:
-            med = lo + (hi - lo) // 2
-            if med <= 0 and int(lo / 2) < med:
-                med = int(lo / 2)
-            elif med >= 0 and int(hi / 2) > med:
-                med = int(hi / 2)
+            med = next_test(lo, hi)
         if on_bounds is not None:
             on_bounds(lo, hi)
         budget = None if nodes is None else max(0, nodes - total)
