@@ -30,7 +30,7 @@ from connect4.net import Network
 from connect4.net.model import shipped_network
 from connect4.solver import Solver
 from connect4.solver.book import load_book
-from tests.cli_helpers import journal_records, run_cli
+from tests.cli_helpers import interrupt_cli, journal_records, run_cli
 from tests.naive import NaiveSolver
 from tests.test_dataset import check_rows, columns_of
 
@@ -152,6 +152,30 @@ def test_cli_samples_games(tmp_path: Path, small_net: Path) -> None:
     assert data.sampler.startswith("games:temperature=0.5,opening=2,net=")
     naive = NaiveSolver(5, 4)
     check_rows(data, [naive.column_scores(columns_of(p)) for p in data.positions()])
+
+
+def test_cli_interrupted_while_labelling_games_resumes_to_the_same_file(
+    tmp_path: Path, small_net: Path
+) -> None:
+    out = tmp_path / "k.npz"
+    args = ["dataset", "--positions", "40", "--plies", "8-16", "--width", "6", "--height", "5",
+            "--book", "none", "--sampler", "games", "--network", str(tmp_path / "net.npz"),
+            "--seed", "2", "--workers", "1", "--chunk", "1", "--out", str(out)]  # fmt: skip
+    np.savez(tmp_path / "net.npz", **Network.random(6, 5, channels=4, blocks=1).arrays())
+    journal = tmp_path / "k.npz.partial"
+    done = interrupt_cli(args, lambda _: journal_records(journal) >= 3, group=True)
+    assert done.returncode == 130 and "--resume" in done.stderr, done.stderr
+    assert not out.exists() and journal.exists()
+    resumed = run_cli(*args, "--resume", "--json", timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    summary = json.loads(resumed.stdout)
+    assert summary["from_journal"] >= 3
+    assert summary["from_journal"] + summary["labelled"] == 40
+    assert run_cli(*args[:-1], str(tmp_path / "w.npz")).returncode == 0
+    whole = load_dataset(tmp_path / "w.npz")
+    for name, array in whole.arrays().items():
+        assert np.array_equal(array, load_dataset(out).arrays()[name]), name
+    assert not journal.exists()
 
 
 @pytest.mark.parametrize(
