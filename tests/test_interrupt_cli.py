@@ -230,3 +230,32 @@ def test_train_saves_its_checkpoint_and_resumes(tmp_path: Path, twice: bool) -> 
     assert resumed.returncode == 0, resumed.stderr
     summary = json.loads(resumed.stdout)
     assert summary["finished"] and summary["step"] >= steps
+
+
+def test_a_stopped_job_names_its_unit_and_what_resumes_it(tmp_path: Path) -> None:
+    """run_job's line says what the job counts (puzzle mining counts games) and what
+    the command needs to continue (``resume``), not always ``positions`` and --resume."""
+    import sys
+
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "import typer\n"
+        "from connect4.cli.common import run_job\n"
+        "from connect4.core.processes import JobInterrupted\n"
+        "def job():\n"
+        f"    raise JobInterrupted(Path({str(tmp_path / 'p.jsonl.partial')!r}), 7, "
+        "'puzzle mining', 'games')\n"
+        "try:\n"
+        f"    run_job(job, Path({str(tmp_path / 'p.jsonl')!r}), 'a rerun of the same command')\n"
+        "except typer.Exit as end:\n"
+        "    sys.exit(end.exit_code)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 130, done.stderr
+    assert said(done.stderr) == (
+        "interrupted: puzzle mining stopped after 7 games; resume with a rerun of the same "
+        f"command (journal {tmp_path / 'p.jsonl.partial'})"
+    )
