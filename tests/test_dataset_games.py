@@ -78,7 +78,7 @@ def test_games_are_replayed_positions_listed_last_first_each_once() -> None:
 
 def test_game_labels_on_5x4_equal_an_exhaustive_search(tmp_path: Path, small_net: Path) -> None:
     sampling = GameSampling(network=str(small_net))
-    data = on_a_thread(50, (5, 14), tmp_path / "g.npz", **SMALL, sampling=sampling).dataset
+    data = on_a_thread(40, (8, 16), tmp_path / "g.npz", **SMALL, sampling=sampling).dataset
     naive = NaiveSolver(5, 4)
     check_rows(data, [naive.column_scores(columns_of(p)) for p in data.positions()])
     assert data.sampler.startswith("games:temperature=1,opening=4,net=")
