@@ -36,18 +36,25 @@ function ghost(kind) {
   return g;
 }
 
+// The button that plays move `k` (a column, or a tic-tac-toe cell): its label names
+// the move and the review's mark on it (`hint`, if any); disabled where illegal.
+function moveButton(className, noun, k, hint, legal, onMove) {
+  const node = document.createElement("button");
+  node.type = "button";
+  node.className = className;
+  node.dataset.col = String(k);
+  node.setAttribute("aria-label", `${noun} ${k + 1}${hint ? ` (${HINT_TEXT[hint][1]})` : ""}`);
+  if (hint) node.classList.add(`hint-${hint}`);
+  node.disabled = !legal(k);
+  node.addEventListener("click", () => onMove(k));
+  return node;
+}
+
 function drawConnect4(boardEl, game, board, legal, onMove, animate, hints) {
   const w = game.width, h = game.height;
   for (const c of displayOrder(game)) {
-    const col = document.createElement("button");
-    col.type = "button";
-    col.className = "column";
-    col.dataset.col = String(c);
     const hint = hintOf(hints, c);
-    col.setAttribute("aria-label", `column ${c + 1}${hint ? ` (${HINT_TEXT[hint][1]})` : ""}`);
-    if (hint) col.classList.add(`hint-${hint}`);
-    col.disabled = !legal(c);
-    col.addEventListener("click", () => onMove(c));
+    const col = moveButton("column", "column", c, hint, legal, onMove);
     for (let r = h - 1; r >= 0; r--) {
       const cell = document.createElement("span");
       cell.className = "cell";
@@ -76,21 +83,15 @@ function drawConnect4(boardEl, game, board, legal, onMove, animate, hints) {
 
 function drawTicTacToe(boardEl, game, board, legal, onMove, animate, hints) {
   for (const k of displayOrder(game)) {
-    const cell = document.createElement("button");
-    cell.type = "button";
-    cell.className = "ttt-cell";
-    cell.dataset.col = String(k);
     const hint = hintOf(hints, k);
-    cell.setAttribute("aria-label", `cell ${k + 1}${hint ? ` (${HINT_TEXT[hint][1]})` : ""}`);
-    cell.disabled = !legal(k);
+    const cell = moveButton("ttt-cell", "cell", k, hint, legal, onMove);
     const owner = board.cells[k];
     cell.textContent = owner ? game.sides[owner - 1] : "";
-    if (hint) { cell.classList.add(`hint-${hint}`); cell.append(ghost(hint)); }
+    if (hint) cell.append(ghost(hint));
     if (owner) cell.classList.add(`p${owner}`);
     if (board.winCells.has(String(k))) cell.classList.add("win");
     if (board.last === k) cell.classList.add("last");
     if (animate && board.last === k) cell.classList.add("pop");
-    cell.addEventListener("click", () => onMove(k));
     boardEl.append(cell);
   }
 }
