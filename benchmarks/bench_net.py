@@ -3,6 +3,7 @@
     nice python benchmarks/bench_net.py                      # the shipped network
     nice python benchmarks/bench_net.py --network my.npz --limit 1000 --playouts 100:200,800:100
     nice python benchmarks/bench_net.py --network shipped --network my.npz   # side by side
+    nice python benchmarks/bench_net.py --data mid.npz     # raw, on connect4 dataset files
 
 For each set, every position's columns are scored exactly by the solver (kept
 in the one store of labels ``connect4 rate`` uses), then the ``net`` player picks
@@ -15,6 +16,11 @@ read from its benchmark plots), the mean time per move, and the machine and
 its load (the figures of a loaded machine are slower, never wrong). Several
 ``--network`` files are measured in the same run, set by set, on the same
 positions (``shipped``: the network that ships).
+
+With ``--data FILE`` (repeatable), each network is measured raw on the
+positions of ``connect4 dataset`` files instead (their labels are exact
+already), by number of stones: how it does on positions of another kind than
+Pons' (for example the middle plies of games, ``--sampler games``).
 """
 
 from __future__ import annotations
@@ -26,13 +32,17 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import numpy as np
 from machine import describe_machine
 
 from connect4.arena.ladder import Labels, label_positions
 from connect4.core.position import Position
-from connect4.net.model import load_network, recipe_of, shipped_path
+from connect4.envs.dataset import load_dataset
+from connect4.net.examples import choice_errors, targets
+from connect4.net.model import encode, load_network, recipe_of, shipped_path
+from connect4.net.train import Examples
 from connect4.players import make_player
-from connect4.solver.bench import PONS_SETS, read_cases
+from connect4.solver.bench import PONS_SETS, pons_path, read_cases
 
 HERE = Path(__file__).parent
 ANCHOR = {  # AlphaZero.jl's Connect Four agent, outcome errors (its published benchmark)
@@ -88,6 +98,45 @@ def measure(spec: str, moves: list[str], scores: list[tuple[int | None, ...]]) -
     return Rates(n, 100 * outcome / n, 100 * exact / n, 1000 * seconds / n)
 
 
+def dataset_errors(path: str, files: list[str]) -> dict[int, Rates]:
+    """The raw network's errors on the positions of dataset files, by number of stones
+    (``-1``: all of them); the time is the forward pass's, 2,048 positions at a time."""
+    network = load_network(path)
+    data = [load_dataset(f) for f in files]
+    obs = np.concatenate([d.obs for d in data])
+    ply = np.concatenate([d.ply for d in data])
+    scores = np.concatenate([d.scores for d in data])
+    started = time.perf_counter()
+    logits = np.concatenate(
+        [network.forward(encode(obs[i : i + 2048], ply[i : i + 2048]))[0]
+         for i in range(0, len(ply), 2048)]
+    )  # fmt: skip
+    ms = 1000 * (time.perf_counter() - started) / max(len(ply), 1)
+    found = targets(Examples.of(obs, ply, scores, np.zeros(len(ply), np.uint64)), 7, 6)
+    right, outcome = choice_errors(logits, found)
+    rates = {}
+    for stones in [-1, *sorted(set(ply.tolist()))]:
+        kept = ply == stones if stones >= 0 else np.ones(len(ply), dtype=bool)
+        n = int(kept.sum())
+        rates[stones] = Rates(n, 100 * outcome[kept].mean(), 100 * (~right[kept]).mean(), ms)
+    return rates
+
+
+def print_dataset_errors(paths: list[str], files: list[str]) -> None:
+    """``--data``: each network's raw errors on the files' positions, by stones."""
+    results = [dataset_errors(path, files) for path in paths]
+    names = [f"#{i + 1} raw (out/score %)" if len(paths) > 1 else "raw (out/score %)"
+             for i in range(len(paths))]  # fmt: skip
+    print(f"{'stones':>7} {'positions':>9}" + "".join(f" {name:>24}" for name in names))
+    for stones, first in results[0].items():
+        label = "all" if stones < 0 else str(stones)
+        cells = "".join(
+            f" {r[stones].outcome_errors:>11.1f} / {r[stones].score_errors:>4.1f}" + " " * 6
+            for r in results
+        )
+        print(f"{label:>7} {first.positions:>9}{cells}")
+
+
 def cell(r: Rates) -> str:
     """``outcome % / score % (positions), ms``."""
     return f"{r.outcome_errors:5.1f} / {r.score_errors:5.1f} ({r.positions}), {r.ms_per_move:.1f}"
@@ -126,12 +175,18 @@ def main() -> None:
     )
     parser.add_argument("--sets", default=",".join(ORDER), help="which sets (file names)")
     parser.add_argument("--json", help="also write the figures to this JSON file")
+    parser.add_argument(
+        "--data", action="append", help="a connect4 dataset file: measure raw on its positions"
+    )
     args = parser.parse_args()
     shipped = str(shipped_path())
     paths = [shipped if p == "shipped" else p for p in (args.network or ["shipped"])]
     print(f"machine: {describe_machine()}; load {os.getloadavg()[0]:.1f}")
     for path in paths:
         print(describe(path))
+    if args.data:
+        print_dataset_errors(paths, args.data)
+        return
     configs: dict[str, str] = {}
     sizes: dict[str, int] = {}
     for number, path in enumerate(paths):
@@ -150,7 +205,7 @@ def main() -> None:
     print(header)
     for file in args.sets.split(","):
         label = PONS_SETS[file]
-        cases = read_cases(str(HERE / "pons" / file))
+        cases = read_cases(str(pons_path(file)))
         moves = [c.moves for c in cases[: max(sizes.values())]]
         scores = column_scores(label, moves)
         row: dict[str, Rates] = {}

@@ -47,3 +47,30 @@ def test_scores_come_from_and_go_to_the_rate_labels(
         assert labels.missing(["4", fresh]) == []
         assert labels.of([fresh]) == [scores[1]]
     assert not list(tmp_path.glob("*.json"))
+
+
+def test_dataset_errors_agree_with_the_net_player_on_each_position(
+    bench_net: ModuleType, tmp_path: Path
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from connect4.envs.dataset import load_dataset, make_dataset
+    from connect4.net.model import shipped_path
+    from connect4.players import make_player
+
+    out = tmp_path / "d.npz"
+    with ThreadPoolExecutor(1) as pool:
+        make_dataset(60, (22, 30), out, book="none", seed=4, executor=pool, progress=False)
+    data = load_dataset(out)
+    rates = bench_net.dataset_errors(str(shipped_path()), [str(out)])
+    player = make_player("net", seed=0)
+    outcome = score = 0
+    for moves, row in zip(data.moves.tolist(), data.scores.tolist(), strict=True):
+        got = row[player.choose(Position.from_moves(moves)).move]
+        best = max(row)
+        outcome += (got > 0) - (got < 0) < (best > 0) - (best < 0)
+        score += got < best
+    assert rates[-1].positions == 60 and sum(r.positions for k, r in rates.items() if k >= 0) == 60
+    assert rates[-1].outcome_errors == pytest.approx(100 * outcome / 60)
+    assert rates[-1].score_errors == pytest.approx(100 * score / 60)
+    assert score > 0  # the count has something to agree on
