@@ -112,10 +112,17 @@ def test_a_game_is_one_task_and_a_stopped_run_resumes_to_the_same_file(
         assert np.array_equal(array, report.dataset.arrays()[name]), name
 
 
-def test_a_journal_of_random_playouts_is_refused_for_games(tmp_path: Path, small_net: Path) -> None:
+def test_a_journal_of_random_playouts_is_refused_for_games_before_any_game(
+    tmp_path: Path, small_net: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     out = tmp_path / "r.npz"
     with pytest.raises(JobInterrupted):
         on_a_thread(20, (4, 12), out, **SMALL, chunk=2, stop_after=1)
+
+    def no_games(*args: object, **kwargs: object) -> None:
+        raise AssertionError("games were played before the journal was checked")
+
+    monkeypatch.setattr("connect4.envs.dataset.run.game_positions", no_games)
     with pytest.raises(JournalError, match=r"belongs to another dataset run \(other sampling\)"):
         on_a_thread(20, (4, 12), out, **SMALL, resume=True,
                     sampling=GameSampling(network=str(small_net)))  # fmt: skip

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from connect4.core.bits import canonical_key, fits_word
 from connect4.core.position import COLUMN_SYMBOLS, Position
@@ -113,7 +114,10 @@ class GameSample:
 
 
 def _pick(
-    rng: np.random.Generator, position: Position, policy: np.ndarray | None, temperature: float
+    rng: np.random.Generator,
+    position: Position,
+    policy: npt.NDArray[np.float32] | None,
+    temperature: float,
 ) -> int:
     """The next column of a game: uniform among the moves that do not win at once in the
     opening (``policy`` None), else drawn from the policy sharpened by ``1/temperature``."""

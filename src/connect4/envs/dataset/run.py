@@ -32,6 +32,7 @@ from connect4.envs.dataset.arrays import ARRAYS, METADATA, Dataset, label
 from connect4.envs.dataset.config import DatasetConfig
 from connect4.envs.dataset.games import GameSampling, game_positions
 from connect4.envs.dataset.sampling import Sample, sample_positions
+from connect4.net.model import Network
 from connect4.solver import fresh_worker
 from connect4.solver.book import Book
 from connect4.solver.book.build import WideRecord, book_tag, spot_check
@@ -82,24 +83,20 @@ def _draw(
     n: int,
     span: tuple[int, int],
     config: tuple[int, int, int],
-    sampling: GameSampling | None,
+    games: tuple[GameSampling, Network] | None,
     progress: bool,
-) -> tuple[Sample, tuple[int, ...] | None, str]:
-    """The run's positions (random playouts, or games: then how many each game gave) and
-    the sampling's tag."""
+) -> tuple[Sample, tuple[int, ...] | None]:
+    """The run's positions: random playouts, or games a network plays (then also how many
+    positions each game gave)."""
     width, height, seed = config
-    network = None if sampling is None else sampling.load(width, height)
     with progress_bar(progress, n, 0, "sampling") as advance:
-        if sampling is None or network is None:
-            return (
-                sample_positions(n, span, width, height, seed=seed, advance=advance),
-                None,
-                "random",
-            )
+        if games is None:
+            return sample_positions(n, span, width, height, seed=seed, advance=advance), None
+        sampling, network = games
         found = game_positions(
             n, span, width, height, seed=seed, sampling=sampling, network=network, advance=advance
         )
-    return found.sample, found.games, sampling.tag(network)
+    return found.sample, found.games
 
 
 def _tasks(
@@ -208,8 +205,8 @@ def make_dataset(
     check_output(out_path, what="dataset", force=force, resume=resume, ours=is_dataset_file)
     loaded, book_check = _labelling_book(book, width, height, span[0], say)
     spec = None if loaded is None else book
-    started = clock()
-    sample, games, drawn = _draw(n, span, (width, height, seed), sampling, progress)
+    players = None if sampling is None else (sampling, sampling.load(width, height))
+    drawn = "random" if players is None else players[0].tag(players[1])
     journal = journal_for(
         out_path, n, span, width, height, seed, 0 if loaded is None else book_tag(loaded), drawn
     ).open(resume=resume, force=force)
@@ -221,6 +218,8 @@ def make_dataset(
             key, *scores, count = record.unpack(data)
             labels[key] = tuple(scores)
             nodes += count
+        started = clock()
+        sample, games = _draw(n, span, (width, height, seed), players, progress)
         keys = sample.keys().tolist()
         game = [g for g, size in enumerate(games or [1] * n) for _ in range(size)]
         todo = [(moves, g) for moves, key, g in zip(sample.moves, keys, game, strict=True)
