@@ -14,14 +14,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from machine import describe_machine
 
 from connect4.solver import Solver
-from connect4.solver.bench import format_report, read_cases, run_cases, set_label
+from connect4.solver.bench import format_report, pons_path, read_cases, run_cases, set_label
 
-PONS = Path(__file__).resolve().parent / "pons"
 # set: (the reference's quoted mean seconds and mean nodes, default line limit)
 SETS = {
     "L3_R1": (3.9e-6, 51, None),
@@ -60,7 +58,7 @@ def main() -> None:
         ref_seconds, ref_nodes, default_limit = SETS[key]
         name = set_label(f"Test_{key}")
         limit = args.limit if args.limit is not None else default_limit
-        cases = read_cases(str(PONS / f"Test_{key}"), limit)
+        cases = read_cases(str(pons_path(f"Test_{key}")), limit)
         report = run_cases(f"{name} ({key})", cases, solver)
         row = report.as_json() | {
             "ref_mean_us": ref_seconds * 1e6,

@@ -30,7 +30,6 @@ import argparse
 import json
 import statistics
 import sys
-from pathlib import Path
 from typing import TypedDict
 
 from machine import describe_machine
@@ -38,9 +37,15 @@ from reference_solver import ReferenceError, reference_command, run_reference
 from thread_scaling import solve_all
 
 from connect4.solver import Solver
-from connect4.solver.bench import PONS_SETS, BenchCase, read_cases, run_cases, set_label
+from connect4.solver.bench import (
+    PONS_SETS,
+    BenchCase,
+    pons_path,
+    read_cases,
+    run_cases,
+    set_label,
+)
 
-PONS = Path(__file__).resolve().parent / "pons"
 SETS = [name.removeprefix("Test_") for name in PONS_SETS]  # L3_R1, L2_R1, ...
 DEFAULT_LIMITS = {"L1_R2": 200, "L1_R3": 100}  # the reference needs long on these
 
@@ -136,7 +141,9 @@ def compare(
     rows = []
     for key in keys:
         name, default_limit = set_label(f"Test_{key}"), DEFAULT_LIMITS.get(key)
-        cases = read_cases(str(PONS / f"Test_{key}"), limit if limit is not None else default_limit)
+        cases = read_cases(
+            str(pons_path(f"Test_{key}")), limit if limit is not None else default_limit
+        )
         ref_us: list[float] = []
         our_us: list[float] = []
         ratios: list[float] = []

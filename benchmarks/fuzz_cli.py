@@ -341,7 +341,7 @@ def file_runs(folder: Path, quick: bool = False) -> list[Outcome]:
     openings = folder / "openings.txt"
     openings.write_text("44\n4453\n")
     normal = {"review --results": str(results), "arena --openings": str(openings),
-              "bench": str(HERE / "pons" / "Test_L3_R1")}  # fmt: skip
+              "bench": "Test_L3_R1"}  # fmt: skip
     for reader, argv in readers.items():
         ok = (1,) if reader == "bench" else (2,)  # bench: 1 for a file it cannot read
         hostile = [run(f"{reader} ({name})", argv(path), ok=ok) for name, path in inputs.items()]

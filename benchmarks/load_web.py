@@ -33,8 +33,9 @@ from urllib.parse import urlsplit
 
 from machine import describe_machine
 
+from connect4.solver.bench import pons_path
+
 HERE = Path(__file__).resolve().parent
-PONS_DIRS = (HERE / "pons", HERE.parents[1] / "shared" / "benchmarks" / "pons")
 # End-Easy, Middle-Easy, Middle-Medium: every position with 15 stones or more. Begin
 # positions with 12-14 stones cost up to ~2 s of CPU each to analyse (the book stops
 # at 12 stones): add Test_L1_R1 with --sets to see them queue.
@@ -42,18 +43,14 @@ DEFAULT_SETS = ("Test_L3_R1", "Test_L2_R1", "Test_L2_R2")
 SPLIT = 20  # stones: the latency target applies to positions with at least this many
 
 
-def pons_file(name: str) -> Path:
-    """A Pons benchmark file: the repository's copy first, then the shared one."""
-    for folder in PONS_DIRS:
-        if (folder / name).exists():
-            return folder / name
-    raise SystemExit(f"error: {name} not found in {', '.join(str(d) for d in PONS_DIRS)}")
-
-
 def load_positions(sets: list[str]) -> list[tuple[str, int]]:
     positions = []
     for name in sets:
-        for line in pons_file(name).read_text().splitlines():
+        try:
+            path = pons_path(name)
+        except KeyError:
+            raise SystemExit(f"error: {name} is not one of Pons' sets") from None
+        for line in path.read_text().splitlines():
             moves, score = line.split()
             positions.append((moves, int(score)))
     return positions

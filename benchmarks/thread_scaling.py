@@ -22,14 +22,12 @@ import statistics
 import sys
 import time
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 from machine import describe_machine
 
 from connect4.core.position import Position
 from connect4.solver import Solver
-
-PONS = Path(__file__).resolve().parent / "pons"
+from connect4.solver.bench import pons_path
 
 
 @dataclass
@@ -83,7 +81,7 @@ def main() -> None:
     parser.add_argument("--empty-board", action="store_true", help="also the 7x6 empty board")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    lines = (PONS / f"Test_{args.set}").read_text().splitlines()[: args.limit]
+    lines = pons_path(f"Test_{args.set}").read_text().splitlines()[: args.limit]
     suites: dict[str, list[tuple[str, int | None]]] = {
         f"{args.set} (first {len(lines)})": [(m, int(s)) for m, s in (x.split() for x in lines)]
     }

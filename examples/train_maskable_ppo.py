@@ -41,10 +41,9 @@ from connect4 import Game, Position, Solver
 from connect4.arena import ArenaConfig, Summary, all_openings, run_tournament, summarize
 from connect4.envs import Opponent, action_mask, planes
 from connect4.players import MoveChoice, PlayerContext, PlayerKind, make_player, register
-from connect4.solver.bench import read_cases
+from connect4.solver.bench import pons_path, read_cases
 
 OPPONENT = "alphabeta:level=easy"
-PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
 PONS_SETS = {  # Pons' test sets: ply range and difficulty of the positions
     "Test_L3_R1": "End-Easy",
     "Test_L2_R1": "Middle-Easy",
@@ -173,7 +172,7 @@ def optimal_share(specs: list[str], positions: int) -> dict[str, dict[str, float
     shares: dict[str, dict[str, float]] = {spec: {} for spec in specs}
     for name, label in PONS_SETS.items():
         hits = dict.fromkeys(specs, 0)
-        cases = read_cases(str(PONS / name), limit=positions)
+        cases = read_cases(str(pons_path(name)), limit=positions)
         for case in cases:
             position = Position.from_moves(case.moves)
             scores = solver.analyze(position)

@@ -14,12 +14,11 @@ from connect4.core.bits import mirror_key
 from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.core.score import score_bounds
+from connect4.solver.bench import pons_path
 from connect4.solver.book.format import BookError
 from connect4.solver.book.keys import canonical_key, key_plies
 from connect4.solver.book.reader import data_book_path, load_book, read_bitbully, wdl_lookup
 from connect4.solver.book.table import Book
-
-PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
 
 
 def random_position(rng: random.Random, plies: int, width: int = 7, height: int = 6) -> Position:
@@ -253,7 +252,7 @@ def test_shipped_7x6_book_matches_pons_benchmarks() -> None:
     assert (book.plies, len(book)) == (8, 113934)
     checked = 0
     for name in ("Test_L1_R1", "Test_L1_R2", "Test_L1_R3"):
-        path = PONS / name
+        path = pons_path(name)
         if not path.exists():
             pytest.fail(f"missing benchmark file {path}")
         for line in path.read_text().splitlines():

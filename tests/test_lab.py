@@ -13,6 +13,8 @@ from connect4.arena.lab import LabConfig, lab_player, lab_players, parse_lab_spe
 from connect4.arena.labreport import write_report
 from connect4.cli.app import app
 from connect4.cli.lab import parse_clocks, parse_depths, parse_playouts
+from connect4.core.errors import BudgetExceeded
+from connect4.solver.bench import pons_path
 from tests.cli_helpers import check_existing_output_refused, run_cli
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -138,7 +140,7 @@ def test_playouts_and_clocks_parse_or_fail_precisely() -> None:
 
 def first_positions(name: str, folder: Path, count: int = 2) -> Path:
     """A test set in ``folder``: the first ``count`` positions of Pons' benchmark ``name``."""
-    pons = Path(__file__).resolve().parent.parent / "benchmarks" / "pons" / name
+    pons = pons_path(name)
     test_set = folder / name
     test_set.write_text("".join(pons.read_text().splitlines(keepends=True)[:count]))
     return test_set
@@ -264,52 +266,38 @@ def test_lab_files_in_the_folder_need_force_or_resume_onto_the_labs_own(tmp_path
     assert resumed.returncode == 0, resumed.stderr
 
 
-def test_a_move_its_limit_ends_before_it_has_one_is_a_timeout_not_the_end_of_the_run(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("error", "reason", "timeouts"),
+    [
+        # its own time ended before its first playout (seen under load with mcts:time=0.02)
+        (BudgetExceeded("the limit stopped the search before its first playout"), "timeout", 2),
+        (RuntimeError("out of its mind"), "crash", 0),
+    ],
+)
+def test_a_player_that_fails_on_a_test_set_is_counted_and_the_run_goes_on(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    error: Exception,
+    reason: str,
+    timeouts: int,
 ) -> None:
-    """A player whose own time ends before its first playout (seen under load with
-    mcts:time=0.02) counts as not optimal on that position; the run goes on."""
+    """The lab judges moves as `connect4 rate` does: a failure on a position counts as
+    not optimal, by its reason, and the run goes on."""
     import connect4.players as players
     from connect4.arena.lab import score_test_set
-    from connect4.core.errors import BudgetExceeded
 
-    class OutOfTime:
+    class Fails:
         spec = "mcts:time=0.02"
 
         def choose(self, game: object, limit: object = None) -> object:
-            raise BudgetExceeded("the limit stopped the search before its first playout")
+            raise error
 
         def close(self) -> None:
             pass
 
-    monkeypatch.setattr(players, "make_player", lambda spec, seed: OutOfTime())
+    monkeypatch.setattr(players, "make_player", lambda spec, seed: Fails())
     monkeypatch.setattr(players, "rehearse", lambda *args: None)
     test_set = first_positions("Test_L2_R1", tmp_path)
     score = score_test_set(("mcts:time=0.02", str(test_set), 2))
-    assert (score.positions, score.optimal, score.timeouts) == (2, 0, 2)
-    assert score.failures == {"timeout": 2}
-
-
-def test_a_player_that_crashes_on_a_test_set_is_counted_and_the_run_goes_on(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The lab judges moves as `connect4 rate` does: a crash on a position is a failure
-    counted by its reason (not optimal), not the end of the lab run."""
-    import connect4.players as players
-    from connect4.arena.lab import score_test_set
-
-    class Crashes:
-        spec = "alphabeta:depth=2"
-
-        def choose(self, game: object, limit: object = None) -> object:
-            raise RuntimeError("out of its mind")
-
-        def close(self) -> None:
-            pass
-
-    monkeypatch.setattr(players, "make_player", lambda spec, seed: Crashes())
-    monkeypatch.setattr(players, "rehearse", lambda *args: None)
-    test_set = first_positions("Test_L2_R1", tmp_path, 3)
-    score = score_test_set(("alphabeta:depth=2", str(test_set), 3))
-    assert (score.positions, score.optimal, score.timeouts) == (3, 0, 0)
-    assert score.failures == {"crash": 3}
+    assert (score.positions, score.optimal, score.timeouts) == (2, 0, timeouts)
+    assert score.failures == {reason: 2}

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 from typing import Any, cast
 
 import pytest
@@ -17,9 +16,8 @@ from connect4.core.limits import Limit
 from connect4.core.position import four_in_a_row
 from connect4.players import PlayerSpecError, make_player
 from connect4.solver import Solver
+from connect4.solver.bench import pons_path
 from tests.cli_helpers import run_cli
-
-PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
 
 
 def random_positions(seed: int, count: int, wanted: str) -> list[Position]:
@@ -79,7 +77,7 @@ def test_blocks_a_loss_in_one(playout: str) -> None:
 
 
 def test_solver_proves_end_easy_positions() -> None:
-    lines = (PONS / "Test_L3_R1").read_text().splitlines()[:30]
+    lines = pons_path("Test_L3_R1").read_text().splitlines()[:30]
     solver = Solver()
     proven = 0
     for line in lines:

@@ -18,6 +18,7 @@ import pytest
 from connect4.core.position import Position
 from connect4.solver import Solver, backend, native
 from connect4.solver.backend import numba_kernel as _kernel
+from connect4.solver.bench import pons_path
 from connect4.solver.entries import ENTRY_POINTS
 from connect4.solver.layout import (
     ABORT,
@@ -29,7 +30,7 @@ from connect4.solver.layout import (
     new_table,
     next_generation,
 )
-from tests.test_solver import PONS, random_position
+from tests.test_solver import random_position
 from tests.test_solver_threads import NO_BOOK
 
 
@@ -71,7 +72,7 @@ def fresh(search: tuple[np.ndarray, np.ndarray], limit: int = 1 << 62) -> None:
 
 def test_same_scores_and_nodes_as_numba_on_pons_positions(built: native.NativeKernel) -> None:
     kernel = backend.NumbaBackend(_kernel())
-    lines = (PONS / "Test_L2_R1").read_text().splitlines()[::10]
+    lines = pons_path("Test_L2_R1").read_text().splitlines()[::10]
     mem_native = memory(7, 6, 1 << 20)
     mem_numba = memory(7, 6, 1 << 20)
     for line in lines:
@@ -238,7 +239,7 @@ def test_solver_falls_back_to_numba_when_the_native_kernel_fails(
 
 def test_probe_and_batch_agree_with_numba(built: native.NativeKernel) -> None:
     numba = backend.NumbaBackend(_kernel())
-    lines = (PONS / "Test_L2_R1").read_text().splitlines()[:40]
+    lines = pons_path("Test_L2_R1").read_text().splitlines()[:40]
     positions = [Position.from_moves(line.split()[0]) for line in lines]
     found = []
     for kernel in (built, numba):

@@ -18,12 +18,12 @@ from connect4 import Position, analyze
 from connect4.arena.ladder import DECISIVE_PLIES, Labels, decisive, decisive_set
 from connect4.arena.rate import wilson
 from connect4.players import make_player
+from connect4.solver.bench import pons_path
 from tests.cli_helpers import interrupt_cli, journal_records, run_cli
 
 PYTHON = sys.executable
 # the first positions of Pons' Middle-Medium set: 15-27 stones, outcomes of every kind
-PONS = Path(__file__).resolve().parents[1] / "benchmarks" / "pons"
-POSITIONS = [line.split()[0] for line in (PONS / "Test_L2_R2").read_text().splitlines()[:10]]
+POSITIONS = [line.split()[0] for line in pons_path("Test_L2_R2").read_text().splitlines()[:10]]
 KEYS = {
     "spec",
     "positions",
@@ -187,15 +187,18 @@ def test_the_table_names_each_player_set_and_failures(tmp_path: Path) -> None:
     assert "1 crash, 2 illegal move" in rows[2]  # 15 stones: a crash; 16 and 16: column 9
 
 
-def test_the_shipped_pons_sets_are_the_benchmark_files() -> None:
-    from importlib import resources
-
+def test_the_helper_finds_all_six_shipped_pons_sets_by_either_name() -> None:
     from connect4.arena.ladder import PONS_ORDER
+    from connect4.solver.bench import PONS_SETS, benchmark_file, read_cases
 
-    for name in PONS_ORDER:
-        shipped = resources.files("connect4").joinpath("data", "pons", name).read_bytes()
-        assert shipped == (PONS / name).read_bytes(), name
-        assert shipped.count(b"\n") == 1000
+    assert sorted(PONS_ORDER) == sorted(PONS_SETS)
+    for file, label in PONS_SETS.items():
+        path = pons_path(file)
+        assert path.name == file and pons_path(label.upper()) == path
+        assert path.read_bytes().count(b"\n") == 1000
+        assert len(read_cases(benchmark_file(label))) == 1000
+    with pytest.raises(KeyError):
+        pons_path("Test_L4_R1")
 
 
 def test_pons_sets_by_name_with_a_limit() -> None:

@@ -23,9 +23,8 @@ from connect4.solver import (
     position_key,
     solve,
 )
+from connect4.solver.bench import pons_path
 from connect4.solver.layout import table_format
-
-PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
 
 
 @dataclass(frozen=True)
@@ -39,7 +38,7 @@ class Arrays:
 
 def pons_cases(name: str, every: int = 1) -> list[tuple[str, int]]:
     """``(moves, score)`` of a Pons set, every ``every``-th line (a fixed sample)."""
-    lines = (PONS / name).read_text().splitlines()
+    lines = pons_path(name).read_text().splitlines()
     assert len(lines) == 1000
     cases = []
     for line in lines[::every]:
@@ -464,7 +463,7 @@ def test_7x6_copy_searches_like_the_generic_kernel() -> None:
 
 def test_probe_returns_the_score_as_a_bound_from_either_side() -> None:
     solver = Solver(7, 6, 16)
-    lines = (PONS / "Test_L2_R1").read_text().splitlines()[::50]
+    lines = pons_path("Test_L2_R1").read_text().splitlines()[::50]
     for line in lines:
         moves, expected = line.split()
         position = Position.from_moves(moves)

@@ -14,10 +14,9 @@ from typer.testing import CliRunner
 from connect4.cli.app import app
 from connect4.cli.bench import bench_command
 from connect4.cli.solve import solve_command
-from connect4.solver.bench import read_cases
+from connect4.solver.bench import pons_path, read_cases
 from tests.cli_helpers import run_cli
 
-PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
 runner = CliRunner()
 
 
@@ -78,7 +77,7 @@ def test_solve_oversize_board_is_an_error() -> None:
 
 def test_bench_checks_every_score(tmp_path: Path) -> None:
     good = tmp_path / "good"
-    good.write_text((PONS / "Test_L3_R1").read_text().splitlines()[0] + "\n4455 18\n")
+    good.write_text(pons_path("Test_L3_R1").read_text().splitlines()[0] + "\n4455 18\n")
     bad = tmp_path / "bad"
     bad.write_text("4455 18\n44455554221 -14\n")
     out, err = io.StringIO(), io.StringIO()
@@ -93,7 +92,7 @@ def test_bench_checks_every_score(tmp_path: Path) -> None:
 def test_bench_json_and_limit() -> None:
     result = runner.invoke(
         app,
-        ["bench", str(PONS / "Test_L3_R1"), str(PONS / "Test_L2_R1"), "--limit", "20", "--json"],
+        ["bench", "Test_L3_R1", str(pons_path("Test_L2_R1")), "--limit", "20", "--json"],
     )
     assert result.exit_code == 0, result.output
     reports = json.loads(result.stdout)
@@ -117,7 +116,7 @@ def test_bench_reports_unreadable_files(tmp_path: Path) -> None:
     out, err = io.StringIO(), io.StringIO()
     assert bench_command([str(broken), str(tmp_path / "missing")], out=out, err=err) == 1
     assert "broken:1: score 'x' is not an integer" in err.getvalue()
-    assert read_cases(str(PONS / "Test_L1_R1"), limit=3)[2].line == 3
+    assert read_cases(str(pons_path("Test_L1_R1")), limit=3)[2].line == 3
 
 
 def test_cold_compile_prints_a_notice(

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import httpx
 import pytest
@@ -15,10 +14,10 @@ from connect4 import Position, TicTacToe
 from connect4.core.score import loss_score
 from connect4.learn.threats import ThreatError, explain, threat_map
 from connect4.review import exact_scores
+from connect4.solver.bench import PONS_SETS, pons_path
 from tests.cli_helpers import run_cli
 from tests.web_helpers import error_of
 
-PONS = [Path(__file__).parents[2] / "shared/benchmarks/pons", Path("benchmarks/pons")]
 LINES = ((1, 0), (0, 1), (1, 1), (1, -1))
 
 
@@ -166,11 +165,8 @@ def test_refusals() -> None:
 
 
 def pons_positions() -> list[tuple[str, int]]:
-    folder = next((p for p in PONS if p.is_dir()), None)
-    if folder is None:
-        pytest.skip("Pons' test sets are not here")
     positions = []
-    for path in sorted(folder.glob("Test_L*")):
+    for path in sorted(pons_path(name) for name in PONS_SETS):
         for line in path.read_text().splitlines():
             moves, score = line.split()
             positions.append((moves, int(score)))

@@ -33,6 +33,7 @@ from connect4.core.score import score_label
 from connect4.players import KINDS, MoveChoice, PlayerKind
 from connect4.players.base import PlayerBase
 from connect4.solver.backend import TABLES
+from connect4.solver.bench import pons_path
 from connect4.web import (
     api,
     app as web_app,
@@ -60,14 +61,10 @@ from connect4.web.routes import (
 )
 from tests.web_helpers import deep_busy, error_of, live_server, wait_for
 
-PONS = Path(__file__).resolve().parent.parent / "benchmarks" / "pons"
-PONS_SHARED = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "pons"
-
 
 def pons_lines(name: str, count: int) -> list[tuple[str, int]]:
-    """The first ``count`` positions and scores of a Pons benchmark file (repo copy first)."""
-    path = PONS / name if (PONS / name).exists() else PONS_SHARED / name
-    lines = path.read_text().splitlines()[:count]
+    """The first ``count`` positions and scores of a Pons benchmark file."""
+    lines = pons_path(name).read_text().splitlines()[:count]
     return [(moves, int(score)) for moves, score in (line.split() for line in lines)]
 
 

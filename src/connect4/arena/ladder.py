@@ -39,7 +39,6 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from connect4.arena.schedule import ArenaError
@@ -48,7 +47,7 @@ from connect4.core.files import atomic_write, read_lines
 from connect4.core.journal import Journal
 from connect4.core.position import Position
 from connect4.core.processes import map_unordered
-from connect4.solver.bench import PONS_SETS
+from connect4.solver.bench import PONS_SETS, pons_path
 
 __all__ = [
     "DECISIVE_PLIES",
@@ -116,24 +115,21 @@ def judge(scores: Sequence[int | None], move: int) -> tuple[bool, bool]:
 
 
 # ------------------------------------------------------------------ sets
-def _pons_file(name: str) -> str | None:
-    """The file name of Pons' set ``name`` (his name or the file's, any case)."""
-    wanted = name.strip().lower()
-    for file, label in PONS_SETS.items():
-        if wanted in (file.lower(), label.lower()):
-            return file
-    return None
+def _pons_path(name: str) -> Path:
+    """The shipped file of Pons' set ``name`` (his name or the file's, any case);
+    ``LadderError`` listing the names when it is none of them."""
+    try:
+        return pons_path(name)
+    except KeyError:
+        names = ", ".join(PONS_SETS[f] for f in PONS_ORDER)
+        raise LadderError(f"no set {name!r}: Pons' sets are {names}", setting="set") from None
 
 
 def pons_set(name: str, limit: int | None = None) -> PositionSet:
     """The first ``limit`` positions of Pons' set ``name`` (``LadderError`` listing the
     names when it is none of them)."""
-    file = _pons_file(name)
-    if file is None:
-        names = ", ".join(PONS_SETS[f] for f in PONS_ORDER)
-        raise LadderError(f"no set {name!r}: Pons' sets are {names}", setting="set")
-    path = Path(str(resources.files("connect4").joinpath("data", "pons", file)))
-    return PositionSet(PONS_SETS[file], _read_positions(str(path), limit))
+    path = _pons_path(name)
+    return PositionSet(PONS_SETS[path.name], _read_positions(str(path), limit))
 
 
 def file_set(path: str, limit: int | None = None) -> PositionSet:
@@ -143,12 +139,13 @@ def file_set(path: str, limit: int | None = None) -> PositionSet:
 
 
 def read_test_set(path: str, limit: int) -> list[str]:
-    """The first ``limit`` positions (move strings) of a benchmark file; ``ArenaError``
-    naming the line when the file is unreadable or a position is not a live 7x6 game."""
-    from connect4.solver.bench import read_cases
+    """The first ``limit`` positions (move strings) of a benchmark file (or of Pons' set
+    of that name, :func:`~connect4.solver.bench.benchmark_file`); ``ArenaError`` naming
+    the line when the file is unreadable or a position is not a live 7x6 game."""
+    from connect4.solver.bench import benchmark_file, read_cases
 
     try:
-        cases = read_cases(path, limit)
+        cases = read_cases(benchmark_file(path), limit)
     except OSError as error:
         raise ArenaError(f"{path}: cannot read ({error.strerror})") from None
     except ValueError as error:
@@ -178,10 +175,7 @@ def resolve_set(name: str) -> str:
     >>> resolve_set("test_l1_r3")
     'Begin-Hard'
     """
-    file = _pons_file(name)
-    if file is None:
-        pons_set(name)  # the error listing the names
-    return PONS_SETS[str(file)]
+    return PONS_SETS[_pons_path(name).name]
 
 
 # ------------------------------------------------------------------ labels

@@ -23,7 +23,13 @@ PROGRESS_THRESHOLD = 200  # show a progress bar from this many positions on
 
 
 def bench(
-    files: Annotated[list[Path], typer.Argument(help="benchmark files of 'moves score' lines")],
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            help="benchmark files of 'moves score' lines, or Pons' sets by name "
+            "(End-Easy or Test_L3_R1, ...: shipped with the package)"
+        ),
+    ],
     limit: Annotated[int | None, typer.Option(help="first N positions per file", min=1)] = None,
     json_output: Json = False,
     weak: Annotated[bool, typer.Option("-w", "--weak", help="check win/draw/loss only")] = False,
@@ -67,7 +73,7 @@ def bench_command(
 
     from connect4.core.progress import progress_bar
     from connect4.solver import Solver
-    from connect4.solver.bench import format_report, read_cases, run_cases
+    from connect4.solver.bench import benchmark_file, format_report, read_cases, run_cases
 
     out = out or sys.stdout
     err = err or sys.stderr
@@ -76,7 +82,7 @@ def bench_command(
     loaded: list[tuple[str, list[BenchCase]]] = []
     for path in files:
         try:
-            loaded.append((path, read_cases(path, limit)))
+            loaded.append((path, read_cases(benchmark_file(path), limit)))
         except (OSError, ValueError) as exc:
             print(f"error: {exc}", file=err)
             status = 1

@@ -142,7 +142,8 @@ def lab(
     test_set: Annotated[
         list[str] | None,
         typer.Option(
-            help="a benchmark file (Pons' format): every player picks a move in its "
+            help="a benchmark file (Pons' format), or one of Pons' sets by name "
+            "(Test_L2_R1, Middle-Easy, ...): every player picks a move in its "
             "positions, judged by the solver (repeatable)"
         ),
     ] = None,

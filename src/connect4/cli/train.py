@@ -115,7 +115,7 @@ ExcludeFiles = Annotated[
     list[Path] | None,
     typer.Option(
         help="positions never trained on, one move string a line (repeat; e.g. "
-        "benchmarks/pons/Test_*): mirror images too"
+        "Test_L1_R3, one of Pons' sets by name): mirror images too"
     ),
 ]
 HeldOut = Annotated[

@@ -52,6 +52,7 @@ from connect4.core.position import Position
 from connect4.core.score import win_score
 from connect4.envs.dataset import FULL, load_dataset
 from connect4.net.train import Examples
+from connect4.solver.bench import benchmark_file
 
 MAX_LINE = 200  # a benchmark line: a move string of at most a board's cells, a score
 MAX_EXCLUDE_BYTES = 64 << 20
@@ -67,10 +68,10 @@ def excluded_keys(
 ) -> npt.NDArray[np.uint64]:
     """The canonical keys (mirror images merged) of the positions listed in ``paths``:
     one move string per line, optionally followed by anything (Pons' sets add the
-    score); blank lines are skipped. A line that is not a position is an error
-    naming the file and the line."""
+    score; a set's name, ``Test_L1_R3``, names the one shipped); blank lines are
+    skipped. A line that is not a position is an error naming the file and the line."""
     keys: list[int] = []
-    for path in map(Path, paths):
+    for path in (Path(benchmark_file(name)) for name in paths):
         try:
             for number, line in read_lines(
                 path,

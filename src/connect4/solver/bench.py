@@ -10,10 +10,13 @@
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 from connect4.core.files import read_lines
@@ -37,10 +40,42 @@ PONS_SETS = {
 """Pons' benchmark files and the names his tutorial gives them."""
 
 
+def pons_path(name: str) -> Path:
+    """The file of Pons' set ``name`` shipped in the package (its file's name,
+    ``Test_L2_R1``, or his tutorial's, ``Middle-Easy``; any case); ``KeyError`` for
+    another name. The one place that knows where the six sets are.
+
+    >>> pons_path("middle-easy").name, pons_path("Test_L1_R3").is_file()
+    ('Test_L2_R1', True)
+    """
+    wanted = name.strip().lower()
+    for file, label in PONS_SETS.items():
+        if wanted in (file.lower(), label.lower()):
+            return Path(str(resources.files("connect4").joinpath("data", "pons", file)))
+    raise KeyError(name)
+
+
+def benchmark_file(name: str | os.PathLike[str]) -> str:
+    """The file a benchmark argument names: the file itself when there is one, else
+    Pons' shipped set of that name (``Test_L3_R1``, ``End-Easy``), else the name as
+    given (its reader then says what is wrong with it).
+
+    >>> benchmark_file("End-Easy") == str(pons_path("Test_L3_R1"))
+    True
+    """
+    text = os.fspath(name)
+    if os.path.exists(text):
+        return text
+    try:
+        return str(pons_path(text))
+    except KeyError:
+        return text
+
+
 def set_label(path: str) -> str:
     """The name of a benchmark file: Pons' name for his sets, else the file's name.
 
-    >>> set_label("benchmarks/pons/Test_L2_R1"), set_label("/tmp/mine.txt")
+    >>> set_label(str(pons_path("Test_L2_R1"))), set_label("/tmp/mine.txt")
     ('Middle-Easy', 'mine.txt')
     """
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
