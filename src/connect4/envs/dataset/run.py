@@ -85,18 +85,18 @@ def _draw(
     config: tuple[int, int, int],
     games: tuple[GameSampling, Network] | None,
     progress: bool,
-) -> tuple[Sample, tuple[int, ...] | None]:
-    """The run's positions: random playouts, or games a network plays (then also how many
-    positions each game gave)."""
+) -> tuple[Sample, list[int]]:
+    """The run's positions, random playouts or games a network plays, and the number of
+    each one's game (a random position is a game of its own)."""
     width, height, seed = config
     with progress_bar(progress, n, 0, "sampling") as advance:
         if games is None:
-            return sample_positions(n, span, width, height, seed=seed, advance=advance), None
+            return sample_positions(n, span, width, height, seed=seed, advance=advance), [*range(n)]
         sampling, network = games
         found = game_positions(
             n, span, width, height, seed=seed, sampling=sampling, network=network, advance=advance
         )
-    return found.sample, found.games
+    return found.sample, [g for g, size in enumerate(found.games) for _ in range(size)]
 
 
 def _tasks(
@@ -190,8 +190,8 @@ def make_dataset(
     that does not fit, and in the journal's place (``OUT.partial``,
     :mod:`connect4.core.journal`) a journal of another run (with ``resume``),
     an unfinished one (without: ``force`` starts over) or a file that is not a
-    journal (without ``force``). ``chunk`` positions
-    go to a task (default: up to 64, at least four tasks per local worker).
+    journal (without ``force``). ``chunk`` positions go to a task (default: up to 64,
+    at least four tasks per local worker).
     ``limit`` stops the run once it expires (its stop flag, set from any thread, or
     its deadline; looked at every few hundredths of a second while labelling): the
     labels finished are kept in the journal and
@@ -219,9 +219,8 @@ def make_dataset(
             labels[key] = tuple(scores)
             nodes += count
         started = clock()
-        sample, games = _draw(n, span, (width, height, seed), players, progress)
+        sample, game = _draw(n, span, (width, height, seed), players, progress)
         keys = sample.keys().tolist()
-        game = [g for g, size in enumerate(games or [1] * n) for _ in range(size)]
         todo = [(moves, g) for moves, key, g in zip(sample.moves, keys, game, strict=True)
                 if key not in labels]  # fmt: skip
         resumed = n - len(todo)
