@@ -216,7 +216,7 @@ def random_positions(count: int, seed: int, **board: Any) -> list[Position]:
     [
         ("alphabeta:depth=3", {}),
         ("alphabeta:depth=4,heuristic=threats,tt=on", {}),
-        ("alphabeta:level=medium", {"width": 6, "height": 5}),
+        ("alphabeta:depth=5,heuristic=windows,tt=on", {"width": 6, "height": 5}),
         ("minimax:depth=2,heuristic=adjacency", {"rules": "count-fours"}),
         ("alphabeta:depth=3,heuristic=threats,tt=on", {"width": 8, "height": 8}),
         ("minimax:depth=2,heuristic=adjacency", {"width": 10, "height": 6, "rules": "count-fours"}),

@@ -66,7 +66,8 @@ def test_spec_options() -> None:
     assert (default.level, default.seconds, default.seed) == ("perfect", 1.0, 9)
     with pytest.raises(PlayerSpecError, match=r"perfect: level='genius' must be one of easy"):
         make_player("perfect:level=genius")
-    with pytest.raises(PlayerSpecError, match=r"unknown key 'depth' \(perfect takes: level, time"):
+    takes = r"unknown key 'depth' \(perfect takes: level, temperature, blunder, time"
+    with pytest.raises(PlayerSpecError, match=takes):
         make_player("perfect:depth=3")
     with pytest.raises(PlayerSpecError, match="cannot play tictactoe"):
         make_player("perfect", game="tictactoe")

@@ -345,14 +345,14 @@ def test_property_alphabeta_with_table_equals_minimax_5x4(
 
 def test_level_settings_and_overrides() -> None:
     hard = make_player("alphabeta:level=hard")
-    assert (hard.limits.depth, hard.heuristic, hard.tt) == (8, "threats", True)  # type: ignore[attr-defined]
+    assert (hard.limits.depth, hard.heuristic, hard.tt) == (12, "threats", True)  # type: ignore[attr-defined]
     mixed = make_player("alphabeta:level=hard,depth=3,tt=off")
     assert (mixed.limits.depth, mixed.heuristic, mixed.tt) == (3, "threats", False)  # type: ignore[attr-defined]
     timed = make_player("alphabeta:level=medium,time=0.2")
     assert timed.seconds == 0.2 and timed.limits.depth is None  # type: ignore[attr-defined]
     phase = make_player("alphabeta:schedule=4/5/6")
     assert phase.limits.schedule == (4, 5, 6)  # type: ignore[attr-defined]
-    assert make_player("minimax:level=hard").limits.depth == 5  # type: ignore[attr-defined]
+    assert make_player("minimax:level=hard").limits.depth == 6  # type: ignore[attr-defined]
     ttt = make_player("alphabeta:level=easy", game="tictactoe")
     assert ttt.limits.depth == 1  # type: ignore[attr-defined]
 

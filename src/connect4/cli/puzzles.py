@@ -51,7 +51,8 @@ def generate(
         str | None,
         typer.Option(
             help="the self-play players, comma-separated specs "
-            "(default: perfect, alphabeta and mcts at easy and medium levels)"
+            "(default: the five weak perfect, alphabeta and mcts players the shipped "
+            "set was mined with)"
         ),
     ] = None,
     deep: Annotated[

@@ -122,7 +122,7 @@ class CompiledOpponent:
 
     >>> game = Board("connect4", 7, 6, "standard").new()
     >>> CompiledOpponent("alphabeta:level=medium", game).depth
-    5
+    10
     >>> CompiledOpponent("mcts", game)
     Traceback (most recent call last):
     ...

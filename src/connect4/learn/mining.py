@@ -13,7 +13,7 @@ solve, which a swing early in the game leaves behind).
 
 Games come from games files (:func:`~connect4.learn.collection.read_games`:
 arena and lab results, move strings) or from self-play between players of
-mixed levels (:data:`DEFAULT_LEVELS`, any player specs of the registry): game
+mixed strengths (:data:`DEFAULT_LEVELS`, any player specs of the registry): game
 ``i`` of a run pairs two of them, picked and seeded from the run's seed and
 ``i``, so a run is the same every time, except where a move hangs on a player's
 clock (a perfect player at a level whose solve runs out of its time plays a timed
@@ -47,13 +47,16 @@ __all__ = [
 ]
 
 DEFAULT_LEVELS: tuple[str, ...] = (
-    "perfect:level=easy",
-    "perfect:level=medium",
-    "alphabeta:level=easy",
-    "alphabeta:level=medium",
-    "mcts:level=easy",
+    "perfect:temperature=4,blunder=0.3",
+    "perfect:temperature=2,blunder=0.1",
+    "alphabeta:depth=2,heuristic=windows",
+    "alphabeta:depth=5,heuristic=windows,tt=on",
+    "mcts:playouts=200",
 )
-"""The players self-play pairs by default: beatable levels, whose mistakes make puzzles."""
+"""The players self-play pairs by default: beatable players, whose mistakes make puzzles.
+Written out key by key (what the easy and medium levels of ``perfect`` and ``alphabeta``
+and the easy level of ``mcts`` were when the shipped puzzle set was mined), not by level
+name, so that retuning a level leaves the self-play games, and the set, as they are."""
 
 
 class MiningError(PuzzleError):

@@ -6,6 +6,8 @@ Specs::
                                  slowest loss); ties centre-first, or at random
                                  when a seed is given (``--seed`` or ``seed=``)
     perfect:level=hard           beatable levels: easy, medium, hard (see LEVELS)
+    perfect:temperature=1,blunder=0.05   a beatable player of your own (these keys
+                                 override the level's)
     perfect:time=0.5             seconds per move (default 1)
 
 Each move: every column's exact score comes from the opening book when the
@@ -41,7 +43,13 @@ from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.core.score import loss_score, pick_best, win_score
 from connect4.players.base import MoveChoice, MoveStats, PlayerBase, PlayerContext, within_caller
-from connect4.players.options import level_option, seed_option, time_option
+from connect4.players.options import (
+    Option,
+    level_option,
+    parse_float,
+    seed_option,
+    time_option,
+)
 from connect4.players.registry import PlayerKind, PlayerSpecError
 from connect4.solver import DEFAULT_BOOK, Solver, SolverError, warm_up
 from connect4.solver.book import BookError, BookSpec, load_book
@@ -62,9 +70,10 @@ class Level:
     blunder: float  # chance of a uniformly random legal column instead
 
 
+# tuned to the ladder's outcome-error targets (easy 30 %, medium 10 %, hard 3 %)
 LEVELS: dict[str, Level] = {
-    "easy": Level(temperature=4.0, blunder=0.3),
-    "medium": Level(temperature=2.0, blunder=0.1),
+    "easy": Level(temperature=3.0, blunder=0.1),
+    "medium": Level(temperature=1.0, blunder=0.05),
     "hard": Level(temperature=0.7, blunder=0.0),
     "perfect": Level(temperature=0.0, blunder=0.0),
 }
@@ -299,11 +308,18 @@ class PerfectPlayer(PlayerBase):
         height: int = 6,
         book: BookSpec = DEFAULT_BOOK,
         one_off: bool = False,
+        temperature: float | None = None,
+        blunder: float | None = None,
     ) -> None:
         if level not in LEVELS:
             raise ValueError(unknown_choice("level", level, LEVELS))
         self.spec = spec
         self.level = level
+        preset = LEVELS[level]  # a temperature or blunder given overrides the level's
+        self.pick = Level(
+            temperature=preset.temperature if temperature is None else temperature,
+            blunder=preset.blunder if blunder is None else blunder,
+        )
         self.seconds = seconds
         self.seed = seed
         self.rng = random.Random(seed)
@@ -353,7 +369,7 @@ class PerfectPlayer(PlayerBase):
         own = move_limit.tighter(SOLVER_SHARE * seconds)
         board = Position.of(game)  # left as it is; the searches work on a copy
         position = board.copy()
-        if self.level == "perfect":
+        if self.pick == LEVELS["perfect"]:
             # every column's exact score when cheap (book, or a small search) ...
             exact, partial, nodes, source = self.engine.column_scores(
                 position, limit=own.capped(QUICK_NODES)
@@ -410,7 +426,7 @@ class PerfectPlayer(PlayerBase):
         return value
 
     def _pick(self, game: Position, scores: list[int | None]) -> int:
-        level = LEVELS[self.level]
+        level = self.pick
         legal = [c for c, s in enumerate(scores) if s is not None]
         if level.blunder and self.rng.random() < level.blunder:
             return self.rng.choice(legal)
@@ -462,6 +478,8 @@ def _build_perfect(spec: str, options: dict[str, object], context: PlayerContext
     seed = options.get("seed", context.seed)
     level = options.get("level", "perfect")
     seconds = options.get("time", 1.0)
+    temperature = options.get("temperature")
+    blunder = options.get("blunder")
     return PerfectPlayer(
         spec,
         level=str(level),
@@ -470,6 +488,8 @@ def _build_perfect(spec: str, options: dict[str, object], context: PlayerContext
         width=context.board.width,
         height=context.board.height,
         one_off=context.one_off,
+        temperature=float(temperature) if isinstance(temperature, (int, float)) else None,
+        blunder=float(blunder) if isinstance(blunder, (int, float)) else None,
     )
 
 
@@ -478,6 +498,13 @@ PERFECT = PlayerKind(
     description="plays the exact solver's best move (book first); beatable levels",
     options={
         "level": level_option(LEVELS, "easy, medium, hard (beatable) or perfect", "perfect"),
+        "temperature": Option(
+            "softmax temperature over the exact scores (0: the best; default the level's)",
+            parse_float(0, 100),
+        ),
+        "blunder": Option(
+            "chance of a random legal column instead (default the level's)", parse_float(0, 1)
+        ),
         "time": time_option("seconds per move (book, then solver, then search)", 0.001, "1"),
         "seed": seed_option("random seed for ties and levels (defaults to the game's seed)"),
     },

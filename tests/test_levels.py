@@ -1,0 +1,112 @@
+"""The levels easy, medium and hard of every kind: their settings (tuned on the error-rate
+ladder to one scale), and the self-play players of puzzle mining, pinned key by key to
+what the levels were when the shipped puzzle set was mined."""
+
+from __future__ import annotations
+
+import pytest
+
+from connect4.core.games import Board
+from connect4.learn.mining import DEFAULT_LEVELS, self_play_game
+from connect4.players import make_player
+from connect4.players.mcts import MctsPlayer
+from connect4.players.net import NetPlayer
+from connect4.players.perfect import Level, PerfectPlayer
+from connect4.players.registry import PlayerSpecError, find_kind
+from connect4.players.search import SearchPlayer
+
+LEVELLED = ("minimax", "alphabeta", "mcts", "net", "perfect")
+
+
+def settings(spec: str) -> tuple[object, ...]:
+    """What decides a player's moves, kind by kind (a level's or the keys given)."""
+    player = make_player(spec)
+    try:
+        if isinstance(player, SearchPlayer):
+            return (player.algorithm, player.limits.depth, player.heuristic, player.tt,
+                    player.seconds)  # fmt: skip
+        if isinstance(player, MctsPlayer):
+            mcts = player.mcts
+            return (player.playouts, player.seconds, mcts.solver, mcts.playout, mcts.c)
+        if isinstance(player, NetPlayer):
+            return (player.temperature, player.playouts, player.seconds)
+        assert isinstance(player, PerfectPlayer)
+        return (player.pick, player.seconds)
+    finally:
+        player.close()
+
+
+def test_every_levelled_kind_has_easy_medium_and_hard() -> None:
+    for name in LEVELLED:
+        choices = find_kind(name).options["level"].choices
+        assert {"easy", "medium", "hard"} <= set(choices), name
+        strengths = {settings(f"{name}:level={level}") for level in ("easy", "medium", "hard")}
+        assert len(strengths) == 3, f"{name}: two levels play alike"
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("minimax:level=easy", ("minimax", 2, "windows", False, None)),
+        ("minimax:level=medium", ("minimax", 5, "threats", False, None)),
+        ("minimax:level=hard", ("minimax", 6, "threats", False, None)),
+        ("alphabeta:level=easy", ("alphabeta", 2, "windows", False, None)),
+        ("alphabeta:level=medium", ("alphabeta", 10, "threats", True, None)),
+        ("alphabeta:level=hard", ("alphabeta", 12, "threats", True, None)),
+        ("mcts:level=easy", (300, None, False, "random", 1.41)),
+        ("mcts:level=medium", (10_000, None, True, "heuristic", 1.41)),
+        ("mcts:level=hard", (50_000, None, True, "heuristic", 1.41)),
+        ("net:level=easy", (1.5, None, None)),
+        ("net:level=medium", (0.0, 25, None)),
+        ("net:level=hard", (0.0, 800, None)),
+        ("perfect:level=easy", (Level(3.0, 0.1), 1.0)),
+        ("perfect:level=medium", (Level(1.0, 0.05), 1.0)),
+        ("perfect:level=hard", (Level(0.7, 0.0), 1.0)),
+        ("perfect", (Level(0.0, 0.0), 1.0)),
+    ],
+)
+def test_level_tables(spec: str, expected: tuple[object, ...]) -> None:
+    assert settings(spec) == expected
+
+
+def test_perfect_keys_override_its_level() -> None:
+    assert settings("perfect:temperature=2,blunder=0.1") == (Level(2.0, 0.1), 1.0)
+    assert settings("perfect:level=hard,blunder=0.25") == (Level(0.7, 0.25), 1.0)
+    assert settings("perfect:level=easy,temperature=0,blunder=0") == (Level(0.0, 0.0), 1.0)
+    with pytest.raises(PlayerSpecError, match="blunder"):
+        make_player("perfect:blunder=2")
+
+
+# The self-play players of the shipped puzzle set as they were then: the levels'
+# settings before the ladder retuned them (perfect easy T=4 b=0.3, medium T=2 b=0.1;
+# alpha-beta easy depth 2, medium depth 5 with the table; MCTS easy 200 playouts).
+MINED_WITH = {
+    "perfect:temperature=4,blunder=0.3": (Level(4.0, 0.3), 1.0),
+    "perfect:temperature=2,blunder=0.1": (Level(2.0, 0.1), 1.0),
+    "alphabeta:depth=2,heuristic=windows": ("alphabeta", 2, "windows", False, None),
+    "alphabeta:depth=5,heuristic=windows,tt=on": ("alphabeta", 5, "windows", True, None),
+    "mcts:playouts=200": (200, None, False, "random", 1.41),
+}
+
+
+def test_self_play_players_are_pinned_to_the_levels_the_set_was_mined_with() -> None:
+    assert list(DEFAULT_LEVELS) == list(MINED_WITH)  # the order picks the pairs too
+    for spec, expected in MINED_WITH.items():
+        assert settings(spec) == expected, spec
+
+
+@pytest.mark.parametrize(
+    ("index", "moves", "who"),
+    [  # games of the shipped set (--self-play 6500 --seed 1): a puzzle's position of each
+        (5, "44443555215333312114227435562266666117777",
+         "alphabeta:depth=2,heuristic=windows vs alphabeta:depth=5,heuristic=windows,tt=on"),
+        (14, "645545446652665132226511122441177777733",
+         "mcts:playouts=200 vs alphabeta:depth=2,heuristic=windows"),
+        (4, "4256554465622426225544616",
+         "alphabeta:depth=2,heuristic=windows vs perfect:temperature=2,blunder=0.1"),
+    ],
+)  # fmt: skip
+def test_self_play_repeats_the_shipped_sets_games(index: int, moves: str, who: str) -> None:
+    played, source = self_play_game(index, DEFAULT_LEVELS, 1, Board())
+    assert played.startswith(moves)
+    assert source == f"self-play {index}: {who}"
