@@ -38,6 +38,7 @@ from reference_solver import ReferenceError, reference_command, run_reference
 
 from connect4.core.position import Position
 from connect4.solver import Solver
+from connect4.solver.solver import ETC_MIN_EMPTY
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,9 @@ def main() -> None:
     parser.add_argument("--moves", default="", help="start from this move string instead")
     parser.add_argument("--weak", action="store_true", help="win/draw/loss only")
     parser.add_argument("--no-symmetry", action="store_true")
-    parser.add_argument("--etc", type=int, default=16, help="ETC at >= N empty cells (0 = off)")
+    parser.add_argument(
+        "--etc", type=int, default=ETC_MIN_EMPTY, help="ETC at >= N empty cells (0 = off)"
+    )
     parser.add_argument("--threads", type=int, default=1, help="our search threads (Lazy SMP)")
     parser.add_argument("--reference", help="command of a reference solver to run beside ours")
     parser.add_argument(
