@@ -52,7 +52,7 @@ def test_every_levelled_kind_has_easy_medium_and_hard() -> None:
         ("minimax:level=hard", ("minimax", 6, "threats", False, None)),
         ("alphabeta:level=easy", ("alphabeta", 2, "windows", False, None)),
         ("alphabeta:level=medium", ("alphabeta", 10, "threats", True, None)),
-        ("alphabeta:level=hard", ("alphabeta", 12, "threats", True, None)),
+        ("alphabeta:level=hard", ("alphabeta", 12, "threats", True, 2.0)),
         ("mcts:level=easy", (300, None, False, "random", 1.41)),
         ("mcts:level=medium", (10_000, None, True, "heuristic", 1.41)),
         ("mcts:level=hard", (50_000, None, True, "heuristic", 1.41)),
