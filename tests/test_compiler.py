@@ -1,4 +1,4 @@
-"""The compiler boundary (connect4.solver.compiler): numba's internals used nowhere else
+"""The compiler boundary (connect4.core.compiler): numba's internals used nowhere else
 in the package, and a cold compile that always says so, even when numba's cache
 internals cannot tell whether the cache is warm."""
 
@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from connect4.solver import backend, compiler, wide
+from connect4.core import compiler
+from connect4.solver import backend, wide
 
-SOLVER = Path(compiler.__file__).parent
+CORE = Path(compiler.__file__).parent
 
 # what only the compiler boundary may use: numba's implementation, LLVM IR, copies of
 # code objects, the private attributes of numba's dispatchers
@@ -22,7 +23,7 @@ PRIVATE = re.compile(
 
 
 def test_numba_internals_are_used_in_the_compiler_boundary_only() -> None:
-    package = SOLVER.parent
+    package = CORE.parent
     found = [
         f"{path.relative_to(package)}:{number}: {line.strip()}"
         for path in sorted(package.rglob("*.py"))

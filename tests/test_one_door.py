@@ -90,7 +90,7 @@ def users(test: str) -> list[str]:
         ("exit_with_parent", ["core/processes.py"]),
         ("progress bars", ["core/progress.py"]),
         ("argparse", []),
-        ("numba internals", ["solver/compiler.py"]),
+        ("numba internals", ["core/compiler.py"]),
     ],
 )
 def test_one_module_owns_each_door(door: str, owners: list[str]) -> None:

@@ -60,24 +60,6 @@ if TYPE_CHECKING:
     from connect4.solver import Solver, SolverError, SolveResult, analyze, best_move, solve
 
 
-def _two_word_forms() -> dict[str, object]:
-    """The classic engines' word helpers over two words: built by the players' layer over
-    the solver's 128-bit type, which the classic layer, beside the solver, cannot import."""
-    from connect4.players.twoword import forms
-
-    return dict(forms())
-
-
-def _wire_two_words() -> None:
-    """Hand the classic engines their two-word forms (compiled on first use), so boards
-    of 64 to 128 bits run compiled whichever module is imported first."""
-    from connect4.classic import fastwide
-
-    fastwide.provide(_two_word_forms)
-
-
-_wire_two_words()
-
 # name -> module that defines it, imported on first access: numba is slow to import, and
 # the command line catches a Ctrl-C only once its own code runs (the core loads then)
 _LAZY = {

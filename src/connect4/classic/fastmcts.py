@@ -96,10 +96,10 @@ _NO_STOP = new_flag()  # never set: a search without a caller's limit
 
 def supports(game: Game) -> bool:
     """True when the compiled engine can run on ``game``: its board fits 63 bits, or
-    128 with the two-word kernels installed."""
+    128 with the two-word kernels."""
     if words_of(game) == 1:
         return True
-    return fastwide.available() and fits_word(game.width, game.height, MAX_BOARD_BITS)
+    return fits_word(game.width, game.height, MAX_BOARD_BITS)
 
 
 def _int64(word: int) -> int:
@@ -223,10 +223,10 @@ class CompiledTree:
 def warm_up(wide: bool = True) -> None:
     """Compile (or load from the cache) the kernels once: playouts, and the subtree
     copy that keeps the tree from one move to the next; with ``wide``, those of boards
-    over 63 bits too (two words, when installed)."""
+    over 63 bits too (two words)."""
     from connect4.core.position import Position
 
-    boards = [Position()] + ([Position(8, 8)] if wide and fastwide.available() else [])
+    boards = [Position()] + ([Position(8, 8)] if wide else [])
     for board in boards:
         tree = CompiledTree(board, solver=True, heuristic=True, state=1)
         tree.run(2, 1.0)

@@ -220,7 +220,7 @@ def supports(game: Game, heuristic: str | Heuristic, words: int = 1, tt: bool = 
     if words == 1 or game.kind == "tictactoe":
         return game.kind == "tictactoe" or fits_word(game.width, game.height, SIGNED_WORD_BITS)
     bits = EXACT_TABLE_BITS if tt else MAX_BOARD_BITS
-    return fastwide.available() and fits_word(game.width, game.height, bits)
+    return fits_word(game.width, game.height, bits)
 
 
 def words_of(game: Game) -> int:
@@ -383,9 +383,9 @@ class CompiledEngine:
 
 def warm_up(wide: bool = True) -> None:
     """Compile (or load from the cache) the kernels once; with ``wide``, those of boards
-    over 63 bits too (two words, when installed)."""
+    over 63 bits too (two words)."""
     windows = HEURISTICS["windows"]
     CompiledEngine(Position(), "alphabeta", windows, "center", True).run(1, Limit())
     CompiledEngine(TicTacToe(), "alphabeta", windows, "center", False).run(1, Limit())
-    if wide and fastwide.available():
+    if wide:
         CompiledEngine(Position(8, 8), "alphabeta", windows, "center", True, 2).run(1, Limit())

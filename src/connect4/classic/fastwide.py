@@ -10,12 +10,12 @@ high words (:func:`~connect4.classic.fastsearch.pack` with ``words=2``); every
 other function is compiled again, unchanged, on top of them. The one-word code that
 7x6 runs stays as it was.
 
-The 128-bit integer is the solver's compiled type, a layer beside this one: the
-players' layer builds the two-word forms (:mod:`connect4.players.twoword`), the
-package's import hands them over (:func:`provide`), and the engines compile them on first
-use (:func:`~connect4.classic.fastsearch.wide_search`,
-:func:`~connect4.classic.fastmcts.wide_mcts`). Without them boards over 63 bits run
-the readable engines.
+The 128-bit integer is the core's compiled ``uint128``
+(:mod:`connect4.core.compiler`, which the solver's wide kernel uses too); the
+two-word forms over it are :mod:`connect4.classic.twoword`'s (:func:`forms`), and
+the engines compile them on first use
+(:func:`~connect4.classic.fastsearch.wide_search`,
+:func:`~connect4.classic.fastmcts.wide_mcts`).
 
 Python cannot pass a ``uint128``, so the compiled entry points here take a position
 as an array of words (its stones, then all stones: :func:`root_words`) and join
@@ -33,9 +33,9 @@ True
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # not typing's: the package's import wires this module in, cheaply
+TYPE_CHECKING = False  # not typing's: imported by the engines, cheaply
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Mapping
 
     import numpy as np
 
@@ -45,38 +45,23 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EXACT_TABLE_BITS",
-    "available",
     "forms",
     "playouts_words",
-    "provide",
     "root_words",
     "search_words",
 ]
 
 EXACT_TABLE_BITS = 84  # the two-word table's entries are exact up to this many bits
 
-_PROVIDER: list[Callable[[], Mapping[str, object]]] = []
-
-
-def provide(forms: Callable[[], Mapping[str, object]]) -> None:
-    """Install the two-word forms: ``forms()`` returns the word helpers by name
-    (``mask_at``, ``span``, ``one``, ``table_slot``, ``table_key``) and the names
-    they use, for :func:`~connect4.classic.fastsearch.compile_module`'s overrides."""
-    _PROVIDER[:] = [forms]
-
-
-def available() -> bool:
-    """True when the two-word forms are installed (see :func:`provide`)."""
-    return bool(_PROVIDER)
-
 
 def forms() -> Mapping[str, object]:
-    """The installed two-word forms (compiled by
-    :func:`connect4.classic.fastsearch.wide_search` and
-    :func:`connect4.classic.fastmcts.wide_mcts` on first use)."""
-    if not _PROVIDER:
-        raise ValueError("the compiled engines over 128 bits are not installed")
-    return _PROVIDER[0]()
+    """The two-word forms (:func:`connect4.classic.twoword.forms`: the word helpers by
+    name and the names they use, for :func:`~connect4.classic.fastsearch.compile_module`'s
+    overrides), compiled by :func:`connect4.classic.fastsearch.wide_search` and
+    :func:`connect4.classic.fastmcts.wide_mcts` on first use."""
+    from connect4.classic.twoword import forms as two_word_forms
+
+    return two_word_forms()
 
 
 def root_words(current: int, mask: int) -> np.ndarray:

@@ -63,7 +63,7 @@ from connect4.classic.mctsboard import (
     seed_state,
 )
 from connect4.classic.results import note_python_engine
-from connect4.core.bits import MAX_BOARD_BITS, SIGNED_WORD_BITS, check_word_board
+from connect4.core.bits import MAX_BOARD_BITS, check_word_board
 from connect4.core.errors import BudgetExceeded, unknown_choice
 from connect4.core.game import Game
 from connect4.core.limits import Limit
@@ -427,13 +427,13 @@ class Mcts:
     def _new_tree(self, game: Game) -> Tree:
         heuristic = self.playout == "heuristic"
         if self.engine != "python":
-            from connect4.classic import fastmcts, fastwide
+            from connect4.classic import fastmcts
 
             if fastmcts.supports(game):
                 return fastmcts.CompiledTree(
                     game, self.solver, heuristic, self.state, self.max_tree_nodes
                 )
-            bits = MAX_BOARD_BITS if fastwide.available() else SIGNED_WORD_BITS
+            bits = MAX_BOARD_BITS
             if self.engine == "numba":
                 check_word_board(game.width, game.height, "the numba MCTS engine", bits)
                 raise ValueError(f"the numba engine does not support {game.kind}")

@@ -75,7 +75,7 @@ from connect4.classic.results import (
     is_mate as is_mate,
     note_python_engine,
 )
-from connect4.core.bits import MAX_BOARD_BITS, SIGNED_WORD_BITS, check_word_board
+from connect4.core.bits import MAX_BOARD_BITS, check_word_board
 from connect4.core.errors import Stopped, unknown_choice
 from connect4.core.game import Game
 from connect4.core.limits import Limit, clock
@@ -252,7 +252,7 @@ def _engine(
     if engine not in ENGINES:
         raise ValueError(unknown_choice("engine", engine, ENGINES))
     if engine != "python" and tree_cap is None:
-        from connect4.classic import fastsearch, fastwide
+        from connect4.classic import fastsearch
         from connect4.classic.fastwide import EXACT_TABLE_BITS
 
         words = fastsearch.words_of(game)
@@ -260,15 +260,12 @@ def _engine(
             return fastsearch.CompiledEngine(game, algorithm, heuristic, ordering, tt, words)
         if engine == "numba":
             if game.kind == "connect4":
-                wide = fastwide.available()
                 bits = EXACT_TABLE_BITS if tt else MAX_BOARD_BITS
                 part = "the numba engine with its table" if tt else "the numba engine"
-                bits, part = (bits, part) if wide else (SIGNED_WORD_BITS, "the numba engine")
                 check_word_board(game.width, game.height, part, bits)
             raise ValueError(f"the numba engine does not support {heuristic.name} on this game")
         if game.kind == "connect4" and words == 2 and heuristic.code is not None:
-            bits = EXACT_TABLE_BITS if fastwide.available() else SIGNED_WORD_BITS
-            note_python_engine(game, "the compiled alpha-beta", bits)
+            note_python_engine(game, "the compiled alpha-beta", EXACT_TABLE_BITS)
     return PythonEngine(game, algorithm, heuristic, ordering, tt, tree_cap)
 
 

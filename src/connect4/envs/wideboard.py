@@ -7,7 +7,7 @@ through a few word helpers (``mask_at``, ``span``, ``one``, ``table_slot``,
 ``table_key``, ``load``, ``store``, ``cell_of``). The classic engines' two-word
 kernels (:func:`connect4.classic.fastsearch.wide_search` and
 :func:`connect4.classic.fastmcts.wide_mcts`, over the forms of
-:mod:`connect4.players.twoword`) give the first five; here are the loop's own three:
+:mod:`connect4.classic.twoword`) give the first five; here are the loop's own three:
 a game's row keeps the high words of its boards after its ``N_SLOTS`` slots. Every
 other function is compiled again, unchanged, on top of these (:data:`COMPILED`): the
 one-word code that 7x6 runs stays as it was.
@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from connect4.classic import twoword
 from connect4.classic.fastmcts import wide_mcts
 from connect4.classic.fastsearch import compile_module, wide_search
+from connect4.core.compiler import high, low, wide
 from connect4.envs import vecboard
 from connect4.envs.vecboard import N_SLOTS
-from connect4.players import twoword
-from connect4.solver.compiler import high, low, wide
 
 __all__ = ["COMPILED", "MCTS", "SEARCH"]
 

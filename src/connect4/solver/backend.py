@@ -122,7 +122,8 @@ def numba_kernel(board: str = "7x6") -> ModuleType:
 
     The first, cold compile takes a while: say so on stderr.
     """
-    from connect4.solver import compiler, kernel
+    from connect4.core import compiler
+    from connect4.solver import kernel
 
     if board in _compiled:
         return kernel
@@ -364,7 +365,7 @@ def _exercise(kernel: Backend) -> None:
     """Load (or compile) every entry point's code now: numba's for the argument
     types the description gives; the native file's is mapped already."""
     if isinstance(kernel, NumbaBackend):
-        from connect4.solver.compiler import compile_signature
+        from connect4.core.compiler import compile_signature
 
         functions = kernel.kernel.board_kernel(kernel.board).functions
         for point in ENTRY_POINTS:

@@ -57,9 +57,7 @@ from numba import njit
 # ---------------------------------------------------------------- memory layout
 # (re-exported for the tests)
 from connect4.core import bits
-from connect4.core.generated import Copy, generate, kernel_folder
-from connect4.core.position import bottom_mask
-from connect4.solver.compiler import (
+from connect4.core.compiler import (
     Dispatcher,
     cycles,
     drop_cache,
@@ -72,6 +70,8 @@ from connect4.solver.compiler import (
     st,
     sta,
 )
+from connect4.core.generated import Copy, generate, kernel_folder
+from connect4.core.position import bottom_mask
 from connect4.solver.entries import ENTRY_POINTS, EntryPoint
 from connect4.solver.layout import (
     ABORT as ABORT,
@@ -1154,7 +1154,7 @@ def _board_globals(name: str) -> dict[str, Any]:
         "SPEC_ORDER": np.array(order + [0] * (MAXW - width), dtype=np.int64),
     }
     functions = {f: Copy(globals()[f].py_func, jit_options(globals()[f])) for f in _COPIED}
-    sources = (sys.modules[__name__], sys.modules["connect4.solver.compiler"], LAYOUT_VERSION)
+    sources = (sys.modules[__name__], sys.modules["connect4.core.compiler"], LAYOUT_VERSION)
     return generate(f"kernel_{name}", kernel_folder(), globals(), constants, functions, sources)
 
 

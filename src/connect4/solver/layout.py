@@ -66,7 +66,7 @@ bounds of their positions, so only node counts can change.
 
 :data:`LAYOUT_VERSION` is a hash of these constants, of the bitboard
 helpers the kernel compiles (:mod:`connect4.core.bits`) and of its intrinsics
-(:mod:`connect4.solver.compiler`). The kernel compiles it
+(:mod:`connect4.core.compiler`). The kernel compiles it
 in, and code compiled for another version is never run: numba's cache is
 dropped (:mod:`connect4.solver.kernel`) and a native kernel file refused
 (:mod:`connect4.solver.native`). Edit a constant here and nothing else.
@@ -431,7 +431,7 @@ def _version() -> int:
         (name, value) for name, value in globals().items() if name.isupper() and type(value) is int
     )
     digest = hashlib.sha256(repr(offsets).encode())
-    for source in (Path(bits.__file__), Path(__file__).with_name("compiler.py")):
+    for source in (Path(bits.__file__), Path(bits.__file__).with_name("compiler.py")):
         digest.update(source.read_bytes())
     return int.from_bytes(digest.digest()[:7], "little")  # fits an int64
 

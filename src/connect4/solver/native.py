@@ -7,7 +7,7 @@ points of the kernel (described once in :mod:`connect4.solver.entries`; their
 integer-only ``native_*`` versions made in :mod:`connect4.solver.kernel`) are
 kept a second way:
 :func:`build` takes numba's optimised code of them (once, while numba is loaded
-anyway: :func:`connect4.solver.compiler.native_code`), emits it as one object
+anyway: :func:`connect4.core.compiler.native_code`), emits it as one object
 file with llvmlite's binding layer and writes it to the cache;
 :func:`load` maps that file with llvmlite's MCJIT alone (about 5 ms) and calls
 it through :mod:`ctypes`, which releases the GIL like numba's ``nogil``.
@@ -69,7 +69,7 @@ _NUMBA_CODEGEN_VARS = ("NUMBA_OPT", "NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES", "NUM
 # sources compiled into the kernel, relative to the package
 _SOURCES = (
     "solver/kernel.py",
-    "solver/compiler.py",
+    "core/compiler.py",
     "solver/entries.py",
     "solver/layout.py",
     "core/bits.py",
@@ -253,7 +253,7 @@ def build(kernel: ModuleType, directories: Sequence[Path], name: str = "7x6") ->
     takes about a second. Other versions of this kernel in that directory, and the
     temporary files of writers that were killed, are removed.
     """
-    from connect4.solver.compiler import native_code
+    from connect4.core.compiler import native_code
 
     llvm = _llvm()
     linked = None

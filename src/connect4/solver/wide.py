@@ -6,7 +6,7 @@
 A board with ``width * (height + 1) > 64`` (8x8, 9x7, 10x6 ...) keeps its
 bitboards in one 128-bit integer, LLVM's ``i128`` (two machine words: x86-64
 adds, shifts and counts bits across them with ``adc``, ``shld``/``shrd`` and two
-``popcnt``). numba has no such type; :mod:`connect4.solver.compiler` gives it one,
+``popcnt``). numba has no such type; :mod:`connect4.core.compiler` gives it one,
 ``uint128``, with its arithmetic, comparisons and its widening from ``uint64``;
 the kernel's functions (:mod:`connect4.solver.kernel`), written for ``uint64``,
 compile unchanged for it. Only what depends on the word differs, here:
@@ -49,12 +49,13 @@ from typing import Any
 import numpy as np
 from numba import njit, types
 
+from connect4.core import compiler
 from connect4.core.bits import centre_order, check_word_board
 from connect4.core.cache import FileLock
+from connect4.core.compiler import Dispatcher, high, lda2, low, sta2, uint128, wide
 from connect4.core.generated import Copy, generate, kernel_folder
 from connect4.core.position import board_mask, bottom_mask
-from connect4.solver import compiler, kernel
-from connect4.solver.compiler import Dispatcher, high, lda2, low, sta2, uint128, wide
+from connect4.solver import kernel
 from connect4.solver.entries import ENTRY_POINTS, UINT64, EntryPoint, Kernel
 from connect4.solver.layout import LAYOUT_VERSION, MAXW
 

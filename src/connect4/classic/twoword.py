@@ -1,19 +1,17 @@
 # mypy: disable-error-code="no-untyped-call,call-arg,return-value"
-"""The two-word forms of the classic engines' word helpers, over the solver's ``uint128``.
+"""The two-word forms of the classic engines' word helpers, over the core's ``uint128``.
 
 The classic search and MCTS read every bitboard through a few word helpers
 (:mod:`connect4.classic.node`: ``mask_at``, ``span``, ``one``, ``table_slot``,
 ``table_key``). Here are their two-word forms: bitboards become ``uint128`` values
-(the solver's 128-bit type, LLVM's ``i128``) and each ``int64`` array that holds
-bitboards keeps their low words, then as many high words
-(:func:`~connect4.classic.fastsearch.pack` with ``words=2``). The classic engines
-sit beside the solver and cannot import its type; this layer, above both, hands them
-these forms (:func:`forms`, handed to :func:`connect4.classic.fastwide.provide` by
-the package's import), and they compile them on first use.
+(:mod:`connect4.core.compiler`'s 128-bit type, LLVM's ``i128``, which the solver's
+wide kernel uses too) and each ``int64`` array that holds bitboards keeps their low
+words, then as many high words (:func:`~connect4.classic.fastsearch.pack` with
+``words=2``). :func:`connect4.classic.fastwide.forms` hands them to the engines, which
+compile them on first use; numba is imported only when :func:`forms` is called.
 
->>> from connect4.classic import fastwide
->>> fastwide.available(), sorted(forms())[:5]
-(True, ['WORD_MOD', 'high', 'low', 'mask_at', 'np'])
+>>> sorted(forms())[:5]
+['WORD_MOD', 'high', 'low', 'mask_at', 'np']
 """
 
 from __future__ import annotations
@@ -26,7 +24,7 @@ import numpy as np
 from connect4.classic.node import TT_SLOTS
 
 if TYPE_CHECKING:  # the helpers run compiled only, with these bound by forms()
-    from connect4.solver.compiler import high, low, wide
+    from connect4.core.compiler import high, low, wide
 
 __all__ = ["WORD_MOD", "forms"]
 
@@ -68,7 +66,7 @@ def forms() -> Mapping[str, object]:
     popcounts) the first time."""
     from numba.extending import overload_method
 
-    from connect4.solver.compiler import UInt128, high, low, popcount, wide
+    from connect4.core.compiler import UInt128, high, low, popcount, wide
 
     if not _BIT_COUNT:
 
