@@ -1,7 +1,7 @@
 """The compiled classic engines over two words (boards of 64 to 128 bits): alpha-beta,
 minimax and MCTS give the readable engines' values, lines, node counts and moves on
 8x8, 9x7, 10x6, 11x5 and 13x4; the players and ``auto`` choose them; limits and
-stops end them; a board whose table would not be exact runs the readable engine."""
+stops end them; with the table on, boards over 84 bits (its keys' high words kept) too."""
 
 from __future__ import annotations
 
@@ -13,17 +13,18 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from connect4 import Position
-from connect4.classic import fastmcts, fastsearch, results
+from connect4.classic import fastmcts, fastsearch
 from connect4.classic.heuristics import heuristic_names
 from connect4.classic.mcts import Mcts, MctsResult
 from connect4.classic.search import Limits, SearchResult, search
-from connect4.core.errors import BudgetExceeded, GameError
+from connect4.core.errors import BudgetExceeded
 from connect4.core.limits import Limit
 from connect4.players import make_player
 from tests.cli_helpers import interrupt_cli
 from tests.test_interrupt_cli import working
 
 BIG = [(8, 8), (9, 7), (10, 6), (11, 5), (13, 4)]
+OVER_84 = [(12, 7), (13, 6), (11, 8)]  # 96, 91 and 99 bits
 
 
 def random_game(rng: random.Random, width: int, height: int, rules: str = "standard") -> Position:
@@ -119,24 +120,21 @@ def test_auto_and_the_players_choose_the_two_word_engines() -> None:
         assert choice.stats["engine"] == "numba" and choice.move in game.legal_moves()
 
 
-def test_a_board_whose_table_is_not_exact_runs_the_readable_engine(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """12x7 needs 96 bits: the two-word table keeps entries exact up to 84, so with the
-    table on the readable engine plays (said once); without it the compiled one."""
-    monkeypatch.setattr(results, "_told", set())
-    game = Position.from_moves("44", width=12, height=7)
-    assert search(game, limits=Limits(depth=2), tt=True).engine == "python"
-    assert search(game, limits=Limits(depth=2), tt=True).engine == "python"
-    python, numba = both(game, limits=Limits(depth=3), tt=False)
-    assert key(python) == key(numba)
-    told = capsys.readouterr().err.splitlines()
-    assert told == [
-        "connect4: 12x7 boards need 96 bits and the compiled alpha-beta keeps a board in 84: "
-        "the Python engine plays them (about 100x slower)"
-    ]
-    with pytest.raises(GameError, match="numba engine with its table handles boards of up to 84"):
-        search(game, limits=Limits(depth=2), tt=True, engine="numba")
+@pytest.mark.parametrize(("width", "height"), OVER_84, ids=[f"{w}x{h}" for w, h in OVER_84])
+def test_the_two_word_table_is_exact_over_84_bits(width: int, height: int) -> None:
+    """Boards over 84 bits with the table on run compiled (the table keeps both words of
+    a key) and give the readable engine's values, lines and node, cut-off and hit counts,
+    both algorithms, seeded positions; with the table off too."""
+    rng = random.Random(f"table-{width}x{height}")
+    assert search(Position(width, height), limits=Limits(depth=1), tt=True).engine == "numba"
+    for index in range(3):
+        game = random_game(rng, width, height)
+        depth = 3 + index % 2
+        for algorithm, tt in (("alphabeta", True), ("minimax", True), ("alphabeta", False)):
+            python, numba = both(
+                game, limits=Limits(depth=depth), algorithm=algorithm, heuristic="threats", tt=tt
+            )
+            assert key(python) == key(numba), (game.moves, depth, algorithm, tt)
 
 
 def test_a_time_limit_and_a_stop_end_the_two_word_search() -> None:

@@ -12,7 +12,7 @@ engine's (the tests check this).
 Supported: Connect Four boards with ``width * (height + 1) <= 63`` (both rule sets)
 and tic-tac-toe, with every heuristic that has a bitboard ``code``; boards of up to
 128 bits run the same functions compiled over two words
-(:mod:`connect4.classic.fastwide`; with the table on, up to 84 bits). A heuristic
+(:mod:`connect4.classic.fastwide`), the table's included. A heuristic
 that reads the move history (``recent-lines``) and a recorded tree run on the
 readable engine.
 
@@ -41,7 +41,6 @@ from numba import types as numba_types
 from numba.extending import overload_method
 
 from connect4.classic import fastwide, node
-from connect4.classic.fastwide import EXACT_TABLE_BITS
 from connect4.classic.heuristics import HEURISTICS, Heuristic, board_geometry
 from connect4.classic.node import (
     INF,
@@ -111,7 +110,8 @@ _INLINE = frozenset(
         "span",
         "one",
         "table_slot",
-        "table_key",
+        "table_holds",
+        "table_keep",
     )
 )
 
@@ -209,8 +209,7 @@ def wide_search() -> types.SimpleNamespace:
 
 def supports(game: Game, heuristic: str | Heuristic, words: int = 1, tt: bool = False) -> bool:
     """True when the compiled backend can run this search in ``words`` words (with
-    ``words=2``: its two-word form, boards of up to 128 bits, and with the table on
-    (``tt``) up to :data:`~connect4.classic.fastwide.EXACT_TABLE_BITS`)."""
+    ``words=2``: its two-word form, boards of up to 128 bits, table on or off)."""
     if isinstance(heuristic, str):
         if heuristic not in HEURISTICS:
             return False
@@ -219,8 +218,7 @@ def supports(game: Game, heuristic: str | Heuristic, words: int = 1, tt: bool = 
         return False
     if words == 1 or game.kind == "tictactoe":
         return game.kind == "tictactoe" or fits_word(game.width, game.height, SIGNED_WORD_BITS)
-    bits = EXACT_TABLE_BITS if tt else MAX_BOARD_BITS
-    return fits_word(game.width, game.height, bits)
+    return fits_word(game.width, game.height, MAX_BOARD_BITS)
 
 
 def words_of(game: Game) -> int:
@@ -253,9 +251,10 @@ def shared_table() -> tuple[tuple[Array, Array, Array], int]:
 
 
 def new_table() -> tuple[Array, Array, Array]:
-    """An empty transposition table: keys (-1 = empty), packed data, values."""
+    """An empty transposition table: keys (-1 = empty; twice ``TT_SLOTS`` words, the
+    second half for the two-word engines' high words), packed data, values."""
     return (
-        np.full(TT_SLOTS, -1, dtype=np.int64),
+        np.full(2 * TT_SLOTS, -1, dtype=np.int64),
         np.zeros(TT_SLOTS, dtype=np.int64),
         np.zeros(TT_SLOTS, dtype=np.int64),
     )

@@ -4,7 +4,7 @@ MCTS compiled again over two-word bitboards.
 Alpha-beta, minimax (:mod:`connect4.classic.fastsearch`) and MCTS
 (:mod:`connect4.classic.fastmcts`) read every bitboard through a few word helpers
 of :mod:`connect4.classic.node` (``mask_at``, ``span``, ``one``, ``table_slot``,
-``table_key``). Their two-word forms make the bitboards ``uint128`` values and
+``table_holds``, ``table_keep``). Their two-word forms make the bitboards ``uint128`` values and
 keep, in each ``int64`` array that holds bitboards, the low words and then as many
 high words (:func:`~connect4.classic.fastsearch.pack` with ``words=2``); every
 other function is compiled again, unchanged, on top of them. The one-word code that
@@ -21,10 +21,9 @@ Python cannot pass a ``uint128``, so the compiled entry points here take a posit
 as an array of words (its stones, then all stones: :func:`root_words`) and join
 them in compiled code.
 
-The search's table keeps a key's low word at the slot ``key % TT_SLOTS``: two keys
-that share both differ by a multiple of ``TT_SLOTS * 2**64`` (over 2**84), so its
-entries are exact on boards of up to :data:`EXACT_TABLE_BITS` bits (8x8 has 72);
-a larger board with the table on runs the readable engine.
+The search's table is direct-mapped at the slot ``key % TT_SLOTS`` and keeps both
+words of a key (the high words in the second half of its key array), so its entries
+are exact on every board up to 128 bits, as the one-word table's are.
 
 >>> from connect4.classic.fastsearch import pack
 >>> root_words(5, (1 << 70) | 7).tolist() == pack([5, (1 << 70) | 7], words=2).tolist()
@@ -44,14 +43,11 @@ if TYPE_CHECKING:
     from connect4.classic.node import mask_at, search_node
 
 __all__ = [
-    "EXACT_TABLE_BITS",
     "forms",
     "playouts_words",
     "root_words",
     "search_words",
 ]
-
-EXACT_TABLE_BITS = 84  # the two-word table's entries are exact up to this many bits
 
 
 def forms() -> Mapping[str, object]:

@@ -88,10 +88,16 @@ def table_slot(key: int) -> int:
     return key % TT_SLOTS
 
 
-def table_key(key: int) -> int:
-    """What the table keeps of a key: all of it (the two-word form keeps its low word,
-    which with the slot, ``key`` modulo a prime, tells keys of up to 84 bits apart)."""
-    return key
+def table_holds(tt_key: Array, slot: int, key: int) -> bool:
+    """True when the table's ``slot`` holds ``key``, all of it (the two-word form
+    compares both words: ``tt_key``'s second half keeps the high words)."""
+    return bool(tt_key[slot] == key)
+
+
+def table_keep(tt_key: Array, slot: int, key: int) -> None:
+    """Keep ``key`` in the table's ``slot``, all of it (the two-word form writes its
+    high word half the array on)."""
+    tt_key[slot] = key
 
 
 # ---------------------------------------------------------------- heuristics
@@ -479,7 +485,7 @@ def search_node(
     use_tt = params[P_USE_TT] == 1
     if use_tt:
         slot = table_slot(key)
-        if tt_key[slot] == table_key(key) and (tt_data[slot] >> 32) == params[P_GEN]:
+        if table_holds(tt_key, slot, key) and (tt_data[slot] >> 32) == params[P_GEN]:
             data = tt_data[slot]
             stored = tt_value[slot]
             best_move = ((data >> 24) & 0xFF) - 1
@@ -521,7 +527,7 @@ def search_node(
             break
     if use_tt:
         flag = entry_flag(prune, best, alpha0, beta0)
-        tt_key[slot] = table_key(key)
+        table_keep(tt_key, slot, key)
         tt_data[slot] = depth | (flag << 16) | ((best_move + 1) << 24) | (params[P_GEN] << 32)
         tt_value[slot] = best
     return best

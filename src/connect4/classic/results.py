@@ -36,7 +36,7 @@ _told_lock = threading.Lock()
 def note_python_engine(game: Game, engine: str, bits: int = SIGNED_WORD_BITS) -> None:
     """Say once per process and board size, on stderr, that a Connect Four board too
     big for ``engine`` (which keeps a board in ``bits`` bits: one signed word, or two
-    words whose table is exact up to 84) runs on the readable Python engine: the same
+    words) runs on the readable Python engine: the same
     moves, about a hundredth of the speed (each move's stats also say
     ``engine: python``)."""
     key = (engine, game.width, game.height)

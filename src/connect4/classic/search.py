@@ -253,19 +253,16 @@ def _engine(
         raise ValueError(unknown_choice("engine", engine, ENGINES))
     if engine != "python" and tree_cap is None:
         from connect4.classic import fastsearch
-        from connect4.classic.fastwide import EXACT_TABLE_BITS
 
         words = fastsearch.words_of(game)
         if fastsearch.supports(game, heuristic, words, tt):
             return fastsearch.CompiledEngine(game, algorithm, heuristic, ordering, tt, words)
         if engine == "numba":
             if game.kind == "connect4":
-                bits = EXACT_TABLE_BITS if tt else MAX_BOARD_BITS
-                part = "the numba engine with its table" if tt else "the numba engine"
-                check_word_board(game.width, game.height, part, bits)
+                check_word_board(game.width, game.height, "the numba engine", MAX_BOARD_BITS)
             raise ValueError(f"the numba engine does not support {heuristic.name} on this game")
         if game.kind == "connect4" and words == 2 and heuristic.code is not None:
-            note_python_engine(game, "the compiled alpha-beta", EXACT_TABLE_BITS)
+            note_python_engine(game, "the compiled alpha-beta", MAX_BOARD_BITS)
     return PythonEngine(game, algorithm, heuristic, ordering, tt, tree_cap)
 
 

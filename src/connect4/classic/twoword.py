@@ -3,7 +3,7 @@
 
 The classic search and MCTS read every bitboard through a few word helpers
 (:mod:`connect4.classic.node`: ``mask_at``, ``span``, ``one``, ``table_slot``,
-``table_key``). Here are their two-word forms: bitboards become ``uint128`` values
+``table_holds``, ``table_keep``). Here are their two-word forms: bitboards become ``uint128`` values
 (:mod:`connect4.core.compiler`'s 128-bit type, LLVM's ``i128``, which the solver's
 wide kernel uses too) and each ``int64`` array that holds bitboards keeps their low
 words, then as many high words (:func:`~connect4.classic.fastsearch.pack` with
@@ -52,9 +52,17 @@ def table_slot_wide(key):  # type: ignore[no-untyped-def]
     return np.int64(((high(key) % prime) * np.uint64(WORD_MOD) + low(key) % prime) % prime)
 
 
-def table_key_wide(key):  # type: ignore[no-untyped-def]
-    """What the table keeps of a ``uint128`` key: its low word."""
-    return np.int64(low(key))
+def table_holds_wide(tt_key, slot, key):  # type: ignore[no-untyped-def]
+    """True when ``slot`` holds both words of a ``uint128`` key (the high words half
+    ``tt_key`` on)."""
+    high_at = slot + len(tt_key) // 2
+    return tt_key[slot] == np.int64(low(key)) and tt_key[high_at] == np.int64(high(key))
+
+
+def table_keep_wide(tt_key, slot, key):  # type: ignore[no-untyped-def]
+    """Keep both words of a ``uint128`` key in ``slot`` (the high word half ``tt_key`` on)."""
+    tt_key[slot] = np.int64(low(key))
+    tt_key[slot + len(tt_key) // 2] = np.int64(high(key))
 
 
 _BIT_COUNT: list[bool] = []
@@ -83,7 +91,8 @@ def forms() -> Mapping[str, object]:
         "span": span_wide,
         "one": one_wide,
         "table_slot": table_slot_wide,
-        "table_key": table_key_wide,
+        "table_holds": table_holds_wide,
+        "table_keep": table_keep_wide,
         "wide": wide,
         "low": low,
         "high": high,

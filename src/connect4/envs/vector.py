@@ -50,7 +50,6 @@ from connect4.classic.fastsearch import (
     supports,
     words_of,
 )
-from connect4.classic.fastwide import EXACT_TABLE_BITS
 from connect4.classic.heuristics import Heuristic, get_heuristic
 from connect4.classic.mctsboard import (
     N_PARAMS,
@@ -62,7 +61,7 @@ from connect4.classic.mctsboard import (
 )
 from connect4.classic.node import P_GEN
 from connect4.classic.results import Algorithm, Ordering
-from connect4.core.bits import board_bits, layout_bits
+from connect4.core.bits import layout_bits
 from connect4.core.game import Game
 from connect4.core.games import Board
 from connect4.envs import vecboard
@@ -180,12 +179,6 @@ opponent=...) runs any opponent, one env at a time in Python
         self.heuristic = get_heuristic(player.heuristic, game.kind)
         self.ordering = "none" if player.ordering == "none" else "center"
         self.tt = player.tt
-        if self.tt and board_bits(game.width, game.height) > EXACT_TABLE_BITS:
-            raise ValueError(
-                f"the vector env's table (tt=on) keeps boards of up to {EXACT_TABLE_BITS} bits "
-                f"exact, not {game.width}x{game.height} ({board_bits(game.width, game.height)} "
-                f"bits): {spec!r} with tt=off, or " + SYNC_HINT
-            )
 
 
 def compiled_loop(words: int) -> SimpleNamespace:

@@ -4,10 +4,10 @@
 :mod:`connect4.envs.vecboard`, the classic search (:mod:`connect4.classic.node`)
 and the playout's steps (:mod:`connect4.classic.mctsboard`) read every bitboard
 through a few word helpers (``mask_at``, ``span``, ``one``, ``table_slot``,
-``table_key``, ``load``, ``store``, ``cell_of``). The classic engines' two-word
+``table_holds``, ``table_keep``, ``load``, ``store``, ``cell_of``). The classic engines' two-word
 kernels (:func:`connect4.classic.fastsearch.wide_search` and
 :func:`connect4.classic.fastmcts.wide_mcts`, over the forms of
-:mod:`connect4.classic.twoword`) give the first five; here are the loop's own three:
+:mod:`connect4.classic.twoword`) give the first six; here are the loop's own three:
 a game's row keeps the high words of its boards after its ``N_SLOTS`` slots. Every
 other function is compiled again, unchanged, on top of these (:data:`COMPILED`): the
 one-word code that 7x6 runs stays as it was.
