@@ -102,10 +102,8 @@ def test_self_play_players_are_pinned_to_the_levels_the_set_was_mined_with() -> 
          "alphabeta:depth=2,heuristic=windows vs alphabeta:depth=5,heuristic=windows,tt=on"),
         (14, "645545446652665132226511122441177777733",
          "mcts:playouts=200 vs alphabeta:depth=2,heuristic=windows"),
-        (4, "4256554465622426225544616",
-         "alphabeta:depth=2,heuristic=windows vs perfect:temperature=2,blunder=0.1"),
-    ],
-)  # fmt: skip
+    ],  # (a perfect player's game is left out: a solve that overruns its second
+)  # fmt: skip  # under load plays a timed search's move, and the time would decide)
 def test_self_play_repeats_the_shipped_sets_games(index: int, moves: str, who: str) -> None:
     played, source = self_play_game(index, DEFAULT_LEVELS, 1, Board())
     assert played.startswith(moves)
