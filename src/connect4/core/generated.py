@@ -156,6 +156,13 @@ def _write_if_changed(path: Path, text: str) -> None:
         raise
 
 
+def _origins(namespace: Mapping[str, Any]) -> list[str]:
+    """Where each global a generated module is given comes from (``uint128
+    connect4.core.compiler``): numba's cache of the module holds references to
+    them by module, so a helper that moves to another module must remake it."""
+    return sorted(f"{k} {getattr(v, '__module__', '')}" for k, v in namespace.items())
+
+
 def generate(
     name: str,
     folder: Path | None,
@@ -170,7 +177,12 @@ def generate(
     ``namespace``; stamped with :func:`source_stamp` of ``sources`` (every source
     the compiled code depends on). Returns the module's globals: each function of
     ``functions`` there calls the others by name."""
-    stamp = source_stamp(*sources, *constants.items(), *(c.function for c in functions.values()))
+    stamp = source_stamp(
+        *sources,
+        *constants.items(),
+        *(c.function for c in functions.values()),
+        *_origins(namespace),
+    )
     path = _folder(folder) / f"{name}.py"
     text = module_text(
         f"{name}: the solver's kernel compiled for one board", constants, functions, stamp
