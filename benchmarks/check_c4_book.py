@@ -25,9 +25,10 @@ and seconds; the summary counts agreements, mismatches and timeouts. Exit status
 1 on any mismatch, 2 with a one-line error for a file that is not c4's book or a
 line with no row, 130 after a Ctrl-C (the table so far is printed).
 
-``--split-ply D --workers N`` solves each row through the split solve instead
-(every position of ``D`` stones a task on N local processes, then the search above
-them gives every column's score); its limit is checked between tasks.
+``--split-ply D --workers N`` solves each row through the split solve instead (the
+positions of ``D`` stones asked null-window questions as tasks on N local processes,
+the search above them narrowing the row's score; a position the plain solver settles
+in a few nodes is solved directly); the limit bounds the whole row, tasks included.
 """
 
 from __future__ import annotations
@@ -126,8 +127,10 @@ def plain_solve(solver: Solver) -> Method:
 
 
 def split_method(split_ply: int, workers: int) -> Method:
-    """The split solve: every position at ``split_ply`` stones a task on ``workers``
-    local processes, then the search above the split (every column's score)."""
+    """The split solve: the position's score and best move, its split positions asked
+    null-window questions on ``workers`` local processes; when c4's move is not the best
+    move found, the position after it solved split too (or directly, when the plain
+    solver settles it in a few nodes)."""
 
     def scores(position: Position, move: int, limit: Limit | None) -> Scores:
         start = time.monotonic()
@@ -136,10 +139,21 @@ def split_method(split_ply: int, workers: int) -> Method:
                 position.moves, WIDTH, HEIGHT, split_ply=split_ply, workers=workers,
                 results=None, limit=limit, progress=False,
             )  # fmt: skip
+            nodes = report.nodes
+            if move == report.best_move:
+                move_score = report.score
+            elif position.is_winning_move(move):
+                move_score = win_score(WIDTH * HEIGHT, position.ply)
+            else:
+                after = split_solve(
+                    position.moves + str(move + 1), WIDTH, HEIGHT,
+                    split_ply=max(split_ply, position.ply + 2),
+                    workers=workers, results=None, limit=limit, progress=False,
+                )  # fmt: skip
+                move_score, nodes = -after.score, nodes + after.nodes
         except BudgetExceeded:  # the limit stopped the tasks or the search above them
             return None, None, 0, time.monotonic() - start
-        nodes = sum(report.task_nodes) + report.search_nodes
-        return report.score, report.column_scores[move], nodes, report.seconds
+        return report.score, move_score, nodes, time.monotonic() - start
 
     return scores
 

@@ -4,13 +4,16 @@
     nice python benchmarks/split_solve.py --width 7 --height 6 --moves 444444 --split-ply 9
     nice python benchmarks/split_solve.py --rounds 2 --json
 
-The same split solve (no opening book, a fresh results file each run) runs with 1
-worker process and with 2, alternated for ``--rounds`` rounds (1, 2, then 2, 1, ...:
-this machine's speed drifts, only figures measured side by side compare). Prints each
-run's time, the speed-up (the median 1-worker time over the median 2-worker time),
-the split's tasks, the node counts per task (mean, median, the largest and the share
-of the largest tenth) and the total; checks that every run gives the same scores as
-one unsplit search (exit 1 if not), and prints the machine.
+The same split solve (no opening book, a fresh results file each run, never solved
+directly) runs with 1 worker process and with 2, alternated for ``--rounds`` rounds
+(1, 2, then 2, 1, ...: this machine's speed drifts, only figures measured side by
+side compare). Prints each run's wall time and CPU time (this process and its
+workers), the speed-up (the median 1-worker time over the median 2-worker time, wall
+and CPU), the split's positions and those searched, the windows searched, the node
+counts per window (mean, median, the largest and the share of the largest tenth) and
+their total beside one unsplit search's nodes; checks that every run gives the
+unsplit score (with ``--analyze`` every column's; exit 1 if not), and prints the
+machine and its load.
 
 ``--project`` also lists how many tasks a split of the empty 8x7, 9x6 and 7x7 boards
 at the same ply holds (the positions the solver's search can reach, mirror images once).
@@ -20,6 +23,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -33,11 +38,21 @@ from connect4.solver import Solver
 from connect4.solver.book.split import SplitReport, split_positions, split_solve
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process and its finished children (the pool's workers)."""
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def run(args: argparse.Namespace, workers: int, folder: Path, number: int) -> SplitReport:
     """One split solve with ``workers`` local processes and a results file of its own."""
     return split_solve(
         args.moves, args.width, args.height, split_ply=args.split_ply, workers=workers,
         results=folder / f"run{number}-{workers}w.c4book", chunk=args.chunk, progress=False,
+        analyze=args.analyze, direct_nodes=0,
     )  # fmt: skip
 
 
@@ -65,24 +80,31 @@ def main() -> int:
     parser.add_argument("--split-ply", type=int, default=5)
     parser.add_argument("--chunk", type=int, default=1, help="positions per task")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--analyze", action="store_true", help="every column's score too")
     parser.add_argument("--project", action="store_true")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
     root = Position.from_moves(args.moves, args.width, args.height)
     start = time.perf_counter()
-    reference = Solver(args.width, args.height).run(root, analyze=True)
+    reference = Solver(args.width, args.height).run(root, analyze=args.analyze)
     unsplit_seconds = time.perf_counter() - start
     times: dict[int, list[float]] = {1: [], 2: []}
+    cpu: dict[int, list[float]] = {1: [], 2: []}
     report = None
     wrong = 0
     with tempfile.TemporaryDirectory(prefix="split-bench-") as folder:
         for number in range(args.rounds):
             for workers in (1, 2) if number % 2 == 0 else (2, 1):
+                before = cpu_seconds()
                 report = run(args, workers, Path(folder), number)
-                times[workers].append(report.seconds)
-                wrong += report.column_scores != reference.column_scores
-                print(f"round {number + 1}, {workers} worker(s): {report.seconds:.1f} s",
+                cpu[workers].append(round(cpu_seconds() - before, 2))
+                times[workers].append(round(report.seconds, 2))
+                wrong += report.score != reference.score or (
+                    args.analyze and report.column_scores != reference.column_scores
+                )
+                print(f"round {number + 1}, {workers} worker(s): {report.seconds:.1f} s, "
+                      f"{cpu[workers][-1]:.1f} s CPU, load {os.getloadavg()[0]:.1f}",
                       file=sys.stderr, flush=True)  # fmt: skip
     assert report is not None
     speedup = statistics.median(times[1]) / statistics.median(times[2])
@@ -91,17 +113,24 @@ def main() -> int:
         "moves": args.moves,
         "split_ply": args.split_ply,
         "chunk": args.chunk,
+        "score": report.score,
         "scores": report.column_scores,
         "agree_with_unsplit": wrong == 0,
         "tasks": report.tasks,
+        "searched": report.searched,
+        "windows": report.probes,
         "settled": report.settled,
         "seconds_1_worker": times[1],
         "seconds_2_workers": times[2],
+        "cpu_seconds_1_worker": cpu[1],
+        "cpu_seconds_2_workers": cpu[2],
         "speedup": round(speedup, 2),
+        "cpu_ratio_2_over_1": round(statistics.median(cpu[2]) / statistics.median(cpu[1]), 2),
         "task_nodes": task_figures(report.task_nodes),
         "task_nodes_total": report.task_nodes_total,
         "search_above_nodes": report.search_nodes,
         "unsplit_nodes": reference.nodes,
+        "nodes_over_unsplit": round(report.nodes / max(reference.nodes, 1), 2),
         "unsplit_seconds": round(unsplit_seconds, 2),
         "machine": describe_machine(),
     }

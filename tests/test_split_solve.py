@@ -1,5 +1,6 @@
 """A whole board solved split (``connect4 solve --split-ply``): the unsplit scores, the
-positions listed, resume after a stop, a killed client and a killed Dask worker."""
+positions listed, null-window tasks and their bounds, a root solved directly, resume
+after a stop, a limit, a killed client and a killed Dask worker."""
 
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ from connect4.solver.book.split import (
     split_positions,
     split_solve,
 )
+from connect4.solver.book.splitroot import probe_chunk
+from connect4.solver.book.splitstore import bounds_path
 from connect4.solver.book.table import Book
 from tests.cli_helpers import cli_env, journal_records, kill_when_working, run_cli
 
@@ -43,11 +46,19 @@ def unsplit(moves: str, width: int, height: int) -> list[int | None]:
 def in_threads(
     moves: str, width: int, height: int, split_ply: int, **options: object
 ) -> SplitReport:
+    options.setdefault("direct_nodes", 0)  # these small positions go through the split
     with ThreadPoolExecutor(1) as pool:
         return split_solve(
             moves, width, height, split_ply=split_ply, executor=pool, progress=False,
             **options,  # type: ignore[arg-type]
         )  # fmt: skip
+
+
+def windows(results: Path) -> int:
+    """The answers a split solve journalled: exact scores and bounds."""
+    return journal_records(results.with_name(results.name + ".partial")) + journal_records(
+        bounds_path(results)
+    )
 
 
 # ---------------------------------------------------------------- exact
@@ -67,13 +78,17 @@ def in_threads(
 def test_split_gives_the_unsplit_scores(
     moves: str, width: int, height: int, split_ply: int
 ) -> None:
-    report = in_threads(moves, width, height, split_ply)
     expected = unsplit(moves, width, height)
+    best = max(s for s in expected if s is not None)
+    alone = in_threads(moves, width, height, split_ply)  # the score and best move only
+    assert alone.column_scores is None and not alone.direct
+    assert (alone.score, expected[alone.best_move]) == (best, best)
+    report = in_threads(moves, width, height, split_ply, analyze=True)
     assert report.column_scores == expected
-    assert report.score == max(s for s in expected if s is not None)
-    assert report.tasks == report.solved == len(report.task_nodes) > 0
+    assert report.score == best and expected[report.best_move] == best
+    assert 0 < report.searched <= report.probes == len(report.task_nodes)
+    assert report.searched < report.tasks  # the bounds cut the rest
     assert report.resumed == 0
-    assert all(nodes > 0 for nodes in report.task_nodes)
 
 
 @pytest.mark.slow
@@ -81,9 +96,10 @@ def test_the_empty_7x6_board_split_at_ply_8_is_a_first_player_win(tmp_path: Path
     """76,687 tasks, each searched with the published 12-ply database inside it."""
     report = split_solve(
         "", 7, 6, split_ply=8, workers=2, base_book="default", results=tmp_path / "r.c4book",
-        chunk=64, progress=False,
+        chunk=4, progress=False, analyze=True,
     )  # fmt: skip
     assert report.tasks == 76_687
+    assert (report.score, report.best_move) == (1, 3)
     assert report.column_scores == [-2, -1, 0, 1, 0, -1, -2]
 
 
@@ -144,52 +160,74 @@ def test_the_split_ply_is_checked_before_any_work(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------- resume
-def test_a_stopped_split_resumes_without_solving_anything_twice(tmp_path: Path) -> None:
+def test_a_stopped_split_resumes_without_searching_anything_twice(tmp_path: Path) -> None:
     results = tmp_path / "r.c4book"
     journal = tmp_path / "r.c4book.partial"
     with pytest.raises(SplitInterrupted) as caught:
-        in_threads("2233", 6, 5, 8, results=results, stop_after=40)
-    assert caught.value.done == 40 == journal_records(journal)
+        in_threads("", 6, 5, 6, results=results, stop_after=40)
+    assert caught.value.done == 40 == windows(results)
     assert not results.exists()
-    report = in_threads("2233", 6, 5, 8, results=results)
-    assert (report.resumed, report.solved) == (40, report.tasks - 40)
-    assert report.column_scores == unsplit("2233", 6, 5)
-    assert not journal.exists()
+    report = in_threads("", 6, 5, 6, results=results)
+    assert report.resumed > 0 and report.probes > 0
+    assert report.score == 0 and report.column_scores is None
+    assert not journal.exists() and bounds_path(results).exists()
     book = Book.load(results)
-    assert book.meta["root"] == "2233" and book.meta["split_ply"] == 8
-    assert len(book) == report.tasks
-    again = in_threads("2233", 6, 5, 8, results=results)  # read from the results book
-    assert (again.resumed, again.solved, again.column_scores) == (
-        report.tasks,
-        0,
-        report.column_scores,
-    )
-    assert (again.task_nodes, again.task_nodes_total) == ([], sum(report.task_nodes))
+    assert book.meta["root"] == "" and book.meta["split_ply"] == 6
+    assert (book.meta["score"], book.meta["best_move"]) == (0, report.best_move + 1)
+    again = in_threads("", 6, 5, 6, results=results)  # every answer is on disk
+    assert (again.probes, again.score, again.best_move) == (0, 0, report.best_move)
+    assert again.resumed >= report.searched
+    columns = in_threads("", 6, 5, 6, results=results, analyze=True)  # more questions
+    assert columns.column_scores == unsplit("", 6, 5) and columns.probes > 0
+    last = in_threads("", 6, 5, 6, results=results, analyze=True)
+    assert (last.probes, last.column_scores) == (0, columns.column_scores)
 
 
 def test_a_stop_flag_keeps_the_finished_tasks(tmp_path: Path) -> None:
     results = tmp_path / "r.c4book"
-    journal = tmp_path / "r.c4book.partial"
     limit = Limit()
 
     def stop_when_working() -> None:
-        while journal_records(journal) < 5:
+        while windows(results) < 5:
             threading.Event().wait(0.01)
         limit.stop()
 
     threading.Thread(target=stop_when_working, daemon=True).start()
     with pytest.raises(SplitInterrupted) as caught:
-        in_threads("2233", 6, 5, 8, results=results, limit=limit)
-    kept = journal_records(journal)
+        in_threads("", 6, 5, 6, results=results, limit=limit)
+    kept = windows(results)
     assert caught.value.done == kept >= 5
-    report = in_threads("2233", 6, 5, 8, results=results)
-    assert (report.resumed, report.column_scores) == (kept, unsplit("2233", 6, 5))
+    report = in_threads("", 6, 5, 6, results=results)
+    assert report.resumed > 0 and report.score == 0
+
+
+def test_a_task_stops_at_the_deadline_it_is_given() -> None:
+    """Each task gets the run's time left: past it, a task answers nothing (so a limit
+    is not overrun by the tasks under way)."""
+    assert probe_chunk(7, 6, [("", 0, 1), ("4", -1, 0)], None, 0.0) == []
+    low, exact = probe_chunk(7, 6, [("4455", 17, 18), ("4455", 0, None)], None, 10.0)
+    key = canonical_key(Position.from_moves("4455"))
+    assert (low[:3], exact[:3]) == ((key, 18, 19), (key, 18, 18))  # 19: the most there is
+    (answer,) = probe_chunk(6, 5, [("2233", 0, 1)], None, None)  # score 12: a lower bound
+    assert answer[1] > 0 and answer[2] == 13
+
+
+def test_a_time_limit_bounds_the_whole_run(tmp_path: Path) -> None:
+    results = tmp_path / "r.c4book"
+    with pytest.raises(SplitInterrupted) as caught:
+        in_threads("", 7, 6, 4, results=results, limit=Limit.within(4.0))
+    assert not results.exists()
+    kept = windows(results)
+    assert kept == caught.value.done
+    with pytest.raises(SplitInterrupted) as again:  # a rerun goes on from what was kept
+        in_threads("", 7, 6, 4, results=results, limit=Limit.within(4.0))
+    assert windows(results) == kept + again.value.done
 
 
 def test_a_stopped_limit_stops_the_listing_before_any_file(tmp_path: Path) -> None:
     limit = Limit()
     limit.stop()
-    with pytest.raises(BudgetExceeded, match="stopped while listing the split positions"):
+    with pytest.raises(BudgetExceeded, match=r"^stopped "):
         split_solve("", 7, 6, split_ply=8, results=tmp_path / "r.c4book", limit=limit)
     assert list(tmp_path.iterdir()) == []
 
@@ -213,13 +251,13 @@ def test_the_results_of_another_split_are_refused_unless_forced(tmp_path: Path) 
         "belongs to another split solve (split ply 5 there, 4 here): give force=True to "
         "start over, or another results file"
     )
-    assert journal_records(tmp_path / "u.c4book.partial") == 2
+    assert windows(unfinished) == 2
 
 
 def test_a_killed_client_reruns_to_the_right_answer(tmp_path: Path) -> None:
     results = tmp_path / "r.c4book"
     journal = tmp_path / "r.c4book.partial"
-    args = ["solve", "2233", "--width", "6", "--height", "5", "--split-ply", "8", "--no-book",
+    args = ["solve", "", "--width", "6", "--height", "5", "--split-ply", "6", "--no-book",
             "--workers", "1", "--results", str(results), "-a"]  # fmt: skip
     process = subprocess.Popen(
         [sys.executable, "-m", "connect4", *args],
@@ -229,14 +267,15 @@ def test_a_killed_client_reruns_to_the_right_answer(tmp_path: Path) -> None:
         env=cli_env(),
         start_new_session=True,
     )
-    kill_when_working(process, lambda: journal_records(journal) >= 20)
-    kept = journal_records(journal)
+    kill_when_working(process, lambda: windows(results) >= 20)
+    kept = windows(results)
     assert kept >= 20 and not results.exists()
     rerun = run_cli(*args, timeout=300)
     assert rerun.returncode == 0, rerun.stderr
-    expected = " ".join("-" if s is None else str(s) for s in unsplit("2233", 6, 5))
-    assert rerun.stdout == f"2233 {expected}\n"
-    assert f"({kept:,} from earlier runs, {297 - kept:,} solved now)" in rerun.stderr
+    expected = " ".join("-" if s is None else str(s) for s in unsplit("", 6, 5))
+    assert rerun.stdout == f" {expected}\n"
+    known = re.search(r"([\d,]+) known from earlier runs", rerun.stderr)
+    assert known and int(known[1].replace(",", "")) > 0
     assert results.exists() and not journal.exists()
 
 
@@ -245,12 +284,23 @@ def test_ctrl_c_keeps_the_finished_tasks_and_says_so(tmp_path: Path) -> None:
 
     results = tmp_path / "r.c4book"
     journal = tmp_path / "r.c4book.partial"
-    args = ["solve", "2233", "--width", "6", "--height", "5", "--split-ply", "8", "--no-book",
-            "--workers", "1", "--results", str(results)]  # fmt: skip
-    done = interrupt_cli(args, lambda _: journal_records(journal) >= 5, group=True)
+    args = ["solve", "", "--width", "6", "--height", "5", "--split-ply", "6", "--no-book",
+            "--workers", "1", "--results", str(results), "-a"]  # fmt: skip
+    done = interrupt_cli(args, lambda _: windows(results) >= 5, group=True)
     assert done.returncode == 130
     assert f"the finished tasks are in {journal}; rerun to finish" in done.stderr
-    assert journal_records(journal) >= 5
+    assert windows(results) >= 5
+
+
+def test_cli_limit_stops_the_run_and_keeps_what_finished(tmp_path: Path) -> None:
+    results = tmp_path / "r.c4book"
+    args = ["solve", "", "--split-ply", "6", "--no-book", "--workers", "1",
+            "--results", str(results), "--limit", "2"]  # fmt: skip
+    stopped = run_cli(*args, timeout=120)
+    assert stopped.returncode == 1 and stopped.stdout == ""
+    assert stopped.stderr.startswith("stopped at --limit 2: ")
+    assert stopped.stderr.endswith("; rerun to go on\n") and stopped.stderr.count("\n") == 1
+    assert not results.exists()
 
 
 # ---------------------------------------------------------------- Dask
@@ -269,7 +319,7 @@ def test_a_killed_dask_worker_loses_only_its_task(tmp_path: Path) -> None:
         finished = threading.Event()
 
         def kill_one() -> None:
-            while journal_records(journal) < 10:
+            while windows(results) < 10:
                 if finished.wait(0.02):
                     return
             os.kill(pids[0], signal.SIGKILL)
@@ -282,7 +332,7 @@ def test_a_killed_dask_worker_loses_only_its_task(tmp_path: Path) -> None:
             try:
                 reports.append(split_solve(
                     "2233", 6, 5, split_ply=8, scheduler=cluster.scheduler_address,
-                    results=results, progress=False,
+                    results=results, progress=False, analyze=True, direct_nodes=0,
                 ))  # fmt: skip
                 break
             except Exception:
@@ -292,37 +342,54 @@ def test_a_killed_dask_worker_loses_only_its_task(tmp_path: Path) -> None:
     report = reports[-1]
     assert killed == pids[:1]
     assert report.column_scores == unsplit("2233", 6, 5)
-    assert report.solved + report.resumed == report.tasks == 297
-    assert not journal.exists() and len(Book.load(results)) == 297
+    assert report.tasks == 297 and report.searched + report.resumed > 10
+    assert not journal.exists() and Book.load(results).meta["score"] == 12
 
 
 # ---------------------------------------------------------------- the command line
 def test_cli_split_solve_prints_what_solve_prints(tmp_path: Path) -> None:
     results = tmp_path / "r.c4book"
-    plain = run_cli("solve", "44", "--width", "5", "--height", "4", "-a", "--no-book")
-    split = run_cli("solve", "44", "--width", "5", "--height", "4", "-a", "--no-book",
-                    "--split-ply", "auto", "--workers", "2", "--results", str(results))  # fmt: skip
+    board = ["--width", "6", "--height", "5", "--no-book"]
+    plain = run_cli("solve", "", *board, "-a")
+    split = run_cli("solve", "", *board, "-a", "--split-ply", "auto", "--workers", "2",
+                    "--results", str(results))  # fmt: skip
     assert split.returncode == 0, split.stderr
     assert split.stdout == plain.stdout
-    assert "split at ply " in split.stderr and f"results in {results}" in split.stderr
-    quiet = run_cli("solve", "44", "--width", "5", "--height", "4", "--no-book", "-q",
-                    "--split-ply", "auto", "--workers", "2", "--results", str(results))  # fmt: skip
-    assert (
-        quiet.stdout
-        == "44 " + str(max(int(s) for s in plain.stdout.split()[1:] if s != "-")) + "\n"
-    )
-    assert "from earlier runs, 0 solved now" in quiet.stderr
-    other = ["solve", "44", "--width", "5", "--height", "4", "--no-book", "--split-ply", "3",
-             "--workers", "1", "--results", str(results)]  # fmt: skip
+    assert "; split at ply " in split.stderr and f"results in {results}" in split.stderr
+    quiet = run_cli("solve", "", *board, "-q", "--split-ply", "auto", "--workers", "2",
+                    "--results", str(results))  # fmt: skip
+    assert quiet.stdout == " 0\n"
+    assert ", 0 searched now (0 windows)" in quiet.stderr
+    other = ["solve", "", *board, "--split-ply", "5", "--workers", "1",
+             "--results", str(results)]  # fmt: skip
     refused = run_cli(*other)
     assert refused.returncode == 2 and refused.stdout == ""
     assert refused.stderr.startswith(f"error: {results} holds the results of another split")
     assert refused.stderr.endswith("give --force to replace it, or another results file\n")
     forced = run_cli(*other, "--force", "--progress")
     assert forced.returncode == 0, forced.stderr
-    assert re.search(r"^\d+ of \d+ positions, [\d,]+ nodes; about [\d,]+ nodes left$",
+    assert re.search(r"^[\d,]+ of [\d,]+ positions, [\d,]+ nodes; at most about [\d,]+ nodes left$",
                      forced.stderr, re.MULTILINE)  # fmt: skip
     assert forced.stdout == quiet.stdout
+
+
+def test_a_root_the_plain_solver_settles_never_goes_through_the_split(tmp_path: Path) -> None:
+    """A win at once, and one of c4's 8x7 book rows (+20) the plain solver settles in a
+    few hundred nodes: solved directly, no task, no results file."""
+    results = tmp_path / "r.c4book"
+    won = split_solve("4455", 7, 6, split_ply=8, results=results, progress=False)
+    assert (won.direct, won.score, won.best_move, won.tasks, won.probes) == (True, 18, 2, 0, 0)
+    row = split_solve(
+        "522221", 8, 7, split_ply=12, results=results, progress=False, workers=1
+    )  # fmt: skip (line 2070 of c4's book-8x7.csv: +20, move 4)
+    assert (row.direct, row.score, row.tasks) == (True, 20, 0)
+    assert Solver(8, 7).analyze(Position.from_moves("522221", 8, 7))[row.best_move] == 20
+    assert row.search_nodes < 100_000
+    assert not results.exists()
+    cli = run_cli("solve", "4455", "--split-ply", "8", "--workers", "1", "--results", str(results))
+    assert cli.returncode == 0 and cli.stdout == "4455 18\n"
+    assert cli.stderr.startswith("best move 3; solved directly (")
+    assert not results.exists()
 
 
 @pytest.mark.parametrize(
@@ -340,8 +407,9 @@ def test_cli_split_solve_prints_what_solve_prints(tmp_path: Path) -> None:
         (["--split-ply", "5", "--weak"], "error: --split-ply finds exact scores with --workers"),
         (
             ["--workers", "2", "4455"],
-            "error: --workers, --scheduler, --results and --force go with --split-ply\n",
+            "error: --workers, --scheduler, --results, --limit and --force go with --split-ply\n",
         ),
+        (["--split-ply", "5", "--limit", "0"], "error: --limit must be above 0 seconds, not 0\n"),
         (
             ["--split-ply", "5", "--results", "/nonexistent/r.c4book"],
             "error: cannot write results book /nonexistent/r.c4book: the folder /nonexistent "

@@ -247,6 +247,15 @@ Results = Annotated[
     ),
 ]
 
+SplitLimit = Annotated[
+    float | None,
+    typer.Option(
+        "--limit",
+        metavar="SECONDS",
+        help="stop a split solve after this long, the finished tasks kept (rerun to go on)",
+        show_default=False,
+    ),
+]
 StartOver = Annotated[
     bool,
     typer.Option(
@@ -290,16 +299,20 @@ def split_command(
     results: Path | None,
     force: bool,
     progress: str,
+    seconds: float | None = None,
 ) -> None:
     """``connect4 solve MOVES --split-ply D``: one position solved split, its answer
     printed as an unsplit solve prints it, a summary on stderr; Ctrl-C or a stop keeps
     the finished tasks (exit 130) and the same command finishes from them."""
     from connect4.core.journal import journal_path
+    from connect4.core.limits import Limit
     from connect4.core.position import Position
     from connect4.solver.book.split import chosen_split_ply, default_results, split_solve
 
     if positions and len(positions) > 1:
         raise fail("--split-ply solves one position: give one MOVES argument")
+    if seconds is not None and not seconds > 0:
+        raise fail(f"--limit must be above 0 seconds, not {seconds:g}")
     moves = positions[0].strip() if positions else ""
     base = "default" if book else None
     try:
@@ -314,11 +327,12 @@ def split_command(
         raise fail(error) from None
     journal = journal_path(results)
     live = _is_terminal(sys.stderr)
+    limit = Limit.within(seconds)
     try:
         with keeping(lambda: f"the finished tasks are in {journal}; rerun to finish"):
             report = split_solve(
                 moves, width, height, split_ply=ply, workers=workers, scheduler=scheduler,
-                results=results, base_book=base, force=force,
+                results=results, base_book=base, analyze=analyze, force=force, limit=limit,
                 progress=progress == "always" or (progress == "auto" and live),
                 progress_lines=not live, stream=sys.stderr,
             )  # fmt: skip
@@ -327,21 +341,32 @@ def split_command(
     except Exception as error:
         from connect4.core.errors import Stopped
 
+        if isinstance(error, Stopped) and seconds is not None and limit.overdue():
+            typer.echo(f"stopped at --limit {seconds:g}: {error}; rerun to go on", err=True)
+            raise typer.Exit(1) from None
         if isinstance(error, Stopped):
             raise interrupted(f"{error}; rerun the same command to finish") from None
         raise
-    answer = format_scores(report.column_scores) if analyze else str(report.score)
+    columns = report.column_scores
+    answer = format_scores(columns) if columns is not None else str(report.score)
     typer.echo(f"{moves} {answer}")
     typer.echo(split_summary(report), err=True)
 
 
 def split_summary(report: SplitReport) -> str:
     """The line a split solve ends with on stderr."""
+    best = f"best move {report.best_move + 1}"
+    if report.direct:
+        return (
+            f"{best}; solved directly ({report.nodes:,} nodes, {report.seconds:.1f} s): "
+            "the plain solver settles this position without a split"
+        )
     where = f"; results in {report.results}" if report.results else ""
     return (
-        f"split at ply {report.split_ply}: {report.tasks:,} positions ({report.resumed:,} "
-        f"from earlier runs, {report.solved:,} solved now), {report.settled:,} settled by "
-        f"the rules, {report.nodes:,} nodes, {report.seconds:.1f} s{where}"
+        f"{best}; split at ply {report.split_ply}: {report.tasks:,} positions, "
+        f"{report.resumed:,} known from earlier runs, {report.searched:,} searched now "
+        f"({report.probes:,} windows), {report.settled:,} settled by the rules, "
+        f"{report.nodes:,} nodes, {report.seconds:.1f} s{where}"
     )
 
 
@@ -389,6 +414,7 @@ def solve(
     scheduler: Scheduler = None,
     results: Results = None,
     force: StartOver = False,
+    limit: SplitLimit = None,
 ) -> None:
     """Pons' protocol: read move strings on stdin (an empty line is the empty board), or
     take them as arguments (solve 4455 44), and print 'moves score' for each.
@@ -411,10 +437,10 @@ def solve(
             raise fail("--split-ply finds exact scores with --workers: no --weak or --threads")
         split_command(positions, split_ply, width=width, height=height, analyze=analyze,
                       book=not no_book, workers=workers, scheduler=scheduler, results=results,
-                      force=force, progress=shown)  # fmt: skip
+                      force=force, progress=shown, seconds=limit)  # fmt: skip
         return
-    if workers is not None or scheduler or results or force:
-        raise fail("--workers, --scheduler, --results and --force go with --split-ply")
+    if workers is not None or scheduler or results or force or limit is not None:
+        raise fail("--workers, --scheduler, --results, --limit and --force go with --split-ply")
     code = solve_command(  # a Ctrl-C: the search threads stop, the CLI's policy ends it
         positions if positions else stdin_lines(),
         label="argument" if positions else "line",

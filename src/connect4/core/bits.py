@@ -45,6 +45,7 @@ __all__ = [
     "fits_word",
     "layout_bits",
     "mirror_key",
+    "threat_cells",
 ]
 
 WORD_BITS = 64  # the parts that keep a bitboard in one machine word (uint64)
@@ -137,6 +138,27 @@ def canonical_key(key: int, width: int, height: int) -> int:
     True
     """
     return min(key, mirror_key(key, width, height + 1))
+
+
+def threat_cells(stones: int, mask: int, height: int, board: int) -> int:
+    """The empty cells that would complete a four for ``stones`` (Pons' formula, on
+    Python ints so it holds on boards of any size; ``board`` is every cell's bit).
+
+    The compiled classic engines keep a word form of the same formula (numba compiles
+    it over one or two machine words).
+
+    >>> bin(threat_cells(0b111, 0b111, 6, 0b111111))  # three in a column: the fourth cell
+    '0b1000'
+    """
+    found = (stones << 1) & (stones << 2) & (stones << 3)
+    for shift in (height + 1, height, height + 2):  # horizontal, both diagonals
+        pair = (stones << shift) & (stones << (2 * shift))
+        found |= pair & (stones << (3 * shift))
+        found |= pair & (stones >> shift)
+        pair = (stones >> shift) & (stones >> (2 * shift))
+        found |= pair & (stones << shift)
+        found |= pair & (stones >> (3 * shift))
+    return found & board & ~mask
 
 
 def canonical_keys(keys: NDArray[np.uint64], width: int, height: int) -> NDArray[np.uint64]:

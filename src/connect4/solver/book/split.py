@@ -1,36 +1,37 @@
-"""Solve a whole board by splitting it: every position at a split ply solved as a task,
-then a search above the split that reads their scores.
+"""Solve a whole board by splitting it: the positions at a split ply searched as tasks,
+under a search above the split that asks them only what it needs.
 
 This is how the large boards were solved (Tromp's 8x8 with solved 16-ply positions,
 ChristopheSteininger/c4's boards of width + height = 16): the positions with
 ``split_ply`` stones reachable from the root are listed once (mirror images and
-transpositions merged), in the order the solver would try them (centre columns
-first, so the likely best lines come first), and solved exactly as tasks on a local
-process pool or a Dask cluster (:func:`connect4.core.processes.make_executor`, the
-book builder's workers: :func:`~connect4.solver.book.build.solve_chunk`).
+transpositions merged), centre columns first, with the positions between the root
+and the split. Only the positions the solver's search can reach are listed, with its
+own rules (the kernel's static rules): a position whose side to move wins at once,
+must block two threats or has no move that does not lose is settled without a task
+(solved here in a few nodes), and is not expanded; from the others only the moves
+that do not lose at once are played.
 
-Only the positions the solver's search can reach are listed, with its own rules
-(the kernel's static rules): a position whose side to move wins at once, must block
-two threats or has no move that does not lose is settled without a task, and is not
-expanded; from the others only the moves that do not lose at once are played.
+The search above the split (:mod:`connect4.solver.book.splitroot`) narrows the
+root's score by null-window questions, as the solver does; each question reaches
+only the split positions it needs, likely-best lines first, as null-window tasks
+("is this position above ``alpha``?") on a local process pool or a Dask cluster
+(:func:`connect4.core.processes.make_executor`), as many at a time as there are
+workers. A root the plain solver settles in a few nodes (a win at once, a short
+forced line) is solved directly. The root's score and best move come first; every
+first move's score only when asked (``analyze``).
 
-Each result is journalled as it arrives (the book builder's journal,
-:class:`~connect4.solver.book.build.Journal`, beside the results book as
-``RESULTS.partial``), so a run stopped by Ctrl-C, a time limit or a killed client
-loses only the tasks in flight, and rerunning the same solve finishes from the rest
-(a lost task is run again, nothing finished is solved twice). When every task is in,
-the results are written as an opening book of the split positions (``RESULTS``, its
-metadata naming the root and the split) and the journal removed; the root's score and
-every first move's score then come from the solver with that book probed at the
-split (:class:`~connect4.solver.solver.Solver`, exact). A later run of the same solve
-reads the book and searches only above the split.
+Each answer, an exact score or a bound, is journalled as it arrives
+(:mod:`connect4.solver.book.splitstore`: ``RESULTS.partial`` and ``RESULTS.bounds``
+beside the results book), so a run stopped by Ctrl-C, its limit or a killed client
+loses only the tasks in flight, and rerunning the same solve goes on from the rest
+(a lost task is run again, a bound proven is never searched again). The exact
+scores are merged into ``RESULTS``, an opening book of the split positions (its
+metadata naming the root, the split and the answer), at the end of each run.
 
-This version solves every split position exactly (no null-window tasks, no
-positions cut by their siblings' bounds).
-
->>> report = split_solve("", 4, 4, split_ply=4, workers=1, results=None, progress=False)
->>> report.score, report.column_scores, report.tasks
-(0, [0, 0, 0, 0], 82)
+>>> report = split_solve("", 4, 4, split_ply=4, workers=1, results=None, progress=False,
+...                      analyze=True, direct_nodes=0)
+>>> report.score, report.best_move, report.column_scores, report.tasks
+(0, 1, [0, 0, 0, 0], 82)
 """
 
 from __future__ import annotations
@@ -38,29 +39,42 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
-
-import numpy as np
 
 from connect4.core import bits
 from connect4.core.cache import cache_root
 from connect4.core.errors import BudgetExceeded
-from connect4.core.fileerror import FileError
 from connect4.core.files import check_output
-from connect4.core.journal import Journal as JobJournal, JournalError, journal_path
+from connect4.core.journal import journal_path
 from connect4.core.limits import Limit, clock
 from connect4.core.position import Position, board_mask, bottom_mask
-from connect4.core.processes import JobInterrupted, make_executor, run_chunks
-from connect4.core.progress import progress_bar
+from connect4.core.processes import JobInterrupted, make_executor
+from connect4.core.progress import Advance, progress_bar
 from connect4.solver import Solver, fresh_worker
-from connect4.solver.book.build import Journal, base_book_for, book_tag, solve_chunk
+from connect4.solver.book.build import base_book_for, book_tag
 from connect4.solver.book.format import BookError, is_book_file
-from connect4.solver.book.keys import key_array
+from connect4.solver.book.splitroot import (
+    Intervals,
+    ProbeResult,
+    RootSearch,
+    SplitGraph,
+    StopSearch,
+    column_key,
+)
+from connect4.solver.book.splitstore import (
+    BoundsJournal,
+    SplitJournal,
+    book_scores,
+    bounds_path,
+    identity,
+    open_journal,
+    results_book,
+    stored,
+)
 from connect4.solver.book.table import Book
 
 __all__ = [
@@ -79,35 +93,19 @@ MAX_SPLIT_TASKS = 4_000_000
 
 AUTO_TASKS_PER_WORKER = 32  # ``split_ply=None``: the first ply with this many tasks a worker
 AUTO_WORKERS = 8  # ... counting this many workers on a Dask cluster (its size is not known)
-SEARCH_MEGABYTES = 64  # the table of the search above the split
+SEARCH_MEGABYTES = 64  # the table of a root solved directly
+DIRECT_NODES = 1_000_000  # a root the plain solver settles within this many nodes: no split
 CHECK_EVERY = 4096  # positions listed between looks at the caller's limit
 LINE_EVERY = 5.0  # seconds between progress lines (``progress_lines``)
 
 
 # ---------------------------------------------------------------- the positions
-def threat_cells(stones: int, mask: int, height: int, board: int) -> int:
-    """The empty cells that would complete a four for ``stones`` (Pons' formula, on
-    Python ints so it holds on boards of any size).
-
-    >>> bin(threat_cells(0b111, 0b111, 6, 0b111111))  # three in a column: the fourth cell
-    '0b1000'
-    """
-    found = (stones << 1) & (stones << 2) & (stones << 3)
-    for shift in (height + 1, height, height + 2):  # horizontal, both diagonals
-        pair = (stones << shift) & (stones << (2 * shift))
-        found |= pair & (stones << (3 * shift))
-        found |= pair & (stones >> shift)
-        pair = (stones >> shift) & (stones >> (2 * shift))
-        found |= pair & (stones << shift)
-        found |= pair & (stones >> (3 * shift))
-    return found & board & ~mask
-
-
 @dataclass
 class SplitPositions:
-    """The positions of a split: ``tasks`` (``{canonical key: move string}``, in the
-    order they are solved), and how many positions above or at the split were
-    ``settled`` by the rules alone."""
+    """The positions of a split: ``tasks`` (``{canonical key: move string}``, centre
+    first), how many positions above or at the split were ``settled`` by the rules
+    alone (``settled_moves``), and the positions above the split (``inner``) with
+    their ``children`` (keys, centre first)."""
 
     width: int
     height: int
@@ -115,6 +113,14 @@ class SplitPositions:
     split_ply: int
     tasks: dict[int, str]
     settled: int = 0
+    inner: dict[int, str] = field(default_factory=dict)
+    children: dict[int, list[int]] = field(default_factory=dict)
+    settled_moves: dict[int, str] = field(default_factory=dict)
+
+    def graph(self) -> SplitGraph:
+        """The positions above the split, for the search that reads the tasks."""
+        return SplitGraph(self.width, self.height, self.inner, self.children, self.tasks,
+                          self.settled_moves)  # fmt: skip
 
 
 def _levels(root: Position, last: int, limit: Limit | None = None) -> Iterator[SplitPositions]:
@@ -127,6 +133,9 @@ def _levels(root: Position, last: int, limit: Limit | None = None) -> Iterator[S
     order = bits.centre_order(width)
     frontier = {root.key(): (root.current, root.mask, root.moves)}
     settled = 0
+    inner: dict[int, str] = {}
+    edges: dict[int, list[int]] = {}
+    settled_moves: dict[int, str] = {}
     for ply in range(root.ply, last + 1):
         tasks: dict[int, str] = {}
         children: dict[int, tuple[int, int, str]] = {}
@@ -134,31 +143,38 @@ def _levels(root: Position, last: int, limit: Limit | None = None) -> Iterator[S
             if limit is not None and index % CHECK_EVERY == 0 and limit.expired():
                 raise BudgetExceeded("stopped while listing the split positions")
             possible = (mask + bottom) & board
-            opp_win = threat_cells(current ^ mask, mask, height, board)
+            opp_win = bits.threat_cells(current ^ mask, mask, height, board)
             forced = possible & opp_win
             if forced:
                 possible = forced
             playable = possible & ~(opp_win >> 1)
             if (
-                threat_cells(current, mask, height, board) & ((mask + bottom) & board)
+                bits.threat_cells(current, mask, height, board) & ((mask + bottom) & board)
                 or forced & (forced - 1)
                 or not playable
                 or ply >= size - 2
             ):
                 settled += 1  # a win at once, two threats or no safe move, a draw
+                settled_moves[bits.canonical_key(current + mask, width, height)] = moves
                 continue
+            own = bits.canonical_key(current + mask, width, height)
             if ply > root.ply:
-                tasks[bits.canonical_key(current + mask, width, height)] = moves
+                tasks[own] = moves
             if ply == last:
                 continue
+            inner[own] = moves
+            kids = edges[own] = []
             for column in order:
                 move = playable & (((1 << height) - 1) << (column * h1))
                 if move:
                     child = (current ^ mask, mask | move)
                     key = bits.canonical_key(child[0] + child[1], width, height)
                     children.setdefault(key, (*child, moves + str(column + 1)))
+                    if key not in kids:
+                        kids.append(key)
         if ply > root.ply:
-            yield SplitPositions(width, height, root.moves, ply, tasks, settled)
+            yield SplitPositions(width, height, root.moves, ply, tasks, settled, inner, edges,
+                                 settled_moves)  # fmt: skip
         if len(children) > MAX_SPLIT_TASKS:
             raise BookError(
                 f"a split at ply {ply + 1} of this {width}x{height} position lists over "
@@ -234,86 +250,47 @@ def default_results(root: Position, split_ply: int, base_book: str | None) -> Pa
     return cache_root() / "splits" / name
 
 
-@dataclass
-class SplitJournal(Journal):
-    """The solved split positions of one split solve (the book builder's journal, whose
-    identity also names the root), with each position's nodes."""
-
-    root: str = ""
-    task_nodes: dict[int, int] = field(default_factory=dict)
-
-    def on_disk(self) -> JobJournal:
-        base = f"{self.base_tag:016x}" if self.base_tag else "none"
-        identity = {"width": self.width, "height": self.height, "root": self.root,
-                    "split_ply": self.plies, "base_book": base}  # fmt: skip
-        return JobJournal(self.path, "split solve", identity)
-
-    def open(self, resume: bool, force: bool = False) -> None:
-        super().open(resume, force)
-        assert self.file is not None
-        record = self._record()
-        for data in self.file.records():
-            key, _, nodes = record.unpack(data)
-            self.task_nodes[key] = nodes
-
-    def append(self, results: list[tuple[int, int, int]]) -> None:  # type: ignore[override]
-        super().append(results)
-        for key, _, nodes in results:
-            self.task_nodes[key] = nodes
-
-
 @dataclass(frozen=True)
 class SplitReport:
-    """A finished split solve: the root's exact score and each column's (``None``: full),
-    the split, its tasks (``solved`` now, ``resumed`` from the journal or the results
-    book), positions ``settled`` by the rules, each task's nodes (``task_nodes``, in the
-    order solved; empty when read back from a finished results book, whose metadata
-    keeps only their total), their total, the search above's nodes and the results book."""
+    """A finished split solve: the root's exact score and best move (0-based), each
+    column's score when asked (``None``: not asked; a full column's ``None``), the
+    split, its positions (``tasks``; ``searched`` now, ``resumed``: known from earlier
+    runs; the others were never needed), ``probes`` (the windows searched now), the
+    positions ``settled`` by the rules, each probe's nodes (``task_nodes``, in the order
+    they came) and their total, the nodes searched here (the positions the rules
+    settle, or the whole search when ``direct``: the plain solver settled the root
+    within a small budget and no task ran) and the results book."""
 
     moves: str
     width: int
     height: int
     split_ply: int
     score: int
-    column_scores: list[int | None]
+    best_move: int
+    column_scores: list[int | None] | None
     tasks: int
-    solved: int
+    searched: int
     resumed: int
+    probes: int
     settled: int
     task_nodes: list[int]
     task_nodes_total: int
     search_nodes: int
     seconds: float
     results: str | None
+    direct: bool = False
 
     @property
     def nodes(self) -> int:
-        """Every node searched for the answer: the tasks' and the search above's."""
+        """Every node searched now for the answer: the tasks' and this process's."""
         return self.task_nodes_total + self.search_nodes
 
 
 class SplitInterrupted(JobInterrupted):
-    """A split solve stopped before every task was in; rerunning it finishes from its journal."""
+    """A split solve stopped before its answer; rerunning it finishes from its journals."""
 
     def __init__(self, journal: Path, done: int) -> None:
         super().__init__(journal, done, "split solve")
-
-
-def _stored(path: Path, split: SplitPositions, base: str) -> Book | None:
-    """The finished results book of this very split at ``path``, if one is there;
-    another split's book is refused (a results book is never silently replaced)."""
-    if not path.exists():
-        return None
-    book = Book.load(path)
-    ours = {"root": split.root, "split_ply": split.split_ply, "base_book": base}
-    theirs = {name: book.meta.get(name) for name in ours}
-    if (book.width, book.height) != (split.width, split.height) or theirs != ours:
-        raise FileError(
-            f"{path} holds the results of another split solve ({book.width}x{book.height}, "
-            f"{theirs}): give {{force}} to replace it, or another results file",
-            options=("force",),
-        )
-    return book
 
 
 # ---------------------------------------------------------------- the solve
@@ -328,6 +305,8 @@ def split_solve(
     results: str | Path | None = None,
     limit: Limit | None = None,
     base_book: str | None = None,
+    analyze: bool = False,
+    direct_nodes: int = DIRECT_NODES,
     executor: Executor | None = None,
     chunk: int = 1,
     force: bool = False,
@@ -336,157 +315,102 @@ def split_solve(
     stream: TextIO | None = None,
     stop_after: int | None = None,
 ) -> SplitReport:
-    """Solve the position ``moves`` exactly by splitting it at ``split_ply`` stones.
+    """Solve the position ``moves`` exactly by splitting it at ``split_ply`` stones: its
+    score and best move, and with ``analyze`` every column's score.
 
-    ``split_ply`` ``None`` chooses one (:func:`auto_split_ply`). The tasks (``chunk``
-    positions each) run on ``executor`` when given, else on ``workers`` local processes
-    (``None``: every core) or the Dask cluster at ``scheduler``; ``base_book`` (a book
-    spec: ``default``, a file; ``None``: none) is probed inside the tasks' searches.
-    ``results`` names the results book (``None``: a temporary one, removed at the end);
-    the same solve run again resumes its journal or reads its book, ``force`` starts
-    over. ``limit`` (its deadline or stop flag) stops the run, what finished kept:
-    :class:`SplitInterrupted`; so does ``stop_after`` that many tasks (for tests).
-    ``progress`` draws a bar on ``stream`` (default stdout), or with ``progress_lines`` a
-    line there every few seconds.
+    A position the plain solver settles within ``direct_nodes`` nodes (0: never tried)
+    is solved directly, with no task. ``split_ply`` ``None`` chooses one
+    (:func:`auto_split_ply`). The tasks (``chunk`` positions each) run on ``executor``
+    when given, else on ``workers`` local processes (``None``: every core) or the Dask
+    cluster at ``scheduler``; ``base_book`` (a book spec: ``default``, a file; ``None``:
+    none) is probed inside the tasks' searches. ``results`` names the results book
+    (``None``: a temporary one, removed at the end); the same solve run again resumes
+    from its journals and book, ``force`` starts over. ``limit`` (its deadline or stop
+    flag) bounds the whole run: tasks get the time left and the run stops, what
+    finished kept: :class:`SplitInterrupted`; so does ``stop_after`` that many tasks
+    (for tests). ``progress`` draws a bar on ``stream`` (default stdout), or with
+    ``progress_lines`` a line there every few seconds.
     Bad input raises :class:`~connect4.core.errors.Connect4Error` before any work.
     """
+    started = clock()
     root = Position.from_moves(moves, width, height)
     if root.is_over():
         raise BookError(f"the game is already over ({root.result_text()})", setting="moves")
     split_ply = chosen_split_ply(root, split_ply, workers, scheduler)
+    check_split_ply(root, split_ply)
     if chunk < 1:
         raise BookError(f"must be at least 1, not {chunk}", setting="chunk")
-    split = split_positions(root, split_ply, limit)
     base = base_book_for(base_book, width, height, split_ply)
-    base_name = base_book if base is not None else None
+    quick = _direct(root, split_ply, base, analyze, direct_nodes, limit, started)
+    if quick is not None:
+        return quick
+    split = split_positions(root, split_ply, limit)
+    run = _Run(split, base, base_book if base is not None else None, executor, workers,
+               scheduler, chunk, _Shown(progress, progress_lines, stream), stop_after,
+               limit or Limit(), analyze, started)  # fmt: skip
     with contextlib.ExitStack() as stack:
         if results is None:
             folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="connect4-split-"))
-            path = Path(folder) / "results.c4book"
-        else:
-            path = Path(results)
-        shown = _Shown(progress, progress_lines, stream)
-        return _solve(split, path, base, base_name, executor, workers, scheduler, chunk,
-                      force, shown, stop_after, limit, keep=results is not None)  # fmt: skip
+            return run.solve(Path(folder) / "results.c4book", force, keep=False)
+        return run.solve(Path(results), force, keep=True)
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _solve(
-    split: SplitPositions,
-    path: Path,
+def _direct(
+    root: Position,
+    split_ply: int,
     base: Book | None,
-    base_name: str | None,
-    executor: Executor | None,
-    workers: int | None,
-    scheduler: str | None,
-    chunk: int,
-    force: bool,
-    progress: _Shown,
-    stop_after: int | None,
+    analyze: bool,
+    direct_nodes: int,
     limit: Limit | None,
-    *,
-    keep: bool,
-) -> SplitReport:
-    """:func:`split_solve` once the split is listed and the results book named."""
-    width, height, plies = split.width, split.height, split.split_ply
-    tag = f"{book_tag(base):016x}" if base is not None else "none"
-    started = clock()
-    check_output(path, what="results book", force=force, resume=not force, ours=is_book_file)
-    stored = None if force else _stored(path, split, tag)
-    journal = SplitJournal(journal_path(path), width, height, plies, root=split.root)
-    journal.base_tag = book_tag(base) if base is not None else 0
-    solved = 0
-    if stored is None:
-        _open(journal, force)
-        try:
-            solved = _run_tasks(split, journal, base_name, executor, workers, scheduler, chunk,
-                                progress, stop_after, limit)  # fmt: skip
-        finally:
-            journal.close()
-        book = _results_book(split, journal, tag)
-        if keep:
-            book.save(path)
-        journal.on_disk().remove()
-    else:
-        book = stored
-    score, columns, search_nodes = _search_above(split, book, limit)
-    if stored is None:
-        nodes = [journal.task_nodes.get(key, 0) for key in split.tasks]
-        total = sum(nodes)
-    else:
-        nodes, total = [], int(str(book.meta.get("solver_nodes", 0)))
-    return SplitReport(
-        split.root, width, height, plies, score, columns, len(split.tasks), solved,
-        len(split.tasks) - solved, split.settled, nodes, total, search_nodes,
-        clock() - started, str(path) if keep else None,
-    )  # fmt: skip
+    started: float,
+) -> SplitReport | None:
+    """The report of a root the plain solver settles within ``direct_nodes`` nodes (a win
+    at once, a short forced line), or ``None``."""
+    if direct_nodes <= 0:
+        return None
+    budget = (limit or Limit()).tighter(nodes=direct_nodes)
+    with Solver(root.width, root.height, SEARCH_MEGABYTES, book=base) as solver:
+        result = solver.run(root, analyze=analyze, limit=budget)
+        nodes = result.nodes
+        columns = result.column_scores
+        best: int | None = None
+        if result.complete and columns is not None:
+            score = max(c for c in columns if c is not None)
+            best = next(c for c in bits.centre_order(root.width) if columns[c] == score)
+        elif result.complete and result.score is not None:
+            score = result.score
+            best, more = _best_within(solver, root, score, budget.after(nodes))
+            nodes += more
+        if best is None:
+            if limit is not None and limit.expired():
+                raise BudgetExceeded("stopped before the split; nothing was solved")
+            return None
+    return SplitReport(root.moves, root.width, root.height, split_ply, score, best,
+                       columns if analyze else None, 0, 0, 0, 0, 0, [], 0, nodes,
+                       clock() - started, None, direct=True)  # fmt: skip
 
 
-def _open(journal: SplitJournal, force: bool) -> None:
-    """Continue the journal (or start it; ``force``: start over). A journal of another
-    split is refused naming what differs, as a split solve words it (it has no resume
-    option: the same solve always continues)."""
-    try:
-        journal.open(resume=not force, force=force)
-    except JournalError as error:
-        if "{resume}" not in error.template:
-            raise
-        text = error.template.replace(
-            "resume with the same settings, or give {force} instead of {resume} to start over",
-            "give {force} to start over, or another results file",
-        )
-        raise JournalError(text, options=("force",)) from None
-
-
-def _run_tasks(
-    split: SplitPositions,
-    journal: SplitJournal,
-    base_name: str | None,
-    executor: Executor | None,
-    workers: int | None,
-    scheduler: str | None,
-    chunk: int,
-    progress: _Shown,
-    stop_after: int | None,
-    limit: Limit | None,
-) -> int:
-    """Solve the split positions not in the journal; how many were solved now."""
-    width, height = split.width, split.height
-    todo = [moves for key, moves in split.tasks.items() if key not in journal.scores]
-    done_before = len(split.tasks) - len(todo)
-    solved = 0
-    if not todo:
-        return 0
-    tasks = [(width, height, todo[i : i + chunk], base_name) for i in range(0, len(todo), chunk)]
-
-    def run(pool: Executor, advance: Callable[[int], None], note: Callable[[str], None]) -> bool:
-        chunks_done = 0
-
-        def finished(result: list[tuple[int, int, int]]) -> bool:
-            nonlocal solved, chunks_done
-            journal.append(result)
-            solved += len(result)
-            chunks_done += 1
-            advance(len(result))
-            note(_estimate(journal, len(split.tasks)))
-            return stop_after is None or chunks_done < stop_after
-
-        return run_chunks(pool, solve_chunk, tasks, finished, limit)
-
-    with contextlib.ExitStack() as stack:
-        pool = (
-            executor
-            if executor is not None
-            else stack.enter_context(make_executor(workers, scheduler, fresh_worker))
-        )
-        with progress_bar(
-            progress.show, len(split.tasks), done_before, "solving", "pos",
-            lines=progress.lines, stream=progress.stream, every=LINE_EVERY,
-        ) as bar:  # fmt: skip
-            complete = run(pool, bar, bar.note)
-    if not complete:
-        raise SplitInterrupted(journal.path, solved)
-    return solved
+def _best_within(
+    solver: Solver, root: Position, score: int, budget: Limit
+) -> tuple[int | None, int]:
+    """A move that keeps ``score`` (centre first; ``None``: not found within ``budget``)
+    by null-window tests "is the position after it at most ``-score``?", and the nodes."""
+    order = [c for c in bits.centre_order(root.width) if root.can_play(c)]
+    won = [c for c in order if root.is_winning_move(c)]
+    if won:
+        return won[0], 0
+    nodes = 0
+    for column in order:
+        child = root.copy()
+        child.play(column)
+        probe = solver.probe(child, -score, limit=budget.after(nodes))
+        nodes += probe.nodes
+        if probe.value is None:
+            return None, nodes
+        if probe.value <= -score:
+            return column, nodes
+    raise AssertionError(f"no move keeps the score {score}")  # pragma: no cover
 
 
 @dataclass(frozen=True)
@@ -498,51 +422,147 @@ class _Shown:
     stream: TextIO | None
 
 
-def _estimate(journal: SplitJournal, total: int) -> str:
-    """What is done and left, the nodes left estimated from the finished tasks' nodes.
+@dataclass
+class _Run:
+    """One split solve once its positions are listed (see :func:`split_solve`)."""
 
-    >>> j = SplitJournal(Path("x"), 4, 4, 2, task_nodes={1: 100, 2: 300})
-    >>> _estimate(j, 6)
-    '2 of 6 positions, 400 nodes; about 800 nodes left'
+    split: SplitPositions
+    base: Book | None
+    base_name: str | None
+    executor: Executor | None
+    workers: int | None
+    scheduler: str | None
+    chunk: int
+    shown: _Shown
+    stop_after: int | None
+    limit: Limit
+    analyze: bool
+    started: float
+    probes: list[int] = field(default_factory=list)
+    searched: set[int] = field(default_factory=set)
+
+    def solve(self, path: Path, force: bool, *, keep: bool) -> SplitReport:
+        split = self.split
+        width, height, plies = split.width, split.height, split.split_ply
+        tag = book_tag(self.base) if self.base is not None else 0
+        ours = {"root": split.root, "split_ply": plies,
+                "base_book": f"{tag:016x}" if tag else "none"}  # fmt: skip
+        check_output(path, what="results book", force=force, resume=not force, ours=is_book_file)
+        book = None if force else stored(path, width, height, ours)
+        exact = SplitJournal(
+            journal_path(path), width, height, plies, base_tag=tag, root=split.root
+        )
+        bounds = BoundsJournal(bounds_path(path), identity(width, height, split.root, plies, tag))
+        open_journal(exact, force)
+        try:
+            open_journal(bounds, force)
+            known = {**bounds.bounds}
+            known.update((k, (v, v)) for k, v in {**book_scores(book), **exact.scores}.items())
+            resumed = sum(key in known for key in split.tasks)
+            answer = self._search(known, exact, bounds, resumed)
+        finally:
+            exact.close()
+            bounds.close()
+        score, best, columns, local = answer
+        if keep:
+            scores = {**book_scores(book), **exact.scores}
+            meta = {**ours, "score": score, "best_move": best + 1,
+                    "solver_nodes": bounds.nodes + sum(exact.task_nodes.values())}  # fmt: skip
+            results_book(width, height, plies, scores, meta).save(path)
+        exact.on_disk().remove()
+        return SplitReport(
+            split.root, width, height, plies, score, best, columns, len(split.tasks),
+            len(self.searched), resumed, len(self.probes), split.settled, self.probes,
+            sum(self.probes), local, clock() - self.started, str(path) if keep else None,
+        )  # fmt: skip
+
+    def _search(
+        self,
+        known: dict[int, tuple[int, int]],
+        exact: SplitJournal,
+        bounds: BoundsJournal,
+        done_before: int,
+    ) -> tuple[int, int, list[int | None] | None, int]:
+        """The root's score, best move, columns (when asked) and the nodes searched here."""
+        split = self.split
+        graph = split.graph()
+        intervals = Intervals(graph, known)
+        slots = self.workers or (AUTO_WORKERS if self.scheduler else os.cpu_count() or 2)
+        if self.executor is not None and self.workers is None:
+            slots = 1
+        with contextlib.ExitStack() as stack:
+            pool = self.executor or stack.enter_context(
+                make_executor(self.workers, self.scheduler, fresh_worker)
+            )
+            bar = stack.enter_context(progress_bar(
+                self.shown.show, len(split.tasks), done_before, "searching", "pos",
+                lines=self.shown.lines, stream=self.shown.stream, every=LINE_EVERY,
+            ))  # fmt: skip
+
+            def record(answers: list[ProbeResult]) -> bool:
+                return self._record(answers, exact, bounds, bar, known)
+
+            search = RootSearch(graph, intervals, pool, slots, self.chunk, self.base_name,
+                                record, self.limit)  # fmt: skip
+            stack.callback(search.close)
+            try:
+                return self._answer(search)
+            except StopSearch:
+                search.cancel()
+                raise SplitInterrupted(exact.path, len(self.probes)) from None
+
+    def _record(
+        self,
+        answers: list[ProbeResult],
+        exact: SplitJournal,
+        bounds: BoundsJournal,
+        bar: Advance,
+        known: dict[int, tuple[int, int]],
+    ) -> bool:
+        """Journal a task's answers (exact scores and bounds apart); False to stop."""
+        exact.append([(key, lo, nodes) for key, lo, hi, nodes in answers if lo == hi])
+        bounds.append([answer for answer in answers if answer[1] != answer[2]])
+        fresh = 0
+        for key, _, _, nodes in answers:
+            self.probes.append(nodes)
+            fresh += key not in self.searched and key not in known
+            self.searched.add(key)
+        bar(fresh)
+        touched = len(known.keys() | self.searched)
+        bar.note(_estimate(touched, len(self.split.tasks), sum(self.probes)))
+        return self.stop_after is None or len(self.probes) < self.stop_after
+
+    def _answer(self, search: RootSearch) -> tuple[int, int, list[int | None] | None, int]:
+        split = self.split
+        root = Position.from_moves(split.root, split.width, split.height)
+        root_key = bits.canonical_key(root.current + root.mask, root.width, root.height)
+        score = search.score(root_key)
+        iv = search.intervals
+        best = next(
+            c
+            for c in bits.centre_order(root.width)
+            if root.can_play(c) and iv.hi.get(column_key(root, c), 1 - score) <= -score
+        )
+        columns: list[int | None] | None = None
+        if self.analyze:
+            columns = []
+            for column in range(root.width):
+                if not root.can_play(column):
+                    columns.append(None)
+                    continue
+                key = column_key(root, column)
+                if key in iv.lo:
+                    columns.append(-search.score(key))
+                else:  # a move that loses at once, or leaves a forced block undone
+                    columns.append(search.solve_here(root, column))
+        return score, best, columns, search.local_nodes
+
+
+def _estimate(known: int, total: int, spent: int) -> str:
+    """What is known and searched, and the nodes left were every other position needed.
+
+    >>> _estimate(2, 6, 400)
+    '2 of 6 positions, 400 nodes; at most about 800 nodes left'
     """
-    done = len(journal.task_nodes)
-    spent = sum(journal.task_nodes.values())
-    left = round(spent / max(done, 1) * (total - done))
-    return f"{done:,} of {total:,} positions, {spent:,} nodes; about {left:,} nodes left"
-
-
-def _results_book(split: SplitPositions, journal: SplitJournal, base_tag: str) -> Book:
-    """The book of every split position's score, its metadata naming the split."""
-    width, height = split.width, split.height
-    keys = list(split.tasks)
-    return Book.from_arrays(
-        width,
-        height,
-        split.split_ply,
-        key_array(keys, width, height),
-        np.array([journal.scores[key] for key in keys], dtype=np.int8),
-        meta={
-            "source": "connect4 solve --split-ply",
-            "created": datetime.now(UTC).isoformat(timespec="seconds"),
-            "positions": "every position at the split the solver's search can reach",
-            "root": split.root,
-            "split_ply": split.split_ply,
-            "base_book": base_tag,
-            "rules": "standard",
-            "solver_nodes": sum(journal.task_nodes.values()),
-        },
-    )
-
-
-def _search_above(
-    split: SplitPositions, book: Book, limit: Limit | None
-) -> tuple[int, list[int | None], int]:
-    """The root's score, each column's and the nodes, by the solver with the split's
-    results as its book (probed at the split: exact)."""
-    root = Position.from_moves(split.root, split.width, split.height)
-    with Solver(split.width, split.height, SEARCH_MEGABYTES, book=book) as solver:
-        result = solver.run(root, analyze=True, limit=limit)
-    if not result.complete or result.column_scores is None:
-        raise BudgetExceeded("stopped in the search above the split; its results are kept")
-    known = [s for s in result.column_scores if s is not None]
-    return max(known), result.column_scores, result.nodes
+    left = round(spent / max(known, 1) * (total - known))
+    return f"{known:,} of {total:,} positions, {spent:,} nodes; at most about {left:,} nodes left"
