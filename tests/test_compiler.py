@@ -76,3 +76,45 @@ def test_a_big_boards_cold_compile_is_told_when_the_cache_check_fails(
         "compiling the solver for 9x7 boards (about a minute, first run only; cached afterwards)..."
     ]
     assert compiled == [(9, 7)]
+
+
+PROGRAM = """
+import sys
+sys.path.insert(0, sys.argv[1])
+if sys.argv[2] == "boundary":
+    import connect4.core.compiler  # noqa: F401
+import cached_module
+print(cached_module.f(1))
+"""
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [b"cvanished_module\nThing\n.", b"\x80\x04truncated"],
+    ids=["an index naming a module that moved", "a truncated index"],
+)
+def test_a_cache_numba_cannot_read_counts_as_empty(tmp_path: Path, damage: bytes) -> None:
+    """An old cache whose index names a module that has moved (as ``uint128``'s did) or
+    a damaged one: the function compiles again rather than every call failing; numba
+    alone raises."""
+    import os
+    import pickle
+    import subprocess
+    import sys
+
+    (tmp_path / "cached_module.py").write_text(
+        "from numba import njit\n\n\n@njit(cache=True)\ndef f(x):\n    return x + 1\n"
+    )
+    run = [sys.executable, "-c", PROGRAM, str(tmp_path)]
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    first = subprocess.run([*run, "boundary"], capture_output=True, text=True, timeout=300, env=env)
+    assert first.stdout.strip() == "2", first.stderr
+    (index,) = (tmp_path / "numba").rglob("cached_module.f-*.nbi")
+    with index.open("rb") as source:
+        version = pickle.load(source)
+    index.write_bytes(pickle.dumps(version) + damage)
+    plain = subprocess.run([*run, "numba"], capture_output=True, text=True, timeout=300, env=env)
+    assert plain.returncode != 0  # numba alone fails on it
+    again = subprocess.run([*run, "boundary"], capture_output=True, text=True, timeout=300, env=env)
+    assert again.stdout.strip() == "2", again.stderr
+    assert "Traceback" not in again.stderr

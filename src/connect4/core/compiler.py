@@ -10,7 +10,8 @@ each piece with what it relies on:
   ``ctpop``, ``prefetch``, the cycle counter;
 * ``uint128``, LLVM's ``i128`` as a numba type (numba has no 128-bit integer), with
   its arithmetic lowered by numba's own integer implementations;
-* what numba's on-disk cache holds (:func:`cache_is_warm`, :func:`drop_cache`);
+* what numba's on-disk cache holds (:func:`cache_is_warm`, :func:`drop_cache`), and
+  a cache that cannot be read counting as empty (:func:`_readable_cache`);
 * a function's optimised LLVM IR and symbol (:func:`native_code`), which the native
   kernel file is built from.
 
@@ -22,6 +23,7 @@ Should a numba release move one of these internals, this module is what breaks
 from __future__ import annotations
 
 import operator
+import pickle
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -29,7 +31,7 @@ from llvmlite import ir
 from numba import types
 
 # numba.core is numba's implementation, not its public API: every import of it is here.
-from numba.core import cgutils, datamodel
+from numba.core import caching, cgutils, datamodel
 from numba.core.dispatcher import Dispatcher
 from numba.core.imputils import lower_builtin, lower_cast
 from numba.core.sigutils import normalize_signature
@@ -316,6 +318,41 @@ def sta2(typingctx, ptr, idx, value):  # type: ignore[no-untyped-def]
 
 
 # ---------------------------------------------------------------- numba's cache
+UNREADABLE = (ImportError, AttributeError, EOFError, pickle.UnpicklingError, ValueError, TypeError)
+"""What unpickling a cache file written by other code raises: an index naming a type
+of a module that has moved (``ModuleNotFoundError``), a truncated or damaged file."""
+
+
+def _readable_cache() -> None:
+    """Make numba read a cache it cannot unpickle as an empty one (compile again, and
+    write over it) instead of failing every compile that calls the function.
+
+    numba checks an index's source stamp only after unpickling it, and an index
+    holds the signatures' types by module: after the 128-bit type moved to this
+    module, every old cache of a function over ``uint128`` raised
+    ``ModuleNotFoundError`` on load."""
+    index_file = caching.IndexDataCacheFile
+    load_index, load = index_file._load_index, index_file.load
+
+    def _load_index(self: Any) -> dict[Any, Any]:
+        try:
+            index: dict[Any, Any] = load_index(self)
+        except UNREADABLE:
+            return {}
+        return index
+
+    def _load(self: Any, key: Any) -> Any:
+        try:
+            return load(self, key)
+        except UNREADABLE:
+            return None
+
+    index_file._load_index, index_file.load = _load_index, _load
+
+
+_readable_cache()
+
+
 def cache_is_warm(functions: Iterable[Dispatcher]) -> bool:
     """True when numba's on-disk cache holds current code of every function (its
     index is read: an index of an older source is empty). False when it does not, or
