@@ -347,7 +347,7 @@ def _readable_cache() -> None:
         except UNREADABLE:
             return None
 
-    index_file._load_index, index_file.load = _load_index, _load
+    index_file._load_index, index_file.load = _load_index, _load  # type: ignore[method-assign]
 
 
 _readable_cache()
