@@ -341,6 +341,9 @@ def split_solve(
     if chunk < 1:
         raise BookError(f"must be at least 1, not {chunk}", setting="chunk")
     base = base_book_for(base_book, width, height, split_ply)
+    if results is not None:  # a bad results file is refused even when none is written
+        check_output(Path(results), what="results book", force=force, resume=not force,
+                     ours=is_book_file)  # fmt: skip
     quick = _direct(root, split_ply, base, analyze, direct_nodes, limit, started)
     if quick is not None:
         return quick
