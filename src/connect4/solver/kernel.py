@@ -678,16 +678,20 @@ def _book_score(
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _move_first(m: int, base: int, n: int, column: int) -> None:
-    """Move ``column``'s move to the front of the move list at ``mem[base:]``."""
+def _favour(m: int, base: int, n: int, column: int) -> None:
+    """Raise the score of ``column``'s move (the table's best move) in the move list at
+    ``mem[base:]`` by 5 (a threat counts 15 when the next stone makes it playable, 8
+    one stone later, else 3) and move it up to its place: a move with more or sooner
+    threats still goes first (fewer nodes than the table's move always first)."""
     for j in range(n):
         v = ld(m, base + j)
         if np.int64(v & UFF) == column:
+            v += U5 << U16
             k = j
-            while k > 0:
+            while k > 0 and ld(m, base + k - 1) < v:
                 st(m, base + k, ld(m, base + k - 1))
                 k -= 1
-            st(m, base, v)
+            st(m, base + k, v)
             break
 
 
@@ -913,7 +917,7 @@ def negamax(
     if result != NONE_SCORE:
         return result
     if tt_col >= 0 and ld(m, OPT_TTMOVE) != 0:
-        _move_first(m, base, n, tt_col)
+        _favour(m, base, n, tt_col)
     a0 = alpha
     best, best_col, settled, alpha = _settle_children(
         m, t, nbook, base, n, nodes, alpha, beta, pos, nxt, ply, geo

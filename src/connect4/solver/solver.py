@@ -102,7 +102,7 @@ class Solver:
 
     Search options (the defaults are the fastest measured, see ``docs/solver.md``):
     ``symmetry`` (mirror positions share an entry), ``tt_move`` (the table's
-    move first), ``etc`` (enhanced transposition cut-offs at nodes with at
+    move raised in the move order), ``etc`` (enhanced transposition cut-offs at nodes with at
     least 14 empty cells, once a search has visited 20,000 nodes; an int sets
     the empty-cell threshold, 0 = off) and
     ``two_slots`` (two-entry buckets instead of one always-replaced entry).
