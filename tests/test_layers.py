@@ -45,7 +45,7 @@ MOST_MODULE_LINES = 700
 MOST_FUNCTION_LINES = 110
 # The solver's kernel: one flat namespace of numba functions calling each other by name,
 # which a board's generated kernel copies whole (its static rules, table and search are
-# sections of it, each function within the limit).
+# sections of it): the module may be longer, each of its functions may not.
 FLAT_KERNELS = {"solver/kernel.py"}
 
 
@@ -53,10 +53,8 @@ def test_no_module_or_function_is_too_long_to_read() -> None:
     too_long = []
     for path in sorted(PACKAGE.rglob("*.py")):
         name = path.relative_to(PACKAGE).as_posix()
-        if name in FLAT_KERNELS:
-            continue
         text = path.read_text(encoding="utf-8")
-        if text.count("\n") > MOST_MODULE_LINES:
+        if text.count("\n") > MOST_MODULE_LINES and name not in FLAT_KERNELS:
             too_long.append(f"{name}: {text.count(chr(10))} lines")
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):

@@ -102,9 +102,9 @@ class Solver:
 
     Search options (the defaults are the fastest measured, see ``docs/solver.md``):
     ``symmetry`` (mirror positions share an entry), ``tt_move`` (the table's
-    move first), ``etc`` (enhanced transposition cut-offs at nodes with at
-    least 14 empty cells, once a search has visited 20,000 nodes; an int sets
-    the empty-cell threshold, 0 = off) and
+    move raised in the move order), ``etc`` (enhanced transposition cut-offs
+    at nodes with at least 14 empty cells, once a search has visited 20,000
+    nodes; an int sets the empty-cell threshold, 0 = off) and
     ``two_slots`` (two-entry buckets instead of one always-replaced entry).
 
     ``threads`` > 1 searches with that many threads sharing the table (Lazy SMP):
