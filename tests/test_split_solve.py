@@ -298,8 +298,10 @@ def test_cli_limit_stops_the_run_and_keeps_what_finished(tmp_path: Path) -> None
             "--results", str(results), "--limit", "2"]  # fmt: skip
     stopped = run_cli(*args, timeout=120)
     assert stopped.returncode == 1 and stopped.stdout == ""
-    assert stopped.stderr.startswith("stopped at --limit 2: ")
-    assert stopped.stderr.endswith("; rerun to go on\n") and stopped.stderr.count("\n") == 1
+    # a cold cache says first that the solver compiles (or waits for another compile)
+    *before, last = stopped.stderr.splitlines()
+    assert all("compil" in line for line in before), stopped.stderr
+    assert last.startswith("stopped at --limit 2: ") and last.endswith("; rerun to go on")
     assert not results.exists()
 
 
