@@ -122,7 +122,8 @@ def test_bench_reports_unreadable_files(tmp_path: Path) -> None:
 def test_cold_compile_prints_a_notice(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from connect4.solver import backend, compiler
+    from connect4.core import compiler
+    from connect4.solver import backend
 
     monkeypatch.setattr(backend, "_compiled", set())
     monkeypatch.setattr(compiler, "cache_is_warm", lambda functions: False)

@@ -29,6 +29,7 @@ from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field
 
 from connect4.core import bits
+from connect4.core.errors import Stopped
 from connect4.core.limits import WAIT_SLICE, Limit
 from connect4.core.position import Position
 from connect4.core.score import score_bounds
@@ -263,7 +264,7 @@ class RootSearch:
             self._local = None
 
 
-class StopSearch(Exception):
+class StopSearch(Stopped):
     """A limit, a stop asked for, or a deadline ended the search above the split."""
 
 
