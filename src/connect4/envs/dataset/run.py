@@ -158,6 +158,15 @@ def is_dataset_file(file: BinaryIO) -> str | None:
     return None
 
 
+def _chunk_size(chunk: int | None, workers: int | None, todo: int) -> int:
+    """``chunk`` positions a task, or by default at least four tasks per worker (so a
+    slow one cannot hold up the end), at most :data:`DEFAULT_CHUNK`."""
+    if chunk is not None:
+        return chunk
+    cores = workers or os.cpu_count() or 1
+    return max(1, min(DEFAULT_CHUNK, todo // (4 * cores)))
+
+
 def make_dataset(
     n: int,
     plies: tuple[int, int] | None,
@@ -236,10 +245,7 @@ def make_dataset(
             advance(len(results))
             return stop_after is None or chunks < stop_after
 
-        if chunk is None:  # at least four tasks per worker, so a slow one cannot hold up the end
-            cores = workers or os.cpu_count() or 1
-            chunk = max(1, min(DEFAULT_CHUNK, len(todo) // (4 * cores)))
-        tasks = _tasks(todo, chunk, width, height, spec)
+        tasks = _tasks(todo, _chunk_size(chunk, workers, len(todo)), width, height, spec)
         with contextlib.ExitStack() as stack:
             pool = (
                 executor
