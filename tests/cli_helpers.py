@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.util
 import os
 import signal
 import sqlite3
@@ -12,6 +13,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from types import ModuleType
 
 
 def cli_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -226,3 +228,21 @@ def check_existing_output_refused(
     )
     if foreign is not None:
         assert foreign in refused_untouched([*args, "--resume"], path).stderr
+
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def load_benchmark(name: str) -> ModuleType:
+    """The script ``benchmarks/NAME.py`` imported as a module (its own folder on the
+    path while it loads, as when it runs)."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up there
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    return module

@@ -4,8 +4,6 @@ uses (arena.ladder.Labels), not a cache file of its own."""
 from __future__ import annotations
 
 import functools
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -14,22 +12,14 @@ import pytest
 from connect4.arena.ladder import Labels
 from connect4.core.position import Position
 from connect4.solver import Solver
+from tests.cli_helpers import load_benchmark
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
 @pytest.fixture(scope="module")
 def bench_net() -> ModuleType:
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        spec = importlib.util.spec_from_file_location("bench_net", BENCHMARKS / "bench_net.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module  # dataclasses look their module up there
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    return module
+    return load_benchmark("bench_net")
 
 
 def test_scores_come_from_and_go_to_the_rate_labels(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -10,6 +9,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from tests.cli_helpers import load_benchmark
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 SCRIPT = BENCHMARKS / "board_sizes.py"
@@ -30,16 +31,7 @@ def run_script(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[
 
 @pytest.fixture(scope="module")
 def board_sizes() -> ModuleType:
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        spec = importlib.util.spec_from_file_location("board_sizes", SCRIPT)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module  # dataclasses look their module up there
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    return module
+    return load_benchmark("board_sizes")
 
 
 def test_the_published_tables_are_consistent(board_sizes: ModuleType) -> None:
