@@ -27,8 +27,15 @@ line with no row, 130 after a Ctrl-C (the table so far is printed).
 
 ``--split-ply D --workers N`` solves each row through the split solve instead (the
 positions of ``D`` stones asked null-window questions as tasks on N local processes,
-the search above them narrowing the row's score; a position the plain solver settles
-in a few nodes is solved directly); the limit bounds the whole row, tasks included.
+the search above them narrowing the row's score and finding its best move; the
+position after c4's move is solved split too when c4's move is not that best move).
+A position the plain solver settles within ``--direct-nodes`` nodes is solved
+directly (the split solve's default; 0 sends every row through the split but those
+the rules settle at the root, which have nothing to split). Each row is then solved
+by the plain solver too, as a reference: a row agrees when the split's score is c4's
+and the plain solver's and c4's move keeps it. The table adds the plain solver's
+score and nodes and the split's positions (searched of listed, or ``direct``); the
+limit bounds the whole row, tasks and reference included.
 """
 
 from __future__ import annotations
@@ -52,7 +59,7 @@ from connect4.core.score import win_score
 from connect4.solver import Solver
 from connect4.solver.book import BookError
 from connect4.solver.book.c4csv import C4Row, decode_row, read_c4_book
-from connect4.solver.book.split import split_solve
+from connect4.solver.book.split import DIRECT_NODES, SplitReport, split_positions, split_solve
 
 WIDTH, HEIGHT = 8, 7
 MAX_STONES = 6  # the book's rows have 4 to 6 stones
@@ -60,6 +67,7 @@ HEADER = (
     f"{'line':>6} {'position':<8} {'ply':>4} {'c4 move':>7} {'c4 score':>8} "
     f"{'ours':>5} {'its move':>9} {'verdict':<9} {'nodes':>15} {'seconds':>9}"
 )
+SPLIT_HEADER = f"{HEADER} {'plain':>5} {'plain nodes':>13} {'plain s':>8} {'positions':>13}"
 
 
 @dataclass
@@ -76,6 +84,34 @@ class RowCheck:
     verdict: str  # "agree", "MISMATCH" or "timeout"
     nodes: int
     seconds: float
+    split: SplitFigures | None = None  # through the split: its figures and the reference
+
+
+@dataclass
+class SplitFigures:
+    """A row solved split: the plain solver's score of the position (``None``: not
+    solved within the row's limit), its nodes and seconds, and the split's positions
+    (``searched`` of ``tasks`` listed; ``direct``: settled without a split)."""
+
+    plain_score: int | None
+    plain_nodes: int
+    plain_seconds: float
+    tasks: int
+    searched: int
+    direct: bool
+
+
+@dataclass
+class Answer:
+    """A method's answer for a row: the position's score and c4's move's (``None``:
+    not solved within the limit), the nodes and seconds that took, and the split's
+    figures when solved split."""
+
+    score: int | None
+    move_score: int | None
+    nodes: int
+    seconds: float
+    split: SplitFigures | None = None
 
 
 def pick_rows(
@@ -103,74 +139,96 @@ def _stones(row: C4Row) -> int:
     return sum(((row.hash >> (c * step)) & 0xFF).bit_length() - 1 for c in range(WIDTH))
 
 
-Scores = tuple[int | None, int | None, int, float]  # score, c4's move's, nodes, seconds
-Method = Callable[[Position, int, Limit | None], Scores]
+Method = Callable[[Position, int, Limit | None], Answer]
 
 
 def plain_solve(solver: Solver) -> Method:
     """Our solver on the position, then on the position after c4's move."""
 
-    def scores(position: Position, move: int, limit: Limit | None) -> Scores:
+    def scores(position: Position, move: int, limit: Limit | None) -> Answer:
         solver.clear_table()
         result = solver.run(position, limit=limit)
         if result.score is None:
-            return None, None, result.nodes, result.seconds
+            return Answer(None, None, result.nodes, result.seconds)
         if position.is_winning_move(move):
-            return result.score, win_score(WIDTH * HEIGHT, position.ply), result.nodes, 0.0
+            won = win_score(WIDTH * HEIGHT, position.ply)
+            return Answer(result.score, won, result.nodes, result.seconds)
         child = position.copy()
         child.play(move)
         after = solver.run(child, guess=-result.score, limit=limit)
         move_score = None if after.score is None else -after.score
-        return result.score, move_score, result.nodes + after.nodes, result.seconds + after.seconds
+        return Answer(result.score, move_score, result.nodes + after.nodes,
+                      result.seconds + after.seconds)  # fmt: skip
 
     return scores
 
 
-def split_method(split_ply: int, workers: int) -> Method:
+def split_method(split_ply: int, workers: int, direct_nodes: int, reference: Solver) -> Method:
     """The split solve: the position's score and best move, its split positions asked
     null-window questions on ``workers`` local processes; when c4's move is not the best
-    move found, the position after it solved split too (or directly, when the plain
-    solver settles it in a few nodes)."""
+    move found, the position after it solved split too. Then the plain solver
+    (``reference``) on the position, for its score and nodes."""
 
-    def scores(position: Position, move: int, limit: Limit | None) -> Scores:
+    def scores(position: Position, move: int, limit: Limit | None) -> Answer:
         start = time.monotonic()
         try:
-            report = split_solve(
-                position.moves, WIDTH, HEIGHT, split_ply=split_ply, workers=workers,
-                results=None, limit=limit, progress=False,
-            )  # fmt: skip
+            report = split_row(position.moves, split_ply, workers, direct_nodes, limit)
             nodes = report.nodes
             if move == report.best_move:
                 move_score = report.score
             elif position.is_winning_move(move):
                 move_score = win_score(WIDTH * HEIGHT, position.ply)
             else:
-                after = split_solve(
-                    position.moves + str(move + 1), WIDTH, HEIGHT,
-                    split_ply=max(split_ply, position.ply + 2),
-                    workers=workers, results=None, limit=limit, progress=False,
+                after = split_row(
+                    position.moves + str(move + 1), max(split_ply, position.ply + 2),
+                    workers, direct_nodes, limit,
                 )  # fmt: skip
                 move_score, nodes = -after.score, nodes + after.nodes
         except BudgetExceeded:  # the limit stopped the tasks or the search above them
-            return None, None, 0, time.monotonic() - start
-        return report.score, move_score, nodes, time.monotonic() - start
+            return Answer(None, None, 0, time.monotonic() - start)
+        seconds = time.monotonic() - start
+        reference.clear_table()
+        plain = reference.run(position, limit=limit)
+        figures = SplitFigures(plain.score, plain.nodes, plain.seconds, report.tasks,
+                               report.searched, report.direct)  # fmt: skip
+        return Answer(report.score, move_score, nodes, seconds, figures)
 
     return scores
+
+
+def split_row(
+    moves: str, split_ply: int, workers: int, direct_nodes: int, limit: Limit | None
+) -> SplitReport:
+    """The split solve of ``moves`` (score and best move, a temporary results book); a
+    position the rules settle at the root (a win at once, two threats to block, no safe
+    move: nothing to split) is solved directly whatever ``direct_nodes`` says."""
+    root = Position.from_moves(moves, WIDTH, HEIGHT)
+    if direct_nodes <= 0 and not split_positions(root, root.ply + 1).inner:
+        direct_nodes = DIRECT_NODES
+    return split_solve(
+        moves, WIDTH, HEIGHT, split_ply=split_ply, workers=workers, results=None,
+        limit=limit, progress=False, direct_nodes=direct_nodes,
+    )  # fmt: skip
 
 
 def check_row(method: Method, row: C4Row, limit: Limit | None = None) -> RowCheck:
     """``row``'s position and c4's move scored by ``method`` under ``limit``."""
     position = decode_row(row, WIDTH, HEIGHT).position
-    score, move_score, nodes, seconds = method(position, row.move, limit)
+    answer = method(position, row.move, limit)
+    score, move_score, split = answer.score, answer.move_score, answer.split
     if score is None or move_score is None:
         verdict = "timeout"
-    elif score == row.score and move_score == score:
+    elif (
+        score == row.score
+        and move_score == score
+        and (split is None or split.plain_score in (None, score))
+    ):
         verdict = "agree"
     else:
         verdict = "MISMATCH"
     return RowCheck(
         row.line, position.moves, position.ply, row.move, row.score,
-        score, move_score, verdict, nodes, seconds,
+        score, move_score, verdict, answer.nodes, answer.seconds, split,
     )  # fmt: skip
 
 
@@ -178,17 +236,23 @@ def print_row(check: RowCheck) -> None:
     """One line of the table."""
     ours = "-" if check.score is None else f"{check.score:+d}"
     move = "-" if check.move_score is None else f"{check.move_score:+d}"
-    print(
+    text = (
         f"{check.line:>6} {check.moves:<8} {check.ply:>4} {check.c4_move + 1:>7} "
         f"{check.c4_score:>+8d} {ours:>5} {move:>9} {check.verdict:<9} "
-        f"{check.nodes:>15,} {check.seconds:>9.2f}",
-        flush=True,
+        f"{check.nodes:>15,} {check.seconds:>9.2f}"
     )
+    split = check.split
+    if split is not None:
+        plain = "-" if split.plain_score is None else f"{split.plain_score:+d}"
+        where = "direct" if split.direct else f"{split.searched:,}/{split.tasks:,}"
+        text += f" {plain:>5} {split.plain_nodes:>13,} {split.plain_seconds:>8.2f} {where:>13}"
+    print(text, flush=True)
 
 
 def summary(checks: list[RowCheck], args: argparse.Namespace, stopped: bool) -> dict[str, object]:
     """Counts and totals of the rows checked."""
     solved = [c for c in checks if c.verdict != "timeout"]
+    split = [c.split for c in solved if c.split is not None]
     return {
         "rows": len(checks), "agree": sum(c.verdict == "agree" for c in checks),
         "mismatch": sum(c.verdict == "MISMATCH" for c in checks),
@@ -198,6 +262,10 @@ def summary(checks: list[RowCheck], args: argparse.Namespace, stopped: bool) -> 
         "solved_nodes": sum(c.nodes for c in solved),
         "solved_seconds": round(sum(c.seconds for c in solved), 3),
         "max_solved_seconds": round(max((c.seconds for c in solved), default=0.0), 3),
+        "direct_nodes": args.direct_nodes if args.split_ply else None,
+        "solved_direct": sum(f.direct for f in split),
+        "solved_plain_nodes": sum(f.plain_nodes for f in split),
+        "solved_plain_seconds": round(sum(f.plain_seconds for f in split), 3),
         "stopped": stopped, "machine": describe_machine(), "load": os.getloadavg(),
     }  # fmt: skip
 
@@ -215,6 +283,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--tt-mb", type=int, default=256)
     parser.add_argument("--split-ply", type=int, default=0, help="solve through the split solve")
     parser.add_argument("--workers", type=int, default=1, help="the split solve's processes")
+    parser.add_argument("--direct-nodes", type=int, default=DIRECT_NODES,
+                        help="solve a row directly when the plain solver settles it within "
+                             "this many nodes (0: every row split)")  # fmt: skip
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     for name in ("rows", "skip"):
@@ -224,6 +295,8 @@ def parse_args() -> argparse.Namespace:
         parser.error(f"--split-ply must be above the rows' {MAX_STONES} stones")
     if args.workers < 1:
         parser.error("--workers must be at least 1")
+    if args.direct_nodes < 0:
+        parser.error("--direct-nodes must be at least 0")
     if args.limit <= 0:
         parser.error("--limit must be above 0 seconds")
     try:
@@ -241,14 +314,14 @@ def main() -> None:
         rows = pick_rows(
             read_c4_book(args.csv), args.order, args.seed, args.skip, args.rows, args.lines
         )
+        solver = Solver(WIDTH, HEIGHT, args.tt_mb, reuse_table=True, threads=args.threads)
+        solver.warm_up()
         if args.split_ply:
-            method = split_method(args.split_ply, args.workers)
+            method = split_method(args.split_ply, args.workers, args.direct_nodes, solver)
         else:
-            solver = Solver(WIDTH, HEIGHT, args.tt_mb, reuse_table=True, threads=args.threads)
-            solver.warm_up()
             method = plain_solve(solver)
         if not args.json:
-            print(HEADER)
+            print(SPLIT_HEADER if args.split_ply else HEADER)
         for row in rows:
             check = run_interruptible(
                 functools.partial(check_row, method, row), Limit.within(args.limit)
@@ -272,6 +345,10 @@ def main() -> None:
         )
         print(f"solved rows: {report['solved_nodes']:,} nodes, {report['solved_seconds']} s "
               f"(longest {report['max_solved_seconds']} s)")  # fmt: skip
+        if args.split_ply:
+            print(f"the plain solver on the solved rows: {report['solved_plain_nodes']:,} "
+                  f"nodes, {report['solved_plain_seconds']} s; {report['solved_direct']} "
+                  f"rows solved directly")  # fmt: skip
         load = " ".join(f"{x:.2f}" for x in os.getloadavg())
         print(f"machine: {report['machine']}; load average {load}")
     if stopped:
