@@ -284,8 +284,11 @@ def test_ctrl_c_keeps_the_finished_tasks_and_says_so(tmp_path: Path) -> None:
 
     results = tmp_path / "r.c4book"
     journal = tmp_path / "r.c4book.partial"
-    args = ["solve", "", "--width", "6", "--height", "5", "--split-ply", "6", "--no-book",
-            "--workers", "1", "--results", str(results), "-a"]  # fmt: skip
+    # The empty 7x6 board with no book: its first windows come within seconds, the whole
+    # solve takes minutes, so the Ctrl-C always finds it working (a 6x5 board was done
+    # in about a second and could finish before the signal came).
+    args = ["solve", "", "--split-ply", "6", "--no-book", "--workers", "1",
+            "--results", str(results), "-a"]  # fmt: skip
     done = interrupt_cli(args, lambda _: windows(results) >= 5, group=True)
     assert done.returncode == 130
     assert f"the finished tasks are in {journal}; rerun to finish" in done.stderr
