@@ -33,9 +33,11 @@ A position the plain solver settles within ``--direct-nodes`` nodes is solved
 directly (the split solve's default; 0 sends every row through the split but those
 the rules settle at the root, which have nothing to split). Each row is then solved
 by the plain solver too, as a reference: a row agrees when the split's score is c4's
-and the plain solver's and c4's move keeps it. The table adds the plain solver's
-score and nodes and the split's positions (searched of listed, or ``direct``); the
-limit bounds the whole row, tasks and reference included.
+and the plain solver's and c4's move keeps it. The table adds the split's best move
+(1-based) and the nodes of the solve after c4's move when that is another (counted
+in the row's nodes), the plain solver's score, nodes and seconds, and the split's
+positions (searched of listed, or ``direct``); the limit bounds the whole row, tasks
+and reference included.
 """
 
 from __future__ import annotations
@@ -67,7 +69,10 @@ HEADER = (
     f"{'line':>6} {'position':<8} {'ply':>4} {'c4 move':>7} {'c4 score':>8} "
     f"{'ours':>5} {'its move':>9} {'verdict':<9} {'nodes':>15} {'seconds':>9}"
 )
-SPLIT_HEADER = f"{HEADER} {'plain':>5} {'plain nodes':>13} {'plain s':>8} {'positions':>13}"
+SPLIT_HEADER = (
+    f"{HEADER} {'best':>4} {'its move nodes':>14} {'plain':>5} {'plain nodes':>13} "
+    f"{'plain s':>8} {'positions':>13}"
+)
 
 
 @dataclass
@@ -89,10 +94,14 @@ class RowCheck:
 
 @dataclass
 class SplitFigures:
-    """A row solved split: the plain solver's score of the position (``None``: not
-    solved within the row's limit), its nodes and seconds, and the split's positions
-    (``searched`` of ``tasks`` listed; ``direct``: settled without a split)."""
+    """A row solved split: the split's best move (0-based) and the nodes of the solve
+    after c4's move when it is another (part of the row's nodes; 0: none needed), the
+    plain solver's score of the position (``None``: not solved within the row's
+    limit), its nodes and seconds, and the split's positions (``searched`` of
+    ``tasks`` listed; ``direct``: settled without a split)."""
 
+    best_move: int
+    move_nodes: int
     plain_score: int | None
     plain_nodes: int
     plain_seconds: float
@@ -173,7 +182,7 @@ def split_method(split_ply: int, workers: int, direct_nodes: int, reference: Sol
         start = time.monotonic()
         try:
             report = split_row(position.moves, split_ply, workers, direct_nodes, limit)
-            nodes = report.nodes
+            nodes, move_nodes = report.nodes, 0
             if move == report.best_move:
                 move_score = report.score
             elif position.is_winning_move(move):
@@ -183,15 +192,17 @@ def split_method(split_ply: int, workers: int, direct_nodes: int, reference: Sol
                     position.moves + str(move + 1), max(split_ply, position.ply + 2),
                     workers, direct_nodes, limit,
                 )  # fmt: skip
-                move_score, nodes = -after.score, nodes + after.nodes
+                move_score, move_nodes = -after.score, after.nodes
         except BudgetExceeded:  # the limit stopped the tasks or the search above them
             return Answer(None, None, 0, time.monotonic() - start)
         seconds = time.monotonic() - start
         reference.clear_table()
         plain = reference.run(position, limit=limit)
-        figures = SplitFigures(plain.score, plain.nodes, plain.seconds, report.tasks,
-                               report.searched, report.direct)  # fmt: skip
-        return Answer(report.score, move_score, nodes, seconds, figures)
+        figures = SplitFigures(
+            report.best_move, move_nodes, plain.score, plain.nodes, plain.seconds,
+            report.tasks, report.searched, report.direct,
+        )  # fmt: skip
+        return Answer(report.score, move_score, nodes + move_nodes, seconds, figures)
 
     return scores
 
@@ -245,7 +256,10 @@ def print_row(check: RowCheck) -> None:
     if split is not None:
         plain = "-" if split.plain_score is None else f"{split.plain_score:+d}"
         where = "direct" if split.direct else f"{split.searched:,}/{split.tasks:,}"
-        text += f" {plain:>5} {split.plain_nodes:>13,} {split.plain_seconds:>8.2f} {where:>13}"
+        text += (
+            f" {split.best_move + 1:>4} {split.move_nodes:>14,} {plain:>5} "
+            f"{split.plain_nodes:>13,} {split.plain_seconds:>8.2f} {where:>13}"
+        )
     print(text, flush=True)
 
 
