@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,7 @@ from connect4.solver.book.c4csv import (
     mirror_bits,
     read_c4_book,
 )
+from connect4.solver.book.split import split_solve
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 HEADER = "hash,move,score - This file contains all positions with 4 to 6 moves on a 8x7 board."
@@ -52,6 +54,8 @@ FAST_ROWS = [  # (line, hash, move, score)
     (181, 72340198607880714, 4, 15),
 ]
 SLOW_ROWS = [(1707, 288519552021627141, 5, 14), (2862, 72622747359971074, 4, 12)]
+SPLIT_ROWS = FAST_ROWS[1:3]  # through the split at ply 8: 43 positions, about 10 searched
+WON_ROW = (373, 72340172838339845, 3, 25)  # the side to move wins at once
 
 
 def first_rows() -> list[C4Row]:
@@ -189,6 +193,20 @@ def test_rows_of_a_few_seconds_agree(line: int, value: int, move: int, score: in
     check_against_our_solver(line, value, move, score)
 
 
+@pytest.mark.parametrize(("line", "value", "move", "score"), SPLIT_ROWS)
+def test_rows_through_the_split_agree(line: int, value: int, move: int, score: int) -> None:
+    position = decode_row(C4Row(line, value, move, score)).position
+    with ThreadPoolExecutor(1) as pool:
+        report = split_solve(
+            position.moves, 8, 7, split_ply=8, executor=pool, results=None, progress=False,
+            direct_nodes=0,
+        )  # fmt: skip
+    assert not report.direct and 0 < report.searched < report.tasks
+    assert report.score == score, f"line {line}"
+    position.play(report.best_move)  # any move that keeps the score is right
+    assert -Solver(8, 7, 64).solve(position) == score, f"line {line}: the split's best move"
+
+
 # ---------------------------------------------------------------- the benchmark script
 def run_script(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -235,3 +253,18 @@ def test_the_script_names_a_bad_file_or_line_in_one_line(tmp_path: Path) -> None
     assert "no row on line 9" in done.stderr
     done = run_script("--csv", str(csv), "--split-ply", "6")
     assert done.returncode == 2 and "--split-ply must be above" in done.stderr
+
+
+def test_the_script_checks_rows_through_the_split_beside_the_plain_solver(tmp_path: Path) -> None:
+    rows = [(h, m, s) for _, h, m, s in (*SPLIT_ROWS, WON_ROW)]
+    csv = write_csv(tmp_path / "book.csv", rows)
+    done = run_script("--csv", str(csv), "--rows", "3", "--split-ply", "8",
+                      "--direct-nodes", "0", "--limit", "120")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "3 rows: 3 agree, 0 mismatch, 0 not solved" in done.stdout
+    table = {row[0]: row for row in (line.split() for line in done.stdout.splitlines()[1:4])}
+    for row in table.values():
+        assert row[12] == row[4]  # the plain solver's score is c4's
+    # the two rows went through the split; the won one has nothing to split (it failed so)
+    assert all("/" in table[line][-1] for line in ("2", "3"))
+    assert table["4"][-1] == "direct"
