@@ -508,14 +508,15 @@ def test_a_proven_lower_bound_saves_searches_not_the_score() -> None:
             assert solver.run(game, lower=lower).score == score, (game.moves, lower)
 
 
-def test_an_expired_limit_stops_the_search_at_its_first_node() -> None:
-    # the limit is watched from the start: an expired one sets the table's stop slot
-    # before the kernel runs (before the one Limit, a past deadline searched 65,536 nodes)
+def test_an_expired_limit_stops_the_search_before_its_first_node() -> None:
+    # the limit is watched from the start, and each slice of the search asks it first:
+    # an expired one searches no node (before the one Limit, a past deadline searched
+    # 65,536 nodes; before the slices asked, the kernel's first node saw the stop slot)
     solver = Solver(7, 6, 16)
     result = solver.run(Position(), limit=Limit(deadline=time.perf_counter() - 1))
-    assert (result.score, result.complete, result.nodes) == (None, False, 1)
+    assert (result.score, result.complete, result.nodes) == (None, False, 0)
     probe = solver.probe(Position(), 0, limit=Limit(deadline=time.perf_counter() - 1))
-    assert (probe.value, probe.complete, probe.nodes) == (None, False, 1)
+    assert (probe.value, probe.complete, probe.nodes) == (None, False, 0)
     assert solver.solve(Position.from_moves("44455554221")) == -15  # still exact
 
 

@@ -21,6 +21,7 @@ from connect4.core.fileerror import FileError
 from connect4.core.journal import JournalError
 from connect4.core.limits import Limit
 from connect4.core.position import Position
+from connect4.core.score import score_bounds
 from connect4.solver import Solver
 from connect4.solver.book.format import BookError
 from connect4.solver.book.keys import canonical_key
@@ -205,9 +206,11 @@ def test_a_stop_flag_keeps_the_finished_tasks(tmp_path: Path) -> None:
 
 
 def test_a_task_stops_at_the_deadline_it_is_given() -> None:
-    """Each task gets the run's time left: past it, a task answers nothing (so a limit
-    is not overrun by the tasks under way)."""
-    assert probe_chunk(7, 6, [("", 0, 1), ("4", -1, 0)], None, 0.0) == []
+    """Each task gets the run's time left: past it, a task's search stops and answers
+    the whole range of scores (nothing proven) and the task ends (so a limit is not
+    overrun by the tasks under way)."""
+    (stopped,) = probe_chunk(7, 6, [("", 0, 1), ("4", -1, 0)], None, 0.0)
+    assert stopped[:3] == (canonical_key(Position()), *score_bounds(42, 0))
     low, exact = probe_chunk(7, 6, [("4455", 17, 18), ("4455", 0, None)], None, 10.0)
     key = canonical_key(Position.from_moves("4455"))
     assert (low[:3], exact[:3]) == ((key, 18, 19), (key, 18, 18))  # 19: the most there is

@@ -412,11 +412,13 @@ class SearchMemory:
     (1, True)
     """
 
-    def __init__(self, width: int, height: int, nbytes: int) -> None:
+    def __init__(
+        self, width: int, height: int, nbytes: int, table: NDArray[np.uint64] | None = None
+    ) -> None:
         self.width = width
         self.height = height
         self.nbytes = nbytes
-        self.table = new_table(width, height, nbytes)
+        self.table = new_table(width, height, nbytes) if table is None else table
         self.threads = [new_memory(width, height)]
 
     def thread(self, index: int) -> Memory:

@@ -88,9 +88,11 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import mmap
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -196,6 +198,33 @@ def _aligned(words: int) -> NDArray[np.uint64]:
     array = raw[skip : skip + words]
     array.fill(0)  # touch every page now, not during the first searches
     return array
+
+
+def table_words(width: int, height: int, nbytes: int) -> int:
+    """How many words :func:`new_table` makes for a board and ``nbytes``: the header,
+    the buckets and the busy flags.
+
+    >>> table_words(7, 6, 1 << 20) * 8 <= 1 << 20
+    True
+    """
+    f = table_format(width, height, nbytes)
+    return T_HDR + 2 * f.words * (f.far + f.near) + busy_words(nbytes)
+
+
+def shared_zeros(count: int, dtype: type[np.generic]) -> NDArray[Any]:
+    """A zeroed array of ``count`` items in an anonymous shared mapping (page-aligned),
+    every page touched: processes forked later share it, not a copy-on-write copy.
+
+    >>> shared_zeros(3, np.uint8).tolist()
+    [0, 0, 0]
+    """
+    array = np.frombuffer(mmap.mmap(-1, count * np.dtype(dtype).itemsize), dtype=dtype)
+    array.fill(0)
+    return array
+
+
+def _mapped(words: int) -> NDArray[np.uint64]:
+    return shared_zeros(words, np.uint64)
 
 
 def new_memory(width: int, height: int) -> NDArray[np.uint64]:
@@ -342,15 +371,16 @@ def smallest_table(width: int, height: int) -> int | None:
     return None
 
 
-def new_table(width: int, height: int, nbytes: int) -> NDArray[np.uint64]:
-    """An empty transposition table of at most ``nbytes`` for a board (generation 1)."""
+def new_table(width: int, height: int, nbytes: int, shared: bool = False) -> NDArray[np.uint64]:
+    """An empty transposition table of at most ``nbytes`` for a board (generation 1);
+    ``shared``: in memory shared with the processes forked afterwards (an anonymous
+    shared mapping: what one writes, the others read), else in this process's own."""
     f = table_format(width, height, nbytes)
     key_bits = width * (height + 1)
     buckets_end = T_HDR + 2 * f.words * (f.far + f.near)
-    busy = busy_words(nbytes)
-    table = _aligned(buckets_end + busy)
+    table = (_mapped if shared else _aligned)(table_words(width, height, nbytes))
     table[T_BUSY] = buckets_end
-    table[T_BUSY_SHIFT] = 64 - (busy.bit_length() - 1)
+    table[T_BUSY_SHIFT] = 64 - (busy_words(nbytes).bit_length() - 1)
     table[T_GEN] = 1
     table[T_WORDS] = f.words
     table[T_GBITS] = f.gbits

@@ -266,3 +266,12 @@ def stopping_at(limit: Limit | None, table: NDArray[np.uint64]) -> Iterator[Call
             yield limit.expired
     finally:
         table[T_STOP] = 0
+
+
+@contextlib.contextmanager
+def stopping_alone(limit: Limit, mem: NDArray[np.uint64]) -> Iterator[Callable[[], bool]]:
+    """As :func:`stopping_at` for one thread's search on a table that other processes
+    search too: the watcher ends this search only, by its node limit (``mem[LIMIT]``,
+    read at every node), and the table's stop slot stays theirs."""
+    with limit.watch(lambda: mem.__setitem__(LIMIT, 0)):
+        yield limit.expired

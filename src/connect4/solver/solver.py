@@ -60,6 +60,7 @@ from connect4.solver.layout import (
     batch_runs,
     next_generation,
     table_format,
+    table_words,
 )
 from connect4.solver.narrow import immediate_win, narrow, never
 from connect4.solver.parallel import (
@@ -67,6 +68,7 @@ from connect4.solver.parallel import (
     ParallelWindow,
     Tracker,
     run_parallel,
+    stopping_alone,
     stopping_at,
 )
 from connect4.solver.results import BatchResult, ProbeResult, SolveResult
@@ -107,6 +109,11 @@ class Solver:
     nodes; an int sets the empty-cell threshold, 0 = off) and
     ``two_slots`` (two-entry buckets instead of one always-replaced entry).
 
+    ``table`` is a table of this board and size to search instead of a pooled one
+    (:func:`~connect4.solver.layout.new_table`; ``shared=True`` makes one that worker
+    processes forked later search together); its entries are kept between calls
+    (``reuse_table`` and ``keep_entries`` hold).
+
     ``threads`` > 1 searches with that many threads sharing the table (Lazy SMP):
     a search that has not ended after ``parallel_after`` nodes (default
     ``PARALLEL_AFTER_NODES``, about 0.1 s; 0: at once) goes on with every
@@ -138,6 +145,7 @@ class Solver:
         two_slots: bool = True,
         threads: int = 1,
         parallel_after: int = PARALLEL_AFTER_NODES,
+        table: NDArray[np.uint64] | None = None,
     ) -> None:
         if not 1 <= tt_megabytes <= MAX_TT_MEGABYTES:
             raise SolverError(f"tt_megabytes must be in 1..{MAX_TT_MEGABYTES}, not {tt_megabytes}")
@@ -146,13 +154,18 @@ class Solver:
             table_format(width, height, tt_megabytes << 20)  # room for exact entries
         except ValueError as exc:
             raise SolverError(str(exc)) from None
+        if table is not None and table.shape != (table_words(width, height, tt_megabytes << 20),):
+            raise SolverError(f"the table is not a {width}x{height} table of {tt_megabytes} MB")
+        if table is not None and threads != 1:
+            raise SolverError("a given table is searched by one thread")
+        self._given = table
         self.threads = check_threads(threads)
         self.parallel_after = max(0, parallel_after)
         self.width = width
         self.height = height
         self.tt_megabytes = tt_megabytes
-        self.reuse_table = reuse_table
-        self._keep_entries = keep_entries
+        self.reuse_table = reuse_table or table is not None
+        self._keep_entries = keep_entries or table is not None
         self._options = {
             OPT_SYM: int(symmetry),
             OPT_TTMOVE: int(tt_move),
@@ -176,7 +189,12 @@ class Solver:
     def _table(self) -> SearchMemory:
         """This solver's table and threads' memories, taken from the pool on first use."""
         if self._mem is None:
-            memory = TABLES.take(self.width, self.height, self.tt_megabytes << 20)
+            nbytes = self.tt_megabytes << 20
+            memory = (
+                TABLES.take(self.width, self.height, nbytes)
+                if self._given is None
+                else SearchMemory(self.width, self.height, nbytes, self._given)
+            )
             if not self._keep_entries:
                 next_generation(memory.table)  # the previous user's entries count as empty
             memory.table[T_STOP] = 0
@@ -192,9 +210,9 @@ class Solver:
         """Give the table back to the pool and end the helper threads (a later call
         takes a table and starts threads again)."""
         with self._lock:
-            if self._mem is not None:
+            if self._mem is not None and self._given is None:
                 TABLES.give(self._mem)
-                self._mem = None
+            self._mem = None
             self._smp.close()
 
     def __enter__(self) -> Solver:
@@ -542,7 +560,12 @@ class Solver:
 
     @contextlib.contextmanager
     def _watched(self, limit: Limit) -> Iterator[None]:
-        with stopping_at(limit, self._table().table) as stopped:
+        memory = self._table()
+        with (
+            stopping_at(limit, memory.table)
+            if self._given is None
+            else stopping_alone(limit, memory.threads[0])
+        ) as stopped:
             self._stopped = stopped
             try:
                 yield
@@ -567,6 +590,8 @@ class Solver:
         while True:
             mem[LIMIT] = min(cap, int(mem[NODES]) + chunk) if timed else cap
             mem[ABORT] = 0
+            if self._stopped():  # a stop before the limit was set (stopping_alone's slot)
+                return 0, False, int(mem[NODES])
             result = search(mem)
             nodes = int(mem[NODES])
             if not mem[ABORT]:

@@ -52,7 +52,7 @@ from connect4.core.files import check_output
 from connect4.core.journal import journal_path
 from connect4.core.limits import Limit, clock
 from connect4.core.position import Position, board_mask, bottom_mask
-from connect4.core.processes import JobInterrupted, make_executor
+from connect4.core.processes import START_METHOD, JobInterrupted, make_executor
 from connect4.core.progress import Advance, progress_bar
 from connect4.solver import Solver, fresh_worker
 from connect4.solver.book.build import base_book_for, book_tag
@@ -64,6 +64,7 @@ from connect4.solver.book.splitroot import (
     SplitGraph,
     StopSearch,
     column_key,
+    shared_table,
 )
 from connect4.solver.book.splitstore import (
     BoundsJournal,
@@ -259,7 +260,8 @@ class SplitReport:
     positions ``settled`` by the rules, each probe's nodes (``task_nodes``, in the order
     they came) and their total, the nodes searched here (the positions the rules
     settle, or the whole search when ``direct``: the plain solver settled the root
-    within a small budget and no task ran) and the results book."""
+    within a small budget and no task ran), the results book, and how many tasks
+    were ``stopped`` as no longer needed (their nodes counted in ``task_nodes``)."""
 
     moves: str
     width: int
@@ -279,6 +281,7 @@ class SplitReport:
     seconds: float
     results: str | None
     direct: bool = False
+    stopped: int = 0
 
     @property
     def nodes(self) -> int:
@@ -443,6 +446,7 @@ class _Run:
     started: float
     probes: list[int] = field(default_factory=list)
     searched: set[int] = field(default_factory=set)
+    stopped: int = 0
 
     def solve(self, path: Path, force: bool, *, keep: bool) -> SplitReport:
         split = self.split
@@ -477,6 +481,7 @@ class _Run:
             split.root, width, height, plies, score, best, columns, len(split.tasks),
             len(self.searched), resumed, len(self.probes), split.settled, self.probes,
             sum(self.probes), local, clock() - self.started, str(path) if keep else None,
+            stopped=self.stopped,
         )  # fmt: skip
 
     def _search(
@@ -494,6 +499,9 @@ class _Run:
         if self.executor is not None and self.workers is None:
             slots = 1
         with contextlib.ExitStack() as stack:
+            table = None  # local workers forked from here search one table together
+            if self.executor is None and self.scheduler is None and START_METHOD == "fork":
+                table = stack.enter_context(shared_table(split.width, split.height, slots))
             pool = self.executor or stack.enter_context(
                 make_executor(self.workers, self.scheduler, fresh_worker)
             )
@@ -506,10 +514,12 @@ class _Run:
                 return self._record(answers, exact, bounds, bar, known)
 
             search = RootSearch(graph, intervals, pool, slots, self.chunk, self.base_name,
-                                record, self.limit)  # fmt: skip
+                                record, self.limit, table)  # fmt: skip
             stack.callback(search.close)
             try:
-                return self._answer(search)
+                answer = self._answer(search)
+                self.stopped = search.stopped
+                return answer
             except StopSearch:
                 search.cancel()
                 raise SplitInterrupted(exact.path, len(self.probes)) from None

@@ -19,14 +19,29 @@ many as there are free workers. A node is decided as soon as one child refutes
 the question or every child confirms it, so most split positions are never
 searched, and those that are, only with the window their parent needs. Bounds
 proven are kept (the caller journals them); an exact score answers any window.
+
+With several workers the walk follows the young brothers wait rule of parallel
+alpha-beta: a node's other children are handed out only once one of its children
+has been answered without deciding it (so it needs them all), never while its
+first child is still open (it is likely to decide the node alone). Local workers
+search one table in shared memory (:func:`shared_table`), so a task finds what
+every earlier task proved, as one worker's would; a task the question no longer
+needs (its position decided, or cut off from the question by decided positions)
+is stopped by its flag, and the workers get their next tasks before the answers
+are journaled.
 """
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+from numpy.typing import NDArray
 
 from connect4.core import bits
 from connect4.core.errors import Stopped
@@ -36,11 +51,13 @@ from connect4.core.score import score_bounds
 from connect4.solver import BookArrays, Solver, solver_for
 from connect4.solver.book.jobs import worker_book
 from connect4.solver.book.keys import canonical_key
+from connect4.solver.layout import new_table, shared_zeros
 from connect4.solver.narrow import next_test
 
 __all__ = ["Probe", "ProbeResult", "RootSearch", "SplitGraph", "probe_chunk"]
 
 TABLE_MEGABYTES = 16  # each worker's table (kept between its tasks: their bounds hold)
+SHARED_MEGABYTES = 64  # the table local workers search together
 LOCAL_MEGABYTES = 16  # the table of the positions settled by the rules, solved here
 
 Probe = tuple[str, int, "int | None"]
@@ -49,40 +66,81 @@ ProbeResult = tuple[int, int, int, int]
 """A task's answer: the position's canonical key, ``lo``, ``hi`` and the nodes searched."""
 
 
+_shared: dict[int, tuple[NDArray[np.uint64], NDArray[np.uint8]]] = {}  # inherited when forked
+_shared_solvers: dict[int, Solver] = {}  # a worker's solver on each shared table
+_tokens = itertools.count(1)
+
+
+@contextlib.contextmanager
+def shared_table(width: int, height: int, slots: int) -> Iterator[int]:
+    """A table the local worker processes forked while the block runs search together
+    (an anonymous shared mapping: what one task proves, every later task finds), and
+    ``slots`` stop flags, one a task under way (the search above stops a task whose
+    answer it no longer needs); yields the token :func:`probe_chunk` takes."""
+    token = next(_tokens)
+    table = new_table(width, height, SHARED_MEGABYTES << 20, shared=True)
+    _shared[token] = table, shared_zeros(slots, np.uint8)
+    try:
+        yield token
+    finally:
+        del _shared[token]
+        solver = _shared_solvers.pop(token, None)  # this process's, when it searched too
+        if solver is not None:
+            solver.close()
+
+
+def _shared_solver(token: int, width: int, height: int, book: BookArrays | None) -> Solver:
+    solver = _shared_solvers.get(token)
+    if solver is None:
+        if token not in _shared:
+            raise ValueError(f"no shared table {token} in this process (not forked from its maker)")
+        solver = Solver(width, height, SHARED_MEGABYTES, book=book, table=_shared[token][0])
+        _shared_solvers[token] = solver
+    return solver
+
+
 def probe_chunk(
     width: int,
     height: int,
     probes: Sequence[Probe],
     book: BookArrays | str | None,
     seconds: float | None,
+    table: int | None = None,
+    slot: int = 0,
 ) -> list[ProbeResult]:
     """Search each probe's window (in worker processes: a picklable module-level
-    function); ``book`` is probed inside (a spec is loaded once per worker). Each
-    answer is the interval the search proved; within ``seconds`` (``None``: no
-    deadline), those not finished in time are left out."""
+    function); ``book`` is probed inside (a spec is loaded once per worker), on the
+    shared table ``table`` (a token of :func:`shared_table`, whose flag ``slot`` stops
+    the task) or else on the worker's own. Each answer is the interval the search
+    proved; a probe stopped (by ``seconds``, ``None``: no deadline, or its flag)
+    answers the whole range of scores with the nodes it searched, and ends the task."""
     probed = worker_book(book, width, height) if isinstance(book, str) else book
-    solver = solver_for(
-        width, height, tt_megabytes=TABLE_MEGABYTES, book=probed, reuse_table=True, etc=False
-    )
     limit = Limit.within(seconds)
+    if table is None:
+        solver = solver_for(
+            width, height, tt_megabytes=TABLE_MEGABYTES, book=probed, reuse_table=True
+        )
+    else:
+        solver = _shared_solver(table, width, height, probed)
+        limit = replace(limit, flag=_shared[table][1][slot : slot + 1])
     answers: list[ProbeResult] = []
     for moves, alpha, beta in probes:
         position = Position.from_moves(moves, width, height)
         low, high = score_bounds(position.size, position.ply)
+        key = canonical_key(position)
         if beta is None:
             result = solver.run(position, limit=limit)
-            if result.score is None:
-                break
-            lo = hi = result.score
-            nodes = result.nodes
+            value, nodes = result.score, result.nodes
+            lo = hi = low if value is None else value
         else:
             probe = solver.probe(position, alpha, beta, limit=limit)
-            if probe.value is None:
-                break
             value, nodes = probe.value, probe.nodes
-            lo = value if value > alpha else low  # fail low: an upper bound
-            hi = value if value < beta else high  # fail high: a lower bound
-        answers.append((canonical_key(position), max(lo, low), min(hi, high), nodes))
+            lo = value if value is not None and value > alpha else low  # fail low: upper bound
+            hi = value if value is not None and value < beta else high  # fail high: lower bound
+        if value is None:  # stopped: nothing proven
+            answers.append((key, low, high, nodes))
+            break
+        answers.append((key, max(lo, low), min(hi, high), nodes))
     return answers
 
 
@@ -98,6 +156,13 @@ class SplitGraph:
     children: dict[int, list[int]]
     tasks: dict[int, str]
     settled: dict[int, str]
+
+    def moves(self, key: int) -> str:
+        """The moves of the position ``key`` (inner, split or settled)."""
+        for nodes in (self.inner, self.tasks, self.settled):
+            if key in nodes:
+                return nodes[key]
+        raise KeyError(key)
 
 
 class Intervals:
@@ -160,9 +225,14 @@ class RootSearch:
     book: str | None
     record: Callable[[list[ProbeResult]], bool]
     limit: Limit = field(default_factory=Limit)
+    table: int | None = None
     local_nodes: int = 0
     busy: dict[Future[list[ProbeResult]], list[int]] = field(default_factory=dict)
     busy_keys: set[int] = field(default_factory=set)
+    slot_of: dict[Future[list[ProbeResult]], int] = field(default_factory=dict)
+    stopping: set[Future[list[ProbeResult]]] = field(default_factory=set)
+    question: tuple[int, int] = (0, 0)
+    stopped: int = 0
     _local: Solver | None = None
 
     def score(self, key: int) -> int:
@@ -174,23 +244,32 @@ class RootSearch:
 
     def answer(self, key: int, alpha: int) -> None:
         """Search until ``key``'s interval answers "is the score above ``alpha``?"."""
+        self.question = key, alpha
         while not self.intervals.decided(key, alpha):
-            free = self.slots - len(self.busy)
-            if free > 0:
-                found: list[tuple[int, Probe]] = []
-                self._collect(key, alpha, found, set(), free * self.chunk)
-                for start in range(0, len(found), self.chunk):
-                    self._submit(found[start : start + self.chunk])
+            self._dispatch()
             if self.intervals.decided(key, alpha):
                 break
             if not self.busy:
                 raise AssertionError("an undecided question with nothing left to search")
             self._wait()
 
+    def _dispatch(self) -> None:
+        """Stop the tasks the question no longer needs and hand its next undecided split
+        positions to the free workers."""
+        key, alpha = self.question
+        self._stop_unneeded()
+        free = self.slots - len(self.busy)
+        if free > 0 and not self.intervals.decided(key, alpha):
+            found: list[tuple[int, Probe]] = []
+            self._collect(key, alpha, found, set(), free * self.chunk)
+            for start in range(0, len(found), self.chunk):
+                self._submit(found[start : start + self.chunk])
+
     def _collect(
         self, key: int, alpha: int, found: list[tuple[int, Probe]], seen: set[int], want: int
     ) -> None:
-        """The first undecided split positions under ``key`` for the question, in order."""
+        """The first undecided split positions under ``key`` for the question, in order
+        (a node's younger children only once one child is answered)."""
         if len(found) >= want or key in seen or self.intervals.decided(key, alpha):
             return
         seen.add(key)
@@ -203,10 +282,16 @@ class RootSearch:
             if key not in self.busy_keys:
                 found.append((key, (graph.tasks[key], alpha, alpha + 1)))
             return
-        for kid in sorted(kids, key=lambda k: iv.lo[k] + iv.hi[k]):  # stable: centre first
+        ordered = sorted(kids, key=lambda k: iv.lo[k] + iv.hi[k])  # stable: centre first
+        answered = any(iv.decided(kid, -alpha - 1) for kid in ordered)
+        for kid in ordered:
             if len(found) >= want or iv.decided(key, alpha):
                 return
+            if iv.decided(kid, -alpha - 1):
+                continue
             self._collect(kid, -alpha - 1, found, seen, want)
+            if not answered:
+                return  # the younger children wait until one child is answered
 
     def _settle(self, key: int) -> None:
         """Solve a position the rules settle, here (a few nodes)."""
@@ -233,9 +318,15 @@ class RootSearch:
     def _submit(self, probes: list[tuple[int, Probe]]) -> None:
         seconds = self.limit.remaining()
         windows = [probe for _, probe in probes]
+        slot = 0
+        if self.table is not None:  # a stop flag of its own, clear
+            slot = min(set(range(self.slots)) - set(self.slot_of.values()))
+            _shared[self.table][1][slot] = 0
         future = self.pool.submit(
-            probe_chunk, self.graph.width, self.graph.height, windows, self.book, seconds
-        )
+            probe_chunk, self.graph.width, self.graph.height, windows, self.book, seconds,
+            self.table, slot,
+        )  # fmt: skip
+        self.slot_of[future] = slot
         self.busy[future] = [key for key, _ in probes]
         self.busy_keys.update(self.busy[future])
 
@@ -244,14 +335,63 @@ class RootSearch:
         if self.limit.expired():
             raise StopSearch
         done, _ = wait(list(self.busy), WAIT_SLICE, return_when=FIRST_COMPLETED)
+        arrived: list[list[ProbeResult]] = []
+        complete = True
         for future in done:
             keys = self.busy.pop(future)
+            del self.slot_of[future]
+            stopped_here = future in self.stopping
+            self.stopping.discard(future)
             self.busy_keys.difference_update(keys)
             answers = future.result()
             for key, lo, hi, _ in answers:
                 self.intervals.tighten(key, lo, hi)
-            if not self.record(answers) or len(answers) < len(keys):
-                raise StopSearch  # a stop asked for, or the deadline ended a task
+            arrived.append(answers)
+            finished = len(answers) == len(keys) and not any(map(self._unproven, answers))
+            complete = complete and (finished or stopped_here)
+        if complete:
+            self._dispatch()  # the next tasks first: the journal's writes wait, not the workers
+        for answers in arrived:
+            if not self.record(answers):
+                raise StopSearch  # a stop asked for
+        if not complete:
+            raise StopSearch  # the deadline ended a task
+
+    def _unproven(self, answer: ProbeResult) -> bool:
+        """Whether a task's answer is a stopped search's (the whole range of scores)."""
+        key, lo, hi, _ = answer
+        size = self.graph.width * self.graph.height
+        return (lo, hi) == score_bounds(size, len(self.graph.moves(key)))
+
+    def _stop_unneeded(self) -> None:
+        """Stop the tasks under way (on a shared table) that the question no longer needs."""
+        if self.table is None:
+            return
+        flags = _shared[self.table][1]
+        for future, keys in self.busy.items():
+            if future not in self.stopping and not any(map(self._needed, keys)):
+                flags[self.slot_of[future]] = 1
+                self.stopping.add(future)
+                self.stopped += 1
+
+    def _needed(self, key: int) -> bool:
+        """Whether the question's answer may still depend on the position ``key``: a path
+        of undecided positions leads from the question's position down to it."""
+        top, alpha = self.question
+        top_ply, iv = len(self.graph.moves(top)), self.intervals
+        stack, seen = [key], set()
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            even = (len(self.graph.moves(node)) - top_ply) % 2 == 0
+            if iv.decided(node, alpha if even else -alpha - 1):
+                continue
+            if node == top:
+                return True
+            stack.extend(iv.parents.get(node, ()))
+        return False
 
     def cancel(self) -> None:
         """Cancel the tasks not started."""
@@ -259,6 +399,11 @@ class RootSearch:
             future.cancel()
 
     def close(self) -> None:
+        """Stop the tasks still under way (on a shared table: their answers are not
+        wanted any more) and free this search's own solver."""
+        if self.table is not None:
+            for future in self.busy:
+                _shared[self.table][1][self.slot_of[future]] = 1
         if self._local is not None:
             self._local.close()
             self._local = None

@@ -1,0 +1,137 @@
+"""The split solve's local workers: one table in shared memory, stops that reach one
+search only, and tasks stopped once the search above no longer needs them."""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+from concurrent.futures import Future
+from typing import Any
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from connect4.core.limits import Limit
+from connect4.core.position import Position
+from connect4.core.score import score_bounds
+from connect4.solver import Solver
+from connect4.solver.book.keys import canonical_key
+from connect4.solver.book.split import split_positions, split_solve
+from connect4.solver.book.splitroot import (
+    Intervals,
+    RootSearch,
+    _shared,
+    probe_chunk,
+    shared_table,
+)
+from connect4.solver.checks import SolverError
+from connect4.solver.layout import NODES, T_STOP, new_table
+from connect4.solver.results import SolveResult
+
+FORK = multiprocessing.get_context("fork")
+
+
+def _solve_in(table: NDArray[np.uint64], moves: str, out: Any) -> None:
+    result = Solver(6, 5, 1, book=None, table=table).run(Position.from_moves(moves, 6, 5))
+    out.value = result.nodes
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_a_process_forked_after_a_shared_table_finds_what_it_proved(shared: bool) -> None:
+    """A child process solves a position on the table; the parent then solves it on the
+    same table in a few nodes only when the table is shared (a private one is the
+    child's copy-on-write copy: its entries never come back)."""
+    table = new_table(6, 5, 1 << 20, shared=shared)
+    nodes = FORK.Value("q", 0)
+    child = FORK.Process(target=_solve_in, args=(table, "3443", nodes))
+    child.start()
+    child.join(60)
+    assert child.exitcode == 0 and nodes.value > 10_000
+    again = Solver(6, 5, 1, book=None, table=table).run(Position.from_moves("3443", 6, 5))
+    assert again.score == 0
+    assert (again.nodes < nodes.value // 20) is shared
+
+
+def test_a_given_table_must_fit_the_board_and_one_thread() -> None:
+    with pytest.raises(SolverError, match="not a 7x6 table of 2 MB"):
+        Solver(7, 6, 2, table=new_table(7, 6, 1 << 20))
+    with pytest.raises(SolverError, match="one thread"):
+        Solver(7, 6, 1, table=new_table(7, 6, 1 << 20), threads=2)
+
+
+def test_a_stop_on_a_shared_table_stops_that_search_only() -> None:
+    """Two searches on one table: stopping one, while the other is inside its search,
+    leaves the other running to its exact score (the stop ends the search by its own
+    node limit; the table's stop slot would have ended both)."""
+    table = new_table(7, 6, 16 << 20, shared=True)
+    endless, long = (Solver(7, 6, 16, book=None, table=table) for _ in range(2))
+    limit, results = Limit(), dict[str, SolveResult]()
+
+    def search(name: str, solver: Solver, moves: str, within: Limit | None) -> None:
+        results[name] = solver.run(Position.from_moves(moves), limit=within)
+
+    threads = [
+        threading.Thread(target=search, args=("endless", endless, "", limit)),
+        threading.Thread(target=search, args=("long", long, "444444", None)),
+    ]
+    for thread in threads:
+        thread.start()
+    while "long" not in results and (long._mem is None or long._mem.threads[0][NODES] == 0):
+        threading.Event().wait(0.001)
+    limit.stop()  # the other search has begun its four million nodes
+    for thread in threads:
+        thread.join(120)
+    assert results["endless"].score is None
+    assert results["long"].score == 1 and results["long"].complete
+    assert int(table[T_STOP]) == 0
+
+
+def test_a_task_whose_flag_is_raised_stops_and_proves_nothing() -> None:
+    with shared_table(7, 6, 2) as token:
+        _shared[token][1][1] = 1
+        (stopped,) = probe_chunk(7, 6, [("", 0, 1), ("4", 0, 1)], None, None, token, 1)
+        assert stopped[:3] == (canonical_key(Position()), *score_bounds(42, 0))
+        (answer,) = probe_chunk(6, 5, [("2233", 0, 1)], None, None)  # its own table
+        (shared,) = probe_chunk(7, 6, [("4455", 17, 18)], None, None, token, 0)
+        assert shared[1:3] == (18, 19) and answer[1] > 0
+
+
+class _Idle:
+    """An executor whose tasks never finish (the search above is looked at alone)."""
+
+    def submit(self, *args: object) -> Future[object]:
+        return Future()
+
+
+def test_the_search_above_stops_a_task_cut_off_from_its_question() -> None:
+    """A task is needed while a path of undecided positions leads to it from the
+    question's position; once its parent is decided by another child, its flag is
+    raised (and only its)."""
+    graph = split_positions(Position(4, 4), 2).graph()
+    root = canonical_key(Position(4, 4))
+    with shared_table(4, 4, 2) as token:
+        intervals = Intervals(graph, {})
+        pool: Any = _Idle()
+        search = RootSearch(graph, intervals, pool, 2, 1, None, lambda _: True, table=token)
+        search.question = root, 0
+        search._dispatch()
+        (first,) = search.busy.values()  # young brothers wait: one task at first
+        (task,) = first
+        assert search._needed(task)
+        (parent,) = intervals.parents[task]
+        siblings = [kid for kid in graph.children[parent] if kid != task]
+        # a sibling scoring -1 answers the parent's question (is it above -1?): the
+        # parent scores at least 1, and the task is cut off from the root
+        intervals.tighten(siblings[0], -1, -1)
+        assert intervals.decided(parent, -1)
+        assert not search._needed(task)
+        search._dispatch()
+        flags = _shared[token][1]
+        assert search.stopped == 1 and flags.tolist().count(1) == 1
+
+
+def test_two_local_workers_give_the_unsplit_score() -> None:
+    report = split_solve("", 6, 5, split_ply=5, workers=2, results=None, progress=False,
+                         direct_nodes=0)  # fmt: skip
+    assert report.score == 0 and report.best_move == 2
