@@ -253,6 +253,8 @@ def test_the_script_names_a_bad_file_or_line_in_one_line(tmp_path: Path) -> None
     assert "no row on line 9" in done.stderr
     done = run_script("--csv", str(csv), "--split-ply", "6")
     assert done.returncode == 2 and "--split-ply must be above" in done.stderr
+    done = run_script("--csv", str(csv), "--split-ply", "8", "--direct-nodes", "-1")
+    assert done.returncode == 2 and "--direct-nodes must be at least 0" in done.stderr
 
 
 def test_the_script_checks_rows_through_the_split_beside_the_plain_solver(tmp_path: Path) -> None:
