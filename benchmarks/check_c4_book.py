@@ -33,7 +33,8 @@ A position the plain solver settles within ``--direct-nodes`` nodes is solved
 directly (the split solve's default; 0 sends every row through the split but those
 the rules settle at the root, which have nothing to split). Each row is then solved
 by the plain solver too, as a reference: a row agrees when the split's score is c4's
-and the plain solver's and c4's move keeps it. The table adds the split's best move
+and the plain solver's and c4's move keeps it (a plain solve not finished within the
+row's limit leaves c4's alone; the summary counts those). The table adds the split's best move
 (1-based) and the nodes of the solve after c4's move when that is another (counted
 in the row's nodes), the plain solver's score, nodes and seconds, and the split's
 positions (searched of listed, or ``direct``); the limit bounds the whole row, tasks
@@ -280,6 +281,7 @@ def summary(checks: list[RowCheck], args: argparse.Namespace, stopped: bool) -> 
         "solved_direct": sum(f.direct for f in split),
         "solved_plain_nodes": sum(f.plain_nodes for f in split),
         "solved_plain_seconds": round(sum(f.plain_seconds for f in split), 3),
+        "plain_timeout": sum(f.plain_score is None for f in split),
         "stopped": stopped, "machine": describe_machine(), "load": os.getloadavg(),
     }  # fmt: skip
 
@@ -361,8 +363,9 @@ def main() -> None:
               f"(longest {report['max_solved_seconds']} s)")  # fmt: skip
         if args.split_ply:
             print(f"the plain solver on the solved rows: {report['solved_plain_nodes']:,} "
-                  f"nodes, {report['solved_plain_seconds']} s; {report['solved_direct']} "
-                  f"rows solved directly")  # fmt: skip
+                  f"nodes, {report['solved_plain_seconds']} s ({report['plain_timeout']} not "
+                  f"within the row's limit: checked against c4 only); "
+                  f"{report['solved_direct']} rows solved directly")  # fmt: skip
         load = " ".join(f"{x:.2f}" for x in os.getloadavg())
         print(f"machine: {report['machine']}; load average {load}")
     if stopped:

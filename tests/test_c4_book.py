@@ -264,6 +264,7 @@ def test_the_script_checks_rows_through_the_split_beside_the_plain_solver(tmp_pa
                       "--direct-nodes", "0", "--limit", "120")  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "3 rows: 3 agree, 0 mismatch, 0 not solved" in done.stdout
+    assert "(0 not within the row's limit" in done.stdout
     table = {row[0]: row for row in (line.split() for line in done.stdout.splitlines()[1:4])}
     for row in table.values():
         assert row[12] == row[4]  # the plain solver's score is c4's
