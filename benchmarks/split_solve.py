@@ -119,6 +119,7 @@ def main() -> int:
         "tasks": report.tasks,
         "searched": report.searched,
         "windows": report.probes,
+        "stopped": report.stopped,
         "settled": report.settled,
         "seconds_1_worker": times[1],
         "seconds_2_workers": times[2],

@@ -98,6 +98,7 @@ SEARCH_MEGABYTES = 64  # the table of a root solved directly
 DIRECT_NODES = 1_000_000  # a root the plain solver settles within this many nodes: no split
 CHECK_EVERY = 4096  # positions listed between looks at the caller's limit
 LINE_EVERY = 5.0  # seconds between progress lines (``progress_lines``)
+JOURNAL_EVERY = 0.25  # seconds between the journals' writes (one disk write for many tasks)
 
 
 # ---------------------------------------------------------------- the positions
@@ -447,6 +448,8 @@ class _Run:
     probes: list[int] = field(default_factory=list)
     searched: set[int] = field(default_factory=set)
     stopped: int = 0
+    unwritten: list[ProbeResult] = field(default_factory=list)
+    written: float = 0.0
 
     def solve(self, path: Path, force: bool, *, keep: bool) -> SplitReport:
         split = self.split
@@ -523,6 +526,8 @@ class _Run:
             except StopSearch:
                 search.cancel()
                 raise SplitInterrupted(exact.path, len(self.probes)) from None
+            finally:
+                self._write(exact, bounds)
 
     def _record(
         self,
@@ -532,9 +537,12 @@ class _Run:
         bar: Advance,
         known: dict[int, tuple[int, int]],
     ) -> bool:
-        """Journal a task's answers (exact scores and bounds apart); False to stop."""
-        exact.append([(key, lo, nodes) for key, lo, hi, nodes in answers if lo == hi])
-        bounds.append([answer for answer in answers if answer[1] != answer[2]])
+        """Take a task's answers, journaled with those of the next ``JOURNAL_EVERY``
+        seconds (a killed run loses at most those, as it loses the tasks under way: they
+        are searched again); False to stop."""
+        self.unwritten.extend(answers)
+        if clock() - self.written >= JOURNAL_EVERY:
+            self._write(exact, bounds)
         fresh = 0
         for key, _, _, nodes in answers:
             self.probes.append(nodes)
@@ -544,6 +552,15 @@ class _Run:
         touched = len(known.keys() | self.searched)
         bar.note(_estimate(touched, len(self.split.tasks), sum(self.probes)))
         return self.stop_after is None or len(self.probes) < self.stop_after
+
+    def _write(self, exact: SplitJournal, bounds: BoundsJournal) -> None:
+        """Journal the answers taken since the last write (exact scores and bounds apart)."""
+        answers, self.unwritten, self.written = self.unwritten, [], clock()
+        scores = [(key, lo, nodes) for key, lo, hi, nodes in answers if lo == hi]
+        if scores:
+            exact.append(scores)
+        if len(scores) < len(answers):
+            bounds.append([answer for answer in answers if answer[1] != answer[2]])
 
     def _answer(self, search: RootSearch) -> tuple[int, int, list[int | None] | None, int]:
         split = self.split
