@@ -304,3 +304,30 @@ def test_the_plot_is_written(tmp_path: Path) -> None:
     assert plot.read_bytes().startswith(b"\x89PNG")
     refused = run_cli("rate", "random", "--positions", str(file), "--plot", str(plot))
     assert refused.returncode == 2 and "--force" in refused.stderr
+
+
+def test_a_run_resumes_only_under_the_same_players(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The journal is named by what the players' moves depend on, not only the spec
+    text: a level retuned or a network replaced since the interrupted run makes the
+    same spec another player, whose moves must not be mixed with the old ones."""
+    from connect4.arena.rate import RateConfig, fingerprint
+    from connect4.net.model import shipped_path
+    from connect4.players import mcts
+
+    def identity(*specs: str) -> object:
+        return RateConfig(specs, ()).identity()
+
+    before = identity("mcts:level=easy", "random")
+    assert identity("mcts:level=easy", "random") == before
+    monkeypatch.setitem(mcts.LEVELS, "easy", {"playouts": 301})
+    assert identity("mcts:level=easy", "random") != before
+    shipped = shipped_path()
+    assert shipped is not None
+    weights = tmp_path / "net.npz"
+    weights.write_bytes(shipped.read_bytes())
+    first = fingerprint(f"net:load={weights}")
+    assert first == fingerprint(f"net:load={weights}")
+    weights.write_bytes(shipped.read_bytes() + b"\0")  # another file at the same path
+    assert fingerprint(f"net:load={weights}") != first

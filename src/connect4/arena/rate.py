@@ -18,9 +18,10 @@ goes on. Each rate comes with its 95 % Wilson interval (:func:`wilson`), and the
 mean seconds per move (the failures' included).
 
 The work goes in chunks of positions to worker processes; each finished chunk is
-kept in a journal under the cache root (one a run: the specs, the sets' positions
-and the clock), so an interrupted run continues with ``resume`` and the journal is
-removed once the run is complete.
+kept in a journal under the cache root (one a run: the specs and what their moves
+depend on, see :func:`fingerprint`, the sets' positions and the clock), so an
+interrupted run continues with ``resume`` and the journal is removed once the run
+is complete.
 
 >>> wilson(0, 50)
 (0.0, 0.0713)
@@ -56,6 +57,7 @@ __all__ = [
     "Rating",
     "SetRating",
     "check_specs",
+    "fingerprint",
     "judged_moves",
     "plot_ratings",
     "rate_journal",
@@ -177,9 +179,27 @@ class RateConfig:
         """What a resumed run must share with the interrupted one."""
         return {
             "specs": list(self.specs),
+            "players": [fingerprint(spec) for spec in self.specs],
             "sets": [[s.name, s.digest(), len(s.moves)] for s in self.sets],
             "clock": self.clock,
         }
+
+
+def fingerprint(spec: str) -> object:
+    """What a spec's moves depend on: its options, defaults filled in, and its kind's
+    fingerprint (the levels' presets, the network's digest). A run is resumed only
+    under the same: after a level is retuned or a network replaced, the same spec
+    text is another player.
+
+    >>> fingerprint("random:seed=3")
+    [{'seed': 3}, None]
+    """
+    from connect4.players import parse_spec
+
+    parsed = parse_spec(spec)
+    kind = parsed.kind
+    shown = kind.fingerprint(parsed.options) if kind.fingerprint is not None else None
+    return json.loads(json.dumps([parsed.options, shown], sort_keys=True, default=repr))
 
 
 def check_specs(specs: Sequence[str]) -> None:

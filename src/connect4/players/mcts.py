@@ -186,4 +186,5 @@ MCTS = PlayerKind(
         "level": level_option(LEVELS),
     },
     build=_build,
+    fingerprint=lambda _: LEVELS,
 )

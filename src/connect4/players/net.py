@@ -25,19 +25,27 @@ is full (``stats["tree_full"]``).
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import random
 import threading
 import time
 from collections import OrderedDict
+from pathlib import Path
 
 import numpy as np
 
 from connect4.core.game import Game
 from connect4.core.limits import Limit
 from connect4.core.position import Position
-from connect4.net.model import Network, NetworkError, load_network, shipped_network
+from connect4.net.model import (
+    Network,
+    NetworkError,
+    load_network,
+    shipped_network,
+    shipped_path,
+)
 from connect4.net.search import DEFAULT_C, Puct
 from connect4.players.base import (
     ColumnStats,
@@ -187,6 +195,16 @@ def policy_of(network: Network, game: Game) -> tuple[list[float], float]:
     return [round(float(p), 4) for p in out.policy[0]], round(float(out.value[0]), 4)
 
 
+def _network_digest(load: object) -> str | None:
+    """The SHA-256 of the weights a ``net`` spec plays (``load``'s file, else the
+    shipped 7x6 one); ``None`` when it cannot be read (building the player says why)."""
+    path = Path(load) if isinstance(load, str) else shipped_path()
+    try:
+        return None if path is None else hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
 def _build(spec: str, values: dict[str, object], context: PlayerContext) -> NetPlayer:
     settings = with_level(values, LEVELS)
     board = context.board
@@ -245,4 +263,5 @@ NET = PlayerKind(
     },
     build=_build,
     games=("connect4",),
+    fingerprint=lambda values: {"levels": LEVELS, "network": _network_digest(values.get("load"))},
 )

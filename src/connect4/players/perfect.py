@@ -35,7 +35,7 @@ import math
 import random
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from connect4.core.errors import unknown_choice
 from connect4.core.game import Game
@@ -510,4 +510,5 @@ PERFECT = PlayerKind(
     },
     build=_build_perfect,
     games=("connect4",),
+    fingerprint=lambda _: {name: asdict(level) for name, level in LEVELS.items()},
 )

@@ -49,6 +49,9 @@ class PlayerKind:
     games: tuple[str, ...] = ("connect4", "tictactoe")
     free_argument: bool = False  # cmd:PROGRAM ARGS takes the rest verbatim
     rehearse: bool = True  # False: its start-up is never timed (see :func:`rehearse`)
+    fingerprint: Callable[[dict[str, object]], object] | None = None
+    """What its moves depend on besides its options (its levels' presets, its network
+    file's digest), JSON-able: work resumed across a change in it would mix two players."""
 
 
 @dataclass(frozen=True)

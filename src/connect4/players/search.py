@@ -249,10 +249,12 @@ MINIMAX = PlayerKind(
     description="plain minimax to a depth cut-off (no pruning; for teaching)",
     options=options(),
     build=build("minimax"),
+    fingerprint=lambda _: {"levels": LEVELS, "minimax": MINIMAX_LEVELS},
 )
 ALPHABETA = PlayerKind(
     name="alphabeta",
     description="alpha-beta search with a heuristic, move ordering and a transposition table",
     options=options(),
     build=build("alphabeta"),
+    fingerprint=lambda _: LEVELS,
 )
