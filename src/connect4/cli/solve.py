@@ -365,9 +365,19 @@ def split_summary(report: SplitReport) -> str:
     return (
         f"{best}; split at ply {report.split_ply}: {report.tasks:,} positions, "
         f"{report.resumed:,} known from earlier runs, {report.searched:,} searched now "
-        f"({report.probes:,} windows), {report.settled:,} settled by the rules, "
+        f"({report.probes:,} windows{_stopped(report.stopped)}), "
+        f"{report.settled:,} settled by the rules, "
         f"{report.nodes:,} nodes, {report.seconds:.1f} s{where}"
     )
+
+
+def _stopped(count: int) -> str:
+    """The windows stopped once no longer needed, when any were.
+
+    >>> _stopped(0), _stopped(3)
+    ('', ', 3 stopped as no longer needed')
+    """
+    return f", {count:,} stopped as no longer needed" if count else ""
 
 
 def solve(
