@@ -204,7 +204,7 @@ def table_words(width: int, height: int, nbytes: int) -> int:
     """How many words :func:`new_table` makes for a board and ``nbytes``: the header,
     the buckets and the busy flags.
 
-    >>> table_words(7, 6, 1 << 20) * 8 <= 1 << 20
+    >>> table_words(7, 6, 1 << 20) == len(new_table(7, 6, 1 << 20))
     True
     """
     f = table_format(width, height, nbytes)
