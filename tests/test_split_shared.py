@@ -135,3 +135,17 @@ def test_two_local_workers_give_the_unsplit_score() -> None:
     report = split_solve("", 6, 5, split_ply=5, workers=2, results=None, progress=False,
                          direct_nodes=0)  # fmt: skip
     assert report.score == 0 and report.best_move == 2
+
+
+def test_a_win_at_once_is_solved_directly_even_when_the_split_is_asked() -> None:
+    """Nothing to split (it crashed on no column's interval before); and an attempt of
+    the plain solver that does not settle the root counts in the report's nodes."""
+    won = split_solve("121212", 8, 7, split_ply=8, workers=1, results=None, progress=False,
+                      direct_nodes=0)  # fmt: skip
+    assert (won.direct, won.best_move, won.tasks) == (True, 0, 0)
+    tried = split_solve("", 4, 4, split_ply=4, workers=1, results=None, progress=False,
+                        direct_nodes=10)  # fmt: skip
+    plain = split_solve("", 4, 4, split_ply=4, workers=1, results=None, progress=False,
+                        direct_nodes=0)  # fmt: skip
+    assert not tried.direct and tried.score == plain.score == 0
+    assert tried.search_nodes >= plain.search_nodes + 10

@@ -77,6 +77,7 @@ from connect4.solver.book.splitstore import (
     stored,
 )
 from connect4.solver.book.table import Book
+from connect4.solver.narrow import immediate_win
 
 __all__ = [
     "MAX_SPLIT_TASKS",
@@ -260,8 +261,9 @@ class SplitReport:
     runs; the others were never needed), ``probes`` (the windows searched now), the
     positions ``settled`` by the rules, each probe's nodes (``task_nodes``, in the order
     they came) and their total, the nodes searched here (the positions the rules
-    settle, or the whole search when ``direct``: the plain solver settled the root
-    within a small budget and no task ran), the results book, and how many tasks
+    settle and the plain solver's attempt before the split, or the whole search
+    when ``direct``: the plain solver settled the root within a small budget and no
+    task ran), the results book, and how many tasks
     were ``stopped`` as no longer needed (their nodes counted in ``task_nodes``)."""
 
     moves: str
@@ -348,13 +350,13 @@ def split_solve(
     if results is not None:  # a bad results file is refused even when none is written
         check_output(Path(results), what="results book", force=force, resume=not force,
                      ours=is_book_file)  # fmt: skip
-    quick = _direct(root, split_ply, base, analyze, direct_nodes, limit, started)
+    quick, tried = _direct(root, split_ply, base, analyze, direct_nodes, limit, started)
     if quick is not None:
         return quick
     split = split_positions(root, split_ply, limit)
     run = _Run(split, base, base_book if base is not None else None, executor, workers,
                scheduler, chunk, _Shown(progress, progress_lines, stream), stop_after,
-               limit or Limit(), analyze, started)  # fmt: skip
+               limit or Limit(), analyze, started, tried)  # fmt: skip
     with contextlib.ExitStack() as stack:
         if results is None:
             folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="connect4-split-"))
@@ -371,12 +373,13 @@ def _direct(
     direct_nodes: int,
     limit: Limit | None,
     started: float,
-) -> SplitReport | None:
-    """The report of a root the plain solver settles within ``direct_nodes`` nodes (a win
-    at once, a short forced line), or ``None``."""
-    if direct_nodes <= 0:
-        return None
-    budget = (limit or Limit()).tighter(nodes=direct_nodes)
+) -> tuple[SplitReport | None, int]:
+    """The report of a root the plain solver settles within ``direct_nodes`` nodes (a
+    short forced line; a win at once whatever ``direct_nodes``: there is nothing to
+    split), or ``None``; and the nodes the attempt searched."""
+    if direct_nodes <= 0 and not immediate_win(root):
+        return None, 0
+    budget = (limit or Limit()).tighter(nodes=max(direct_nodes, 1))
     with Solver(root.width, root.height, SEARCH_MEGABYTES, book=base) as solver:
         result = solver.run(root, analyze=analyze, limit=budget)
         nodes = result.nodes
@@ -392,10 +395,10 @@ def _direct(
         if best is None:
             if limit is not None and limit.expired():
                 raise BudgetExceeded("stopped before the split; nothing was solved")
-            return None
+            return None, nodes
     return SplitReport(root.moves, root.width, root.height, split_ply, score, best,
                        columns if analyze else None, 0, 0, 0, 0, 0, [], 0, nodes,
-                       clock() - started, None, direct=True)  # fmt: skip
+                       clock() - started, None, direct=True), nodes  # fmt: skip
 
 
 def _best_within(
@@ -445,6 +448,7 @@ class _Run:
     limit: Limit
     analyze: bool
     started: float
+    tried: int = 0  # nodes of the plain solver's attempt before the split
     probes: list[int] = field(default_factory=list)
     searched: set[int] = field(default_factory=set)
     stopped: int = 0
@@ -483,8 +487,8 @@ class _Run:
         return SplitReport(
             split.root, width, height, plies, score, best, columns, len(split.tasks),
             len(self.searched), resumed, len(self.probes), split.settled, self.probes,
-            sum(self.probes), local, clock() - self.started, str(path) if keep else None,
-            stopped=self.stopped,
+            sum(self.probes), local + self.tried, clock() - self.started,
+            str(path) if keep else None, stopped=self.stopped,
         )  # fmt: skip
 
     def _search(
