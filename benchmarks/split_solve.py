@@ -11,7 +11,8 @@ side compare). Prints each run's wall time and CPU time (this process and its
 workers), the speed-up (the median 1-worker time over the median 2-worker time, wall
 and CPU), the split's positions and those searched, the windows searched, the node
 counts per window (mean, median, the largest and the share of the largest tenth) and
-their total beside one unsplit search's nodes; checks that every run gives the
+their total (the last run's) beside one unsplit search's nodes, and every run's nodes
+by worker count; checks that every run gives the
 unsplit score (with ``--analyze`` every column's; exit 1 if not), and prints the
 machine and its load.
 
@@ -91,6 +92,7 @@ def main() -> int:
     unsplit_seconds = time.perf_counter() - start
     times: dict[int, list[float]] = {1: [], 2: []}
     cpu: dict[int, list[float]] = {1: [], 2: []}
+    nodes: dict[int, list[int]] = {1: [], 2: []}
     report = None
     wrong = 0
     with tempfile.TemporaryDirectory(prefix="split-bench-") as folder:
@@ -100,6 +102,7 @@ def main() -> int:
                 report = run(args, workers, Path(folder), number)
                 cpu[workers].append(round(cpu_seconds() - before, 2))
                 times[workers].append(round(report.seconds, 2))
+                nodes[workers].append(report.nodes)
                 wrong += report.score != reference.score or (
                     args.analyze and report.column_scores != reference.column_scores
                 )
@@ -125,6 +128,8 @@ def main() -> int:
         "seconds_2_workers": times[2],
         "cpu_seconds_1_worker": cpu[1],
         "cpu_seconds_2_workers": cpu[2],
+        "nodes_1_worker": nodes[1],
+        "nodes_2_workers": nodes[2],
         "speedup": round(speedup, 2),
         "cpu_ratio_2_over_1": round(statistics.median(cpu[2]) / statistics.median(cpu[1]), 2),
         "task_nodes": task_figures(report.task_nodes),
