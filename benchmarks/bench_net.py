@@ -179,6 +179,8 @@ def main() -> None:
         "--data", action="append", help="a connect4 dataset file: measure raw on its positions"
     )
     args = parser.parse_args()
+    if args.limit < 1:
+        parser.error(f"--limit: at least 1 position a set, not {args.limit}")
     shipped = str(shipped_path())
     paths = [shipped if p == "shipped" else p for p in (args.network or ["shipped"])]
     print(f"machine: {describe_machine()}; load {os.getloadavg()[0]:.1f}")
