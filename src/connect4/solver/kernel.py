@@ -189,6 +189,38 @@ def _four_tops(stones: np.uint64, h: np.uint64, wide: bool) -> np.uint64:
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _unshadowed(
+    mine: np.uint64, theirs: np.uint64, h: np.uint64, wide: bool, bottom: np.uint64
+) -> bool:
+    """Whether ``mine`` holds a four in a row that no four of ``theirs`` *shadows*:
+    one of the same direction over the same columns, lower (every cell of it right
+    below the cell of ours in that column, the same number of rows down). A vertical
+    four is never shadowed.
+
+    A four is marked by its first cell (``stones & stones >> s & ...``: the lowest bit);
+    two fours of one direction span the same columns when their marks share a column.
+    ``marks - (tops + 1)``, ``tops`` the cell above each column, keeps in each column
+    the cells below its lowest mark (the whole column when it has none): a mark of
+    ours there is not shadowed. (Each column's ``h + 1`` bits borrow from the next
+    only through its top cell, which no mark holds.)
+    """
+    q = mine & (mine >> U1)
+    if q & (q >> U2):
+        return True
+    if wide:
+        below = (bottom << h) + U1
+        for k in range(3):
+            s = h + np.uint64(k)
+            q = mine & (mine >> s)
+            ours = q & (q >> (s * U2))
+            if ours:
+                q = theirs & (theirs >> s)
+                if ours & ((q & (q >> (s * U2))) - below):
+                    return True
+    return False
+
+
+@njit(cache=True, nogil=True, inline="always")
 def evens_bound(
     current: np.uint64,
     mask: np.uint64,
@@ -212,11 +244,17 @@ def evens_bound(
     ``r`` (0-based), the opponent completes it, at the latest, before any cell
     above it is filled: a loss by the move ``size - (height - 1 - r)``, so the
     bound is ``-((height + 1 - r) // 2)``.
+
+    A four of the remaining cells does not void the bound when a four of the
+    opponent's cells *shadows* it (:func:`_unshadowed`): each of its cells can only
+    be played once the opponent's cell below it in that column is filled, and the
+    opponent gets that cell, so the opponent's four is complete first and the game
+    is over (ChristopheSteininger/c4 applies the same test).
     """
     odd_rows = bottom * (((U1 << h) - U1) // U3)  # 1-based rows 1, 3, 5, ...
     playable = (mask + bottom) & board
     theirs = (current ^ mask) | ((odd_rows << U1) & board & ~mask & ~playable)
-    if _four_tops(board & ~theirs, h, wide):
+    if _unshadowed(board & ~theirs, theirs, h, wide, bottom):
         return NO_BOUND
     tops = _four_tops(theirs, h, wide)
     if tops == 0:
