@@ -410,6 +410,7 @@ class Solver:
         table = self._table().table
         if analyze:
             out = self._out
+            out[:] = UNKNOWN_SCORE  # a search stopped before its first slice sets none
 
             def search(mem: NDArray[np.uint64]) -> int:
                 kernel.analyze(mem, table, keys, values, current, mask, ply, weak, out)
