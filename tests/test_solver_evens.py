@@ -11,7 +11,7 @@ import pytest
 
 from connect4.core.position import Position, board_mask, bottom_mask
 from connect4.solver import kernel
-from tests.test_solver import evens_bound, random_position, reference_score
+from tests.test_solver import bounds_checked, evens_bound
 
 
 def fours(width: int, height: int) -> list[tuple[int, list[int]]]:
@@ -101,19 +101,8 @@ def test_a_bound_behind_a_shadowed_four_is_never_below_the_exact_score(
 ) -> None:
     """Random positions whose side to move holds a four in the cells the follow-up
     leaves it, all shadowed: the bound is at least the exhaustive minimax score."""
-    rng = random.Random(width * 7 + height)
-    memo: dict[tuple[int, int], int] = {}
-    bounded = 0
-    for _ in range(20000):
-        if bounded == 12:
-            break
-        plies = 2 * rng.randint(min_ply // 2, (width * height - 2) // 2)
-        position = random_position(rng, width, height, plies)
-        if position is None or (bound := shadowed_bound(position)) is None:
-            continue
-        assert reference_score(position, memo) <= bound, position.moves
-        bounded += 1
-    assert bounded == 12  # the rule fires: a real check
+    bounds = bounds_checked(shadowed_bound, width, height, min_ply, width * 7 + height, 12, 20000)
+    assert len(bounds) == 12  # the rule fires: a real check
 
 
 def test_the_shadow_rule_bounds_pons_positions_the_plain_rule_did_not() -> None:
