@@ -338,7 +338,17 @@ def test_positions_won_at_once_can_be_left_out(data_file: Path) -> None:
         if any(position.is_winning_move(c) for c in position.legal_moves())
     }
     every = load_examples([data_file], held_out=0.0)
-    kept = load_examples([data_file], held_out=0.0, drop_wins_at_once=True)
+    kept = load_examples([data_file], held_out=0.0, keep_wins_at_once=0.0)
     assert 0 < len(won) < len(every.train)
     assert kept.wins_at_once == len(won) and every.wins_at_once == 0
     assert set(kept.train.key.tolist()) == set(every.train.key.tolist()) - won
+    half = load_examples([data_file], held_out=0.0, keep_wins_at_once=0.5)
+    some = set(half.train.key.tolist()) & won  # the share kept: chosen by key, so stable
+    assert 0 < len(some) < len(won) and half.wins_at_once == len(won) - len(some)
+    assert set(half.train.key.tolist()) == set(every.train.key.tolist()) - (won - some)
+    again = load_examples([data_file], held_out=0.2, keep_wins_at_once=0.5)
+    assert set(again.train.key.tolist()) | set(again.held_out.key.tolist()) == set(
+        half.train.key.tolist()
+    )
+    with pytest.raises(LabelsError, match=r"keep wins at once: must be in \[0, 1\], not 1.5"):
+        load_examples([data_file], keep_wins_at_once=1.5)

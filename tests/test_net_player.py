@@ -222,6 +222,7 @@ def test_train_command_writes_a_network_that_plays(dataset_file: Path, tmp_path:
 
     recipe = recipe_of(load_network(tmp_path / "n.npz"))
     assert isinstance(recipe["dropped_wins_at_once"], int) and recipe["dropped_wins_at_once"] > 0
+    assert recipe["kept_wins_at_once_share"] == 0.0
     player = make_player(f"net:load={tmp_path / 'n.npz'},playouts=50", width=5, height=4)
     assert player.choose(Position.from_moves("33", 5, 4)).move in range(5)
 
@@ -269,6 +270,14 @@ def test_train_command_refuses_bad_input(tmp_path: Path) -> None:
     assert missing.returncode == 2 and "nowhere.npz" in missing.stderr
     resume = run_cli("train", "--data", "x", "--out", str(tmp_path / "none.pt"), "--resume")
     assert resume.returncode == 2 and "does not exist" in resume.stderr
+    out = ["--data", "x", "--out", str(tmp_path / "o.pt")]
+    both = run_cli("train", *out, "--drop-wins-at-once", "--keep-wins-at-once", "0.5")
+    assert both.returncode == 2 and both.stderr == (
+        "error: --drop-wins-at-once keeps none: leave it out with --keep-wins-at-once\n"
+    )
+    share = run_cli("train", *out, "--keep-wins-at-once", "1.5")
+    assert share.returncode == 2 and "Traceback" not in share.stderr
+    assert "Invalid value for '--keep-wins-at-once'" in share.stderr
 
 
 def test_train_resume_refuses_a_checkpoint_that_would_run_code(

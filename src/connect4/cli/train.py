@@ -122,7 +122,19 @@ HeldOut = Annotated[
     float, typer.Option(help="share of the positions held out to measure on", min=0, max=0.5)
 ]
 DropWinsAtOnce = Annotated[
-    bool, typer.Option(help="leave out positions won with the next stone (as Pons' sets do)")
+    bool,
+    typer.Option(
+        help="leave out positions won with the next stone, as Pons' sets do (--keep-wins-at-once 0)"
+    ),
+]
+KeepWinsAtOnce = Annotated[
+    float | None,
+    typer.Option(
+        help="the share of positions won with the next stone to keep (default 1: all; "
+        "0: none), chosen by a hash of the position",
+        min=0.0,
+        max=1.0,
+    ),
 ]
 Steps = Annotated[
     int | None,
@@ -158,6 +170,7 @@ def train(
     exclude: ExcludeFiles = None,
     held_out: HeldOut = 0.02,
     drop_wins_at_once: DropWinsAtOnce = False,
+    keep_wins_at_once: KeepWinsAtOnce = None,
     steps: Steps = None,
     batch: Batch = 256,
     lr: LearningRate = 2e-3,
@@ -181,6 +194,8 @@ def train(
     """
     from connect4.core.files import FileError
 
+    if drop_wins_at_once and keep_wins_at_once not in (None, 0.0):
+        raise fail("--drop-wins-at-once keeps none: leave it out with --keep-wins-at-once")
     try:
         from connect4.envs.labels import load_examples
         from connect4.net.train import Trainer, require_torch
@@ -197,8 +212,9 @@ def train(
             files.append(_generate(out, generate, plies, seed, workers, resume, json_output))
         if not files:
             raise fail("no data: give --data FILE (from `connect4 dataset`) or --generate N")
+        kept = 0.0 if drop_wins_at_once else 1.0 if keep_wins_at_once is None else keep_wins_at_once
         split = load_examples(
-            files, exclude=exclude or [], held_out=held_out, drop_wins_at_once=drop_wins_at_once
+            files, exclude=exclude or [], held_out=held_out, keep_wins_at_once=kept
         )
         if resume and not fresh:
             trainer = Trainer.load(out, steps=steps, device=device)
@@ -206,7 +222,7 @@ def train(
         else:
             shape = Shape(channels, blocks, batch, lr, eval_every, seed)
             trainer = Trainer.new(shape.settings(split, steps), device)
-        _record_recipe(trainer, files, exclude or [], split, held_out)
+        _record_recipe(trainer, files, exclude or [], split, (held_out, kept))
     except (FileError, ValueError) as error:
         raise fail(error) from None
 
@@ -282,7 +298,11 @@ def is_agent(file: BinaryIO) -> str | None:
 
 
 def _record_recipe(
-    trainer: Trainer, files: list[Path], exclude: list[Path], split: Split, held_out: float
+    trainer: Trainer,
+    files: list[Path],
+    exclude: list[Path],
+    split: Split,
+    shares: tuple[float, float],
 ) -> None:
     """Add this leg's data, exclusions and split to the recipe saved with the network."""
     trainer.recipe = {
@@ -295,7 +315,8 @@ def _record_recipe(
         "held_out_positions": len(split.held_out),
         "excluded_positions": split.excluded,
         "dropped_wins_at_once": split.wins_at_once,
-        "held_out_share": held_out,
+        "held_out_share": shares[0],
+        "kept_wins_at_once_share": shares[1],
     }
 
 

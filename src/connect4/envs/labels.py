@@ -8,10 +8,12 @@ range of plies; together a mix of them) through :func:`load_examples`:
 - positions of the files given as ``exclude`` (lines ``MOVES [SCORE]``, such
   as Pons' benchmark sets) are dropped by canonical key, so neither they nor
   their mirror images are ever trained on;
-- with ``drop_wins_at_once``, positions where the side to move wins with its
-  next stone are dropped (read from the labels: the best column scores the
-  most a position of that ply can): random playouts leave such a four open in
-  half the positions they sample, and they teach only "complete the four";
+- of the positions where the side to move wins with its next stone (read from
+  the labels: the best column scores the most a position of that ply can),
+  only the share ``keep_wins_at_once`` is kept (chosen by a hash of the key, as
+  the held-out share is, but independently of it): random playouts leave such a
+  four open in half the positions they sample, and they teach only "complete
+  the four", yet with none of them a network forgets to complete it;
 - a fixed share of the positions, chosen by a hash of their key (the same
   position always lands on the same side, whatever the files and however
   often a run is resumed), is held out to measure the network on.
@@ -31,7 +33,7 @@ Mirror augmentation happens batch by batch while training
 (2, 1)
 >>> won = label(sample_positions(2, (6, 6), 4, 4, seed=1), [(5, 0, 0, 0), (0, 0, 0, 0)])
 >>> won.save(f"{folder}/w.npz")  # 5 on 4x4 at 6 stones: a win with the next stone
->>> load_examples([f"{folder}/w.npz"], held_out=0.0, drop_wins_at_once=True).wins_at_once
+>>> load_examples([f"{folder}/w.npz"], held_out=0.0, keep_wins_at_once=0.0).wins_at_once
 1
 """
 
@@ -57,6 +59,7 @@ from connect4.solver.bench import benchmark_file
 MAX_LINE = 200  # a benchmark line: a move string of at most a board's cells, a score
 MAX_EXCLUDE_BYTES = 64 << 20
 HASH = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the key's bits spread over the word
+WINS_SALT = np.uint64(0xD6E8FEB86659FD93)  # the wins-at-once share's hash: apart from held-out
 
 
 class LabelsError(Connect4Error):
@@ -120,15 +123,20 @@ def load_examples(
     *,
     exclude: Sequence[str | os.PathLike[str]] = (),
     held_out: float = 0.02,
-    drop_wins_at_once: bool = False,
+    keep_wins_at_once: float = 1.0,
 ) -> Split:
     """Read dataset files into a :class:`Split` (the module's docstring says how):
     ``exclude`` names files of positions kept out (see :func:`excluded_keys`);
-    ``drop_wins_at_once`` leaves out the positions won with the next stone."""
+    ``keep_wins_at_once`` is the share of the positions won with the next stone
+    kept (1: all, 0: none)."""
     if not paths:
         raise LabelsError("no dataset files: make some with `connect4 dataset`", setting="data")
     if not 0 <= held_out < 1:
         raise LabelsError(f"must be in [0, 1), not {held_out}", setting="held_out")
+    if not 0 <= keep_wins_at_once <= 1:
+        raise LabelsError(
+            f"must be in [0, 1], not {keep_wins_at_once}", setting="keep_wins_at_once"
+        )
     parts: list[Examples] = []
     size: tuple[int, int] | None = None
     for path in paths:
@@ -161,9 +169,10 @@ def load_examples(
         excluded = int(hit.sum())
         keep &= ~hit
     wins_at_once = 0
-    if drop_wins_at_once:
+    if keep_wins_at_once < 1:
         best = merged.scores.astype(np.int64).max(axis=1)
         won = keep & (best == win_score(size[0] * size[1], merged.ply.astype(np.int64)))
+        won &= ~held_out_mask(merged.key ^ WINS_SALT, keep_wins_at_once)
         wins_at_once = int(won.sum())
         keep &= ~won
     merged = merged.take(np.flatnonzero(keep))
