@@ -116,9 +116,11 @@ def test_the_search_above_stops_a_task_cut_off_from_its_question() -> None:
         search = RootSearch(graph, intervals, pool, 2, 1, None, lambda _: True, table=token)
         search.question = root, 0
         search._dispatch()
-        (first,) = search.busy.values()  # young brothers wait: one task at first
-        (task,) = first
-        assert search._needed(task)
+        # young brothers wait: one task at first, which the idle worker helps
+        main, helper = search.busy
+        assert search.helpers == {helper: main}
+        (task,) = search.busy[main]
+        assert search.busy[helper] == [task] and search._needed(task)
         (parent,) = intervals.parents[task]
         siblings = [kid for kid in graph.children[parent] if kid != task]
         # a sibling scoring -1 answers the parent's question (is it above -1?): the
@@ -128,7 +130,33 @@ def test_the_search_above_stops_a_task_cut_off_from_its_question() -> None:
         assert not search._needed(task)
         search._dispatch()
         flags = _shared[token][1]
-        assert search.stopped == 1 and flags.tolist().count(1) == 1
+        assert search.stopped == 2 and flags.tolist().count(1) == 2  # the task and its helper
+
+
+def test_an_idle_worker_helps_a_task_and_makes_way_for_a_task_of_its_own() -> None:
+    graph = split_positions(Position(4, 4), 2).graph()
+    root = canonical_key(Position(4, 4))
+    with shared_table(4, 4, 2) as token:
+        intervals = Intervals(graph, {})
+        pool: Any = _Idle()
+        search = RootSearch(graph, intervals, pool, 2, 1, None, lambda _: True, table=token)
+        search.question = root, 0
+        search._dispatch()
+        main, helper = search.busy
+        assert search.helpers == {helper: main} and search.busy[helper] == search.busy[main]
+        assert search.sent[helper] == search.sent[main]  # the same windows
+        # a brother of the task answered without deciding their parent: the younger
+        # brothers are wanted now, and the helper's worker takes one
+        (task,) = search.busy[main]
+        (parent,) = intervals.parents[task]
+        brother = next(kid for kid in graph.children[parent] if kid != task)
+        intervals.tighten(brother, 1, 1)
+        assert intervals.decided(brother, 0) and not intervals.decided(parent, -1)
+        search._dispatch()
+        assert search.stopping == {helper} and search.stopped == 1
+        (new,) = set(search.busy) - {main, helper}
+        assert new not in search.helpers and search.busy[new] != search.busy[main]
+        assert _shared[token][1].tolist().count(1) == 1
 
 
 def test_two_local_workers_give_the_unsplit_score() -> None:

@@ -1,4 +1,5 @@
-"""The solver's parallel search (Lazy SMP) and what a long search reports while it runs.
+"""The solver's parallel search (Lazy SMP), what a long search reports while it runs,
+and how one search stops (a limit's slices, a caller's stop) and shares its table.
 
 Every thread searches the same null window on one shared table; thread
 ``k > 0`` breaks move-ordering ties its own way, so the threads part ways
@@ -266,6 +267,52 @@ def stopping_at(limit: Limit | None, table: NDArray[np.uint64]) -> Iterator[Call
             yield limit.expired
     finally:
         table[T_STOP] = 0
+
+
+def sliced(
+    search: Callable[[NDArray[np.uint64]], int],
+    mem: NDArray[np.uint64],
+    budget: Limit,
+    stopped: Callable[[], bool],
+) -> tuple[int, bool, int]:
+    """``(result, complete, nodes)`` of ``search(mem)`` within a limit's node budget and
+    deadline: the kernel stops at ``mem[LIMIT]`` nodes, so with a deadline it runs in
+    slices of about 0.1 s (the table keeps what each slice proved); ``stopped`` (a
+    caller's stop, see :func:`stopping_at`) is asked before each slice."""
+    start = clock()
+    mem[NODES] = 0
+    cap = (1 << 62) if budget.nodes is None else max(0, int(budget.nodes))
+    timed = budget.timed()
+    chunk = 1 << 16  # nodes before the first clock check when a time limit is set
+    while True:
+        mem[LIMIT] = min(cap, int(mem[NODES]) + chunk) if timed else cap
+        mem[ABORT] = 0
+        if stopped():  # a stop before the limit was set (stopping_alone's slot)
+            return 0, False, int(mem[NODES])
+        result = search(mem)
+        nodes = int(mem[NODES])
+        if not mem[ABORT]:
+            return result, True, nodes
+        now, left = clock(), budget.remaining()
+        if nodes >= cap or left is None or left <= 0.0 or stopped():
+            return result, False, nodes
+        rate = nodes / max(now - start, 1e-6)
+        chunk = max(1 << 16, int(rate * min(0.1, left)))
+
+
+@contextlib.contextmanager
+def sharing(mem: NDArray[np.uint64], ply: int, helper: int) -> Iterator[None]:
+    """A search (thread memory ``mem``, its root at ``ply``) on a table that searches
+    in other processes share: near its root it defers the moves another one is
+    searching and marks its own, and as helper ``k > 0`` orders moves its own way."""
+    mem[DEFER_PLY] = ply + DEFER_DEPTH
+    mem[OPT_NOISE] = helper
+    mem[NOISE_PLY] = ply + NOISE_DEPTH
+    try:
+        yield
+    finally:
+        mem[DEFER_PLY] = 0
+        mem[OPT_NOISE] = 0
 
 
 @contextlib.contextmanager

@@ -34,6 +34,7 @@ from connect4.core.limits import Limit, clock
 from connect4.core.position import Position
 from connect4.core.score import ScoreError, check_tie_break, pick_best, win_score
 from connect4.solver.backend import TABLES, SearchMemory, backend_for, warm_up
+from connect4.solver.batch import batch_search
 from connect4.solver.checks import (
     DEFAULT_TT_MEGABYTES,
     MAX_TT_MEGABYTES,
@@ -45,10 +46,7 @@ from connect4.solver.checks import (
     check_threads,
 )
 from connect4.solver.layout import (
-    ABORT,
     BOOK_PLIES,
-    LIMIT,
-    NODES,
     NONE_SCORE,
     OPT_BUCKET,
     OPT_ETC,
@@ -57,7 +55,6 @@ from connect4.solver.layout import (
     OPT_TTMOVE,
     T_STOP,
     UNKNOWN_SCORE,
-    batch_runs,
     next_generation,
     table_format,
     table_words,
@@ -68,6 +65,8 @@ from connect4.solver.parallel import (
     ParallelWindow,
     Tracker,
     run_parallel,
+    sharing,
+    sliced,
     stopping_alone,
     stopping_at,
 )
@@ -463,13 +462,18 @@ class Solver:
         beta: int | None = None,
         *,
         limit: Limit | None = None,
+        helper: int = 0,
     ) -> ProbeResult:
         """One fail-soft search of the window ``(alpha, beta)`` (default: the null
         window ``beta = alpha + 1``): a value ``<= alpha`` bounds the score from
         above, ``>= beta`` from below, anything between is exact.
 
         A cheap test "is the score above ``alpha``?", within a caller's ``limit``
-        (its deadline, nodes and stop flag) as in :meth:`run`.
+        (its deadline, nodes and stop flag) as in :meth:`run`. On a given table
+        (searched by other processes too) the search leaves to the others, near its
+        root, the moves they are searching; ``helper`` k > 0 also orders its moves
+        there its own way: a second search of a window another process searches
+        then shares the work with it (Lazy SMP across processes).
 
         >>> r = Solver().probe(Position.from_moves("4455"), 17)
         >>> r.value, r.complete
@@ -482,7 +486,7 @@ class Solver:
         parallel = self.threads > 1
         with self._lock, self._under(limit):
             value, complete, nodes = self._probe(
-                position, alpha, window, self._first(budget, parallel)
+                position, alpha, window, self._first(budget, parallel), helper
             )
             if self._goes_on(parallel, complete, budget, nodes):
                 tracker = Tracker(start, budget, self.threads, nodes)
@@ -510,29 +514,13 @@ class Solver:
             self.check(position)
         if not fits_word(self.width, self.height):
             return self._run_each(positions, weak)
-        kernel = backend_for(self.width, self.height)
-        n = len(positions)
-        currents = np.array([p.current for p in positions], dtype=np.int64)
-        masks = np.array([p.mask for p in positions], dtype=np.int64)
-        plies = np.array([p.ply for p in positions], dtype=np.int64)
-        scores = np.zeros(n, dtype=np.int64)
-        nodes = np.zeros(n, dtype=np.uint64)
-        ticks = np.zeros(n, dtype=np.uint64)
-        wall = 0.0  # the kernel calls' time: not the table's clear between them
         with self._lock:
-            memory = self._table()
-            for run in batch_runs(memory.table, n, not self.reuse_table):
-                start = time.perf_counter()
-                kernel.batch(memory.threads[0], memory.table, self._book_keys,
-                             self._book_values, currents[run], masks[run], plies[run], weak,
-                             not self.reuse_table, scores[run], nodes[run], ticks[run])  # fmt: skip
-                wall += time.perf_counter() - start
-        total_ticks = float(ticks.sum())
-        per_tick = wall / total_ticks if total_ticks > 0 else 0.0
-        self._count(int(nodes.sum()), wall)
-        return BatchResult(
-            [int(s) for s in scores], [int(v) for v in nodes], [float(t) * per_tick for t in ticks]
-        )
+            result, wall = batch_search(
+                self._table(), (self._book_keys, self._book_values), positions, weak,
+                fresh=not self.reuse_table,
+            )  # fmt: skip
+        self._count(sum(result.nodes), wall)
+        return result
 
     def _run_each(self, positions: list[Position], weak: bool) -> BatchResult:
         """:meth:`run_batch` on a board over 64 bits (whose kernel has no batch entry):
@@ -579,29 +567,8 @@ class Solver:
         budget: Limit,
     ) -> tuple[int, bool, int]:
         """``(result, complete, nodes)`` of ``search(mem)`` on thread 0's memory within
-        a limit's node budget and deadline: the kernel stops at ``mem[LIMIT]`` nodes, so
-        with a deadline it runs in slices of about 0.1 s (the table keeps what each
-        slice proved)."""
-        mem = self._table().threads[0]
-        start = clock()
-        mem[NODES] = 0
-        cap = (1 << 62) if budget.nodes is None else max(0, int(budget.nodes))
-        timed = budget.timed()
-        chunk = 1 << 16  # nodes before the first clock check when a time limit is set
-        while True:
-            mem[LIMIT] = min(cap, int(mem[NODES]) + chunk) if timed else cap
-            mem[ABORT] = 0
-            if self._stopped():  # a stop before the limit was set (stopping_alone's slot)
-                return 0, False, int(mem[NODES])
-            result = search(mem)
-            nodes = int(mem[NODES])
-            if not mem[ABORT]:
-                return result, True, nodes
-            now, left = clock(), budget.remaining()
-            if nodes >= cap or left is None or left <= 0.0 or self._stopped():
-                return result, False, nodes
-            rate = nodes / max(now - start, 1e-6)
-            chunk = max(1 << 16, int(rate * min(0.1, left)))
+        a limit's node budget and deadline (:func:`~connect4.solver.parallel.sliced`)."""
+        return sliced(search, self._table().threads[0], budget, self._stopped)
 
     def _probe(
         self,
@@ -609,6 +576,7 @@ class Solver:
         alpha: int,
         beta: int,
         budget: Limit,
+        helper: int = 0,
     ) -> tuple[int, bool, int]:
         """One window on this thread, inside the lock: ``(value, complete, nodes)``."""
         if immediate_win(position):
@@ -621,4 +589,7 @@ class Solver:
         def search(mem: NDArray[np.uint64]) -> int:
             return kernel.probe(mem, table, keys, values, current, mask, ply, alpha, beta)
 
-        return self._budgeted(search, budget)
+        if self._given is None:
+            return self._budgeted(search, budget)
+        with sharing(self._table().threads[0], ply, helper):
+            return self._budgeted(search, budget)

@@ -28,14 +28,18 @@ search one table in shared memory (:func:`shared_table`), so a task finds what
 every earlier task proved, as one worker's would; a task the question no longer
 needs (its position decided, or cut off from the question by decided positions)
 is stopped by its flag, and the workers get their next tasks before the answers
-are journaled.
+are journaled. A worker the rule leaves idle **helps** a task under way (the oldest
+without a helper): it searches the same windows on the shared table with its own
+move order near the root, each search leaving to the other the moves the other is
+on (Lazy SMP across processes); the first answer stops the other search, and a
+helper makes way as soon as a task of its own is ready.
 """
 
 from __future__ import annotations
 
 import contextlib
 import itertools
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field, replace
@@ -75,11 +79,12 @@ _tokens = itertools.count(1)
 def shared_table(width: int, height: int, slots: int) -> Iterator[int]:
     """A table the local worker processes forked while the block runs search together
     (an anonymous shared mapping: what one task proves, every later task finds), and
-    ``slots`` stop flags, one a task under way (the search above stops a task whose
-    answer it no longer needs); yields the token :func:`probe_chunk` takes."""
+    two stop flags for each of ``slots`` workers, one a task under way (the search
+    above stops a task whose answer it no longer needs, or a helper to make way for
+    a task); yields the token :func:`probe_chunk` takes."""
     token = next(_tokens)
     table = new_table(width, height, SHARED_MEGABYTES << 20, shared=True)
-    _shared[token] = table, shared_zeros(slots, np.uint8)
+    _shared[token] = table, shared_zeros(2 * slots, np.uint8)
     try:
         yield token
     finally:
@@ -107,11 +112,13 @@ def probe_chunk(
     seconds: float | None,
     table: int | None = None,
     slot: int = 0,
+    helper: int = 0,
 ) -> list[ProbeResult]:
     """Search each probe's window (in worker processes: a picklable module-level
     function); ``book`` is probed inside (a spec is loaded once per worker), on the
     shared table ``table`` (a token of :func:`shared_table`, whose flag ``slot`` stops
-    the task) or else on the worker's own. Each answer is the interval the search
+    the task; as ``helper`` k > 0 of a task searching the same windows there) or else
+    on the worker's own. Each answer is the interval the search
     proved; a probe stopped (by ``seconds``, ``None``: no deadline, or its flag)
     answers the whole range of scores with the nodes it searched, and ends the task."""
     probed = worker_book(book, width, height) if isinstance(book, str) else book
@@ -133,7 +140,7 @@ def probe_chunk(
             value, nodes = result.score, result.nodes
             lo = hi = low if value is None else value
         else:
-            probe = solver.probe(position, alpha, beta, limit=limit)
+            probe = solver.probe(position, alpha, beta, limit=limit, helper=helper)
             value, nodes = probe.value, probe.nodes
             lo = value if value is not None and value > alpha else low  # fail low: upper bound
             hi = value if value is not None and value < beta else high  # fail high: lower bound
@@ -228,7 +235,11 @@ class RootSearch:
     table: int | None = None
     local_nodes: int = 0
     busy: dict[Future[list[ProbeResult]], list[int]] = field(default_factory=dict)
-    busy_keys: set[int] = field(default_factory=set)
+    busy_keys: Counter[int] = field(default_factory=Counter)
+    sent: dict[Future[list[ProbeResult]], list[tuple[int, Probe]]] = field(default_factory=dict)
+    helpers: dict[Future[list[ProbeResult]], Future[list[ProbeResult]]] = field(
+        default_factory=dict
+    )  # a helper task's future: the future of the task it helps
     slot_of: dict[Future[list[ProbeResult]], int] = field(default_factory=dict)
     stopping: set[Future[list[ProbeResult]]] = field(default_factory=set)
     question: tuple[int, int] = (0, 0)
@@ -258,12 +269,28 @@ class RootSearch:
         positions to the free workers."""
         key, alpha = self.question
         self._stop_unneeded()
-        free = self.slots - len(self.busy)
+        helping = [f for f in self.helpers if f not in self.stopping]
+        free = self.slots - len(self.busy) + len(helping)
         if free > 0 and not self.intervals.decided(key, alpha):
             found: list[tuple[int, Probe]] = []
             self._collect(key, alpha, found, set(), free * self.chunk)
             for start in range(0, len(found), self.chunk):
+                if len(self.busy) - len(self.stopping) >= self.slots and helping:
+                    self._stop(helping.pop())  # a task of its own for the helper's worker
                 self._submit(found[start : start + self.chunk])
+        if self.table is not None:
+            self._help()
+
+    def _help(self) -> None:
+        """Hand each idle worker a task under way that has no helper yet (the oldest
+        first: likely the largest), to search with it on the shared table."""
+        helped = set(self.helpers.values())
+        for future in list(self.busy):
+            if len(self.busy) - len(self.stopping) >= self.slots:
+                return
+            if future in self.helpers or future in helped or future in self.stopping:
+                continue
+            self.helpers[self._submit(self.sent[future], helper=1)] = future
 
     def _collect(
         self, key: int, alpha: int, found: list[tuple[int, Probe]], seen: set[int], want: int
@@ -315,20 +342,31 @@ class RootSearch:
         self.local_nodes += result.nodes
         return result.score
 
-    def _submit(self, probes: list[tuple[int, Probe]]) -> None:
+    def _submit(
+        self, probes: list[tuple[int, Probe]], helper: int = 0
+    ) -> Future[list[ProbeResult]]:
         seconds = self.limit.remaining()
         windows = [probe for _, probe in probes]
         slot = 0
         if self.table is not None:  # a stop flag of its own, clear
-            slot = min(set(range(self.slots)) - set(self.slot_of.values()))
+            slot = min(set(range(2 * self.slots)) - set(self.slot_of.values()))
             _shared[self.table][1][slot] = 0
         future = self.pool.submit(
             probe_chunk, self.graph.width, self.graph.height, windows, self.book, seconds,
-            self.table, slot,
+            self.table, slot, helper,
         )  # fmt: skip
         self.slot_of[future] = slot
+        self.sent[future] = probes
         self.busy[future] = [key for key, _ in probes]
         self.busy_keys.update(self.busy[future])
+        return future
+
+    def _stop(self, future: Future[list[ProbeResult]]) -> None:
+        """Stop a task under way on the shared table (its answer is not wanted)."""
+        assert self.table is not None
+        _shared[self.table][1][self.slot_of[future]] = 1
+        self.stopping.add(future)
+        self.stopped += 1
 
     def _wait(self) -> None:
         """Take in the tasks that finish in the next moment (a stop: :class:`StopSearch`)."""
@@ -339,10 +377,12 @@ class RootSearch:
         complete = True
         for future in done:
             keys = self.busy.pop(future)
-            del self.slot_of[future]
+            del self.slot_of[future], self.sent[future]
+            self.helpers.pop(future, None)
             stopped_here = future in self.stopping
             self.stopping.discard(future)
-            self.busy_keys.difference_update(keys)
+            self.busy_keys.subtract(keys)
+            self.busy_keys = +self.busy_keys  # the keys no task searches any more go
             answers = future.result()
             for key, lo, hi, _ in answers:
                 self.intervals.tighten(key, lo, hi)
@@ -367,12 +407,9 @@ class RootSearch:
         """Stop the tasks under way (on a shared table) that the question no longer needs."""
         if self.table is None:
             return
-        flags = _shared[self.table][1]
         for future, keys in self.busy.items():
             if future not in self.stopping and not any(map(self._needed, keys)):
-                flags[self.slot_of[future]] = 1
-                self.stopping.add(future)
-                self.stopped += 1
+                self._stop(future)
 
     def _needed(self, key: int) -> bool:
         """Whether the question's answer may still depend on the position ``key``: a path
