@@ -134,7 +134,9 @@ def _levels(root: Position, last: int, limit: Limit | None = None) -> Iterator[S
     h1, size = height + 1, width * height
     bottom, board = bottom_mask(width, height), board_mask(width, height)
     order = bits.centre_order(width)
-    frontier = {root.key(): (root.current, root.mask, root.moves)}
+    frontier = {
+        bits.canonical_key(root.key(), width, height): (root.current, root.mask, root.moves)
+    }
     settled = 0
     inner: dict[int, str] = {}
     edges: dict[int, list[int]] = {}
@@ -142,7 +144,8 @@ def _levels(root: Position, last: int, limit: Limit | None = None) -> Iterator[S
     for ply in range(root.ply, last + 1):
         tasks: dict[int, str] = {}
         children: dict[int, tuple[int, int, str]] = {}
-        for index, (current, mask, moves) in enumerate(frontier.values()):
+        canonical: dict[int, int] = {}  # a child's key (transpositions reach it often)
+        for index, (own, (current, mask, moves)) in enumerate(frontier.items()):
             if limit is not None and index % CHECK_EVERY == 0 and limit.expired():
                 raise BudgetExceeded("stopped while listing the split positions")
             possible = (mask + bottom) & board
@@ -158,9 +161,8 @@ def _levels(root: Position, last: int, limit: Limit | None = None) -> Iterator[S
                 or ply >= size - 2
             ):
                 settled += 1  # a win at once, two threats or no safe move, a draw
-                settled_moves[bits.canonical_key(current + mask, width, height)] = moves
+                settled_moves[own] = moves
                 continue
-            own = bits.canonical_key(current + mask, width, height)
             if ply > root.ply:
                 tasks[own] = moves
             if ply == last:
@@ -171,7 +173,10 @@ def _levels(root: Position, last: int, limit: Limit | None = None) -> Iterator[S
                 move = playable & (((1 << height) - 1) << (column * h1))
                 if move:
                     child = (current ^ mask, mask | move)
-                    key = bits.canonical_key(child[0] + child[1], width, height)
+                    raw = child[0] + child[1]
+                    key = canonical.get(raw)
+                    if key is None:
+                        key = canonical[raw] = bits.canonical_key(raw, width, height)
                     children.setdefault(key, (*child, moves + str(column + 1)))
                     if key not in kids:
                         kids.append(key)
