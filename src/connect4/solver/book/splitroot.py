@@ -286,8 +286,11 @@ class RootSearch:
         first: likely the largest), to search with it on the shared table."""
         helped = set(self.helpers.values())
         for future in list(self.busy):
-            if len(self.busy) - len(self.stopping) >= self.slots:
-                return
+            if (
+                len(self.busy) - len(self.stopping) >= self.slots
+                or len(self.busy) >= 2 * self.slots
+            ):
+                return  # every worker busy, or every stop flag taken
             if future in self.helpers or future in helped or future in self.stopping:
                 continue
             self.helpers[self._submit(self.sent[future], helper=1)] = future
