@@ -3,8 +3,10 @@ search only, and tasks stopped once the search above no longer needs them."""
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import threading
+from collections.abc import Iterator
 from concurrent.futures import Future
 from typing import Any
 
@@ -104,18 +106,26 @@ class _Idle:
         return Future()
 
 
+@contextlib.contextmanager
+def first_dispatch() -> Iterator[tuple[RootSearch, int]]:
+    """The search above the empty 4x4 board split at 2, two workers on a shared table
+    (tasks that never finish), after its first hand-out; and the table's token."""
+    graph = split_positions(Position(4, 4), 2).graph()
+    with shared_table(4, 4, 2) as token:
+        pool: Any = _Idle()
+        search = RootSearch(graph, Intervals(graph, {}), pool, 2, 1, None, lambda _: True,
+                            table=token)  # fmt: skip
+        search.question = canonical_key(Position(4, 4)), 0
+        search._dispatch()
+        yield search, token
+
+
 def test_the_search_above_stops_a_task_cut_off_from_its_question() -> None:
     """A task is needed while a path of undecided positions leads to it from the
     question's position; once its parent is decided by another child, its flag is
     raised (and only its)."""
-    graph = split_positions(Position(4, 4), 2).graph()
-    root = canonical_key(Position(4, 4))
-    with shared_table(4, 4, 2) as token:
-        intervals = Intervals(graph, {})
-        pool: Any = _Idle()
-        search = RootSearch(graph, intervals, pool, 2, 1, None, lambda _: True, table=token)
-        search.question = root, 0
-        search._dispatch()
+    with first_dispatch() as (search, token):
+        graph, intervals = search.graph, search.intervals
         # young brothers wait: one task at first, which the idle worker helps
         main, helper = search.busy
         assert search.helpers == {helper: main}
@@ -134,14 +144,8 @@ def test_the_search_above_stops_a_task_cut_off_from_its_question() -> None:
 
 
 def test_an_idle_worker_helps_a_task_and_makes_way_for_a_task_of_its_own() -> None:
-    graph = split_positions(Position(4, 4), 2).graph()
-    root = canonical_key(Position(4, 4))
-    with shared_table(4, 4, 2) as token:
-        intervals = Intervals(graph, {})
-        pool: Any = _Idle()
-        search = RootSearch(graph, intervals, pool, 2, 1, None, lambda _: True, table=token)
-        search.question = root, 0
-        search._dispatch()
+    with first_dispatch() as (search, token):
+        graph, intervals = search.graph, search.intervals
         main, helper = search.busy
         assert search.helpers == {helper: main} and search.busy[helper] == search.busy[main]
         assert search.sent[helper] == search.sent[main]  # the same windows
