@@ -307,7 +307,8 @@ def split_command(
     from connect4.core.journal import journal_path
     from connect4.core.limits import Limit
     from connect4.core.position import Position
-    from connect4.solver.book.split import chosen_split_ply, default_results, split_solve
+    from connect4.solver.book.split import default_results, split_solve
+    from connect4.solver.book.splitlist import chosen_split_ply
 
     if positions and len(positions) > 1:
         raise fail("--split-ply solves one position: give one MOVES argument")
