@@ -4,10 +4,13 @@ leaves no worker, no worker's child, no semaphore and no temporary folder."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
@@ -16,6 +19,7 @@ from connect4.core.errors import Stopped
 from connect4.core.processes import (
     JobError,
     JobInterrupted,
+    WorkerPool,
     make_executor,
     map_unordered,
     run_chunks,
@@ -110,3 +114,65 @@ def test_an_interrupted_job_is_a_stop_not_bad_input() -> None:
     error = JobInterrupted(Path("x.partial"), 3, "dataset")
     assert isinstance(error, Stopped) and not isinstance(error, ValueError)
     assert isinstance(JobError("no Dask"), ValueError)
+
+
+def test_the_pool_queues_calls_past_its_workers_and_keeps_each_answer_with_its_call() -> None:
+    with WorkerPool(2) as pool:
+        futures = [pool.submit(pow, n, 2) for n in range(40)]  # 38 wait for a worker
+        assert [future.result() for future in futures] == [n * n for n in range(40)]
+        assert len({pool.submit(os.getpid).result() for _ in range(20)}) <= 2
+
+
+def test_a_call_that_fails_in_a_worker_carries_the_workers_traceback() -> None:
+    with WorkerPool(1) as pool:
+        future = pool.submit(check_positive, -1)
+        with pytest.raises(ValueError, match="negative") as raised:
+            future.result()
+        assert "check_positive" in str(raised.value.__cause__)  # the worker's own frames
+        assert pool.submit(check_positive, 2).result() == 2  # the worker goes on
+
+
+def test_a_killed_worker_breaks_the_pool_and_fails_every_call_left() -> None:
+    with WorkerPool(2) as pool:
+        pids = {pool.submit(worker_pid, 0.2).result() for _ in range(4)}
+        sleeper = pool.submit(time.sleep, 30)
+        queued = [pool.submit(time.sleep, 30) for _ in range(2)]
+        time.sleep(0.3)
+        os.kill(next(iter(pids)), signal.SIGKILL)
+        for future in [sleeper, *queued]:
+            with pytest.raises(BrokenProcessPool):
+                future.result(timeout=10)
+        with pytest.raises(BrokenProcessPool):
+            pool.submit(abs, -1)
+
+
+def test_terminate_stops_calls_under_way_and_cancels_the_queued_ones() -> None:
+    pool = WorkerPool(1)
+    started = time.monotonic()
+    running = pool.submit(time.sleep, 30)
+    queued = pool.submit(abs, -1)
+    time.sleep(0.2)
+    pool.terminate()
+    assert time.monotonic() - started < 10
+    assert queued.cancelled()
+    with pytest.raises(BrokenProcessPool):
+        running.result(timeout=5)
+
+
+def test_shutdown_runs_the_queued_calls_unless_told_to_cancel_them() -> None:
+    pool = WorkerPool(1)
+    futures = [pool.submit(time.sleep, 0.05) for _ in range(3)]
+    pool.shutdown(wait=True)
+    assert all(future.done() and not future.cancelled() for future in futures)
+    with pytest.raises(RuntimeError, match="shut down"):
+        pool.submit(abs, -1)
+    pool = WorkerPool(1)
+    futures = [pool.submit(time.sleep, 0.3) for _ in range(3)]
+    time.sleep(0.1)
+    pool.shutdown(wait=True, cancel_futures=True)
+    assert futures[0].result() is None and all(f.cancelled() for f in futures[1:])
+
+
+def worker_pid(seconds: float) -> int:
+    time.sleep(seconds)
+    return os.getpid()
