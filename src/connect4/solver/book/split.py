@@ -312,6 +312,8 @@ class _Run:
     tried: int = 0  # nodes of the plain solver's attempt before the split
     probes: list[int] = field(default_factory=list)
     searched: set[int] = field(default_factory=set)
+    spent: int = 0  # the nodes of every task's answers so far (the sum of ``probes``)
+    touched: int = 0  # the positions known before the run or searched in it
     stopped: int = 0
     unwritten: list[ProbeResult] = field(default_factory=list)
     written: float = 0.0
@@ -334,6 +336,7 @@ class _Run:
             known = {**bounds.bounds}
             known.update((k, (v, v)) for k, v in {**book_scores(book), **exact.scores}.items())
             resumed = sum(key in known for key in split.tasks)
+            self.touched = len(known)
             answer = self._search(known, exact, bounds, resumed)
         finally:
             exact.close()
@@ -411,11 +414,12 @@ class _Run:
         fresh = 0
         for key, _, _, nodes in answers:
             self.probes.append(nodes)
+            self.spent += nodes
             fresh += key not in self.searched and key not in known
             self.searched.add(key)
         bar(fresh)
-        touched = len(known.keys() | self.searched)
-        bar.note(_estimate(touched, len(self.split.tasks), sum(self.probes)))
+        self.touched += fresh
+        bar.note(_estimate(self.touched, len(self.split.tasks), self.spent))
         return self.stop_after is None or len(self.probes) < self.stop_after
 
     def _write(self, exact: SplitJournal, bounds: BoundsJournal) -> None:
