@@ -135,7 +135,8 @@ def brute_force_split(root: Position, split_ply: int) -> dict[int, str]:
 
 
 @pytest.mark.parametrize(("moves", "width", "height", "split_ply"),
-                         [("", 4, 4, 4), ("", 5, 4, 6), ("445", 7, 6, 7)])  # fmt: skip
+                         [("", 4, 4, 4), ("", 5, 4, 6), ("445", 7, 6, 7),
+                          ("55", 9, 7, 6)])  # fmt: skip  # 9x7: boards over a word
 def test_the_split_lists_each_reachable_position_once_centre_first(
     moves: str, width: int, height: int, split_ply: int
 ) -> None:

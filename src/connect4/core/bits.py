@@ -140,9 +140,10 @@ def canonical_key(key: int, width: int, height: int) -> int:
     return min(key, mirror_key(key, width, height + 1))
 
 
-def threat_cells(stones: int, mask: int, height: int, board: int) -> int:
+def threat_cells(stones: Word, mask: Word, height: int, board: int) -> Word:
     """The empty cells that would complete a four for ``stones`` (Pons' formula, on
-    Python ints so it holds on boards of any size; ``board`` is every cell's bit).
+    Python ints so it holds on boards of any size, or elementwise on ``uint64`` arrays
+    of boards that fit a word; ``board`` is every cell's bit).
 
     The compiled classic engines keep a word form of the same formula (numba compiles
     it over one or two machine words).
@@ -158,7 +159,7 @@ def threat_cells(stones: int, mask: int, height: int, board: int) -> int:
         pair = (stones >> shift) & (stones >> (2 * shift))
         found |= pair & (stones << shift)
         found |= pair & (stones >> (3 * shift))
-    return found & board & ~mask
+    return found & board & ~mask  # type: ignore[return-value]  # stubs: a shifted uint64 is signed
 
 
 def canonical_keys(keys: NDArray[np.uint64], width: int, height: int) -> NDArray[np.uint64]:
@@ -170,7 +171,7 @@ def canonical_keys(keys: NDArray[np.uint64], width: int, height: int) -> NDArray
     """
     import numpy as np
 
-    h1 = np.full(1, height + 1, dtype=np.uint64)
+    h1 = np.full(1, height + 1, dtype=keys.dtype)  # an object array of Python ints too
     return np.minimum(keys, mirror_key(keys, width, h1))
 
 

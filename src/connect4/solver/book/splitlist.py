@@ -20,6 +20,9 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import numpy as np
+from numpy.typing import NDArray
+
 from connect4.core import bits
 from connect4.core.errors import BudgetExceeded
 from connect4.core.limits import Limit
@@ -39,6 +42,10 @@ __all__ = [
 
 MAX_SPLIT_TASKS = 4_000_000
 """The most positions a split may list (their listing alone then takes minutes)."""
+
+Words = NDArray[np.uint64]
+"""Boards a level at a time (an object array of Python ints on boards over a word:
+the same bit operations hold)."""
 
 AUTO_TASKS_PER_WORKER = 32  # ``split_ply=None``: the first ply with this many tasks a worker
 AUTO_WORKERS = 8  # ... counting this many workers on a Dask cluster (its size is not known)
@@ -72,67 +79,129 @@ class SplitPositions:
 def _levels(root: Position, last: int, limit: Limit | None = None) -> Iterator[SplitPositions]:
     """The split positions at every ply from the root's next one to ``last``, in turn;
     ``limit`` (its deadline or stop flag, looked at every ``CHECK_EVERY`` positions)
-    stops the listing with :class:`~connect4.core.errors.BudgetExceeded`."""
+    stops the listing with :class:`~connect4.core.errors.BudgetExceeded`.
+
+    A level at a time, as arrays: ``uint64`` where the board fits a word, Python ints
+    (an object array) on wider boards; the rules are the bit formulas of
+    :mod:`connect4.core.bits`, which hold on both."""
     width, height = root.width, root.height
     h1, size = height + 1, width * height
+    dtype: type = np.uint64 if bits.fits_word(width, height) else object
     bottom, board = bottom_mask(width, height), board_mask(width, height)
     order = bits.centre_order(width)
-    frontier = {
-        bits.canonical_key(root.key(), width, height): (root.current, root.mask, root.moves)
-    }
+    columns: Words = np.array(
+        [((1 << height) - 1) << (column * h1) for column in order], dtype=dtype
+    )
+    digits = [str(column + 1) for column in order]
+    keys = [bits.canonical_key(root.key(), width, height)]
+    current: Words = np.array([root.current], dtype=dtype)
+    mask: Words = np.array([root.mask], dtype=dtype)
+    moves = [root.moves]
     settled = 0
     inner: dict[int, str] = {}
     edges: dict[int, list[int]] = {}
     settled_moves: dict[int, str] = {}
     for ply in range(root.ply, last + 1):
         tasks: dict[int, str] = {}
-        children: dict[int, tuple[int, int, str]] = {}
-        canonical: dict[int, int] = {}  # a child's key (transpositions reach it often)
-        for index, (own, (current, mask, moves)) in enumerate(frontier.items()):
-            if limit is not None and index % CHECK_EVERY == 0 and limit.expired():
+        found: list[tuple[Words, Words, Words, NDArray[np.intp]]] = []
+        for start in range(0, len(keys), CHECK_EVERY):
+            if limit is not None and limit.expired():
                 raise BudgetExceeded("stopped while listing the split positions")
-            possible = (mask + bottom) & board
-            opp_win = bits.threat_cells(current ^ mask, mask, height, board)
-            forced = possible & opp_win
-            if forced:
-                possible = forced
-            playable = possible & ~(opp_win >> 1)
-            if (
-                bits.threat_cells(current, mask, height, board) & ((mask + bottom) & board)
-                or forced & (forced - 1)
-                or not playable
-                or ply >= size - 2
-            ):
-                settled += 1  # a win at once, two threats or no safe move, a draw
-                settled_moves[own] = moves
-                continue
-            if ply > root.ply:
-                tasks[own] = moves
-            if ply == last:
-                continue
-            inner[own] = moves
-            kids = edges[own] = []
-            for column in order:
-                move = playable & (((1 << height) - 1) << (column * h1))
-                if move:
-                    child = (current ^ mask, mask | move)
-                    raw = child[0] + child[1]
-                    key = canonical.get(raw)
-                    if key is None:
-                        key = canonical[raw] = bits.canonical_key(raw, width, height)
-                    children.setdefault(key, (*child, moves + str(column + 1)))
-                    if key not in kids:
-                        kids.append(key)
+            part = slice(start, start + CHECK_EVERY)
+            own, stones = current[part], mask[part]
+            playable, open_ = _playable(own, stones, height, bottom, board)
+            if ply >= size - 2:
+                open_[:] = False  # a draw: every cell but two filled
+            for index, (key, keep) in enumerate(zip(keys[part], open_.tolist(), strict=True)):
+                line = moves[start + index]
+                if not keep:
+                    settled += 1  # a win at once, two threats or no safe move, a draw
+                    settled_moves[key] = line
+                    continue
+                if ply > root.ply:
+                    tasks[key] = line
+                if ply < last:
+                    inner[key] = line
+            if ply < last:
+                rows = np.flatnonzero(open_)
+                chosen = own[rows], stones[rows], playable[rows]
+                found.append(_children(*chosen, columns, rows + start, width, height))
         if ply > root.ply:
             yield SplitPositions(width, height, root.moves, ply, tasks, settled, inner, edges,
                                  settled_moves)  # fmt: skip
-        if len(children) > MAX_SPLIT_TASKS:
+        if ply == last:
+            return
+        keys, current, mask, moves = _next_level(found, keys, moves, digits, edges, width)
+        if len(keys) > MAX_SPLIT_TASKS:
             raise BookError(
                 f"a split at ply {ply + 1} of this {width}x{height} position lists over "
                 f"{MAX_SPLIT_TASKS:,} positions: split nearer the root",
                 setting="split_ply",
             )
-        frontier = children
+
+
+def _playable(
+    current: Words, mask: Words, height: int, bottom: int, board: int
+) -> tuple[Words, NDArray[np.bool_]]:
+    """The moves that do not lose at once of each position (a forced block only, when
+    the opponent threatens to win), and whether each is left open by the rules (no win
+    at once, no two threats to block, a safe move)."""
+    possible = (mask + bottom) & board
+    opp_win = bits.threat_cells(current ^ mask, mask, height, board)
+    forced = possible & opp_win
+    possible = np.where(forced != 0, forced, possible)
+    playable: Words = possible & ~(opp_win >> 1)  # type: ignore[assignment]  # uint64 kept
+    wins = bits.threat_cells(current, mask, height, board) & ((mask + bottom) & board)
+    open_ = (wins == 0) & ((forced & (forced - 1)) == 0) & (playable != 0)
+    return playable, open_
+
+
+def _children(
+    current: Words,
+    mask: Words,
+    playable: Words,
+    columns: Words,
+    rows: NDArray[np.intp],
+    width: int,
+    height: int,
+) -> tuple[Words, Words, Words, NDArray[np.intp]]:
+    """Every position's children, one row a position and one column a move (centre
+    first): their canonical keys (0 where the move is not played), boards and rows."""
+    moved = playable[:, None] & columns[None, :]
+    child_current = np.repeat((current ^ mask)[:, None], len(columns), axis=1)
+    child_mask = mask[:, None] | moved
+    raw = child_current + child_mask
+    child_keys = bits.canonical_keys(raw.ravel(), width, height).reshape(raw.shape)
+    child_keys = np.where(moved != 0, child_keys, 0)
+    return child_keys, child_current, child_mask, rows
+
+
+def _next_level(
+    found: list[tuple[Words, Words, Words, NDArray[np.intp]]],
+    keys: list[int],
+    moves: list[str],
+    digits: list[str],
+    edges: dict[int, list[int]],
+    width: int,
+) -> tuple[list[int], Words, Words, list[str]]:
+    """The next level's positions (transpositions and mirror images once, in the order
+    their first parent and move reach them) and each parent's children in ``edges``."""
+    if not found:
+        return [], np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint64), []
+    child_keys = np.concatenate([part[0] for part in found])
+    child_current = np.concatenate([part[1] for part in found]).ravel()
+    child_mask = np.concatenate([part[2] for part in found]).ravel()
+    rows = np.concatenate([part[3] for part in found])
+    for row, kids in zip(rows.tolist(), child_keys.tolist(), strict=True):
+        edges[keys[row]] = list(dict.fromkeys(kid for kid in kids if kid))
+    flat = child_keys.ravel()
+    played = np.flatnonzero(flat != 0)
+    _, first = np.unique(flat[played], return_index=True)
+    chosen = played[np.sort(first)]  # the first time each position is reached
+    parents = rows[chosen // width].tolist()
+    line = [moves[parent] + digits[column] for parent, column in
+            zip(parents, (chosen % width).tolist(), strict=True)]  # fmt: skip
+    return flat[chosen].tolist(), child_current[chosen], child_mask[chosen], line
 
 
 def check_split_ply(root: Position, split_ply: int) -> None:
