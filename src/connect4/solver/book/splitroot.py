@@ -256,15 +256,13 @@ class RootSearch:
     def answer(self, key: int, alpha: int) -> None:
         """Search until ``key``'s interval answers "is the score above ``alpha``?"."""
         self.question = key, alpha
-        dispatched = False
         while not self.intervals.decided(key, alpha):
-            if not dispatched:
-                self._dispatch()
-                if self.intervals.decided(key, alpha):
-                    break
+            self._dispatch()
+            if self.intervals.decided(key, alpha):
+                break
             if not self.busy:
                 raise AssertionError("an undecided question with nothing left to search")
-            dispatched = self._wait()
+            self._wait()
 
     def _dispatch(self) -> None:
         """Stop the tasks the question no longer needs and hand its next undecided split
@@ -373,14 +371,11 @@ class RootSearch:
         self.stopping.add(future)
         self.stopped += 1
 
-    def _wait(self) -> bool:
-        """Take in the tasks that finish in the next moment, and hand out the next ones
-        when some did (True: nothing changed since); a stop: :class:`StopSearch`."""
+    def _wait(self) -> None:
+        """Take in the tasks that finish in the next moment (a stop: :class:`StopSearch`)."""
         if self.limit.expired():
             raise StopSearch
         done, _ = wait(list(self.busy), WAIT_SLICE, return_when=FIRST_COMPLETED)
-        if not done:
-            return False
         arrived: list[list[ProbeResult]] = []
         complete = True
         for future in done:
@@ -404,7 +399,6 @@ class RootSearch:
                 raise StopSearch  # a stop asked for
         if not complete:
             raise StopSearch  # the deadline ended a task
-        return True
 
     def _unproven(self, answer: ProbeResult) -> bool:
         """Whether a task's answer is a stopped search's (the whole range of scores)."""
