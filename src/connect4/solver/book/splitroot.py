@@ -184,15 +184,18 @@ class Intervals:
         for key, kids in graph.children.items():
             for kid in kids:
                 self.parents[kid].append(key)
+        at_ply = {ply: score_bounds(size, ply) for ply in range(size + 1)}
+        lo, hi = self.lo, self.hi
         for nodes in (graph.tasks, graph.settled):
             for key, moves in nodes.items():
-                self.lo[key], self.hi[key] = known.get(key) or score_bounds(size, len(moves))
+                lo[key], hi[key] = known.get(key) or at_ply[len(moves)]
         for key in sorted(graph.inner, key=lambda k: -len(graph.inner[k])):  # deepest first
-            self.lo[key], self.hi[key] = self._derived(key)
+            lo[key], hi[key] = self._derived(key)
 
     def _derived(self, key: int) -> tuple[int, int]:
+        """Negamax over the children: ``lo = max(-hi(child))``, ``hi = max(-lo(child))``."""
         kids = self.graph.children[key]
-        return max(-self.hi[kid] for kid in kids), max(-self.lo[kid] for kid in kids)
+        return -min(map(self.hi.__getitem__, kids)), -min(map(self.lo.__getitem__, kids))
 
     def tighten(self, key: int, lo: int, hi: int) -> None:
         """Narrow ``key``'s interval to ``[lo, hi]`` and its ancestors' with it."""
