@@ -176,3 +176,34 @@ def test_shutdown_runs_the_queued_calls_unless_told_to_cancel_them() -> None:
 def worker_pid(seconds: float) -> int:
     time.sleep(seconds)
     return os.getpid()
+
+
+class TwoArgumentError(Exception):
+    """An exception pickle cannot rebuild (its ``args`` hold one of its two arguments)."""
+
+    def __init__(self, first: str, second: str) -> None:
+        super().__init__(first)
+        self.second = second
+
+
+def raise_two_argument_error() -> None:
+    raise TwoArgumentError("first", "second")
+
+
+def test_an_answer_the_parent_cannot_rebuild_fails_its_call_only() -> None:
+    with WorkerPool(1) as pool:
+        with pytest.raises(RuntimeError, match="answer is unreadable"):
+            pool.submit(raise_two_argument_error).result(timeout=10)
+        assert pool.submit(abs, -5).result(timeout=10) == 5
+
+
+def test_a_pool_never_shut_down_lets_the_program_exit() -> None:
+    script = (
+        "from connect4.core.processes import WorkerPool\n"
+        "pool = WorkerPool(2)\n"
+        "print(pool.submit(abs, -3).result())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert (done.returncode, done.stdout.strip(), done.stderr) == (0, "3", "")

@@ -37,6 +37,7 @@ import sys
 import threading
 import time
 import traceback
+import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, as_completed, wait
@@ -203,6 +204,9 @@ class WorkerPool(Executor):
                 started.terminate()
             raise
         self._idle = list(self._conns)
+        # A pool never shut down still lets the interpreter exit: its workers are told to
+        # end first (multiprocessing joins them at exit).
+        weakref.finalize(self, _end_workers, list(self._conns))
         self._reader = threading.Thread(target=self._read, name="connect4-pool-reader", daemon=True)
         self._reader.start()
 
@@ -290,7 +294,7 @@ class WorkerPool(Executor):
     def _answer(self, conn: Connection) -> bool:
         """Take one worker's answer; False when the worker died (the pool is broken)."""
         try:
-            ok, value, text = conn.recv()
+            data = conn.recv_bytes()
         except (EOFError, OSError):
             with self._lock:
                 self._broken = self._broken or "a worker process ended abruptly"
@@ -300,6 +304,10 @@ class WorkerPool(Executor):
             for future in failed:
                 _fail(future, BrokenProcessPool(self._broken))
             return False
+        try:
+            ok, value, text = ForkingPickler.loads(data)
+        except Exception as error:  # an answer this process cannot rebuild: the call failed
+            ok, value, text = False, RuntimeError(f"the worker's answer is unreadable: {error}"), ""
         with self._lock:
             future = self._running.pop(conn)
             self._idle.append(conn)
@@ -361,6 +369,12 @@ def _serve(
             conn.send_bytes(answer)
         except OSError:
             return
+
+
+def _end_workers(conns: list[Connection]) -> None:
+    for conn in conns:
+        with contextlib.suppress(OSError, ValueError):  # ended already, or closed
+            conn.send_bytes(b"")
 
 
 def _fail(future: Future[Any], error: BaseException) -> None:
