@@ -247,6 +247,7 @@ class RootSearch:
     stopping: set[Future[list[ProbeResult]]] = field(default_factory=set)
     question: tuple[int, int] = (0, 0)
     stopped: int = 0
+    settles: int = 0  # positions settled by the rules, solved here
     _local: Solver | None = None
 
     def score(self, key: int) -> int:
@@ -259,18 +260,23 @@ class RootSearch:
     def answer(self, key: int, alpha: int) -> None:
         """Search until ``key``'s interval answers "is the score above ``alpha``?"."""
         self.question = key, alpha
+        settled = True  # whether the last hand-out may have left work to hand out
         while not self.intervals.decided(key, alpha):
-            self._dispatch()
-            if self.intervals.decided(key, alpha):
-                break
+            if settled:
+                settled = self._dispatch()
+                if self.intervals.decided(key, alpha):
+                    break
             if not self.busy:
                 raise AssertionError("an undecided question with nothing left to search")
-            self._wait()
+            settled = self._wait()
 
-    def _dispatch(self) -> None:
+    def _dispatch(self) -> bool:
         """Stop the tasks the question no longer needs and hand its next undecided split
-        positions to the free workers."""
+        positions to the free workers; True when positions settled by the rules on the
+        way changed the intervals (another hand-out may then find more), False when a
+        second one would hand out nothing new."""
         key, alpha = self.question
+        settles = self.settles
         self._stop_unneeded()
         helping = [f for f in self.helpers if f not in self.stopping]
         free = self.slots - len(self.busy) + len(helping)
@@ -283,6 +289,7 @@ class RootSearch:
                 self._submit(found[start : start + self.chunk])
         if self.table is not None:
             self._help()
+        return self.settles != settles
 
     def _help(self) -> None:
         """Hand each idle worker a task under way that has no helper yet (the oldest
@@ -331,6 +338,7 @@ class RootSearch:
         graph = self.graph
         score = self._solved(Position.from_moves(graph.settled[key], graph.width, graph.height))
         self.intervals.tighten(key, score, score)
+        self.settles += 1
 
     def solve_here(self, root: Position, column: int) -> int:
         """The score of playing ``column`` at ``root`` when the child is none of the
@@ -374,13 +382,17 @@ class RootSearch:
         self.stopping.add(future)
         self.stopped += 1
 
-    def _wait(self) -> None:
-        """Take in the tasks that finish in the next moment (a stop: :class:`StopSearch`)."""
+    def _wait(self) -> bool:
+        """Take in the tasks that finish in the next moment and hand out the next ones
+        (True: as :meth:`_dispatch`, or nothing finished); a stop: :class:`StopSearch`."""
         if self.limit.expired():
             raise StopSearch
         done, _ = wait(list(self.busy), WAIT_SLICE, return_when=FIRST_COMPLETED)
+        if not done:
+            return True  # nothing new: the caller hands out as before
         arrived: list[list[ProbeResult]] = []
         complete = True
+        settled = True
         for future in done:
             keys = self.busy.pop(future)
             del self.slot_of[future], self.sent[future]
@@ -396,12 +408,13 @@ class RootSearch:
             finished = len(answers) == len(keys) and not any(map(self._unproven, answers))
             complete = complete and (finished or stopped_here)
         if complete:
-            self._dispatch()  # the next tasks first: the journal's writes wait, not the workers
+            settled = self._dispatch()  # the next tasks first: the journal's writes wait
         for answers in arrived:
             if not self.record(answers):
                 raise StopSearch  # a stop asked for
         if not complete:
             raise StopSearch  # the deadline ended a task
+        return settled
 
     def _unproven(self, answer: ProbeResult) -> bool:
         """Whether a task's answer is a stopped search's (the whole range of scores)."""
