@@ -137,14 +137,6 @@ def exit_with_parent(parent: int) -> None:
 
 
 # ---------------------------------------------------------------- the local pool
-class RemoteTraceback(Exception):
-    """The traceback of an exception raised in a worker (the ``__cause__`` of the error
-    the caller gets), as the worker printed it."""
-
-    def __str__(self) -> str:
-        return f'\n"""\n{self.args[0]}"""'
-
-
 class WorkerPool(Executor):
     """``workers`` local processes, each fed through a pipe of its own.
 
@@ -316,7 +308,7 @@ class WorkerPool(Executor):
             future.set_result(value)
         else:
             if text:
-                value.__cause__ = RemoteTraceback(text)
+                value.add_note(f"raised in a worker process:\n{text.rstrip()}")
             future.set_exception(value)
         return True
 
