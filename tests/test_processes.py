@@ -178,22 +178,26 @@ def worker_pid(seconds: float) -> int:
     return os.getpid()
 
 
-class TwoArgumentError(Exception):
-    """An exception pickle cannot rebuild (its ``args`` hold one of its two arguments)."""
+class Unreadable:
+    """An answer pickle writes but cannot read back (its rebuilding fails on purpose;
+    an exception would not do: a loaded module may teach pickle to rebuild any)."""
 
-    def __init__(self, first: str, second: str) -> None:
-        super().__init__(first)
-        self.second = second
+    def __reduce__(self) -> tuple[object, tuple[()]]:
+        return refuse_rebuilding, ()
 
 
-def raise_two_argument_error() -> None:
-    raise TwoArgumentError("first", "second")
+def refuse_rebuilding() -> None:
+    raise TypeError("this answer cannot be rebuilt")
+
+
+def unreadable_answer() -> Unreadable:
+    return Unreadable()
 
 
 def test_an_answer_the_parent_cannot_rebuild_fails_its_call_only() -> None:
     with WorkerPool(1) as pool:
-        with pytest.raises(RuntimeError, match="answer is unreadable"):
-            pool.submit(raise_two_argument_error).result(timeout=10)
+        with pytest.raises(RuntimeError, match="answer is unreadable: this answer cannot be"):
+            pool.submit(unreadable_answer).result(timeout=10)
         assert pool.submit(abs, -5).result(timeout=10) == 5
 
 
