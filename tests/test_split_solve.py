@@ -23,6 +23,7 @@ from connect4.core.limits import Limit
 from connect4.core.position import Position
 from connect4.core.score import score_bounds
 from connect4.solver import Solver
+from connect4.solver.book import splitlist
 from connect4.solver.book.format import BookError
 from connect4.solver.book.keys import canonical_key
 from connect4.solver.book.split import (
@@ -237,6 +238,33 @@ def test_a_stopped_limit_stops_the_listing_before_any_file(tmp_path: Path) -> No
     with pytest.raises(BudgetExceeded, match=r"^stopped "):
         split_solve("", 7, 6, split_ply=8, results=tmp_path / "r.c4book", limit=limit)
     assert list(tmp_path.iterdir()) == []
+
+
+class CountingLimit(Limit):
+    """A limit that never expires and counts how often it is looked at."""
+
+    looks: int = 0
+
+    def expired(self) -> bool:
+        self.looks += 1
+        return False
+
+
+def test_the_listing_looks_at_its_limit_in_every_step_of_a_level(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each level is listed in three steps (the rules, the children's edges, the new
+    positions' moves), each over up to millions of positions: each looks at the limit
+    every ``CHECK_EVERY`` positions, so a deadline or Ctrl-C stops any of them."""
+    monkeypatch.setattr(splitlist, "CHECK_EVERY", 64)
+    root = Position(6, 5)
+    limit = CountingLimit()
+    split = split_positions(root, 8, limit)
+    plies = [split_positions(root, ply).tasks for ply in range(1, 9)]
+    sizes = [1] + [len(tasks) for tasks in plies]  # the open positions of each level
+    rules = sum(-(-size // 64) for size in sizes)  # the rules' looks (and the moves' as many)
+    assert len(split.tasks) == sizes[-1] > 64 * 100
+    assert limit.looks >= 2 * rules  # the edges and the moves too, not the rules alone
 
 
 def test_the_results_of_another_split_are_refused_unless_forced(tmp_path: Path) -> None:

@@ -105,8 +105,7 @@ def _levels(root: Position, last: int, limit: Limit | None = None) -> Iterator[S
         tasks: dict[int, str] = {}
         found: list[tuple[Words, Words, Words, NDArray[np.intp]]] = []
         for start in range(0, len(keys), CHECK_EVERY):
-            if limit is not None and limit.expired():
-                raise BudgetExceeded("stopped while listing the split positions")
+            _check(limit)
             part = slice(start, start + CHECK_EVERY)
             own, stones = current[part], mask[part]
             playable, open_ = _playable(own, stones, height, bottom, board)
@@ -131,7 +130,7 @@ def _levels(root: Position, last: int, limit: Limit | None = None) -> Iterator[S
                                  settled_moves)  # fmt: skip
         if ply == last:
             return
-        keys, current, mask, moves = _next_level(found, keys, moves, digits, edges, width)
+        keys, current, mask, moves = _next_level(found, keys, moves, digits, edges, width, limit)
         if len(keys) > MAX_SPLIT_TASKS:
             raise BookError(
                 f"a split at ply {ply + 1} of this {width}x{height} position lists over "
@@ -183,25 +182,42 @@ def _next_level(
     digits: list[str],
     edges: dict[int, list[int]],
     width: int,
+    limit: Limit | None,
 ) -> tuple[list[int], Words, Words, list[str]]:
     """The next level's positions (transpositions and mirror images once, in the order
-    their first parent and move reach them) and each parent's children in ``edges``."""
+    their first parent and move reach them) and each parent's children in ``edges``;
+    ``limit`` looked at every ``CHECK_EVERY`` positions, as in :func:`_levels`."""
     if not found:
         return [], np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint64), []
     child_keys = np.concatenate([part[0] for part in found])
     child_current = np.concatenate([part[1] for part in found]).ravel()
     child_mask = np.concatenate([part[2] for part in found]).ravel()
     rows = np.concatenate([part[3] for part in found])
-    for row, kids in zip(rows.tolist(), child_keys.tolist(), strict=True):
-        edges[keys[row]] = list(dict.fromkeys(kid for kid in kids if kid))
+    for start in range(0, len(rows), CHECK_EVERY):
+        _check(limit)
+        part = slice(start, start + CHECK_EVERY)
+        for row, kids in zip(rows[part].tolist(), child_keys[part].tolist(), strict=True):
+            edges[keys[row]] = list(dict.fromkeys(kid for kid in kids if kid))
     flat = child_keys.ravel()
     played = np.flatnonzero(flat != 0)
     _, first = np.unique(flat[played], return_index=True)
     chosen = played[np.sort(first)]  # the first time each position is reached
     parents = rows[chosen // width].tolist()
-    line = [moves[parent] + digits[column] for parent, column in
-            zip(parents, (chosen % width).tolist(), strict=True)]  # fmt: skip
+    columns = (chosen % width).tolist()
+    line: list[str] = []
+    for start in range(0, len(parents), CHECK_EVERY):
+        _check(limit)
+        part = slice(start, start + CHECK_EVERY)
+        line += [moves[parent] + digits[column] for parent, column in
+                 zip(parents[part], columns[part], strict=True)]  # fmt: skip
     return flat[chosen].tolist(), child_current[chosen], child_mask[chosen], line
+
+
+def _check(limit: Limit | None) -> None:
+    """Stop the listing (:class:`~connect4.core.errors.BudgetExceeded`) once ``limit``
+    has expired."""
+    if limit is not None and limit.expired():
+        raise BudgetExceeded("stopped while listing the split positions")
 
 
 def check_split_ply(root: Position, split_ply: int) -> None:

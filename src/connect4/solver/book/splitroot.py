@@ -260,15 +260,15 @@ class RootSearch:
     def answer(self, key: int, alpha: int) -> None:
         """Search until ``key``'s interval answers "is the score above ``alpha``?"."""
         self.question = key, alpha
-        settled = True  # whether the last hand-out may have left work to hand out
+        again = True  # whether another hand-out may find work the last one did not
         while not self.intervals.decided(key, alpha):
-            if settled:
-                settled = self._dispatch()
+            if again:
+                again = self._dispatch()
                 if self.intervals.decided(key, alpha):
                     break
             if not self.busy:
                 raise AssertionError("an undecided question with nothing left to search")
-            settled = self._wait()
+            again = self._wait()
 
     def _dispatch(self) -> bool:
         """Stop the tasks the question no longer needs and hand its next undecided split
@@ -392,7 +392,7 @@ class RootSearch:
             return True  # nothing new: the caller hands out as before
         arrived: list[list[ProbeResult]] = []
         complete = True
-        settled = True
+        again = True
         for future in done:
             keys = self.busy.pop(future)
             del self.slot_of[future], self.sent[future]
@@ -408,13 +408,13 @@ class RootSearch:
             finished = len(answers) == len(keys) and not any(map(self._unproven, answers))
             complete = complete and (finished or stopped_here)
         if complete:
-            settled = self._dispatch()  # the next tasks first: the journal's writes wait
+            again = self._dispatch()  # the next tasks first: the journal's writes wait
         for answers in arrived:
             if not self.record(answers):
                 raise StopSearch  # a stop asked for
         if not complete:
             raise StopSearch  # the deadline ended a task
-        return settled
+        return again
 
     def _unproven(self, answer: ProbeResult) -> bool:
         """Whether a task's answer is a stopped search's (the whole range of scores)."""
