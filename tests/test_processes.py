@@ -123,6 +123,23 @@ def test_the_pool_queues_calls_past_its_workers_and_keeps_each_answer_with_its_c
         assert len({pool.submit(os.getpid).result() for _ in range(20)}) <= 2
 
 
+def open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
+def test_a_pool_shut_down_or_stopped_leaves_no_descriptor_open() -> None:
+    before = open_descriptors()
+    with WorkerPool(2) as pool:
+        assert pool.submit(abs, -3).result() == 3
+    assert open_descriptors() == before
+    pool = WorkerPool(2)
+    pool.submit(time.sleep, 30)
+    pool.terminate()
+    pool.shutdown(wait=True)  # after the reader ended: nothing to wake, no error
+    assert open_descriptors() == before
+
+
 def test_a_call_that_fails_in_a_worker_carries_the_workers_traceback() -> None:
     with WorkerPool(1) as pool:
         future = pool.submit(check_positive, -1)

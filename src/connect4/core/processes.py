@@ -221,12 +221,13 @@ class WorkerPool(Executor):
             self._closing = True
             if cancel_futures:
                 self._cancel_queued()
-        with contextlib.suppress(OSError):  # the reader already gone
-            self._wake_write.send_bytes(b"")
+        self._wake_reader()
         if wait:
             self._reader.join()
             for process in self._processes:
-                process.join()
+                with contextlib.suppress(ValueError):  # closed by terminate()
+                    process.join()
+            self._close_processes()
 
     def terminate(self) -> None:
         """Stop at once: the queued calls cancelled, the workers killed in the middle of
@@ -241,9 +242,22 @@ class WorkerPool(Executor):
         for process in self._processes:
             with contextlib.suppress(OSError, ValueError, AssertionError):
                 process.join(1.0)
-        with contextlib.suppress(OSError):
-            self._wake_write.send_bytes(b"")
+        self._wake_reader()
         self._reader.join(2.0)
+        self._close_processes()
+
+    def _close_processes(self) -> None:
+        """Free the handles of the workers that have ended (one still running keeps its)."""
+        for process in self._processes:
+            with contextlib.suppress(ValueError):
+                process.close()
+
+    def _wake_reader(self) -> None:
+        """Wake the reader thread to look at the pool's state (nothing to do once it
+        has ended: its pipe is closed)."""
+        with self._lock, contextlib.suppress(OSError):
+            if not self._wake_write.closed:
+                self._wake_write.send_bytes(b"")
 
     def _send_queued(self) -> None:
         """Hand queued calls to idle workers (with the lock held)."""
@@ -327,6 +341,8 @@ class WorkerPool(Executor):
             with contextlib.suppress(OSError):
                 conn.send_bytes(b"")  # an empty call: end
             conn.close()
+        with self._lock:  # never while another thread writes to it
+            self._wake_write.close()
         self._wake.close()
 
 
