@@ -148,14 +148,11 @@ class LazySmp:
         table = memory.table
         mems = [memory.thread(i) for i in range(self.threads)]
         cap = (1 << 62) if limit.nodes is None else max(0, limit.nodes)
-        for index, mem in enumerate(mems):
+        for mem in mems:
             mem[NODES] = 0
             mem[ABORT] = 0
             mem[LIMIT] = cap
             mem[OPT_SIGNAL] = 1
-            mem[OPT_NOISE] = index
-            mem[NOISE_PLY] = position.ply + NOISE_DEPTH
-            mem[DEFER_PLY] = position.ply + DEFER_DEPTH
         table[T_STOP] = 0
         if self._pool is None:
             self._pool = ThreadPoolExecutor(
@@ -177,27 +174,28 @@ class LazySmp:
             finally:
                 finished.set()
 
-        futures: list[Future[None]] = [self._pool.submit(work, mem) for mem in mems]
-        tracker.window(alpha, beta)
-        try:
-            while not found:
-                finished.wait(PROGRESS_EVERY)
-                finished.clear()
-                if found or all(f.done() for f in futures):
-                    break  # a thread is done, or every thread stopped at the node cap
-                nodes = sum(int(mem[NODES]) for mem in mems)
-                if limit.spent(nodes):
-                    table[T_STOP] = 1
-                tracker.report(nodes)
-        finally:
-            table[T_STOP] = 1  # the others stop (also on an error or an interrupt here)
-            for future in futures:
-                future.result()
-            table[T_STOP] = 0
-            for mem in mems:
-                mem[OPT_SIGNAL] = 0
-                mem[OPT_NOISE] = 0
-                mem[DEFER_PLY] = 0
+        with contextlib.ExitStack() as shared:  # thread k > 0 orders near the root its own way
+            for index, mem in enumerate(mems):
+                shared.enter_context(sharing(mem, position.ply, index))
+            futures: list[Future[None]] = [self._pool.submit(work, mem) for mem in mems]
+            tracker.window(alpha, beta)
+            try:
+                while not found:
+                    finished.wait(PROGRESS_EVERY)
+                    finished.clear()
+                    if found or all(f.done() for f in futures):
+                        break  # a thread is done, or every thread stopped at the node cap
+                    nodes = sum(int(mem[NODES]) for mem in mems)
+                    if limit.spent(nodes):
+                        table[T_STOP] = 1
+                    tracker.report(nodes)
+            finally:
+                table[T_STOP] = 1  # the others stop (also on an error or an interrupt here)
+                for future in futures:
+                    future.result()
+                table[T_STOP] = 0
+                for mem in mems:
+                    mem[OPT_SIGNAL] = 0
         nodes = sum(int(mem[NODES]) for mem in mems)
         tracker.done(nodes)
         if found:
