@@ -16,6 +16,13 @@ by worker count; checks that every run gives the
 unsplit score (with ``--analyze`` every column's; exit 1 if not), and prints the
 machine and its load.
 
+``--ceiling`` also runs, each round, two 1-worker solves at once in two processes
+that share nothing: their throughput over one alone (``2 x`` the 1-worker time over
+the pair's) is what this machine's two cores give two copies of this very work at
+that moment (shared caches, memory, a host's scheduling of the virtual cores), the
+most any 2-worker speed-up could reach; ``speedup_of_ceiling`` is the search's share
+of it.
+
 ``--project`` also lists how many tasks a split of the empty 8x7, 9x6 and 7x7 boards
 at the same ply holds (the positions the solver's search can reach, mirror images once).
 """
@@ -24,12 +31,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import resource
 import statistics
 import sys
 import tempfile
 import time
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 from machine import describe_machine
@@ -55,6 +64,30 @@ def run(args: argparse.Namespace, workers: int, folder: Path, number: int) -> Sp
         results=folder / f"run{number}-{workers}w.c4book", chunk=args.chunk, progress=False,
         analyze=args.analyze, direct_nodes=0,
     )  # fmt: skip
+
+
+def run_pair(args: argparse.Namespace, folder: Path, number: int) -> float:
+    """Two 1-worker solves at once, each in a process of its own: the slower one's seconds."""
+    context = multiprocessing.get_context("fork")
+    receivers = []
+    processes = []
+    for copy in (1, 2):
+        receive, send = context.Pipe(duplex=False)
+        (folder / f"pair{copy}").mkdir(exist_ok=True)
+        job = (args, folder / f"pair{copy}", number, send)
+        processes.append(context.Process(target=run_and_send, args=job))
+        receivers.append(receive)
+    for process in processes:
+        process.start()
+    seconds = [receive.recv() for receive in receivers]
+    for process in processes:
+        process.join()
+    return float(max(seconds))
+
+
+def run_and_send(args: argparse.Namespace, folder: Path, number: int, send: Connection) -> None:
+    """One 1-worker solve, its seconds sent back (a process of :func:`run_pair`)."""
+    send.send(run(args, 1, folder, number).seconds)
 
 
 def task_figures(nodes: list[int]) -> dict[str, float]:
@@ -83,6 +116,11 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--analyze", action="store_true", help="every column's score too")
     parser.add_argument("--project", action="store_true")
+    parser.add_argument(
+        "--ceiling",
+        action="store_true",
+        help="also two 1-worker solves at once: the machine's 2-process ceiling",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
@@ -93,6 +131,7 @@ def main() -> int:
     times: dict[int, list[float]] = {1: [], 2: []}
     cpu: dict[int, list[float]] = {1: [], 2: []}
     nodes: dict[int, list[int]] = {1: [], 2: []}
+    pairs: list[float] = []
     report = None
     wrong = 0
     with tempfile.TemporaryDirectory(prefix="split-bench-") as folder:
@@ -109,6 +148,10 @@ def main() -> int:
                 print(f"round {number + 1}, {workers} worker(s): {report.seconds:.1f} s, "
                       f"{cpu[workers][-1]:.1f} s CPU, load {os.getloadavg()[0]:.1f}",
                       file=sys.stderr, flush=True)  # fmt: skip
+            if args.ceiling:
+                pairs.append(round(run_pair(args, Path(folder), number), 2))
+                print(f"round {number + 1}, two 1-worker solves at once: {pairs[-1]:.1f} s, "
+                      f"load {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)  # fmt: skip
     assert report is not None
     speedup = statistics.median(times[1]) / statistics.median(times[2])
     summary: dict[str, object] = {
@@ -131,6 +174,17 @@ def main() -> int:
         "nodes_1_worker": nodes[1],
         "nodes_2_workers": nodes[2],
         "speedup": round(speedup, 2),
+        **(
+            {
+                "seconds_two_1_worker_at_once": pairs,
+                "ceiling": round(2 * statistics.median(times[1]) / statistics.median(pairs), 2),
+                "speedup_of_ceiling": round(
+                    speedup * statistics.median(pairs) / (2 * statistics.median(times[1])), 2
+                ),
+            }
+            if pairs
+            else {}
+        ),
         "cpu_ratio_2_over_1": round(statistics.median(cpu[2]) / statistics.median(cpu[1]), 2),
         "task_nodes": task_figures(report.task_nodes),
         "task_nodes_total": report.task_nodes_total,

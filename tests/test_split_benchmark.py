@@ -1,0 +1,27 @@
+"""benchmarks/split_solve.py: 1 and 2 workers on one split, and the machine's ceiling beside."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def test_the_split_benchmark_prints_the_speed_up_beside_the_machines_ceiling() -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "split_solve.py"), "--width", "4", "--height", "4",
+         "--split-ply", "4", "--ceiling", "--json"],
+        capture_output=True, text=True, timeout=600, check=False, cwd=BENCHMARKS,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["agree_with_unsplit"] and summary["score"] == 0  # 4x4: a draw
+    assert len(summary["seconds_two_1_worker_at_once"]) == 1
+    one, pair = summary["seconds_1_worker"][0], summary["seconds_two_1_worker_at_once"][0]
+    assert summary["ceiling"] == round(2 * one / pair, 2) > 0
+    share = summary["speedup"] / (2 * one / pair)  # of the rounded speed-up: within 0.01
+    assert abs(summary["speedup_of_ceiling"] - share) <= 0.011
+    assert "two 1-worker solves at once" in done.stderr
