@@ -228,3 +228,34 @@ def test_a_pool_never_shut_down_lets_the_program_exit() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
     )
     assert (done.returncode, done.stdout.strip(), done.stderr) == (0, "3", "")
+
+
+def test_the_pool_works_where_processes_are_spawned_not_forked(tmp_path: Path) -> None:
+    """macOS and Windows start workers by spawning a fresh interpreter (no fork)."""
+    script = tmp_path / "spawned.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import os
+            from connect4.core import processes
+
+            if __name__ == "__main__":
+                processes.START_METHOD = "spawn"
+                with processes.WorkerPool(2) as pool:
+                    print(sorted(pool.map(abs, [-2, 1, -3])))
+                    print(len({pool.submit(os.getpid).result() for _ in range(6)} - {os.getpid()}))
+                    try:
+                        pool.submit(int, "x").result()
+                    except ValueError as error:
+                        print("raised in a worker process" in "".join(error.__notes__))
+            """
+        )
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    squares, workers, noted = done.stdout.splitlines()
+    assert squares == "[1, 2, 3]"
+    assert workers in {"1", "2"}  # answered by worker processes, never the parent
+    assert noted == "True"  # the worker's traceback travelled with the error
