@@ -181,3 +181,23 @@ def test_a_win_at_once_is_solved_directly_even_when_the_split_is_asked() -> None
                         direct_nodes=0)  # fmt: skip
     assert not tried.direct and tried.score == plain.score == 0
     assert tried.search_nodes >= plain.search_nodes + 10
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_task_over_its_node_budget_is_split_into_its_children_and_the_scores_hold(
+    workers: int, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from connect4.solver.book import splitroot
+
+    monkeypatch.setattr(splitroot, "SPLIT_AGAIN_NODES", 300)  # most 6x5 tasks at 5 spend more
+    unsplit = Solver(6, 5).run(Position(6, 5), analyze=True)
+    runs = []
+    for run in range(2 if workers == 1 else 1):
+        results = tmp_path / f"{run}.c4book"
+        runs.append(split_solve("", 6, 5, split_ply=5, workers=workers, results=results,
+                                progress=False, analyze=True, direct_nodes=0))  # fmt: skip
+    for report in runs:
+        assert report.split_again > 0
+        assert (report.score, report.column_scores) == (unsplit.score, unsplit.column_scores)
+    if workers == 1:  # a node budget, not a clock: one worker searches the same every run
+        assert runs[0].task_nodes == runs[1].task_nodes

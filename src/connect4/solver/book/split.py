@@ -124,8 +124,10 @@ class SplitReport:
     they came) and their total, the nodes searched here (the positions the rules
     settle and the plain solver's attempt before the split, or the whole search
     when ``direct``: the plain solver settled the root within a small budget and no
-    task ran), the results book, and how many tasks
-    were ``stopped`` as no longer needed (their nodes counted in ``task_nodes``)."""
+    task ran), the results book, how many tasks
+    were ``stopped`` as no longer needed (their nodes counted in ``task_nodes``), and
+    how many positions were ``split_again``: their task spent its node budget, so their
+    children became tasks (local workers on a shared table)."""
 
     moves: str
     width: int
@@ -146,6 +148,7 @@ class SplitReport:
     results: str | None
     direct: bool = False
     stopped: int = 0
+    split_again: int = 0
 
     @property
     def nodes(self) -> int:
@@ -315,6 +318,7 @@ class _Run:
     spent: int = 0  # the nodes of every task's answers so far (the sum of ``probes``)
     touched: int = 0  # the positions known before the run or searched in it
     stopped: int = 0
+    split_again: int = 0
     unwritten: list[ProbeResult] = field(default_factory=list)
     written: float = 0.0
 
@@ -352,7 +356,7 @@ class _Run:
             split.root, width, height, plies, score, best, columns, len(split.tasks),
             len(self.searched), resumed, len(self.probes), split.settled, self.probes,
             sum(self.probes), local + self.tried, clock() - self.started,
-            str(path) if keep else None, stopped=self.stopped,
+            str(path) if keep else None, stopped=self.stopped, split_again=self.split_again,
         )  # fmt: skip
 
     def _search(
@@ -385,17 +389,28 @@ class _Run:
                 return self._record(answers, exact, bounds, bar, known)
 
             search = RootSearch(graph, intervals, pool, slots, self.chunk, self.base_name,
-                                record, self.limit, table)  # fmt: skip
+                                record, self.limit, table, expand=self._expand)  # fmt: skip
             stack.callback(search.close)
             try:
                 answer = self._answer(search)
-                self.stopped = search.stopped
+                self.stopped, self.split_again = search.stopped, search.split_again
                 return answer
             except StopSearch:
                 search.cancel()
                 raise SplitInterrupted(exact.path, len(self.probes)) from None
             finally:
                 self._write(exact, bounds)
+
+    def _expand(self, moves: str) -> tuple[list[int], dict[int, str]]:
+        """A split position's children, listed by the split's own rules (none when the
+        game is too near its end to split)."""
+        split = self.split
+        position = Position.from_moves(moves, split.width, split.height)
+        if position.ply + 1 >= position.size - 2:
+            return [], {}
+        below = split_positions(position, position.ply + 1)
+        key = bits.canonical_key(position.current + position.mask, split.width, split.height)
+        return below.children.get(key, []), {**below.tasks, **below.settled_moves}
 
     def _record(
         self,
@@ -415,7 +430,7 @@ class _Run:
         for key, _, _, nodes in answers:
             self.probes.append(nodes)
             self.spent += nodes
-            fresh += key not in self.searched and key not in known
+            fresh += key in self.split.tasks and key not in self.searched and key not in known
             self.searched.add(key)
         bar(fresh)
         self.touched += fresh

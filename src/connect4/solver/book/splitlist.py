@@ -71,9 +71,10 @@ class SplitPositions:
     settled_moves: dict[int, str] = field(default_factory=dict)
 
     def graph(self) -> SplitGraph:
-        """The positions above the split, for the search that reads the tasks."""
-        return SplitGraph(self.width, self.height, self.inner, self.children, self.tasks,
-                          self.settled_moves)  # fmt: skip
+        """The positions above the split, for the search that reads the tasks (its own
+        inner positions and edges: the search may split a position again)."""
+        return SplitGraph(self.width, self.height, dict(self.inner), dict(self.children),
+                          self.tasks, self.settled_moves)  # fmt: skip
 
 
 def _levels(root: Position, last: int, limit: Limit | None = None) -> Iterator[SplitPositions]:

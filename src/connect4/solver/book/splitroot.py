@@ -33,6 +33,14 @@ without a helper): it searches the same windows on the shared table with its own
 move order near the root, each search leaving to the other the moves the other is
 on (Lazy SMP across processes); the first answer stops the other search, and a
 helper makes way as soon as a task of its own is ready.
+
+A task on the shared table that spends :data:`SPLIT_AGAIN_NODES` nodes on its window
+without an answer is too large to wait for as one piece: its position is **split
+again**, its children (listed by the split's own rules) becoming tasks below it in
+the graph, which keeps the bounds it had. The table keeps what the stopped search
+proved, the graph keeps every child's bounds across the questions (a table may lose
+them), and under the young brothers rule both workers then search inside the
+position, not one inside and one beside it.
 """
 
 from __future__ import annotations
@@ -63,7 +71,10 @@ __all__ = ["Probe", "ProbeResult", "RootSearch", "SplitGraph", "probe_chunk"]
 TABLE_MEGABYTES = 16  # each worker's table (kept between its tasks: their bounds hold)
 SHARED_MEGABYTES = 64  # the table local workers search together
 LOCAL_MEGABYTES = 16  # the table of the positions settled by the rules, solved here
+SPLIT_AGAIN_NODES = 1 << 20  # a task's nodes (on a shared table) before its position is split
 
+Expand = Callable[[str], tuple[list[int], dict[int, str]]]
+"""A split position's moves to its children's keys (centre first) and their moves."""
 Probe = tuple[str, int, "int | None"]
 """A task: a position's moves and the window ``(alpha, beta)`` (``beta`` ``None``: exact)."""
 ProbeResult = tuple[int, int, int, int]
@@ -113,12 +124,14 @@ def probe_chunk(
     table: int | None = None,
     slot: int = 0,
     helper: int = 0,
+    budget: int | None = None,
 ) -> list[ProbeResult]:
     """Search each probe's window (in worker processes: a picklable module-level
     function); ``book`` is probed inside (a spec is loaded once per worker), on the
     shared table ``table`` (a token of :func:`shared_table`, whose flag ``slot`` stops
     the task; as ``helper`` k > 0 of a task searching the same windows there) or else
-    on the worker's own. Each answer is the interval the search
+    on the worker's own; a null window stops after ``budget`` nodes (``None``: never).
+    Each answer is the interval the search
     proved; a probe stopped (by ``seconds``, ``None``: no deadline, or its flag)
     answers the whole range of scores with the nodes it searched, and ends the task."""
     probed = worker_book(book, width, height) if isinstance(book, str) else book
@@ -140,7 +153,8 @@ def probe_chunk(
             value, nodes = result.score, result.nodes
             lo = hi = low if value is None else value
         else:
-            probe = solver.probe(position, alpha, beta, limit=limit, helper=helper)
+            within = limit if budget is None else limit.capped(budget)
+            probe = solver.probe(position, alpha, beta, limit=within, helper=helper)
             value, nodes = probe.value, probe.nodes
             lo = value if value is not None and value > alpha else low  # fail low: upper bound
             hi = value if value is not None and value < beta else high  # fail high: lower bound
@@ -155,7 +169,8 @@ def probe_chunk(
 class SplitGraph:
     """The positions above a split: ``inner`` ones (``{key: moves}``) with their
     ``children`` (keys, centre first), the split positions (``tasks``) and those the
-    rules settle (``settled``)."""
+    rules settle (``settled``); ``grown``: the positions below the split that split
+    positions too large for one task were split into (their children)."""
 
     width: int
     height: int
@@ -163,10 +178,11 @@ class SplitGraph:
     children: dict[int, list[int]]
     tasks: dict[int, str]
     settled: dict[int, str]
+    grown: dict[int, str] = field(default_factory=dict)
 
     def moves(self, key: int) -> str:
-        """The moves of the position ``key`` (inner, split or settled)."""
-        for nodes in (self.inner, self.tasks, self.settled):
+        """The moves of the position ``key`` (inner, split, settled or grown)."""
+        for nodes in (self.inner, self.tasks, self.settled, self.grown):
             if key in nodes:
                 return nodes[key]
         raise KeyError(key)
@@ -181,6 +197,8 @@ class Intervals:
         self.lo: dict[int, int] = {}
         self.hi: dict[int, int] = {}
         self.parents: dict[int, list[int]] = defaultdict(list)
+        self.known = known
+        self.own: dict[int, tuple[int, int]] = {}  # a position split again: its bounds before
         for key, kids in graph.children.items():
             for kid in kids:
                 self.parents[kid].append(key)
@@ -195,7 +213,9 @@ class Intervals:
     def _derived(self, key: int) -> tuple[int, int]:
         """Negamax over the children: ``lo = max(-hi(child))``, ``hi = max(-lo(child))``."""
         kids = self.graph.children[key]
-        return -min(map(self.hi.__getitem__, kids)), -min(map(self.lo.__getitem__, kids))
+        lo, hi = -min(map(self.hi.__getitem__, kids)), -min(map(self.lo.__getitem__, kids))
+        own = self.own.get(key)
+        return (lo, hi) if own is None else (max(lo, own[0]), min(hi, own[1]))
 
     def tighten(self, key: int, lo: int, hi: int) -> None:
         """Narrow ``key``'s interval to ``[lo, hi]`` and its ancestors' with it."""
@@ -205,6 +225,8 @@ class Intervals:
         if (new_lo, new_hi) == (self.lo[key], self.hi[key]):
             return
         self.lo[key], self.hi[key] = new_lo, new_hi
+        if key in self.own:
+            self.own[key] = new_lo, new_hi
         stack = list(self.parents.get(key, ()))
         while stack:
             parent = stack.pop()
@@ -212,6 +234,23 @@ class Intervals:
             if derived != (self.lo[parent], self.hi[parent]):
                 self.lo[parent], self.hi[parent] = derived
                 stack.extend(self.parents.get(parent, ()))
+
+    def grow(self, key: int, kids: list[int], moves: dict[int, str]) -> None:
+        """Make the split position ``key`` an inner one over ``kids`` (their ``moves``),
+        keeping the bounds it has; a child's bounds are those journaled, if any."""
+        graph = self.graph
+        size = graph.width * graph.height
+        for kid in kids:
+            if kid not in self.lo:
+                graph.grown[kid] = moves[kid]
+                self.lo[kid], self.hi[kid] = self.known.get(kid) or score_bounds(
+                    size, len(moves[kid])
+                )
+            self.parents[kid].append(key)
+        graph.inner[key] = graph.moves(key)
+        graph.children[key] = kids
+        self.own[key] = self.lo[key], self.hi[key]
+        self.tighten(key, *self._derived(key))
 
     def decided(self, key: int, alpha: int) -> bool:
         """Whether ``key``'s interval answers "is the score above ``alpha``?"."""
@@ -246,6 +285,10 @@ class RootSearch:
     slot_of: dict[Future[list[ProbeResult]], int] = field(default_factory=dict)
     stopping: set[Future[list[ProbeResult]]] = field(default_factory=set)
     question: tuple[int, int] = (0, 0)
+    expand: Expand | None = None  # split a position again when its task is too large
+    budget_of: dict[Future[list[ProbeResult]], int | None] = field(default_factory=dict)
+    whole: set[int] = field(default_factory=set)  # positions with no children to split into
+    split_again: int = 0
     stopped: int = 0
     settles: int = 0  # positions settled by the rules, solved here
     _local: Solver | None = None
@@ -320,7 +363,7 @@ class RootSearch:
         kids = graph.children.get(key)
         if kids is None:
             if key not in self.busy_keys:
-                found.append((key, (graph.tasks[key], alpha, alpha + 1)))
+                found.append((key, (graph.moves(key), alpha, alpha + 1)))
             return
         ordered = sorted(kids, key=lambda k: iv.lo[k] + iv.hi[k])  # stable: centre first
         answered = any(iv.decided(kid, -alpha - 1) for kid in ordered)
@@ -361,14 +404,19 @@ class RootSearch:
     ) -> Future[list[ProbeResult]]:
         seconds = self.limit.remaining()
         windows = [probe for _, probe in probes]
+        budget = None
+        whole = any(key in self.whole for key, _ in probes)
+        if self.expand is not None and self.table is not None and not helper and not whole:
+            budget = SPLIT_AGAIN_NODES
         slot = 0
         if self.table is not None:  # a stop flag of its own, clear
             slot = min(set(range(2 * self.slots)) - set(self.slot_of.values()))
             _shared[self.table][1][slot] = 0
         future = self.pool.submit(
             probe_chunk, self.graph.width, self.graph.height, windows, self.book, seconds,
-            self.table, slot, helper,
+            self.table, slot, helper, budget,
         )  # fmt: skip
+        self.budget_of[future] = budget
         self.slot_of[future] = slot
         self.sent[future] = probes
         self.busy[future] = [key for key, _ in probes]
@@ -396,6 +444,7 @@ class RootSearch:
         for future in done:
             keys = self.busy.pop(future)
             del self.slot_of[future], self.sent[future]
+            budget = self.budget_of.pop(future)
             self.helpers.pop(future, None)
             stopped_here = future in self.stopping
             self.stopping.discard(future)
@@ -406,6 +455,11 @@ class RootSearch:
                 self.intervals.tighten(key, lo, hi)
             arrived.append(answers)
             finished = len(answers) == len(keys) and not any(map(self._unproven, answers))
+            if not finished and not stopped_here and budget is not None and answers:
+                key, _, _, nodes = answers[-1]
+                if self._unproven(answers[-1]) and nodes >= budget:
+                    self._split(key)
+                    finished = True  # too large: its children are the tasks now
             complete = complete and (finished or stopped_here)
         if complete:
             again = self._dispatch()  # the next tasks first: the journal's writes wait
@@ -415,6 +469,20 @@ class RootSearch:
         if not complete:
             raise StopSearch  # the deadline ended a task
         return again
+
+    def _split(self, key: int) -> None:
+        """Split a position whose task spent its budget into its children (or, with none
+        to split into, search it whole next time)."""
+        assert self.expand is not None
+        graph = self.graph
+        if key in graph.children or (key not in graph.tasks and key not in graph.grown):
+            return
+        kids, below = self.expand(graph.moves(key))
+        if not kids:
+            self.whole.add(key)
+            return
+        self.intervals.grow(key, kids, below)
+        self.split_again += 1
 
     def _unproven(self, answer: ProbeResult) -> bool:
         """Whether a task's answer is a stopped search's (the whole range of scores)."""
