@@ -201,3 +201,21 @@ def test_a_task_over_its_node_budget_is_split_into_its_children_and_the_scores_h
         assert (report.score, report.column_scores) == (unsplit.score, unsplit.column_scores)
     if workers == 1:  # a node budget, not a clock: one worker searches the same every run
         assert runs[0].task_nodes == runs[1].task_nodes
+
+
+def test_a_run_that_split_positions_again_resumes_and_reruns_from_its_journals(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from connect4.solver.book import splitroot
+    from connect4.solver.book.split import SplitInterrupted
+
+    monkeypatch.setattr(splitroot, "SPLIT_AGAIN_NODES", 300)
+    results = tmp_path / "r.c4book"
+    options: dict[str, Any] = {"split_ply": 5, "workers": 1, "results": results,
+                               "progress": False, "direct_nodes": 0}  # fmt: skip
+    with pytest.raises(SplitInterrupted):
+        split_solve("", 6, 5, stop_after=60, **options)
+    report = split_solve("", 6, 5, **options)
+    assert report.resumed > 0 and report.split_again > 0 and report.score == 0
+    again = split_solve("", 6, 5, **options)  # the positions split again are journaled too
+    assert (again.probes, again.score, again.best_move) == (0, 0, report.best_move)

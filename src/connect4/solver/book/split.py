@@ -340,7 +340,7 @@ class _Run:
             known = {**bounds.bounds}
             known.update((k, (v, v)) for k, v in {**book_scores(book), **exact.scores}.items())
             resumed = sum(key in known for key in split.tasks)
-            self.touched = len(known)
+            self.touched = resumed
             answer = self._search(known, exact, bounds, resumed)
         finally:
             exact.close()
@@ -399,6 +399,7 @@ class _Run:
                 search.cancel()
                 raise SplitInterrupted(exact.path, len(self.probes)) from None
             finally:
+                self.unwritten.extend(search.split_bounds())  # known to a later run at once
                 self._write(exact, bounds)
 
     def _expand(self, moves: str) -> tuple[list[int], dict[int, str]]:
@@ -438,13 +439,18 @@ class _Run:
         return self.stop_after is None or len(self.probes) < self.stop_after
 
     def _write(self, exact: SplitJournal, bounds: BoundsJournal) -> None:
-        """Journal the answers taken since the last write (exact scores and bounds apart)."""
+        """Journal the answers taken since the last write: the split positions' exact
+        scores (the results book's) apart from bounds and from every answer on a
+        position below the split (a position split again has its children searched)."""
         answers, self.unwritten, self.written = self.unwritten, [], clock()
-        scores = [(key, lo, nodes) for key, lo, hi, nodes in answers if lo == hi]
+        tasks = self.split.tasks
+        scores = [(key, lo, nodes) for key, lo, hi, nodes in answers if lo == hi and key in tasks]
         if scores:
             exact.append(scores)
         if len(scores) < len(answers):
-            bounds.append([answer for answer in answers if answer[1] != answer[2]])
+            bounds.append(
+                [answer for answer in answers if answer[1] != answer[2] or answer[0] not in tasks]
+            )
 
     def _answer(self, search: RootSearch) -> tuple[int, int, list[int | None] | None, int]:
         split = self.split

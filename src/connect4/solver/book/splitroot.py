@@ -484,6 +484,14 @@ class RootSearch:
         self.intervals.grow(key, kids, below)
         self.split_again += 1
 
+    def split_bounds(self) -> list[ProbeResult]:
+        """What the positions split again are known to score, from their children's
+        answers (no nodes of their own), to journal: a later run then knows them without
+        a task."""
+        iv = self.intervals
+        answers = [(key, iv.lo[key], iv.hi[key], 0) for key in iv.own]
+        return [answer for answer in answers if not self._unproven(answer)]
+
     def _unproven(self, answer: ProbeResult) -> bool:
         """Whether a task's answer is a stopped search's (the whole range of scores)."""
         key, lo, hi, _ = answer
