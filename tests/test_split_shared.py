@@ -198,6 +198,7 @@ def test_a_task_over_its_node_budget_is_split_into_its_children_and_the_scores_h
                                 progress=False, analyze=True, direct_nodes=0))  # fmt: skip
     for report in runs:
         assert report.split_again > 0
+        assert report.searched <= report.tasks  # split positions only, not those below
         assert (report.score, report.column_scores) == (unsplit.score, unsplit.column_scores)
     if workers == 1:  # a node budget, not a clock: one worker searches the same every run
         assert runs[0].task_nodes == runs[1].task_nodes

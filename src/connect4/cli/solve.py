@@ -366,19 +366,21 @@ def split_summary(report: SplitReport) -> str:
     return (
         f"{best}; split at ply {report.split_ply}: {report.tasks:,} positions, "
         f"{report.resumed:,} known from earlier runs, {report.searched:,} searched now "
-        f"({report.probes:,} windows{_stopped(report.stopped)}), "
+        f"({report.probes:,} windows{_stopped(report.stopped, report.split_again)}), "
         f"{report.settled:,} settled by the rules, "
         f"{report.nodes:,} nodes, {report.seconds:.1f} s{where}"
     )
 
 
-def _stopped(count: int) -> str:
-    """The windows stopped once no longer needed, when any were.
+def _stopped(count: int, again: int = 0) -> str:
+    """The windows stopped once no longer needed, and the positions split again (their
+    task too large), when any were.
 
-    >>> _stopped(0), _stopped(3)
-    ('', ', 3 stopped as no longer needed')
+    >>> _stopped(0), _stopped(3), _stopped(3, 2)
+    ('', ', 3 stopped as no longer needed', ', 3 stopped as no longer needed, 2 split again')
     """
-    return f", {count:,} stopped as no longer needed" if count else ""
+    stopped = f", {count:,} stopped as no longer needed" if count else ""
+    return stopped + (f", {again:,} split again" if again else "")
 
 
 def solve(

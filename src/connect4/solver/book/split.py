@@ -431,8 +431,9 @@ class _Run:
         for key, _, _, nodes in answers:
             self.probes.append(nodes)
             self.spent += nodes
-            fresh += key in self.split.tasks and key not in self.searched and key not in known
-            self.searched.add(key)
+            if key in self.split.tasks:  # (not a position below it, split again)
+                fresh += key not in self.searched and key not in known
+                self.searched.add(key)
         bar(fresh)
         self.touched += fresh
         bar.note(_estimate(self.touched, len(self.split.tasks), self.spent))
