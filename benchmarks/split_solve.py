@@ -31,19 +31,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import os
 import resource
 import statistics
 import sys
 import tempfile
 import time
-from multiprocessing.connection import Connection
 from pathlib import Path
 
 from machine import describe_machine
 
 from connect4.core.position import Position
+from connect4.core.processes import WorkerPool
 from connect4.solver import Solver
 from connect4.solver.book.split import SplitReport, split_positions, split_solve
 
@@ -68,26 +67,15 @@ def run(args: argparse.Namespace, workers: int, folder: Path, number: int) -> Sp
 
 def run_pair(args: argparse.Namespace, folder: Path, number: int) -> float:
     """Two 1-worker solves at once, each in a process of its own: the slower one's seconds."""
-    context = multiprocessing.get_context("fork")
-    receivers = []
-    processes = []
-    for copy in (1, 2):
-        receive, send = context.Pipe(duplex=False)
-        (folder / f"pair{copy}").mkdir(exist_ok=True)
-        job = (args, folder / f"pair{copy}", number, send)
-        processes.append(context.Process(target=run_and_send, args=job))
-        receivers.append(receive)
-    for process in processes:
-        process.start()
-    seconds = [receive.recv() for receive in receivers]
-    for process in processes:
-        process.join()
-    return float(max(seconds))
+    with WorkerPool(2) as pool:
+        pair = [pool.submit(run_alone, args, folder / f"pair{copy}", number) for copy in (1, 2)]
+        return float(max(future.result() for future in pair))
 
 
-def run_and_send(args: argparse.Namespace, folder: Path, number: int, send: Connection) -> None:
-    """One 1-worker solve, its seconds sent back (a process of :func:`run_pair`)."""
-    send.send(run(args, 1, folder, number).seconds)
+def run_alone(args: argparse.Namespace, folder: Path, number: int) -> float:
+    """One 1-worker solve in a folder of its own: its seconds (a process of :func:`run_pair`)."""
+    folder.mkdir(exist_ok=True)
+    return run(args, 1, folder, number).seconds
 
 
 def task_figures(nodes: list[int]) -> dict[str, float]:
