@@ -164,8 +164,10 @@ def kill_when_working(
     what: str = "the command ended before it could be killed",
     settle: float = 0.0,
     poll: float = 0.1,
+    least: int = 0,
 ) -> set[int]:
-    """SIGKILL ``process`` once ``ready()`` holds (within 120 s), then check that every
+    """SIGKILL ``process`` once ``ready()`` holds and it has ``least`` descendants at
+    least (within 120 s: a bot that lives for one game comes and goes), then check that every
     worker it had exits within 10 s; returns those workers. Whatever is left (a failed
     check) is killed, so a test never leaks processes. ``settle`` seconds pass between
     the kill and the reaping (a killed parent not yet a zombie: the workers may find it
@@ -175,7 +177,7 @@ def kill_when_working(
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and process.poll() is None:
             workers = children(process.pid)
-            if ready():
+            if len(workers) >= least and ready():
                 break
             time.sleep(poll)
         assert process.poll() is None, what

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -174,6 +175,34 @@ def test_terminate_stops_calls_under_way_and_cancels_the_queued_ones() -> None:
     assert queued.cancelled()
     with pytest.raises(BrokenProcessPool):
         running.result(timeout=5)
+
+
+def test_a_future_lock_held_for_good_never_blocks_terminate() -> None:
+    """A Ctrl-C inside concurrent.futures.wait (which takes every future's lock in turn)
+    can leave a queued future's lock held by the main thread for good. The reader thread
+    then blocks handing that call to the freed worker; it must not hold the pool's lock
+    while it does, or terminate() waits for it forever (a Ctrl-C'd build that hung)."""
+    pool = WorkerPool(1)
+    pool.submit(time.sleep, 0.2)
+    queued = pool.submit(abs, -1)
+    queued._condition.acquire()  # as the interrupted wait leaves it
+    try:
+        time.sleep(0.6)  # the first call ends: the reader turns to the queued one
+        stopper = threading.Thread(target=pool.terminate, daemon=True)
+        stopper.start()
+        stopper.join(15)
+        assert not stopper.is_alive(), "terminate() blocked behind a future's lock"
+    finally:
+        queued._condition.release()
+    with pytest.raises(BrokenProcessPool):
+        queued.result(timeout=5)
+
+
+def test_run_chunks_hands_over_every_result_of_thousands_of_tasks_once() -> None:
+    seen: list[int] = []
+    with make_executor(2) as pool:
+        done = run_chunks(pool, abs, [(-n,) for n in range(3000)], lambda r: seen.append(r) is None)
+    assert done is True and sorted(seen) == list(range(3000))
 
 
 def test_shutdown_runs_the_queued_calls_unless_told_to_cancel_them() -> None:

@@ -32,6 +32,7 @@ import ctypes
 import importlib
 import multiprocessing
 import os
+import queue
 import signal
 import sys
 import threading
@@ -40,7 +41,7 @@ import traceback
 import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, as_completed, wait
+from concurrent.futures import Executor, Future, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import Connection, wait as wait_readable
 from multiprocessing.reduction import ForkingPickler
@@ -174,6 +175,7 @@ class WorkerPool(Executor):
         self._idle: list[Connection] = []
         self._closing = False  # no more calls: the workers end once the last call is done
         self._broken = ""  # why the pool cannot run calls any more
+        self._sending = 0  # calls taken from the queue, not yet running or dropped
         self._wake, wake = context.Pipe(duplex=False)
         self._wake_write = wake
         self._conns: list[Connection] = []
@@ -211,7 +213,7 @@ class WorkerPool(Executor):
             if self._closing:
                 raise RuntimeError("cannot submit a call to a pool shut down")
             self._queue.append((future, fn, args, kwargs))
-            self._send_queued()
+        self._dispatch()
         return future
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
@@ -219,8 +221,8 @@ class WorkerPool(Executor):
         ``cancel_futures``) and under way are done; ``wait`` waits for that."""
         with self._lock:
             self._closing = True
-            if cancel_futures:
-                self._cancel_queued()
+        if cancel_futures:
+            self._cancel_queued()
         self._wake_reader()
         if wait:
             self._reader.join()
@@ -235,7 +237,7 @@ class WorkerPool(Executor):
         with self._lock:
             self._closing = True
             self._broken = self._broken or "the pool was stopped"
-            self._cancel_queued()
+        self._cancel_queued()
         for process in self._processes:
             with contextlib.suppress(OSError, ValueError):
                 process.terminate()
@@ -259,34 +261,67 @@ class WorkerPool(Executor):
             if not self._wake_write.closed:
                 self._wake_write.send_bytes(b"")
 
-    def _send_queued(self) -> None:
-        """Hand queued calls to idle workers (with the lock held)."""
-        while self._queue and self._idle:
-            future, fn, args, kwargs = self._queue.popleft()
-            if not future.set_running_or_notify_cancel():
-                continue  # cancelled while queued
+    def _dispatch(self) -> None:
+        """Hand queued calls to idle workers.
+
+        A future's own lock is only ever taken with the pool's lock released: a thread
+        that holds a future's lock for good (one interrupted by Ctrl-C inside
+        :func:`concurrent.futures.wait`, which takes every future's lock in turn) then
+        blocks the thread that touches that one future, never the pool, so
+        :meth:`terminate` still stops it.
+        """
+        while True:
+            with self._lock:
+                if self._broken or not (self._queue and self._idle):
+                    return
+                future, fn, args, kwargs = self._queue.popleft()
+                conn = self._idle.pop()
+                self._sending += 1
+            running = False
             try:
-                data = ForkingPickler.dumps((fn, args, kwargs))
-            except Exception as error:  # an argument that cannot travel: this call fails
-                future.set_exception(error)
-                continue
-            conn = self._idle.pop()
-            try:
-                conn.send_bytes(data)
-            except OSError:  # the worker is gone: the reader breaks the pool
-                future.set_exception(BrokenProcessPool("a worker process ended abruptly"))
-                continue
-            self._running[conn] = future
+                if not future.set_running_or_notify_cancel():
+                    continue  # cancelled while queued
+                try:
+                    data = ForkingPickler.dumps((fn, args, kwargs))
+                except Exception as error:  # an argument that cannot travel: this call fails
+                    future.set_exception(error)
+                    continue
+                with self._lock:  # before the send: its answer may come at once
+                    running = not self._broken
+                    if running:
+                        self._running[conn] = future
+                if not running:  # stopped meanwhile
+                    _fail(future, BrokenProcessPool(self._broken))
+                    continue
+                try:
+                    conn.send_bytes(data)
+                except (OSError, ValueError):  # the worker is gone: the reader breaks the pool
+                    with self._lock:
+                        self._running.pop(conn, None)
+                    _fail(future, BrokenProcessPool("a worker process ended abruptly"))
+            finally:
+                with self._lock:
+                    self._sending -= 1
+                    if not running:
+                        self._idle.append(conn)
+                    last = self._closing and not self._sending
+                if last:
+                    self._wake_reader()  # it may be waiting for this call to end
 
     def _cancel_queued(self) -> None:
-        while self._queue:
-            self._queue.popleft()[0].cancel()
+        """Cancel the queued calls (their futures' locks taken with the pool's released)."""
+        with self._lock:
+            queued = [item[0] for item in self._queue]
+            self._queue.clear()
+        for future in queued:
+            future.cancel()
 
     def _read(self) -> None:
         """The reader thread: each answer completes its future and frees its worker."""
         while True:
             with self._lock:
-                if self._broken or (self._closing and not self._queue and not self._running):
+                idle = not (self._queue or self._running or self._sending)
+                if self._broken or (self._closing and idle):
                     break
             ready = wait_readable([self._wake, *self._conns])
             if self._wake in ready:
@@ -317,7 +352,7 @@ class WorkerPool(Executor):
         with self._lock:
             future = self._running.pop(conn)
             self._idle.append(conn)
-            self._send_queued()
+        self._dispatch()  # the worker's next call first, then this one's answer
         if ok:
             future.set_result(value)
         else:
@@ -468,18 +503,29 @@ def run_chunks(
     >>> sorted(got)
     [8, 9]
     """
-    futures: list[Future[Result]] = [pool.submit(function, *task) for task in tasks]
-    pending: set[Future[Result]] = set(futures)
-    order = {future: number for number, future in enumerate(futures)}
+    arrived: queue.SimpleQueue[Future[Result]] = queue.SimpleQueue()
+    futures: list[Future[Result]] = []
+    order: dict[Future[Result], int] = {}
     try:
+        for number, task in enumerate(tasks):
+            future = pool.submit(function, *task)
+            order[future] = number
+            futures.append(future)
+            future.add_done_callback(arrived.put)
+        # Each finished task arrives on a queue, not through concurrent.futures.wait: that
+        # takes every pending future's lock on each call (slow over thousands of tasks),
+        # and a Ctrl-C in the middle of it leaves some of those locks held for good.
+        pending = len(futures)
         while pending:
             stopping = limit is not None and limit.expired()
-            if stopping:  # what has finished is still handed over
-                done = {future for future in pending if future.done()}
-            else:
-                timeout = None if limit is None else WAIT_SLICE
-                done = wait(pending, timeout, return_when=FIRST_COMPLETED).done
-            pending -= done
+            done: list[Future[Result]] = []
+            if not stopping:  # a stop hands over only what has finished already
+                with contextlib.suppress(queue.Empty):
+                    done.append(arrived.get(timeout=None if limit is None else WAIT_SLICE))
+            with contextlib.suppress(queue.Empty):
+                while True:
+                    done.append(arrived.get_nowait())
+            pending -= len(done)
             for future in sorted(done, key=order.__getitem__):  # those done together: in order
                 if not finished(future.result()):
                     return False
