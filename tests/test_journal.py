@@ -214,3 +214,36 @@ def test_a_writer_killed_with_sigkill_loses_only_the_batch_in_flight(tmp_path: P
         assert again.damaged == 0
     assert len(records) >= committed and len(records) % 8 == 0  # whole batches only
     assert records == [n.to_bytes(4, "little") * 4 for n in range(len(records))]
+
+
+def test_a_journal_in_use_by_another_run_is_refused_even_with_force(tmp_path: Path) -> None:
+    """Two runs of one job on one output would both do the work and race to the output:
+    the second is refused while the first holds the journal, with force too (it must
+    not delete what the first is writing), and may go on once the first has closed it."""
+    path = journal_path(tmp_path / "b.c4book")
+    first = journal(path).open(resume=False)
+    first.append([b"kept"])
+    for resume, force in ((True, False), (False, True), (False, False)):
+        with pytest.raises(JournalError, match="in use by another run"):
+            journal(path).check(resume=resume, force=force)
+        with pytest.raises(JournalError, match="in use by another run"):
+            journal(path).open(resume=resume, force=force)
+    first.append([b"still"])
+    assert journal_records(path) == 2
+    first.close()
+    with journal(path).open(resume=True) as second:
+        assert list(second.records()) == [b"kept", b"still"]
+    assert sorted(os.listdir(tmp_path)) == ["b.c4book.partial"]  # no lock left behind
+
+
+def test_a_shared_journal_takes_records_from_two_runs_at_once(tmp_path: Path) -> None:
+    """A store many runs add to (the ladder's labels) is not one run's: no lock."""
+    path = tmp_path / "labels.journal"
+    with (
+        Journal(path, "labels", {}, shared=True).open(resume=True) as one,
+        Journal(path, "labels", {}, shared=True).open(resume=True) as two,
+    ):
+        one.append([b"one"])
+        two.append([b"two"])
+    with Journal(path, "labels", {}).open(resume=True) as after:
+        assert sorted(after.records()) == [b"one", b"two"]

@@ -330,6 +330,38 @@ def test_ctrl_c_keeps_the_finished_tasks_and_says_so(tmp_path: Path) -> None:
     assert windows(results) >= 5
 
 
+def test_a_second_run_on_the_same_results_is_refused_while_the_first_runs(
+    tmp_path: Path,
+) -> None:
+    """A split solve always continues its results file: a second one started on it
+    (the default file of the same root, say) would search everything again beside the
+    first and race it to the book. It is refused, with --force too, and the first
+    keeps its work."""
+    from tests.cli_helpers import interrupt_cli
+
+    results = tmp_path / "r.c4book"
+    args = ["solve", "", "--split-ply", "6", "--no-book", "--workers", "1",
+            "--results", str(results), "-a"]  # fmt: skip
+    second: list[subprocess.CompletedProcess[str]] = []
+
+    def refuse_a_second_run(_: object) -> bool:
+        if windows(results) < 5:
+            return False
+        second.extend(run_cli(*args, *extra, timeout=120) for extra in ([], ["--force"]))
+        return True
+
+    done = interrupt_cli(args, refuse_a_second_run, group=True)
+    assert done.returncode == 130, done.stderr
+    assert len(second) == 2
+    for refused in second:
+        assert refused.returncode == 2 and refused.stdout == ""
+        assert refused.stderr == (
+            f"error: journal {results}.partial is in use by another run of this job: "
+            "let it finish, or stop it first\n"
+        )
+    assert windows(results) >= 5  # the first run's answers, kept for a rerun
+
+
 def test_cli_limit_stops_the_run_and_keeps_what_finished(tmp_path: Path) -> None:
     results = tmp_path / "r.c4book"
     args = ["solve", "", "--split-ply", "6", "--no-book", "--workers", "1",

@@ -187,7 +187,9 @@ class Labels:
         folder = folder or cache_root() / "ladder"
         make_private_dir(folder)
         self.path = folder / "labels-7x6.journal"
-        self.journal = Journal(self.path, "ladder labels", {"board": "7x6", "scores": "pons"})
+        self.journal = Journal(
+            self.path, "ladder labels", {"board": "7x6", "scores": "pons"}, shared=True
+        )
         self.known: dict[str, tuple[int | None, ...]] = {}
 
     def __enter__(self) -> Labels:

@@ -142,15 +142,23 @@ class FileLock:
         that cannot be opened counts as granted (there is nothing to share then)."""
         if fcntl is None:
             return True
-        try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        except OSError:
-            return True
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except OSError:
-            os.close(fd)
-            return False
+        while True:
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            except OSError:
+                return True
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+            except OSError:
+                os.close(fd)
+                return False
+            try:
+                current = os.stat(self.path).st_ino
+            except OSError:
+                current = -1
+            if current == os.fstat(fd).st_ino:
+                break
+            os.close(fd)  # its holder removed the file meanwhile: lock the one there now
         self._fd = fd
         return True
 
@@ -158,9 +166,13 @@ class FileLock:
         """The open file that holds the lock (a child process given it holds it too)."""
         return self._fd
 
-    def release(self) -> None:
-        """Close this process's hold on the lock (a child given the file keeps it)."""
+    def release(self, remove: bool = False) -> None:
+        """Close this process's hold on the lock (a child given the file keeps it);
+        ``remove`` deletes the lock's file first (a later holder makes it again)."""
         if self._fd is not None:
+            if remove:
+                with contextlib.suppress(OSError):
+                    self.path.unlink()
             os.close(self._fd)
             self._fd = None
 

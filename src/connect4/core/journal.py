@@ -16,6 +16,11 @@ database (the standard library's ``sqlite3``, write-ahead log, full sync):
   trusted; a database SQLite itself finds damaged, a file that is not a
   journal and one in use elsewhere are refused with one line naming the
   file (``--force`` starts over);
+- one run at a time: an open journal holds a lock (``.OUT.partial.lock``
+  beside it, while the run lasts), so a second run of the same job on the
+  same output, which would do the work again and race the first to the
+  output, is refused while the first runs (``--force`` too: it never deletes
+  a journal another run holds);
 - the job removes the journal once its output is written.
 
 A record is bytes the job packs (a ``struct``, a JSON line) and reads back.
@@ -48,6 +53,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
+from connect4.core.cache import FileLock
 from connect4.core.files import FileError, StrPath, check_output
 
 __all__ = ["Closing", "Journal", "JournalError", "journal_path"]
@@ -106,14 +112,20 @@ class Journal(Closing):
     transaction, :meth:`close` keeps the file for a later resume and
     :meth:`remove` deletes it (the output is written). Used as a context manager
     it is closed on the way out.
+
+    A journal is one run's while it is open (see above); a ``shared`` one, a store
+    that many runs add to at once (labels kept for whoever asks), is not locked.
     """
 
-    def __init__(self, path: StrPath, kind: str, identity: Mapping[str, object]) -> None:
+    def __init__(
+        self, path: StrPath, kind: str, identity: Mapping[str, object], *, shared: bool = False
+    ) -> None:
         self.path = Path(path)
         self.kind = kind
         self.identity: dict[str, object] = json.loads(_text(identity))  # as stored: lists
         self.damaged = 0  # damaged records dropped by :meth:`open` (done again)
         self._db: sqlite3.Connection | None = None
+        self._lock = None if shared else FileLock(self.path.with_name(f".{self.path.name}.lock"))
 
     # ------------------------------------------------------------ opening
     def open(self, *, resume: bool, force: bool = False) -> Journal:
@@ -126,16 +138,26 @@ class Journal(Closing):
         started. A file that is not a journal, or that SQLite finds damaged, is
         refused unless ``force`` (without ``resume``) replaces it.
         """
-        if self._plan(resume, force, identity=True):
-            self._db = self._connect()
-            self._drop_damaged()
-        else:
-            self._create()
+        if self._lock is not None and not self._lock.acquire(wait=False):
+            raise self._in_use()
+        try:
+            if self._plan(resume, force, identity=True):
+                self._db = self._connect()
+                self._drop_damaged()
+            else:
+                self._create()
+        except BaseException:
+            self.close()
+            raise
         return self
 
     def check(self, *, resume: bool, force: bool = False) -> None:
         """Refuse, before any work, what :meth:`open` would refuse, but for a journal of
         other settings on ``resume`` (the settings may not be known yet); changes nothing."""
+        if self._lock is not None and self._db is None:  # (open here: held by this run)
+            if not self._lock.acquire(wait=False):
+                raise self._in_use()
+            self._lock.release(remove=True)
         self._plan(resume, force, identity=False)
 
     def _plan(self, resume: bool, force: bool, *, identity: bool) -> bool:
@@ -210,7 +232,7 @@ class Journal(Closing):
     def _create(self) -> None:
         """A new, empty journal at :attr:`path`: made under a temporary name and renamed,
         so no half-made journal is ever there."""
-        self.close()
+        self._close_db()
         temporary = self.path.with_name(f".{self.path.name}.{secrets.token_hex(4)}.tmp")
         try:
             with self._errors(), contextlib.closing(sqlite3.connect(temporary)) as db:
@@ -277,16 +299,24 @@ class Journal(Closing):
 
     # ------------------------------------------------------------ closing
     def close(self) -> None:
-        """Close the database; the file stays for a later resume."""
+        """Close the database and let another run take it; the file stays for a later
+        resume."""
+        self._close_db()
+        if self._lock is not None:
+            self._lock.release(remove=True)
+
+    def remove(self) -> None:
+        """Close and delete the journal (the job's output is written)."""
+        self._close_db()
+        self._unlink()
+        if self._lock is not None:
+            self._lock.release(remove=True)
+
+    def _close_db(self) -> None:
         if self._db is not None:
             db, self._db = self._db, None
             with contextlib.suppress(sqlite3.Error):
                 db.close()
-
-    def remove(self) -> None:
-        """Close and delete the journal (the job's output is written)."""
-        self.close()
-        self._unlink()
 
     def _unlink(self) -> None:
         with self._errors():
@@ -310,6 +340,12 @@ class Journal(Closing):
                 db.execute("ROLLBACK")
             raise
         db.execute("COMMIT")
+
+    def _in_use(self) -> JournalError:
+        return JournalError(
+            f"journal {self.path} is in use by another run of this job: let it finish, "
+            "or stop it first"
+        )
 
     def _foreign(self, why: str) -> JournalError:
         return JournalError(
@@ -336,9 +372,7 @@ class Journal(Closing):
                     options=("force",),
                 ) from None
             if "locked" in text or "busy" in text:
-                raise JournalError(
-                    f"journal {self.path} is in use by another run ({text})"
-                ) from None
+                raise self._in_use() from None
             raise JournalError(f"cannot use journal {self.path}: {text}") from None
         except OSError as error:
             raise JournalError(
