@@ -247,3 +247,19 @@ def test_a_shared_journal_takes_records_from_two_runs_at_once(tmp_path: Path) ->
         two.append([b"two"])
     with Journal(path, "labels", {}).open(resume=True) as after:
         assert sorted(after.records()) == [b"one", b"two"]
+
+
+def test_the_lock_never_deletes_a_file_of_the_users_in_its_place(tmp_path: Path) -> None:
+    """The lock's file is empty; a non-empty file under its name is someone else's and is
+    kept when the journal closes (the lock is still taken on it)."""
+    path = journal_path(tmp_path / "b.c4book")
+    theirs = tmp_path / ".b.c4book.partial.lock"
+    theirs.write_text("notes")
+    with journal(path).open(resume=False) as first:
+        with pytest.raises(JournalError, match="in use by another run"):
+            journal(path).open(resume=True)
+        first.append([b"x"])
+    assert theirs.read_text() == "notes"
+    with journal(path).open(resume=True) as again:  # opening twice from one object: no refusal
+        again.open(resume=True)
+        assert list(again.records()) == [b"x"]

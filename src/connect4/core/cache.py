@@ -117,6 +117,9 @@ def remove(path: Path) -> None:
         path.unlink()
 
 
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # where the system has it
+
+
 class FileLock:
     """An exclusive lock between processes on the file ``path`` (``flock``), e.g. held
     while a kernel compiles so that other processes wait for its file instead of
@@ -140,11 +143,11 @@ class FileLock:
     def acquire(self, wait: bool) -> bool:
         """Take the lock (waiting for it with ``wait``); True when held. A lock file
         that cannot be opened counts as granted (there is nothing to share then)."""
-        if fcntl is None:
+        if fcntl is None or self._fd is not None:
             return True
         while True:
-            try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            try:  # never made or opened through a symbolic link
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | NOFOLLOW, 0o600)
             except OSError:
                 return True
             try:
@@ -168,9 +171,10 @@ class FileLock:
 
     def release(self, remove: bool = False) -> None:
         """Close this process's hold on the lock (a child given the file keeps it);
-        ``remove`` deletes the lock's file first (a later holder makes it again)."""
+        ``remove`` deletes the lock's file first (a later holder makes it again), if it
+        is the empty file a lock makes (a file of someone else's is never deleted)."""
         if self._fd is not None:
-            if remove:
+            if remove and os.fstat(self._fd).st_size == 0:
                 with contextlib.suppress(OSError):
                     self.path.unlink()
             os.close(self._fd)
