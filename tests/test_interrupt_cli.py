@@ -17,6 +17,7 @@ import contextlib
 import json
 import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -196,6 +197,42 @@ def test_ctrl_c_while_the_command_starts_says_one_line(after: float) -> None:
     assert done.returncode == 130, done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
     assert done.stderr.splitlines()[-1] == "interrupted"
+
+
+LOST_IN_A_CALLBACK = """
+import os, signal, sys, time, weakref
+if sys.argv[1:] == ["hook"]:
+    from connect4.cli import keep_lost_interrupts
+    keep_lost_interrupts()
+class Held: pass
+def freed(_):  # a Ctrl-C taken while a weakref callback runs, as imports' lock callbacks do
+    os.kill(os.getpid(), signal.SIGINT)
+held = Held(); ref = weakref.ref(held, freed)
+try:
+    del held
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline: pass
+    print("lost")
+except KeyboardInterrupt:
+    print("delivered")
+"""
+
+
+@pytest.mark.parametrize("hook", [True, False], ids=["command", "plain-python"])
+def test_a_ctrl_c_python_drops_in_a_callback_is_delivered_again(hook: bool) -> None:
+    """Python drops a KeyboardInterrupt raised inside a weakref callback ("Exception
+    ignored"); the command's hook sends the Ctrl-C again, so it still stops the command
+    (a Ctrl-C while the command line loaded was once lost this way: the command ran on)."""
+    done = subprocess.run(
+        [sys.executable, "-c", LOST_IN_A_CALLBACK, *(["hook"] if hook else [])],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if hook:
+        assert (done.stdout, done.stderr) == ("delivered\n", "")
+    else:  # what the hook is for: plain Python loses it
+        assert done.stdout == "lost\n" and "Exception ignored in" in done.stderr
 
 
 @pytest.mark.parametrize("twice", [False, True], ids=["once", "twice"])

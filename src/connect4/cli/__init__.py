@@ -29,6 +29,7 @@ INTERRUPTED = 130
 
 def main() -> None:
     """Run the ``connect4`` command line."""
+    keep_lost_interrupts()
     try:
         from connect4.cli.app import run_app
 
@@ -46,6 +47,31 @@ def main() -> None:
     if code == INTERRUPTED:
         exit_now(INTERRUPTED)
     sys.exit(code)  # type: ignore[arg-type]
+
+
+def keep_lost_interrupts() -> None:
+    """Deliver again a Ctrl-C that Python dropped. A KeyboardInterrupt raised while a
+    weakref callback, a finalizer (``__del__``) or the garbage collector runs cannot
+    unwind the program: Python reports it as an "Exception ignored" and carries on, and
+    the Ctrl-C is lost (imports free their module locks in such callbacks, so a Ctrl-C
+    while the command line loads can land there). The hook installed here sends SIGINT
+    again from a new thread, which can run only once the main thread lets go of the
+    interpreter, after the hook has returned: the main thread takes it at its next
+    ordinary step. Other unraisable exceptions are reported as before.
+    """
+    import _thread
+    import os
+    import signal
+
+    report = sys.unraisablehook
+
+    def hook(unraisable: sys.UnraisableHookArgs) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt) and not sys.is_finalizing():
+            _thread.start_new_thread(os.kill, (os.getpid(), signal.SIGINT))
+        else:
+            report(unraisable)
+
+    sys.unraisablehook = hook
 
 
 _said: list[str] = []  # the one line, once said
