@@ -42,9 +42,10 @@ from connect4.solver.narrow import immediate_win, narrow
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["LazySmp", "SolveProgress", "Tracker", "run_parallel"]
+__all__ = ["HELPER_NOISE_DEPTH", "LazySmp", "SolveProgress", "Tracker", "run_parallel"]
 
-NOISE_DEPTH = 3  # helper threads reorder moves this many plies below the root
+NOISE_DEPTH = 1  # helper threads reorder moves this many plies below the root
+HELPER_NOISE_DEPTH = 3  # as many for a process helping another's search on a shared table
 DEFER_DEPTH = 8  # threads defer moves another thread searches this many plies below the root
 PROGRESS_EVERY = 0.25  # seconds between progress reports
 
@@ -176,7 +177,7 @@ class LazySmp:
 
         with contextlib.ExitStack() as shared:  # thread k > 0 orders near the root its own way
             for index, mem in enumerate(mems):
-                shared.enter_context(sharing(mem, position.ply, index))
+                shared.enter_context(sharing(mem, position.ply, index, NOISE_DEPTH))
             futures: list[Future[None]] = [self._pool.submit(work, mem) for mem in mems]
             tracker.window(alpha, beta)
             try:
@@ -299,13 +300,15 @@ def sliced(
 
 
 @contextlib.contextmanager
-def sharing(mem: NDArray[np.uint64], ply: int, helper: int) -> Iterator[None]:
-    """A search (thread memory ``mem``, its root at ``ply``) on a table that searches
-    in other processes share: near its root it defers the moves another one is
-    searching and marks its own, and as helper ``k > 0`` orders moves its own way."""
+def sharing(mem: NDArray[np.uint64], ply: int, helper: int, noise_depth: int) -> Iterator[None]:
+    """A search (thread memory ``mem``, its root at ``ply``) on a table that other
+    searches share: near its root it defers the moves another one is searching and
+    marks its own, and as helper ``k > 0`` orders the moves of its first
+    ``noise_depth`` plies its own way (a thread of one solver: :data:`NOISE_DEPTH`;
+    a process helping another's task: :data:`HELPER_NOISE_DEPTH`)."""
     mem[DEFER_PLY] = ply + DEFER_DEPTH
     mem[OPT_NOISE] = helper
-    mem[NOISE_PLY] = ply + NOISE_DEPTH
+    mem[NOISE_PLY] = ply + noise_depth
     try:
         yield
     finally:

@@ -61,6 +61,7 @@ from connect4.solver.layout import (
 )
 from connect4.solver.narrow import immediate_win, narrow, never
 from connect4.solver.parallel import (
+    HELPER_NOISE_DEPTH,
     LazySmp,
     ParallelWindow,
     Tracker,
@@ -591,5 +592,5 @@ class Solver:
 
         if self._given is None:
             return self._budgeted(search, budget)
-        with sharing(self._table().threads[0], ply, helper):
+        with sharing(self._table().threads[0], ply, helper, HELPER_NOISE_DEPTH):
             return self._budgeted(search, budget)
