@@ -80,7 +80,7 @@ __all__ = ["PARALLEL_AFTER_NODES", "Solver"]
 
 ETC_MIN_EMPTY = 14  # enhanced transposition cut-offs where at least this many cells are empty
 ETC_AFTER_NODES = 20_000  # ... and only once a search has visited this many nodes
-PARALLEL_AFTER_NODES = 1 << 20  # a search longer than this goes on with every thread
+PARALLEL_AFTER_NODES = 1 << 17  # a search longer than this goes on with every thread
 
 
 _UNLIMITED = contextlib.nullcontext()  # a search without a caller's limit
@@ -116,7 +116,7 @@ class Solver:
 
     ``threads`` > 1 searches with that many threads sharing the table (Lazy SMP):
     a search that has not ended after ``parallel_after`` nodes (default
-    ``PARALLEL_AFTER_NODES``, about 0.1 s; 0: at once) goes on with every
+    ``PARALLEL_AFTER_NODES``, about 20 ms; 0: at once) goes on with every
     thread searching each window, the first one done stopping the
     others. The score is the same; node counts then vary from run to run. The
     default, 1, suits callers that run many short searches (often from several
