@@ -106,8 +106,13 @@ def check_positive(number: int) -> int:
 
 def test_run_chunks_stops_when_asked_and_cancels_the_rest() -> None:
     seen: list[int] = []
+
+    def take(result: int) -> bool:
+        seen.append(result)
+        return result < 2
+
     with ThreadPoolExecutor(1) as pool:
-        done = run_chunks(pool, abs, [(-n,) for n in range(50)], lambda r: seen.append(r) or r < 2)
+        done = run_chunks(pool, abs, [(-n,) for n in range(50)], take)
     assert done is False and len(seen) == 3
 
 
@@ -200,8 +205,13 @@ def test_a_future_lock_held_for_good_never_blocks_terminate() -> None:
 
 def test_run_chunks_hands_over_every_result_of_thousands_of_tasks_once() -> None:
     seen: list[int] = []
+
+    def take(result: int) -> bool:
+        seen.append(result)
+        return True
+
     with make_executor(2) as pool:
-        done = run_chunks(pool, abs, [(-n,) for n in range(3000)], lambda r: seen.append(r) is None)
+        done = run_chunks(pool, abs, [(-n,) for n in range(3000)], take)
     assert done is True and sorted(seen) == list(range(3000))
 
 
