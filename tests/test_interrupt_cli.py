@@ -19,6 +19,7 @@ import re
 import subprocess
 import sys
 import time
+import types
 from pathlib import Path
 
 import numpy as np
@@ -233,6 +234,22 @@ def test_a_ctrl_c_python_drops_in_a_callback_is_delivered_again(hook: bool) -> N
         assert (done.stdout, done.stderr) == ("delivered\n", "")
     else:  # what the hook is for: plain Python loses it
         assert done.stdout == "lost\n" and "Exception ignored in" in done.stderr
+
+
+def test_the_lost_ctrl_c_hook_is_installed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second install keeps the first hook (no chain of hooks growing per call), and
+    other unraisable exceptions still reach the hook before it."""
+    from connect4.cli import keep_lost_interrupts
+
+    reported: list[object] = []
+    monkeypatch.setattr(sys, "unraisablehook", reported.append)
+    keep_lost_interrupts()
+    first = sys.unraisablehook
+    keep_lost_interrupts()
+    assert sys.unraisablehook is first and first is not reported.append
+    other = ValueError("not a Ctrl-C")
+    sys.unraisablehook(types.SimpleNamespace(exc_value=other))
+    assert [getattr(r, "exc_value", None) for r in reported] == [other]
 
 
 @pytest.mark.parametrize("twice", [False, True], ids=["once", "twice"])

@@ -55,22 +55,30 @@ def keep_lost_interrupts() -> None:
     unwind the program: Python reports it as an "Exception ignored" and carries on, and
     the Ctrl-C is lost (imports free their module locks in such callbacks, so a Ctrl-C
     while the command line loads can land there). The hook installed here sends SIGINT
-    again from a new thread, which can run only once the main thread lets go of the
-    interpreter, after the hook has returned: the main thread takes it at its next
-    ordinary step. Other unraisable exceptions are reported as before.
+    again from a new thread; the main thread takes it at a later step of its own,
+    outside the hook (the thread needs the interpreter, which the main thread holds
+    until it returns from the hook and goes on). Other unraisable exceptions, and a
+    dropped Ctrl-C no thread can be started for, are reported as before. Installing it
+    twice installs it once.
     """
     import _thread
     import os
     import signal
 
     report = sys.unraisablehook
+    if getattr(report, "keeps_lost_interrupts", False):
+        return
 
     def hook(unraisable: sys.UnraisableHookArgs) -> None:
         if isinstance(unraisable.exc_value, KeyboardInterrupt) and not sys.is_finalizing():
-            _thread.start_new_thread(os.kill, (os.getpid(), signal.SIGINT))
-        else:
-            report(unraisable)
+            try:
+                _thread.start_new_thread(os.kill, (os.getpid(), signal.SIGINT))
+                return
+            except RuntimeError:  # no thread to be had: say what was dropped, at least
+                pass
+        report(unraisable)
 
+    hook.keeps_lost_interrupts = True  # type: ignore[attr-defined]
     sys.unraisablehook = hook
 
 
