@@ -9,19 +9,24 @@ directly) runs with 1 worker process and with 2, alternated for ``--rounds`` rou
 (1, 2, then 2, 1, ...: this machine's speed drifts, only figures measured side by
 side compare). Prints each run's wall time and CPU time (this process and its
 workers), the speed-up (the median 1-worker time over the median 2-worker time, wall
-and CPU), the split's positions and those searched, the windows searched, the node
-counts per window (mean, median, the largest and the share of the largest tenth) and
-their total (the last run's) beside one unsplit search's nodes, and every run's nodes
-by worker count; checks that every run gives the
-unsplit score (with ``--analyze`` every column's; exit 1 if not), and prints the
+and CPU; and each round's 1-worker time over its 2-worker time, as this machine's speed
+can move by a third between rounds), the split's positions and those searched, the
+windows searched, the node counts per window (mean, median, the largest and the share
+of the largest tenth) and their total (the last run's) beside one unsplit search's
+nodes, and every run's nodes by worker count; checks that every run gives the unsplit
+score (with ``--analyze`` every column's; exit 1 if not), and prints the
 machine and its load.
 
 ``--ceiling`` also runs, each round, two 1-worker solves at once in two processes
-that share nothing: their throughput over one alone (``2 x`` the 1-worker time over
-the pair's) is what this machine's two cores give two copies of this very work at
-that moment (shared caches, memory, a host's scheduling of the virtual cores), the
-most any 2-worker speed-up could reach; ``speedup_of_ceiling`` is the search's share
-of it.
+that share nothing, between the round's 1-worker and 2-worker solves: their
+throughput over one alone (``2 x`` the 1-worker time over the pair's) is what this
+machine's two cores give two copies of this very work at that moment (shared caches,
+memory, a host's scheduling of the virtual cores), the most any 2-worker speed-up
+could reach. Both figures are taken round by round (``ceiling_per_round``) and their
+medians printed: a ceiling over 2 says the machine's speed moved within that round.
+``speedup_of_ceiling`` is the search's share of the ceiling, in each round the
+pair's time over twice the 2-worker solve's (both keep the two cores busy, so the
+1-worker time and much of the drift cancel), and its median.
 
 ``--project`` also lists how many tasks a split of the empty 8x7, 9x6 and 7x7 boards
 at the same ply holds (the positions the solver's search can reach, mirror images once).
@@ -94,6 +99,25 @@ def task_figures(nodes: list[int]) -> dict[str, float]:
     }
 
 
+def ceiling_figures(times: dict[int, list[float]], pairs: list[float]) -> dict[str, object]:
+    """The machine's ceiling and the speed-up's share of it, round by round and their
+    medians (``times``: each round's seconds by worker count; ``pairs``: each round's
+    two 1-worker solves at once).
+
+    >>> ceiling_figures({1: [20.0, 22.0], 2: [12.0, 13.0]}, [21.0, 22.0])["ceiling_per_round"]
+    [1.9, 2.0]
+    """
+    ceilings = [2 * one / pair for one, pair in zip(times[1], pairs, strict=True)]
+    shares = [pair / (2 * two) for two, pair in zip(times[2], pairs, strict=True)]
+    return {
+        "seconds_two_1_worker_at_once": pairs,
+        "ceiling_per_round": [round(c, 2) for c in ceilings],
+        "ceiling": round(statistics.median(ceilings), 2),
+        "speedup_of_ceiling_per_round": [round(s, 2) for s in shares],
+        "speedup_of_ceiling": round(statistics.median(shares), 2),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--width", type=int, default=6)
@@ -124,7 +148,14 @@ def main() -> int:
     wrong = 0
     with tempfile.TemporaryDirectory(prefix="split-bench-") as folder:
         for number in range(args.rounds):
-            for workers in (1, 2) if number % 2 == 0 else (2, 1):
+            for workers in (1, 0, 2) if number % 2 == 0 else (2, 0, 1):
+                if workers == 0:
+                    if args.ceiling:  # between the two: as near in time to each
+                        pairs.append(round(run_pair(args, Path(folder), number), 2))
+                        print(f"round {number + 1}, two 1-worker solves at once: "
+                              f"{pairs[-1]:.1f} s, load {os.getloadavg()[0]:.1f}",
+                              file=sys.stderr, flush=True)  # fmt: skip
+                    continue
                 before = cpu_seconds()
                 report = run(args, workers, Path(folder), number)
                 cpu[workers].append(round(cpu_seconds() - before, 2))
@@ -136,10 +167,6 @@ def main() -> int:
                 print(f"round {number + 1}, {workers} worker(s): {report.seconds:.1f} s, "
                       f"{cpu[workers][-1]:.1f} s CPU, load {os.getloadavg()[0]:.1f}",
                       file=sys.stderr, flush=True)  # fmt: skip
-            if args.ceiling:
-                pairs.append(round(run_pair(args, Path(folder), number), 2))
-                print(f"round {number + 1}, two 1-worker solves at once: {pairs[-1]:.1f} s, "
-                      f"load {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)  # fmt: skip
     assert report is not None
     speedup = statistics.median(times[1]) / statistics.median(times[2])
     summary: dict[str, object] = {
@@ -162,17 +189,10 @@ def main() -> int:
         "nodes_1_worker": nodes[1],
         "nodes_2_workers": nodes[2],
         "speedup": round(speedup, 2),
-        **(
-            {
-                "seconds_two_1_worker_at_once": pairs,
-                "ceiling": round(2 * statistics.median(times[1]) / statistics.median(pairs), 2),
-                "speedup_of_ceiling": round(
-                    speedup * statistics.median(pairs) / (2 * statistics.median(times[1])), 2
-                ),
-            }
-            if pairs
-            else {}
-        ),
+        "speedup_per_round": [
+            round(one / two, 2) for one, two in zip(times[1], times[2], strict=True)
+        ],
+        **(ceiling_figures(times, pairs) if pairs else {}),
         "cpu_ratio_2_over_1": round(statistics.median(cpu[2]) / statistics.median(cpu[1]), 2),
         "task_nodes": task_figures(report.task_nodes),
         "task_nodes_total": report.task_nodes_total,

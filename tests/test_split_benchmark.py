@@ -21,7 +21,10 @@ def test_the_split_benchmark_prints_the_speed_up_beside_the_machines_ceiling() -
     assert summary["agree_with_unsplit"] and summary["score"] == 0  # 4x4: a draw
     assert len(summary["seconds_two_1_worker_at_once"]) == 1
     one, pair = summary["seconds_1_worker"][0], summary["seconds_two_1_worker_at_once"][0]
+    two = summary["seconds_2_workers"][0]
     assert summary["ceiling"] == round(2 * one / pair, 2) > 0
-    share = summary["speedup"] / (2 * one / pair)  # of the rounded speed-up: within 0.01
-    assert abs(summary["speedup_of_ceiling"] - share) <= 0.011
+    assert summary["speedup_per_round"] == [round(one / two, 2)]
+    assert summary["ceiling_per_round"] == [summary["ceiling"]]
+    assert summary["speedup_of_ceiling"] == round(pair / (2 * two), 2)  # the speed-up's share
+    assert summary["speedup_of_ceiling_per_round"] == [summary["speedup_of_ceiling"]]
     assert "two 1-worker solves at once" in done.stderr

@@ -200,7 +200,8 @@ def _aligned(words: int) -> NDArray[np.uint64]:
     address translation buffers as well as its caches."""
     huge = words * 8 >= HUGE_PAGE and hasattr(mmap, "MADV_HUGEPAGE")
     pad = HUGE_PAGE if huge else 0  # room to start on a huge page's boundary
-    raw = mmap.mmap(-1, words * 8 + pad, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    private = {"flags": mmap.MAP_PRIVATE} if hasattr(mmap, "MAP_PRIVATE") else {}  # (not shmem)
+    raw = mmap.mmap(-1, words * 8 + pad, **private)  # (-1: anonymous)
     if huge:
         with contextlib.suppress(OSError):  # (a kernel without transparent huge pages)
             raw.madvise(mmap.MADV_HUGEPAGE)
