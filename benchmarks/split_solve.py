@@ -50,6 +50,9 @@ from connect4.core.position import Position
 from connect4.core.processes import WorkerPool
 from connect4.solver import Solver
 from connect4.solver.book.split import SplitReport, split_positions, split_solve
+from connect4.solver.book.splitlist import check_split_ply
+
+PAIR = 0  # a round's step of two 1-worker solves at once (``--ceiling``)
 
 
 def cpu_seconds() -> float:
@@ -135,8 +138,15 @@ def main() -> int:
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-
-    root = Position.from_moves(args.moves, args.width, args.height)
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
+    if args.chunk < 1:
+        parser.error("--chunk must be at least 1")
+    try:  # the board, the moves and the split, checked before anything is solved
+        root = Position.from_moves(args.moves, args.width, args.height)
+        check_split_ply(root, args.split_ply)
+    except ValueError as error:
+        parser.error(str(error))
     start = time.perf_counter()
     reference = Solver(args.width, args.height).run(root, analyze=args.analyze)
     unsplit_seconds = time.perf_counter() - start
@@ -148,8 +158,8 @@ def main() -> int:
     wrong = 0
     with tempfile.TemporaryDirectory(prefix="split-bench-") as folder:
         for number in range(args.rounds):
-            for workers in (1, 0, 2) if number % 2 == 0 else (2, 0, 1):
-                if workers == 0:
+            for workers in (1, PAIR, 2) if number % 2 == 0 else (2, PAIR, 1):
+                if workers == PAIR:
                     if args.ceiling:  # between the two: as near in time to each
                         pairs.append(round(run_pair(args, Path(folder), number), 2))
                         print(f"round {number + 1}, two 1-worker solves at once: "

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
@@ -28,3 +30,25 @@ def test_the_split_benchmark_prints_the_speed_up_beside_the_machines_ceiling() -
     assert summary["speedup_of_ceiling"] == round(pair / (2 * two), 2)  # the speed-up's share
     assert summary["speedup_of_ceiling_per_round"] == [summary["speedup_of_ceiling"]]
     assert "two 1-worker solves at once" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--rounds", "0"], "--rounds must be at least 1"),
+        (["--chunk", "0"], "--chunk must be at least 1"),
+        (["--split-ply", "99"], "split ply: must be after the position's 0 stones"),
+        (["--moves", "9"], "column 9 is out of range 1-4"),
+        (["--width", "0"], "board 0x4 is invalid"),
+    ],
+)
+def test_the_split_benchmark_refuses_bad_options_in_one_line(
+    options: list[str], message: str
+) -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "split_solve.py"), "--width", "4", "--height", "4",
+         "--split-ply", "4", *options],
+        capture_output=True, text=True, timeout=120, check=False, cwd=BENCHMARKS,
+    )  # fmt: skip
+    assert done.returncode == 2 and done.stdout == ""
+    assert message in done.stderr and "Traceback" not in done.stderr
