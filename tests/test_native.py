@@ -36,6 +36,11 @@ from tests.test_solver_threads import NO_BOOK
 
 @pytest.fixture(scope="module")
 def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The module's cache root. numba's 7x6 kernel is made first, from the run's own
+    cache root (compiled there by ``connect4 prepare``), and kept by this process: made
+    under a new root, its generated module would be a new file to numba's cache, and
+    the whole search would compile again (about 40 s)."""
+    _kernel()
     return tmp_path_factory.mktemp("native-cache")
 
 
