@@ -4,7 +4,10 @@ No test writes into the user's caches. Unless the caller names one, the run's
 cache root is ``.c4cache-test/`` in the checkout (``make test`` compiles into
 it first with ``connect4 prepare``), and numba's caches sit in its ``numba/``
 folder; a test that points ``CONNECT4_CACHE_DIR`` at a fresh folder still
-finds numba's compiled functions there, so only the files it tests are cold.
+finds numba's compiled functions of the package's modules there. Not those of a
+board's generated kernel module (``kernels/`` under the cache root): made under
+the fresh root, it is a new file to numba and compiles anew (30-40 s), unless
+the process made it before the switch (a process makes each kernel once).
 """
 
 from __future__ import annotations
