@@ -126,19 +126,40 @@ def test_the_package_exports_the_root_and_the_stop() -> None:
     assert issubclass(connect4.BudgetExceeded, connect4.Stopped)
 
 
-def test_train_without_pytorch_names_the_projects_own_install_command(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """``pip install 'connect4[train]'`` installs PyPI's unrelated connect4: the message
-    gives the command every other missing extra gives."""
+def hide_pytorch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``import torch`` fail in the commands this test runs."""
     hidden = tmp_path / "hidden" / "torch"
     hidden.mkdir(parents=True)
     (hidden / "__init__.py").write_text("raise ImportError('PyTorch hidden for this test')\n")
     paths = [str(hidden.parent), os.environ.get("PYTHONPATH", "")]
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, paths)))
+
+
+def test_train_without_pytorch_names_the_projects_own_install_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``pip install 'connect4[train]'`` installs PyPI's unrelated connect4: the message
+    gives the command every other missing extra gives."""
+    hide_pytorch(tmp_path, monkeypatch)
     done = run_cli("train", "--generate", "10", "--out", str(tmp_path / "net.pt"))
     assert done.returncode == 2
     assert done.stderr == (
         "error: torch is not installed (needed for training): in the project's folder run "
         f"{install_command('train')}\n"
     )
+
+
+def test_train_checks_its_files_before_importing_pytorch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bad --data file or a --resume of nothing is said at once: PyTorch's import, which
+    takes seconds, comes after them (here it would fail, and is never reached)."""
+    hide_pytorch(tmp_path, monkeypatch)
+    (tmp_path / "junk.npz").write_text("no")
+    out = str(tmp_path / "net.pt")
+    junk = run_cli("train", "--data", str(tmp_path / "junk.npz"), "--out", out)
+    assert junk.returncode == 2
+    assert junk.stderr.startswith(f"error: cannot read {tmp_path / 'junk.npz'} as a dataset")
+    resume = run_cli("train", "--data", str(tmp_path / "junk.npz"), "--out", out, "--resume")
+    assert resume.returncode == 2 and "does not exist" in resume.stderr
+    assert "torch" not in junk.stderr + resume.stderr

@@ -200,15 +200,13 @@ def train(
         from connect4.envs.labels import load_examples
         from connect4.net.train import Trainer, require_torch
 
-        torch = require_torch()
         network_path = network if network is not None else out.with_suffix(".npz")
         fresh = _check_targets(
             out, network_path, plot, kaggle, resume, generate is not None, force=force
         )
-        if threads is not None:
-            torch.set_num_threads(threads)
         files = list(data or [])
         if generate is not None:
+            require_torch()  # before the minutes of labelling, not after them
             files.append(_generate(out, generate, plies, seed, workers, resume, json_output))
         if not files:
             raise fail("no data: give --data FILE (from `connect4 dataset`) or --generate N")
@@ -216,6 +214,9 @@ def train(
         split = load_examples(
             files, exclude=exclude or [], held_out=held_out, keep_wins_at_once=kept
         )
+        torch = require_torch()  # after the checks of the files: its import takes seconds
+        if threads is not None:
+            torch.set_num_threads(threads)
         if resume and not fresh:
             trainer = Trainer.load(out, steps=steps, device=device)
             _check_board(trainer, split)
