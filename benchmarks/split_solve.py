@@ -48,9 +48,10 @@ from machine import describe_machine
 
 from connect4.core.position import Position
 from connect4.core.processes import WorkerPool
-from connect4.solver import Solver
+from connect4.solver import Solver, SolverError
 from connect4.solver.book.split import SplitReport, split_positions, split_solve
 from connect4.solver.book.splitlist import check_split_ply
+from connect4.solver.narrow import immediate_win
 
 PAIR = 0  # a round's step of two 1-worker solves at once (``--ceiling``)
 
@@ -147,8 +148,16 @@ def main() -> int:
         check_split_ply(root, args.split_ply)
     except ValueError as error:
         parser.error(str(error))
+    unsplit = Solver(args.width, args.height)
+    try:
+        unsplit.check(root)  # a game already over
+    except SolverError as error:
+        parser.error(str(error))
+    if immediate_win(root):
+        parser.error("the side to move wins at once: the split solve settles such a root "
+                     "directly, with nothing split to time")  # fmt: skip
     start = time.perf_counter()
-    reference = Solver(args.width, args.height).run(root, analyze=args.analyze)
+    reference = unsplit.run(root, analyze=args.analyze)
     unsplit_seconds = time.perf_counter() - start
     times: dict[int, list[float]] = {1: [], 2: []}
     cpu: dict[int, list[float]] = {1: [], 2: []}

@@ -40,6 +40,8 @@ def test_the_split_benchmark_prints_the_speed_up_beside_the_machines_ceiling() -
         (["--split-ply", "99"], "split ply: must be after the position's 0 stones"),
         (["--moves", "9"], "column 9 is out of range 1-4"),
         (["--width", "0"], "board 0x4 is invalid"),
+        (["--moves", "1212121", "--split-ply", "9"], "the game is already over (red has won)"),
+        (["--moves", "121212", "--split-ply", "8"], "the side to move wins at once"),
     ],
 )
 def test_the_split_benchmark_refuses_bad_options_in_one_line(
