@@ -42,13 +42,14 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from machine import describe_machine
 
 from connect4.core.position import Position
 from connect4.core.processes import WorkerPool
-from connect4.solver import Solver, SolverError
+from connect4.solver import Solver, SolverError, SolveResult
 from connect4.solver.book.split import SplitReport, split_positions, split_solve
 from connect4.solver.book.splitlist import check_split_ply
 from connect4.solver.narrow import immediate_win
@@ -122,7 +123,9 @@ def ceiling_figures(times: dict[int, list[float]], pairs: list[float]) -> dict[s
     }
 
 
-def main() -> int:
+def options() -> tuple[argparse.Namespace, Position, Solver]:
+    """The command line, the root it names and the solver of its unsplit search, checked
+    before anything is solved (a bad option: one line and exit 2)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--width", type=int, default=6)
     parser.add_argument("--height", type=int, default=5)
@@ -143,49 +146,67 @@ def main() -> int:
         parser.error("--rounds must be at least 1")
     if args.chunk < 1:
         parser.error("--chunk must be at least 1")
-    try:  # the board, the moves and the split, checked before anything is solved
+    try:  # the board, the moves, the split, a game already over
         root = Position.from_moves(args.moves, args.width, args.height)
         check_split_ply(root, args.split_ply)
-    except ValueError as error:
-        parser.error(str(error))
-    unsplit = Solver(args.width, args.height)
-    try:
-        unsplit.check(root)  # a game already over
-    except SolverError as error:
+        unsplit = Solver(args.width, args.height)
+        unsplit.check(root)
+    except (ValueError, SolverError) as error:
         parser.error(str(error))
     if immediate_win(root):
         parser.error("the side to move wins at once: the split solve settles such a root "
                      "directly, with nothing split to time")  # fmt: skip
-    start = time.perf_counter()
-    reference = unsplit.run(root, analyze=args.analyze)
-    unsplit_seconds = time.perf_counter() - start
-    times: dict[int, list[float]] = {1: [], 2: []}
-    cpu: dict[int, list[float]] = {1: [], 2: []}
-    nodes: dict[int, list[int]] = {1: [], 2: []}
-    pairs: list[float] = []
-    report = None
-    wrong = 0
+    return args, root, unsplit
+
+
+@dataclass
+class Rounds:
+    """Every round's figures by worker count (``PAIR``'s in ``pairs``), the last run's
+    report, and how many runs' scores differed from the unsplit ones."""
+
+    times: dict[int, list[float]] = field(default_factory=lambda: {1: [], 2: []})
+    cpu: dict[int, list[float]] = field(default_factory=lambda: {1: [], 2: []})
+    nodes: dict[int, list[int]] = field(default_factory=lambda: {1: [], 2: []})
+    pairs: list[float] = field(default_factory=list)
+    report: SplitReport | None = None
+    wrong: int = 0
+
+
+def run_rounds(args: argparse.Namespace, reference: SolveResult) -> Rounds:
+    """The split solve with 1 and 2 workers (and the pair between, with ``--ceiling``),
+    alternated for ``--rounds`` rounds, each run checked against ``reference``."""
+    done = Rounds()
     with tempfile.TemporaryDirectory(prefix="split-bench-") as folder:
         for number in range(args.rounds):
             for workers in (1, PAIR, 2) if number % 2 == 0 else (2, PAIR, 1):
                 if workers == PAIR:
                     if args.ceiling:  # between the two: as near in time to each
-                        pairs.append(round(run_pair(args, Path(folder), number), 2))
+                        done.pairs.append(round(run_pair(args, Path(folder), number), 2))
                         print(f"round {number + 1}, two 1-worker solves at once: "
-                              f"{pairs[-1]:.1f} s, load {os.getloadavg()[0]:.1f}",
+                              f"{done.pairs[-1]:.1f} s, load {os.getloadavg()[0]:.1f}",
                               file=sys.stderr, flush=True)  # fmt: skip
                     continue
                 before = cpu_seconds()
-                report = run(args, workers, Path(folder), number)
-                cpu[workers].append(round(cpu_seconds() - before, 2))
-                times[workers].append(round(report.seconds, 2))
-                nodes[workers].append(report.nodes)
-                wrong += report.score != reference.score or (
+                report = done.report = run(args, workers, Path(folder), number)
+                done.cpu[workers].append(round(cpu_seconds() - before, 2))
+                done.times[workers].append(round(report.seconds, 2))
+                done.nodes[workers].append(report.nodes)
+                done.wrong += report.score != reference.score or (
                     args.analyze and report.column_scores != reference.column_scores
                 )
                 print(f"round {number + 1}, {workers} worker(s): {report.seconds:.1f} s, "
-                      f"{cpu[workers][-1]:.1f} s CPU, load {os.getloadavg()[0]:.1f}",
+                      f"{done.cpu[workers][-1]:.1f} s CPU, load {os.getloadavg()[0]:.1f}",
                       file=sys.stderr, flush=True)  # fmt: skip
+    return done
+
+
+def main() -> int:
+    args, root, unsplit = options()
+    start = time.perf_counter()
+    reference = unsplit.run(root, analyze=args.analyze)
+    unsplit_seconds = time.perf_counter() - start
+    done = run_rounds(args, reference)
+    report, times, cpu = done.report, done.times, done.cpu
     assert report is not None
     speedup = statistics.median(times[1]) / statistics.median(times[2])
     summary: dict[str, object] = {
@@ -195,7 +216,7 @@ def main() -> int:
         "chunk": args.chunk,
         "score": report.score,
         "scores": report.column_scores,
-        "agree_with_unsplit": wrong == 0,
+        "agree_with_unsplit": done.wrong == 0,
         "tasks": report.tasks,
         "searched": report.searched,
         "windows": report.probes,
@@ -205,13 +226,13 @@ def main() -> int:
         "seconds_2_workers": times[2],
         "cpu_seconds_1_worker": cpu[1],
         "cpu_seconds_2_workers": cpu[2],
-        "nodes_1_worker": nodes[1],
-        "nodes_2_workers": nodes[2],
+        "nodes_1_worker": done.nodes[1],
+        "nodes_2_workers": done.nodes[2],
         "speedup": round(speedup, 2),
         "speedup_per_round": [
             round(one / two, 2) for one, two in zip(times[1], times[2], strict=True)
         ],
-        **(ceiling_figures(times, pairs) if pairs else {}),
+        **(ceiling_figures(times, done.pairs) if done.pairs else {}),
         "cpu_ratio_2_over_1": round(statistics.median(cpu[2]) / statistics.median(cpu[1]), 2),
         "task_nodes": task_figures(report.task_nodes),
         "task_nodes_total": report.task_nodes_total,
@@ -231,7 +252,7 @@ def main() -> int:
     else:
         for name, value in summary.items():
             print(f"{name:<22} {value}")
-    return 1 if wrong else 0
+    return 1 if done.wrong else 0
 
 
 if __name__ == "__main__":
