@@ -18,18 +18,24 @@ from connect4.players.search import SearchPlayer
 LEVELLED = ("minimax", "alphabeta", "mcts", "net", "perfect")
 
 
+def book_plies(player: SearchPlayer | MctsPlayer | NetPlayer) -> int:
+    """The plies a player takes from the opening book (``book=N``; 0: none)."""
+    return 0 if player.opening is None else player.opening.plies
+
+
 def settings(spec: str) -> tuple[object, ...]:
     """What decides a player's moves, kind by kind (a level's or the keys given)."""
     player = make_player(spec)
     try:
         if isinstance(player, SearchPlayer):
             return (player.algorithm, player.limits.depth, player.heuristic, player.tt,
-                    player.seconds)  # fmt: skip
+                    player.seconds, book_plies(player))  # fmt: skip
         if isinstance(player, MctsPlayer):
             mcts = player.mcts
-            return (player.playouts, player.seconds, mcts.solver, mcts.playout, mcts.c)
+            return (player.playouts, player.seconds, mcts.solver, mcts.playout, mcts.c,
+                    book_plies(player))  # fmt: skip
         if isinstance(player, NetPlayer):
-            return (player.temperature, player.playouts, player.seconds)
+            return (player.temperature, player.playouts, player.seconds, book_plies(player))
         assert isinstance(player, PerfectPlayer)
         return (player.pick, player.seconds)
     finally:
@@ -47,18 +53,19 @@ def test_every_levelled_kind_has_easy_medium_and_hard() -> None:
 @pytest.mark.parametrize(
     ("spec", "expected"),
     [
-        ("minimax:level=easy", ("minimax", 2, "windows", False, None)),
-        ("minimax:level=medium", ("minimax", 5, "threats", False, None)),
-        ("minimax:level=hard", ("minimax", 6, "threats", False, None)),
-        ("alphabeta:level=easy", ("alphabeta", 2, "windows", False, None)),
-        ("alphabeta:level=medium", ("alphabeta", 10, "threats", True, None)),
-        ("alphabeta:level=hard", ("alphabeta", 12, "threats", True, 2.0)),
-        ("mcts:level=easy", (300, None, False, "random", 1.41)),
-        ("mcts:level=medium", (10_000, None, True, "heuristic", 1.41)),
-        ("mcts:level=hard", (50_000, None, True, "heuristic", 1.41)),
-        ("net:level=easy", (1.5, None, None)),
-        ("net:level=medium", (0.0, 25, None)),
-        ("net:level=hard", (0.0, 800, None)),
+        ("minimax:level=easy", ("minimax", 2, "windows", False, None, 0)),
+        ("minimax:level=medium", ("minimax", 5, "threats", False, None, 6)),
+        ("minimax:level=hard", ("minimax", 6, "threats", False, None, 12)),
+        ("alphabeta:level=easy", ("alphabeta", 2, "windows", False, None, 0)),
+        ("alphabeta:level=medium", ("alphabeta", 10, "threats", True, None, 0)),
+        ("alphabeta:level=hard", ("alphabeta", 8, "threats", True, None, 12)),
+        ("alphabeta:level=hard,book=0", ("alphabeta", 8, "threats", True, None, 0)),
+        ("mcts:level=easy", (300, None, False, "random", 1.41, 0)),
+        ("mcts:level=medium", (3_000, None, True, "heuristic", 1.41, 6)),
+        ("mcts:level=hard", (10_000, None, True, "heuristic", 1.41, 12)),
+        ("net:level=easy", (1.5, None, None, 0)),
+        ("net:level=medium", (0.0, 25, None, 0)),
+        ("net:level=hard", (0.0, 100, None, 12)),
         ("perfect:level=easy", (Level(3.0, 0.1), 1.0)),
         ("perfect:level=medium", (Level(1.0, 0.05), 1.0)),
         ("perfect:level=hard", (Level(0.7, 0.0), 1.0)),
@@ -83,9 +90,9 @@ def test_perfect_keys_override_its_level() -> None:
 MINED_WITH = {
     "perfect:temperature=4,blunder=0.3": (Level(4.0, 0.3), 1.0),
     "perfect:temperature=2,blunder=0.1": (Level(2.0, 0.1), 1.0),
-    "alphabeta:depth=2,heuristic=windows": ("alphabeta", 2, "windows", False, None),
-    "alphabeta:depth=5,heuristic=windows,tt=on": ("alphabeta", 5, "windows", True, None),
-    "mcts:playouts=200": (200, None, False, "random", 1.41),
+    "alphabeta:depth=2,heuristic=windows": ("alphabeta", 2, "windows", False, None, 0),
+    "alphabeta:depth=5,heuristic=windows,tt=on": ("alphabeta", 5, "windows", True, None, 0),
+    "mcts:playouts=200": (200, None, False, "random", 1.41, 0),
 }
 
 

@@ -284,12 +284,14 @@ def test_player_specs() -> None:
         "alphabeta:level=easy",
         "alphabeta:level=medium",
         "alphabeta:schedule=2/3",
-        "alphabeta:level=hard",  # what terminal.strongest_ai() names without a solver
+        "alphabeta:level=hard,book=0",  # what terminal.strongest_ai() names without a solver
     ):
         choice = make_player(spec).choose(Position.from_moves("4453"))
         assert choice.move in range(7)
         assert {"nodes", "leaves", "cutoffs", "tt_hits", "depth", "seconds"} <= set(choice.stats)
         assert isinstance(choice.value, (int, float))
+    booked = make_player("alphabeta:level=hard").choose(Position.from_moves("4453"))
+    assert booked.stats["source"] == "book" and booked.proven  # its first 12 plies
     ttt = make_player(strongest_ai("tictactoe"), game="tictactoe")
     choice = ttt.choose(TicTacToe())
     assert choice.value == 0 and choice.stats["depth"] == 9
@@ -345,7 +347,7 @@ def test_property_alphabeta_with_table_equals_minimax_5x4(
 
 def test_level_settings_and_overrides() -> None:
     hard = make_player("alphabeta:level=hard")
-    assert (hard.limits.depth, hard.heuristic, hard.tt) == (12, "threats", True)  # type: ignore[attr-defined]
+    assert (hard.limits.depth, hard.heuristic, hard.tt) == (8, "threats", True)  # type: ignore[attr-defined]
     mixed = make_player("alphabeta:level=hard,depth=3,tt=off")
     assert (mixed.limits.depth, mixed.heuristic, mixed.tt) == (3, "threats", False)  # type: ignore[attr-defined]
     timed = make_player("alphabeta:level=medium,time=0.2")

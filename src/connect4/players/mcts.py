@@ -7,6 +7,7 @@ Specs (keys may be combined; explicit keys override the level's settings)::
     mcts:time=0.5                       playouts for half a second
     mcts:solver=on,playout=heuristic    MCTS-Solver, playouts that win and block
     mcts:level=hard                     easy / medium / hard (see LEVELS)
+    mcts:book=12                        the opening book's moves for the first 12 plies
 
 The player keeps its tree between moves: the subtree of the moves played since
 its last search is searched on; a player built for one-off questions (hints, the
@@ -40,6 +41,7 @@ from connect4.players.base import (
     complete_within,
     within_caller,
 )
+from connect4.players.opening import BOOK_OPTION, OpeningBook, opening_book
 from connect4.players.options import (
     Option,
     level_option,
@@ -56,13 +58,13 @@ from connect4.players.registry import PlayerKind
 TREE_CAP = 200  # nodes of a recorded tree: the most visited ones
 
 # level -> settings; documented in docs/classic-ai.md. Tuned to the ladder's outcome-error
-# targets (easy 30 %, medium 10 %, hard 3 %): easy meets its target; no playout count a
-# person waits for meets medium's or hard's, so medium is the strongest search of about
-# a tenth of a second and hard of about half a second
+# targets (easy 30 %, medium 10 %, hard 3 %): no playout count a person waits for reaches
+# medium's or hard's alone (50,000 playouts: 15 %), so they play the opening book's moves
+# for the game's first 6 and 12 plies and search past them
 LEVELS: dict[str, dict[str, object]] = {
     "easy": {"playouts": 300},
-    "medium": {"playouts": 10_000, "solver": True, "playout": "heuristic"},
-    "hard": {"playouts": 50_000, "solver": True, "playout": "heuristic"},
+    "medium": {"playouts": 3_000, "solver": True, "playout": "heuristic", "book": 6},
+    "hard": {"playouts": 10_000, "solver": True, "playout": "heuristic", "book": 12},
 }
 
 
@@ -80,8 +82,10 @@ class MctsPlayer(PlayerBase):
         seconds: float | None,
         one_off: bool = False,
         wide: bool = False,
+        opening: OpeningBook | None = None,
     ) -> None:
         self.spec = spec
+        self.opening = opening  # the book's moves first (``book=N``), None: none
         self.mcts = mcts
         self.wide = wide  # its board takes two words: the warm-up loads their kernels
         self.playouts = playouts
@@ -97,7 +101,10 @@ class MctsPlayer(PlayerBase):
     def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice:
         """Search ``game`` (left unchanged) and answer the most visited move; a
         caller's ``limit`` that hits first gives the move of the playouts run so far
-        (``complete=False``)."""
+        (``complete=False``). Within its ``book`` plies the opening book answers where
+        it can."""
+        if self.opening is not None and (known := self.opening.choose(game, limit)) is not None:
+            return known
         if self.one_off:
             self.mcts.forget()
         own = within_caller(limit, self.seconds)  # its own time per move
@@ -137,7 +144,9 @@ class MctsPlayer(PlayerBase):
 
     def warm_up(self) -> None:
         """Compile (or load) every kernel a game reaches, the tree reuse of later moves
-        included: the arena's rehearsal plays only one move."""
+        included: the arena's rehearsal plays only one move; and its opening book."""
+        if self.opening is not None:
+            self.opening.warm_up()
         from connect4.classic import fastmcts
 
         fastmcts.warm_up(wide=self.wide)
@@ -164,6 +173,7 @@ def _build(spec: str, values: dict[str, object], context: PlayerContext) -> Mcts
         float(seconds) if isinstance(seconds, (int, float)) else None,
         one_off=context.one_off,
         wide=board_bits(context.board.width, context.board.height) > SIGNED_WORD_BITS,
+        opening=opening_book(settings.get("book"), context.board),
     )
 
 
@@ -183,6 +193,7 @@ MCTS = PlayerKind(
         "playout": Option(
             "playout policy (default random)", parse_choice(*PLAYOUT_POLICIES), PLAYOUT_POLICIES
         ),
+        "book": BOOK_OPTION,
         "level": level_option(LEVELS),
     },
     build=_build,

@@ -7,6 +7,7 @@ Specs (keys may be combined; explicit keys override the level's settings)::
     alphabeta:time=1.0                  iterative deepening for one second
     alphabeta:schedule=4/5/6            depth by game phase (the Power-4 contest AI's schedule)
     alphabeta:level=hard                easy / medium / hard (see LEVELS)
+    alphabeta:depth=8,book=12           the opening book's moves for the first 12 plies
 
 Call ``player.record_trees(True)`` (the web app does) to get the explored tree
 as JSON in ``MoveChoice.tree`` (this runs the generic search, capped at
@@ -38,6 +39,7 @@ from connect4.players.base import (
     PlayerContext,
     within_caller,
 )
+from connect4.players.opening import BOOK_OPTION, OpeningBook, opening_book
 from connect4.players.options import (
     Option,
     level_option,
@@ -51,14 +53,14 @@ from connect4.players.registry import PlayerKind, PlayerSpecError
 
 # level -> settings, per game; documented in docs/classic-ai.md. Connect Four's are tuned
 # to the outcome-error targets of the ladder (easy 30 %, medium 10 %, hard 3 % on its
-# decisive positions): easy meets its target, medium too (depth 10 with threats and the
-# table: 11 %); no depth meets hard's (the search levels off near 11 %), so hard deepens
-# to 12 within two seconds a move (a fixed depth 12 takes far longer on a few positions)
+# decisive positions). No search depth reaches hard's alone (alpha-beta levels off near
+# 11 %: the early positions' outcomes lie 25 and more plies ahead), so hard plays the
+# opening book's moves for the first 12 plies and searches past them
 LEVELS: dict[str, dict[str, dict[str, object]]] = {
     "connect4": {
         "easy": {"depth": 2, "heuristic": "windows"},
         "medium": {"depth": 10, "heuristic": "threats", "tt": True},
-        "hard": {"depth": 12, "heuristic": "threats", "tt": True, "time": 2.0},
+        "hard": {"depth": 8, "heuristic": "threats", "tt": True, "book": 12},
     },
     "tictactoe": {
         "easy": {"depth": 1, "heuristic": "windows"},
@@ -66,12 +68,12 @@ LEVELS: dict[str, dict[str, dict[str, object]]] = {
         "hard": {"depth": 9, "heuristic": "windows", "tt": True},
     },
 }
-# minimax has no pruning: its medium and hard levels search less deep (for Connect Four
-# the nearest to their targets within a move time a person waits for: 20.5 % and 18.5 %)
+# minimax has no pruning: its searches stay shallow, and the book's first plies make up
+# the rest (6 plies for medium, 12 for hard)
 MINIMAX_LEVELS: dict[str, dict[str, object]] = {
     "easy": {"depth": 2, "heuristic": "windows"},
-    "medium": {"depth": 5, "heuristic": "threats"},
-    "hard": {"depth": 6, "heuristic": "threats"},
+    "medium": {"depth": 5, "heuristic": "threats", "book": 6},
+    "hard": {"depth": 6, "heuristic": "threats", "book": 12},
 }
 
 
@@ -97,6 +99,7 @@ def options() -> dict[str, Option]:
             ("center", "none"),
         ),
         "tt": Option("transposition table (default off)", parse_switch, ("on", "off")),
+        "book": BOOK_OPTION,
         "level": level_option(LEVELS["connect4"]),
     }
 
@@ -120,8 +123,10 @@ class SearchPlayer(PlayerBase):
         ordering: str,
         tt: bool,
         seconds: float | None = None,
+        opening: OpeningBook | None = None,
     ) -> None:
         self.spec = spec
+        self.opening = opening  # the book's moves first (``book=N``), None: none
         self.algorithm = "minimax" if algorithm == "minimax" else "alphabeta"
         self.limits = limits
         self.seconds = seconds  # its own time per move (iterative deepening), None: none
@@ -140,7 +145,9 @@ class SearchPlayer(PlayerBase):
     def warm_up(self) -> None:
         """Load (or compile) the compiled search this player runs, on both games it
         plays, with its options: a depth-1 search each, so a first move under a clock
-        does not pay for it."""
+        does not pay for it; and its opening book, if it has one."""
+        if self.opening is not None:
+            self.opening.warm_up()
         for game in (Position(), TicTacToe()):
             search(
                 game,
@@ -163,7 +170,10 @@ class SearchPlayer(PlayerBase):
         comes first) the search deepens iteratively: when the limit hits, the deepest
         finished iteration's move comes back with ``complete=False``; with no iteration
         finished the search raises :class:`~connect4.core.errors.BudgetExceeded`.
+        Within its ``book`` plies the opening book answers where it can.
         """
+        if self.opening is not None and (known := self.opening.choose(game, limit)) is not None:
+            return known
         caller_first = self._caller_first(limit)
         own = within_caller(limit, self.seconds)
         result = search(
@@ -239,6 +249,7 @@ def build(algorithm: str) -> Callable[[str, dict[str, object], PlayerContext], P
             str(settings.get("ordering", "center")),
             bool(settings.get("tt", False)),
             float(seconds) if isinstance(seconds, (int, float)) else None,
+            opening_book(settings.get("book"), context.board),
         )
 
     return make
