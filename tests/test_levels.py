@@ -53,10 +53,10 @@ def test_every_levelled_kind_has_easy_medium_and_hard() -> None:
 @pytest.mark.parametrize(
     ("spec", "expected"),
     [
-        ("minimax:level=easy", ("minimax", 2, "windows", False, None, 0)),
+        ("minimax:level=easy", ("minimax", 2, "cell-weights", False, None, 0)),
         ("minimax:level=medium", ("minimax", 5, "threats", False, None, 6)),
         ("minimax:level=hard", ("minimax", 6, "threats", False, None, 12)),
-        ("alphabeta:level=easy", ("alphabeta", 2, "windows", False, None, 0)),
+        ("alphabeta:level=easy", ("alphabeta", 2, "cell-weights", False, None, 0)),
         ("alphabeta:level=medium", ("alphabeta", 10, "threats", True, None, 0)),
         ("alphabeta:level=hard", ("alphabeta", 8, "threats", True, None, 12)),
         ("alphabeta:level=hard,book=0", ("alphabeta", 8, "threats", True, None, 0)),

@@ -58,7 +58,7 @@ from connect4.players.registry import PlayerKind, PlayerSpecError
 # opening book's moves for the first 12 plies and searches past them
 LEVELS: dict[str, dict[str, dict[str, object]]] = {
     "connect4": {
-        "easy": {"depth": 2, "heuristic": "windows"},
+        "easy": {"depth": 2, "heuristic": "cell-weights"},
         "medium": {"depth": 10, "heuristic": "threats", "tt": True},
         "hard": {"depth": 8, "heuristic": "threats", "tt": True, "book": 12},
     },
@@ -71,7 +71,7 @@ LEVELS: dict[str, dict[str, dict[str, object]]] = {
 # minimax has no pruning: its searches stay shallow, and the book's first plies make up
 # the rest (6 plies for medium, 12 for hard)
 MINIMAX_LEVELS: dict[str, dict[str, object]] = {
-    "easy": {"depth": 2, "heuristic": "windows"},
+    "easy": {"depth": 2, "heuristic": "cell-weights"},
     "medium": {"depth": 5, "heuristic": "threats", "book": 6},
     "hard": {"depth": 6, "heuristic": "threats", "book": 12},
 }
