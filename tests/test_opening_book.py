@@ -92,6 +92,8 @@ def test_the_book_key_is_checked() -> None:
     for spec in ("alphabeta:book=43", "mcts:book=-1", "net:book=x"):
         with pytest.raises(PlayerSpecError, match="book"):
             make_player(spec)
+    with pytest.raises(PlayerSpecError, match="tic-tac-toe has no opening book"):
+        make_player("mcts:book=4", game="tictactoe")
 
 
 def test_warm_up_loads_the_book() -> None:

@@ -102,9 +102,18 @@ class OpeningBook:
 
 def opening_book(plies: object, board: Board) -> OpeningBook | None:
     """The ``book`` key's value (from the spec or its level) as an :class:`OpeningBook`;
-    ``None`` for 0, for tic-tac-toe and under rules other than the standard ones."""
+    ``None`` for 0 and under rules other than the standard ones (a level's book is
+    no error there); :class:`PlayerSpecError` for tic-tac-toe, which has no book.
+
+    >>> opening_book(12, Board("tictactoe"))
+    Traceback (most recent call last):
+    ...
+    connect4.players.registry.PlayerSpecError: book=12: tic-tac-toe has no opening book
+    """
     if not isinstance(plies, int) or plies <= 0:
         return None
-    if board.kind != "connect4" or board.rules != "standard":
+    if board.kind != "connect4":
+        raise PlayerSpecError(f"book={plies}: tic-tac-toe has no opening book")
+    if board.rules != "standard":
         return None
     return OpeningBook(plies, board)
