@@ -320,6 +320,8 @@ def test_game_over_then_next_step_resets(board: dict[str, Any]) -> None:
         ({"opponent": "perfect"}, 'vectorization_mode="sync"'),
         ({"opponent": "alphabeta:time=0.1"}, "searches to a fixed depth"),
         ({"opponent": "alphabeta:schedule=2/3"}, "searches to a fixed depth"),
+        ({"opponent": "alphabeta:level=hard"}, "(no time, schedule or opening book)"),
+        ({"opponent": "minimax:depth=3,book=4"}, "(no time, schedule or opening book)"),
         ({"opponent": "alphabeta:heuristic=recent-lines"}, "cannot compile the heuristic"),
         ({"opponent": "random:seed=3"}, "random opponent takes no options"),
         ({"opponent": "alphabeta:depth=x"}, "bad opponent 'alphabeta:depth=x'"),

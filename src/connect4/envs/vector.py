@@ -163,10 +163,10 @@ opponent=...) runs any opponent, one env at a time in Python
                 f"{spec!r}: " + SYNC_HINT
             )
         limits = player.limits
-        if player.seconds is not None or limits.schedule is not None:
+        if player.seconds is not None or limits.schedule is not None or player.opening:
             raise ValueError(
                 f"the vector env's {kind_name} opponent searches to a fixed depth "
-                f"(no time or schedule), not {spec!r}: " + SYNC_HINT
+                f"(no time, schedule or opening book), not {spec!r}: " + SYNC_HINT
             )
         if not supports(game, player.heuristic, words_of(game)):
             raise ValueError(
