@@ -4,6 +4,8 @@ what the levels were when the shipped puzzle set was mined."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from connect4.core.games import Board
@@ -14,6 +16,7 @@ from connect4.players.net import NetPlayer
 from connect4.players.perfect import Level, PerfectPlayer
 from connect4.players.registry import PlayerSpecError, find_kind
 from connect4.players.search import SearchPlayer
+from tests.cli_helpers import run_cli
 
 LEVELLED = ("minimax", "alphabeta", "mcts", "net", "perfect")
 
@@ -74,6 +77,29 @@ def test_every_levelled_kind_has_easy_medium_and_hard() -> None:
 )
 def test_level_tables(spec: str, expected: tuple[object, ...]) -> None:
     assert settings(spec) == expected
+
+
+# Outcome errors of the levels on the ladder's first 100 decisive positions (seed 0),
+# as `connect4 rate ... --decisive 100` counted them when the levels were tuned with the
+# opening book: every player is seeded by the position, so the counts are exact, and a
+# change to a level, the book, a heuristic, the searches or the network moves them
+LADDER_100 = {
+    "minimax": (34, 12, 1),
+    "alphabeta": (34, 16, 2),
+    "mcts": (34, 12, 1),
+    "net": (35, 8, 0),
+}
+
+
+def test_the_levels_make_the_ladders_error_counts() -> None:
+    specs = [f"{kind}:level={level}" for kind in LADDER_100 for level in ("easy", "medium", "hard")]
+    done = run_cli("rate", *specs, "--decisive", "100", "--json", timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    counted = {row["spec"]: row["outcome_errors"] for row in json.loads(done.stdout)}
+    for kind, expected in LADDER_100.items():
+        got = tuple(counted[f"{kind}:level={level}"] for level in ("easy", "medium", "hard"))
+        assert got == expected, kind
+        assert got[0] > got[1] > got[2], kind  # each level stronger than the one below
 
 
 def test_perfect_keys_override_its_level() -> None:
