@@ -98,7 +98,11 @@ def test_the_levels_make_the_ladders_error_counts() -> None:
     counted = {row["spec"]: row["outcome_errors"] for row in json.loads(done.stdout)}
     for kind, expected in LADDER_100.items():
         got = tuple(counted[f"{kind}:level={level}"] for level in ("easy", "medium", "hard"))
-        assert got == expected, kind
+        if kind == "net":  # float sums in NumPy's matrix products may differ in their
+            # last bits from one CPU to another, which could flip a near tie
+            assert all(abs(a - b) <= 2 for a, b in zip(got, expected, strict=True)), got
+        else:
+            assert got == expected, kind
         assert got[0] > got[1] > got[2], kind  # each level stronger than the one below
 
 
