@@ -11,6 +11,7 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -294,6 +295,26 @@ def test_the_decisive_set_is_seeded_decisive_and_kept(tmp_path: Path) -> None:
             assert list(labels.known[m]) == analyze(position)
     assert again.moves == first.moves[:4]
     assert (tmp_path / "decisive-7x6-seed-5.txt").is_file()
+
+
+def test_a_level_on_a_decisive_set_is_judged_against_its_target(tmp_path: Path) -> None:
+    specs = ("alphabeta:level=easy", "mcts:level=hard,seed=2", "alphabeta:level=hard,depth=3")
+    file = positions_file(tmp_path, POSITIONS[:3])  # not decisive: no target there
+    data = rate_json(*specs, "random", "--decisive", "30", "--positions", str(file))
+    by_spec: dict[str, Any] = {str(d["spec"]): d for d in data}
+    for spec, target in (("alphabeta:level=easy", 0.3), ("mcts:level=hard,seed=2", 0.03)):
+        pons_row, decisive_row = by_spec[spec]["sets"]
+        assert decisive_row["target"] == target
+        low, high = wilson(decisive_row["outcome_errors"], 30)
+        expected = "meets" if low <= target <= high else "weaker" if low > target else "stronger"
+        assert decisive_row["verdict"] == expected
+        assert "target" not in pons_row and "target" not in by_spec[spec]  # two sets
+    for spec in ("alphabeta:level=hard,depth=3", "random"):  # not a level as it stands
+        assert not any("target" in row for row in by_spec[spec]["sets"])
+    only: Any = rate_json("net:level=medium", "--decisive", "10")[0]
+    assert (only["target"], only["verdict"]) == (0.1, only["sets"][0]["verdict"])
+    table = run_cli("rate", "alphabeta:level=easy", "--decisive", "10").stdout
+    assert "level target" in table.splitlines()[0] and "30 %: " in table
 
 
 def test_the_plot_is_written(tmp_path: Path) -> None:

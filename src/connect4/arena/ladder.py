@@ -87,12 +87,34 @@ class LadderError(ArenaError):
     """Bad ladder input: an unknown set, a bad positions file, an impossible set size."""
 
 
+LEVEL_TARGETS = {"easy": 0.30, "medium": 0.10, "hard": 0.03}
+"""The levels' outcome-error targets on a decisive set: a level of any kind throws the
+outcome away on about this share of its positions (the levels are tuned to them)."""
+
+
+def level_target(spec: str) -> float | None:
+    """The outcome-error target of a spec that names a level and nothing else that
+    changes its moves (a ``seed`` may be given); ``None`` for any other spec.
+
+    >>> level_target("mcts:level=medium"), level_target("alphabeta:level=hard,depth=3")
+    (0.1, None)
+    """
+    from connect4.players import parse_spec
+
+    parsed = parse_spec(spec)
+    if set(parsed.given) - {"level", "seed"} or "level" not in parsed.given:
+        return None
+    return LEVEL_TARGETS.get(str(parsed.options["level"]))
+
+
 @dataclass(frozen=True)
 class PositionSet:
-    """Positions a player is rated on: the set's ``name`` and each position's move string."""
+    """Positions a player is rated on: the set's ``name`` and each position's move string;
+    ``decisive`` for a set of decisive positions (where the levels' targets apply)."""
 
     name: str
     moves: tuple[str, ...]
+    decisive: bool = False
 
     def digest(self) -> str:
         """A short fingerprint of the positions (a resumed run must rate the same ones).
@@ -324,7 +346,7 @@ def decisive_set(
     if len(kept) >= n:
         if advance is not None:
             advance(n)
-        return PositionSet(name, tuple(kept[:n]))
+        return PositionSet(name, tuple(kept[:n]), decisive=True)
     found: dict[int, str] = {}
     tried = 0
     while len(found) < n:
@@ -346,7 +368,7 @@ def decisive_set(
     ordered = [found[i] for i in sorted(found)]
     text = "".join(f"{m} {max(s for s in labels.known[m] if s is not None)}\n" for m in ordered)
     atomic_write(path, text.encode(), what="decisive positions")
-    return PositionSet(name, tuple(ordered[:n]))
+    return PositionSet(name, tuple(ordered[:n]), decisive=True)
 
 
 def _read_kept(path: Path) -> list[str]:

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from connect4.arena.ladder import Labels, LadderError, PositionSet, judge
+from connect4.arena.ladder import Labels, LadderError, PositionSet, judge, level_target
 from connect4.arena.play import game_pool
 from connect4.core.cache import cache_root, make_private_dir
 from connect4.core.files import StrPath
@@ -104,6 +104,18 @@ class SetRating:
     score_errors: int
     seconds: float
     failures: dict[str, int] = field(default_factory=dict)
+    target: float | None = None  # a level's outcome-error target on a decisive set
+
+    @property
+    def verdict(self) -> str | None:
+        """``meets`` when the target lies within the outcome error's 95 % interval, else
+        ``weaker`` or ``stronger``; ``None`` without a target."""
+        if self.target is None:
+            return None
+        low, high = wilson(self.outcome_errors, self.positions)
+        return (
+            "meets" if low <= self.target <= high else "weaker" if low > self.target else "stronger"
+        )
 
     @property
     def outcome_error(self) -> float:
@@ -131,7 +143,7 @@ class SetRating:
             "outcome_errors": self.outcome_errors,
             "score_errors": self.score_errors,
             "failures": dict(sorted(self.failures.items())),
-        }
+        } | ({} if self.target is None else {"target": self.target, "verdict": self.verdict})
 
 
 @dataclass(frozen=True)
@@ -158,8 +170,10 @@ class Rating:
 
     def as_json(self) -> dict[str, object]:
         """The Interface's object: ``spec``, ``positions``, ``outcome_error``, ``score_error``,
-        ``seconds_per_move``, then the intervals, counts, failures and every set's figures."""
-        data = self.total.as_json()
+        ``seconds_per_move``, then the intervals, counts, failures and every set's figures
+        (a level's ``target`` and ``verdict`` on a decisive set; on the whole too when
+        that is its only set)."""
+        data = (self.sets[0] if len(self.sets) == 1 else self.total).as_json()
         del data["set"]
         data["sets"] = [{k: v for k, v in s.as_json().items() if k != "spec"} for s in self.sets]
         return data
@@ -374,6 +388,7 @@ def _rating(spec: str, sets: Sequence[PositionSet], done: Done) -> Rating:
                 sum(v.score_error for v in verdicts),
                 sum(v.seconds for v in verdicts),
                 dict(failures),
+                level_target(spec) if one.decisive else None,
             )
         )
     return Rating(spec, tuple(rated))
@@ -388,6 +403,7 @@ def table(ratings: Sequence[Rating]) -> str:
     lines = [
         f"{'player':<{who}}  {'set':<{where}}  {'positions':>9}  {'outcome error (95 %)':<24}"
         f"{'score error (95 %)':<24}{'s/move':>8}  failures"
+        + ("  level target" if any(row.target is not None for _, row in rows) else "")
     ]
     for _, row in rows:
         lines.append(
@@ -395,6 +411,7 @@ def table(ratings: Sequence[Rating]) -> str:
             f"{_rate(row.outcome_errors, row.positions):<24}"
             f"{_rate(row.score_errors, row.positions):<24}"
             f"{row.seconds_per_move:>8.4f}  {_failures(row.failures)}"
+            + ("" if row.target is None else f"  {100 * row.target:.0f} %: {row.verdict}")
         )
     return "\n".join(lines)
 

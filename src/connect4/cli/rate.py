@@ -147,7 +147,7 @@ def _unique(sets: list[PositionSet]) -> list[PositionSet]:
         name, n = one.name, 2
         while name in out:
             name, n = f"{one.name} ({n})", n + 1
-        out[name] = PositionSet(name, one.moves)
+        out[name] = PositionSet(name, one.moves, one.decisive)
     return list(out.values())
 
 
