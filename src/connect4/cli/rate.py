@@ -94,7 +94,8 @@ def rate(
 
     A player that crashes, times out or answers an illegal move on a position has
     failed there: an error, counted by its reason. An interrupted run continues
-    with --resume; --force starts it over.
+    with --resume; --force starts it over. A level (mcts:level=medium) on a
+    --decisive set is judged against its target: easy 30 %, medium 10 %, hard 3 %.
     """
     from rich.console import Console
 
