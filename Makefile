@@ -53,7 +53,7 @@ TEST_CACHE := $(CURDIR)/.c4cache-test
 
 pytest: $(VENV)/.installed-test chromium
 	CONNECT4_CACHE_DIR=$(TEST_CACHE) $(BIN)/connect4 prepare
-	CONNECT4_CACHE_DIR=$(TEST_CACHE) $(BIN)/pytest -m 'not slow' -q -n 2 --durations=30
+	CONNECT4_CACHE_DIR=$(TEST_CACHE) $(BIN)/pytest -m 'not slow' -q -n 2 --dist loadgroup --durations=30
 
 test: lint typecheck imports pytest
 

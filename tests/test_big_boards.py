@@ -110,6 +110,7 @@ def test_pettingzoo_and_gymnasium_on_8x8() -> None:
     assert total in (-1.0, 0.0, 1.0)
 
 
+@pytest.mark.xdist_group("two-word-loop")  # on the wideboard doctest's worker: one compile
 def test_the_vector_env_runs_8x8_compiled_and_in_sync_mode() -> None:
     compiled = vector_env(4, width=8, height=8)
     assert compiled.words == 2  # the two-word loop

@@ -17,7 +17,21 @@ MODULES = sorted(
 )
 
 
-@pytest.mark.parametrize("name", MODULES)
+TWO_WORD_LOOP = "two-word-loop"
+"""The xdist group of the tests that compile the vector env's loop over two-word boards
+(20-30 s): on one worker, the second finds it compiled (``make test`` runs pytest with
+``--dist loadgroup``)."""
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=pytest.mark.xdist_group(TWO_WORD_LOOP))
+        if name == "connect4.envs.wideboard"
+        else name
+        for name in MODULES
+    ],
+)
 def test_docstring_examples(name: str) -> None:
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS, verbose=False)
