@@ -74,9 +74,10 @@ class OpeningBook:
         self.board = board
 
     def warm_up(self) -> None:
-        """Load the book and the solver's kernel now, so that no move pays for them."""
+        """Load the book, and the solver that searches between its stored plies, now,
+        so that no move pays for them."""
         engine = _engine(self.board.width, self.board.height)
-        if engine is not None and engine.book is not None and engine.book.plies > 8:
+        if engine is not None:
             engine.prepare()
 
     def choose(self, game: Game, limit: Limit | None = None) -> MoveChoice | None:
