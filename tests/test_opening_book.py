@@ -12,7 +12,7 @@ from connect4.core.score import best_columns
 from connect4.core.tictactoe import TicTacToe
 from connect4.players import PlayerSpecError, make_player
 from connect4.players.base import PlayerContext
-from connect4.players.opening import GAP_NODES, OpeningBook
+from connect4.players.opening import GAP_NODES, OpeningBook, _engine
 from connect4.solver import Solver
 from connect4.solver.bench import pons_path
 
@@ -96,8 +96,12 @@ def test_the_book_key_is_checked() -> None:
         make_player("mcts:book=4", game="tictactoe")
 
 
-def test_warm_up_loads_the_book() -> None:
+def test_warm_up_loads_the_book_and_makes_its_solver() -> None:
     player = make_player("alphabeta:depth=2,book=12")
-    player.warm_up()
     opening = player.opening  # type: ignore[attr-defined]
     assert isinstance(opening, OpeningBook) and opening.plies == 12
+    _engine.cache_clear()  # as in a fresh process: nothing loaded
+    player.warm_up()
+    assert _engine.cache_info().currsize == 1  # the 7x6 book, loaded once
+    engine = _engine(7, 6)
+    assert engine is not None and engine._solver is not None  # made before any move

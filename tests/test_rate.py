@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from connect4 import Position, analyze
-from connect4.arena.ladder import DECISIVE_PLIES, Labels, decisive, decisive_set
+from connect4.arena.ladder import DECISIVE_PLIES, LEVEL_TARGETS, Labels, decisive, decisive_set
 from connect4.arena.rate import wilson
 from connect4.players import make_player
 from connect4.solver.bench import pons_path
@@ -315,6 +315,9 @@ def test_a_level_on_a_decisive_set_is_judged_against_its_target(tmp_path: Path) 
     assert (only["target"], only["verdict"]) == (0.1, only["sets"][0]["verdict"])
     table = run_cli("rate", "alphabeta:level=easy", "--decisive", "10").stdout
     assert "level target" in table.splitlines()[0] and "30 %: " in table
+    helped = " ".join(run_cli("rate", "--help").stdout.split())
+    for level, share in LEVEL_TARGETS.items():  # the help names the targets the code judges by
+        assert f"{level} {100 * share:.0f} %" in helped, level
 
 
 def test_the_plot_is_written(tmp_path: Path) -> None:

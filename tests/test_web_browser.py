@@ -141,6 +141,19 @@ def test_alphabeta_search_tree_explorer(page: Any) -> None:
     assert grandchildren.first.is_hidden() and children.first.is_visible()
 
 
+def test_a_levels_book_move_says_where_it_came_from(page: Any) -> None:
+    """alpha-beta's hard level plays the opening book's first 12 plies: 9 stones lie
+    between the book's stored plies, so the solver searched down to them."""
+    open_page(page, "?pos=24166155&p1=human&p2=alphabeta:level=hard")
+    page.click("[data-col='4']")
+    page.wait_for_selector("#stats [data-stat='source']")
+    idle(page)
+    assert page.text_content("#stats [data-stat='source'] td") == "book"
+    assert page.text_content("#stats [data-stat='value'] td") == "-2 (proven)"
+    assert "came from the opening book" in str(page.text_content("#tree"))
+    assert page.input_value("[data-key='book']") == ""  # the level's book, not a key given
+
+
 def test_minimax_when_pruning_is_off(page: Any) -> None:
     open_page(page, "?pos=44&p1=human&p2=alphabeta:depth=2")
     page.uncheck("fieldset[data-side='2'] .pruning")

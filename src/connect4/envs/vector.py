@@ -163,7 +163,7 @@ opponent=...) runs any opponent, one env at a time in Python
                 f"{spec!r}: " + SYNC_HINT
             )
         limits = player.limits
-        if player.seconds is not None or limits.schedule is not None or player.opening:
+        if player.seconds is not None or limits.schedule is not None or player.opening is not None:
             raise ValueError(
                 f"the vector env's {kind_name} opponent searches to a fixed depth "
                 f"(no time, schedule or opening book), not {spec!r}: " + SYNC_HINT

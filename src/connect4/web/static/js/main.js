@@ -238,7 +238,7 @@ async function aiMove() {
     state.aiLog = state.aiLog.filter((entry) => state.moves.startsWith(entry.answer.pos_after));
     state.aiLog.push({ answer, who: `${who}: ${spec}`, game });
     showStats(answer, `${who}: ${spec}`, game);
-    showTree(answer.tree, answer.pos, game);
+    showTree(answer.tree, answer.pos, game, answer.stats?.source);
     // Two AIs play on by themselves, with a short pause to watch.
     const next = replay(game, state.moves);
     if (!next.over && !isHuman(next.toMove)) {
@@ -297,7 +297,7 @@ function showLastAiMove() {
   const shown = state.aiLog.filter((entry) => state.moves.startsWith(entry.answer.pos_after)).pop();
   if (!shown) { clearAiPanel(); return; }
   showStats(shown.answer, shown.who, shown.game);
-  showTree(shown.answer.tree, shown.answer.pos, shown.game);
+  showTree(shown.answer.tree, shown.answer.pos, shown.game, shown.answer.stats?.source);
 }
 
 // Show the position after `ply` moves of the game (the moves after it stay in the list);

@@ -65,12 +65,15 @@ function columnTable(columns) {
   return table;
 }
 
-// The search tree of an AI's answer, searched from `rootPos` in `game`.
-export function showTree(tree, rootPos, game) {
+// The search tree of an AI's answer, searched from `rootPos` in `game`; `source`: where
+// the answer came from ("book": the opening book, no search ran).
+export function showTree(tree, rootPos, game, source) {
   const box = $("tree");
   box.innerHTML = "";
   if (!tree) {
-    box.innerHTML = '<p class="note">This player records no search tree.</p>';
+    box.innerHTML = source === "book"
+      ? '<p class="note">This move came from the opening book: no search ran.</p>'
+      : '<p class="note">This player records no search tree.</p>';
     return;
   }
   // The classic search's JSON wraps the root node with the search's figures.
