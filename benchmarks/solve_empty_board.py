@@ -38,7 +38,8 @@ from reference_solver import ReferenceError, reference_command, run_reference
 
 from connect4.core.position import Position
 from connect4.solver import Solver
-from connect4.solver.solver import ETC_MIN_EMPTY
+from connect4.solver.layout import table_format
+from connect4.solver.solver import etc_min_empty
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,10 @@ def main() -> None:
     parser.add_argument("--weak", action="store_true", help="win/draw/loss only")
     parser.add_argument("--no-symmetry", action="store_true")
     parser.add_argument(
-        "--etc", type=int, default=ETC_MIN_EMPTY, help="ETC at >= N empty cells (0 = off)"
+        "--etc",
+        type=int,
+        default=None,
+        help="ETC at >= N empty cells (0 = off; default: the solver's own threshold)",
     )
     parser.add_argument("--threads", type=int, default=1, help="our search threads (Lazy SMP)")
     parser.add_argument("--reference", help="command of a reference solver to run beside ours")
@@ -133,7 +137,7 @@ def main() -> None:
             args.height,
             args.tt_mb,
             symmetry=not args.no_symmetry,
-            etc=args.etc,
+            etc=True if args.etc is None else args.etc,
             threads=args.threads,
         )
         position = Position.from_moves(args.moves, args.width, args.height)
@@ -194,7 +198,9 @@ def our_report(args: argparse.Namespace, ours: list[SideRun]) -> Report:
         nodes_per_cpu_second=round(nodes / max(cpu, 1e-9)),
         tt_mb=args.tt_mb,
         symmetry=not args.no_symmetry,
-        etc=args.etc,
+        etc=args.etc
+        if args.etc is not None
+        else etc_min_empty(table_format(args.width, args.height, args.tt_mb << 20).words),
         threads=args.threads,
     )
     if args.rounds > 1:

@@ -26,6 +26,7 @@ from connect4.solver import (
 )
 from connect4.solver.bench import pons_path
 from connect4.solver.layout import table_format
+from connect4.solver.solver import etc_min_empty
 
 
 @dataclass(frozen=True)
@@ -288,6 +289,19 @@ def test_options_do_not_change_scores() -> None:
         position = Position.from_moves(moves)
         for variant in variants:
             assert variant.solve(position) == expected
+
+
+def test_the_cut_off_threshold_follows_the_entry_size() -> None:
+    """On a packed table (one word an entry: 7x6) the enhanced transposition cut-off
+    starts at 13 empty cells, on larger entries (8x7: two words) at 14."""
+    positions = [Position.from_moves(moves) for moves, _ in pons_cases("Test_L1_R2", 4)]
+
+    def nodes(solver: Solver) -> list[int]:
+        return [solver.run(position).nodes for position in positions]
+
+    searched = nodes(Solver(7, 6, 64))
+    assert searched == nodes(Solver(7, 6, 64, etc=13)) != nodes(Solver(7, 6, 64, etc=14))
+    assert table_format(8, 7, 64 << 20).words == 2 and etc_min_empty(2) == 14
 
 
 def test_blog_examples_and_module_helpers() -> None:

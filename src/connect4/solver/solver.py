@@ -78,9 +78,23 @@ if TYPE_CHECKING:
 
 __all__ = ["PARALLEL_AFTER_NODES", "Solver"]
 
-ETC_MIN_EMPTY = 14  # enhanced transposition cut-offs where at least this many cells are empty
+# Enhanced transposition cut-offs at nodes with at least this many empty cells: a child's
+# probe is one word on a packed table (7x6 and smaller boards), two or four on larger ones.
+ETC_MIN_EMPTY_PACKED = 13
+ETC_MIN_EMPTY = 14
 ETC_AFTER_NODES = 20_000  # ... and only once a search has visited this many nodes
 PARALLEL_AFTER_NODES = 1 << 17  # a search longer than this goes on with every thread
+
+
+def etc_min_empty(words: int) -> int:
+    """The fewest empty cells at which the search tries enhanced transposition cut-offs,
+    for a table of ``words`` words an entry: where a child's probe is one read, a cut-off
+    pays a cell earlier.
+
+    >>> etc_min_empty(1), etc_min_empty(2)
+    (13, 14)
+    """
+    return ETC_MIN_EMPTY_PACKED if words == 1 else ETC_MIN_EMPTY
 
 
 _UNLIMITED = contextlib.nullcontext()  # a search without a caller's limit
@@ -151,7 +165,7 @@ class Solver:
             raise SolverError(f"tt_megabytes must be in 1..{MAX_TT_MEGABYTES}, not {tt_megabytes}")
         check_solver_board(width, height)
         try:
-            table_format(width, height, tt_megabytes << 20)  # room for exact entries
+            words = table_format(width, height, tt_megabytes << 20).words  # room for exact entries
         except ValueError as exc:
             raise SolverError(str(exc)) from None
         if table is not None and table.shape != (table_words(width, height, tt_megabytes << 20),):
@@ -169,7 +183,7 @@ class Solver:
         self._options = {
             OPT_SYM: int(symmetry),
             OPT_TTMOVE: int(tt_move),
-            OPT_ETC: (ETC_MIN_EMPTY if etc else 0) if isinstance(etc, bool) else etc,
+            OPT_ETC: (etc_min_empty(words) if etc else 0) if isinstance(etc, bool) else etc,
             OPT_ETC_AFTER: ETC_AFTER_NODES,
             OPT_BUCKET: int(two_slots),
         }
