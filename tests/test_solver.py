@@ -294,7 +294,7 @@ def test_options_do_not_change_scores() -> None:
 def test_the_cut_off_threshold_follows_the_entry_size() -> None:
     """On a packed table (one word an entry: 7x6) the enhanced transposition cut-off
     starts at 13 empty cells, on larger entries (8x7: two words) at 14."""
-    positions = [Position.from_moves(moves) for moves, _ in pons_cases("Test_L1_R2", 4)]
+    positions = [Position.from_moves(moves) for moves, _ in pons_cases("Test_L1_R2")[:4]]
 
     def nodes(solver: Solver) -> list[int]:
         return [solver.run(position).nodes for position in positions]
