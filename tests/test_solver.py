@@ -301,7 +301,10 @@ def test_the_cut_off_threshold_follows_the_entry_size() -> None:
 
     searched = nodes(Solver(7, 6, 64))
     assert searched == nodes(Solver(7, 6, 64, etc=13)) != nodes(Solver(7, 6, 64, etc=14))
-    assert table_format(8, 7, 64 << 20).words == 2 and etc_min_empty(2) == 14
+    assert table_format(8, 7, 16 << 20).words == 2 and etc_min_empty(2) == 14
+    late = Position.from_moves("22653514714838231612125558754781", 8, 7)  # 24 cells empty
+    wide = [Solver(8, 7, 16, etc=etc).run(late).nodes for etc in (True, 14, 13)]
+    assert wide[0] == wide[1] != wide[2]  # 22,260 nodes at 14, 22,068 at 13
 
 
 def test_blog_examples_and_module_helpers() -> None:
