@@ -47,16 +47,7 @@ def test_the_pages_have_examples() -> None:
     assert len(skipped) <= 3, skipped  # a few, each with its reason
 
 
-@pytest.mark.parametrize(
-    ("where", "code"),
-    [  # the vectorised env's example beside the env's doctest: the loop compiles once
-        pytest.param(w, c, marks=pytest.mark.xdist_group("one-word-loop"))
-        if "make_vec(" in c
-        else (w, c)
-        for w, c in EXAMPLES
-    ],
-    ids=[w for w, _ in EXAMPLES],
-)
+@pytest.mark.parametrize(("where", "code"), EXAMPLES, ids=[w for w, _ in EXAMPLES])
 def test_the_example_runs(where: str, code: str, tmp_path: Path) -> None:
     if code.startswith(NOT_RUN):
         pytest.skip(code.splitlines()[0])

@@ -23,17 +23,12 @@ TWO_WORD_LOOP = "two-word-loop"
 ``--dist loadgroup``)."""
 
 
-ONE_WORD_LOOP = "one-word-loop"
-"""The same for the loop over one-word boards: the vector env's doctest and the docs'
-vectorised example."""
-
-GROUPS = {"connect4.envs.wideboard": TWO_WORD_LOOP, "connect4.envs.environments": ONE_WORD_LOOP}
-
-
 @pytest.mark.parametrize(
     "name",
     [
-        pytest.param(name, marks=pytest.mark.xdist_group(GROUPS[name])) if name in GROUPS else name
+        pytest.param(name, marks=pytest.mark.xdist_group(TWO_WORD_LOOP))
+        if name == "connect4.envs.wideboard"
+        else name
         for name in MODULES
     ],
 )

@@ -81,7 +81,7 @@ def columns_of(position: Position) -> list[list[int]]:
         (10, 6, 13),
         pytest.param(13, 4, 13, marks=pytest.mark.slow),
         pytest.param(11, 6, 13, marks=pytest.mark.slow),
-        pytest.param(8, 9, 13, marks=pytest.mark.xdist_group("8x9-kernel")),
+        (8, 9, 13),
         pytest.param(16, 7, 13, marks=pytest.mark.slow),
     ],
 )
@@ -128,7 +128,6 @@ def test_a_table_too_small_for_exact_entries_is_a_clear_error() -> None:
         new_table(16, 7, 512 << 10)
 
 
-@pytest.mark.xdist_group("8x9-kernel")  # beside the naive check of 8x9: one compile
 def test_the_search_keeps_within_its_memory_on_boards_of_more_than_64_cells() -> None:
     # 8x9 (80 bits, 72 cells; 6x11 first showed it): before, a search past ply 63 wrote
     # its move lists beyond the thread's memory (the heap was corrupted; 16x7 crashed at exit)
