@@ -29,6 +29,10 @@ if not os.environ.get("CONNECT4_CACHE_DIR"):
     TEST_CACHE.mkdir(mode=0o700, exist_ok=True)
     os.environ["CONNECT4_CACHE_DIR"] = str(TEST_CACHE)
 os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(os.environ["CONNECT4_CACHE_DIR"], "numba"))
+# Two test workers share two cores: PyTorch's OpenMP threads (two a process by default)
+# spin at every operation's barrier while the other worker holds a core, which made a
+# 3-second training test take 45 seconds. One thread a process, subprocesses included.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 # ------------------------------------------------------------------ the web app, served
