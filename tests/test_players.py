@@ -174,6 +174,8 @@ def test_prepare_compiles_once_and_says_so() -> None:
         "the compiled classic search: ready",
         "preparing the compiled Monte Carlo tree search...",
         "the compiled Monte Carlo tree search: ready",
+        "preparing the vectorised environment's compiled loop...",
+        "the vectorised environment's compiled loop: ready",
         *[
             line
             for size in ("8x8", "9x7", "10x6")  # the browser app's boards over 64 bits

@@ -299,7 +299,7 @@ def opponent_lines(game: str, asked: tuple[str, str], specs: list[str]) -> list[
 def prepare() -> None:
     """Compile everything ahead of time (once; cached on disk afterwards): the solver's
     kernels, for every board size the browser app offers (8x8, 9x7 and 10x6 have
-    their own), and the compiled searches.
+    their own), the compiled searches and the vectorised environment's loop.
 
     Otherwise each compiles the first time it is used: the first computer move of a
     game waits for it, and ``connect4 serve`` compiles the big boards' solvers in the
@@ -331,6 +331,12 @@ def prepare() -> None:
         ("the compiled classic search", fastsearch.warm_up),
         ("the compiled Monte Carlo tree search", fastmcts.warm_up),
     ]
+    try:
+        from connect4.envs import vector
+    except ImportError:  # without the rl extra (gymnasium) there is no vectorised env
+        pass
+    else:
+        steps.append(("the vectorised environment's compiled loop", vector.warm_up))
     steps += [
         (f"the solver's kernel for {width}x{height} boards", big_board(width, height))
         for width, height in big

@@ -447,3 +447,14 @@ class ConnectFourVectorEnv(VectorEnv):
         if len(seeds) != n or not all(s is None or isinstance(s, int) for s in seeds):
             raise ValueError(f"a list of seeds must hold {n} ints (or None), not {seed!r}")
         return seeds
+
+
+def warm_up(wide: bool = True) -> None:
+    """Compile (or load from the cache) the vectorised env's loop once: a step of two
+    7x6 boards against an ``alphabeta`` opponent and, with ``wide``, of two 8x8 boards
+    (the two-word loop of boards over 63 bits)."""
+    for width, height in [(7, 6)] + ([(8, 8)] if wide else []):
+        env = ConnectFourVectorEnv(2, "alphabeta:depth=1", width=width, height=height)
+        _, info = env.reset(seed=0)
+        env.step(np.asarray(info["action_mask"], dtype=np.int64).argmax(axis=1))
+        env.close()
