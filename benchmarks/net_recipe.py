@@ -1,0 +1,183 @@
+"""The learned player's whole recipe in one command: label, train, export.
+
+    python benchmarks/net_recipe.py --out DIR --device cuda --workers 16   # a GPU machine
+    python benchmarks/net_recipe.py --out DIR --tiny                       # a check (a minute)
+
+Meant for a borrowed machine with a GPU and many cores, where every minute counts:
+run it once with ``--tiny`` on any machine first (every step, a few hundred
+positions, 20 steps on the CPU), then for real. The steps, each a ``connect4``
+command run as a user would run it (the list and their seconds go to
+``DIR/recipe.json``):
+
+1. **early** positions (``--plies 0-11``, random playouts, labelled with the
+   opening book's help) and **late** ones (``17-41``), one ``connect4 dataset``
+   each;
+2. **middle** positions (``12-20``) as games reach them (``--sampler games``: the
+   shipped network plays the games, each game's positions labelled from its end
+   backwards on one table), in files of ``--middle-file`` positions, one after
+   another until ``--middle`` are labelled or ``--middle-seconds`` have passed
+   (the slowest labels: a budget keeps the rest of the machine's time for the
+   training);
+3. ``connect4 train`` on every file, Pons' six sets (and their mirror images)
+   excluded, a share of the positions won with the next stone kept
+   (``--keep-wins-at-once``), writing ``DIR/net.pt`` (the checkpoint),
+   ``DIR/net.npz`` (the NumPy weights the ``net`` player loads) and
+   ``DIR/curve.png`` (where matplotlib is installed).
+
+On a borrowed machine that has PyTorch, numba, numpy, typer and rich but not this
+package installed, run it from the checkout with the cache root named (so nothing
+else is needed), and bring back ``net.npz``, ``curve.png`` and ``recipe.json``::
+
+    CONNECT4_CACHE_DIR=/tmp/c4 PYTHONPATH=src python3 benchmarks/net_recipe.py \
+        --out /tmp/run --device cuda --workers 16 && cp /tmp/run/net.npz /tmp/run/*.json $OUT
+
+A step whose output exists is skipped and an interrupted one resumed (each
+command's own ``--resume``), so running the same command again after Ctrl-C
+or a lost machine goes on where it stopped. Then, here, beside the shipped
+network::
+
+    python benchmarks/bench_net.py --network shipped --network DIR/net.npz \
+        --limit 1000 --playouts ""
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+PONS_SETS = ("Test_L1_R1", "Test_L1_R2", "Test_L1_R3", "Test_L2_R1", "Test_L2_R2", "Test_L3_R1")
+
+
+@dataclass
+class Step:
+    """One command of the recipe: what it ran, how long it took, what it wrote."""
+
+    name: str
+    argv: list[str]
+    seconds: float
+    output: str
+    skipped: bool = False
+
+
+@dataclass
+class Recipe:
+    """The settings of a run and the steps it took (``DIR/recipe.json``)."""
+
+    settings: dict[str, object]
+    steps: list[Step] = field(default_factory=list)
+
+
+def connect4() -> list[str]:
+    """The command line that runs ``connect4`` with this interpreter."""
+    return [sys.executable, "-m", "connect4"]
+
+
+def run_step(recipe: Recipe, name: str, argv: list[str], output: Path) -> bool:
+    """Run ``connect4 ARGV`` unless ``output`` exists (resumed when its journal does);
+    record it. False when the command failed (its own message is on stderr)."""
+    if output.exists():
+        recipe.steps.append(Step(name, argv, 0.0, str(output), skipped=True))
+        print(f"{name}: {output} is there, skipped", flush=True)
+        return True
+    partial = output.with_name(output.name + ".partial")
+    resume = ["--resume"] if partial.exists() or output.with_suffix(".pt").exists() else []
+    started = time.perf_counter()
+    print(f"{name}: connect4 {' '.join(argv + resume)}", flush=True)
+    done = subprocess.run([*connect4(), *argv, *resume], check=False).returncode == 0
+    seconds = time.perf_counter() - started
+    recipe.steps.append(Step(name, argv + resume, round(seconds, 1), str(output)))
+    print(f"{name}: {'done' if done else 'FAILED'} in {seconds:.0f} s", flush=True)
+    return done
+
+
+def label(recipe: Recipe, args: argparse.Namespace, out: Path) -> list[Path] | None:
+    """The three kinds of labelled positions: the files written, or None on a failure."""
+    workers = ["--workers", str(args.workers)] if args.workers else []
+    files: list[Path] = []
+    for name, plies, count, seed in (
+        ("early", "0-11", args.early, 1),
+        ("late", "17-41", args.late, 2),
+    ):
+        path = out / f"{name}.npz"
+        argv = ["dataset", "--positions", str(count), "--plies", plies, "--seed", str(seed),
+                "--out", str(path), *workers]  # fmt: skip
+        if not run_step(recipe, name, argv, path):
+            return None
+        files.append(path)
+    started = time.perf_counter()
+    labelled, index = 0, 0
+    while labelled < args.middle and time.perf_counter() - started < args.middle_seconds:
+        index += 1
+        count = min(args.middle_file, args.middle - labelled)
+        path = out / f"middle-{index}.npz"
+        argv = ["dataset", "--sampler", "games", "--positions", str(count), "--plies", "12-20",
+                "--seed", str(5000 + index), "--out", str(path), *workers]  # fmt: skip
+        if not run_step(recipe, f"middle {index}", argv, path):
+            return None
+        files.append(path)
+        labelled += count
+    return files
+
+
+def train(recipe: Recipe, args: argparse.Namespace, out: Path, files: list[Path]) -> bool:
+    """Train on ``files``: ``DIR/net.pt``, ``DIR/net.npz`` and, where matplotlib is
+    installed, ``DIR/curve.png``."""
+    plot = ["--plot", str(out / "curve.png")] if importlib.util.find_spec("matplotlib") else []
+    argv = ["train", *[a for f in files for a in ("--data", str(f))],
+            *[a for s in PONS_SETS for a in ("--exclude", s)],
+            "--keep-wins-at-once", str(args.keep_wins_at_once),
+            "--out", str(out / "net.pt"), "--network", str(out / "net.npz"),
+            *plot, "--channels", str(args.channels),
+            "--blocks", str(args.blocks), "--batch", str(args.batch), "--steps", str(args.steps),
+            "--eval-every", str(args.eval_every), "--device", args.device,
+            "--seed", str(args.seed)]  # fmt: skip
+    return run_step(recipe, "train", argv, out / "net.npz")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, required=True, help="the folder for every file")
+    parser.add_argument("--device", default="auto", help="cpu, cuda or auto (default)")
+    parser.add_argument("--workers", type=int, default=0, help="labelling processes (all cores)")
+    parser.add_argument("--early", type=int, default=200_000, help="positions of 0-11 stones")
+    parser.add_argument("--late", type=int, default=300_000, help="positions of 17-41 stones")
+    parser.add_argument("--middle", type=int, default=200_000, help="positions of 12-20 stones")
+    parser.add_argument("--middle-file", type=int, default=20_000, help="middle positions a file")
+    parser.add_argument("--middle-seconds", type=float, default=300.0,
+                        help="no new middle file after this many seconds of them")  # fmt: skip
+    parser.add_argument("--steps", type=int, default=20_000)
+    parser.add_argument("--channels", type=int, default=64)
+    parser.add_argument("--blocks", type=int, default=6)
+    parser.add_argument("--batch", type=int, default=512)
+    parser.add_argument("--eval-every", type=int, default=1000)
+    parser.add_argument("--keep-wins-at-once", type=float, default=0.05)
+    parser.add_argument("--seed", type=int, default=1)
+    tiny = "a check of every step: a few hundred positions, 20 steps, the CPU"
+    parser.add_argument("--tiny", action="store_true", help=tiny)
+    args = parser.parse_args(argv)
+    if args.tiny:
+        args.early, args.late, args.middle, args.middle_file = 300, 300, 200, 100
+        args.steps, args.channels, args.blocks, args.batch, args.eval_every = 20, 8, 1, 32, 10
+        args.device, args.workers = "cpu", args.workers or 1
+    if shutil.which("nvidia-smi") is None and args.device == "cuda":
+        print("note: no nvidia-smi here; connect4 train says whether CUDA is there", flush=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    recipe = Recipe({k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()})
+    started = time.perf_counter()
+    files = label(recipe, args, args.out)
+    ok = files is not None and train(recipe, args, args.out, files)
+    record = {**asdict(recipe), "seconds": round(time.perf_counter() - started, 1), "ok": ok}
+    (args.out / "recipe.json").write_text(json.dumps(record, indent=1) + "\n")
+    print(f"{'done' if ok else 'stopped'}: {args.out / 'recipe.json'}", flush=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
