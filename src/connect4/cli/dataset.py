@@ -72,11 +72,20 @@ def dataset(
         Path | None,
         typer.Option(help="games: the weights file that plays them (default: the shipped one)"),
     ] = None,
+    labels: Annotated[
+        str,
+        typer.Option(
+            help="exact (every column's exact score) or targets (the best columns' exact "
+            "score, the others' outcome: every training target, about half the searches)"
+        ),
+    ] = "exact",
 ) -> None:
     """Positions labelled by the solver: every column's exact score, for training.
 
     Drawn by random playouts, or with --sampler games from games the shipped
     network (or --network) plays, each game's positions labelled together.
+    With --labels targets, a column that is not one of the best holds a stand-in
+    below the best score with its outcome's sign (the file's `labels` says so).
 
     An existing --out file is refused unless --force (replace it) or --resume
     (continue the run: the file must be a dataset, replaced when the run ends).
@@ -88,6 +97,8 @@ def dataset(
         raise fail(str(error)) from None
     if sampler not in ("random", "games"):
         raise fail(f"--sampler: choose random or games, not {sampler!r}")
+    if labels not in ("exact", "targets"):
+        raise fail(f"--labels: choose exact or targets, not {labels!r}")
     games = (temperature, opening, network)
     if sampler == "random" and any(setting is not None for setting in games):
         raise fail("--temperature, --opening and --network set how games are played: "
@@ -104,7 +115,7 @@ def dataset(
             positions, parse_plies(plies, width, height), out, width=width, height=height,
             rules=rules, seed=seed, book=book, workers=workers, scheduler=scheduler,
             resume=resume, force=force, chunk=chunk, progress=not json_output,
-            say=None if json_output else typer.echo, sampling=sampling,
+            say=None if json_output else typer.echo, sampling=sampling, labels=labels,
         )  # fmt: skip
 
     report = run_job(label, out)

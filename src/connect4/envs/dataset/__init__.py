@@ -58,8 +58,10 @@ cells takes milliseconds, with 30 minutes or more).
 
 plus 0-d metadata arrays ``width``, ``height``, ``rules``, ``seed``,
 ``plies`` (the range, shape (2,)), ``book``, ``full`` (the sentinel),
-``format``, ``version`` (the package's) and ``sampler`` (``random``, or how the games
-were played; a file without it is of random playouts).
+``format``, ``version`` (the package's), ``sampler`` (``random``, or how the games
+were played; a file without it is of random playouts) and ``labels`` (``exact``, or
+``targets``: a column that is not one of the best holds a stand-in below the best
+score with its outcome's sign; a file without it is exact).
 
 A run journals each finished chunk (``OUT.partial``); Ctrl-C or a kill loses
 at most the chunks in flight and ``--resume`` continues (a journal of other

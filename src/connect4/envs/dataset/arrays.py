@@ -26,7 +26,7 @@ from connect4.envs.dataset.sampling import Sample
 from connect4.solver.book.jobs import SCORE_NONE
 from connect4.solver.book.keys import key_array
 
-__all__ = ["ARRAYS", "FORMAT", "FULL", "Dataset", "dataset_keys", "label", "load_dataset"]
+__all__ = ["ARRAYS", "FORMAT", "FULL", "LABELS", "Dataset", "dataset_keys", "label", "load_dataset"]
 
 FULL = SCORE_NONE
 """The score a full column gets in ``scores`` (-128: below every score)."""
@@ -35,6 +35,9 @@ FORMAT = 1
 """The version of the arrays' layout, saved as ``format``."""
 
 ARRAYS = ("obs", "action_mask", "scores", "value", "best", "moves", "ply", "key")
+LABELS = ("exact", "targets")
+"""The kinds of labels a file holds (its ``labels``; :attr:`Dataset.labels` says what each is)."""
+
 METADATA = ("width", "height", "rules", "seed", "plies", "book", "full", "format", "version")
 
 
@@ -59,6 +62,11 @@ class Dataset:
     sampler: str = "random"
     """How the positions were drawn: ``random`` playouts, or the tag of
     :class:`~connect4.envs.dataset.games.GameSampling` (games a network played)."""
+    labels: str = "exact"
+    """What ``scores`` holds: ``exact``, every column's exact score; or ``targets``, the
+    exact score of each best column and, for the others, a stand-in below it with the
+    column's outcome's sign (:func:`~connect4.solver.book.jobs.target_chunk`): ``value``,
+    ``best`` and each column's outcome are exact either way."""
 
     def __len__(self) -> int:
         return int(self.value.shape[0])
@@ -88,6 +96,7 @@ class Dataset:
             "format": np.array(FORMAT),
             "version": np.array(__version__),
             "sampler": np.array(self.sampler),
+            "labels": np.array(self.labels),
         }
 
     def save(self, path: str | os.PathLike[str]) -> None:
@@ -108,6 +117,7 @@ def label(
     plies: tuple[int, int] | None = None,
     book: str = "none",
     sampler: str = "random",
+    labels: str = "exact",
 ) -> Dataset:
     """The :class:`Dataset` of sampled positions given every column's score (:data:`FULL`: full).
 
@@ -135,6 +145,7 @@ def label(
         ply=stones,
         key=dataset_keys(sample, width, height),
         sampler=sampler,
+        labels=labels,
     )
 
 
@@ -202,4 +213,13 @@ def load_dataset(path: str | os.PathLike[str]) -> Dataset:
         ply=found["ply"],
         key=found["key"],
         sampler=str(found["sampler"]) if "sampler" in found else "random",  # older files: random
+        labels=_labels_kind(path, found),
     )
+
+
+def _labels_kind(path: str | os.PathLike[str], found: dict[str, npt.NDArray[np.generic]]) -> str:
+    """The file's ``labels`` (``exact`` for files from before the field)."""
+    kind = str(found["labels"]) if "labels" in found else "exact"
+    if kind not in LABELS:
+        raise DatasetError(f"{path}: labels {kind!r}, not one of {', '.join(LABELS)}")
+    return kind

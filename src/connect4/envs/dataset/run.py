@@ -28,15 +28,15 @@ from connect4.core.journal import Journal, journal_path
 from connect4.core.limits import Limit, clock
 from connect4.core.processes import JobInterrupted, make_executor, run_chunks
 from connect4.core.progress import progress_bar
-from connect4.envs.dataset.arrays import ARRAYS, METADATA, Dataset, label
-from connect4.envs.dataset.config import DatasetConfig
+from connect4.envs.dataset.arrays import ARRAYS, LABELS, METADATA, Dataset, label
+from connect4.envs.dataset.config import DatasetConfig, DatasetError
 from connect4.envs.dataset.games import GameSampling, game_positions
 from connect4.envs.dataset.sampling import Sample, sample_positions
 from connect4.net.model import Network
 from connect4.solver import fresh_worker
 from connect4.solver.book import Book
 from connect4.solver.book.build import WideRecord, book_tag, spot_check
-from connect4.solver.book.jobs import DEFAULT_CHUNK, analyze_chunk
+from connect4.solver.book.jobs import DEFAULT_CHUNK, analyze_chunk, target_chunk
 from connect4.solver.book.reader import load_book
 
 __all__ = ["DatasetReport", "is_dataset_file", "journal_for", "make_dataset"]
@@ -66,16 +66,20 @@ def journal_for(
     seed: int,
     tag: int,
     sampling: str = "random",
+    labels: str = "exact",
 ) -> Journal:
     """The journal of a run (``OUT.partial``, not yet opened): the run's parameters (``tag``:
     :func:`~connect4.solver.book.build.book_tag` of its book, 0 for none; ``sampling``: how
-    the positions were drawn, :meth:`GameSampling.tag` for games) are its identity,
+    the positions were drawn, :meth:`GameSampling.tag` for games; ``labels``: their kind)
+    are its identity,
     and each labelled position a record (:func:`journal_record`)."""
     book = f"{tag:016x}" if tag else "none"
     identity: dict[str, object] = {"sampler": SAMPLER, "width": width, "height": height,
                 "positions": n, "plies": list(plies), "seed": seed, "book": book}  # fmt: skip
     if sampling != "random":  # a random run's journal reads as it always did
         identity["sampling"] = sampling
+    if labels != "exact":  # (so does an exact one's)
+        identity["labels"] = labels
     return Journal(journal_path(out), "dataset run", identity)
 
 
@@ -188,6 +192,7 @@ def make_dataset(
     say: Callable[[str], None] | None = None,
     limit: Limit | None = None,
     sampling: GameSampling | None = None,
+    labels: str = "exact",
 ) -> DatasetReport:
     """Sample ``n`` positions, label them on an executor and write the ``.npz`` file ``out``.
 
@@ -208,7 +213,12 @@ def make_dataset(
     on from there. ``stop_after`` stops the same way after that many chunks: for tests.
     ``sampling`` draws the positions from games (:mod:`~connect4.envs.dataset.games`)
     instead of random playouts; each game's positions are labelled in one task.
+    ``labels`` ``targets`` labels the best columns exactly and the others by their
+    outcome (:func:`~connect4.solver.book.jobs.target_chunk`: about half the searches,
+    every training target the same), ``exact`` (the default) every column exactly.
     """
+    if labels not in LABELS:
+        raise DatasetError(f"labels: choose {' or '.join(LABELS)}, not {labels!r}")
     span = DatasetConfig(n, plies, width, height, rules, seed, chunk, workers).span
     out_path = Path(out)
     check_output(out_path, what="dataset", force=force, resume=resume, ours=is_dataset_file)
@@ -217,28 +227,36 @@ def make_dataset(
     players = None if sampling is None else (sampling, sampling.load(width, height))
     drawn = "random" if players is None else players[0].tag(players[1])
     journal = journal_for(
-        out_path, n, span, width, height, seed, 0 if loaded is None else book_tag(loaded), drawn
+        out_path,
+        n,
+        span,
+        width,
+        height,
+        seed,
+        0 if loaded is None else book_tag(loaded),
+        drawn,
+        labels,
     ).open(resume=resume, force=force)
     record = journal_record(width, height)
-    labels: dict[int, tuple[int, ...]] = {}
+    known: dict[int, tuple[int, ...]] = {}
     nodes = labelled = chunks = 0
     try:
         for data in journal.records():
             key, *scores, count = record.unpack(data)
-            labels[key] = tuple(scores)
+            known[key] = tuple(scores)
             nodes += count
         started = clock()
         sample, game = _draw(n, span, (width, height, seed), players, progress)
         keys = sample.keys().tolist()
         todo = [(moves, g) for moves, key, g in zip(sample.moves, keys, game, strict=True)
-                if key not in labels]  # fmt: skip
+                if key not in known]  # fmt: skip
         resumed = n - len(todo)
 
         def finished(results: list[tuple[int, tuple[int, ...], int]]) -> bool:
             nonlocal labelled, chunks, nodes
             journal.append([record.pack(key, *scores, count) for key, scores, count in results])
             for key, scores, count in results:
-                labels[key] = scores
+                known[key] = scores
                 nodes += count
             labelled += len(results)
             chunks += 1
@@ -253,9 +271,10 @@ def make_dataset(
                 else stack.enter_context(make_executor(workers, scheduler, fresh_worker))
             )  # the workers start before the bar's thread
             with progress_bar(progress, n, resumed, "labelling") as advance:
-                complete = run_chunks(pool, analyze_chunk, tasks, finished, limit)
+                work = analyze_chunk if labels == "exact" else target_chunk
+                complete = run_chunks(pool, work, tasks, finished, limit)
     except BaseException:
-        if not labels:  # nothing to resume: leave no journal behind
+        if not known:  # nothing to resume: leave no journal behind
             journal.remove()
         raise
     finally:
@@ -264,11 +283,12 @@ def make_dataset(
         raise JobInterrupted(journal.path, labelled, "dataset")
     dataset = label(
         sample,
-        [labels[key] for key in keys],
+        [known[key] for key in keys],
         seed=seed,
         plies=span,
         book=spec or "none",
         sampler=drawn,
+        labels=labels,
     )
     dataset.save(out_path)
     journal.remove()
