@@ -58,6 +58,14 @@ SCORE_NONE = -128
 """What :func:`analyze_chunk` gives a full column (below every score: ``argmax`` skips it)."""
 
 
+def _chunk_solver(width: int, height: int, book: str | None, table_megabytes: int) -> Solver:
+    """The solver a chunk's positions share: the book ``book`` probed, one table generation."""
+    probed = None if book is None else worker_book(book, width, height)
+    solver = solver_for(width, height, tt_megabytes=table_megabytes, book=probed, reuse_table=True)
+    solver.clear_table()
+    return solver
+
+
 def analyze_chunk(
     width: int,
     height: int,
@@ -73,9 +81,7 @@ def analyze_chunk(
     generation (their trees overlap); the scores do not depend on it. Runs in
     worker processes: a picklable module-level function.
     """
-    probed = None if book is None else worker_book(book, width, height)
-    solver = solver_for(width, height, tt_megabytes=table_megabytes, book=probed, reuse_table=True)
-    solver.clear_table()
+    solver = _chunk_solver(width, height, book, table_megabytes)
     results = []
     for line in moves:
         position = Position.from_moves(line, width, height)
@@ -108,9 +114,7 @@ def target_chunk(
     outcome, and each column's outcome are exactly what :func:`analyze_chunk`'s labels
     give (checked by the tests), in about half the searches.
     """
-    probed = None if book is None else worker_book(book, width, height)
-    solver = solver_for(width, height, tt_megabytes=table_megabytes, book=probed, reuse_table=True)
-    solver.clear_table()
+    solver = _chunk_solver(width, height, book, table_megabytes)
     results = []
     size = width * height
     known: dict[int, int] = {}  # the chunk's scores so far, by key
