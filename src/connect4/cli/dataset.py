@@ -76,7 +76,7 @@ def dataset(
         str,
         typer.Option(
             help="exact (every column's exact score) or targets (the best columns' exact "
-            "score, the others' outcome: every training target, about half the searches)"
+            "score, the others' outcome: every training target, two thirds of the nodes)"
         ),
     ] = "exact",
 ) -> None:

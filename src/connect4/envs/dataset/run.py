@@ -214,7 +214,7 @@ def make_dataset(
     ``sampling`` draws the positions from games (:mod:`~connect4.envs.dataset.games`)
     instead of random playouts; each game's positions are labelled in one task.
     ``labels`` ``targets`` labels the best columns exactly and the others by their
-    outcome (:func:`~connect4.solver.book.jobs.target_chunk`: about half the searches,
+    outcome (:func:`~connect4.solver.book.jobs.target_chunk`: two thirds of the nodes,
     every training target the same), ``exact`` (the default) every column exactly.
     """
     if labels not in LABELS:

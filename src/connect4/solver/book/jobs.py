@@ -112,7 +112,7 @@ def target_chunk(
     (does it reach the score?) and, when it does not and the position is won, one or
     two more (is it still a win, a draw?). The best columns, the position's score and
     outcome, and each column's outcome are exactly what :func:`analyze_chunk`'s labels
-    give (checked by the tests), in about half the searches.
+    give (checked by the tests), for about two thirds of the nodes.
     """
     solver = _chunk_solver(width, height, book, table_megabytes)
     results = []
