@@ -27,6 +27,22 @@ if TYPE_CHECKING:
     from connect4.envs.dataset import DatasetReport
 
 
+Sampler = Annotated[
+    str,
+    typer.Option(
+        help="random (random playouts) or games (games the network plays: the middle "
+        "plies' positions as games reach them, labelled game by game, faster)"
+    ),
+]
+Labels = Annotated[
+    str,
+    typer.Option(
+        help="exact (every column's exact score) or targets (the best columns' exact "
+        "score, the others' outcome: every training target, two thirds of the nodes)"
+    ),
+]
+
+
 def dataset(
     positions: Annotated[
         int,
@@ -53,13 +69,7 @@ def dataset(
         typer.Option(help="positions per task (default: up to 64, 4+ tasks per worker)", min=1),
     ] = None,
     json_output: Json = False,
-    sampler: Annotated[
-        str,
-        typer.Option(
-            help="random (random playouts) or games (games the network plays: the middle "
-            "plies' positions as games reach them, labelled game by game, faster)"
-        ),
-    ] = "random",
+    sampler: Sampler = "random",
     temperature: Annotated[
         float | None,
         typer.Option(help="games: the policy sharpened by 1/T (default 1.0)"),
@@ -72,13 +82,7 @@ def dataset(
         Path | None,
         typer.Option(help="games: the weights file that plays them (default: the shipped one)"),
     ] = None,
-    labels: Annotated[
-        str,
-        typer.Option(
-            help="exact (every column's exact score) or targets (the best columns' exact "
-            "score, the others' outcome: every training target, two thirds of the nodes)"
-        ),
-    ] = "exact",
+    labels: Labels = "exact",
 ) -> None:
     """Positions labelled by the solver: every column's exact score, for training.
 

@@ -171,6 +171,20 @@ def _chunk_size(chunk: int | None, workers: int | None, todo: int) -> int:
     return max(1, min(DEFAULT_CHUNK, todo // (4 * cores)))
 
 
+def _replay(journal: Journal, record: struct.Struct, known: dict[int, tuple[int, ...]]) -> int:
+    """Put the journal's labels into ``known``; the nodes they took."""
+    nodes = 0
+    for data in journal.records():
+        key, *scores, count = record.unpack(data)
+        known[key] = tuple(scores)
+        nodes += count
+    return nodes
+
+
+CHUNK_WORK = {"exact": analyze_chunk, "targets": target_chunk}
+"""What a worker runs on a chunk of positions, for each kind of labels."""
+
+
 def make_dataset(
     n: int,
     plies: tuple[int, int] | None,
@@ -226,25 +240,15 @@ def make_dataset(
     spec = None if loaded is None else book
     players = None if sampling is None else (sampling, sampling.load(width, height))
     drawn = "random" if players is None else players[0].tag(players[1])
-    journal = journal_for(
-        out_path,
-        n,
-        span,
-        width,
-        height,
-        seed,
-        0 if loaded is None else book_tag(loaded),
-        drawn,
-        labels,
-    ).open(resume=resume, force=force)
+    tag = 0 if loaded is None else book_tag(loaded)
+    journal = journal_for(out_path, n, span, width, height, seed, tag, drawn, labels).open(
+        resume=resume, force=force
+    )
     record = journal_record(width, height)
     known: dict[int, tuple[int, ...]] = {}
     nodes = labelled = chunks = 0
     try:
-        for data in journal.records():
-            key, *scores, count = record.unpack(data)
-            known[key] = tuple(scores)
-            nodes += count
+        nodes = _replay(journal, record, known)
         started = clock()
         sample, game = _draw(n, span, (width, height, seed), players, progress)
         keys = sample.keys().tolist()
@@ -271,8 +275,7 @@ def make_dataset(
                 else stack.enter_context(make_executor(workers, scheduler, fresh_worker))
             )  # the workers start before the bar's thread
             with progress_bar(progress, n, resumed, "labelling") as advance:
-                work = analyze_chunk if labels == "exact" else target_chunk
-                complete = run_chunks(pool, work, tasks, finished, limit)
+                complete = run_chunks(pool, CHUNK_WORK[labels], tasks, finished, limit)
     except BaseException:
         if not known:  # nothing to resume: leave no journal behind
             journal.remove()
@@ -281,15 +284,8 @@ def make_dataset(
         journal.close()
     if not complete:
         raise JobInterrupted(journal.path, labelled, "dataset")
-    dataset = label(
-        sample,
-        [known[key] for key in keys],
-        seed=seed,
-        plies=span,
-        book=spec or "none",
-        sampler=drawn,
-        labels=labels,
-    )
+    dataset = label(sample, [known[key] for key in keys], seed=seed, plies=span,
+                    book=spec or "none", sampler=drawn, labels=labels)  # fmt: skip
     dataset.save(out_path)
     journal.remove()
     seconds = clock() - started
