@@ -32,9 +32,11 @@ else is needed), and bring back ``net.npz``, ``curve.png`` and ``recipe.json``::
     CONNECT4_CACHE_DIR=/tmp/c4 PYTHONPATH=src python3 benchmarks/net_recipe.py \
         --out /tmp/run --device cuda --workers 16 && cp /tmp/run/net.npz /tmp/run/*.json $OUT
 
-A step whose output exists is skipped and an interrupted one resumed (each
-command's own ``--resume``), so running the same command again after Ctrl-C
-or a lost machine goes on where it stopped. Then, here, beside the shipped
+A labelling step whose file exists is skipped and an interrupted one resumed
+(each command's own ``--resume``; training resumes from its checkpoint and ends at
+once when its steps are done), so running the same command again after Ctrl-C
+(which each command answers by keeping what it did) or a lost machine goes on
+where it stopped. Then, here, beside the shipped
 network::
 
     python benchmarks/bench_net.py --network shipped --network DIR/net.npz \
@@ -53,6 +55,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from connect4.core.outputs import atomic_write
+
 PONS_SETS = ("Test_L1_R1", "Test_L1_R2", "Test_L1_R3", "Test_L2_R1", "Test_L2_R2", "Test_L3_R1")
 
 
@@ -65,6 +69,7 @@ class Step:
     seconds: float
     output: str
     skipped: bool = False
+    interrupted: bool = False
 
 
 @dataclass
@@ -80,10 +85,16 @@ def connect4() -> list[str]:
     return [sys.executable, "-m", "connect4"]
 
 
-def run_step(recipe: Recipe, name: str, argv: list[str], output: Path) -> bool:
-    """Run ``connect4 ARGV`` unless ``output`` exists (resumed when its journal does);
-    record it. False when the command failed (its own message is on stderr)."""
-    if output.exists():
+def run_step(
+    recipe: Recipe, name: str, argv: list[str], output: Path, *, final: bool = True
+) -> bool:
+    """Run ``connect4 ARGV`` and record it. A dataset's ``output`` (``final``: written
+    once, complete) that exists is skipped; a run is resumed when its journal
+    (``OUT.partial``) or checkpoint (``.pt``: training, whose outputs are written at
+    every curve point, so it always runs and ends at once when its steps are done) is
+    there. False when the command failed (its own message is on stderr). Ctrl-C reaches
+    the command too: it is waited for while it keeps what it did, then raised here."""
+    if final and output.exists():
         recipe.steps.append(Step(name, argv, 0.0, str(output), skipped=True))
         print(f"{name}: {output} is there, skipped", flush=True)
         return True
@@ -91,11 +102,18 @@ def run_step(recipe: Recipe, name: str, argv: list[str], output: Path) -> bool:
     resume = ["--resume"] if partial.exists() or output.with_suffix(".pt").exists() else []
     started = time.perf_counter()
     print(f"{name}: connect4 {' '.join(argv + resume)}", flush=True)
-    done = subprocess.run([*connect4(), *argv, *resume], check=False).returncode == 0
+    child = subprocess.Popen([*connect4(), *argv, *resume])
+    try:
+        code = child.wait()
+    except KeyboardInterrupt:
+        child.wait()  # the command has the Ctrl-C too: it saves what it did, then exits
+        recipe.steps.append(Step(name, argv + resume, round(time.perf_counter() - started, 1),
+                                 str(output), interrupted=True))  # fmt: skip
+        raise
     seconds = time.perf_counter() - started
     recipe.steps.append(Step(name, argv + resume, round(seconds, 1), str(output)))
-    print(f"{name}: {'done' if done else 'FAILED'} in {seconds:.0f} s", flush=True)
-    return done
+    print(f"{name}: {'done' if code == 0 else 'FAILED'} in {seconds:.0f} s", flush=True)
+    return code == 0
 
 
 def label(recipe: Recipe, args: argparse.Namespace, out: Path) -> list[Path] | None:
@@ -140,7 +158,7 @@ def train(recipe: Recipe, args: argparse.Namespace, out: Path, files: list[Path]
             "--blocks", str(args.blocks), "--batch", str(args.batch), "--steps", str(args.steps),
             "--eval-every", str(args.eval_every), "--device", args.device,
             "--seed", str(args.seed)]  # fmt: skip
-    return run_step(recipe, "train", argv, out / "net.npz")
+    return run_step(recipe, "train", argv, out / "net.pt", final=False)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -175,12 +193,19 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     recipe = Recipe({k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()})
     started = time.perf_counter()
-    files = label(recipe, args, args.out)
-    ok = files is not None and train(recipe, args, args.out, files)
-    record = {**asdict(recipe), "seconds": round(time.perf_counter() - started, 1), "ok": ok}
-    (args.out / "recipe.json").write_text(json.dumps(record, indent=1) + "\n")
-    print(f"{'done' if ok else 'stopped'}: {args.out / 'recipe.json'}", flush=True)
-    return 0 if ok else 1
+    interrupted = False
+    try:
+        files = label(recipe, args, args.out)
+        ok = files is not None and train(recipe, args, args.out, files)
+    except KeyboardInterrupt:
+        ok, interrupted = False, True
+    seconds = round(time.perf_counter() - started, 1)
+    record = {**asdict(recipe), "seconds": seconds, "ok": ok, "interrupted": interrupted}
+    text = (json.dumps(record, indent=1) + "\n").encode()
+    atomic_write(args.out / "recipe.json", text, what="recipe record")
+    said = "done" if ok else "interrupted (run it again to go on)" if interrupted else "stopped"
+    print(f"{said}: {args.out / 'recipe.json'}", flush=True)
+    return 0 if ok else 130 if interrupted else 1
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ def recipe(out: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
-def test_the_tiny_recipe_labels_trains_exports_and_then_skips_what_it_wrote(
+def test_the_tiny_recipe_labels_trains_exports_and_then_goes_on_from_what_it_wrote(
     tmp_path: Path,
 ) -> None:
     out = tmp_path / "run"
@@ -48,7 +48,11 @@ def test_the_tiny_recipe_labels_trains_exports_and_then_skips_what_it_wrote(
     assert network.forward(np.zeros((1, 6, 7, 4), np.float32))[0].shape == (1, 7)
     player = make_player(f"net:load={out / 'net.npz'}")
     assert player.choose(Position.from_moves("4455")).move in range(7)
-    again = recipe(out)  # everything is there: every step skipped, nothing written again
+    again = recipe(out)  # the files are there: skipped; the training resumed, already done
     assert again.returncode == 0, again.stdout + again.stderr
     record = json.loads((out / "recipe.json").read_text())
-    assert all(step["skipped"] for step in record["steps"])
+    assert [step["skipped"] for step in record["steps"]] == [True] * 4 + [False]
+    assert record["steps"][-1]["argv"][-1] == "--resume"
+    again_weights = load_network(out / "net.npz")
+    for name, array in network.arrays().items():
+        assert np.array_equal(array, again_weights.arrays()[name]), name
