@@ -21,7 +21,7 @@ from connect4.core.files import FileError, atomic_write, load_arrays
 from connect4.core.position import Position
 from connect4.core.version import __version__
 from connect4.envs.board import bitboard_action_mask
-from connect4.envs.dataset.config import MAX_DATASET_BYTES, DatasetError
+from connect4.envs.dataset.config import LABELS, MAX_DATASET_BYTES, DatasetError
 from connect4.envs.dataset.sampling import Sample
 from connect4.solver.book.jobs import SCORE_NONE
 from connect4.solver.book.keys import key_array
@@ -35,8 +35,6 @@ FORMAT = 1
 """The version of the arrays' layout, saved as ``format``."""
 
 ARRAYS = ("obs", "action_mask", "scores", "value", "best", "moves", "ply", "key")
-LABELS = ("exact", "targets")
-"""The kinds of labels a file holds (its ``labels``; :attr:`Dataset.labels` says what each is)."""
 
 METADATA = ("width", "height", "rules", "seed", "plies", "book", "full", "format", "version")
 

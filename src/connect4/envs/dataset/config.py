@@ -75,11 +75,16 @@ def arrays_bytes(positions: int, width: int, height: int, most_stones: int) -> i
     return positions * per_position
 
 
+LABELS = ("exact", "targets")
+"""The kinds of labels a file holds (its ``labels``; ``Dataset.labels`` says what each is)."""
+
+
 @dataclass(frozen=True)
 class DatasetConfig:
     """The settings of a dataset run, checked when made: ``positions`` positions with
     ``plies`` stones (``None``: every ply of a game not over), ``chunk`` per task
-    (``None``: chosen by the run), ``workers`` local processes (``None``: all cores).
+    (``None``: chosen by the run), ``workers`` local processes (``None``: all cores),
+    ``labels`` one of :data:`LABELS`.
 
     A run whose arrays would not fit in a dataset file (:data:`MAX_DATASET_BYTES`,
     what :func:`load_dataset` reads) is refused; errors name the setting at fault.
@@ -102,9 +107,14 @@ board with up to 41 stones take 280,000,000,000,000 bytes of arrays, over the \
     seed: int = 0
     chunk: int | None = None
     workers: int | None = None
+    labels: str = "exact"
 
     def __post_init__(self) -> None:
         width, height = self.width, self.height
+        if self.labels not in LABELS:
+            raise DatasetError(
+                f"choose {' or '.join(LABELS)}, not {self.labels!r}", setting="labels"
+            )
         try:
             check_board_size(width, height)
             check_solver_board(width, height)

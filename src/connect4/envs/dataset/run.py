@@ -28,8 +28,8 @@ from connect4.core.journal import Journal, journal_path
 from connect4.core.limits import Limit, clock
 from connect4.core.processes import JobInterrupted, make_executor, run_chunks
 from connect4.core.progress import progress_bar
-from connect4.envs.dataset.arrays import ARRAYS, LABELS, METADATA, Dataset, label
-from connect4.envs.dataset.config import DatasetConfig, DatasetError
+from connect4.envs.dataset.arrays import ARRAYS, METADATA, Dataset, label
+from connect4.envs.dataset.config import DatasetConfig
 from connect4.envs.dataset.games import GameSampling, game_positions
 from connect4.envs.dataset.sampling import Sample, sample_positions
 from connect4.net.model import Network
@@ -231,9 +231,7 @@ def make_dataset(
     outcome (:func:`~connect4.solver.book.jobs.target_chunk`: two thirds of the nodes,
     every training target the same), ``exact`` (the default) every column exactly.
     """
-    if labels not in LABELS:
-        raise DatasetError(f"labels: choose {' or '.join(LABELS)}, not {labels!r}")
-    span = DatasetConfig(n, plies, width, height, rules, seed, chunk, workers).span
+    span = DatasetConfig(n, plies, width, height, rules, seed, chunk, workers, labels).span
     out_path = Path(out)
     check_output(out_path, what="dataset", force=force, resume=resume, ours=is_dataset_file)
     loaded, book_check = _labelling_book(book, width, height, span[0], say)
@@ -241,9 +239,8 @@ def make_dataset(
     players = None if sampling is None else (sampling, sampling.load(width, height))
     drawn = "random" if players is None else players[0].tag(players[1])
     tag = 0 if loaded is None else book_tag(loaded)
-    journal = journal_for(out_path, n, span, width, height, seed, tag, drawn, labels).open(
-        resume=resume, force=force
-    )
+    journal = journal_for(out_path, n, span, width, height, seed, tag, drawn, labels)
+    journal.open(resume=resume, force=force)
     record = journal_record(width, height)
     known: dict[int, tuple[int, ...]] = {}
     nodes = labelled = chunks = 0
