@@ -440,7 +440,8 @@ def test_cli_split_solve_prints_what_solve_prints(tmp_path: Path) -> None:
     assert refused.stderr.endswith("give --force to replace it, or another results file\n")
     forced = run_cli(*other, "--force", "--progress")
     assert forced.returncode == 0, forced.stderr
-    assert re.search(r"^[\d,]+ of [\d,]+ positions, [\d,]+ nodes; at most about [\d,]+ nodes left$",
+    line = r"^score (0|[-+]\d+)( to (0|[-+]\d+))?; [\d,]+ of [\d,]+ positions, [\d,]+ nodes; "
+    assert re.search(line + r"at most about [\d,]+ nodes left$",
                      forced.stderr, re.MULTILINE)  # fmt: skip
     assert forced.stdout == quiet.stdout
 

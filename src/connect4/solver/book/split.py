@@ -385,8 +385,12 @@ class _Run:
                 lines=self.shown.lines, stream=self.shown.stream, every=LINE_EVERY,
             ))  # fmt: skip
 
+            root = Position.from_moves(split.root, split.width, split.height)
+            root_key = bits.canonical_key(root.current + root.mask, split.width, split.height)
+
             def record(answers: list[ProbeResult]) -> bool:
-                return self._record(answers, exact, bounds, bar, known)
+                interval = intervals.lo[root_key], intervals.hi[root_key]
+                return self._record(answers, exact, bounds, bar, known, interval)
 
             search = RootSearch(graph, intervals, pool, slots, self.chunk, self.base_name,
                                 record, self.limit, table, expand=self._expand)  # fmt: skip
@@ -420,10 +424,12 @@ class _Run:
         bounds: BoundsJournal,
         bar: Advance,
         known: dict[int, tuple[int, int]],
+        interval: tuple[int, int],
     ) -> bool:
         """Take a task's answers, journaled with those of the next ``JOURNAL_EVERY``
         seconds (a killed run loses at most those, as it loses the tasks under way: they
-        are searched again); False to stop."""
+        are searched again), and show them with the root's ``interval`` of scores so far;
+        False to stop."""
         self.unwritten.extend(answers)
         if clock() - self.written >= JOURNAL_EVERY:
             self._write(exact, bounds)
@@ -436,7 +442,7 @@ class _Run:
                 self.searched.add(key)
         bar(fresh)
         self.touched += fresh
-        bar.note(_estimate(self.touched, len(self.split.tasks), self.spent))
+        bar.note(_estimate(interval, self.touched, len(self.split.tasks), self.spent))
         return self.stop_after is None or len(self.probes) < self.stop_after
 
     def _write(self, exact: SplitJournal, bounds: BoundsJournal) -> None:
@@ -479,11 +485,16 @@ class _Run:
         return score, best, columns, search.local_nodes
 
 
-def _estimate(known: int, total: int, spent: int) -> str:
-    """What is known and searched, and the nodes left were every other position needed.
+def _estimate(interval: tuple[int, int], known: int, total: int, spent: int) -> str:
+    """The root's scores still possible (the search ends when one is left), what is
+    known and searched, and the nodes left were every other position needed (a bound:
+    a search usually needs a small share of the split's positions).
 
-    >>> _estimate(2, 6, 400)
-    '2 of 6 positions, 400 nodes; at most about 800 nodes left'
+    >>> _estimate((-2, 3), 2, 6, 400)
+    'score -2 to +3; 2 of 6 positions, 400 nodes; at most about 800 nodes left'
     """
+    lo, hi = (f"{v:+d}" if v else "0" for v in interval)
+    scores = f"score {lo}" if lo == hi else f"score {lo} to {hi}"
     left = round(spent / max(known, 1) * (total - known))
-    return f"{known:,} of {total:,} positions, {spent:,} nodes; at most about {left:,} nodes left"
+    searched = f"{known:,} of {total:,} positions, {spent:,} nodes"
+    return f"{scores}; {searched}; at most about {left:,} nodes left"
