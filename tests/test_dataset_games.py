@@ -165,7 +165,9 @@ def test_cli_interrupted_while_labelling_games_resumes_to_the_same_file(
     tmp_path: Path, small_net: Path
 ) -> None:
     out = tmp_path / "k.npz"
-    args = ["dataset", "--positions", "40", "--plies", "8-16", "--width", "6", "--height", "5",
+    # 1,000 positions: about 2 s of labelling on a quiet machine, where 40 were done in
+    # half a second, before the interrupt could land
+    args = ["dataset", "--positions", "1000", "--plies", "8-16", "--width", "6", "--height", "5",
             "--book", "none", "--sampler", "games", "--network", str(tmp_path / "net.npz"),
             "--seed", "2", "--workers", "1", "--chunk", "1", "--out", str(out)]  # fmt: skip
     np.savez(tmp_path / "net.npz", **Network.random(6, 5, channels=4, blocks=1).arrays())
@@ -177,7 +179,7 @@ def test_cli_interrupted_while_labelling_games_resumes_to_the_same_file(
     assert resumed.returncode == 0, resumed.stderr
     summary = json.loads(resumed.stdout)
     assert summary["from_journal"] >= 3
-    assert summary["from_journal"] + summary["labelled"] == 40
+    assert summary["from_journal"] + summary["labelled"] == 1000
     assert run_cli(*args[:-1], str(tmp_path / "w.npz")).returncode == 0
     whole = load_dataset(tmp_path / "w.npz")
     for name, array in whole.arrays().items():
