@@ -274,7 +274,9 @@ def test_resume_refuses_another_runs_journal_and_a_run_refuses_an_unfinished_one
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT])
 def test_cli_killed_mid_run_resumes_to_the_uninterrupted_file(tmp_path: Path, how: int) -> None:
     out = tmp_path / "k.npz"
-    args = ["dataset", "--positions", "40", "--plies", "6-12", "--width", "6", "--height", "5",
+    # 400 positions: enough labelling left after the third record on a quiet machine (40
+    # were done a tenth of a second after it, a race with the interrupt)
+    args = ["dataset", "--positions", "400", "--plies", "6-12", "--width", "6", "--height", "5",
             "--book", "none", "--seed", "11", "--workers", "1", "--chunk", "1",
             "--out", str(out)]  # fmt: skip
     journal = tmp_path / "k.npz.partial"
@@ -289,8 +291,8 @@ def test_cli_killed_mid_run_resumes_to_the_uninterrupted_file(tmp_path: Path, ho
     assert resumed.returncode == 0, resumed.stderr
     summary = json.loads(resumed.stdout)
     assert summary["from_journal"] >= 3
-    assert summary["from_journal"] + summary["labelled"] == summary["positions"] == 40
-    whole = build(40, (6, 12), tmp_path / "w.npz", width=6, height=5, book="none", seed=11)
+    assert summary["from_journal"] + summary["labelled"] == summary["positions"] == 400
+    whole = build(400, (6, 12), tmp_path / "w.npz", width=6, height=5, book="none", seed=11)
     for name, array in whole.arrays().items():
         assert np.array_equal(array, load_dataset(out).arrays()[name]), name
     assert not journal.exists()
