@@ -52,6 +52,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -161,26 +162,52 @@ def train(recipe: Recipe, args: argparse.Namespace, out: Path, files: list[Path]
     return run_step(recipe, "train", argv, out / "net.pt", final=False)
 
 
+def _at_least(least: float, kind: type[int] | type[float] = int) -> Callable[[str], float]:
+    """An argparse type: a number of ``kind`` at least ``least``."""
+
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, not {text!r}") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be at least {least:g}, not {text}")
+        return value
+
+    return parse
+
+
+def _share(text: str) -> float:
+    """An argparse type: a share from 0 to 1."""
+    value = _at_least(0.0, float)(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"must be a share from 0 to 1, not {text}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
+    count, positive = _at_least(0), _at_least(1)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="the folder for every file")
-    parser.add_argument("--device", default="auto", help="cpu, cuda or auto (default)")
-    parser.add_argument("--workers", type=int, default=0, help="labelling processes (all cores)")
-    parser.add_argument("--early", type=int, default=200_000, help="positions of 0-11 stones")
-    parser.add_argument("--late", type=int, default=300_000, help="positions of 17-41 stones")
-    parser.add_argument("--middle", type=int, default=200_000, help="positions of 12-20 stones")
-    parser.add_argument("--middle-file", type=int, default=20_000, help="middle positions a file")
-    parser.add_argument("--middle-seconds", type=float, default=300.0,
+    parser.add_argument("--device", default="auto", choices=("cpu", "cuda", "auto"),
+                        help="cpu, cuda or auto (default)")  # fmt: skip
+    parser.add_argument("--workers", type=count, default=0, help="labelling processes (all cores)")
+    parser.add_argument("--early", type=count, default=200_000, help="positions of 0-11 stones")
+    parser.add_argument("--late", type=count, default=300_000, help="positions of 17-41 stones")
+    parser.add_argument("--middle", type=count, default=200_000, help="positions of 12-20 stones")
+    parser.add_argument("--middle-file", type=positive, default=20_000,
+                        help="middle positions a file")  # fmt: skip
+    parser.add_argument("--middle-seconds", type=_at_least(0.0, float), default=300.0,
                         help="no new middle file after this many seconds of them")  # fmt: skip
-    parser.add_argument("--steps", type=int, default=20_000)
+    parser.add_argument("--steps", type=positive, default=20_000)
     # the shipped tower: 800 playouts a move took 0.53-0.64 s on one core here, against
     # 0.89-1.05 s for 64x4 and 1.2-1.6 s for 64x6 (the player's goal: within 1 s)
-    parser.add_argument("--channels", type=int, default=48)
-    parser.add_argument("--blocks", type=int, default=4)
-    parser.add_argument("--batch", type=int, default=512)
-    parser.add_argument("--eval-every", type=int, default=1000)
-    parser.add_argument("--keep-wins-at-once", type=float, default=0.05)
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--channels", type=positive, default=48)
+    parser.add_argument("--blocks", type=positive, default=4)
+    parser.add_argument("--batch", type=positive, default=512)
+    parser.add_argument("--eval-every", type=positive, default=1000)
+    parser.add_argument("--keep-wins-at-once", type=_share, default=0.05)
+    parser.add_argument("--seed", type=count, default=1)
     tiny = "a check of every step: a few hundred positions, 20 steps, the CPU"
     parser.add_argument("--tiny", action="store_true", help=tiny)
     args = parser.parse_args(argv)
@@ -190,7 +217,12 @@ def main(argv: list[str] | None = None) -> int:
         args.device, args.workers = "cpu", args.workers or 1
     if shutil.which("nvidia-smi") is None and args.device == "cuda":
         print("note: no nvidia-smi here; connect4 train says whether CUDA is there", flush=True)
-    args.out.mkdir(parents=True, exist_ok=True)
+    if args.out.exists() and not args.out.is_dir():
+        parser.error(f"--out: {args.out} is not a folder")
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        parser.error(f"--out: cannot make the folder {args.out}: {error.strerror}")
     recipe = Recipe({k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()})
     started = time.perf_counter()
     interrupted = False

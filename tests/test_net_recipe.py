@@ -20,11 +20,40 @@ from tests.cli_helpers import BENCHMARKS
 pytest.importorskip("torch")
 
 
-def recipe(out: Path) -> subprocess.CompletedProcess[str]:
+def recipe(out: Path, *options: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, str(BENCHMARKS / "net_recipe.py"), "--out", str(out), "--tiny"],
+        [sys.executable, str(BENCHMARKS / "net_recipe.py"), "--out", str(out), *options],
         capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--steps", "-1"], "argument --steps: must be at least 1, not -1"),
+        (["--batch", "x"], "argument --batch: expected a number, not 'x'"),
+        (["--middle-seconds", "-5"], "argument --middle-seconds: must be at least 0, not -5"),
+        (["--keep-wins-at-once", "2"], "--keep-wins-at-once: must be a share from 0 to 1, not 2"),
+        (["--device", "tpu"], "argument --device: invalid choice: 'tpu'"),
+    ],
+)
+def test_bad_options_are_refused_before_any_work(
+    tmp_path: Path, options: list[str], message: str
+) -> None:
+    """Hours of labelling must not run before ``connect4 train`` refuses a setting."""
+    out = tmp_path / "run"
+    done = recipe(out, *options)
+    assert done.returncode == 2 and message in done.stderr.splitlines()[-1], done.stderr
+    assert "Traceback" not in done.stderr
+    assert not out.exists()
+
+
+def test_an_out_that_is_a_file_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "file"
+    out.write_text("kept\n")
+    done = recipe(out, "--tiny")
+    assert done.returncode == 2 and f"--out: {out} is not a folder" in done.stderr, done.stderr
+    assert out.read_text() == "kept\n"
 
 
 @pytest.mark.slow
@@ -32,7 +61,7 @@ def test_the_tiny_recipe_labels_trains_exports_and_then_goes_on_from_what_it_wro
     tmp_path: Path,
 ) -> None:
     out = tmp_path / "run"
-    first = recipe(out)
+    first = recipe(out, "--tiny")
     assert first.returncode == 0, first.stdout + first.stderr
     record = json.loads((out / "recipe.json").read_text())
     names = [step["name"] for step in record["steps"]]
@@ -48,7 +77,8 @@ def test_the_tiny_recipe_labels_trains_exports_and_then_goes_on_from_what_it_wro
     assert network.forward(np.zeros((1, 6, 7, 4), np.float32))[0].shape == (1, 7)
     player = make_player(f"net:load={out / 'net.npz'}")
     assert player.choose(Position.from_moves("4455")).move in range(7)
-    again = recipe(out)  # the files are there: skipped; the training resumed, already done
+    # the files are there: skipped; the training resumed, already done
+    again = recipe(out, "--tiny")
     assert again.returncode == 0, again.stdout + again.stderr
     record = json.loads((out / "recipe.json").read_text())
     assert [step["skipped"] for step in record["steps"]] == [True] * 4 + [False]
