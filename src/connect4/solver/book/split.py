@@ -385,8 +385,7 @@ class _Run:
                 lines=self.shown.lines, stream=self.shown.stream, every=LINE_EVERY,
             ))  # fmt: skip
 
-            root = Position.from_moves(split.root, split.width, split.height)
-            root_key = bits.canonical_key(root.current + root.mask, split.width, split.height)
+            _, root_key = self._root()
 
             def record(answers: list[ProbeResult]) -> bool:
                 interval = intervals.lo[root_key], intervals.hi[root_key]
@@ -459,10 +458,14 @@ class _Run:
                 [answer for answer in answers if answer[1] != answer[2] or answer[0] not in tasks]
             )
 
-    def _answer(self, search: RootSearch) -> tuple[int, int, list[int | None] | None, int]:
+    def _root(self) -> tuple[Position, int]:
+        """The split's root and its canonical key."""
         split = self.split
         root = Position.from_moves(split.root, split.width, split.height)
-        root_key = bits.canonical_key(root.current + root.mask, root.width, root.height)
+        return root, bits.canonical_key(root.current + root.mask, split.width, split.height)
+
+    def _answer(self, search: RootSearch) -> tuple[int, int, list[int | None] | None, int]:
+        root, root_key = self._root()
         score = search.score(root_key)
         iv = search.intervals
         best = next(
