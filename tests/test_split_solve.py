@@ -10,8 +10,9 @@ import signal
 import subprocess
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,6 +55,11 @@ def in_threads(
             moves, width, height, split_ply=split_ply, executor=pool, progress=False,
             **options,  # type: ignore[arg-type]
         )  # fmt: skip
+
+
+# The columns' exact scores after 4444 on 7x6 (the opening book's, checked in the killed
+# client's test): seconds of split work, so a kill always finds it running.
+AFTER_4444 = [-2, -2, -2, 1, -2, -2, -2]
 
 
 def windows(results: Path) -> int:
@@ -189,18 +195,33 @@ def test_a_stopped_split_resumes_without_searching_anything_twice(tmp_path: Path
     assert (last.probes, last.column_scores) == (0, columns.column_scores)
 
 
+class StopAfterTasks(ThreadPoolExecutor):
+    """One thread that stops ``limit`` once ``tasks`` of its tasks have finished: a stop
+    in the middle of a run whatever the machine's speed (a watcher thread polling the
+    journal raced with a run that ended in a third of a second)."""
+
+    def __init__(self, limit: Limit, tasks: int) -> None:
+        super().__init__(1)
+        self.limit, self.left = limit, tasks
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+        def run() -> Any:
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.left -= 1  # (one thread: no race)
+                if self.left <= 0:
+                    self.limit.stop()
+
+        return super().submit(run)
+
+
 def test_a_stop_flag_keeps_the_finished_tasks(tmp_path: Path) -> None:
     results = tmp_path / "r.c4book"
     limit = Limit()
-
-    def stop_when_working() -> None:
-        while windows(results) < 5:
-            threading.Event().wait(0.01)
-        limit.stop()
-
-    threading.Thread(target=stop_when_working, daemon=True).start()
-    with pytest.raises(SplitInterrupted) as caught:
-        in_threads("", 6, 5, 6, results=results, limit=limit)
+    with StopAfterTasks(limit, 5) as pool, pytest.raises(SplitInterrupted) as caught:
+        split_solve("", 6, 5, split_ply=6, executor=pool, progress=False, direct_nodes=0,
+                    results=results, limit=limit)  # fmt: skip
     kept = windows(results)
     assert caught.value.done == kept >= 5
     report = in_threads("", 6, 5, 6, results=results)
@@ -292,7 +313,11 @@ def test_the_results_of_another_split_are_refused_unless_forced(tmp_path: Path) 
 def test_a_killed_client_reruns_to_the_right_answer(tmp_path: Path) -> None:
     results = tmp_path / "r.c4book"
     journal = tmp_path / "r.c4book.partial"
-    args = ["solve", "", "--width", "6", "--height", "5", "--split-ply", "6", "--no-book",
+    # Seconds of work (a 6x5 board was done in a third of a second, and could end before
+    # the kill came).
+    booked = run_cli("solve", "4444", "-a", timeout=120)
+    assert booked.stdout == f"4444 {' '.join(map(str, AFTER_4444))}\n", booked.stderr
+    args = ["solve", "4444", "--split-ply", "8", "--no-book",
             "--workers", "1", "--results", str(results), "-a"]  # fmt: skip
     process = subprocess.Popen(
         [sys.executable, "-m", "connect4", *args],
@@ -307,8 +332,7 @@ def test_a_killed_client_reruns_to_the_right_answer(tmp_path: Path) -> None:
     assert kept >= 20 and not results.exists()
     rerun = run_cli(*args, timeout=300)
     assert rerun.returncode == 0, rerun.stderr
-    expected = " ".join("-" if s is None else str(s) for s in unsplit("", 6, 5))
-    assert rerun.stdout == f" {expected}\n"
+    assert rerun.stdout == booked.stdout
     known = re.search(r"([\d,]+) known from earlier runs", rerun.stderr)
     assert known and int(known[1].replace(",", "")) > 0
     assert results.exists() and not journal.exists()
@@ -403,7 +427,7 @@ def test_a_killed_dask_worker_loses_only_its_task(tmp_path: Path) -> None:
         for _ in range(2):  # the cluster reruns the lost task; should it give up, a rerun
             try:
                 reports.append(split_solve(
-                    "2233", 6, 5, split_ply=8, scheduler=cluster.scheduler_address,
+                    "4444", 7, 6, split_ply=8, scheduler=cluster.scheduler_address,
                     results=results, progress=False, analyze=True, direct_nodes=0,
                 ))  # fmt: skip
                 break
@@ -413,9 +437,9 @@ def test_a_killed_dask_worker_loses_only_its_task(tmp_path: Path) -> None:
         killer.join(timeout=60)
     report = reports[-1]
     assert killed == pids[:1]
-    assert report.column_scores == unsplit("2233", 6, 5)
-    assert report.tasks == 297 and report.searched + report.resumed > 10
-    assert not journal.exists() and Book.load(results).meta["score"] == 12
+    assert report.column_scores == AFTER_4444
+    assert report.tasks == 450 and report.searched + report.resumed > 10
+    assert not journal.exists() and Book.load(results).meta["score"] == 1
 
 
 # ---------------------------------------------------------------- the command line
