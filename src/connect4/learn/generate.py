@@ -21,7 +21,6 @@ the games, each position once.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -34,13 +33,13 @@ from connect4.core.files import check_output
 from connect4.core.games import Board
 from connect4.core.journal import Journal, journal_path
 from connect4.core.limits import Limit, clock
-from connect4.core.processes import JobInterrupted, make_executor, run_chunks
+from connect4.core.processes import JobInterrupted, run_chunks
 from connect4.core.progress import progress_bar
 from connect4.learn.collection import CollectionError, read_games
 from connect4.learn.mining import DEFAULT_LEVELS, MiningError, mine_game, self_play_game
 from connect4.learn.puzzlefile import is_puzzle_file, write_puzzles
 from connect4.learn.puzzles import Puzzle, PuzzleError
-from connect4.solver import fresh_worker
+from connect4.solver import job_pool
 
 __all__ = ["MAX_SELF_PLAY", "MINER", "GenerateReport", "generate_puzzles", "select_puzzles"]
 
@@ -180,10 +179,11 @@ def generate_puzzles(
 
         chunks = [(board.width, board.height, todo[i : i + chunk], list(levels), seed)
                   for i in range(0, len(todo), chunk)]  # fmt: skip
-        with contextlib.ExitStack() as stack:
-            pool = executor or stack.enter_context(make_executor(workers, scheduler, fresh_worker))
-            with progress_bar(progress, len(tasks), resumed, "mining", "games") as advance:
-                complete = run_chunks(pool, mine_chunk, chunks, finished, limit)
+        with (
+            job_pool(executor, workers, scheduler) as pool,
+            progress_bar(progress, len(tasks), resumed, "mining", "games") as advance,
+        ):
+            complete = run_chunks(pool, mine_chunk, chunks, finished, limit)
     except BaseException:
         if not found:
             journal.remove()

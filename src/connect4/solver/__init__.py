@@ -46,6 +46,7 @@ from connect4.solver.shared import (
     best_move,
     forget_thread_solvers,
     fresh_worker,
+    job_pool,
     solve,
     solver_for,
 )
@@ -68,6 +69,7 @@ __all__ = [
     "check_threads",
     "forget_thread_solvers",
     "fresh_worker",
+    "job_pool",
     "kernel_ready",
     "pick_best",
     "position_key",

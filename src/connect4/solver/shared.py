@@ -23,11 +23,14 @@ an error). Threads search in parallel without sharing a table.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 from collections import OrderedDict
+from concurrent.futures import Executor
 
 from connect4.core.position import Position
+from connect4.core.processes import make_executor
 from connect4.solver.checks import DEFAULT_BOOK, DEFAULT_TT_MEGABYTES, BookArrays
 from connect4.solver.solver import Solver
 
@@ -36,6 +39,7 @@ __all__ = [
     "analyze",
     "best_move",
     "forget_thread_solvers",
+    "job_pool",
     "solve",
     "solver_for",
 ]
@@ -118,6 +122,19 @@ def fresh_worker() -> None:
 
     forget_thread_solvers()
     TABLES.clear()
+
+
+def job_pool(
+    executor: Executor | None, workers: int | None, scheduler: str | None
+) -> contextlib.AbstractContextManager[Executor]:
+    """Where a job of solver tasks runs: the caller's ``executor`` when given (left open
+    for it), else a pool of ``workers`` (or a Dask cluster's, ``scheduler``) made by the
+    one pool factory (:func:`connect4.core.processes.make_executor`), each local worker
+    started by :func:`fresh_worker`. Enter it before the progress bar, so the workers
+    fork before the bar's thread starts."""
+    if executor is not None:
+        return contextlib.nullcontext(executor)
+    return make_executor(workers, scheduler, fresh_worker)
 
 
 def solve(position: Position, *, weak: bool = False) -> int:

@@ -13,12 +13,11 @@ write the file once, complete (:func:`make_dataset`, ``connect4 dataset``).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import struct
 from collections.abc import Callable
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
@@ -26,14 +25,14 @@ from connect4.core.bits import fits_word
 from connect4.core.files import check_output
 from connect4.core.journal import Journal, journal_path
 from connect4.core.limits import Limit, clock
-from connect4.core.processes import JobInterrupted, make_executor, run_chunks
-from connect4.core.progress import progress_bar
+from connect4.core.processes import JobInterrupted, run_chunks
+from connect4.core.progress import Advance, progress_bar
 from connect4.envs.dataset.arrays import ARRAYS, METADATA, Dataset, label
 from connect4.envs.dataset.config import DatasetConfig
 from connect4.envs.dataset.games import GameSampling, game_positions
 from connect4.envs.dataset.sampling import Sample, sample_positions
 from connect4.net.model import Network
-from connect4.solver import fresh_worker
+from connect4.solver import job_pool
 from connect4.solver.book import Book
 from connect4.solver.book.build import WideRecord, book_tag, spot_check
 from connect4.solver.book.jobs import DEFAULT_CHUNK, analyze_chunk, target_chunk
@@ -171,14 +170,36 @@ def _chunk_size(chunk: int | None, workers: int | None, todo: int) -> int:
     return max(1, min(DEFAULT_CHUNK, todo // (4 * cores)))
 
 
-def _replay(journal: Journal, record: struct.Struct, known: dict[int, tuple[int, ...]]) -> int:
-    """Put the journal's labels into ``known``; the nodes they took."""
-    nodes = 0
-    for data in journal.records():
-        key, *scores, count = record.unpack(data)
-        known[key] = tuple(scores)
-        nodes += count
-    return nodes
+@dataclass
+class _Labels:
+    """A run's labels: those journalled before it (:meth:`replay`) and those its chunks
+    bring (:meth:`take`, which journals them), with the nodes they took."""
+
+    journal: Journal
+    record: struct.Struct
+    stop_after: int | None  # chunks taken before stopping (for tests)
+    known: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    nodes: int = 0
+    labelled: int = 0
+    chunks: int = 0
+
+    def replay(self) -> None:
+        """Put the journal's labels into :attr:`known`."""
+        for data in self.journal.records():
+            key, *scores, count = self.record.unpack(data)
+            self.known[key] = tuple(scores)
+            self.nodes += count
+
+    def take(self, results: list[tuple[int, tuple[int, ...], int]], advance: Advance) -> bool:
+        """Journal and keep a chunk's labels; False once ``stop_after`` chunks are in."""
+        self.journal.append([self.record.pack(key, *scores, n) for key, scores, n in results])
+        for key, scores, count in results:
+            self.known[key] = scores
+            self.nodes += count
+        self.labelled += len(results)
+        self.chunks += 1
+        advance(len(results))
+        return self.stop_after is None or self.chunks < self.stop_after
 
 
 CHUNK_WORK = {"exact": analyze_chunk, "targets": target_chunk}
@@ -241,49 +262,35 @@ def make_dataset(
     tag = 0 if loaded is None else book_tag(loaded)
     journal = journal_for(out_path, n, span, width, height, seed, tag, drawn, labels)
     journal.open(resume=resume, force=force)
-    record = journal_record(width, height)
-    known: dict[int, tuple[int, ...]] = {}
-    nodes = labelled = chunks = 0
+    done = _Labels(journal, journal_record(width, height), stop_after)
     try:
-        nodes = _replay(journal, record, known)
+        done.replay()
         started = clock()
         sample, game = _draw(n, span, (width, height, seed), players, progress)
         keys = sample.keys().tolist()
         todo = [(moves, g) for moves, key, g in zip(sample.moves, keys, game, strict=True)
-                if key not in known]  # fmt: skip
+                if key not in done.known]  # fmt: skip
         resumed = n - len(todo)
-
-        def finished(results: list[tuple[int, tuple[int, ...], int]]) -> bool:
-            nonlocal labelled, chunks, nodes
-            journal.append([record.pack(key, *scores, count) for key, scores, count in results])
-            for key, scores, count in results:
-                known[key] = scores
-                nodes += count
-            labelled += len(results)
-            chunks += 1
-            advance(len(results))
-            return stop_after is None or chunks < stop_after
-
         tasks = _tasks(todo, _chunk_size(chunk, workers, len(todo)), width, height, spec)
-        with contextlib.ExitStack() as stack:
-            pool = (
-                executor
-                if executor is not None
-                else stack.enter_context(make_executor(workers, scheduler, fresh_worker))
-            )  # the workers start before the bar's thread
-            with progress_bar(progress, n, resumed, "labelling") as advance:
-                complete = run_chunks(pool, CHUNK_WORK[labels], tasks, finished, limit)
+        with (
+            job_pool(executor, workers, scheduler) as pool,
+            progress_bar(progress, n, resumed, "labelling") as advance,
+        ):
+            complete = run_chunks(pool, CHUNK_WORK[labels], tasks,
+                                  lambda results: done.take(results, advance), limit)  # fmt: skip
     except BaseException:
-        if not known:  # nothing to resume: leave no journal behind
+        if not done.known:  # nothing to resume: leave no journal behind
             journal.remove()
         raise
     finally:
         journal.close()
     if not complete:
-        raise JobInterrupted(journal.path, labelled, "dataset")
-    dataset = label(sample, [known[key] for key in keys], seed=seed, plies=span,
+        raise JobInterrupted(journal.path, done.labelled, "dataset")
+    dataset = label(sample, [done.known[key] for key in keys], seed=seed, plies=span,
                     book=spec or "none", sampler=drawn, labels=labels)  # fmt: skip
     dataset.save(out_path)
     journal.remove()
     seconds = clock() - started
-    return DatasetReport(dataset, labelled, resumed, nodes, seconds, book_check, journal.damaged)
+    return DatasetReport(
+        dataset, done.labelled, resumed, done.nodes, seconds, book_check, journal.damaged
+    )

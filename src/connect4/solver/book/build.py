@@ -36,7 +36,6 @@ disagreement stops the build (:func:`spot_check`).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import struct
 import zlib
@@ -55,9 +54,9 @@ from connect4.core.files import check_output
 from connect4.core.journal import Journal as JobJournal, journal_path
 from connect4.core.limits import Limit, clock
 from connect4.core.position import Position
-from connect4.core.processes import JobInterrupted, make_executor, run_chunks
+from connect4.core.processes import JobInterrupted, run_chunks
 from connect4.core.progress import progress_bar
-from connect4.solver import BookArrays, Solver, fresh_worker, solver_for
+from connect4.solver import BookArrays, Solver, job_pool, solver_for
 from connect4.solver.book.format import BookError, is_book_file
 from connect4.solver.book.jobs import DEFAULT_CHUNK, worker_book
 from connect4.solver.book.keys import canonical_key, key_array, key_plies
@@ -498,22 +497,12 @@ def build_book(
     that many chunks: for tests.
     """
     width, height, plies, chunk = config.width, config.height, config.plies, config.chunk
-    base_book = config.base_book
     out_path = Path(out)
     check_output(out_path, what="book", force=force, resume=resume, ours=is_book_file)
     journal = Journal(journal_path(out_path), width, height, plies)
     journal.on_disk().check(resume=resume, force=force)  # before any work
     levels = enumerate_levels(width, height, plies)
-    base = base_book_for(base_book, width, height, plies)
-    base_check = None
-    if base is None:
-        base_book = None
-    else:
-        assert base_book is not None
-        base_check = spot_check(base, base_book, deeper_than=plies)
-        journal.base_tag = book_tag(base)
-        if say is not None:
-            say(base_check.summary())
+    base_book, base_check = _checked_base(config, journal, say)
     started = clock()
     fresh = not (resume and journal.path.exists())
     journal.open(resume, force)
@@ -534,32 +523,17 @@ def build_book(
             return stop_after is None or chunks_done < stop_after
 
         for ply in range(plies, -1, -1):
-            todo = [moves for key, moves in levels[ply].items() if key not in journal.scores]
-            if not todo:
-                continue
-            if ply == plies:
-                book: ChunkBook | str | None = base_book
-            else:
-                below = sorted(levels[ply + 1])
-                keys = key_array(below, width, height)
-                values = np.array([journal.scores[k] for k in below], dtype=np.int8)
-                book = ChunkBook(ply + 1, keys, values)
-            tasks = [(width, height, todo[i : i + chunk], book) for i in range(0, len(todo), chunk)]
-            if not run_chunks(pool, solve_chunk, tasks, finished, limit):
+            tasks = _level_tasks(levels, ply, journal, base_book, chunk)
+            if tasks and not run_chunks(pool, solve_chunk, tasks, finished, limit):
                 return False
         return True
 
     try:
-        with contextlib.ExitStack() as stack:
-            pool = (
-                executor
-                if executor is not None
-                else stack.enter_context(
-                    make_executor(config.workers, config.scheduler, fresh_worker)
-                )
-            )  # the workers start before the bar's thread
-            with progress_bar(progress, total, resumed) as advance:
-                finished = run(pool, advance)
+        with (
+            job_pool(executor, config.workers, config.scheduler) as pool,
+            progress_bar(progress, total, resumed) as advance,
+        ):
+            finished = run(pool, advance)
     except BaseException:
         if fresh and not journal.scores and journal.file is not None:  # nothing to resume
             journal.file.remove()
@@ -575,6 +549,43 @@ def build_book(
     return BuildReport(
         book_out, solved, resumed, journal.nodes, seconds, base_check, journal.damaged
     )
+
+
+def _checked_base(
+    config: BuildConfig, journal: Journal, say: Callable[[str], None] | None
+) -> tuple[str | None, BaseBookCheck | None]:
+    """The base book's name and its spot check (``None, None`` without one), its tag
+    given to ``journal`` (a resumed build must read the same base) and the check's
+    summary to ``say``."""
+    base = base_book_for(config.base_book, config.width, config.height, config.plies)
+    if base is None:
+        return None, None
+    assert config.base_book is not None
+    base_check = spot_check(base, config.base_book, deeper_than=config.plies)
+    journal.base_tag = book_tag(base)
+    if say is not None:
+        say(base_check.summary())
+    return config.base_book, base_check
+
+
+def _level_tasks(
+    levels: list[dict[int, str]], ply: int, journal: Journal, base_book: str | None, chunk: int
+) -> list[tuple[int, int, list[str], ChunkBook | str | None]]:
+    """The chunks of the level at ``ply`` not yet journalled, each with the book its
+    searches read: the base book below the deepest level, else the level below's
+    journalled scores (solved before it)."""
+    width, height = journal.width, journal.height
+    todo = [moves for key, moves in levels[ply].items() if key not in journal.scores]
+    if not todo:
+        return []
+    if ply == journal.plies:
+        book: ChunkBook | str | None = base_book
+    else:
+        below = sorted(levels[ply + 1])
+        keys = key_array(below, width, height)
+        values = np.array([journal.scores[k] for k in below], dtype=np.int8)
+        book = ChunkBook(ply + 1, keys, values)
+    return [(width, height, todo[i : i + chunk], book) for i in range(0, len(todo), chunk)]
 
 
 def finished_book(journal: Journal, levels: list[dict[int, str]], base_book: str | None) -> Book:

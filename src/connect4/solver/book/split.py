@@ -48,9 +48,9 @@ from connect4.core.files import check_output
 from connect4.core.journal import journal_path
 from connect4.core.limits import Limit, clock
 from connect4.core.position import Position
-from connect4.core.processes import START_METHOD, JobInterrupted, make_executor
+from connect4.core.processes import START_METHOD, JobInterrupted
 from connect4.core.progress import Advance, progress_bar
-from connect4.solver import Solver, fresh_worker
+from connect4.solver import Solver, job_pool
 from connect4.solver.book.build import base_book_for, book_tag
 from connect4.solver.book.format import BookError, is_book_file
 from connect4.solver.book.splitlist import (
@@ -377,9 +377,7 @@ class _Run:
             table = None  # local workers forked from here search one table together
             if self.executor is None and self.scheduler is None and START_METHOD == "fork":
                 table = stack.enter_context(shared_table(split.width, split.height, slots))
-            pool = self.executor or stack.enter_context(
-                make_executor(self.workers, self.scheduler, fresh_worker)
-            )
+            pool = stack.enter_context(job_pool(self.executor, self.workers, self.scheduler))
             bar = stack.enter_context(progress_bar(
                 self.shown.show, len(split.tasks), done_before, "searching", "pos",
                 lines=self.shown.lines, stream=self.shown.stream, every=LINE_EVERY,
