@@ -105,6 +105,8 @@ _INLINE = frozenset(
         "back_up",
         "gather_moves",
         "move_first",
+        "node_key",
+        "probe_entry",
         "extend_pv",
         "mask_at",
         "span",

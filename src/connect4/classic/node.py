@@ -474,30 +474,19 @@ def search_node(
         opp = last if maximizing else cur
         return evaluate(own, opp, maximizing, params, directions, weights, cells, lines)
     count = gather_moves(mask, ply, ttt, height, heights, params, order, movebuf)
-    # the games' own keys (Position.key, TicTacToe.key: X's cells, O's above them),
-    # so both engines fill the same slots and count the same nodes
-    key = cur + mask
-    if ttt:
-        key = (cur | (last << 9)) if (stones & 1) == 0 else (last | (cur << 9))
+    key = node_key(cur, last, mask, stones, ttt)
     slot = 0
     alpha0 = alpha
     beta0 = beta
     use_tt = params[P_USE_TT] == 1
     if use_tt:
         slot = table_slot(key)
-        if table_holds(tt_key, slot, key) and (tt_data[slot] >> 32) == params[P_GEN]:
-            data = tt_data[slot]
-            stored = tt_value[slot]
-            best_move = ((data >> 24) & 0xFF) - 1
-            if data & 0xFFFF == depth:
-                st[S_TT_HITS] += 1
-                hit, alpha, beta = use_entry((data >> 16) & 0xFF, stored, alpha, beta)
-                if hit or alpha >= beta:
-                    if best_move >= 0:
-                        pv[ply, 0] = best_move
-                        pvlen[ply] = 1
-                    return int(stored)
-            move_first(best_move, ply, count, movebuf)  # the table's move first
+        hit, stored, alpha, beta = probe_entry(
+            key, slot, depth, ply, count, alpha, beta, params, st, tt_key, tt_data, tt_value,
+            movebuf, pv, pvlen,
+        )  # fmt: skip
+        if hit:
+            return stored
     prune = params[P_PRUNE] == 1
     best: float = -INF if maximizing else INF
     best_move = -1
@@ -531,3 +520,50 @@ def search_node(
         tt_data[slot] = depth | (flag << 16) | ((best_move + 1) << 24) | (params[P_GEN] << 32)
         tt_value[slot] = best
     return best
+
+
+def node_key(cur: int, last: int, mask: int, stones: int, ttt: bool) -> int:
+    """A node's table key: the game's own key (``Position.key``; ``TicTacToe.key``: X's
+    cells, O's above them), so both engines fill the same slots and count the same
+    nodes."""
+    if ttt:
+        return (cur | (last << 9)) if (stones & 1) == 0 else (last | (cur << 9))
+    return cur + mask
+
+
+def probe_entry(
+    key: int,
+    slot: int,
+    depth: int,
+    ply: int,
+    count: int,
+    alpha: float,
+    beta: float,
+    params: Array,
+    st: Array,
+    tt_key: Array,
+    tt_data: Array,
+    tt_value: Array,
+    movebuf: Array,
+    pv: Array,
+    pvlen: Array,
+) -> tuple[bool, float, float, float]:
+    """The node's table entry (``key`` in ``slot``) applied: ``(answered, value, alpha,
+    beta)``. An entry of this search and depth may answer the node (its move then the
+    principal variation) or narrow the window; an entry of this search puts its move
+    first among the ``count`` moves of ``movebuf[ply]``."""
+    if not table_holds(tt_key, slot, key) or (tt_data[slot] >> 32) != params[P_GEN]:
+        return False, 0, alpha, beta
+    data = tt_data[slot]
+    stored = tt_value[slot]
+    best_move = ((data >> 24) & 0xFF) - 1
+    if data & 0xFFFF == depth:
+        st[S_TT_HITS] += 1
+        hit, alpha, beta = use_entry((data >> 16) & 0xFF, stored, alpha, beta)
+        if hit or alpha >= beta:
+            if best_move >= 0:
+                pv[ply, 0] = best_move
+                pvlen[ply] = 1
+            return True, int(stored), alpha, beta
+    move_first(best_move, ply, count, movebuf)  # the table's move first
+    return False, 0, alpha, beta
