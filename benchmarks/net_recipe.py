@@ -223,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         parser.error(f"--out: cannot make the folder {args.out}: {error.strerror}")
+    if (args.out / "recipe.json").is_dir():  # written last: the run would end with no record
+        parser.error(f"--out: {args.out / 'recipe.json'} is a folder; the run's record goes there")
     recipe = Recipe({k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()})
     started = time.perf_counter()
     interrupted = False

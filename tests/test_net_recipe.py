@@ -56,6 +56,17 @@ def test_an_out_that_is_a_file_is_refused(tmp_path: Path) -> None:
     assert out.read_text() == "kept\n"
 
 
+def test_a_folder_where_the_record_goes_is_refused_before_any_work(tmp_path: Path) -> None:
+    """The record is written last: a folder in its place used to end hours of work with
+    a traceback and no record."""
+    out = tmp_path / "run"
+    (out / "recipe.json").mkdir(parents=True)
+    done = recipe(out, "--tiny")
+    assert done.returncode == 2, done.stderr
+    assert f"--out: {out / 'recipe.json'} is a folder" in done.stderr, done.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["recipe.json"]  # nothing labelled
+
+
 @pytest.mark.slow
 def test_the_tiny_recipe_labels_trains_exports_and_then_goes_on_from_what_it_wrote(
     tmp_path: Path,
