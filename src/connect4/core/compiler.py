@@ -44,6 +44,7 @@ from numba.extending import intrinsic, register_model
 __all__ = [
     "Dispatcher",
     "UInt128",
+    "bit_length",
     "cache_is_warm",
     "compile_signature",
     "cycles",
@@ -98,6 +99,17 @@ def popcount(typingctx, x):  # type: ignore[no-untyped-def]
         return builder.trunc(count, I64) if width > 64 else builder.zext(count, I64)
 
     return types.uint64(x), codegen
+
+
+@intrinsic
+def bit_length(typingctx, x):  # type: ignore[no-untyped-def]
+    """The bit length of a ``uint64`` (64 minus LLVM's ``ctlz``), as ``uint64``."""
+
+    def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
+        zeros = builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0))
+        return builder.sub(ir.Constant(I64, 64), zeros)
+
+    return types.uint64(types.uint64), codegen
 
 
 @intrinsic

@@ -115,7 +115,7 @@ BOOK_PLIES = 9  # probe the book at ply <= this
 OPT_SYM = 10  # 1: mirror positions share a table entry
 OPT_TTMOVE = 11  # 1: search the table's best move first
 OPT_ETC = 12  # enhanced transposition cut-off at nodes with >= this many empty cells (0 = off)
-OPT_BUCKET = 13  # 1: two-slot buckets (nearest-root + newest); 0: one slot, always replace
+OPT_BUCKET = 13  # 1: two-slot buckets (most work + newest); 0: one slot, always replace
 OPT_ETC_AFTER = 14  # ETC only once the search has visited this many nodes
 OPT_NOISE = 15  # 0: plain move order; k > 0: helper thread k jitters it (below NOISE_PLY)
 ORDER = 16  # columns centre first (MAXW words)
