@@ -7,7 +7,7 @@ each piece with what it relies on:
 
 * the kernel's intrinsics, written in LLVM IR (llvmlite's ``ir`` builder inside
   numba's ``@intrinsic``): raw-pointer loads and stores, unordered atomics,
-  ``ctpop``, ``prefetch``, the cycle counter;
+  ``ctpop``, ``ctlz``, ``prefetch``, the cycle counter;
 * ``uint128``, LLVM's ``i128`` as a numba type (numba has no 128-bit integer), with
   its arithmetic lowered by numba's own integer implementations;
 * what numba's on-disk cache holds (:func:`cache_is_warm`, :func:`drop_cache`), and
