@@ -26,6 +26,7 @@ from connect4.solver import (
 )
 from connect4.solver.bench import pons_path
 from connect4.solver.layout import table_format
+from connect4.solver.narrow import narrow
 from connect4.solver.solver import etc_min_empty
 
 
@@ -516,6 +517,44 @@ def test_a_guess_changes_the_work_not_the_score() -> None:
     for guess in (-30, -3, 0, 10, 11, 12, 30):
         assert solver.run(position, guess=guess).score == 11, guess
     assert solver.run(position, guess=11).nodes == 997  # two null-window searches
+
+
+def test_a_wrong_guess_is_followed_by_the_test_next_to_the_value_it_returned() -> None:
+    """The guess's null window returns a bound (fail-soft) that the next test starts
+    from: when that bound is the score, two searches in all, whichever side the guess
+    missed it on (before: the halving went on from the bound). A window that returns
+    the score itself shows it; the solver's own windows, whose bounds are looser, still
+    give the score."""
+    position = Position.from_moves("32164625")  # scores 11
+    tests: list[tuple[int, int]] = []
+
+    def window(alpha: int, beta: int, cap: int | None) -> tuple[int, bool, int]:
+        tests.append((alpha, beta))
+        return 11, True, 1  # fail-soft at its most telling: the score
+
+    for guess, step in ((3, (11, 12)), (15, (10, 11))):
+        tests.clear()
+        assert narrow(position, guess, False, window, None) == (11, True, 2)
+        assert tests == [(guess, guess + 1), step]
+    solver = Solver(7, 6, 16)
+    for guess in (3, 15):
+        assert solver.run(position, guess=guess).score == 11
+
+
+def test_a_position_of_the_first_stones_is_solved_from_a_guess_of_a_draw() -> None:
+    """Scores of the first stones lie near 0 (7x6: within 4 up to two stones), so the
+    solver tests 0 first there (the kernel's halving, from three stones on, would test
+    -10, 10, -4, 5, ... on the way): fewer nodes, the same score."""
+    for moves, width, height, score, nodes, halving_nodes in (
+        ("", 6, 5, 0, 905_098, 1_231_038),
+        ("33", 6, 5, 0, 217_280, 375_623),
+        ("", 6, 4, -1, 85_652, 101_293),
+    ):
+        position = Position.from_moves(moves, width, height)
+        plain = Solver(width, height, 16).run(position)
+        assert (plain.score, plain.nodes) == (score, nodes), moves
+        halving = Solver(width, height, 16).run(position, guess=100)  # no guess in range
+        assert (halving.score, halving.nodes) == (score, halving_nodes), moves
 
 
 def test_a_proven_lower_bound_saves_searches_not_the_score() -> None:

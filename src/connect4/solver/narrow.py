@@ -75,14 +75,14 @@ def narrow(
     if guess is None:
         guess = lower
     first = guess if guess is not None and not weak and lo <= guess < hi else None
+    stepped = False
     total = 0
     while lo < hi:
         if first is not None and lo <= first < hi:
-            # the guess, then (when the score is at most the guess) one below it:
-            # right, that is two null-window searches
-            med, first = first, first - 1
+            med, guessed = first, True
         else:
-            med = next_test(lo, hi)
+            med, guessed = next_test(lo, hi), False
+        first = None
         if on_bounds is not None:
             on_bounds(lo, hi)
         budget = None if nodes is None else max(0, nodes - total)
@@ -94,7 +94,12 @@ def narrow(
             hi = value
         else:
             lo = value
-            first = None
+        if guessed and not stepped:
+            # the guess, then the test next to the value it returned (fail-soft: the
+            # score is at most, or at least, that value): when the score is the value,
+            # two null-window searches in all; otherwise the halving goes on from there
+            stepped = True
+            first = value - 1 if value <= med else value
     if weak:
         return (1 if lo > 0 else -1 if lo < 0 else 0), True, total
     return lo, True, total
