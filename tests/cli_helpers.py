@@ -235,6 +235,21 @@ def check_existing_output_refused(
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
+def run_benchmark(
+    script: str, *args: str, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
+    """``python benchmarks/SCRIPT ARGS`` run from that folder, as its docs run it (its
+    sibling modules importable); output captured as text."""
+    return subprocess.run(
+        [sys.executable, str(BENCHMARKS / script), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        cwd=BENCHMARKS,
+    )
+
+
 def load_benchmark(name: str) -> ModuleType:
     """The script ``benchmarks/NAME.py`` imported as a module (its own folder on the
     path while it loads, as when it runs)."""

@@ -14,8 +14,6 @@ from connect4.core.position import Position
 from connect4.solver import Solver
 from tests.cli_helpers import load_benchmark
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
-
 
 @pytest.fixture(scope="module")
 def bench_net() -> ModuleType:

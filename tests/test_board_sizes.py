@@ -4,29 +4,18 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from tests.cli_helpers import load_benchmark
+from tests.cli_helpers import load_benchmark, run_benchmark
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-SCRIPT = BENCHMARKS / "board_sizes.py"
 # Boards our solver finishes in well under a second each (6x4: a second-player win).
 SMALL = ["4x4", "4x5", "5x4", "4x6", "6x4", "5x5", "4x7"]
 
 
 def run_script(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-        cwd=BENCHMARKS,
-    )
+    return run_benchmark("board_sizes.py", *args, timeout=timeout)
 
 
 @pytest.fixture(scope="module")

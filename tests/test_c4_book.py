@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -29,8 +28,8 @@ from connect4.solver.book.c4csv import (
     read_c4_book,
 )
 from connect4.solver.book.split import split_solve
+from tests.cli_helpers import run_benchmark
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 HEADER = "hash,move,score - This file contains all positions with 4 to 6 moves on a 8x7 board."
 EMPTY = 0x0101010101010101  # a top marker at the bottom of each of the 8 columns
 
@@ -209,10 +208,7 @@ def test_rows_through_the_split_agree(line: int, value: int, move: int, score: i
 
 # ---------------------------------------------------------------- the benchmark script
 def run_script(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(BENCHMARKS / "check_c4_book.py"), *args],
-        capture_output=True, text=True, timeout=300, check=False, cwd=BENCHMARKS,
-    )  # fmt: skip
+    return run_benchmark("check_c4_book.py", *args, timeout=300)
 
 
 def test_the_script_checks_rows_nearest_the_end_first(tmp_path: Path) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,16 +14,13 @@ from connect4.core.position import Position
 from connect4.envs.dataset import load_dataset
 from connect4.net.model import load_network
 from connect4.players import make_player
-from tests.cli_helpers import BENCHMARKS
+from tests.cli_helpers import run_benchmark
 
 pytest.importorskip("torch")
 
 
 def recipe(out: Path, *options: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(BENCHMARKS / "net_recipe.py"), "--out", str(out), *options],
-        capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
+    return run_benchmark("net_recipe.py", "--out", str(out), *options)
 
 
 @pytest.mark.parametrize(

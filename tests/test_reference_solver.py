@@ -3,28 +3,17 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+from tests.cli_helpers import run_benchmark
+
 DRIVER = Path(__file__).resolve().parent / "fake_references" / "driver.py"
 COMMAND = f"{sys.executable} {DRIVER} {{width}} {{height}}"
 
 
-def run_script(name: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(BENCHMARKS / name), *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-        cwd=BENCHMARKS,
-    )
-
-
 def test_compare_reference_checks_the_reference_and_reports_both_sides() -> None:
-    done = run_script(
+    done = run_benchmark(
         "compare_reference.py",
         *("--reference", COMMAND, "--sets", "L3_R1", "--limit", "5", "--rounds", "2", "--json"),
     )
@@ -42,21 +31,21 @@ def test_a_wrong_or_broken_reference_is_a_clear_error() -> None:
         ("short", "error: the reference printed 1 lines for 5 positions"),
         ("junk", f"error: expected '{first} score nodes microseconds'"),
     ]:
-        done = run_script(
+        done = run_benchmark(
             "compare_reference.py",
             *("--reference", f"{COMMAND} {mode}", "--sets", "L3_R1", "--limit", "5"),
         )
         assert done.returncode == 1, (mode, done.stderr)
         assert message in done.stderr, (mode, done.stderr)
         assert "Traceback" not in done.stderr
-    done = run_script("compare_reference.py", "--reference", "/no/such/driver", "--limit", "1")
+    done = run_benchmark("compare_reference.py", "--reference", "/no/such/driver", "--limit", "1")
     assert "error: cannot run the reference '/no/such/driver': No such file" in done.stderr
-    done = run_script("compare_reference.py", "--reference", "driver-{size}", "--limit", "1")
+    done = run_benchmark("compare_reference.py", "--reference", "driver-{size}", "--limit", "1")
     assert "error: bad placeholder in 'driver-{size}' ('size')" in done.stderr
 
 
 def test_solve_empty_board_runs_the_reference_beside_ours() -> None:
-    done = run_script(
+    done = run_benchmark(
         "solve_empty_board.py",
         *("--width", "5", "--height", "4", "--tt-mb", "16", "--rounds", "2", "--json"),
         *("--reference", COMMAND, "--reference-threads", "2"),
@@ -72,13 +61,13 @@ def test_solve_empty_board_runs_the_reference_beside_ours() -> None:
 
 
 def test_solve_empty_board_refuses_a_reference_that_disagrees() -> None:
-    done = run_script(
+    done = run_benchmark(
         "solve_empty_board.py",
         *("--width", "4", "--height", "4", "--tt-mb", "16", "--reference", f"{COMMAND} wrong"),
     )
     assert done.returncode == 1
     assert "error: the reference scored 1, ours 0" in done.stderr
-    done = run_script("solve_empty_board.py", "--moves", "48")
+    done = run_benchmark("solve_empty_board.py", "--moves", "48")
     assert done.returncode == 2 and "column 8 is out of range 1-7" in done.stderr
 
 
@@ -90,7 +79,7 @@ def test_compare_big_runs_every_sample_with_c4s_table_and_threads(tmp_path: Path
     template = (
         f"{sys.executable} {tmp_path}/c4bench-{{width}}x{{height}}-t{{threads}}-{{tt_mb}}mb.py"
     )
-    done = run_script(
+    done = run_benchmark(
         "compare_big.py",
         *("--size", "8x8,10x6", "--empty", "8,10", "--positions", "3", "--rounds", "2"),
         *("--threads", "2", "--json", "--reference", f"{template} {{width}} {{height}}"),
@@ -107,7 +96,7 @@ def test_compare_big_runs_every_sample_with_c4s_table_and_threads(tmp_path: Path
 
 
 def test_compare_big_refuses_a_board_of_one_word() -> None:
-    done = run_script("compare_big.py", "--size", "8x8,7x6", "--reference", COMMAND)
+    done = run_benchmark("compare_big.py", "--size", "8x8,7x6", "--reference", COMMAND)
     assert done.returncode == 2
     assert "7x6 is not a board of 65 to 128 bits" in done.stderr
     assert "Traceback" not in done.stderr

@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+from tests.cli_helpers import run_benchmark
 
 
 def test_the_split_benchmark_prints_the_speed_up_beside_the_machines_ceiling() -> None:
-    done = subprocess.run(
-        [sys.executable, str(BENCHMARKS / "split_solve.py"), "--width", "4", "--height", "4",
-         "--split-ply", "4", "--ceiling", "--json"],
-        capture_output=True, text=True, timeout=600, check=False, cwd=BENCHMARKS,
-    )  # fmt: skip
+    done = run_benchmark(
+        "split_solve.py", "--width", "4", "--height", "4", "--split-ply", "4", "--ceiling", "--json"
+    )
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert summary["agree_with_unsplit"] and summary["score"] == 0  # 4x4: a draw
@@ -47,10 +42,16 @@ def test_the_split_benchmark_prints_the_speed_up_beside_the_machines_ceiling() -
 def test_the_split_benchmark_refuses_bad_options_in_one_line(
     options: list[str], message: str
 ) -> None:
-    done = subprocess.run(
-        [sys.executable, str(BENCHMARKS / "split_solve.py"), "--width", "4", "--height", "4",
-         "--split-ply", "4", *options],
-        capture_output=True, text=True, timeout=120, check=False, cwd=BENCHMARKS,
-    )  # fmt: skip
+    done = run_benchmark(
+        "split_solve.py",
+        "--width",
+        "4",
+        "--height",
+        "4",
+        "--split-ply",
+        "4",
+        *options,
+        timeout=120,
+    )
     assert done.returncode == 2 and done.stdout == ""
     assert message in done.stderr and "Traceback" not in done.stderr
