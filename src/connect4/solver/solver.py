@@ -395,7 +395,8 @@ class Solver:
         18
         """
         self.check(position)
-        if guess is None and lower is None and position.ply <= EARLY_GUESS_STONES:
+        early = not (weak or analyze) and position.ply <= EARLY_GUESS_STONES
+        if early and guess is None and lower is None:
             guess = 0
         start = clock()
         budget = Limit() if limit is None else limit
