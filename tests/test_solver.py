@@ -14,6 +14,7 @@ import pytest
 
 from connect4.core.limits import Limit
 from connect4.core.position import Position, board_mask, bottom_mask
+from connect4.core.score import score_bounds
 from connect4.solver import (
     Solver,
     SolverError,
@@ -27,7 +28,8 @@ from connect4.solver import (
 from connect4.solver.bench import pons_path
 from connect4.solver.layout import table_format
 from connect4.solver.narrow import narrow
-from connect4.solver.solver import etc_min_empty
+from connect4.solver.solver import ETC_AFTER_NODES, etc_min_empty
+from connect4.solver.windows import next_test
 
 
 @dataclass(frozen=True)
@@ -303,9 +305,9 @@ def test_the_cut_off_threshold_follows_the_entry_size() -> None:
     searched = nodes(Solver(7, 6, 64))
     assert searched == nodes(Solver(7, 6, 64, etc=13)) != nodes(Solver(7, 6, 64, etc=14))
     assert table_format(8, 7, 16 << 20).words == 2 and etc_min_empty(2) == 14
-    late = Position.from_moves("22653514714838231612125558754781", 8, 7)  # 24 cells empty
+    late = Position.from_moves("57443142573632756541626617267", 8, 7)  # 27 cells empty
     wide = [Solver(8, 7, 16, etc=etc).run(late).nodes for etc in (True, 14, 13)]
-    assert wide[0] == wide[1] != wide[2]  # 22,260 nodes at 14, 22,068 at 13
+    assert wide[0] == wide[1] != wide[2]  # 36,501 nodes at 14, 34,319 at 13
 
 
 def test_blog_examples_and_module_helpers() -> None:
@@ -543,18 +545,56 @@ def test_a_wrong_guess_is_followed_by_the_test_next_to_the_value_it_returned() -
 
 def test_a_position_of_the_first_stones_is_solved_from_a_guess_of_a_draw() -> None:
     """Scores of the first stones lie near 0 (7x6: within 4 up to two stones), so the
-    solver tests 0 first there (the kernel's halving, from three stones on, would test
-    -10, 10, -4, 5, ... on the way): fewer nodes, the same score."""
-    for moves, width, height, score, nodes, halving_nodes in (
-        ("", 6, 5, 0, 905_098, 1_231_038),
-        ("33", 6, 5, 0, 217_280, 375_623),
-        ("", 6, 4, -1, 85_652, 101_293),
+    solver tests 0 first there (from three stones on, the kernel tests two of the
+    halving's windows first, -9 and 10 on 6x5): fewer nodes, the same score. (With
+    the halving alone, before the walk from 0: 1,231,038, 375,623 and 101,293.)"""
+    for moves, width, height, score, nodes, kernel_nodes in (
+        ("", 6, 5, 0, 905_098, 920_506),
+        ("33", 6, 5, 0, 217_280, 223_983),
+        ("", 6, 4, -1, 81_975, 83_665),
     ):
         position = Position.from_moves(moves, width, height)
         plain = Solver(width, height, 16).run(position)
         assert (plain.score, plain.nodes) == (score, nodes), moves
-        halving = Solver(width, height, 16).run(position, guess=100)  # no guess in range
-        assert (halving.score, halving.nodes) == (score, halving_nodes), moves
+        kernel = Solver(width, height, 16).run(position, guess=100)  # no guess in range
+        assert (kernel.score, kernel.nodes) == (score, kernel_nodes), moves
+
+
+def test_the_kernel_asks_the_windows_narrow_asks() -> None:
+    """The kernel's solve and :func:`narrow` (over the solver's own windows) follow one
+    rule, so on one table they search the same nodes (positions of fewer nodes than
+    the cut-off's start, where a search's count does not matter); and the windows are
+    those of the rule: two of the halving's, then 0, then each next to the last value."""
+    solver = Solver(7, 6, 16, reuse_table=True)
+    asked: list[tuple[int, int]] = []  # (alpha, value)
+
+    def window(alpha: int, beta: int, cap: int | None) -> tuple[int, bool, int]:
+        probe = solver.probe(position, alpha, beta)
+        asked.append((alpha, probe.value))
+        return probe.value, probe.complete, probe.nodes
+
+    compared = 0
+    for moves, score in pons_cases("Test_L2_R2", 5):
+        position = Position.from_moves(moves)
+        solver.clear_table()
+        kernel = solver.run(position)
+        if kernel.nodes >= ETC_AFTER_NODES:
+            continue
+        solver.clear_table()
+        asked.clear()
+        assert narrow(position, None, False, window, None) == (score, True, kernel.nodes), moves
+        compared += 1
+        lo, hi = score_bounds(position.size, position.ply)
+        for k, (alpha, value) in enumerate(asked):
+            if k < 2:
+                assert alpha == next_test(lo, hi), moves
+            elif k == 2 and lo <= 0 < hi:
+                assert alpha == 0, moves
+            elif k > 2 and asked[2][0] == 0:
+                last, before = asked[k - 1]
+                assert alpha == (before - 1 if before <= last else before), moves
+            lo, hi = (lo, value) if value <= alpha else (value, hi)
+    assert compared >= 20
 
 
 def test_a_proven_lower_bound_saves_searches_not_the_score() -> None:

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import inspect
 import sys
+import types
 from typing import Any
 
 import numpy as np
@@ -73,6 +74,7 @@ from connect4.core.compiler import (
 )
 from connect4.core.generated import Copy, generate, kernel_folder
 from connect4.core.position import bottom_mask
+from connect4.solver import windows
 from connect4.solver.entries import ENTRY_POINTS, EntryPoint
 from connect4.solver.layout import (
     ABORT as ABORT,
@@ -148,6 +150,21 @@ SPEC_W = 0
 SPEC_H = 0
 SPEC_BOTTOM = 0
 SPEC_ORDER = np.zeros(MAXW, dtype=np.int64)
+
+
+def _compiled(module: types.ModuleType) -> dict[str, Dispatcher]:
+    """The plain functions of ``module`` compiled as this module's helpers, calling
+    each other's compiled versions."""
+    namespace = dict(vars(module))
+    for name, value in vars(module).items():
+        if isinstance(value, types.FunctionType) and value.__module__ == module.__name__:
+            here = types.FunctionType(value.__code__, namespace, name)
+            namespace[name] = njit(cache=True, nogil=True, inline="always")(here)
+    return namespace
+
+
+# the root's choice of null windows, compiled in (its source counts in the layout's version)
+_next_window = _compiled(windows)["next_window"]
 
 
 # ---------------------------------------------------------------- bitboards
@@ -1031,12 +1048,6 @@ def _search(
     return r
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _half(x: int) -> int:
-    """``x / 2`` rounded toward zero (C's integer division)."""
-    return x // 2 if x >= 0 else -((-x) // 2)
-
-
 # The searches work on raw pointers (``m`` to ``mem``, ``bk``/``bv`` to the book's
 # keys and values, ``nbook`` of them). The entry points (connect4.solver.entries)
 # call the four below: numba's backend from Python with addresses, the native
@@ -1057,8 +1068,9 @@ def _solve(
 ) -> int:
     """The exact score (or its sign when ``weak``) of a position that is not over.
 
-    A sequence of null-window searches narrows ``[min, max]`` (binary search,
-    biased toward 0 where most scores are). Check ``mem[ABORT]`` afterwards.
+    A sequence of null-window searches narrows ``[min, max]``
+    (:func:`connect4.solver.windows.next_window`: two tests of the halving, then 0,
+    then each next to the value the last returned). Check ``mem[ABORT]`` afterwards.
     """
     width, h, bottom, board = _board(m, SPEC_W, SPEC_H, SPEC_BOTTOM)
     height = np.int64(h)
@@ -1077,15 +1089,16 @@ def _solve(
     if weak:
         lo = -1
         hi = 1
+    tests = 0
+    walking = False
+    med = 0
+    r = 0
     while lo < hi:
-        med = lo + (hi - lo) // 2
-        if med <= 0 and _half(lo) < med:
-            med = _half(lo)
-        elif med >= 0 and _half(hi) > med:
-            med = _half(hi)
+        med, walking = _next_window(lo, hi, tests, 0, False, walking, med, r)
         r = _search(m, t, bk, bv, nbook, current, mask, mcur, mmask, ply, med, med + 1)
         if ld(m, ABORT) != 0:
             return 0
+        tests += 1
         if r <= med:
             hi = r
         else:

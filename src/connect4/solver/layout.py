@@ -65,8 +65,9 @@ After ``2^gbits - 1`` generations old entries count again: they are true
 bounds of their positions, so only node counts can change.
 
 :data:`LAYOUT_VERSION` is a hash of these constants, of the bitboard
-helpers the kernel compiles (:mod:`connect4.core.bits`) and of its intrinsics
-(:mod:`connect4.core.compiler`). The kernel compiles it
+helpers the kernel compiles (:mod:`connect4.core.bits`), of its intrinsics
+(:mod:`connect4.core.compiler`) and of its root's windows
+(:mod:`connect4.solver.windows`). The kernel compiles it
 in, and code compiled for another version is never run: numba's cache is
 dropped (:mod:`connect4.solver.kernel`) and a native kernel file refused
 (:mod:`connect4.solver.native`). Edit a constant here and nothing else.
@@ -467,13 +468,15 @@ def batch_runs(table: NDArray[np.uint64], n: int, fresh: bool) -> Iterator[slice
 
 def _version() -> int:
     """A hash of the layout constants and of the sources the kernel compiles code from
-    beside its own: the bitboard helpers and the compiler boundary (its intrinsics and
-    ``uint128``), read as bytes (numba's cache of the kernel does not see them)."""
+    beside its own: the bitboard helpers, the compiler boundary (its intrinsics and
+    ``uint128``) and the root's choice of windows (:mod:`connect4.solver.windows`), read
+    as bytes (numba's cache of the kernel does not see them)."""
     offsets = sorted(
         (name, value) for name, value in globals().items() if name.isupper() and type(value) is int
     )
     digest = hashlib.sha256(repr(offsets).encode())
-    for source in (Path(bits.__file__), Path(bits.__file__).with_name("compiler.py")):
+    core = Path(bits.__file__)
+    for source in (core, core.with_name("compiler.py"), Path(__file__).with_name("windows.py")):
         digest.update(source.read_bytes())
     return int.from_bytes(digest.digest()[:7], "little")  # fits an int64
 

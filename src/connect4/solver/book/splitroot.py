@@ -11,7 +11,7 @@ follows from its children's (negamax: ``lo = max(-hi(child))``, ``hi = max(-lo(c
 updated along the parents whenever a child's tightens.
 
 To find a node's score, :class:`RootSearch` asks null-window questions as the
-solver's own narrowing does (:func:`~connect4.solver.narrow.next_test`); for one
+solver's own narrowing does (:func:`~connect4.solver.windows.next_test`); for one
 question it walks the graph in order (a node's children by their interval, then
 centre first: likely-best lines first) down the nodes the question does not yet
 decide, and hands the first undecided split positions it meets to the workers, as
@@ -64,7 +64,7 @@ from connect4.solver import BookArrays, Solver, solver_for
 from connect4.solver.book.jobs import worker_book
 from connect4.solver.book.keys import canonical_key
 from connect4.solver.layout import new_table, shared_zeros
-from connect4.solver.narrow import next_test
+from connect4.solver.windows import next_test
 
 __all__ = ["Probe", "ProbeResult", "RootSearch", "SplitGraph", "probe_chunk"]
 
