@@ -84,11 +84,6 @@ ETC_MIN_EMPTY_PACKED = 13
 ETC_MIN_EMPTY = 14
 ETC_AFTER_NODES = 20_000  # ... and only once a search has visited this many nodes
 PARALLEL_AFTER_NODES = 1 << 17  # a search longer than this goes on with every thread
-# A position of at most this many stones is solved from a first guess of 0 (a draw): the
-# scores of the first stones lie near it (7x6: every one of at most two stones within 4
-# of 0, 88 % within 2), so the two null windows next to 0 come first and the halving's
-# tests on the way there are saved (the empty 7x6 board: 10.6 % fewer nodes).
-EARLY_GUESS_STONES = 2
 
 
 def etc_min_empty(words: int) -> int:
@@ -374,8 +369,7 @@ class Solver:
         The caller's ``limit`` stops the search at its deadline, after its node budget
         or within milliseconds of its stop flag (or a parent's). ``guess``, a likely
         score (e.g. the score two plies earlier), makes the first null-window searches
-        test it: right, the score costs two searches instead of about five (a position of
-        at most ``EARLY_GUESS_STONES`` stones is guessed a draw). ``lower``, a
+        test it: right, the score costs two searches instead of about five. ``lower``, a
         proven lower bound on the score (e.g. from an opening book), is the first guess
         unless one is given, and no search tests below it: when the score is the bound,
         one null-window search proves it. A limit that stops the search gives
@@ -395,9 +389,6 @@ class Solver:
         18
         """
         self.check(position)
-        early = not (weak or analyze) and position.ply <= EARLY_GUESS_STONES
-        if early and guess is None and lower is None:
-            guess = 0
         start = clock()
         budget = Limit() if limit is None else limit
         parallel = self.threads > 1 or budget.progress is not None
