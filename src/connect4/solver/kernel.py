@@ -152,7 +152,7 @@ SPEC_BOTTOM = 0
 SPEC_ORDER = np.zeros(MAXW, dtype=np.int64)
 
 
-def _compiled(module: types.ModuleType) -> dict[str, Dispatcher]:
+def _compiled(module: types.ModuleType) -> dict[str, Any]:
     """The plain functions of ``module`` compiled as this module's helpers, calling
     each other's compiled versions."""
     namespace = dict(vars(module))

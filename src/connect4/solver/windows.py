@@ -59,8 +59,9 @@ def next_window(
     0. After the guess (or 0) the tests walk: each sits next to the value the last one
     returned (the score is at least, or at most, that value), so a score one or two
     away from the guess costs one or two tests more, and a right guess two in all.
-    A guess outside the bounds leaves the halving to the end. The solver's root
-    follows it in the kernel as in :func:`narrow`.
+    When the guess (or 0) lies outside the bounds at its turn, the halving goes on to
+    the end. The solver's root follows it in the kernel as in
+    :func:`~connect4.solver.narrow.narrow`.
 
     >>> next_window(-18, 18, 0, 0, False, False, 0, 0)  # the halving's first test
     (-9, False)
