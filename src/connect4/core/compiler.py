@@ -25,10 +25,11 @@ from __future__ import annotations
 import operator
 import pickle
 from collections.abc import Callable, Iterable
+from types import FunctionType, ModuleType
 from typing import Any
 
 from llvmlite import ir
-from numba import types
+from numba import njit, types
 
 # numba.core is numba's implementation, not its public API: every import of it is here.
 from numba.core import caching, cgutils, datamodel
@@ -47,6 +48,7 @@ __all__ = [
     "bit_length",
     "cache_is_warm",
     "compile_signature",
+    "compiled_helpers",
     "cycles",
     "drop_cache",
     "high",
@@ -387,6 +389,24 @@ def drop_cache(functions: Iterable[Dispatcher]) -> None:
     """Delete numba's on-disk cache of each function (numba has no public way)."""
     for f in functions:
         f._cache.flush()  # type: ignore[attr-defined]
+
+
+def compiled_helpers(module: ModuleType) -> dict[str, Any]:
+    """The plain functions of ``module`` compiled as inlined helpers of a kernel
+    (``njit(cache=True, nogil=True, inline="always")``), each calling the others'
+    compiled versions: the module's namespace with its functions replaced. Their
+    source stays plain, typed Python that Python code calls as well.
+
+    >>> from connect4.solver import windows
+    >>> compiled_helpers(windows)["next_test"](-21, 21)  # (compiled: a numba dispatcher)
+    -10
+    """
+    namespace = dict(vars(module))
+    for name, value in vars(module).items():
+        if isinstance(value, FunctionType) and value.__module__ == module.__name__:
+            here = FunctionType(value.__code__, namespace, name)
+            namespace[name] = njit(cache=True, nogil=True, inline="always")(here)
+    return namespace
 
 
 def jit_options(function: Dispatcher) -> dict[str, object]:

@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import inspect
 import sys
-import types
 from typing import Any
 
 import numpy as np
@@ -61,6 +60,7 @@ from connect4.core import bits
 from connect4.core.compiler import (
     Dispatcher,
     bit_length,
+    compiled_helpers,
     cycles,
     drop_cache,
     jit_options,
@@ -152,19 +152,8 @@ SPEC_BOTTOM = 0
 SPEC_ORDER = np.zeros(MAXW, dtype=np.int64)
 
 
-def _compiled(module: types.ModuleType) -> dict[str, Any]:
-    """The plain functions of ``module`` compiled as this module's helpers, calling
-    each other's compiled versions."""
-    namespace = dict(vars(module))
-    for name, value in vars(module).items():
-        if isinstance(value, types.FunctionType) and value.__module__ == module.__name__:
-            here = types.FunctionType(value.__code__, namespace, name)
-            namespace[name] = njit(cache=True, nogil=True, inline="always")(here)
-    return namespace
-
-
 # the root's choice of null windows, compiled in (its source counts in the layout's version)
-_next_window = _compiled(windows)["next_window"]
+_next_window = compiled_helpers(windows)["next_window"]
 
 
 # ---------------------------------------------------------------- bitboards
