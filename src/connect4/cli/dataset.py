@@ -43,6 +43,22 @@ Labels = Annotated[
 ]
 
 
+Temperature = Annotated[
+    float | None, typer.Option(help="games: the policy sharpened by 1/T (default 1.0)")
+]
+Opening = Annotated[
+    int | None, typer.Option(help="games: uniformly random first moves (default 4)")
+]
+Network = Annotated[
+    Path | None,
+    typer.Option(help="games: the weights file that plays them (default: the shipped one)"),
+]
+Chunk = Annotated[
+    int | None,
+    typer.Option(help="positions per task (default: up to 64, 4+ tasks per worker)", min=1),
+]
+
+
 def dataset(
     positions: Annotated[
         int,
@@ -64,24 +80,12 @@ def dataset(
     scheduler: Scheduler = None,
     resume: Resume = False,
     force: Force = False,
-    chunk: Annotated[
-        int | None,
-        typer.Option(help="positions per task (default: up to 64, 4+ tasks per worker)", min=1),
-    ] = None,
+    chunk: Chunk = None,
     json_output: Json = False,
     sampler: Sampler = "random",
-    temperature: Annotated[
-        float | None,
-        typer.Option(help="games: the policy sharpened by 1/T (default 1.0)"),
-    ] = None,
-    opening: Annotated[
-        int | None,
-        typer.Option(help="games: uniformly random first moves (default 4)"),
-    ] = None,
-    network: Annotated[
-        Path | None,
-        typer.Option(help="games: the weights file that plays them (default: the shipped one)"),
-    ] = None,
+    temperature: Temperature = None,
+    opening: Opening = None,
+    network: Network = None,
     labels: Labels = "exact",
 ) -> None:
     """Positions labelled by the solver: every column's exact score, for training.

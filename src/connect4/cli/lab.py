@@ -99,60 +99,66 @@ def parse_solver(text: str) -> tuple[str, ...]:
     return choices[text]
 
 
+# the lab's own flags (their help text), read by :func:`lab`
+Heuristics = Annotated[str | None, typer.Option(help="comma-separated heuristics (default: all)")]
+Playouts = Annotated[
+    str, typer.Option(help="MCTS playouts per move, e.g. 1k,10k,100k (none: no MCTS)")
+]
+MctsSolver = Annotated[
+    str, typer.Option(help="MCTS players with the solver option: off, on or both")
+]
+TimePerMove = Annotated[
+    str | None,
+    typer.Option(
+        help="equal clocks, e.g. 0.1 or 0.1,0.5: alpha-beta (every heuristic) and MCTS "
+        "players that search S seconds per move"
+    ),
+]
+Net = Annotated[
+    bool,
+    typer.Option(
+        help="include the learned network: raw (one forward pass), PUCT by --net-playouts "
+        "and on every --time-per-move clock"
+    ),
+]
+NetPlayouts = Annotated[
+    str, typer.Option(help="the network's PUCT playouts per move with --net, e.g. 100,800")
+]
+AccuracyNodes = Annotated[
+    int,
+    typer.Option(help="solver node budget per position for the game review", min=1, max=MAX_NODES),
+]
+TestSet = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="a benchmark file (Pons' format), or one of Pons' sets by name "
+        "(Test_L2_R1, Middle-Easy, ...): every player picks a move in its "
+        "positions, judged by the solver (repeatable)"
+    ),
+]
+TestPositions = Annotated[
+    int,
+    typer.Option(help="positions used from each test set (the first N)", min=1, max=MAX_POSITIONS),
+]
+
+
 def lab(
     depths: Annotated[str, typer.Option(help="alpha-beta depths, e.g. 1-8 or 2,4,6")] = "1-4",
     games: Annotated[int, typer.Option(help="games per pair", min=1)] = 2,
     out: Annotated[Path, typer.Option(help="directory for results, report.md and plots")] = Path(
         "lab"
     ),
-    heuristics: Annotated[
-        str | None, typer.Option(help="comma-separated heuristics (default: all)")
-    ] = None,
+    heuristics: Heuristics = None,
     perfect: Annotated[bool, typer.Option(help="include the perfect player")] = True,
-    playouts: Annotated[
-        str, typer.Option(help="MCTS playouts per move, e.g. 1k,10k,100k (none: no MCTS)")
-    ] = "1k,10k,100k",
-    mcts_solver: Annotated[
-        str, typer.Option(help="MCTS players with the solver option: off, on or both")
-    ] = "both",
-    time_per_move: Annotated[
-        str | None,
-        typer.Option(
-            help="equal clocks, e.g. 0.1 or 0.1,0.5: alpha-beta (every heuristic) and MCTS "
-            "players that search S seconds per move"
-        ),
-    ] = None,
-    net: Annotated[
-        bool,
-        typer.Option(
-            help="include the learned network: raw (one forward pass), PUCT by --net-playouts "
-            "and on every --time-per-move clock"
-        ),
-    ] = False,
-    net_playouts: Annotated[
-        str, typer.Option(help="the network's PUCT playouts per move with --net, e.g. 100,800")
-    ] = "none",
+    playouts: Playouts = "1k,10k,100k",
+    mcts_solver: MctsSolver = "both",
+    time_per_move: TimePerMove = None,
+    net: Net = False,
+    net_playouts: NetPlayouts = "none",
     openings: Annotated[str, typer.Option(help="plies=K or a file of move strings")] = "plies=2",
-    accuracy_nodes: Annotated[
-        int,
-        typer.Option(
-            help="solver node budget per position for the game review", min=1, max=MAX_NODES
-        ),
-    ] = 200_000,
-    test_set: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="a benchmark file (Pons' format), or one of Pons' sets by name "
-            "(Test_L2_R1, Middle-Easy, ...): every player picks a move in its "
-            "positions, judged by the solver (repeatable)"
-        ),
-    ] = None,
-    test_positions: Annotated[
-        int,
-        typer.Option(
-            help="positions used from each test set (the first N)", min=1, max=MAX_POSITIONS
-        ),
-    ] = 50,
+    accuracy_nodes: AccuracyNodes = 200_000,
+    test_set: TestSet = None,
+    test_positions: TestPositions = 50,
     workers: Workers = 1,
     scheduler: Scheduler = None,
     seed: Seed = 0,
