@@ -11,7 +11,7 @@ follows from its children's (negamax: ``lo = max(-hi(child))``, ``hi = max(-lo(c
 updated along the parents whenever a child's tightens.
 
 To find a node's score, :class:`RootSearch` asks null-window questions as the
-solver's own narrowing does (:func:`~connect4.solver.windows.next_test`); for one
+solver's own root does (:func:`~connect4.solver.windows.next_window`); for one
 question it walks the graph in order (a node's children by their interval, then
 centre first: likely-best lines first) down the nodes the question does not yet
 decide, and hands the first undecided split positions it meets to the workers, as
@@ -64,7 +64,7 @@ from connect4.solver import BookArrays, Solver, solver_for
 from connect4.solver.book.jobs import worker_book
 from connect4.solver.book.keys import canonical_key
 from connect4.solver.layout import new_table, shared_zeros
-from connect4.solver.windows import next_test
+from connect4.solver.windows import next_window
 
 __all__ = ["Probe", "ProbeResult", "RootSearch", "SplitGraph", "probe_chunk"]
 
@@ -294,10 +294,18 @@ class RootSearch:
     _local: Solver | None = None
 
     def score(self, key: int) -> int:
-        """The exact score of the node ``key``."""
+        """The exact score of the node ``key``, by the questions the solver's root asks
+        (:func:`~connect4.solver.windows.next_window`: two of the halving's, then 0, then
+        each next to the bound the last answer left)."""
         iv = self.intervals
+        tests, walking, alpha, bound = 0, False, 0, 0
         while iv.lo[key] < iv.hi[key]:
-            self.answer(key, next_test(iv.lo[key], iv.hi[key]))
+            alpha, walking = next_window(
+                iv.lo[key], iv.hi[key], tests, 0, False, walking, alpha, bound
+            )
+            self.answer(key, alpha)
+            tests += 1
+            bound = iv.hi[key] if iv.hi[key] <= alpha else iv.lo[key]
         return iv.lo[key]
 
     def answer(self, key: int, alpha: int) -> None:
