@@ -530,3 +530,24 @@ def test_compile_in_background_starts_a_child_only_when_the_kernel_is_missing(
     assert backend.background_compiles() == [] and not backend.compile_pending(6, 5)
     assert [p.name.startswith("kernel-any-") for p in cache.glob("*.native")] == [True]
     assert isinstance(backend.active_backend(6, 5), native.NativeKernel)
+
+
+@pytest.mark.parametrize("source", ["core/bits.py", "core/compiler.py", "solver/windows.py"])
+def test_the_layout_version_covers_every_source_the_kernel_compiles_in(
+    source: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """numba's cache of the kernel sees only kernel.py: an edit of a file whose code it
+    compiles in (the bitboard helpers, the intrinsics, the root's windows) must change
+    the layout version, or stale code would run."""
+    from connect4.solver import layout
+
+    before = layout._version()
+    edited = (Path(layout.__file__).parents[1] / source).resolve()
+    read = Path.read_bytes
+
+    def read_bytes(path: Path) -> bytes:
+        data = read(path)
+        return data + b"\n# edited\n" if path.resolve() == edited else data
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    assert layout._version() != before
