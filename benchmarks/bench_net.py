@@ -39,7 +39,7 @@ from connect4.arena.ladder import Labels, label_positions
 from connect4.core.position import Position
 from connect4.envs.dataset import load_dataset
 from connect4.net.examples import choice_errors, targets
-from connect4.net.model import encode, load_network, recipe_of, shipped_path
+from connect4.net.model import load_network, recipe_of, shipped_path
 from connect4.net.train import Examples
 from connect4.players import make_player
 from connect4.solver.bench import PONS_SETS, pons_path, read_cases
@@ -108,7 +108,7 @@ def dataset_errors(path: str, files: list[str]) -> dict[int, Rates]:
     scores = np.concatenate([d.scores for d in data])
     started = time.perf_counter()
     logits = np.concatenate(
-        [network.forward(encode(obs[i : i + 2048], ply[i : i + 2048]))[0]
+        [network.forward(network.encode(obs[i : i + 2048], ply[i : i + 2048]))[0]
          for i in range(0, len(ply), 2048)]
     )  # fmt: skip
     ms = 1000 * (time.perf_counter() - started) / max(len(ply), 1)

@@ -156,7 +156,8 @@ def train(recipe: Recipe, args: argparse.Namespace, out: Path, files: list[Path]
             "--keep-wins-at-once", str(args.keep_wins_at_once),
             "--out", str(out / "net.pt"), "--network", str(out / "net.npz"),
             *plot, "--channels", str(args.channels),
-            "--blocks", str(args.blocks), "--batch", str(args.batch), "--steps", str(args.steps),
+            "--blocks", str(args.blocks), "--inputs", args.inputs,
+            "--batch", str(args.batch), "--steps", str(args.steps),
             "--eval-every", str(args.eval_every), "--device", args.device,
             "--seed", str(args.seed)]  # fmt: skip
     return run_step(recipe, "train", argv, out / "net.pt", final=False)
@@ -204,6 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     # 0.89-1.05 s for 64x4 and 1.2-1.6 s for 64x6 (the player's goal: within 1 s)
     parser.add_argument("--channels", type=positive, default=48)
     parser.add_argument("--blocks", type=positive, default=4)
+    parser.add_argument("--inputs", default="stones", choices=("stones", "threats"),
+                        help="what the network reads (connect4 train --inputs)")  # fmt: skip
     parser.add_argument("--batch", type=positive, default=512)
     parser.add_argument("--eval-every", type=positive, default=1000)
     parser.add_argument("--keep-wins-at-once", type=_share, default=0.05)

@@ -126,19 +126,23 @@ def test_the_networks_planes_are_what_the_envs_show() -> None:
         assert np.array_equal(batched[i], planes(position, position.to_move))
 
 
-def _trained(data: Examples, steps: int, seed: int = 0) -> Trainer:
+def _trained(data: Examples, steps: int, seed: int = 0, inputs: str = "stones") -> Trainer:
     trainer = Trainer.new(
-        TrainingSettings(WIDTH, HEIGHT, channels=16, blocks=2, steps=steps, batch=64, seed=seed)
+        TrainingSettings(
+            WIDTH, HEIGHT, channels=16, blocks=2, inputs=inputs, steps=steps, batch=64, seed=seed
+        )
     )
     trainer.train(data)
     return trainer
 
 
-def test_numpy_forward_pass_equals_torch(data_file: Path) -> None:
+@pytest.mark.parametrize("inputs", ["stones", "threats"])
+def test_numpy_forward_pass_equals_torch(data_file: Path, inputs: str) -> None:
     data = load_examples([data_file], held_out=0.0).train
-    trainer = _trained(data, steps=20)  # batch statistics no longer the initial ones
+    trainer = _trained(data, steps=20, inputs=inputs)  # batch statistics no longer the initial
     network = trainer.network()
-    x = encode(data.obs[:200], data.ply[:200])
+    assert network.inputs == inputs
+    x = encode(data.obs[:200], data.ply[:200], inputs)
     trainer.module.eval()
     with torch.no_grad():
         logits, value = trainer.module(torch.from_numpy(x))
@@ -214,6 +218,8 @@ def test_settings_are_checked() -> None:
         Trainer.new(TrainingSettings(channels=0))
     with pytest.raises(TrainingError, match="lr: must be"):
         Trainer.new(TrainingSettings(lr=float("nan")))
+    with pytest.raises(TrainingError, match="inputs: must be one of stones, threats, not 'x'"):
+        Trainer.new(TrainingSettings(inputs="x"))
 
 
 # ---------------------------------------------------------------- hostile files

@@ -247,9 +247,13 @@ def test_train_command_labels_its_own_data(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     out = tmp_path / "g.pt"
     args = ["train", "--generate", "300", "--plies", "0-8", "--workers", "1", "--out", str(out),
-            "--channels", "8", "--blocks", "1", "--steps", "10", "--json"]  # fmt: skip
+            "--channels", "8", "--blocks", "1", "--inputs", "threats", "--steps", "10",
+            "--json"]  # fmt: skip
     done = run_cli(*args)
     assert done.returncode == 0, done.stderr
+    from connect4.net.model import load_network
+
+    assert load_network(tmp_path / "g.npz").inputs == "threats"
     assert (
         json.loads(done.stdout)["train_positions"] + json.loads(done.stdout)["held_out_positions"]
         == 300
@@ -268,6 +272,11 @@ def test_train_command_refuses_bad_input(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "cannot read" in bad.stderr and "Traceback" not in bad.stderr
     missing = run_cli("train", "--data", "nowhere.npz", "--out", str(tmp_path / "o.pt"))
     assert missing.returncode == 2 and "nowhere.npz" in missing.stderr
+    walls = run_cli("train", "--generate", "9", "--out", str(tmp_path / "w.pt"), "--inputs", "wall")
+    assert walls.returncode == 2 and walls.stderr == (
+        "error: --inputs: must be one of stones, threats, not 'wall'\n"
+    )
+    assert not (tmp_path / "w.data.npz").exists()  # refused before any labelling
     resume = run_cli("train", "--data", "x", "--out", str(tmp_path / "none.pt"), "--resume")
     assert resume.returncode == 2 and "does not exist" in resume.stderr
     out = ["--data", "x", "--out", str(tmp_path / "o.pt")]

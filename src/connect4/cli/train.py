@@ -146,6 +146,13 @@ Batch = Annotated[int, typer.Option(help="positions per step", min=1, max=65_536
 LearningRate = Annotated[float, typer.Option(help="peak learning rate (AdamW)", min=1e-7, max=1)]
 Channels = Annotated[int, typer.Option(help="planes of the residual tower", min=1, max=1024)]
 Blocks = Annotated[int, typer.Option(help="residual blocks", min=0, max=64)]
+Inputs = Annotated[
+    str,
+    typer.Option(
+        help="what the network reads: stones (the stones, whose turn) or threats (and the "
+        "cells where either side would complete four)"
+    ),
+]
 EvalEvery = Annotated[int, typer.Option(help="steps between curve points and checkpoints", min=1)]
 Threads = Annotated[
     int | None, typer.Option(help="PyTorch CPU threads (default: PyTorch's)", min=1, max=256)
@@ -176,6 +183,7 @@ def train(
     lr: LearningRate = 2e-3,
     channels: Channels = 64,
     blocks: Blocks = 4,
+    inputs: Inputs = "stones",
     eval_every: EvalEvery = 500,
     threads: Threads = None,
     plot: PlotFile = None,
@@ -193,7 +201,10 @@ def train(
     the kind of file train writes).
     """
     from connect4.core.files import FileError
+    from connect4.net.model import INPUTS
 
+    if inputs not in INPUTS:  # before the labelling and the data's loading
+        raise fail(f"--inputs: must be one of {', '.join(INPUTS)}, not {inputs!r}")
     if drop_wins_at_once and keep_wins_at_once not in (None, 0.0):
         raise fail("--drop-wins-at-once keeps none: leave it out with --keep-wins-at-once")
     try:
@@ -221,7 +232,7 @@ def train(
             trainer = Trainer.load(out, steps=steps, device=device)
             _check_board(trainer, split)
         else:
-            shape = Shape(channels, blocks, batch, lr, eval_every, seed)
+            shape = Shape(channels, blocks, inputs, batch, lr, eval_every, seed)
             trainer = Trainer.new(shape.settings(split, steps), device)
         _record_recipe(trainer, files, exclude or [], split, (held_out, kept))
     except (FileError, ValueError) as error:
@@ -236,6 +247,7 @@ class Shape:
 
     channels: int
     blocks: int
+    inputs: str
     batch: int
     lr: float
     eval_every: int
@@ -247,7 +259,8 @@ class Shape:
 
         return TrainingSettings(
             width=split.width, height=split.height, channels=self.channels, blocks=self.blocks,
-            batch=self.batch, lr=self.lr, eval_every=self.eval_every, seed=self.seed,
+            inputs=self.inputs, batch=self.batch, lr=self.lr, eval_every=self.eval_every,
+            seed=self.seed,
             **({} if steps is None else {"steps": steps}),
         )  # fmt: skip
 

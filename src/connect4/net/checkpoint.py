@@ -67,9 +67,7 @@ def check_shapes(module_state: object, settings: TrainingSettings) -> None:
     if not isinstance(module_state, dict):
         raise ValueError("its weights are not a mapping of tensors")
     with torch.device("meta"):
-        expected = torch_network(
-            settings.width, settings.height, settings.channels, settings.blocks
-        )
+        expected = torch_network(settings)
     shapes = {name: tuple(t.shape) for name, t in expected.state_dict().items()}
     for name, shape in shapes.items():
         found = module_state.get(name)

@@ -42,6 +42,7 @@ import numpy as np
 
 WEIGHTS = "{weights}"
 BLOCKS = {blocks}
+INPUTS = "{inputs}"
 _NET = {{}}
 
 
@@ -78,15 +79,35 @@ def _policy(x):
     return (_head(x, w, "policy") @ w["policy.fc.w"].T + w["policy.fc.b"])[0]
 
 
+def _threats(stones):
+    """The cells that would complete four in a row with three of ``stones``."""
+    h, wd = stones.shape
+    p = np.zeros((h + 6, wd + 6), dtype=bool)
+    p[3:-3, 3:-3] = stones
+    found = np.zeros_like(stones)
+    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        for at in range(4):
+            line = np.ones_like(stones)
+            for k in range(4):
+                if k != at:
+                    r, c = 3 + (k - at) * dr, 3 + (k - at) * dc
+                    line &= p[r : r + h, c : c + wd]
+            found |= line
+    return found
+
+
 def agent(observation, configuration):
     rows, columns = configuration.rows, configuration.columns
     board = np.array(observation.board).reshape(rows, columns)
     me = observation.mark
-    x = np.zeros((1, rows, columns, 4), dtype=np.float32)
+    x = np.zeros((1, rows, columns, 6 if INPUTS == "threats" else 4), dtype=np.float32)
     x[0, :, :, 0] = board == me
     x[0, :, :, 1] = board == 3 - me
     x[0, :, :, 2] = 1.0
     x[0, :, :, 3] = float(np.count_nonzero(board) % 2 == 0)
+    if INPUTS == "threats":
+        x[0, :, :, 4] = _threats(board == me) & (board == 0)
+        x[0, :, :, 5] = _threats(board == 3 - me) & (board == 0)
     logits = _policy(x)
     legal = [c for c in range(columns) if board[0, c] == 0]
     return int(max(legal, key=lambda c: (logits[c], -abs(2 * c - columns + 1))))
@@ -100,6 +121,7 @@ def agent_source(network: Network) -> str:
     return TEMPLATE.format(
         channels=network.channels,
         blocks=network.blocks,
+        inputs=network.inputs,
         width=network.width,
         height=network.height,
         weights=base64.b64encode(buffer.getvalue()).decode("ascii"),

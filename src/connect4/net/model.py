@@ -10,6 +10,10 @@ score (Pons' convention) divided by the largest one of the board.
 row: the side to move's stones, the opponent's, a plane of ones (the board's
 edge, for the zero-padded convolutions) and a plane of ones when the side to
 move is the first player (the parity of the threats that decide Connect Four).
+A network of ``inputs="threats"`` reads two planes more (:func:`threat_planes`):
+the empty cells where a stone of the side to move, and of the opponent, would
+complete four in a row, playable now or not: the threats whose rows' parity
+decides the game, which a few 3x3 layers would otherwise have to find.
 
 **Layers**: a 3x3 convolution to ``channels`` planes, ``blocks`` residual
 blocks (two 3x3 convolutions each), then two heads: the policy head (a 1x1
@@ -43,17 +47,18 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from connect4.core.bits import bitboard_planes
+from connect4.core.bits import bitboard_planes, fits_word, layout_bits, threat_cells
 from connect4.core.errors import Connect4Error
 from connect4.core.files import FileError, load_arrays
 from connect4.core.game import Game
 from connect4.core.position import Position
 from connect4.core.version import __version__
 
-FORMAT = 1
-"""The version of the weights file's layout."""
+FORMAT = 2
+"""The version of the weights file's layout (2 added ``inputs``; 1 is still read)."""
 
-INPUT_PLANES = 4
+INPUTS = {"stones": 4, "threats": 6}
+"""The kinds of input a network reads (see the module's docstring) and their planes."""
 HIDDEN = 64  # the value head's hidden layer
 HEAD_PLANES = 2  # planes of each head's 1x1 convolution
 MAX_WEIGHTS_BYTES = 64 << 20  # the largest weights file read (the file and its arrays)
@@ -82,13 +87,21 @@ def weight_names(blocks: int) -> list[str]:
     return names
 
 
+def input_planes(inputs: str) -> int:
+    """How many planes a network of ``inputs`` reads; :class:`NetworkError` for an unknown
+    kind."""
+    if inputs not in INPUTS:
+        raise NetworkError(f"unknown inputs {inputs!r}: one of {', '.join(INPUTS)}")
+    return INPUTS[inputs]
+
+
 def weight_shapes(
-    width: int, height: int, channels: int, blocks: int
+    width: int, height: int, channels: int, blocks: int, inputs: str = "stones"
 ) -> dict[str, tuple[int, ...]]:
     """Every array's shape (convolutions ``(out, in, k, k)``, linear layers ``(out, in)``)."""
     cells = HEAD_PLANES * width * height
     shapes: dict[str, tuple[int, ...]] = {
-        "stem.w": (channels, INPUT_PLANES, 3, 3),
+        "stem.w": (channels, input_planes(inputs), 3, 3),
         "stem.b": (channels,),
     }
     for i in range(blocks):
@@ -111,19 +124,50 @@ def weight_shapes(
 
 
 # ---------------------------------------------------------------- the input
-def encode(obs: npt.NDArray[np.int8], ply: npt.NDArray[np.integer]) -> Floats:
-    """The network's ``(N, H, W, 4)`` float32 input from the side to move's ``(N, H, W, 2)``
-    planes and each position's number of stones.
+def encode(
+    obs: npt.NDArray[np.int8], ply: npt.NDArray[np.integer], inputs: str = "stones"
+) -> Floats:
+    """The network's ``(N, H, W, P)`` float32 input (``P`` the planes of ``inputs``) from
+    the side to move's ``(N, H, W, 2)`` planes and each position's number of stones.
 
     >>> encode(np.zeros((1, 6, 7, 2), np.int8), np.array([0]))[0, 0, 0].tolist()
     [0.0, 0.0, 1.0, 1.0]
     """
     n, height, width, _ = obs.shape
-    out = np.empty((n, height, width, INPUT_PLANES), dtype=np.float32)
+    out = np.empty((n, height, width, input_planes(inputs)), dtype=np.float32)
     out[..., :2] = obs
     out[..., 2] = 1.0
     out[..., 3] = (np.asarray(ply) % 2 == 0).astype(np.float32)[:, None, None]
+    if inputs == "threats":
+        out[..., 4:] = threat_planes(obs)
     return out
+
+
+def threat_planes(obs: npt.NDArray[np.int8]) -> npt.NDArray[np.bool_]:
+    """``(N, H, W, 2)``: the empty cells where a stone of the side to move (plane 0), and of
+    the opponent (plane 1), would complete four in a row (:func:`~connect4.core.bits.threat_cells`
+    on each position's bitboards; boards that fit a 64-bit word).
+
+    >>> obs = np.zeros((1, 6, 7, 2), np.int8)
+    >>> obs[0, 5, 1:4, 0] = 1  # three on the bottom row: b, c, d
+    >>> np.argwhere(threat_planes(obs)[0, ..., 0]).tolist()
+    [[5, 0], [5, 4]]
+    """
+    n, height, width, _ = obs.shape
+    if not fits_word(width, height):
+        raise NetworkError(f"threat inputs need a board that fits 64 bits, not {width}x{height}")
+    bits = np.uint64(1) << layout_bits(width, height).astype(np.uint64)
+    own, other = (
+        np.bitwise_or.reduce(np.where(obs[..., i] != 0, bits, np.uint64(0)).reshape(n, -1), axis=1)
+        for i in (0, 1)
+    )
+    mask = own | other
+    board = np.bitwise_or.reduce(bits.ravel())
+    planes = [
+        bitboard_planes(threat_cells(stones, mask, height, board), mask, width, height)[..., 0]
+        for stones in (own, other)
+    ]
+    return np.stack(planes, axis=-1).astype(bool)
 
 
 def game_planes(games: Sequence[Game]) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]:
@@ -194,11 +238,13 @@ class Network:
     blocks: int
     weights: Mapping[str, Floats]
     recipe: str = "{}"
+    inputs: str = "stones"
+    """What it reads: :data:`INPUTS`' kinds (the module's docstring says what each holds)."""
     mats: dict[str, Floats] = field(init=False, repr=False, compare=False)
     """The 3x3 convolutions as ``(9 * in, out)`` matrices, in :func:`_conv3x3`'s order."""
 
     def __post_init__(self) -> None:
-        expected = weight_shapes(self.width, self.height, self.channels, self.blocks)
+        expected = weight_shapes(self.width, self.height, self.channels, self.blocks, self.inputs)
         for name, shape in expected.items():
             found = self.weights.get(name)
             if found is None:
@@ -221,7 +267,14 @@ class Network:
 
     @classmethod
     def random(
-        cls, width: int = 7, height: int = 6, *, channels: int = 32, blocks: int = 2, seed: int = 0
+        cls,
+        width: int = 7,
+        height: int = 6,
+        *,
+        channels: int = 32,
+        blocks: int = 2,
+        seed: int = 0,
+        inputs: str = "stones",
     ) -> Network:
         """A network of random weights (for tests and examples)."""
         rng = np.random.default_rng(seed)
@@ -229,13 +282,18 @@ class Network:
             name: (rng.standard_normal(shape) * (0.5 / np.sqrt(np.prod(shape[1:]))))
             .astype(np.float32)
             .reshape(shape)
-            for name, shape in weight_shapes(width, height, channels, blocks).items()
+            for name, shape in weight_shapes(width, height, channels, blocks, inputs).items()
         }
-        return cls(width, height, channels, blocks, weights)
+        return cls(width, height, channels, blocks, weights, inputs=inputs)
+
+    def encode(self, obs: npt.NDArray[np.int8], ply: npt.NDArray[np.integer]) -> Floats:
+        """:func:`encode` for this network's inputs."""
+        return encode(obs, ply, self.inputs)
 
     def forward(self, x: Floats) -> tuple[Floats, Floats]:
-        """Raw outputs of ``(N, H, W, 4)`` inputs: policy logits ``(N, W)`` and the value
-        head's ``(N, 4)`` (three outcome logits, then the score before its tanh)."""
+        """Raw outputs of ``(N, H, W, P)`` inputs (:meth:`encode`): policy logits ``(N, W)``
+        and the value head's ``(N, 4)`` (three outcome logits, then the score before its
+        tanh)."""
         w = self.weights
         mats = self.mats
         x = _relu(_conv3x3(x, mats["stem.w"], w["stem.b"]))
@@ -257,8 +315,9 @@ class Network:
         return logits.astype(np.float32), value.astype(np.float32)
 
     def evaluate(self, x: Floats, legal: npt.NDArray[np.bool_]) -> Evaluation:
-        """The network's :class:`Evaluation` of ``(N, H, W, 4)`` inputs; ``legal`` (N, W)
-        says which columns can be played (the policy is spread over those)."""
+        """The network's :class:`Evaluation` of ``(N, H, W, P)`` inputs (:meth:`encode`);
+        ``legal`` (N, W) says which columns can be played (the policy is spread over
+        those)."""
         logits, value = self.forward(x)
         return Evaluation(
             policy=softmax(logits, legal),
@@ -276,7 +335,7 @@ class Network:
                 )
         planes, ply = game_planes(games)
         legal = planes.sum(axis=3)[:, 0, :] == 0  # the top cell of the column is empty
-        return self.evaluate(encode(planes, ply), legal)
+        return self.evaluate(self.encode(planes, ply), legal)
 
     def arrays(self) -> dict[str, npt.NDArray[np.generic]]:
         """The weights file's arrays (weights and metadata), by name."""
@@ -287,6 +346,7 @@ class Network:
             "height": np.array(self.height),
             "channels": np.array(self.channels),
             "blocks": np.array(self.blocks),
+            "inputs": np.array(self.inputs),
             "version": np.array(__version__),
             "recipe": np.array(self.recipe),
         }
@@ -323,10 +383,13 @@ def load_network(path: str | os.PathLike[str]) -> Network:
     missing = [name for name in meta if name not in found]
     if missing:
         raise NetworkError(f"{path} is not a network's weights file: no {', '.join(missing)}")
-    if found["format"].shape != () or int(found["format"]) != FORMAT:
+    if found["format"].shape != () or int(found["format"]) not in (1, FORMAT):
         raise NetworkError(
-            f"{path} has weights format {found['format']}; this reader knows {FORMAT}"
+            f"{path} has weights format {found['format']}; this reader knows 1-{FORMAT}"
         )
+    inputs = str(found["inputs"]) if "inputs" in found else "stones"  # format 1: stones
+    if inputs not in INPUTS:
+        raise NetworkError(f"{path}: unknown inputs {inputs!r} (one of {', '.join(INPUTS)})")
     width, height, channels, blocks = (
         _meta_int(found, name, path) for name in ("width", "height", "channels", "blocks")
     )
@@ -341,7 +404,7 @@ def load_network(path: str | os.PathLike[str]) -> Network:
             raise NetworkError(f"{path}: {name} holds NaN or infinite values")
         weights[name] = array.astype(np.float32)
     try:
-        return Network(width, height, channels, blocks, weights, str(found["recipe"]))
+        return Network(width, height, channels, blocks, weights, str(found["recipe"]), inputs)
     except NetworkError as error:
         raise NetworkError(f"{path}: {error}") from None
 

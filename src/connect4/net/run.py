@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from connect4.core.errors import Connect4Error, MissingExtra
+from connect4.net.model import INPUTS
 
 if TYPE_CHECKING:
     from connect4.net.torch_net import TorchNetwork
@@ -49,12 +50,14 @@ def missing(module: str) -> TrainingError:
     return TrainingError(str(extra))
 
 
-def torch_network(width: int, height: int, channels: int, blocks: int) -> TorchNetwork:
-    """The PyTorch module of :mod:`.model`'s network (batch normalisation not yet folded)."""
+def torch_network(settings: TrainingSettings) -> TorchNetwork:
+    """The PyTorch module of :mod:`.model`'s network of ``settings``' shape (batch
+    normalisation not yet folded)."""
     require_torch()
     from connect4.net.torch_net import TorchNetwork
 
-    return TorchNetwork(width, height, channels, blocks)
+    s = settings
+    return TorchNetwork(s.width, s.height, s.channels, s.blocks, s.inputs)
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,7 @@ class TrainingSettings:
     height: int = 6
     channels: int = 64
     blocks: int = 4
+    inputs: str = "stones"
     steps: int = 20_000
     batch: int = 256
     lr: float = 2e-3
@@ -85,6 +89,9 @@ class TrainingSettings:
             value = getattr(self, name)
             if not low <= value <= high:
                 raise TrainingError(f"must be {low}-{high}, not {value}", setting=name)
+        if self.inputs not in INPUTS:
+            raise TrainingError(f"must be one of {', '.join(INPUTS)}, not {self.inputs!r}",
+                                setting="inputs")  # fmt: skip
         if not (0 < self.lr <= 1 and math.isfinite(self.lr)):
             raise TrainingError(f"must be in (0, 1], not {self.lr}", setting="lr")
         if not (0 <= self.weight_decay <= 1):

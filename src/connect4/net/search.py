@@ -48,7 +48,7 @@ import numpy as np
 from connect4.core.errors import BudgetExceeded
 from connect4.core.limits import Limit
 from connect4.core.position import Position
-from connect4.net.model import Network, encode, game_planes
+from connect4.net.model import Network, game_planes
 
 DEFAULT_C = 1.5
 """The exploration constant ``c``."""
@@ -199,7 +199,7 @@ class Puct:
     def _evaluate(self, positions: list[Position], nodes: list[Node]) -> None:
         planes, ply = game_planes(positions)
         legal_mask = planes.sum(axis=3)[:, 0, :] == 0
-        out = self.network.evaluate(encode(planes, ply), legal_mask)
+        out = self.network.evaluate(self.network.encode(planes, ply), legal_mask)
         values = out.value
         for i, node in enumerate(nodes):
             node.expand(out.policy[i], float(values[i]), positions[i].legal_moves())

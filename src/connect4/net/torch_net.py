@@ -20,7 +20,7 @@ import numpy.typing as npt
 import torch
 from torch import Tensor, nn
 
-from connect4.net.model import HEAD_PLANES, HIDDEN, INPUT_PLANES, Network
+from connect4.net.model import HEAD_PLANES, HIDDEN, Network, input_planes
 
 __all__ = ["TorchNetwork"]
 
@@ -57,10 +57,13 @@ class _Head(nn.Module):
 class TorchNetwork(nn.Module):
     """The policy/value network: a stem, residual blocks, a policy and a value head."""
 
-    def __init__(self, width: int, height: int, channels: int, blocks: int) -> None:
+    def __init__(
+        self, width: int, height: int, channels: int, blocks: int, inputs: str = "stones"
+    ) -> None:
         super().__init__()
         self.shape = (width, height, channels, blocks)
-        self.stem = nn.Conv2d(INPUT_PLANES, channels, 3, padding=1, bias=False)
+        self.inputs = inputs
+        self.stem = nn.Conv2d(input_planes(inputs), channels, 3, padding=1, bias=False)
         self.stem_bn = nn.BatchNorm2d(channels)
         self.blocks = nn.ModuleList([_Block(channels) for _ in range(blocks)])
         self.policy_head = _Head(channels)
@@ -70,7 +73,7 @@ class TorchNetwork(nn.Module):
         self.value_fc2 = nn.Linear(HIDDEN, 4)
 
     def forward(self, x: Tensor) -> tuple[Tensor, Tensor]:
-        """``(N, H, W, 4)`` inputs (the NumPy layout) -> policy logits, value outputs."""
+        """``(N, H, W, P)`` inputs (the NumPy layout) -> policy logits, value outputs."""
         x = torch.relu(self.stem_bn(self.stem(x.permute(0, 3, 1, 2))))
         for block in self.blocks:
             x = block(x)
@@ -99,7 +102,7 @@ class TorchNetwork(nn.Module):
         ):
             weights[f"{name}.w"] = _numpy(linear.weight).astype(np.float32)
             weights[f"{name}.b"] = _numpy(linear.bias).astype(np.float32)
-        return Network(*self.shape, weights, recipe)
+        return Network(*self.shape, weights, recipe, self.inputs)
 
 
 def _numpy(tensor: Tensor) -> npt.NDArray[np.float64]:

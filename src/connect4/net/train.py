@@ -111,7 +111,7 @@ class Trainer:
         if device == "cuda" and not torch.cuda.is_available():
             raise TrainingError("no GPU that PyTorch can use: train on the cpu", setting="device")
         torch.manual_seed(settings.seed)
-        module = torch_network(settings.width, settings.height, settings.channels, settings.blocks)
+        module = torch_network(settings)
         module.to(device)
         optimizer = torch.optim.AdamW(
             module.parameters(), lr=settings.lr, weight_decay=settings.weight_decay
@@ -145,9 +145,10 @@ class Trainer:
             examples = Examples(obs, examples.ply, scores, examples.key)
         s = self.settings
         t = targets(examples, s.width, s.height)
+        planes = encode(examples.obs, examples.ply, s.inputs)
         x, policy, outcome, score, legal = (
             torch.from_numpy(a).to(self.device)
-            for a in (encode(examples.obs, examples.ply), t.policy, t.outcome, t.score, t.legal)
+            for a in (planes, t.policy, t.outcome, t.score, t.legal)
         )
         return Batch(x, policy, outcome, score, legal, t)
 
