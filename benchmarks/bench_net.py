@@ -20,7 +20,9 @@ positions (``shipped``: the network that ships).
 With ``--data FILE`` (repeatable), each network is measured raw on the
 positions of ``connect4 dataset`` files instead (their labels are exact
 already), by number of stones: how it does on positions of another kind than
-Pons' (for example the middle plies of games, ``--sampler games``).
+Pons' (for example the middle plies of games, ``--sampler games``), and on those of
+them won with the next stone (``at once``: a network that misses them misses the wins
+an opponent hands it, which Pons' sets never hold).
 """
 
 from __future__ import annotations
@@ -100,7 +102,9 @@ def measure(spec: str, moves: list[str], scores: list[tuple[int | None, ...]]) -
 
 def dataset_errors(path: str, files: list[str]) -> dict[int, Rates]:
     """The raw network's errors on the positions of dataset files, by number of stones
-    (``-1``: all of them); the time is the forward pass's, 2,048 positions at a time."""
+    (``-1``: all of them; ``-2``: those won with the next stone, where an outcome error
+    is a win handed over and missed); the time is the forward pass's, 2,048 positions at
+    a time."""
     network = load_network(path)
     data = [load_dataset(f) for f in files]
     obs = np.concatenate([d.obs for d in data])
@@ -114,9 +118,12 @@ def dataset_errors(path: str, files: list[str]) -> dict[int, Rates]:
     ms = 1000 * (time.perf_counter() - started) / max(len(ply), 1)
     found = targets(Examples.of(obs, ply, scores, np.zeros(len(ply), np.uint64)), 7, 6)
     right, outcome = choice_errors(logits, found)
+    at_once = scores.max(axis=1) == (obs.shape[1] * obs.shape[2] + 1 - ply) // 2
     rates = {}
-    for stones in [-1, *sorted(set(ply.tolist()))]:
-        kept = ply == stones if stones >= 0 else np.ones(len(ply), dtype=bool)
+    for stones in [-1, -2, *sorted(set(ply.tolist()))]:
+        kept = ply == stones if stones >= 0 else at_once if stones == -2 else ply >= 0
+        if not kept.any():
+            continue
         n = int(kept.sum())
         rates[stones] = Rates(n, 100 * outcome[kept].mean(), 100 * (~right[kept]).mean(), ms)
     return rates
@@ -129,7 +136,7 @@ def print_dataset_errors(paths: list[str], files: list[str]) -> None:
              for i in range(len(paths))]  # fmt: skip
     print(f"{'stones':>7} {'positions':>9}" + "".join(f" {name:>24}" for name in names))
     for stones, first in results[0].items():
-        label = "all" if stones < 0 else str(stones)
+        label = {-1: "all", -2: "at once"}.get(stones, str(stones))
         cells = "".join(
             f" {r[stones].outcome_errors:>11.1f} / {r[stones].score_errors:>4.1f}" + " " * 6
             for r in results

@@ -52,13 +52,19 @@ def test_dataset_errors_agree_with_the_net_player_on_each_position(
     data = load_dataset(out)
     rates = bench_net.dataset_errors(str(shipped_path()), [str(out)])
     player = make_player("net", seed=0)
-    outcome = score = 0
+    outcome = score = at_once = missed = 0
     for moves, row in zip(data.moves.tolist(), data.scores.tolist(), strict=True):
-        got = row[player.choose(Position.from_moves(moves)).move]
+        position = Position.from_moves(moves)
+        got = row[player.choose(position).move]
         best = max(row)
         outcome += (got > 0) - (got < 0) < (best > 0) - (best < 0)
         score += got < best
+        if any(position.is_winning_move(c) for c in position.legal_moves()):  # won at once
+            at_once += 1
+            missed += got <= 0
     assert rates[-1].positions == 60 and sum(r.positions for k, r in rates.items() if k >= 0) == 60
     assert rates[-1].outcome_errors == pytest.approx(100 * outcome / 60)
     assert rates[-1].score_errors == pytest.approx(100 * score / 60)
     assert score > 0  # the count has something to agree on
+    assert at_once > 0 and rates[-2].positions == at_once
+    assert rates[-2].outcome_errors == pytest.approx(100 * missed / at_once)
