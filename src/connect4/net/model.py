@@ -25,8 +25,9 @@ convolutions, additions and ReLUs only.
 
 **Weights file** (``.npz``, written by :meth:`connect4.net.train.Trainer.network`):
 the arrays named in :func:`weight_names` plus 0-d metadata ``format``,
-``width``, ``height``, ``channels``, ``blocks``, ``version`` and ``recipe``
-(a JSON string: how it was trained). :func:`load_network` checks them all.
+``width``, ``height``, ``channels``, ``blocks``, ``inputs`` (format 2; a
+format-1 file reads the stones), ``version`` and ``recipe`` (a JSON string: how
+it was trained). :func:`load_network` checks them all.
 
 >>> net = Network.random(7, 6, channels=8, blocks=1, seed=0)
 >>> from connect4 import Position
