@@ -66,9 +66,9 @@ def test_every_levelled_kind_has_easy_medium_and_hard() -> None:
         ("mcts:level=easy", (300, None, False, "random", 1.41, 0)),
         ("mcts:level=medium", (3_000, None, True, "heuristic", 1.41, 6)),
         ("mcts:level=hard", (10_000, None, True, "heuristic", 1.41, 12)),
-        ("net:level=easy", (1.5, None, None, 0)),
-        ("net:level=medium", (0.0, 25, None, 0)),
-        ("net:level=hard", (0.0, 100, None, 12)),
+        ("net:level=easy", (2.0, None, None, 0)),
+        ("net:level=medium", (0.5, None, None, 0)),
+        ("net:level=hard", (0.0, 25, None, 6)),
         ("perfect:level=easy", (Level(3.0, 0.1), 1.0)),
         ("perfect:level=medium", (Level(1.0, 0.05), 1.0)),
         ("perfect:level=hard", (Level(0.7, 0.0), 1.0)),
@@ -87,7 +87,7 @@ LADDER_50 = {
     "minimax": (10, 3, 0),
     "alphabeta": (10, 4, 0),
     "mcts": (12, 3, 1),
-    "net": (15, 3, 0),
+    "net": (10, 5, 0),
 }
 
 
