@@ -10,8 +10,8 @@ command run as a user would run it (the list and their seconds go to
 ``DIR/recipe.json``):
 
 1. **early** positions (``--plies 0-11``, random playouts, labelled with the
-   opening book's help) and **late** ones (``17-41``), one ``connect4 dataset``
-   each;
+   opening book's help; two files of two seeds) and **late** ones (``17-41``),
+   one ``connect4 dataset`` each;
 2. **middle** positions (``12-20``) as games reach them (``--sampler games``: the
    shipped network plays the games, each game's positions labelled from its end
    backwards on one table; ``--labels targets``: what training reads, about 1.5
@@ -21,7 +21,8 @@ command run as a user would run it (the list and their seconds go to
    training);
 3. ``connect4 train`` on every file, Pons' six sets (and their mirror images)
    excluded, a share of the positions won with the next stone kept
-   (``--keep-wins-at-once``), writing ``DIR/net.pt`` (the checkpoint),
+   (``--keep-wins-at-once``), the network reading the threat planes
+   (``--inputs``), writing ``DIR/net.pt`` (the checkpoint),
    ``DIR/net.npz`` (the NumPy weights the ``net`` player loads) and
    ``DIR/curve.png`` (where matplotlib is installed).
 
@@ -123,8 +124,11 @@ def label(recipe: Recipe, args: argparse.Namespace, out: Path) -> list[Path] | N
     files: list[Path] = []
     for name, plies, count, seed in (
         ("early", "0-11", args.early, 1),
+        ("early2", "0-11", args.more_early, 3),
         ("late", "17-41", args.late, 2),
     ):
+        if count == 0:
+            continue
         path = out / f"{name}.npz"
         argv = ["dataset", "--positions", str(count), "--plies", plies, "--seed", str(seed),
                 "--out", str(path), *workers]  # fmt: skip
@@ -194,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="cpu, cuda or auto (default)")  # fmt: skip
     parser.add_argument("--workers", type=count, default=0, help="labelling processes (all cores)")
     parser.add_argument("--early", type=count, default=200_000, help="positions of 0-11 stones")
+    parser.add_argument("--more-early", type=count, default=400_000,
+                        help="a second file of 0-11 stones (another seed; 0: none)")  # fmt: skip
     parser.add_argument("--late", type=count, default=300_000, help="positions of 17-41 stones")
     parser.add_argument("--middle", type=count, default=200_000, help="positions of 12-20 stones")
     parser.add_argument("--middle-file", type=positive, default=20_000,
@@ -205,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     # 0.89-1.05 s for 64x4 and 1.2-1.6 s for 64x6 (the player's goal: within 1 s)
     parser.add_argument("--channels", type=positive, default=48)
     parser.add_argument("--blocks", type=positive, default=4)
-    parser.add_argument("--inputs", default="stones", choices=("stones", "threats"),
+    parser.add_argument("--inputs", default="threats", choices=("stones", "threats"),
                         help="what the network reads (connect4 train --inputs)")  # fmt: skip
     parser.add_argument("--batch", type=positive, default=512)
     parser.add_argument("--eval-every", type=positive, default=1000)
@@ -215,7 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tiny", action="store_true", help=tiny)
     args = parser.parse_args(argv)
     if args.tiny:
-        args.early, args.late, args.middle, args.middle_file = 300, 300, 200, 100
+        args.early, args.more_early, args.late = 300, 200, 300
+        args.middle, args.middle_file = 200, 100
         args.steps, args.channels, args.blocks, args.batch, args.eval_every = 20, 8, 1, 32, 10
         args.device, args.workers = "cpu", args.workers or 1
     if shutil.which("nvidia-smi") is None and args.device == "cuda":

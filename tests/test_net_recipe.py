@@ -72,23 +72,26 @@ def test_the_tiny_recipe_labels_trains_exports_and_then_goes_on_from_what_it_wro
     assert first.returncode == 0, first.stdout + first.stderr
     record = json.loads((out / "recipe.json").read_text())
     names = [step["name"] for step in record["steps"]]
-    assert names == ["early", "late", "middle 1", "middle 2", "train"]
+    assert names == ["early", "early2", "late", "middle 1", "middle 2", "train"]
     assert record["ok"] and not any(step["skipped"] for step in record["steps"])
     train = record["steps"][-1]["argv"]
-    assert train.count("--exclude") == 6 and train.count("--data") == 4
-    for name in ("early", "late", "middle-1", "middle-2"):
+    assert train.count("--exclude") == 6 and train.count("--data") == 5
+    assert train[train.index("--inputs") + 1] == "threats"
+    sizes = {"early": 300, "early2": 200, "late": 300, "middle-1": 100, "middle-2": 100}
+    for name, size in sizes.items():
         data = load_dataset(out / f"{name}.npz")
-        assert len(data) == (100 if name.startswith("middle") else 300)
+        assert len(data) == size
         assert data.labels == ("targets" if name.startswith("middle") else "exact")
     network = load_network(out / "net.npz")
-    assert network.forward(np.zeros((1, 6, 7, 4), np.float32))[0].shape == (1, 7)
+    assert network.inputs == "threats"
+    assert network.forward(np.zeros((1, 6, 7, 6), np.float32))[0].shape == (1, 7)
     player = make_player(f"net:load={out / 'net.npz'}")
     assert player.choose(Position.from_moves("4455")).move in range(7)
     # the files are there: skipped; the training resumed, already done
     again = recipe(out, "--tiny")
     assert again.returncode == 0, again.stdout + again.stderr
     record = json.loads((out / "recipe.json").read_text())
-    assert [step["skipped"] for step in record["steps"]] == [True] * 4 + [False]
+    assert [step["skipped"] for step in record["steps"]] == [True] * 5 + [False]
     assert record["steps"][-1]["argv"][-1] == "--resume"
     again_weights = load_network(out / "net.npz")
     for name, array in network.arrays().items():
