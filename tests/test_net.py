@@ -220,6 +220,8 @@ def test_settings_are_checked() -> None:
         Trainer.new(TrainingSettings(lr=float("nan")))
     with pytest.raises(TrainingError, match="inputs: must be one of stones, threats, not 'x'"):
         Trainer.new(TrainingSettings(inputs="x"))
+    with pytest.raises(TrainingError, match="inputs: threats need a board of 64 cells"):
+        Trainer.new(TrainingSettings(width=9, height=8, inputs="threats"))
 
 
 # ---------------------------------------------------------------- hostile files

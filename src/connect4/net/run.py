@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from connect4.core.bits import fits_word
 from connect4.core.errors import Connect4Error, MissingExtra
 from connect4.net.model import INPUTS
 
@@ -92,6 +93,9 @@ class TrainingSettings:
         if self.inputs not in INPUTS:
             raise TrainingError(f"must be one of {', '.join(INPUTS)}, not {self.inputs!r}",
                                 setting="inputs")  # fmt: skip
+        if self.inputs == "threats" and not fits_word(self.width, self.height):
+            raise TrainingError(f"threats need a board of 64 cells and columns at most, not "
+                                f"{self.width}x{self.height}", setting="inputs")  # fmt: skip
         if not (0 < self.lr <= 1 and math.isfinite(self.lr)):
             raise TrainingError(f"must be in (0, 1], not {self.lr}", setting="lr")
         if not (0 <= self.weight_decay <= 1):
