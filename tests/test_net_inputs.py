@@ -1,5 +1,5 @@
 """What the network reads: the threat planes against a naive count, and networks that
-read them saved, loaded, played and exported like the others."""
+read them saved, loaded and played like the others (the Kaggle agent: test_net_player)."""
 
 from __future__ import annotations
 
@@ -65,6 +65,8 @@ def test_threat_inputs_hold_the_stones_and_the_threats() -> None:
         encode(obs, np.array([position.ply]), "walls")
     with pytest.raises(NetworkError, match="fits 64 bits"):
         threat_planes(np.zeros((1, 8, 9, 2), np.int8))
+    with pytest.raises(NetworkError, match="threat inputs need a board that fits 64 bits"):
+        Network.random(9, 8, channels=4, blocks=1, inputs="threats")  # refused at load too
 
 
 def test_a_threats_network_round_trips_and_plays(tmp_path: Path) -> None:
@@ -97,20 +99,3 @@ def test_a_threats_network_round_trips_and_plays(tmp_path: Path) -> None:
         with pytest.raises(NetworkError, match=message) as caught:
             load_network(tmp_path / f"{name}.npz")
         assert f"{name}.npz" in str(caught.value)
-
-
-def test_the_kaggle_agent_reads_the_threats_too(tmp_path: Path) -> None:
-    from connect4.net.kaggle import write_agent
-
-    network = Network.random(7, 6, channels=8, blocks=1, seed=5, inputs="threats")
-    path = tmp_path / "t.npz"
-    np.savez(path, **network.arrays())  # type: ignore[arg-type]
-    write_agent(network, tmp_path / "agent.py")
-    kaggle = make_player(f"kaggle:{tmp_path / 'agent.py'}")
-    raw = make_player(f"net:load={path}")
-    try:
-        for moves in ("", "4453", "1234567", "3344551", "112233", "44556", "1212343"):
-            position = Position.from_moves(moves)
-            assert kaggle.choose(position).move == raw.choose(position).move, moves
-    finally:
-        kaggle.close()

@@ -227,16 +227,21 @@ def test_train_command_writes_a_network_that_plays(dataset_file: Path, tmp_path:
     assert player.choose(Position.from_moves("33", 5, 4)).move in range(5)
 
 
-def test_the_kaggle_agent_plays_the_raw_network(weights: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("inputs", ["stones", "threats"])
+def test_the_kaggle_agent_plays_the_raw_network(weights: Path, tmp_path: Path, inputs: str) -> None:
     from connect4.net.kaggle import write_agent
     from connect4.net.model import load_network
 
+    if inputs == "threats":  # the agent builds the threat planes itself
+        weights = _save(
+            Network.random(7, 6, channels=8, blocks=1, seed=5, inputs=inputs), tmp_path / "t.npz"
+        )
     agent = tmp_path / "agent.py"
     write_agent(load_network(weights), agent)
     kaggle = make_player(f"kaggle:{agent}")
     raw = make_player(f"net:load={weights}")
     try:
-        for moves in ("", "4", "44", "4453", "1234567", "444444", "3344551"):
+        for moves in ("", "4", "44", "4453", "1234567", "444444", "3344551", "112233", "44556"):
             position = Position.from_moves(moves)
             assert kaggle.choose(position).move == raw.choose(position).move, moves
     finally:

@@ -246,6 +246,10 @@ class Network:
 
     def __post_init__(self) -> None:
         expected = weight_shapes(self.width, self.height, self.channels, self.blocks, self.inputs)
+        if self.inputs == "threats" and not fits_word(self.width, self.height):
+            raise NetworkError(
+                f"threat inputs need a board that fits 64 bits, not {self.width}x{self.height}"
+            )
         for name, shape in expected.items():
             found = self.weights.get(name)
             if found is None:
